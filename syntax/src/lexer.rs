@@ -1,0 +1,287 @@
+//! Logical lines and httpd's word splitting.
+//!
+//! httpd reads a configuration file one *logical* line at a time: physical lines
+//! ending in a backslash are joined with the next one (`ap_cfg_getline_core`), then
+//! the joined text is trimmed and split into words by `ap_getword_conf`. This module
+//! reproduces exactly that, while remembering where every byte of the joined text
+//! came from, so that the parser can emit a lossless tree with the continuations
+//! kept as their own tokens.
+
+use memchr::memchr;
+
+/// One logical line of the source.
+#[derive(Debug)]
+pub(crate) struct LogicalLine<'a> {
+    src: &'a str,
+    /// Source offset of the first byte of the line.
+    pub(crate) start: usize,
+    /// Source offset just past the content (before the final newline, if any).
+    pub(crate) content_end: usize,
+    /// Source offset just past the final newline (== `content_end` at EOF).
+    pub(crate) end: usize,
+    /// Joined text without continuations (borrowed when there are none).
+    joined: std::borrow::Cow<'a, str>,
+    /// For each segment: (offset in `joined`, offset in source).
+    segments: Vec<(usize, usize)>,
+    /// For each continuation: (offset in `joined` where it sits, source range).
+    pub(crate) continuations: Vec<(usize, usize, usize)>,
+}
+
+/// Splits `src` into logical lines; never fails, covers every byte exactly once.
+pub(crate) fn logical_lines(src: &str) -> impl Iterator<Item = LogicalLine<'_>> {
+    let bytes = src.as_bytes();
+    let mut pos = 0;
+    std::iter::from_fn(move || {
+        if pos >= bytes.len() {
+            return None;
+        }
+        let start = pos;
+        let mut segments = vec![(0usize, start)];
+        let mut continuations = Vec::new();
+        let mut joined: Option<String> = None;
+        let mut seg_start = start;
+        loop {
+            match memchr(b'\n', &bytes[seg_start..]) {
+                None => {
+                    // Last physical line without newline: a backslash here stays literal.
+                    if let Some(j) = joined.as_mut() {
+                        j.push_str(&src[seg_start..]);
+                    }
+                    pos = bytes.len();
+                    return Some(finish(
+                        src,
+                        start,
+                        bytes.len(),
+                        bytes.len(),
+                        joined,
+                        segments,
+                        continuations,
+                    ));
+                }
+                Some(rel) => {
+                    let nl = seg_start + rel;
+                    let content_end = if nl > seg_start && bytes[nl - 1] == b'\r' {
+                        nl - 1
+                    } else {
+                        nl
+                    };
+                    let is_cont = content_end > seg_start && bytes[content_end - 1] == b'\\';
+                    if !is_cont {
+                        if let Some(j) = joined.as_mut() {
+                            j.push_str(&src[seg_start..content_end]);
+                        }
+                        pos = nl + 1;
+                        return Some(finish(
+                            src,
+                            start,
+                            content_end,
+                            nl + 1,
+                            joined,
+                            segments,
+                            continuations,
+                        ));
+                    }
+                    let bs = content_end - 1;
+                    let j = joined.get_or_insert_with(String::new);
+                    j.push_str(&src[seg_start..bs]);
+                    continuations.push((j.len(), bs, nl + 1));
+                    seg_start = nl + 1;
+                    segments.push((j.len(), seg_start));
+                }
+            }
+        }
+    })
+}
+
+fn finish<'a>(
+    src: &'a str,
+    start: usize,
+    content_end: usize,
+    end: usize,
+    joined: Option<String>,
+    segments: Vec<(usize, usize)>,
+    continuations: Vec<(usize, usize, usize)>,
+) -> LogicalLine<'a> {
+    let joined = match joined {
+        Some(s) => std::borrow::Cow::Owned(s),
+        None => std::borrow::Cow::Borrowed(&src[start..content_end]),
+    };
+    LogicalLine {
+        src,
+        start,
+        content_end,
+        end,
+        joined,
+        segments,
+        continuations,
+    }
+}
+
+impl<'a> LogicalLine<'a> {
+    /// The line as httpd sees it before trimming: continuations removed.
+    pub(crate) fn joined(&self) -> &str {
+        &self.joined
+    }
+
+    /// Source offset of a position in the joined text. At a segment boundary the
+    /// position maps to the start of the later segment.
+    pub(crate) fn to_src(&self, j: usize) -> usize {
+        let k = match self.segments.binary_search_by(|&(sj, _)| sj.cmp(&j)) {
+            Ok(k) => k,
+            Err(k) => k - 1,
+        };
+        // Several segments can start at the same joined offset (an empty physical
+        // line between two continuations): take the last one.
+        let mut k = k;
+        while k + 1 < self.segments.len() && self.segments[k + 1].0 == j {
+            k += 1;
+        }
+        let (sj, ss) = self.segments[k];
+        ss + (j - sj)
+    }
+
+    /// Source text of the newline ending this line ("" at EOF).
+    pub(crate) fn newline(&self) -> &'a str {
+        &self.src[self.content_end..self.end]
+    }
+}
+
+/// httpd's `apr_isspace` (C locale), excluding the newline the lexer already removed.
+pub fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+}
+
+/// Ends at the end of the word starting at `pos` (which must not be a blank), the way
+/// `ap_getword_conf` delimits it. Returns the end offset and whether it was quoted.
+pub(crate) fn word_end(text: &[u8], pos: usize) -> (usize, bool) {
+    let q = text[pos];
+    if q == b'"' || q == b'\'' {
+        let mut i = pos + 1;
+        while i < text.len() && text[i] != q {
+            if text[i] == b'\\' && i + 1 < text.len() && (text[i + 1] == q || text[i + 1] == b'\\')
+            {
+                i += 2;
+            } else {
+                i += 1;
+            }
+        }
+        if i < text.len() {
+            i += 1; // the closing quote
+        }
+        (i, true)
+    } else {
+        let mut i = pos;
+        while i < text.len() && !is_space(text[i]) {
+            i += 1;
+        }
+        (i, false)
+    }
+}
+
+pub(crate) fn skip_space(text: &[u8], mut pos: usize) -> usize {
+    while pos < text.len() && is_space(text[pos]) {
+        pos += 1;
+    }
+    pos
+}
+
+/// The value of one word as `ap_getword_conf` returns it: quotes removed and the
+/// escapes httpd honours applied (`\"`/`\'` for the same quote and `\\` in quoted
+/// words; `\\` in unquoted words). Every other backslash stays.
+pub fn unquote_word(word: &str) -> String {
+    let b = word.as_bytes();
+    let (body, quote) = match b.first() {
+        Some(&q @ (b'"' | b'\'')) => {
+            let end =
+                if b.len() >= 2 && b[b.len() - 1] == q && !ends_in_escape(&b[1..b.len() - 1], q) {
+                    b.len() - 1
+                } else {
+                    b.len()
+                };
+            (&word[1..end], Some(q))
+        }
+        _ => (word, None),
+    };
+    let bb = body.as_bytes();
+    let mut out = Vec::with_capacity(bb.len());
+    let mut i = 0;
+    while i < bb.len() {
+        if bb[i] == b'\\' && i + 1 < bb.len() && (bb[i + 1] == b'\\' || Some(bb[i + 1]) == quote) {
+            out.push(bb[i + 1]);
+            i += 2;
+        } else {
+            out.push(bb[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Whether the quoted body `b` ends such that its last quote char would be escaped.
+fn ends_in_escape(b: &[u8], q: u8) -> bool {
+    // Walk as the tokenizer does and see whether the closing quote was consumed as an escape.
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && i + 1 < b.len() && (b[i + 1] == q || b[i + 1] == b'\\') {
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    // If the escape pair ran past the body, the final quote belongs to an escape.
+    i > b.len()
+}
+
+/// Splits text into words exactly as httpd's `ap_getword_conf` does, returning each
+/// word's value. Used for RAW_ARGS directives and after `${VAR}` expansion.
+pub fn split_words(text: &str) -> Vec<String> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut pos = skip_space(b, 0);
+    while pos < b.len() {
+        let (end, _) = word_end(b, pos);
+        out.push(unquote_word(&text[pos..end]));
+        pos = skip_space(b, end);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_follow_getword_conf() {
+        assert_eq!(
+            split_words(r#"  a "b c" 'd e'  f"g "#),
+            vec!["a", "b c", "d e", "f\"g"]
+        );
+        assert_eq!(split_words(r#""ab"cd"#), vec!["ab", "cd"]);
+        assert_eq!(split_words(r#""a\"b\\c\n""#), vec![r#"a"b\c\n"#]);
+        assert_eq!(split_words(r#"'it\'s' "x\'y""#), vec!["it's", r"x\'y"]);
+        assert_eq!(split_words(r"a\\b c\d"), vec![r"a\b", r"c\d"]);
+        assert_eq!(
+            split_words(r#""unterminated word"#),
+            vec!["unterminated word"]
+        );
+    }
+
+    #[test]
+    fn continuation_joins_lines_and_keeps_next_indent() {
+        let src = "Error [foo \\\n    bar]\nNext\r\nlast\\";
+        let lines: Vec<_> = logical_lines(src).collect();
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[0].joined(), "Error [foo     bar]");
+        assert_eq!(lines[0].continuations.len(), 1);
+        assert_eq!(lines[1].joined(), "Next");
+        assert_eq!(lines[1].newline(), "\r\n");
+        assert_eq!(lines[2].joined(), "last\\");
+    }
+
+    #[test]
+    fn double_backslash_still_continues() {
+        let lines: Vec<_> = logical_lines("a\\\\\nb\n").collect();
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].joined(), "a\\b");
+    }
+}

@@ -1,0 +1,417 @@
+//! Builds the lossless tree from logical lines.
+//!
+//! Invariants: the tree's text is the input, byte for byte, for every input; the
+//! parser never fails and never recurses (sections are tracked on an explicit
+//! stack, so deep nesting cannot overflow the call stack); errors are collected
+//! beside the tree with the messages httpd itself prints.
+
+use rowan::{GreenNode, GreenNodeBuilder, TextRange, TextSize};
+
+use crate::lexer::{logical_lines, skip_space, word_end, LogicalLine};
+use crate::SyntaxKind::{self, *};
+
+/// A syntax error: what httpd would say, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub message: String,
+    pub range: TextRange,
+    /// False for what httpd tolerates in some cases (an `<IfModule>` left open at
+    /// the end of a file is accepted when its condition is true).
+    pub is_error: bool,
+}
+
+/// The result of parsing one file.
+#[derive(Debug, Clone)]
+pub struct Parse {
+    pub green: GreenNode,
+    pub errors: Vec<SyntaxError>,
+}
+
+struct Open {
+    name: String,
+    header: TextRange,
+    /// Whether a SECTION node was started for it (false past [`MAX_DEPTH`]).
+    node: bool,
+}
+
+/// Sections nested deeper than this are kept in the tree flat (header and closer
+/// as siblings), so that no recursive walk or drop of the tree can overflow the
+/// stack. Real configurations nest fewer than ten levels.
+pub const MAX_DEPTH: usize = 1000;
+
+struct Emitter<'l, 'a> {
+    line: &'l LogicalLine<'a>,
+    src: &'a str,
+    next_cont: usize,
+}
+
+impl<'l, 'a> Emitter<'l, 'a> {
+    fn flush_upto(&mut self, b: &mut GreenNodeBuilder<'static>, j: usize) {
+        while let Some(&(cj, s, e)) = self.line.continuations.get(self.next_cont) {
+            if cj > j {
+                break;
+            }
+            b.token(CONTINUATION.into(), &self.src[s..e]);
+            self.next_cont += 1;
+        }
+    }
+
+    fn start(&mut self, b: &mut GreenNodeBuilder<'static>, kind: SyntaxKind, at: usize) {
+        self.flush_upto(b, at);
+        b.start_node(kind.into());
+    }
+
+    /// Emits `[a, b)` of the joined text as `kind`, split around continuations.
+    fn token(&mut self, bld: &mut GreenNodeBuilder<'static>, kind: SyntaxKind, a: usize, b: usize) {
+        if a >= b {
+            return;
+        }
+        self.flush_upto(bld, a);
+        let mut piece = a;
+        while let Some(&(cj, s, e)) = self.line.continuations.get(self.next_cont) {
+            if cj >= b {
+                break;
+            }
+            if cj > piece {
+                let ps = self.line.to_src(piece);
+                bld.token(kind.into(), &self.src[ps..ps + (cj - piece)]);
+            }
+            bld.token(CONTINUATION.into(), &self.src[s..e]);
+            self.next_cont += 1;
+            piece = cj;
+        }
+        let ps = self.line.to_src(piece);
+        bld.token(kind.into(), &self.src[ps..ps + (b - piece)]);
+    }
+
+    fn finish_line(&mut self, bld: &mut GreenNodeBuilder<'static>) {
+        self.flush_upto(bld, usize::MAX);
+        let nl = self.line.newline();
+        if !nl.is_empty() {
+            bld.token(NEWLINE.into(), nl);
+        }
+    }
+
+    /// Whitespace and words (each an ARGUMENT node) of `[a, end)`.
+    fn arguments(
+        &mut self,
+        bld: &mut GreenNodeBuilder<'static>,
+        text: &[u8],
+        mut a: usize,
+        end: usize,
+    ) {
+        while a < end {
+            let w = skip_space(&text[..end], a);
+            self.token(bld, WHITESPACE, a, w);
+            if w >= end {
+                break;
+            }
+            let (e, quoted) = word_end(&text[..end], w);
+            self.start(bld, ARGUMENT, w);
+            self.token(bld, if quoted { QUOTED } else { WORD }, w, e);
+            bld.finish_node();
+            a = e;
+        }
+    }
+}
+
+/// Section names whose opener needs at least one argument.
+const NEEDS_ARGS: &[&str] = &[
+    "directory",
+    "directorymatch",
+    "files",
+    "filesmatch",
+    "location",
+    "locationmatch",
+    "virtualhost",
+    "ifmodule",
+    "ifdefine",
+    "ifversion",
+    "iffile",
+    "ifdirective",
+    "ifsection",
+    "if",
+    "elseif",
+    "limit",
+    "limitexcept",
+    "proxy",
+    "proxymatch",
+    "macro",
+    "authnprovideralias",
+    "authzprovideralias",
+];
+/// Section names whose opener takes no argument.
+const NO_ARGS: &[&str] = &["requireall", "requireany", "requirenone", "else"];
+/// Sections that accept one path or pattern only (`server/core.c: dirsection` & co.).
+const SINGLE_PATH: &[&str] = &[
+    "directory",
+    "directorymatch",
+    "files",
+    "filesmatch",
+    "location",
+    "locationmatch",
+];
+
+/// Parses a whole file. Never fails; see the module docs for the invariants.
+pub fn parse(src: &str) -> Parse {
+    let mut b = GreenNodeBuilder::new();
+    let mut errors = Vec::new();
+    let mut stack: Vec<Open> = Vec::new();
+    let mut too_deep = false;
+    b.start_node(SOURCE_FILE.into());
+
+    for line in logical_lines(src) {
+        let text = line.joined().as_bytes();
+        let mut em = Emitter {
+            line: &line,
+            src,
+            next_cont: 0,
+        };
+        let line_range = TextRange::new(ts(line.start), ts(line.content_end));
+        let first = skip_space(text, 0);
+        if first >= text.len() {
+            em.token(&mut b, WHITESPACE, 0, text.len());
+            em.finish_line(&mut b);
+            continue;
+        }
+        if text[first] == b'#' {
+            em.start(&mut b, COMMENT, 0);
+            em.token(&mut b, WHITESPACE, 0, first);
+            em.token(&mut b, COMMENT_TEXT, first, text.len());
+            em.finish_line(&mut b);
+            b.finish_node();
+            continue;
+        }
+        let (wend, _) = word_end(text, first);
+        let word = &line.joined()[first..wend];
+        if let Some(name) = word.strip_prefix("</") {
+            let has_gt = name.len() > 0 && name.ends_with('>');
+            let name = if has_gt {
+                &name[..name.len() - 1]
+            } else {
+                name
+            };
+            let matches_top = stack.last().map(|o| o.name.eq_ignore_ascii_case(name));
+            let outer = stack
+                .iter()
+                .rposition(|o| o.name.eq_ignore_ascii_case(name));
+            if !has_gt {
+                errors.push(err(
+                    format!("</{name}> directive missing closing '>'"),
+                    line_range,
+                ));
+            }
+            match (matches_top, outer) {
+                (Some(true), _) => {}
+                (Some(false), Some(i)) => {
+                    let top = stack.last().unwrap();
+                    errors.push(err(
+                        format!("Expected </{}> but saw </{name}>", top.name),
+                        line_range,
+                    ));
+                    while stack.len() > i + 1 {
+                        if stack.pop().is_some_and(|o| o.node) {
+                            b.finish_node();
+                        }
+                    }
+                }
+                (Some(false), None) => {
+                    let top = stack.last().unwrap();
+                    errors.push(err(
+                        format!("Expected </{}> but saw </{name}>", top.name),
+                        line_range,
+                    ));
+                }
+                (None, _) => {
+                    errors.push(err(
+                        format!("</{name}> without matching <{name}> section"),
+                        line_range,
+                    ));
+                }
+            }
+            let closes = outer.is_some();
+            em.start(&mut b, if closes { SECTION_CLOSER } else { ERROR }, 0);
+            em.token(&mut b, WHITESPACE, 0, first);
+            em.token(&mut b, L_ANGLE_SLASH, first, first + 2);
+            em.start(&mut b, NAME, first + 2);
+            em.token(&mut b, WORD, first + 2, first + 2 + name.len());
+            b.finish_node();
+            if has_gt {
+                em.token(&mut b, R_ANGLE, wend - 1, wend);
+            }
+            trailing(&mut em, &mut b, text, wend);
+            em.finish_line(&mut b);
+            b.finish_node();
+            if closes && stack.pop().is_some_and(|o| o.node) {
+                b.finish_node(); // SECTION
+            }
+            continue;
+        }
+        if word.starts_with('<') {
+            let name_gt = word.len() > 2 && word.ends_with('>');
+            let name = if name_gt {
+                &word[1..word.len() - 1]
+            } else {
+                &word[1..]
+            };
+            let lname = name.to_ascii_lowercase();
+            let node = stack.len() < MAX_DEPTH;
+            if node {
+                em.start(&mut b, SECTION, 0);
+            } else if !too_deep {
+                too_deep = true;
+                errors.push(err(format!("sections are nested more than {MAX_DEPTH} deep; the tree is kept flat from here"), line_range));
+            }
+            em.start(&mut b, SECTION_HEADER, 0);
+            em.token(&mut b, WHITESPACE, 0, first);
+            em.token(&mut b, L_ANGLE, first, first + 1);
+            em.start(&mut b, NAME, first + 1);
+            em.token(&mut b, WORD, first + 1, first + 1 + name.len());
+            b.finish_node();
+            let mut nargs = 0;
+            let mut words = 0;
+            if name_gt {
+                em.token(&mut b, R_ANGLE, wend - 1, wend);
+                trailing(&mut em, &mut b, text, wend);
+            } else {
+                let rest = &text[wend..];
+                match memchr::memrchr(b'>', rest) {
+                    Some(q) => {
+                        let q = wend + q;
+                        nargs = count_words(text, wend, q);
+                        words = nargs;
+                        em.arguments(&mut b, text, wend, q);
+                        em.token(&mut b, R_ANGLE, q, q + 1);
+                        trailing(&mut em, &mut b, text, q + 1);
+                    }
+                    None => {
+                        errors.push(err(
+                            format!("<{name}> directive missing closing '>'"),
+                            line_range,
+                        ));
+                        em.arguments(&mut b, text, wend, text.len());
+                        nargs = 1; // do not report a second error
+                    }
+                }
+            }
+            em.finish_line(&mut b);
+            b.finish_node(); // SECTION_HEADER
+            if nargs == 0 && NEEDS_ARGS.contains(&lname.as_str()) {
+                errors.push(err(
+                    format!("<{name}> directive requires additional arguments"),
+                    line_range,
+                ));
+            }
+            if words > 0 && NO_ARGS.contains(&lname.as_str()) && lname != "else" {
+                errors.push(err(
+                    format!("<{name}> directive doesn't take additional arguments"),
+                    line_range,
+                ));
+            }
+            if SINGLE_PATH.contains(&lname.as_str()) {
+                let first_arg = first_word(line.joined(), wend);
+                let limit = if first_arg.as_deref() == Some("~") {
+                    2
+                } else {
+                    1
+                };
+                if words > limit {
+                    errors.push(err(
+                        format!("Multiple <{name}> arguments not (yet) supported."),
+                        line_range,
+                    ));
+                }
+            }
+            stack.push(Open {
+                name: name.to_string(),
+                header: line_range,
+                node,
+            });
+            continue;
+        }
+        em.start(&mut b, DIRECTIVE, 0);
+        em.token(&mut b, WHITESPACE, 0, first);
+        em.start(&mut b, NAME, first);
+        em.token(
+            &mut b,
+            if text[first] == b'"' || text[first] == b'\'' {
+                QUOTED
+            } else {
+                WORD
+            },
+            first,
+            wend,
+        );
+        b.finish_node();
+        em.arguments(&mut b, text, wend, text.len());
+        em.finish_line(&mut b);
+        b.finish_node();
+    }
+    for open in stack.iter().rev() {
+        let mut e = err(format!("<{}> was not closed.", open.name), open.header);
+        if CONDITIONALS.contains(&open.name.to_ascii_lowercase().as_str()) {
+            e.message
+                .push_str(" (httpd accepts this only while the condition is true)");
+            e.is_error = false;
+        }
+        errors.push(e);
+        if open.node {
+            b.finish_node();
+        }
+    }
+    b.finish_node();
+    errors.sort_by_key(|e| e.range.start());
+    Parse {
+        green: b.finish(),
+        errors,
+    }
+}
+
+fn trailing(em: &mut Emitter<'_, '_>, b: &mut GreenNodeBuilder<'static>, text: &[u8], from: usize) {
+    let w = skip_space(text, from);
+    em.token(b, WHITESPACE, from, w);
+    em.token(b, TRAILING, w, text.len());
+}
+
+fn count_words(text: &[u8], mut a: usize, end: usize) -> usize {
+    let mut n = 0;
+    loop {
+        a = skip_space(&text[..end], a);
+        if a >= end {
+            return n;
+        }
+        a = word_end(&text[..end], a).0;
+        n += 1;
+    }
+}
+
+fn first_word(text: &str, from: usize) -> Option<String> {
+    let b = text.as_bytes();
+    let a = skip_space(b, from);
+    (a < b.len()).then(|| {
+        let (e, _) = word_end(b, a);
+        text[a..e].to_string()
+    })
+}
+
+fn ts(n: usize) -> TextSize {
+    TextSize::from(n as u32)
+}
+
+fn err(message: String, range: TextRange) -> SyntaxError {
+    SyntaxError {
+        message,
+        range,
+        is_error: true,
+    }
+}
+
+/// Read-time conditional sections (`server/core.c: start_cond_section`, mod_version).
+const CONDITIONALS: &[&str] = &[
+    "ifmodule",
+    "ifdefine",
+    "ifversion",
+    "iffile",
+    "ifdirective",
+    "ifsection",
+];
