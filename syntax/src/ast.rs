@@ -77,10 +77,7 @@ impl SourceFile {
 /// Text of a node without line continuations or line breaks: what httpd sees.
 fn logical(node: &SyntaxNode) -> String {
     let mut s = String::new();
-    for t in node
-        .descendants_with_tokens()
-        .filter_map(|e| e.into_token())
-    {
+    for t in node.descendants_with_tokens().filter_map(|e| e.into_token()) {
         if !matches!(t.kind(), CONTINUATION | NEWLINE) {
             s.push_str(t.text());
         }
@@ -97,27 +94,19 @@ impl Directive {
     }
     /// The logical line, continuations removed and blanks trimmed.
     pub fn logical_text(&self) -> String {
-        logical(&self.0)
-            .trim_matches(|c: char| c.is_ascii() && crate::lexer::is_space(c as u8))
-            .to_string()
+        logical(&self.0).trim_matches(|c: char| c.is_ascii() && crate::lexer::is_space(c as u8)).to_string()
     }
     /// Everything after the name, as a RAW_ARGS directive (`Require`) receives it.
     pub fn raw_args(&self) -> String {
         let mut s = String::new();
-        for a in self
-            .0
-            .children_with_tokens()
-            .skip_while(|e| e.kind() != NAME)
-            .skip(1)
-        {
+        for a in self.0.children_with_tokens().skip_while(|e| e.kind() != NAME).skip(1) {
             match a {
                 rowan::NodeOrToken::Node(n) => s.push_str(&logical(&n)),
                 rowan::NodeOrToken::Token(t) if t.kind() == WHITESPACE => s.push_str(t.text()),
                 _ => {}
             }
         }
-        s.trim_matches(|c: char| c.is_ascii() && crate::lexer::is_space(c as u8))
-            .to_string()
+        s.trim_matches(|c: char| c.is_ascii() && crate::lexer::is_space(c as u8)).to_string()
     }
 }
 
@@ -136,9 +125,7 @@ impl Section {
         self.name().map(|n| n.text()).unwrap_or_default()
     }
     pub fn args(&self) -> impl Iterator<Item = Argument> {
-        self.header()
-            .into_iter()
-            .flat_map(|h| h.args().collect::<Vec<_>>())
+        self.header().into_iter().flat_map(|h| h.args().collect::<Vec<_>>())
     }
     /// Items of the body, between header and closer.
     pub fn items(&self) -> impl Iterator<Item = Item> {
@@ -154,21 +141,13 @@ impl SectionHeader {
         self.0.children().filter_map(Argument::cast)
     }
     pub fn r_angle(&self) -> Option<SyntaxToken> {
-        self.0
-            .children_with_tokens()
-            .filter_map(|e| e.into_token())
-            .find(|t| t.kind() == R_ANGLE)
+        self.0.children_with_tokens().filter_map(|e| e.into_token()).find(|t| t.kind() == R_ANGLE)
     }
     /// The header's argument text between the name and the closing `>`, as the
     /// section handler receives it.
     pub fn raw_args(&self) -> String {
         let mut s = String::new();
-        for a in self
-            .0
-            .children_with_tokens()
-            .skip_while(|e| e.kind() != NAME)
-            .skip(1)
-        {
+        for a in self.0.children_with_tokens().skip_while(|e| e.kind() != NAME).skip(1) {
             match a {
                 rowan::NodeOrToken::Node(n) => s.push_str(&logical(&n)),
                 rowan::NodeOrToken::Token(t) if t.kind() == WHITESPACE => s.push_str(t.text()),
@@ -206,10 +185,7 @@ impl Argument {
         unquote_word(&self.raw())
     }
     pub fn is_quoted(&self) -> bool {
-        self.0
-            .first_token()
-            .map(|t| t.kind() == QUOTED)
-            .unwrap_or(false)
+        self.0.first_token().map(|t| t.kind() == QUOTED).unwrap_or(false)
     }
     pub fn range(&self) -> TextRange {
         self.0.text_range()
@@ -240,11 +216,7 @@ pub fn var_refs(text: &str) -> Vec<VarRef> {
         if b[i] == b'$' && b[i + 1] == b'{' {
             if let Some(close) = memchr::memchr(b'}', &b[i + 2..]) {
                 let end = i + 2 + close + 1;
-                out.push(VarRef {
-                    start: i,
-                    end,
-                    name: text[i + 2..end - 1].to_string(),
-                });
+                out.push(VarRef { start: i, end, name: text[i + 2..end - 1].to_string() });
                 i = end;
                 continue;
             }

@@ -48,38 +48,18 @@ pub(crate) fn logical_lines(src: &str) -> impl Iterator<Item = LogicalLine<'_>> 
                         j.push_str(&src[seg_start..]);
                     }
                     pos = bytes.len();
-                    return Some(finish(
-                        src,
-                        start,
-                        bytes.len(),
-                        bytes.len(),
-                        joined,
-                        segments,
-                        continuations,
-                    ));
+                    return Some(finish(src, start, bytes.len(), bytes.len(), joined, segments, continuations));
                 }
                 Some(rel) => {
                     let nl = seg_start + rel;
-                    let content_end = if nl > seg_start && bytes[nl - 1] == b'\r' {
-                        nl - 1
-                    } else {
-                        nl
-                    };
+                    let content_end = if nl > seg_start && bytes[nl - 1] == b'\r' { nl - 1 } else { nl };
                     let is_cont = content_end > seg_start && bytes[content_end - 1] == b'\\';
                     if !is_cont {
                         if let Some(j) = joined.as_mut() {
                             j.push_str(&src[seg_start..content_end]);
                         }
                         pos = nl + 1;
-                        return Some(finish(
-                            src,
-                            start,
-                            content_end,
-                            nl + 1,
-                            joined,
-                            segments,
-                            continuations,
-                        ));
+                        return Some(finish(src, start, content_end, nl + 1, joined, segments, continuations));
                     }
                     let bs = content_end - 1;
                     let j = joined.get_or_insert_with(String::new);
@@ -106,15 +86,7 @@ fn finish<'a>(
         Some(s) => std::borrow::Cow::Owned(s),
         None => std::borrow::Cow::Borrowed(&src[start..content_end]),
     };
-    LogicalLine {
-        src,
-        start,
-        content_end,
-        end,
-        joined,
-        segments,
-        continuations,
-    }
+    LogicalLine { src, start, content_end, end, joined, segments, continuations }
 }
 
 impl<'a> LogicalLine<'a> {
@@ -158,8 +130,7 @@ pub(crate) fn word_end(text: &[u8], pos: usize) -> (usize, bool) {
     if q == b'"' || q == b'\'' {
         let mut i = pos + 1;
         while i < text.len() && text[i] != q {
-            if text[i] == b'\\' && i + 1 < text.len() && (text[i + 1] == q || text[i + 1] == b'\\')
-            {
+            if text[i] == b'\\' && i + 1 < text.len() && (text[i + 1] == q || text[i + 1] == b'\\') {
                 i += 2;
             } else {
                 i += 1;
@@ -192,12 +163,11 @@ pub fn unquote_word(word: &str) -> String {
     let b = word.as_bytes();
     let (body, quote) = match b.first() {
         Some(&q @ (b'"' | b'\'')) => {
-            let end =
-                if b.len() >= 2 && b[b.len() - 1] == q && !ends_in_escape(&b[1..b.len() - 1], q) {
-                    b.len() - 1
-                } else {
-                    b.len()
-                };
+            let end = if b.len() >= 2 && b[b.len() - 1] == q && !ends_in_escape(&b[1..b.len() - 1], q) {
+                b.len() - 1
+            } else {
+                b.len()
+            };
             (&word[1..end], Some(q))
         }
         _ => (word, None),
@@ -252,18 +222,12 @@ mod tests {
 
     #[test]
     fn words_follow_getword_conf() {
-        assert_eq!(
-            split_words(r#"  a "b c" 'd e'  f"g "#),
-            vec!["a", "b c", "d e", "f\"g"]
-        );
+        assert_eq!(split_words(r#"  a "b c" 'd e'  f"g "#), vec!["a", "b c", "d e", "f\"g"]);
         assert_eq!(split_words(r#""ab"cd"#), vec!["ab", "cd"]);
         assert_eq!(split_words(r#""a\"b\\c\n""#), vec![r#"a"b\c\n"#]);
         assert_eq!(split_words(r#"'it\'s' "x\'y""#), vec!["it's", r"x\'y"]);
         assert_eq!(split_words(r"a\\b c\d"), vec![r"a\b", r"c\d"]);
-        assert_eq!(
-            split_words(r#""unterminated word"#),
-            vec!["unterminated word"]
-        );
+        assert_eq!(split_words(r#""unterminated word"#), vec!["unterminated word"]);
     }
 
     #[test]

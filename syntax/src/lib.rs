@@ -49,12 +49,7 @@ pub fn debug_tree(node: &SyntaxNode) -> String {
                         depth += 1;
                     }
                     rowan::NodeOrToken::Token(t) => {
-                        out.push_str(&format!(
-                            "{:?}@{:?} {:?}\n",
-                            t.kind(),
-                            t.text_range(),
-                            t.text()
-                        ));
+                        out.push_str(&format!("{:?}@{:?} {:?}\n", t.kind(), t.text_range(), t.text()));
                     }
                 }
             }

@@ -37,18 +37,11 @@ impl LineIndex {
         let mut content_ends = Vec::new();
         let b = text.as_bytes();
         for nl in memchr::memchr_iter(b'\n', b) {
-            let end = if nl > 0 && b[nl - 1] == b'\r' {
-                nl - 1
-            } else {
-                nl
-            };
+            let end = if nl > 0 && b[nl - 1] == b'\r' { nl - 1 } else { nl };
             content_ends.push(TextSize::from(end as u32));
         }
         content_ends.push(TextSize::of(text));
-        LineIndex {
-            inner: line_index::LineIndex::new(text),
-            content_ends,
-        }
+        LineIndex { inner: line_index::LineIndex::new(text), content_ends }
     }
 
     /// Number of lines (a text ending in a newline has an empty last line).
@@ -75,22 +68,11 @@ impl LineIndex {
             offset -= TextSize::from(1);
         };
         match enc {
-            Encoding::Utf8 => LineColumn {
-                line: lc.line,
-                col: lc.col,
-            },
+            Encoding::Utf8 => LineColumn { line: lc.line, col: lc.col },
             Encoding::Utf16 => {
-                let w = self
-                    .inner
-                    .to_wide(WideEncoding::Utf16, lc)
-                    .unwrap_or(WideLineCol {
-                        line: lc.line,
-                        col: lc.col,
-                    });
-                LineColumn {
-                    line: w.line,
-                    col: w.col,
-                }
+                let w =
+                    self.inner.to_wide(WideEncoding::Utf16, lc).unwrap_or(WideLineCol { line: lc.line, col: lc.col });
+                LineColumn { line: w.line, col: w.col }
             }
         }
     }
@@ -101,30 +83,17 @@ impl LineIndex {
         if pos.line as usize >= self.content_ends.len() {
             return self.inner.len();
         }
-        let start = self
-            .inner
-            .line(pos.line)
-            .map(|r| r.start())
-            .unwrap_or(self.inner.len());
+        let start = self.inner.line(pos.line).map(|r| r.start()).unwrap_or(self.inner.len());
         let end = self.content_ends[pos.line as usize];
         let col = match enc {
             Encoding::Utf8 => pos.col,
             Encoding::Utf16 => self
                 .inner
-                .to_utf8(
-                    WideEncoding::Utf16,
-                    WideLineCol {
-                        line: pos.line,
-                        col: pos.col,
-                    },
-                )
+                .to_utf8(WideEncoding::Utf16, WideLineCol { line: pos.line, col: pos.col })
                 .map(|lc| lc.col)
                 .unwrap_or(u32::MAX),
         };
-        let mut off = start
-            .checked_add(TextSize::from(col))
-            .unwrap_or(end)
-            .min(end);
+        let mut off = start.checked_add(TextSize::from(col)).unwrap_or(end).min(end);
         // Onto a character boundary.
         while self.inner.try_line_col(off).is_none() && off > start {
             off -= TextSize::from(1);
@@ -135,22 +104,13 @@ impl LineIndex {
     /// The range of a line's content, without its line break.
     pub fn line_range(&self, line: u32) -> Option<TextRange> {
         let start = self.inner.line(line)?.start();
-        Some(TextRange::new(
-            start,
-            *self.content_ends.get(line as usize)?,
-        ))
+        Some(TextRange::new(start, *self.content_ends.get(line as usize)?))
     }
 
     /// 1-based line and column, the way compilers print them (UTF-8 columns count characters).
     pub fn human(&self, offset: TextSize, text: &str) -> (u32, u32) {
         let lc = self.line_col(offset, Encoding::Utf8);
-        let start = self
-            .inner
-            .offset(LineCol {
-                line: lc.line,
-                col: 0,
-            })
-            .unwrap_or_default();
+        let start = self.inner.offset(LineCol { line: lc.line, col: 0 }).unwrap_or_default();
         let col = text
             .get(usize::from(start)..usize::from(start) + lc.col as usize)
             .map(|s| s.chars().count() as u32)
@@ -168,18 +128,9 @@ mod tests {
         let text = "Define é 😀x\r\nb\n";
         let idx = LineIndex::new(text);
         let x = TextSize::from(text.find('x').unwrap() as u32);
-        assert_eq!(
-            idx.line_col(x, Encoding::Utf8),
-            LineColumn { line: 0, col: 14 }
-        );
-        assert_eq!(
-            idx.line_col(x, Encoding::Utf16),
-            LineColumn { line: 0, col: 11 }
-        );
-        assert_eq!(
-            idx.offset(LineColumn { line: 0, col: 11 }, Encoding::Utf16),
-            x
-        );
+        assert_eq!(idx.line_col(x, Encoding::Utf8), LineColumn { line: 0, col: 14 });
+        assert_eq!(idx.line_col(x, Encoding::Utf16), LineColumn { line: 0, col: 11 });
+        assert_eq!(idx.offset(LineColumn { line: 0, col: 11 }, Encoding::Utf16), x);
         assert_eq!(idx.human(x, text), (1, 11));
     }
 
@@ -187,23 +138,11 @@ mod tests {
     fn out_of_range_positions_clamp() {
         let text = "ab\r\ncd";
         let idx = LineIndex::new(text);
-        assert_eq!(
-            idx.offset(LineColumn { line: 0, col: 99 }, Encoding::Utf16),
-            TextSize::from(2)
-        );
-        assert_eq!(
-            idx.offset(LineColumn { line: 9, col: 0 }, Encoding::Utf16),
-            TextSize::from(6)
-        );
-        assert_eq!(
-            idx.line_col(TextSize::from(99), Encoding::Utf8),
-            LineColumn { line: 1, col: 2 }
-        );
+        assert_eq!(idx.offset(LineColumn { line: 0, col: 99 }, Encoding::Utf16), TextSize::from(2));
+        assert_eq!(idx.offset(LineColumn { line: 9, col: 0 }, Encoding::Utf16), TextSize::from(6));
+        assert_eq!(idx.line_col(TextSize::from(99), Encoding::Utf8), LineColumn { line: 1, col: 2 });
         // The middle of a multi-byte character clamps to its start.
         let idx = LineIndex::new("é");
-        assert_eq!(
-            idx.line_col(TextSize::from(1), Encoding::Utf16),
-            LineColumn { line: 0, col: 0 }
-        );
+        assert_eq!(idx.line_col(TextSize::from(1), Encoding::Utf16), LineColumn { line: 0, col: 0 });
     }
 }

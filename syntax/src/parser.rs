@@ -93,13 +93,7 @@ impl<'l, 'a> Emitter<'l, 'a> {
     }
 
     /// Whitespace and words (each an ARGUMENT node) of `[a, end)`.
-    fn arguments(
-        &mut self,
-        bld: &mut GreenNodeBuilder<'static>,
-        text: &[u8],
-        mut a: usize,
-        end: usize,
-    ) {
+    fn arguments(&mut self, bld: &mut GreenNodeBuilder<'static>, text: &[u8], mut a: usize, end: usize) {
         while a < end {
             let w = skip_space(&text[..end], a);
             self.token(bld, WHITESPACE, a, w);
@@ -143,14 +137,7 @@ const NEEDS_ARGS: &[&str] = &[
 /// Section names whose opener takes no argument.
 const NO_ARGS: &[&str] = &["requireall", "requireany", "requirenone", "else"];
 /// Sections that accept one path or pattern only (`server/core.c: dirsection` & co.).
-const SINGLE_PATH: &[&str] = &[
-    "directory",
-    "directorymatch",
-    "files",
-    "filesmatch",
-    "location",
-    "locationmatch",
-];
+const SINGLE_PATH: &[&str] = &["directory", "directorymatch", "files", "filesmatch", "location", "locationmatch"];
 
 /// Parses a whole file. Never fails; see the module docs for the invariants.
 pub fn parse(src: &str) -> Parse {
@@ -162,11 +149,7 @@ pub fn parse(src: &str) -> Parse {
 
     for line in logical_lines(src) {
         let text = line.joined().as_bytes();
-        let mut em = Emitter {
-            line: &line,
-            src,
-            next_cont: 0,
-        };
+        let mut em = Emitter { line: &line, src, next_cont: 0 };
         let line_range = TextRange::new(ts(line.start), ts(line.content_end));
         let first = skip_space(text, 0);
         if first >= text.len() {
@@ -186,29 +169,17 @@ pub fn parse(src: &str) -> Parse {
         let word = &line.joined()[first..wend];
         if let Some(name) = word.strip_prefix("</") {
             let has_gt = name.len() > 0 && name.ends_with('>');
-            let name = if has_gt {
-                &name[..name.len() - 1]
-            } else {
-                name
-            };
+            let name = if has_gt { &name[..name.len() - 1] } else { name };
             let matches_top = stack.last().map(|o| o.name.eq_ignore_ascii_case(name));
-            let outer = stack
-                .iter()
-                .rposition(|o| o.name.eq_ignore_ascii_case(name));
+            let outer = stack.iter().rposition(|o| o.name.eq_ignore_ascii_case(name));
             if !has_gt {
-                errors.push(err(
-                    format!("</{name}> directive missing closing '>'"),
-                    line_range,
-                ));
+                errors.push(err(format!("</{name}> directive missing closing '>'"), line_range));
             }
             match (matches_top, outer) {
                 (Some(true), _) => {}
                 (Some(false), Some(i)) => {
                     let top = stack.last().unwrap();
-                    errors.push(err(
-                        format!("Expected </{}> but saw </{name}>", top.name),
-                        line_range,
-                    ));
+                    errors.push(err(format!("Expected </{}> but saw </{name}>", top.name), line_range));
                     while stack.len() > i + 1 {
                         if stack.pop().is_some_and(|o| o.node) {
                             b.finish_node();
@@ -217,16 +188,10 @@ pub fn parse(src: &str) -> Parse {
                 }
                 (Some(false), None) => {
                     let top = stack.last().unwrap();
-                    errors.push(err(
-                        format!("Expected </{}> but saw </{name}>", top.name),
-                        line_range,
-                    ));
+                    errors.push(err(format!("Expected </{}> but saw </{name}>", top.name), line_range));
                 }
                 (None, _) => {
-                    errors.push(err(
-                        format!("</{name}> without matching <{name}> section"),
-                        line_range,
-                    ));
+                    errors.push(err(format!("</{name}> without matching <{name}> section"), line_range));
                 }
             }
             let closes = outer.is_some();
@@ -249,18 +214,17 @@ pub fn parse(src: &str) -> Parse {
         }
         if word.starts_with('<') {
             let name_gt = word.len() > 2 && word.ends_with('>');
-            let name = if name_gt {
-                &word[1..word.len() - 1]
-            } else {
-                &word[1..]
-            };
+            let name = if name_gt { &word[1..word.len() - 1] } else { &word[1..] };
             let lname = name.to_ascii_lowercase();
             let node = stack.len() < MAX_DEPTH;
             if node {
                 em.start(&mut b, SECTION, 0);
             } else if !too_deep {
                 too_deep = true;
-                errors.push(err(format!("sections are nested more than {MAX_DEPTH} deep; the tree is kept flat from here"), line_range));
+                errors.push(err(
+                    format!("sections are nested more than {MAX_DEPTH} deep; the tree is kept flat from here"),
+                    line_range,
+                ));
             }
             em.start(&mut b, SECTION_HEADER, 0);
             em.token(&mut b, WHITESPACE, 0, first);
@@ -285,10 +249,7 @@ pub fn parse(src: &str) -> Parse {
                         trailing(&mut em, &mut b, text, q + 1);
                     }
                     None => {
-                        errors.push(err(
-                            format!("<{name}> directive missing closing '>'"),
-                            line_range,
-                        ));
+                        errors.push(err(format!("<{name}> directive missing closing '>'"), line_range));
                         em.arguments(&mut b, text, wend, text.len());
                         nargs = 1; // do not report a second error
                     }
@@ -297,51 +258,25 @@ pub fn parse(src: &str) -> Parse {
             em.finish_line(&mut b);
             b.finish_node(); // SECTION_HEADER
             if nargs == 0 && NEEDS_ARGS.contains(&lname.as_str()) {
-                errors.push(err(
-                    format!("<{name}> directive requires additional arguments"),
-                    line_range,
-                ));
+                errors.push(err(format!("<{name}> directive requires additional arguments"), line_range));
             }
             if words > 0 && NO_ARGS.contains(&lname.as_str()) && lname != "else" {
-                errors.push(err(
-                    format!("<{name}> directive doesn't take additional arguments"),
-                    line_range,
-                ));
+                errors.push(err(format!("<{name}> directive doesn't take additional arguments"), line_range));
             }
             if SINGLE_PATH.contains(&lname.as_str()) {
                 let first_arg = first_word(line.joined(), wend);
-                let limit = if first_arg.as_deref() == Some("~") {
-                    2
-                } else {
-                    1
-                };
+                let limit = if first_arg.as_deref() == Some("~") { 2 } else { 1 };
                 if words > limit {
-                    errors.push(err(
-                        format!("Multiple <{name}> arguments not (yet) supported."),
-                        line_range,
-                    ));
+                    errors.push(err(format!("Multiple <{name}> arguments not (yet) supported."), line_range));
                 }
             }
-            stack.push(Open {
-                name: name.to_string(),
-                header: line_range,
-                node,
-            });
+            stack.push(Open { name: name.to_string(), header: line_range, node });
             continue;
         }
         em.start(&mut b, DIRECTIVE, 0);
         em.token(&mut b, WHITESPACE, 0, first);
         em.start(&mut b, NAME, first);
-        em.token(
-            &mut b,
-            if text[first] == b'"' || text[first] == b'\'' {
-                QUOTED
-            } else {
-                WORD
-            },
-            first,
-            wend,
-        );
+        em.token(&mut b, if text[first] == b'"' || text[first] == b'\'' { QUOTED } else { WORD }, first, wend);
         b.finish_node();
         em.arguments(&mut b, text, wend, text.len());
         em.finish_line(&mut b);
@@ -350,8 +285,7 @@ pub fn parse(src: &str) -> Parse {
     for open in stack.iter().rev() {
         let mut e = err(format!("<{}> was not closed.", open.name), open.header);
         if CONDITIONALS.contains(&open.name.to_ascii_lowercase().as_str()) {
-            e.message
-                .push_str(" (httpd accepts this only while the condition is true)");
+            e.message.push_str(" (httpd accepts this only while the condition is true)");
             e.is_error = false;
         }
         errors.push(e);
@@ -361,10 +295,7 @@ pub fn parse(src: &str) -> Parse {
     }
     b.finish_node();
     errors.sort_by_key(|e| e.range.start());
-    Parse {
-        green: b.finish(),
-        errors,
-    }
+    Parse { green: b.finish(), errors }
 }
 
 fn trailing(em: &mut Emitter<'_, '_>, b: &mut GreenNodeBuilder<'static>, text: &[u8], from: usize) {
@@ -399,19 +330,8 @@ fn ts(n: usize) -> TextSize {
 }
 
 fn err(message: String, range: TextRange) -> SyntaxError {
-    SyntaxError {
-        message,
-        range,
-        is_error: true,
-    }
+    SyntaxError { message, range, is_error: true }
 }
 
 /// Read-time conditional sections (`server/core.c: start_cond_section`, mod_version).
-const CONDITIONALS: &[&str] = &[
-    "ifmodule",
-    "ifdefine",
-    "ifversion",
-    "iffile",
-    "ifdirective",
-    "ifsection",
-];
+const CONDITIONALS: &[&str] = &["ifmodule", "ifdefine", "ifversion", "iffile", "ifdirective", "ifsection"];

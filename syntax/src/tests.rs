@@ -68,10 +68,7 @@ fn continuation_inside_a_word_joins_it() {
         Some(crate::ast::Item::Directive(d)) => d,
         other => panic!("{other:?}"),
     };
-    assert_eq!(
-        d.args().map(|a| a.value()).collect::<Vec<_>>(),
-        vec!["allow,deny"]
-    );
+    assert_eq!(d.args().map(|a| a.value()).collect::<Vec<_>>(), vec!["allow,deny"]);
 }
 
 #[test]
@@ -105,10 +102,7 @@ fn hash_after_directive_is_argument_text() {
         Some(crate::ast::Item::Directive(d)) => d,
         other => panic!("{other:?}"),
     };
-    assert_eq!(
-        d.args().map(|a| a.value()).collect::<Vec<_>>(),
-        vec!["deny,allow", "#", "c"]
-    );
+    assert_eq!(d.args().map(|a| a.value()).collect::<Vec<_>>(), vec!["deny,allow", "#", "c"]);
     assert!(p.errors.is_empty());
 }
 
@@ -175,10 +169,7 @@ fn if_expression_and_ifversion_operators() {
         .tree()
         .items()
         .filter_map(|i| match i {
-            crate::ast::Item::Section(s) => Some((
-                s.name_text(),
-                s.args().map(|a| a.value()).collect::<Vec<_>>(),
-            )),
+            crate::ast::Item::Section(s) => Some((s.name_text(), s.args().map(|a| a.value()).collect::<Vec<_>>())),
             _ => None,
         })
         .collect();
@@ -275,26 +266,16 @@ fn text_after_section_markers_is_ignored_trailing() {
 #[test]
 fn unclosed_sections_report_on_opener_lines_innermost_first() {
     let p = parse("<VirtualHost *:80>\n<Directory />\n");
-    let msgs: Vec<_> = p
-        .errors
-        .iter()
-        .map(|e| (u32::from(e.range.start()), e.message.clone()))
-        .collect();
+    let msgs: Vec<_> = p.errors.iter().map(|e| (u32::from(e.range.start()), e.message.clone())).collect();
     assert_eq!(
         msgs,
-        vec![
-            (0, "<VirtualHost> was not closed.".to_string()),
-            (19, "<Directory> was not closed.".to_string())
-        ]
+        vec![(0, "<VirtualHost> was not closed.".to_string()), (19, "<Directory> was not closed.".to_string())]
     );
 }
 
 #[test]
 fn deep_nesting_does_not_overflow() {
-    let n: usize = std::env::var("DEPTH")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(20_000);
+    let n: usize = std::env::var("DEPTH").ok().and_then(|s| s.parse().ok()).unwrap_or(20_000);
     let mut s = String::new();
     for _ in 0..n {
         s.push_str("<IfModule x>\n");
@@ -309,9 +290,7 @@ fn deep_nesting_does_not_overflow() {
 }
 
 fn test_data(dir: &str) -> Vec<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("test_data")
-        .join(dir);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("test_data").join(dir);
     let mut v: Vec<_> = std::fs::read_dir(&root)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -335,11 +314,7 @@ fn test_data_ok_files_parse_cleanly() {
 fn test_data_err_files_have_errors() {
     for path in test_data("err") {
         let src = std::fs::read_to_string(&path).unwrap();
-        assert!(
-            !parse(&src).errors.is_empty(),
-            "{} should have errors",
-            path.display()
-        );
+        assert!(!parse(&src).errors.is_empty(), "{} should have errors", path.display());
         expect_file![path.with_extension("rast")].assert_eq(&render(&src));
     }
 }

@@ -80,7 +80,12 @@ fn httpd_reader_verdict(file: &Path, scratch: &Path) -> Verdict {
             return Verdict::Inconclusive(line.to_string());
         }
         if line.ends_with("was not closed.") {
-            let n = line.strip_prefix(&fname).and_then(|r| r.strip_prefix(':')).and_then(|r| r.split(':').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
+            let n = line
+                .strip_prefix(&fname)
+                .and_then(|r| r.strip_prefix(':'))
+                .and_then(|r| r.split(':').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
             return Verdict::SyntaxError(n, line.to_string());
         }
     }
@@ -125,7 +130,10 @@ fn syntax_errors_match_httpds_reader_on_the_corpus() {
             Verdict::Inconclusive(_) => inconclusive += 1,
         }
     }
-    eprintln!("corpus vs httpd reader: {agree} agree, {inconclusive} inconclusive (read-time directive failed), {} disagree", disagreements.len());
+    eprintln!(
+        "corpus vs httpd reader: {agree} agree, {inconclusive} inconclusive (read-time directive failed), {} disagree",
+        disagreements.len()
+    );
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
     assert!(agree > 200, "too few conclusive comparisons: {agree}");
 }

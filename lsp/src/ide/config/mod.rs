@@ -1,0 +1,153 @@
+//! The server's view of a whole configuration, as httpd reads it.
+//!
+//! Starting from a main file, this follows `Include`/`IncludeOptional` (globs,
+//! directories, ServerRoot-relative paths), applies `Define`/`UnDefine` and
+//! `${VAR}` expansion, and resolves the read-time conditionals (`<IfModule>`,
+//! `<IfDefine>`, `<IfVersion>`, `<IfFile>`, `<IfDirective>`, `<IfSection>`) the
+//! way `server/config.c: ap_build_config` does, producing one expanded tree of
+//! [`Node`]s in which every node remembers the file and range it came from.
+//!
+//! Invariants: no panics on any input; every file is read at most once per
+//! load; include recursion is bounded (depth 128, as httpd) and cycles are
+//! reported instead of followed; nothing is executed and nothing but files the
+//! configuration names is read.
+
+mod loader;
+mod modules;
+
+pub use loader::{load, load_fragment, FileSource, RealFs};
+pub use modules::{ModuleSet, HTTPD_VERSION};
+
+use apache_syntax::{LineIndex, Parse, TextRange};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Index of a file in [`Config::files`].
+pub type FileId = usize;
+
+/// One file of the configuration.
+#[derive(Debug)]
+pub struct FileData {
+    pub path: Arc<Path>,
+    pub text: Arc<str>,
+    pub parse: Parse,
+    pub line_index: LineIndex,
+    /// Byte offset of the first invalid UTF-8 sequence, when the file is not UTF-8
+    /// (the text then holds replacement characters and must never be written back).
+    pub not_utf8: Option<usize>,
+}
+
+impl FileData {
+    pub fn new(path: Arc<Path>, text: Arc<str>, not_utf8: Option<usize>) -> FileData {
+        let parse = apache_syntax::parse(&text);
+        let line_index = LineIndex::new(&text);
+        FileData { path, text, parse, line_index, not_utf8 }
+    }
+    /// 1-based line of an offset.
+    pub fn line_of(&self, offset: apache_syntax::TextSize) -> u32 {
+        self.line_index.line_col(offset, apache_syntax::Encoding::Utf8).line + 1
+    }
+}
+
+/// Where a node was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Loc {
+    pub file: FileId,
+    /// The whole directive or section (header to closer).
+    pub range: TextRange,
+    /// The name's range (the directive name, or the section header).
+    pub focus: TextRange,
+    /// 1-based line of the start.
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeKind {
+    Directive,
+    Section,
+}
+
+/// A directive or section after conditionals, includes and `${VAR}` were applied.
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub kind: NodeKind,
+    /// The name as written (after variable expansion), e.g. `Require`, `Directory`.
+    pub name: String,
+    /// Arguments as httpd's tokenizer returns them.
+    pub args: Vec<String>,
+    /// The rest of the line after the name, for RAW_ARGS directives.
+    pub raw_args: String,
+    pub loc: Loc,
+    /// Body of a section (Include'd files spliced in, conditionals resolved).
+    pub children: Vec<Node>,
+}
+
+impl Node {
+    pub fn is(&self, name: &str) -> bool {
+        self.name.eq_ignore_ascii_case(name)
+    }
+    pub fn is_section(&self) -> bool {
+        self.kind == NodeKind::Section
+    }
+    /// Depth-first iteration over this node and everything below it (iterative).
+    pub fn walk(&self) -> impl Iterator<Item = &Node> {
+        let mut stack = vec![self];
+        std::iter::from_fn(move || {
+            let n = stack.pop()?;
+            stack.extend(n.children.iter().rev());
+            Some(n)
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+    Information,
+    Hint,
+}
+
+/// A problem found while loading (include failures, cycles, unknown variables…).
+#[derive(Debug, Clone)]
+pub struct Problem {
+    pub file: FileId,
+    pub range: TextRange,
+    pub severity: Severity,
+    pub code: &'static str,
+    pub message: String,
+}
+
+/// The loaded configuration.
+#[derive(Debug, Default)]
+pub struct Config {
+    pub files: Vec<Arc<FileData>>,
+    /// The main server's top-level nodes.
+    pub nodes: Vec<Node>,
+    pub problems: Vec<Problem>,
+    pub modules: ModuleSet,
+    /// Whether the set of loaded modules comes from LoadModule lines (true) or is assumed.
+    pub modules_known: bool,
+    pub defines: std::collections::HashMap<String, Option<String>>,
+    pub server_root: std::path::PathBuf,
+    /// Bodies of conditional sections whose condition is false.
+    pub inactive: Vec<(FileId, TextRange)>,
+    /// Which file included which: (child, parent, range of the Include directive).
+    pub included_from: Vec<(FileId, FileId, TextRange)>,
+}
+
+impl Config {
+    pub fn file_id(&self, path: &Path) -> Option<FileId> {
+        self.files.iter().position(|f| &*f.path == path)
+    }
+    pub fn file(&self, id: FileId) -> &FileData {
+        &self.files[id]
+    }
+    /// Every node of the main server and its sections, depth first.
+    pub fn walk(&self) -> impl Iterator<Item = &Node> {
+        self.nodes.iter().flat_map(|n| n.walk())
+    }
+    pub fn is_inactive(&self, file: FileId, offset: apache_syntax::TextSize) -> bool {
+        self.inactive.iter().any(|(f, r)| *f == file && r.contains(offset))
+    }
+}

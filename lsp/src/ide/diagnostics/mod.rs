@@ -1,0 +1,109 @@
+//! Diagnostics: every check in its own file, all over one loaded [`Config`].
+//!
+//! Codes are stable (they are listed in the README); messages say what httpd
+//! will do, in its own words where it has them.
+
+mod load_problems;
+mod syntax_errors;
+mod unknown_directive;
+
+use super::config::{Config, FileId, Severity};
+use apache_syntax::TextRange;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Related {
+    pub file: FileId,
+    pub range: TextRange,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub file: FileId,
+    pub range: TextRange,
+    pub severity: Severity,
+    pub code: &'static str,
+    pub message: String,
+    /// Rendered struck through by editors (old-style access directives).
+    pub deprecated: bool,
+    pub related: Vec<Related>,
+}
+
+impl Diagnostic {
+    pub fn new(
+        file: FileId,
+        range: TextRange,
+        severity: Severity,
+        code: &'static str,
+        message: impl Into<String>,
+    ) -> Self {
+        Diagnostic { file, range, severity, code, message: message.into(), deprecated: false, related: vec![] }
+    }
+}
+
+/// All diagnostics of the configuration, in file order.
+pub fn all(cfg: &Config) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for file in 0..cfg.files.len() {
+        syntax_errors::check(cfg, file, &mut out);
+    }
+    load_problems::check(cfg, &mut out);
+    unknown_directive::check(cfg, &mut out);
+    out.sort_by_key(|d| (d.file, d.range.start(), d.code));
+    out.dedup();
+    out
+}
+
+/// Diagnostics of one file of the configuration.
+pub fn for_file(cfg: &Config, file: FileId) -> Vec<Diagnostic> {
+    all(cfg).into_iter().filter(|d| d.file == file).collect()
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use crate::ide::config::{load, FileSource};
+    use std::path::Path;
+    use std::sync::Arc;
+
+    /// An in-memory file system for fixtures: `//- /path` starts a file.
+    pub struct Fixture(pub Vec<(String, String)>);
+    impl Fixture {
+        pub fn parse(text: &str) -> Fixture {
+            let mut files = Vec::new();
+            for chunk in text.split("//- ").filter(|c| !c.trim().is_empty()) {
+                let (path, body) = chunk.split_once('\n').unwrap_or((chunk, ""));
+                files.push((path.trim().to_string(), body.to_string()));
+            }
+            Fixture(files)
+        }
+    }
+    impl FileSource for Fixture {
+        fn read(&self, path: &Path) -> std::io::Result<(Arc<str>, Option<usize>)> {
+            self.0
+                .iter()
+                .find(|(p, _)| Path::new(p) == path)
+                .map(|(_, t)| (Arc::from(t.as_str()), None))
+                .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory"))
+        }
+    }
+
+    /// Diagnostics of a fixture as `file:line: severity[code]: message` lines.
+    pub fn render(fixture: &str) -> String {
+        let fx = Fixture::parse(fixture);
+        let cfg = load(Path::new(&fx.0[0].0), &fx);
+        super::all(&cfg)
+            .iter()
+            .map(|d| {
+                let f = cfg.file(d.file);
+                format!(
+                    "{}:{}: {:?}[{}]: {}\n",
+                    f.path.display(),
+                    f.line_of(d.range.start()),
+                    d.severity,
+                    d.code,
+                    d.message
+                )
+            })
+            .collect()
+    }
+}

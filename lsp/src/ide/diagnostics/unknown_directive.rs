@@ -1,0 +1,114 @@
+//! Check: directives httpd will not know, and wrong argument counts.
+//!
+//! httpd rejects these at startup ("Invalid command …", "… takes one argument").
+//! We only say so where we know which modules are loaded (a main configuration
+//! with its LoadModule lines); in a fragment analysed alone we do not guess.
+
+use super::Diagnostic;
+use crate::ide::catalogue;
+use crate::ide::config::{Config, NodeKind, Severity};
+
+/// Directives whose arguments the access-policy checks validate precisely.
+const VALIDATED_ELSEWHERE: &[&str] = &["order", "allow", "deny", "satisfy", "require", "authmerging"];
+
+pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
+    // LoadModule of something we have never heard of: it may define anything.
+    let foreign_module = cfg.modules.iter().any(|m| catalogue::module_by_identifier(m).is_none());
+    for node in cfg.walk() {
+        if node.name.is_empty() {
+            continue;
+        }
+        let range = node.loc.focus;
+        match catalogue::directive(&node.name) {
+            None => {
+                if node.kind == NodeKind::Section {
+                    // Unknown sections still nest; httpd reports them like directives.
+                }
+                let (severity, known) = if cfg.modules_known && !foreign_module {
+                    (Severity::Error, true)
+                } else {
+                    (Severity::Information, false)
+                };
+                let msg = if known {
+                    format!("Invalid command '{}', perhaps misspelled or defined by a module not included in the server configuration", display_name(node))
+                } else {
+                    format!("'{}' is not a directive of httpd 2.4 or its bundled modules", display_name(node))
+                };
+                out.push(Diagnostic::new(node.loc.file, range, severity, "unknown-directive", msg));
+            }
+            Some(d) => {
+                if d.status == catalogue::Status::Removed {
+                    continue; // reported by the removed-directive check
+                }
+                let loaded = d.module.split_whitespace().any(|m| m == "core" || cfg.modules.contains(m));
+                if !loaded {
+                    if cfg.modules_known {
+                        out.push(Diagnostic::new(
+                            node.loc.file,
+                            range,
+                            Severity::Error,
+                            "module-not-loaded",
+                            format!(
+                                "Invalid command '{}', perhaps misspelled or defined by a module not included in the server configuration: it comes from {}, which is not loaded",
+                                display_name(node),
+                                d.module
+                            ),
+                        ));
+                    }
+                    continue;
+                }
+                if node.kind == NodeKind::Directive
+                    && !VALIDATED_ELSEWHERE.contains(&node.name.to_ascii_lowercase().as_str())
+                {
+                    if let Some(msg) = catalogue::check_arg_count(d.args, node.args.len()) {
+                        let severity = if cfg.modules_known { Severity::Error } else { Severity::Warning };
+                        out.push(Diagnostic::new(
+                            node.loc.file,
+                            node.loc.range,
+                            severity,
+                            "argument-count",
+                            format!("{} {msg}", d.name),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn display_name(node: &crate::ide::config::Node) -> String {
+    if node.kind == NodeKind::Section {
+        format!("<{}", node.name)
+    } else {
+        node.name.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ide::diagnostics::tests::render;
+    use expect_test::expect;
+
+    #[test]
+    fn unknown_directive_is_an_error_only_when_modules_are_known() {
+        expect![[r#"
+            /etc/httpd/httpd.conf:2: Error[unknown-directive]: Invalid command 'Frobnicate', perhaps misspelled or defined by a module not included in the server configuration
+            /etc/httpd/httpd.conf:3: Error[module-not-loaded]: Invalid command 'RewriteEngine', perhaps misspelled or defined by a module not included in the server configuration: it comes from rewrite_module, which is not loaded
+        "#]]
+        .assert_eq(&render("//- /etc/httpd/httpd.conf\nLoadModule authz_core_module modules/mod_authz_core.so\nFrobnicate on\nRewriteEngine on\n"));
+        expect![[r#"
+            /srv/site.conf:1: Information[unknown-directive]: 'Frobnicate' is not a directive of httpd 2.4 or its bundled modules
+        "#]]
+        .assert_eq(&render("//- /srv/site.conf\nFrobnicate on\nRewriteEngine on\n"));
+    }
+
+    #[test]
+    fn wrong_argument_count_of_a_take1_directive() {
+        expect![[r#"
+            /etc/httpd/httpd.conf:2: Error[argument-count]: ServerName takes one argument
+        "#]]
+        .assert_eq(&render(
+            "//- /etc/httpd/httpd.conf\nLoadModule authz_core_module modules/mod_authz_core.so\nServerName a b c\n",
+        ));
+    }
+}

@@ -1,0 +1,16 @@
+//! Editor-agnostic analysis of httpd configuration.
+//!
+//! Architecture invariant: nothing here knows the Language Server Protocol (no
+//! `tower_lsp`, no `lsp_types`), and nothing here does IO except through
+//! [`config::FileSource`] and the file system reads a configuration names
+//! (Include targets, .htaccess files, auth files). Positions are byte offsets
+//! ([`apache_syntax::TextRange`]); converting them is the protocol layer's job.
+//! One feature, one file; each file's tests sit beside its code.
+
+pub mod catalogue;
+pub mod config;
+pub mod diagnostics;
+pub mod document_symbols;
+pub mod folding_ranges;
+
+pub use config::{Config, FileData, FileId, Severity};

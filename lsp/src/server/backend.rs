@@ -1,0 +1,276 @@
+//! `impl LanguageServer`: a delegation table from protocol methods to analysis.
+
+use super::analysis::{config_for, guarded};
+use super::convert;
+use super::state::{Document, State};
+use crate::ide;
+use apache_syntax::Encoding;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tower_lsp::jsonrpc::Result;
+use tower_lsp::lsp_types::*;
+use tower_lsp::{Client, LanguageServer};
+
+pub struct Backend {
+    client: Client,
+    state: Arc<State>,
+    /// Serialises publishing so an older analysis never overwrites a newer one.
+    publish: tokio::sync::Mutex<()>,
+}
+
+impl Backend {
+    pub fn new(client: Client) -> Backend {
+        Backend { client, state: Arc::new(State::default()), publish: tokio::sync::Mutex::new(()) }
+    }
+
+    fn path(&self, uri: &Url) -> Result<PathBuf> {
+        convert::url_to_path(uri)
+            .ok_or_else(|| tower_lsp::jsonrpc::Error::invalid_params(format!("not a file URI: {uri}")))
+    }
+
+    /// Analyses the document as it is now and publishes, unless a newer edit
+    /// arrived meanwhile (that edit publishes its own results).
+    async fn refresh(&self, uri: Url) {
+        let Ok(path) = self.path(&uri) else { return };
+        let Some(version) = self.state.version(&path) else { return };
+        let state = self.state.clone();
+        let p = path.clone();
+        let result = tokio::task::spawn_blocking(move || {
+            guarded("diagnostics", || {
+                let fs = state.snapshot();
+                let root = state.root_config.lock().unwrap().clone();
+                let (cfg, file) = config_for(&p, root.as_deref(), &fs);
+                let enc = state.encoding();
+                let fd = cfg.file(file);
+                ide::diagnostics::for_file(&cfg, file)
+                    .into_iter()
+                    .map(|d| to_lsp_diagnostic(&cfg, fd, enc, d))
+                    .collect::<Vec<_>>()
+            })
+        })
+        .await;
+        let diags = match result {
+            Ok(Ok(d)) => d,
+            Ok(Err(e)) => {
+                self.client.log_message(MessageType::ERROR, e.message).await;
+                return;
+            }
+            Err(e) => {
+                self.client.log_message(MessageType::ERROR, format!("analysis task failed: {e}")).await;
+                return;
+            }
+        };
+        let _guard = self.publish.lock().await;
+        if self.state.version(&path) == Some(version) {
+            self.client.publish_diagnostics(uri, diags, Some(version)).await;
+        }
+    }
+
+    /// Runs a read-only request against the document's parse.
+    fn with_file<T>(&self, uri: &Url, what: &str, f: impl FnOnce(&ide::FileData, Encoding) -> T) -> Result<Option<T>> {
+        let path = self.path(uri)?;
+        let Some(doc) = self.state.docs.lock().unwrap().get(&path).cloned() else {
+            return Ok(None);
+        };
+        let enc = self.state.encoding();
+        guarded(what, || {
+            let fd = ide::FileData::new(Arc::from(path.as_path()), doc.text.clone(), None);
+            Some(f(&fd, enc))
+        })
+    }
+}
+
+impl Backend {
+    /// A message the framing guard could not pass on: tell the client, keep serving.
+    pub async fn malformed_message(&self, params: serde_json::Value) {
+        let reason = params.get("reason").and_then(|r| r.as_str()).unwrap_or("malformed message");
+        tracing::error!("malformed message: {reason}");
+        self.client.log_message(MessageType::ERROR, format!("apache-lsp ignored a malformed message: {reason}")).await;
+    }
+}
+
+fn to_lsp_diagnostic(
+    cfg: &ide::Config,
+    fd: &ide::FileData,
+    enc: Encoding,
+    d: ide::diagnostics::Diagnostic,
+) -> Diagnostic {
+    let related: Vec<DiagnosticRelatedInformation> = d
+        .related
+        .iter()
+        .filter_map(|r| {
+            let f = cfg.file(r.file);
+            Some(DiagnosticRelatedInformation {
+                location: Location {
+                    uri: convert::path_to_url(&f.path)?,
+                    range: convert::range(&f.line_index, enc, r.range),
+                },
+                message: r.message.clone(),
+            })
+        })
+        .collect();
+    Diagnostic {
+        range: convert::range(&fd.line_index, enc, d.range),
+        severity: Some(convert::severity(d.severity)),
+        code: Some(NumberOrString::String(d.code.to_string())),
+        source: Some("apache-lsp".into()),
+        message: d.message,
+        related_information: (!related.is_empty()).then_some(related),
+        tags: d.deprecated.then(|| vec![DiagnosticTag::DEPRECATED]),
+        ..Default::default()
+    }
+}
+
+fn symbol_kind(k: &ide::document_symbols::StructureKind) -> SymbolKind {
+    use ide::document_symbols::StructureKind::*;
+    match k {
+        VirtualHost => SymbolKind::NAMESPACE,
+        Conditional => SymbolKind::PACKAGE,
+        Container => SymbolKind::MODULE,
+        AccessBlock => SymbolKind::STRUCT,
+        Other => SymbolKind::OBJECT,
+    }
+}
+
+#[tower_lsp::async_trait]
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let offered =
+            params.capabilities.general.as_ref().and_then(|g| g.position_encodings.clone()).unwrap_or_default();
+        let enc = if offered.contains(&PositionEncodingKind::UTF8) { Encoding::Utf8 } else { Encoding::Utf16 };
+        *self.state.encoding.lock().unwrap() = Some(enc);
+        if let Some(root) =
+            params.initialization_options.as_ref().and_then(|o| o.get("rootConfig")).and_then(|v| v.as_str())
+        {
+            *self.state.root_config.lock().unwrap() = Some(PathBuf::from(root));
+        }
+        Ok(InitializeResult {
+            capabilities: ServerCapabilities {
+                position_encoding: Some(if enc == Encoding::Utf8 {
+                    PositionEncodingKind::UTF8
+                } else {
+                    PositionEncodingKind::UTF16
+                }),
+                text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
+                    open_close: Some(true),
+                    change: Some(TextDocumentSyncKind::INCREMENTAL),
+                    save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+                    ..Default::default()
+                })),
+                document_symbol_provider: Some(OneOf::Left(true)),
+                folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+                ..Default::default()
+            },
+            server_info: Some(ServerInfo {
+                name: "apache-lsp".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        tracing::info!("initialized");
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let Ok(path) = self.path(&params.text_document.uri) else { return };
+        let doc = Document { text: Arc::from(params.text_document.text), version: params.text_document.version };
+        self.state.docs.lock().unwrap().insert(path, doc);
+        self.refresh(params.text_document.uri).await;
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let Ok(path) = self.path(&params.text_document.uri) else { return };
+        {
+            // Applied synchronously, in arrival order, before any await.
+            let enc = self.state.encoding();
+            let mut docs = self.state.docs.lock().unwrap();
+            let Some(doc) = docs.get_mut(&path) else {
+                tracing::warn!("change to a document that is not open: {}", path.display());
+                return;
+            };
+            let mut text = doc.text.to_string();
+            for change in params.content_changes {
+                match change.range {
+                    None => text = change.text,
+                    Some(r) => {
+                        let index = apache_syntax::LineIndex::new(&text);
+                        let range = convert::text_range(&index, enc, r);
+                        text.replace_range(usize::from(range.start())..usize::from(range.end()), &change.text);
+                    }
+                }
+            }
+            doc.text = Arc::from(text);
+            doc.version = params.text_document.version;
+        }
+        self.refresh(params.text_document.uri).await;
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        self.refresh(params.text_document.uri).await;
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        if let Ok(path) = self.path(&params.text_document.uri) {
+            self.state.docs.lock().unwrap().remove(&path);
+        }
+        self.client.publish_diagnostics(params.text_document.uri, vec![], None).await;
+    }
+
+    async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
+        let r = self.with_file(&params.text_document.uri, "documentSymbol", |fd, enc| {
+            let nodes = ide::document_symbols::document_symbols(&fd.parse);
+            // Build nested symbols bottom-up: children always follow their parent.
+            let mut built: Vec<Option<DocumentSymbol>> = nodes
+                .iter()
+                .map(|n| {
+                    #[allow(deprecated)]
+                    Some(DocumentSymbol {
+                        name: n.label.clone(),
+                        detail: n.detail.clone(),
+                        kind: symbol_kind(&n.kind),
+                        tags: None,
+                        deprecated: None,
+                        range: convert::range(&fd.line_index, enc, n.node_range),
+                        selection_range: convert::range(&fd.line_index, enc, n.navigation_range),
+                        children: None,
+                    })
+                })
+                .collect();
+            for i in (0..nodes.len()).rev() {
+                if let Some(p) = nodes[i].parent {
+                    let child = built[i].take().unwrap();
+                    built[p].as_mut().unwrap().children.get_or_insert_with(Vec::new).insert(0, child);
+                }
+            }
+            DocumentSymbolResponse::Nested(built.into_iter().flatten().collect())
+        })?;
+        Ok(r)
+    }
+
+    async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
+        self.with_file(&params.text_document.uri, "foldingRange", |fd, enc| {
+            ide::folding_ranges::folding_ranges(&fd.parse)
+                .into_iter()
+                .filter_map(|f| {
+                    let r = convert::range(&fd.line_index, enc, f.range);
+                    // The range ends at the start of the closer's line: fold up to the line before.
+                    let end_line = if r.end.character == 0 { r.end.line.saturating_sub(1) } else { r.end.line };
+                    (end_line > r.start.line).then(|| FoldingRange {
+                        start_line: r.start.line,
+                        end_line,
+                        kind: Some(match f.kind {
+                            ide::folding_ranges::FoldKind::Comment => FoldingRangeKind::Comment,
+                            ide::folding_ranges::FoldKind::Section => FoldingRangeKind::Region,
+                        }),
+                        ..Default::default()
+                    })
+                })
+                .collect()
+        })
+    }
+}

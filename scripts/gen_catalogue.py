@@ -1,0 +1,676 @@
+#!/usr/bin/env python3
+"""Generate the directive / module catalogue of apache-lsp.
+
+Usage:
+    scripts/gen_catalogue.py HTTPD_GIT_DIR [REF]
+
+HTTPD_GIT_DIR is a (bare) git directory of apache/httpd; REF defaults to
+refs/heads/2.4.x.  The script reads, from that ref:
+
+  * docs/manual/mod/*.xml  -- module and directive facts (names, module
+    identifiers, source files, syntax, contexts, override class, default,
+    status);
+  * the C sources (server/, modules/, include/, os/) -- the command tables
+    (AP_INIT_<KIND>(...)) which give each directive's argument kind.
+
+It joins those facts with the hand-written one-line descriptions kept in
+lsp/src/ide/catalogue/descriptions.tsv (keyed by directive name, or by
+`module:<identifier>` for modules), so that
+regenerating never loses them, and writes
+lsp/src/ide/catalogue/directives.tsv and lsp/src/ide/catalogue/modules.tsv.
+
+Optional facts about the Debian build are taken from the local machine if
+present: `/usr/sbin/apache2 -l` (compiled-in modules) and the shared objects
+in /usr/lib/apache2/modules (their exported `*_module` symbol, read with nm).
+
+Only facts are extracted from httpd; no prose is copied.  Problems found
+while joining (documented directives with no command-table entry, kind
+disagreements, ...) are printed on stderr.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT_DIR = os.path.join(HERE, "..", "lsp", "src", "ide", "catalogue")
+DOCS_BASE = "https://httpd.apache.org/docs/2.4/"
+
+NON_MODULE_PAGES = {
+    "allmodules", "directive-dict", "directives", "index", "module-dict",
+    "overrides", "quickreference",
+}
+
+CONTEXT_ORDER = ["server config", "virtual host", "directory", ".htaccess",
+                 "proxy section"]
+
+# Directives removed in 2.4 (facts: the module that used to provide them).
+# (name, module identifier, source file, syntax)
+REMOVED = [
+    ("AuthzLDAPAuthoritative", "authnz_ldap_module", "mod_authnz_ldap.c",
+     "AuthzLDAPAuthoritative On|Off"),
+    ("AuthzDBDAuthoritative", "authz_dbd_module", "mod_authz_dbd.c",
+     "AuthzDBDAuthoritative On|Off"),
+    ("AuthzDBMAuthoritative", "authz_dbm_module", "mod_authz_dbm.c",
+     "AuthzDBMAuthoritative On|Off"),
+    ("AuthzGroupFileAuthoritative", "authz_groupfile_module",
+     "mod_authz_groupfile.c", "AuthzGroupFileAuthoritative On|Off"),
+    ("AuthzUserAuthoritative", "authz_user_module", "mod_authz_user.c",
+     "AuthzUserAuthoritative On|Off"),
+    ("AuthzOwnerAuthoritative", "authz_owner_module", "mod_authz_owner.c",
+     "AuthzOwnerAuthoritative On|Off"),
+    ("AuthzDefaultAuthoritative", "authz_default_module",
+     "mod_authz_default.c", "AuthzDefaultAuthoritative On|Off"),
+    ("AuthDefaultAuthoritative", "authn_default_module",
+     "mod_authn_default.c", "AuthDefaultAuthoritative On|Off"),
+    ("AuthDBMAuthoritative", "auth_dbm_module", "mod_auth_dbm.c",
+     "AuthDBMAuthoritative On|Off"),
+]
+REMOVED_URL = DOCS_BASE + "upgrading.html#authz"
+
+# Names httpd 2.4's command tables still accept although the manual has no
+# entry for them: deprecated aliases (accepted with a warning), names that
+# are rejected with an explanatory message (ap_set_deprecated), and the real
+# spelling of a directive the manual spells differently.
+# (name, module, source file, syntax, contexts, override, status, url)
+EXTRAS = [
+    ("MaxClients", "mpm_event_module mpm_worker_module mpm_prefork_module",
+     "event.c worker.c prefork.c", "MaxClients number", "server config", "",
+     "MPM deprecated", DOCS_BASE + "mod/mpm_common.html#maxrequestworkers"),
+    ("MaxRequestsPerChild", "core", "core.c", "MaxRequestsPerChild number",
+     "server config", "", "MPM deprecated",
+     DOCS_BASE + "mod/mpm_common.html#maxconnectionsperchild"),
+    ("LuaHookPreTranslateName", "lua_module", "mod_lua.c",
+     "LuaHookPreTranslateName /path/to/lua/script.lua hook_function_name [early|late]",
+     "server config,virtual host,directory,.htaccess", "All", "Experimental",
+     DOCS_BASE + "mod/mod_lua.html#luahookpretranslate"),
+    ("Port", "core", "core.c", "Port number", "server config", "", "removed",
+     DOCS_BASE + "mod/mpm_common.html#listen"),
+    ("FancyIndexing", "autoindex_module", "mod_autoindex.c", "FancyIndexing On|Off",
+     "server config,virtual host,directory,.htaccess", "Indexes", "removed",
+     DOCS_BASE + "mod/mod_autoindex.html#indexoptions"),
+    ("SSLLog", "ssl_module", "mod_ssl.c", "SSLLog file-path",
+     "server config,virtual host", "", "removed", DOCS_BASE + "mod/core.html#errorlog"),
+    ("SSLLogLevel", "ssl_module", "mod_ssl.c", "SSLLogLevel level",
+     "server config,virtual host", "", "removed", DOCS_BASE + "mod/core.html#loglevel"),
+]
+
+# Obvious typos in the manual's syntax lines.
+SYNTAX_FIXES = {"GlobalLog": ("GlobalLogfile|pipe", "GlobalLog file|pipe")}
+
+MASK_FLAGS = ["RSRC_CONF", "ACCESS_CONF", "OR_LIMIT", "OR_OPTIONS", "OR_FILEINFO",
+              "OR_AUTHCFG", "OR_INDEXES", "OR_ALL", "PROXY_CONF", "EXEC_ON_READ",
+              "NONFATAL_OVERRIDE", "NONFATAL_UNKNOWN", "NONFATAL_ALL"]
+
+# Modules with no page in the manual but shipped in the httpd tree.
+# identifier -> (source file, status)
+UNDOCUMENTED_MODULES = {
+    "http_module": ("http_core.c", "Base"),
+    "bucketeer_module": ("mod_bucketeer.c", "Experimental"),
+    "case_filter_module": ("mod_case_filter.c", "Experimental"),
+    "case_filter_in_module": ("mod_case_filter_in.c", "Experimental"),
+    "win32_module": ("mod_win32.c", "Base"),
+    "netware_module": ("mod_netware.c", "Base"),
+}
+
+
+def warn(*a):
+    print(*a, file=sys.stderr)
+
+
+def git(gitdir, *args):
+    return subprocess.run(["git", "-C", gitdir] + list(args), check=True,
+                          capture_output=True).stdout.decode("utf-8", "replace")
+
+
+def collapse(s):
+    return re.sub(r"\s+", " ", s or "").strip()
+
+
+def _text_parts(el):
+    if el.tag == "br":
+        yield " "
+    if el.text:
+        yield el.text
+    for child in el:
+        yield from _text_parts(child)
+        if child.tail:
+            yield child.tail
+
+
+def text_of(el):
+    """Text content, with <br/> read as a space, whitespace collapsed."""
+    return collapse("".join(_text_parts(el))) if el is not None else ""
+
+
+def tsv_field(s):
+    assert "\t" not in s and "\n" not in s, s
+    return s
+
+
+# --------------------------------------------------------------------------
+# Manual pages
+# --------------------------------------------------------------------------
+
+ENTITIES = {"&nbsp;": " ", "&mdash;": "-", "&sect;": "S", "&httpd.docs;": "2.4"}
+
+
+def parse_docs(gitdir, ref):
+    names = git(gitdir, "ls-tree", "--name-only", ref, "docs/manual/mod/").split()
+    modules = []      # dicts
+    directives = []   # dicts
+    for path in sorted(names):
+        base = os.path.basename(path)
+        if not base.endswith(".xml") or base.count(".") != 1:
+            continue
+        page = base[:-4]
+        if page in NON_MODULE_PAGES:
+            continue
+        src = git(gitdir, "show", f"{ref}:{path}")
+        for k, v in ENTITIES.items():
+            src = src.replace(k, v)
+        root = ET.fromstring(src.encode("utf-8"))
+        if root.tag != "modulesynopsis":
+            continue
+        mod = {
+            "page": page,
+            "name": text_of(root.find("name")),
+            "identifier": text_of(root.find("identifier")),
+            "source_file": text_of(root.find("sourcefile")),
+            "status": text_of(root.find("status")),
+            "compat": text_of(root.find("compatibility")),
+            "summary": text_of(root.find("summary")),
+        }
+        # The manual lists several files for mod_sed and omits ".c" for
+        # mod_heartbeat; keep the module's main file.
+        src_words = mod["source_file"].split()
+        if src_words:
+            main_src = src_words[0]
+            if not main_src.endswith(".c"):
+                main_src += ".c"
+            if main_src != mod["source_file"]:
+                warn(f"source file of {page} given as {mod['source_file']!r}; using {main_src}")
+            mod["source_file"] = main_src
+        if page == "core":
+            # The manual's page has no identifier; the brief names it `core`.
+            mod["identifier"] = "core"
+            mod["source_file"] = "core.c"
+        modules.append(mod)
+        for ds in root.iter("directivesynopsis"):
+            if ds.get("location"):
+                continue  # a reference to a directive documented elsewhere
+            d = {
+                "page": page,
+                "module": mod,
+                "name": text_of(ds.find("name")),
+                "section": ds.get("type") == "section",
+                "desc": text_of(ds.find("description")),
+                "syntax": text_of(ds.find("syntax")),
+                "default": text_of(ds.find("default")),
+                "contexts": [text_of(c) for c in ds.iter("context")],
+                "override": text_of(ds.find("override")),
+                "compat": text_of(ds.find("compatibility")),
+                "status": text_of(ds.find("status")),
+                "modulelist": ([text_of(m) for m in ds.find("modulelist").findall("module")]
+                               if ds.find("modulelist") is not None else []),
+                "usage": ds.find("usage"),
+            }
+            directives.append(d)
+    return modules, directives
+
+
+def is_deprecated(d):
+    """Whether the manual marks a directive deprecated / obsolete."""
+    if d["desc"].upper().startswith("DEPRECATED"):
+        return True
+    if re.search(r"no effect other than", d["desc"]):
+        return True
+    usage = d["usage"]
+    if usage is not None:
+        for note in usage.iter("note"):
+            title = note.find("title")
+            t = text_of(title).lower()
+            if "deprecated" in t or "obsolete" in t:
+                return True
+        for p in usage.iter("p"):
+            t = text_of(p).lower()
+            if re.search(r"\bthis directive (is|has been) (deprecated|obsolete)", t):
+                return True
+            if "currently has no effect" in t:
+                return True
+    mc = d["module"]["compat"].lower() + " " + d["module"]["summary"][:400].lower()
+    if "deprecated" in mc or "deprecation" in mc:
+        return True
+    return False
+
+
+# --------------------------------------------------------------------------
+# C command tables
+# --------------------------------------------------------------------------
+
+KINDS = {"RAW_ARGS", "TAKE1", "TAKE2", "TAKE12", "TAKE3", "TAKE23", "TAKE123",
+         "TAKE13", "ITERATE", "ITERATE2", "FLAG", "NO_ARGS", "TAKE_ARGV"}
+
+
+def strip_comments(src):
+    out = []
+    i, n = 0, len(src)
+    while i < n:
+        c = src[i]
+        if c == '"' or c == "'":
+            j = i + 1
+            while j < n and src[j] != c:
+                j += 2 if src[j] == "\\" else 1
+            out.append(src[i:j + 1])
+            i = j + 1
+        elif src.startswith("/*", i):
+            j = src.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(" ")
+            i = j
+        elif src.startswith("//", i):
+            j = src.find("\n", i)
+            j = n if j < 0 else j
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out).replace("\\\n", " ")
+
+
+def split_args(s):
+    """Split a macro argument list on top-level commas."""
+    args, depth, cur, i = [], 0, [], 0
+    while i < len(s):
+        c = s[i]
+        if c == '"':
+            j = i + 1
+            while j < len(s) and s[j] != '"':
+                j += 2 if s[j] == "\\" else 1
+            cur.append(s[i:j + 1])
+            i = j + 1
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        if c == "," and depth == 0:
+            args.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(c)
+        i += 1
+    args.append("".join(cur).strip())
+    return args
+
+
+def balanced(src, start):
+    """src[start] == '('; return the text inside the matching ')'."""
+    depth, i = 0, start
+    while i < len(src):
+        c = src[i]
+        if c == '"':
+            j = i + 1
+            while j < len(src) and src[j] != '"':
+                j += 2 if src[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return src[start + 1:i]
+        i += 1
+    return src[start + 1:]
+
+
+SSL_MACRO = re.compile(r"\bSSL_CMD_(ALL|SRV|PXY)\s*\(\s*(\w+)\s*,\s*(\w+)\s*,")
+SSL_DIR_MACRO = re.compile(r"\bSSL_CMD_DIR\s*\(\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)\s*,")
+SSL_WHERE = {"ALL": "RSRC_CONF|OR_AUTHCFG", "SRV": "RSRC_CONF",
+             "PXY": "RSRC_CONF|PROXY_CONF"}
+
+
+def expand_ssl(src):
+    src = SSL_MACRO.sub(lambda m: f'AP_INIT_{m.group(3)}("SSL{m.group(2)}", f, '
+                        f'NULL, {SSL_WHERE[m.group(1)]},', src)
+    src = SSL_DIR_MACRO.sub(lambda m: f'AP_INIT_{m.group(3)}("SSL{m.group(1)}", f, '
+                            f'NULL, OR_{m.group(2)},', src)
+    return src
+
+
+def resolve_name(expr, defines):
+    parts = re.findall(r'"((?:[^"\\]|\\.)*)"|(\w+)', expr)
+    out = []
+    for lit, ident in parts:
+        if ident:
+            if ident == "NULL":
+                return None
+            if ident not in defines:
+                return None
+            r = resolve_name(defines[ident], defines)
+            if r is None:
+                return None
+            out.append(r)
+        else:
+            out.append(lit)
+    return "".join(out)
+
+
+def normalise_mask(expr, flag_defines, depth=0):
+    out = []
+    for ident in re.findall(r"[A-Za-z_]\w*", expr):
+        if ident in MASK_FLAGS:
+            out.append(ident)
+        elif ident in flag_defines and depth < 5:
+            out += normalise_mask(flag_defines[ident], flag_defines, depth + 1).split("|")
+    out = [f for f in MASK_FLAGS if f in out]
+    return "|".join(out)
+
+
+def parse_commands(gitdir, ref):
+    files = git(gitdir, "ls-tree", "-r", "--name-only", ref).split()
+    files = [f for f in files
+             if re.match(r"(server|modules|include|os)/", f) and f.endswith((".c", ".h"))
+             and f != "include/http_config.h"]
+    sources = {}
+    defines = {}
+    flag_defines = {}
+    for f in files:
+        src = git(gitdir, "show", f"{ref}:{f}")
+        if "AP_INIT_" not in src and "SSL_CMD_" not in src and "#define" not in src:
+            continue
+        src = strip_comments(src)
+        for m in re.finditer(r'^\s*#\s*define\s+(\w+)\s+((?:"(?:[^"\\]|\\.)*"\s*)+)$',
+                             src, re.M):
+            defines.setdefault(m.group(1), m.group(2))
+        for m in re.finditer(r'^\s*#\s*define\s+(\w+)\s+\(?\s*([A-Z_]+(?:\s*\|\s*[A-Z_]+)*)\s*\)?\s*$',
+                             src, re.M):
+            if not f.startswith("include/"):
+                flag_defines.setdefault(m.group(1), m.group(2))
+        if "AP_INIT_" in src or "SSL_CMD_" in src:
+            sources[f] = src
+    cmds = {}  # lower name -> list of dicts
+    for f, src in sources.items():
+        src = expand_ssl(src)
+        mod_ident = None
+        m = re.search(r"AP_DECLARE_MODULE\s*\(\s*(\w+)\s*\)", src)
+        if m:
+            mod_ident = m.group(1) + "_module"
+        else:
+            m = re.search(r"^\s*(?:AP_DECLARE_DATA\s+|AP_MODULE_DECLARE_DATA\s+)?module\s+"
+                          r"(?:AP_MODULE_DECLARE_DATA\s+|AP_DECLARE_DATA\s+)?(\w+_module)\s*=",
+                          src, re.M)
+            if m:
+                mod_ident = m.group(1)
+        for m in re.finditer(r"\bAP_INIT_(\w+)\s*\(", src):
+            kind = m.group(1)
+            if kind not in KINDS:
+                continue
+            # skip macro definitions like `#define AP_INIT_...`
+            line_start = src.rfind("\n", 0, m.start()) + 1
+            if re.match(r"\s*#\s*define\s+AP_INIT_", src[line_start:m.end()]):
+                continue
+            args = split_args(balanced(src, m.end() - 1))
+            if len(args) < 4:
+                continue
+            name = resolve_name(args[0], defines)
+            if not name:
+                continue
+            section = name.startswith("<")
+            name = name.lstrip("<")
+            cmds.setdefault(name.lower(), []).append({
+                "name": name, "kind": kind,
+                "where": normalise_mask(args[3], flag_defines),
+                "file": f, "module": mod_ident, "section": section,
+            })
+    return cmds
+
+
+def check_mask(name, entries, ctxs, override, module):
+    """Compare the documented contexts/override with the C req_override mask."""
+    for e in entries:
+        if e["module"] and e["module"] not in module.split() and not (
+                module == "core" and e["module"] == "core_module"):
+            warn(f"{name}: documented in {module} but defined in {e['module']} ({e['file']})")
+    same = [e for e in entries if not e["section"]] or entries
+    if not same:
+        return
+    where = same[0]["where"]
+    flags = set(re.findall(r"\b[A-Z_]+\b", where))
+    ors = {f for f in flags if f.startswith("OR_")}
+    if "OR_ALL" in ors:
+        ors = {"OR_LIMIT", "OR_OPTIONS", "OR_FILEINFO", "OR_AUTHCFG", "OR_INDEXES"}
+    exp = set()
+    if "RSRC_CONF" in flags or ors - {"OR_AUTHCFG", "OR_LIMIT"}:
+        exp |= {"server config", "virtual host"}
+    if "ACCESS_CONF" in flags or ors:
+        exp.add("directory")
+    if ors:
+        exp.add(".htaccess")
+    if "PROXY_CONF" in flags:
+        exp.add("proxy section")
+    got = set(ctxs)
+    if exp != got:
+        warn(f"{name}: docs contexts [{', '.join(c for c in CONTEXT_ORDER if c in got)}] "
+             f"vs C mask {where} -> [{', '.join(c for c in CONTEXT_ORDER if c in exp)}]")
+
+
+# --------------------------------------------------------------------------
+# Debian build facts
+# --------------------------------------------------------------------------
+
+def debian_facts():
+    builtin = set()
+    so = {}
+    try:
+        out = subprocess.run(["/usr/sbin/apache2", "-l"], capture_output=True,
+                             check=True).stdout.decode()
+        for line in out.splitlines()[1:]:
+            line = line.strip()
+            if line:
+                builtin.add(line)
+    except (OSError, subprocess.CalledProcessError):
+        warn("note: /usr/sbin/apache2 not runnable; builtin_debian will be 'no'")
+    mdir = "/usr/lib/apache2/modules"
+    if os.path.isdir(mdir):
+        for f in sorted(os.listdir(mdir)):
+            if not f.endswith(".so"):
+                continue
+            try:
+                out = subprocess.run(["nm", "-D", "--defined-only", os.path.join(mdir, f)],
+                                     capture_output=True, check=True).stdout.decode()
+            except (OSError, subprocess.CalledProcessError):
+                continue
+            for line in out.splitlines():
+                parts = line.split()
+                if len(parts) == 3 and parts[2].endswith("_module") and parts[1] in "DdBb":
+                    so[parts[2]] = f
+    return builtin, so
+
+
+# --------------------------------------------------------------------------
+# Hand-written descriptions
+# --------------------------------------------------------------------------
+
+def read_desc(path):
+    out = {}
+    if not os.path.exists(path):
+        return out
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            k, _, v = line.partition("\t")
+            out[k] = v
+    return out
+
+
+# --------------------------------------------------------------------------
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    gitdir = sys.argv[1]
+    ref = sys.argv[2] if len(sys.argv) > 2 else "refs/heads/2.4.x"
+    modules, directives = parse_docs(gitdir, ref)
+    cmds = parse_commands(gitdir, ref)
+    builtin, so = debian_facts()
+    descs = read_desc(os.path.join(OUT_DIR, "descriptions.tsv"))
+    mdescs = {k[len("module:"):]: v for k, v in descs.items() if k.startswith("module:")}
+
+    by_page = {m["page"]: m for m in modules}
+    missing_desc = []
+
+    rows = []
+    seen = {}
+    for d in directives:
+        name = d["name"]
+        mod = d["module"]
+        if mod["page"] == "mpm_common":
+            mods = [by_page[p] for p in d["modulelist"] if p in by_page]
+            module = " ".join(m["identifier"] for m in mods)
+            source = " ".join(m["source_file"] for m in mods)
+            status = "MPM"
+        else:
+            module = mod["identifier"]
+            source = mod["source_file"]
+            status = mod["status"]
+        if d["status"]:
+            status = d["status"]
+        if is_deprecated(d):
+            status += " deprecated"
+        if name in SYNTAX_FIXES:
+            bad, good = SYNTAX_FIXES[name]
+            if bad in d["syntax"]:
+                d["syntax"] = d["syntax"].replace(bad, good)
+                warn(f"fixed syntax typo of {name}")
+        ctxs = [c for c in CONTEXT_ORDER if c in d["contexts"]]
+        for c in d["contexts"]:
+            if c not in CONTEXT_ORDER:
+                warn(f"unknown context {c!r} for {name}")
+        override = ",".join(p.strip() for p in d["override"].split(",") if p.strip())
+        entries = cmds.get(name.lower(), [])
+        kinds = sorted({e["kind"] for e in entries})
+        args = ""
+        if len(kinds) == 1:
+            args = kinds[0]
+        elif kinds:
+            # Prefer the entry of the same shape (section or not) from the
+            # module's own source file.
+            same = [e for e in entries if e["section"] == d["section"]] or entries
+            own = [e["kind"] for e in same
+                   if os.path.basename(e["file"]) in source.split()]
+            args = own[0] if own else same[0]["kind"]
+            warn(f"kind disagreement for {name}: "
+                 + ", ".join(f'{e["kind"]}@{e["file"]}' for e in entries)
+                 + f" -> {args}")
+        else:
+            warn(f"no command table entry for documented directive {name} ({module})")
+        if entries and any(e["section"] for e in entries) != d["section"]:
+            warn(f"section mismatch for {name}: docs={d['section']} "
+                 f"C={[e['section'] for e in entries]}")
+        url = f"{DOCS_BASE}mod/{d['page']}.html#{name.lower()}"
+        desc = descs.get(name, "")
+        if not desc:
+            missing_desc.append(name)
+        mask = ""
+        same = [e for e in entries if e["section"] == d["section"]] or entries
+        if same:
+            mask = same[0]["where"]
+        row = [name, module, source, d["syntax"], ",".join(ctxs), override,
+               d["default"], status, args, "yes" if d["section"] else "", url, desc, mask]
+        key = name.lower()
+        if key in seen:
+            prev = seen[key]
+            warn(f"directive {name} documented twice: {prev[1]} and {module}; merged")
+            prev[1] += " " + module
+            prev[2] += " " + source
+            continue
+        if os.environ.get("CHECK_MASKS"):
+            check_mask(name, entries, ctxs, override, module)
+        seen[key] = row
+        rows.append(row)
+
+    for name, module, source, syntax in REMOVED:
+        desc = descs.get(name, "")
+        if not desc:
+            missing_desc.append(name)
+        rows.append([name, module, source, syntax, "directory,.htaccess", "AuthConfig",
+                     "", "removed", "FLAG", "", REMOVED_URL, desc, "OR_AUTHCFG"])
+        seen[name.lower()] = rows[-1]
+
+    for name, module, source, syntax, ctxs, override, status, url in EXTRAS:
+        assert name.lower() not in seen, name
+        entries = cmds.get(name.lower(), [])
+        assert entries, name
+        e = [x for x in entries if not x["section"]][0]
+        desc = descs.get(name, "")
+        if not desc:
+            missing_desc.append(name)
+        rows.append([name, module, source, syntax, ctxs, override, "", status, e["kind"],
+                     "", url, desc, e["where"]])
+        seen[name.lower()] = rows[-1]
+
+    rows.sort(key=lambda r: r[0].lower())
+
+    # Command-table entries with no documentation.
+    for key, entries in sorted(cmds.items()):
+        if key not in seen:
+            e = entries[0]
+            warn(f"undocumented command {e['name']} ({e['kind']}) in "
+                 + ", ".join(sorted({x['file'] for x in entries})))
+
+    with open(os.path.join(OUT_DIR, "directives.tsv"), "w", encoding="utf-8") as fh:
+        fh.write("# name\tmodule\tsource_file\tsyntax\tcontexts\toverride\tdefault\t"
+                 "status\targs\tsection\turl\tdescription\treq_override\n")
+        for r in rows:
+            fh.write("\t".join(tsv_field(x) for x in r) + "\n")
+
+    # Modules
+    mrows = []
+    idents = set()
+    for m in modules:
+        if m["page"] == "mpm_common":
+            continue
+        ident = m["identifier"]
+        real_ident = "core_module" if ident == "core" else ident
+        idents.add(real_ident)
+        bi = "yes" if m["source_file"] in builtin else "no"
+        mrows.append([ident, m["source_file"], m["status"], bi, so.get(real_ident, ""),
+                      m["page"]])
+    for ident, (src, status) in UNDOCUMENTED_MODULES.items():
+        if ident in idents:
+            continue
+        bi = "yes" if src in builtin else "no"
+        mrows.append([ident, src, status, bi, so.get(ident, ""), ""])
+    for ident, f in sorted(so.items()):
+        if ident not in idents and ident not in UNDOCUMENTED_MODULES:
+            warn(f"Debian ships {f} ({ident}) which is not in the module list")
+    for b in sorted(builtin):
+        if not any(r[1] == b for r in mrows):
+            warn(f"Debian built-in {b} not in the module list")
+    mrows.sort(key=lambda r: (r[0] != "core", r[0]))
+    missing_mdesc = []
+    with open(os.path.join(OUT_DIR, "modules.tsv"), "w", encoding="utf-8") as fh:
+        fh.write("# identifier\tsource_file\tstatus\tbuiltin_debian\tdebian_so\tdescription\turl\n")
+        for r in mrows:
+            desc = mdescs.get(r[0], "")
+            if not desc:
+                missing_mdesc.append(r[0])
+            url = f"{DOCS_BASE}mod/{r[5]}.html" if r[5] else ""
+            fh.write("\t".join(tsv_field(x) for x in r[:5] + [desc, url]) + "\n")
+
+    warn(f"{len(rows)} directives, {len(mrows)} modules")
+    if missing_desc:
+        warn(f"{len(missing_desc)} directives lack a description: "
+             + " ".join(missing_desc[:50]))
+    if missing_mdesc:
+        warn(f"{len(missing_mdesc)} modules lack a description: " + " ".join(missing_mdesc))
+
+
+if __name__ == "__main__":
+    main()

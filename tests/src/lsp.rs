@@ -1,0 +1,186 @@
+//! A minimal LSP client that drives the real `apache-lsp` binary over stdio.
+//!
+//! Every wait is bounded; the child is killed when the client is dropped.
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read as _, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// The `apache-lsp` binary of this workspace, built on demand.
+pub fn server_binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("current_exe");
+    // target/<profile>/deps/<test> → target/<profile>/apache-lsp
+    let bin = exe.parent().and_then(|d| d.parent()).map(|d| d.join("apache-lsp")).expect("target dir");
+    if !bin.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let st = Command::new(cargo)
+            .args(["build", "-p", "apache-lsp", "--bin", "apache-lsp"])
+            .status()
+            .expect("cargo build");
+        assert!(st.success());
+    }
+    bin
+}
+
+pub struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    rx: Receiver<Value>,
+    next_id: i64,
+    /// Messages received while waiting for something else.
+    pub backlog: Vec<Value>,
+}
+
+fn read_message(r: &mut impl BufRead) -> Option<Value> {
+    let mut len = None;
+    loop {
+        let mut line = String::new();
+        if r.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(v) = line.strip_prefix("Content-Length: ") {
+            len = v.parse().ok();
+        }
+    }
+    let mut buf = vec![0; len?];
+    r.read_exact(&mut buf).ok()?;
+    serde_json::from_slice(&buf).ok()
+}
+
+impl Client {
+    pub fn spawn() -> Client {
+        Self::spawn_with(&[])
+    }
+
+    pub fn spawn_with(args: &[&str]) -> Client {
+        let mut child = Command::new(server_binary())
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn apache-lsp");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(stdout);
+            while let Some(msg) = read_message(&mut r) {
+                if tx.send(msg).is_err() {
+                    break;
+                }
+            }
+        });
+        Client { child, stdin, rx, next_id: 1, backlog: Vec::new() }
+    }
+
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let _ = self.stdin.write_all(bytes);
+        let _ = self.stdin.flush();
+    }
+
+    pub fn send(&mut self, msg: &Value) {
+        let body = serde_json::to_vec(msg).unwrap();
+        let mut framed = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        framed.extend(body);
+        self.send_raw(&framed);
+    }
+
+    pub fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Sends a request and waits (bounded) for its response.
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.wait_for(Duration::from_secs(10), |m| m.get("id") == Some(&json!(id)) && m.get("method").is_none())
+            .unwrap_or_else(|| panic!("no response to {method}"))
+    }
+
+    /// Waits for a message matching `pred`, keeping the others in the backlog.
+    pub fn wait_for(&mut self, timeout: Duration, mut pred: impl FnMut(&Value) -> bool) -> Option<Value> {
+        if let Some(i) = self.backlog.iter().position(&mut pred) {
+            return Some(self.backlog.remove(i));
+        }
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.checked_duration_since(Instant::now())?;
+            match self.rx.recv_timeout(left) {
+                Ok(m) => {
+                    if m.get("method")
+                        .and_then(|v| v.as_str())
+                        .is_some_and(|s| s.starts_with("window/") || s.starts_with("client/"))
+                        && m.get("id").is_some()
+                    {
+                        // Answer server-to-client requests (progress, registration) so it never blocks.
+                        let id = m["id"].clone();
+                        self.send(&json!({"jsonrpc": "2.0", "id": id, "result": null}));
+                    }
+                    if pred(&m) {
+                        return Some(m);
+                    }
+                    self.backlog.push(m);
+                }
+                Err(RecvTimeoutError::Timeout) => return None,
+                Err(RecvTimeoutError::Disconnected) => return None,
+            }
+        }
+    }
+
+    /// Waits for the diagnostics of `uri`, optionally for a given version.
+    pub fn diagnostics(&mut self, uri: &str, version: Option<i64>, timeout: Duration) -> Option<Vec<Value>> {
+        let m = self.wait_for(timeout, |m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri
+                && version.is_none_or(|v| m["params"]["version"] == json!(v))
+        })?;
+        Some(m["params"]["diagnostics"].as_array().cloned().unwrap_or_default())
+    }
+
+    pub fn initialize(&mut self, capabilities: Value) -> Value {
+        let r = self.request("initialize", json!({"processId": null, "rootUri": null, "capabilities": capabilities}));
+        self.notify("initialized", json!({}));
+        r
+    }
+
+    pub fn open(&mut self, uri: &str, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "apacheconf", "version": 1, "text": text}}),
+        );
+    }
+
+    /// Shuts down politely; returns the exit status if the server exited in time.
+    pub fn shutdown(mut self) -> Option<std::process::ExitStatus> {
+        let _ = self.request("shutdown", Value::Null);
+        self.notify("exit", Value::Null);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(st)) = self.child.try_wait() {
+                return Some(st);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        None
+    }
+
+    pub fn is_alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
