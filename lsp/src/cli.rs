@@ -29,6 +29,57 @@ pub enum Command {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
+    /// Explain what httpd does with one request: the sections that apply, in
+    /// merge order, the rule that decides, and the status.
+    Explain(ExplainArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ExplainArgs {
+    /// The main configuration file (httpd.conf, apache2.conf).
+    pub config: PathBuf,
+    /// The URL path of the request, e.g. /server-status.
+    pub url: String,
+    /// The client's address.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub client: std::net::IpAddr,
+    /// The server address the client connected to (for `Require local`); defaults
+    /// to 127.0.0.1 for IPv4 loopback clients, ::1 for IPv6 ones, else the client's own.
+    #[arg(long)]
+    pub server_addr: Option<std::net::IpAddr>,
+    /// The request carries valid credentials for this user.
+    #[arg(long)]
+    pub user: Option<String>,
+    /// The request carries credentials that are wrong.
+    #[arg(long, conflicts_with = "user")]
+    pub wrong_password: bool,
+    /// The Host header: picks the virtual host by ServerName/ServerAlias.
+    #[arg(long)]
+    pub host: Option<String>,
+    #[arg(long, default_value = "GET")]
+    pub method: String,
+    /// An environment variable set for the request (as SetEnvIf would), VAR=VALUE.
+    #[arg(long = "env", value_name = "VAR=VALUE")]
+    pub env: Vec<String>,
+    /// A request header NAME:VALUE (for SetEnvIf on headers).
+    #[arg(long = "header", value_name = "NAME:VALUE")]
+    pub header: Vec<String>,
+    /// The client's double-reverse-resolved host name, for host rules.
+    #[arg(long)]
+    pub client_host: Option<String>,
+    /// Never resolve the client's address: host rules then give an unknown outcome.
+    /// (Without it, explain resolves the address with the system resolver, only when
+    /// a host rule is reached. Nothing else in apache-lsp touches the network.)
+    #[arg(long)]
+    pub no_dns: bool,
+    #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
+    pub format: ExplainFormat,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExplainFormat {
+    Text,
+    Json,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -173,6 +224,86 @@ pub fn render(reported: &[Reported], format: Format) -> String {
     }
 }
 
+/// Builds the request an `explain` invocation describes.
+pub fn request_spec(a: &ExplainArgs, cfg: &config::Config) -> Result<ide::access::RequestSpec, String> {
+    use ide::policy::{EnvKnowledge, EnvVar, HostKnowledge, Request};
+    let local = a.server_addr.unwrap_or(match a.client {
+        std::net::IpAddr::V4(v) if v.is_loopback() => std::net::IpAddr::from([127, 0, 0, 1]),
+        std::net::IpAddr::V6(v) if v.is_loopback() => std::net::IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
+        other => other,
+    });
+    let mut req = Request::new(&a.method, a.client, local);
+    req.user = a.user.clone();
+    req.bad_credentials = a.wrong_password;
+    let mut env = EnvKnowledge::default();
+    // Variables the configuration may set per request are unknown unless given.
+    for n in cfg.walk() {
+        let l = n.name.to_ascii_lowercase();
+        let var = match l.as_str() {
+            "setenvif" | "setenvifnocase" | "setenvifexpr" => n.args.get(2).or(n.args.get(1)),
+            "browsermatch" | "browsermatchnocase" => n.args.get(1),
+            "setenv" => n.args.first(),
+            _ => None,
+        };
+        if let Some(v) = var {
+            let name = v.trim_start_matches('!').split('=').next().unwrap_or(v).to_string();
+            env.vars.insert(name, EnvVar::Unknown);
+        }
+    }
+    for kv in &a.env {
+        let (k, v) = kv.split_once('=').unwrap_or((kv.as_str(), ""));
+        env.vars.insert(k.to_string(), EnvVar::Set(v.to_string()));
+    }
+    req.env = env;
+    req.client_host = match (&a.client_host, a.no_dns) {
+        (Some(h), _) => HostKnowledge::Known(h.clone()),
+        (None, true) => HostKnowledge::Unknown,
+        (None, false) => resolve_double_reverse(a.client),
+    };
+    // Group membership from AuthGroupFile files the configuration names.
+    let mut groups = std::collections::BTreeMap::new();
+    for n in cfg.walk().filter(|n| n.is("AuthGroupFile")) {
+        if let Some(p) = n.args.first() {
+            let p = if std::path::Path::new(p).is_absolute() { PathBuf::from(p) } else { cfg.server_root.join(p) };
+            if let Ok(text) = std::fs::read_to_string(&p) {
+                for line in text.lines() {
+                    if let Some((g, users)) = line.split_once(':') {
+                        for u in users.split_whitespace() {
+                            groups
+                                .entry(u.to_string())
+                                .or_insert_with(std::collections::BTreeSet::new)
+                                .insert(g.trim().to_string());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    req.groups = Some(groups);
+    Ok(ide::access::RequestSpec { path: a.url.clone(), host: a.host.clone(), request: req })
+}
+
+/// httpd's double-reverse lookup of a client address (`REMOTE_DOUBLE_REV`):
+/// reverse, then forward; the name counts only if the forward answer holds the address.
+fn resolve_double_reverse(ip: std::net::IpAddr) -> ide::policy::HostKnowledge {
+    use ide::policy::HostKnowledge;
+    let Ok(out) = std::process::Command::new("getent").arg("hosts").arg(ip.to_string()).output() else {
+        return HostKnowledge::Unknown;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let Some(name) = text.split_whitespace().nth(1).map(str::to_string) else { return HostKnowledge::NoName };
+    let Ok(fwd) = std::process::Command::new("getent").arg("ahosts").arg(&name).output() else {
+        return HostKnowledge::Unknown;
+    };
+    let confirmed =
+        String::from_utf8_lossy(&fwd.stdout).lines().any(|l| l.split_whitespace().next() == Some(&ip.to_string()));
+    if confirmed {
+        HostKnowledge::Known(name)
+    } else {
+        HostKnowledge::NoName
+    }
+}
+
 /// Runs the CLI; returns the process exit status.
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
@@ -191,6 +322,28 @@ pub fn main() -> i32 {
                 2
             }
         },
+        Some(Command::Explain(a)) => {
+            if std::fs::metadata(&a.config).is_err() {
+                eprintln!("apache-lsp explain: cannot read {}", a.config.display());
+                return 2;
+            }
+            let cfg = config::load(&a.config, &config::RealFs);
+            let spec = match request_spec(&a, &cfg) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("apache-lsp explain: {e}");
+                    return 2;
+                }
+            };
+            let e = ide::explain::explain(&cfg, &spec);
+            match a.format {
+                ExplainFormat::Text => print!("{}", ide::explain::to_text(&spec, &e)),
+                ExplainFormat::Json => {
+                    println!("{}", serde_json::to_string_pretty(&ide::explain::to_json(&spec, &e)).unwrap_or_default())
+                }
+            }
+            0
+        }
         Some(Command::Check { format, paths }) => match check_paths(&paths) {
             Ok(reported) => {
                 print!("{}", render(&reported, format));

@@ -7,10 +7,13 @@
 //! ([`apache_syntax::TextRange`]); converting them is the protocol layer's job.
 //! One feature, one file; each file's tests sit beside its code.
 
+pub mod access;
 pub mod catalogue;
 pub mod config;
 pub mod diagnostics;
 pub mod document_symbols;
+pub mod explain;
 pub mod folding_ranges;
+pub mod policy;
 
 pub use config::{Config, FileData, FileId, Severity};

@@ -110,6 +110,22 @@ pub fn load_fragment(path: &Path, fs: &dyn FileSource) -> Config {
     l.cfg
 }
 
+/// A fragment from text already read (an .htaccess file read per request).
+pub fn load_fragment_from(fd: Arc<FileData>) -> Config {
+    struct One(Arc<FileData>);
+    impl FileSource for One {
+        fn read(&self, path: &Path) -> std::io::Result<(Arc<str>, Option<usize>)> {
+            if path == &*self.0.path {
+                Ok((self.0.text.clone(), self.0.not_utf8))
+            } else {
+                RealFs.read(path)
+            }
+        }
+    }
+    let path = fd.path.to_path_buf();
+    load_fragment(&path, &One(fd))
+}
+
 fn absolute(p: &Path) -> PathBuf {
     if p.is_absolute() {
         p.to_path_buf()

@@ -15,7 +15,7 @@
 mod loader;
 mod modules;
 
-pub use loader::{load, load_fragment, FileSource, RealFs};
+pub use loader::{decode, load, load_fragment, load_fragment_from, resolve_include, FileSource, RealFs};
 pub use modules::{ModuleSet, HTTPD_VERSION};
 
 use apache_syntax::{LineIndex, Parse, TextRange};

@@ -1,0 +1,317 @@
+//! Per-directory authentication settings the access status depends on: AuthType, AuthName
+//! (mod_authn_core), AuthUserFile (mod_authn_file), AuthGroupFile (mod_authz_groupfile),
+//! AuthDBMGroupFile (mod_authz_dbm), AuthBasicProvider (mod_auth_basic), AuthDigestProvider
+//! (mod_auth_digest).
+//!
+//! Invariants:
+//! * No IO: file names are recorded, never opened.
+//! * Merging mirrors each module: mod_authn_core merges AuthType (if set, including `None`) and
+//!   AuthName field by field (`merge_authn_core_dir_config`); mod_authn_file, mod_authz_groupfile
+//!   and mod_authz_dbm have no merger, but each of those fields is the only directive that
+//!   creates its module's config, so "later value wins if set" is exact; mod_auth_basic merges
+//!   `providers` as "overrides' list if set" (`merge_auth_basic_dir_config`); mod_auth_digest has
+//!   no merger and also handles `AuthName` (`set_realm`), so any section with AuthName or an
+//!   `AuthDigest*` directive resets the digest provider list.
+//! * Values are ap_expr strings in httpd (AuthType/AuthName); one containing `%{…}` is kept and
+//!   classified as [`AuthTypeKind::Expr`].
+
+use super::items::{is_expr_string, ConfigError, Item, Loc, PolicyCtx};
+use super::method::{is_limit, is_require_container, limit_block_mask, MethodMask};
+
+/// A value and where it was set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Value<T> {
+    pub value: T,
+    pub loc: Loc,
+}
+
+/// Authentication-related settings of a section, or the effective ones after merging.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AuthnConfig {
+    /// `AuthType` as written (the last one wins within a section).
+    pub auth_type: Option<Value<String>>,
+    pub auth_name: Option<Value<String>>,
+    pub user_file: Option<Value<String>>,
+    pub group_file: Option<Value<String>>,
+    pub dbm_group_file: Option<Value<String>>,
+    /// `AuthBasicProvider` lists (several lines append); loc of the first line.
+    pub basic_providers: Option<Value<Vec<String>>>,
+    /// mod_auth_digest's config: present when the section had AuthName or an AuthDigest*
+    /// directive (and mod_auth_digest is loaded); its provider list may be unset.
+    pub digest: Option<DigestConf>,
+}
+
+/// The part of mod_auth_digest's per-dir config that matters here.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DigestConf {
+    pub providers: Option<Value<Vec<String>>>,
+}
+
+/// What `ap_auth_type(r)` yields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthTypeKind {
+    /// No AuthType, or `AuthType None` (any case): `ap_auth_type` returns NULL.
+    None,
+    /// `Basic` (any case), handled by mod_auth_basic.
+    Basic,
+    /// `Digest`, handled by mod_auth_digest.
+    Digest,
+    /// `Form`, handled by mod_auth_form (not modelled).
+    Form,
+    /// Another name (a third-party module, or none → 500 AH01796).
+    Other(String),
+    /// An expression evaluated per request.
+    Expr(String),
+}
+
+impl AuthnConfig {
+    /// Classify the effective AuthType.
+    pub fn auth_type_kind(&self) -> AuthTypeKind {
+        let Some(t) = &self.auth_type else { return AuthTypeKind::None };
+        let v = t.value.as_str();
+        if is_expr_string(v) {
+            AuthTypeKind::Expr(v.to_string())
+        } else if v.eq_ignore_ascii_case("None") {
+            AuthTypeKind::None
+        } else if v.eq_ignore_ascii_case("Basic") {
+            AuthTypeKind::Basic
+        } else if v.eq_ignore_ascii_case("Digest") {
+            AuthTypeKind::Digest
+        } else if v.eq_ignore_ascii_case("Form") {
+            AuthTypeKind::Form
+        } else {
+            AuthTypeKind::Other(v.to_string())
+        }
+    }
+}
+
+const AUTHN_DIRECTIVES: &[&str] = &[
+    "AuthType",
+    "AuthName",
+    "AuthUserFile",
+    "AuthGroupFile",
+    "AuthDBMGroupFile",
+    "AuthBasicProvider",
+    "AuthDigestProvider",
+];
+
+const DIGEST_DIRECTIVES: &[&str] = &[
+    "AuthName",
+    "AuthDigestProvider",
+    "AuthDigestQop",
+    "AuthDigestNonceLifetime",
+    "AuthDigestNonceFormat",
+    "AuthDigestNcCheck",
+    "AuthDigestAlgorithm",
+    "AuthDigestDomain",
+];
+
+/// Authn provider name → module registering it.
+fn authn_provider_module(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "file" => "authn_file_module",
+        "dbm" => "authn_dbm_module",
+        "anon" => "authn_anon_module",
+        "dbd" => "authn_dbd_module",
+        "socache" => "authn_socache_module",
+        "ldap" => "authnz_ldap_module",
+        _ => return None,
+    })
+}
+
+fn usage(name: &str) -> &'static str {
+    match name {
+        "authtype" => "AuthType takes one argument, an HTTP authorization type (e.g., \"Basic\")",
+        "authname" => "AuthName takes one argument, the authentication realm (e.g. \"Members Only\")",
+        "authuserfile" => "AuthUserFile takes one argument, text file containing user IDs and passwords",
+        "authgroupfile" => "AuthGroupFile takes one argument, text file containing group names and member user IDs",
+        "authdbmgroupfile" => {
+            "AuthDBMGroupFile takes one argument, database file containing group names and member user IDs"
+        }
+        "authbasicprovider" => {
+            "AuthBasicProvider requires at least one argument, specify the auth providers for a directory or location"
+        }
+        _ => {
+            "AuthDigestProvider requires at least one argument, specify the auth providers for a directory or location"
+        }
+    }
+}
+
+fn walk(
+    items: &[Item],
+    ctx: &PolicyCtx,
+    limited: &MethodMask,
+    registered: &mut std::collections::BTreeSet<String>,
+    conf: &mut Option<AuthnConfig>,
+    errors: &mut Vec<ConfigError>,
+) {
+    for item in items {
+        match item {
+            Item::Block { name, items: body, .. } if is_limit(name) => {
+                if let Ok(mask) = limit_block_mask(item, limited, registered, ctx.htaccess) {
+                    walk(body, ctx, &mask, registered, conf, errors);
+                }
+            }
+            Item::Block { name, items: body, .. } if is_require_container(name) => {
+                walk(body, ctx, limited, registered, conf, errors);
+            }
+            Item::Directive { name, args, loc, .. } => {
+                let Some(canon) = AUTHN_DIRECTIVES.iter().find(|d| d.eq_ignore_ascii_case(name)) else {
+                    if DIGEST_DIRECTIVES.iter().any(|d| d.eq_ignore_ascii_case(name))
+                        && ctx.modules.is_loaded("auth_digest_module")
+                    {
+                        conf.get_or_insert_with(Default::default).digest.get_or_insert_with(Default::default);
+                    }
+                    continue;
+                };
+                let c = conf.get_or_insert_with(Default::default);
+                let lname = canon.to_ascii_lowercase();
+                if DIGEST_DIRECTIVES.contains(canon) && ctx.modules.is_loaded("auth_digest_module") {
+                    c.digest.get_or_insert_with(Default::default);
+                }
+                let value = |v: &str| Value { value: v.to_string(), loc: loc.clone() };
+                match lname.as_str() {
+                    "authbasicprovider" | "authdigestprovider" => {
+                        // ITERATE: words until an empty one; each must be a registered provider.
+                        if !matches!(args.first(), Some(w) if !w.is_empty()) {
+                            errors.push(ConfigError::new(loc, usage(&lname)));
+                            continue;
+                        }
+                        let mut names = vec![];
+                        for w in args.iter().take_while(|w| !w.is_empty()) {
+                            let known = authn_provider_module(w).is_some_and(|m| ctx.modules.is_loaded(m))
+                                || ctx.extra_authn_providers.contains(w.as_str());
+                            if !known {
+                                errors.push(ConfigError::new(loc, format!("Unknown Authn provider: {w}")));
+                                break;
+                            }
+                            names.push(w.clone());
+                        }
+                        let slot = if lname == "authbasicprovider" {
+                            &mut c.basic_providers
+                        } else {
+                            &mut c.digest.get_or_insert_with(Default::default).providers
+                        };
+                        match slot {
+                            Some(v) => v.value.extend(names),
+                            None => *slot = Some(Value { value: names, loc: loc.clone() }),
+                        }
+                    }
+                    _ => {
+                        // TAKE1
+                        if args.len() != 1 || args[0].is_empty() {
+                            errors.push(ConfigError::new(loc, usage(&lname)));
+                            continue;
+                        }
+                        let v = Some(value(&args[0]));
+                        match lname.as_str() {
+                            "authtype" => c.auth_type = v,
+                            "authname" => c.auth_name = v,
+                            "authuserfile" => c.user_file = v,
+                            "authgroupfile" => c.group_file = v,
+                            _ => c.dbm_group_file = v,
+                        }
+                    }
+                }
+            }
+            Item::Block { .. } => {}
+        }
+    }
+}
+
+/// Build a section's authentication settings. `None` when the section has none of the
+/// directives (→ inherit).
+pub fn authn_from_items(items: &[Item], ctx: &PolicyCtx) -> (Option<AuthnConfig>, Vec<ConfigError>) {
+    let mut conf = None;
+    let mut errors = vec![];
+    let mut registered = ctx.registered_methods.clone();
+    walk(items, ctx, &MethodMask::all(), &mut registered, &mut conf, &mut errors);
+    (conf, errors)
+}
+
+/// Merge `new` (a later section) over `base`, module by module (see the module docs).
+pub fn merge_authn(base: &AuthnConfig, new: &AuthnConfig) -> AuthnConfig {
+    AuthnConfig {
+        auth_type: new.auth_type.clone().or_else(|| base.auth_type.clone()),
+        auth_name: new.auth_name.clone().or_else(|| base.auth_name.clone()),
+        user_file: new.user_file.clone().or_else(|| base.user_file.clone()),
+        group_file: new.group_file.clone().or_else(|| base.group_file.clone()),
+        dbm_group_file: new.dbm_group_file.clone().or_else(|| base.dbm_group_file.clone()),
+        basic_providers: new.basic_providers.clone().or_else(|| base.basic_providers.clone()),
+        digest: new.digest.clone().or_else(|| base.digest.clone()),
+    }
+}
+
+/// `merge_authn` over optional configs (`None` = the section has no such directive).
+pub fn merge_authn_opt(base: Option<&AuthnConfig>, new: Option<&AuthnConfig>) -> Option<AuthnConfig> {
+    match (base, new) {
+        (b, None) => b.cloned(),
+        (None, Some(n)) => Some(n.clone()),
+        (Some(b), Some(n)) => Some(merge_authn(b, n)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ide::policy::items::test_util::items;
+
+    fn build(src: &str) -> (Option<AuthnConfig>, Vec<String>) {
+        let (c, e) = authn_from_items(&items(src), &PolicyCtx::default());
+        (c, e.into_iter().map(|e| e.message).collect())
+    }
+
+    #[test]
+    fn auth_type_kinds() {
+        let kind = |s: &str| build(s).0.unwrap_or_default().auth_type_kind();
+        assert_eq!(kind("AuthType basic"), AuthTypeKind::Basic);
+        assert_eq!(kind("AuthType NONE"), AuthTypeKind::None);
+        assert_eq!(kind("AuthName x"), AuthTypeKind::None);
+        assert_eq!(kind("AuthType Digest"), AuthTypeKind::Digest);
+        assert_eq!(kind("AuthType Kerberos"), AuthTypeKind::Other("Kerberos".into()));
+        assert_eq!(kind("AuthType \"%{ENV:T}\""), AuthTypeKind::Expr("%{ENV:T}".into()));
+    }
+
+    #[test]
+    fn no_authn_directive_means_inherit() {
+        assert_eq!(build("Require valid-user").0, None);
+    }
+
+    #[test]
+    fn later_section_value_wins_if_set_and_auth_type_none_overrides() {
+        let parent = build("AuthType Basic\nAuthName realm\nAuthUserFile /p").0.unwrap();
+        let child = build("AuthType None").0.unwrap();
+        let m = merge_authn(&parent, &child);
+        assert_eq!(m.auth_type_kind(), AuthTypeKind::None);
+        assert_eq!(m.auth_name.unwrap().value, "realm");
+        assert_eq!(m.user_file.unwrap().value, "/p");
+    }
+
+    #[test]
+    fn basic_providers_append_within_a_section_and_replace_across() {
+        let c = build("AuthBasicProvider file\nAuthBasicProvider dbm").0.unwrap();
+        assert_eq!(c.basic_providers.as_ref().unwrap().value, vec!["file", "dbm"]);
+        let child = build("AuthBasicProvider ldap").0.unwrap();
+        assert_eq!(merge_authn(&c, &child).basic_providers.unwrap().value, vec!["ldap"]);
+    }
+
+    #[test]
+    fn unknown_authn_provider_is_rejected() {
+        let ctx =
+            PolicyCtx { modules: crate::ide::policy::ModuleSet::only(["authn_file_module"]), ..Default::default() };
+        let (_, e) = authn_from_items(&items("AuthBasicProvider file dbm"), &ctx);
+        assert_eq!(e[0].message, "Unknown Authn provider: dbm");
+    }
+
+    #[test]
+    fn auth_name_resets_digest_providers() {
+        let parent = build("AuthDigestProvider dbm").0.unwrap();
+        let child = build("AuthName x").0.unwrap();
+        assert_eq!(merge_authn(&parent, &child).digest, Some(DigestConf { providers: None }));
+    }
+
+    #[test]
+    fn take1_errors() {
+        assert_eq!(build("AuthType Basic Digest").1, vec![usage("authtype")]);
+    }
+}
