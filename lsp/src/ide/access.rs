@@ -14,7 +14,6 @@ use crate::ide::policy::{
     AuthzConfig, CompatConfig, Item, Outcome, PolicyCtx,
 };
 use apache_syntax::TextRange;
-use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

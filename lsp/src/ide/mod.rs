@@ -14,6 +14,8 @@ pub mod diagnostics;
 pub mod document_symbols;
 pub mod explain;
 pub mod folding_ranges;
+pub mod hover;
+pub mod migrate;
 pub mod policy;
 
 pub use config::{Config, FileData, FileId, Severity};

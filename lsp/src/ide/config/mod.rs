@@ -147,6 +147,16 @@ impl Config {
     pub fn walk(&self) -> impl Iterator<Item = &Node> {
         self.nodes.iter().flat_map(|n| n.walk())
     }
+    /// A node's range from its name to the end of its text, without leading blanks
+    /// or the final line break: what diagnostics underline.
+    pub fn trimmed(&self, loc: &Loc) -> TextRange {
+        let text = &self.file(loc.file).text;
+        let start = loc.focus.start().min(loc.range.end());
+        let slice = &text[usize::from(start)..usize::from(loc.range.end())];
+        let end = start + apache_syntax::TextSize::from(slice.trim_end().len() as u32);
+        TextRange::new(start, end)
+    }
+
     pub fn is_inactive(&self, file: FileId, offset: apache_syntax::TextSize) -> bool {
         self.inactive.iter().any(|(f, r)| *f == file && r.contains(offset))
     }

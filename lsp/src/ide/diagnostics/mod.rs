@@ -3,7 +3,11 @@
 //! Codes are stable (they are listed in the README); messages say what httpd
 //! will do, in its own words where it has them.
 
+mod access_rules;
+mod defeated_require;
+pub mod deprecated_access;
 mod load_problems;
+mod removed_directive;
 mod syntax_errors;
 mod unknown_directive;
 
@@ -49,6 +53,10 @@ pub fn all(cfg: &Config) -> Vec<Diagnostic> {
     }
     load_problems::check(cfg, &mut out);
     unknown_directive::check(cfg, &mut out);
+    deprecated_access::check(cfg, &mut out);
+    removed_directive::check(cfg, &mut out);
+    access_rules::check(cfg, &mut out);
+    defeated_require::check(cfg, &mut out);
     out.sort_by_key(|d| (d.file, d.range.start(), d.code));
     out.dedup();
     out

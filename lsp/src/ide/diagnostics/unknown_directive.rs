@@ -42,7 +42,10 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
                 }
                 let loaded = d.module.split_whitespace().any(|m| m == "core" || cfg.modules.contains(m));
                 if !loaded {
-                    if cfg.modules_known {
+                    // Order/Allow/Deny/Satisfy have their own check with a migration hint.
+                    let old_style =
+                        matches!(node.name.to_ascii_lowercase().as_str(), "order" | "allow" | "deny" | "satisfy");
+                    if cfg.modules_known && !old_style {
                         out.push(Diagnostic::new(
                             node.loc.file,
                             range,

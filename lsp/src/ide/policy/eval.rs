@@ -35,7 +35,8 @@ use super::method::MethodId;
 pub enum HostKnowledge {
     /// The verified name.
     Known(String),
-    /// The reverse or the forward lookup failed: no host entry matches.
+    /// The reverse or the forward lookup failed (httpd then has only the IP string,
+    /// `remotehost_is_ip`): no host entry matches, `Require host` logs AH01753.
     NoName,
     /// Not known.
     #[default]
@@ -101,7 +102,10 @@ pub struct Request {
     pub bad_credentials: bool,
     pub env: EnvKnowledge,
     pub client_host: HostKnowledge,
-    /// user → groups, from the AuthGroupFile in effect; None = unknown.
+    /// user → groups, from the AuthGroupFile in effect; None = unknown. Keys are exact user
+    /// names (`groups_for_user` compares users with `strcmp`); group names (trailing blanks
+    /// trimmed) are matched case-insensitively, because `groups_for_user` stores them in an
+    /// `apr_table` and `group_check_authorization` looks them up with `apr_table_get`.
     pub groups: Option<BTreeMap<String, BTreeSet<String>>>,
     /// Forward DNS answers for `Require forward-dns` names (lowercase); a missing name is
     /// unknown, an empty list means the lookup fails.

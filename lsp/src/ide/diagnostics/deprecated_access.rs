@@ -1,0 +1,121 @@
+//! Check: old-style access directives (mod_access_compat), each saying what its
+//! block does today.
+
+use super::Diagnostic;
+use crate::ide::config::{Config, NodeKind, Severity};
+use crate::ide::policy::{self, HostSpec, Order, Satisfy};
+
+/// What a section's Order/Allow/Deny do, for all methods, in words.
+pub fn describe(c: &policy::CompatConfig) -> String {
+    if c.orders.iter().any(|o| !o.methods.is_all()) || c.allows.iter().chain(&c.denies).any(|e| !e.methods.is_all()) {
+        return "its rules differ per HTTP method (<Limit>)".into();
+    }
+    let order = c.orders.last().map(|o| o.value).unwrap_or(Order::DenyAllow);
+    let a: Vec<&str> = c.allows.iter().map(|e| e.text.as_str()).collect();
+    let d: Vec<&str> = c.denies.iter().map(|e| e.text.as_str()).collect();
+    let a_all = c.allows.iter().any(|e| e.spec == HostSpec::All);
+    let d_all = c.denies.iter().any(|e| e.spec == HostSpec::All);
+    let ord = order.as_str();
+    let host = match order {
+        Order::AllowDeny | Order::MutualFailure => {
+            if d_all {
+                format!("denies everyone: with Order {ord}, `Deny from all` has the last word")
+            } else if a.is_empty() {
+                format!("denies everyone: with Order {ord} and no Allow line, the default is deny")
+            } else if d.is_empty() && a_all {
+                "allows everyone".into()
+            } else if d.is_empty() {
+                format!("allows only {}", a.join(", "))
+            } else {
+                format!("allows {} except {}", a.join(", "), d.join(", "))
+            }
+        }
+        Order::DenyAllow => {
+            if a_all {
+                format!("allows everyone: with Order {ord}, `Allow from all` has the last word")
+            } else if d.is_empty() {
+                "allows everyone (no Deny line; Order deny,allow defaults to allow)".into()
+            } else if d_all {
+                if a.is_empty() {
+                    "denies everyone".into()
+                } else {
+                    format!("allows only {}", a.join(", "))
+                }
+            } else if a.is_empty() {
+                format!("denies {}, allows everyone else", d.join(", "))
+            } else {
+                format!("denies {} unless also {}", d.join(", "), a.join(", "))
+            }
+        }
+    };
+    match c.satisfies.last().map(|s| s.value) {
+        Some(Satisfy::Any) => format!("{host}; with Satisfy Any, passing this host check skips Require entirely"),
+        _ => host,
+    }
+}
+
+pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
+    let ctx = crate::ide::access::policy_ctx(cfg);
+    let compat_loaded = !cfg.modules_known || cfg.modules.contains("access_compat_module");
+    for section in cfg.walk().filter(|n| n.is_section()) {
+        let olds: Vec<_> = section
+            .children
+            .iter()
+            .filter(|c| {
+                c.kind == NodeKind::Directive
+                    && matches!(c.name.to_ascii_lowercase().as_str(), "order" | "allow" | "deny" | "satisfy")
+            })
+            .collect();
+        if olds.is_empty() {
+            continue;
+        }
+        let items = crate::ide::access::body_items(cfg, section);
+        let (compat, _) = policy::compat_from_items(&items, &ctx);
+        let what = compat.as_ref().map(describe).unwrap_or_default();
+        for d in olds {
+            if !compat_loaded {
+                out.push(Diagnostic::new(
+                    d.loc.file,
+                    d.loc.focus,
+                    Severity::Error,
+                    "access-compat-not-loaded",
+                    format!("httpd 2.4 will not start: Invalid command '{}': it comes from mod_access_compat, which is not loaded; use Require", d.name),
+                ));
+                continue;
+            }
+            let mut diag = Diagnostic::new(
+                d.loc.file,
+                cfg.trimmed(&d.loc),
+                Severity::Warning,
+                "deprecated-access",
+                format!("`{}` is deprecated (mod_access_compat); this block {what}", d.name),
+            );
+            diag.deprecated = true;
+            out.push(diag);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ide::diagnostics::tests::render;
+    use expect_test::expect;
+
+    #[test]
+    fn deny_from_all_has_the_last_word_under_allow_deny() {
+        expect![[r#"
+            /srv/site.conf:2: Warning[deprecated-access]: `Order` is deprecated (mod_access_compat); this block denies everyone: with Order allow,deny, `Deny from all` has the last word
+            /srv/site.conf:3: Warning[deprecated-access]: `Deny` is deprecated (mod_access_compat); this block denies everyone: with Order allow,deny, `Deny from all` has the last word
+            /srv/site.conf:4: Warning[deprecated-access]: `Allow` is deprecated (mod_access_compat); this block denies everyone: with Order allow,deny, `Deny from all` has the last word
+        "#]]
+        .assert_eq(&render("//- /srv/site.conf\n<Directory /srv>\n  Order allow,deny\n  Deny from all\n  Allow from 127.0.0.1\n</Directory>\n"));
+    }
+
+    #[test]
+    fn old_style_without_access_compat_stops_httpd() {
+        expect![[r#"
+            /etc/httpd/httpd.conf:3: Error[access-compat-not-loaded]: httpd 2.4 will not start: Invalid command 'Order': it comes from mod_access_compat, which is not loaded; use Require
+        "#]]
+        .assert_eq(&render("//- /etc/httpd/httpd.conf\nLoadModule authz_core_module m.so\n<Directory />\n  Order deny,allow\n</Directory>\n"));
+    }
+}
