@@ -29,6 +29,21 @@ pub enum Command {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
+    /// Rewrite Order/Allow/Deny/Satisfy into Require. Without --write, prints a
+    /// unified diff. Only rewrites the engine proves keep every request's outcome,
+    /// unless --allow-changes.
+    ///
+    /// Exit status: 0 when nothing old-style is left, 1 when something is, 2 on failure.
+    Migrate {
+        /// Replace the files (atomically: temporary file, fsync, rename).
+        #[arg(long)]
+        write: bool,
+        /// Also apply rewrites that change access, and print every change.
+        #[arg(long)]
+        allow_changes: bool,
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
     /// Explain what httpd does with one request: the sections that apply, in
     /// merge order, the rule that decides, and the status.
     Explain(ExplainArgs),
@@ -74,6 +89,27 @@ pub struct ExplainArgs {
     pub no_dns: bool,
     #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
     pub format: ExplainFormat,
+}
+
+impl ExplainArgs {
+    /// A plain GET from `client` with no credentials (for the editor command).
+    pub fn for_request(config: &Path, url: &str, client: &str) -> ExplainArgs {
+        ExplainArgs {
+            config: config.to_path_buf(),
+            url: url.to_string(),
+            client: client.parse().unwrap_or(std::net::IpAddr::from([127, 0, 0, 1])),
+            server_addr: None,
+            user: None,
+            wrong_password: false,
+            host: None,
+            method: "GET".into(),
+            env: vec![],
+            header: vec![],
+            client_host: None,
+            no_dns: true,
+            format: ExplainFormat::Text,
+        }
+    }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -322,6 +358,38 @@ pub fn main() -> i32 {
                 2
             }
         },
+        Some(Command::Migrate { write, allow_changes, paths }) => {
+            let targets = match targets(&paths) {
+                Ok(t) => t,
+                Err(e) => {
+                    eprintln!("apache-lsp migrate: {e}");
+                    return 2;
+                }
+            };
+            let mut left_any = false;
+            for (path, main) in targets {
+                let out = crate::migrate_cli::migrate(&path, main, allow_changes);
+                for (p, (old, new)) in &out.changed {
+                    if write {
+                        if let Err(e) = crate::migrate_cli::write_atomic(p, old, new) {
+                            eprintln!("apache-lsp migrate: {e}");
+                            return 2;
+                        }
+                        eprintln!("rewrote {}", p.display());
+                    } else {
+                        print!("{}", crate::migrate_cli::unified_diff(p, old, new));
+                    }
+                }
+                for c in &out.access_changes {
+                    eprintln!("access changes: {c}");
+                }
+                for l in &out.left {
+                    eprintln!("left old-style: {l}");
+                }
+                left_any |= !out.left.is_empty();
+            }
+            i32::from(left_any)
+        }
         Some(Command::Explain(a)) => {
             if std::fs::metadata(&a.config).is_err() {
                 eprintln!("apache-lsp explain: cannot read {}", a.config.display());

@@ -6,4 +6,5 @@
 
 pub mod cli;
 pub mod ide;
+pub mod migrate_cli;
 pub mod server;

@@ -192,7 +192,7 @@ fn rewrite_edits(cfg: &Config, section: &Node) -> Result<(Vec<Edit>, String), St
     let r_text: Vec<String> = own_require
         .iter()
         .map(|n| {
-            let r = whole_lines(text, n.loc.range);
+            let r = whole_lines(text, cfg.trimmed(&n.loc));
             let body = &text[usize::from(r.start())..usize::from(r.end())];
             dedent(body.trim_end_matches(['\n', '\r']))
         })
@@ -244,7 +244,7 @@ fn rewrite_edits(cfg: &Config, section: &Node) -> Result<(Vec<Edit>, String), St
     let pad = line_indent(text, first.loc.range.start());
     let mut edits = Vec::new();
     for (i, n) in targets.iter().enumerate() {
-        let r = whole_lines(text, n.loc.range);
+        let r = whole_lines(text, cfg.trimmed(&n.loc));
         let new_text = if i == 0 {
             let ends_nl = text[usize::from(r.start())..usize::from(r.end())].ends_with('\n');
             let mut t = block.lines().map(|l| format!("{pad}{l}")).collect::<Vec<_>>().join(nl);
@@ -284,8 +284,15 @@ pub fn apply(text: &str, edits: &[&Edit]) -> String {
     let mut e: Vec<&&Edit> = edits.iter().collect();
     e.sort_by_key(|e| std::cmp::Reverse(e.range.start()));
     let mut out = text.to_string();
+    let mut limit = usize::MAX;
     for ed in e {
-        out.replace_range(usize::from(ed.range.start())..usize::from(ed.range.end()), &ed.new_text);
+        let (a, b) = (usize::from(ed.range.start()), usize::from(ed.range.end()));
+        // Overlapping or out-of-range edits are dropped rather than corrupting text.
+        if b > limit || b > out.len() || !out.is_char_boundary(a) || !out.is_char_boundary(b) {
+            continue;
+        }
+        out.replace_range(a..b, &ed.new_text);
+        limit = a;
     }
     out
 }

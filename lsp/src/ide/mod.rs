@@ -9,6 +9,7 @@
 
 pub mod access;
 pub mod catalogue;
+pub mod code_actions;
 pub mod config;
 pub mod diagnostics;
 pub mod document_symbols;

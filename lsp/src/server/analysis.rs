@@ -7,16 +7,24 @@ use std::path::Path;
 /// Loads the configuration a document belongs to: the configured root when it
 /// reaches the document, the document itself when it is a main configuration,
 /// else the document alone as a fragment.
-pub fn config_for(path: &Path, root: Option<&Path>, fs: &Overlay) -> (Config, FileId) {
+pub struct Loaded {
+    pub cfg: Config,
+    pub file: FileId,
+    pub main: std::path::PathBuf,
+    pub is_main: bool,
+}
+
+pub fn config_for(path: &Path, root: Option<&Path>, fs: &Overlay) -> Loaded {
     if let Some(root) = root {
         let cfg = config::load(root, fs);
-        if let Some(id) = cfg.file_id(path) {
-            return (cfg, id);
+        if let Some(file) = cfg.file_id(path) {
+            return Loaded { cfg, file, main: root.to_path_buf(), is_main: true };
         }
     }
-    let cfg = if looks_like_main(path, fs) { config::load(path, fs) } else { config::load_fragment(path, fs) };
-    let id = cfg.file_id(path).unwrap_or(0);
-    (cfg, id)
+    let is_main = looks_like_main(path, fs);
+    let cfg = if is_main { config::load(path, fs) } else { config::load_fragment(path, fs) };
+    let file = cfg.file_id(path).unwrap_or(0);
+    Loaded { cfg, file, main: path.to_path_buf(), is_main }
 }
 
 /// A main configuration by name, or by content (it loads modules or sets ServerRoot).

@@ -39,7 +39,8 @@ impl Backend {
             guarded("diagnostics", || {
                 let fs = state.snapshot();
                 let root = state.root_config.lock().unwrap().clone();
-                let (cfg, file) = config_for(&p, root.as_deref(), &fs);
+                let l = config_for(&p, root.as_deref(), &fs);
+                let (cfg, file) = (l.cfg, l.file);
                 let enc = state.encoding();
                 let fd = cfg.file(file);
                 ide::diagnostics::for_file(&cfg, file)
@@ -64,6 +65,26 @@ impl Backend {
         if self.state.version(&path) == Some(version) {
             self.client.publish_diagnostics(uri, diags, Some(version)).await;
         }
+    }
+
+    /// Runs a request against the document in the context of its configuration.
+    fn with_config<T>(
+        &self,
+        uri: &Url,
+        what: &str,
+        f: impl FnOnce(&super::analysis::Loaded, &super::state::Overlay, Encoding) -> T,
+    ) -> Result<Option<T>> {
+        let path = self.path(uri)?;
+        if self.state.version(&path).is_none() {
+            return Ok(None);
+        }
+        let fs = self.state.snapshot();
+        let root = self.state.root_config.lock().unwrap().clone();
+        let enc = self.state.encoding();
+        guarded(what, || {
+            let l = config_for(&path, root.as_deref(), &fs);
+            Some(f(&l, &fs, enc))
+        })
     }
 
     /// Runs a read-only request against the document's parse.
@@ -158,6 +179,20 @@ impl LanguageServer for Backend {
                     ..Default::default()
                 })),
                 document_symbol_provider: Some(OneOf::Left(true)),
+                hover_provider: Some(HoverProviderCapability::Simple(true)),
+                code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+                    code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, CodeActionKind::SOURCE_FIX_ALL]),
+                    ..Default::default()
+                })),
+                execute_command_provider: Some(ExecuteCommandOptions {
+                    commands: vec![
+                        "apache-lsp.migrateFile".into(),
+                        "apache-lsp.migrateTree".into(),
+                        "apache-lsp.explain".into(),
+                        "apache-lsp.syntaxTree".into(),
+                    ],
+                    ..Default::default()
+                }),
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
                 ..Default::default()
             },
@@ -250,6 +285,124 @@ impl LanguageServer for Backend {
             DocumentSymbolResponse::Nested(built.into_iter().flatten().collect())
         })?;
         Ok(r)
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let uri = params.text_document_position_params.text_document.uri;
+        let pos = params.text_document_position_params.position;
+        let r = self.with_config(&uri, "hover", |l, _, enc| {
+            let fd = l.cfg.file(l.file);
+            let offset = convert::offset(&fd.line_index, enc, pos);
+            ide::hover::hover(&l.cfg, l.file, offset).map(|(range, md)| Hover {
+                contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: md }),
+                range: Some(convert::range(&fd.line_index, enc, range)),
+            })
+        })?;
+        Ok(r.flatten())
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let uri = params.text_document.uri.clone();
+        let only = params.context.only.clone();
+        let r = self.with_config(&uri, "codeAction", |l, fs, enc| {
+            let fd = l.cfg.file(l.file);
+            let range = convert::text_range(&fd.line_index, enc, params.range);
+            let lc = ide::code_actions::LoadContext { main: &l.main, is_main: l.is_main, fs };
+            let mut actions = Vec::new();
+            let wants =
+                |k: &CodeActionKind| only.as_ref().is_none_or(|o| o.iter().any(|w| k.as_str().starts_with(w.as_str())));
+            if wants(&CodeActionKind::QUICKFIX) {
+                actions.extend(ide::code_actions::code_actions(&l.cfg, &lc, l.file, range));
+            }
+            if wants(&CodeActionKind::SOURCE_FIX_ALL) {
+                actions.extend(ide::code_actions::fix_all(&l.cfg, &lc, l.file));
+            }
+            actions
+                .into_iter()
+                .map(|a| {
+                    let mut changes: std::collections::HashMap<Url, Vec<TextEdit>> = Default::default();
+                    for e in &a.edits {
+                        let f = l.cfg.file(e.file);
+                        if let Some(u) = convert::path_to_url(&f.path) {
+                            changes.entry(u).or_default().push(TextEdit {
+                                range: convert::range(&f.line_index, enc, e.range),
+                                new_text: e.new_text.clone(),
+                            });
+                        }
+                    }
+                    CodeActionOrCommand::CodeAction(CodeAction {
+                        title: a.title,
+                        kind: Some(match a.kind {
+                            ide::code_actions::ActionKind::QuickFix => CodeActionKind::QUICKFIX,
+                            ide::code_actions::ActionKind::FixAll => CodeActionKind::SOURCE_FIX_ALL,
+                        }),
+                        is_preferred: Some(a.preferred),
+                        edit: Some(WorkspaceEdit { changes: Some(changes), ..Default::default() }),
+                        ..Default::default()
+                    })
+                })
+                .collect::<Vec<_>>()
+        })?;
+        Ok(r)
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<serde_json::Value>> {
+        let arg = params.arguments.first().cloned().unwrap_or_default();
+        let uri = arg
+            .get("uri")
+            .and_then(|u| u.as_str())
+            .or_else(|| arg.as_str())
+            .and_then(|u| Url::parse(u).ok())
+            .ok_or_else(|| tower_lsp::jsonrpc::Error::invalid_params("expected { uri }"))?;
+        match params.command.as_str() {
+            "apache-lsp.syntaxTree" => {
+                let r =
+                    self.with_file(&uri, "syntaxTree", |fd, _| apache_syntax::debug_tree(&fd.parse.syntax_node()))?;
+                Ok(r.map(serde_json::Value::String))
+            }
+            "apache-lsp.explain" => {
+                let url = arg.get("url").and_then(|v| v.as_str()).unwrap_or("/").to_string();
+                let client = arg.get("client").and_then(|v| v.as_str()).unwrap_or("127.0.0.1").to_string();
+                let r = self.with_config(&uri, "explain", |l, _, _| {
+                    let args = crate::cli::ExplainArgs::for_request(&l.main, &url, &client);
+                    match crate::cli::request_spec(&args, &l.cfg) {
+                        Ok(spec) => ide::explain::to_text(&spec, &ide::explain::explain(&l.cfg, &spec)),
+                        Err(e) => e,
+                    }
+                })?;
+                Ok(r.map(serde_json::Value::String))
+            }
+            "apache-lsp.migrateFile" | "apache-lsp.migrateTree" => {
+                let tree = params.command.ends_with("Tree");
+                let edit = self.with_config(&uri, "migrate", |l, fs, enc| {
+                    let mut changes: std::collections::HashMap<Url, Vec<TextEdit>> = Default::default();
+                    for section in ide::migrate::old_style_sections(&l.cfg) {
+                        if !tree && section.loc.file != l.file {
+                            continue;
+                        }
+                        let rw = ide::migrate::rewrite_section(&l.cfg, &l.main, l.is_main, section, fs);
+                        if !rw.preserving {
+                            continue;
+                        }
+                        for e in rw.edits {
+                            let f = l.cfg.file(e.file);
+                            if let Some(u) = convert::path_to_url(&f.path) {
+                                changes.entry(u).or_default().push(TextEdit {
+                                    range: convert::range(&f.line_index, enc, e.range),
+                                    new_text: e.new_text,
+                                });
+                            }
+                        }
+                    }
+                    WorkspaceEdit { changes: Some(changes), ..Default::default() }
+                })?;
+                if let Some(edit) = edit {
+                    let _ = self.client.apply_edit(edit).await;
+                }
+                Ok(None)
+            }
+            other => Err(tower_lsp::jsonrpc::Error::invalid_params(format!("unknown command {other}"))),
+        }
     }
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
