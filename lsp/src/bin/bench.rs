@@ -33,6 +33,17 @@ fn main() {
     println!("machine: {} cores; {}", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1), uname());
     for n in vhosts {
         let dir = tree(&gen, n);
+        // The generated configuration names these run-time directories; apache2 -t
+        // refuses to check a tree whose DefaultRuntimeDir does not exist.
+        for d in ["/tmp/apbench-run", "/tmp/apbench-logs"] {
+            let _ = std::fs::create_dir_all(d);
+        }
+        if Path::new("/usr/sbin/apache2").exists() {
+            let ok = Command::new("/usr/sbin/apache2").arg("-t").arg("-f").arg(dir.join("apache2.conf")).output().map(|o| o.status.success()).unwrap_or(false);
+            if !ok {
+                println!("warning: apache2 -t rejects the generated tree; its time is not comparable");
+            }
+        }
         let main = dir.join("apache2.conf");
         let (files, bytes) = tree_size(&dir);
         println!("\n== {n} vhosts: {files} files, {:.1} MB ==", bytes as f64 / 1e6);
