@@ -14,6 +14,7 @@ use crate::ide::policy::{
     AuthzConfig, CompatConfig, Item, Outcome, PolicyCtx,
 };
 use apache_syntax::TextRange;
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -164,10 +165,92 @@ fn vhost_label(n: &Node) -> String {
     }
 }
 
-/// Picks the virtual host: by name when `host` matches a ServerName/ServerAlias,
-/// else the first virtual host (the default one for its address), else the main server.
-fn pick_vhost<'a>(cfg: &'a Config, host: Option<&str>) -> Option<&'a Node> {
-    let vhosts: Vec<&Node> = cfg.nodes.iter().filter(|n| n.is_section() && n.is("VirtualHost")).collect();
+/// One address of a `<VirtualHost>`: IP (None = `*` / `_default_`) and port (0 = any).
+/// `Err` holds a host name (resolved by httpd at startup; not by us).
+fn vhost_address(arg: &str) -> Result<(Option<IpAddr>, u16), String> {
+    // server/vhost.c: get_addresses. ":*" (or a lone "*") is a wildcard port.
+    let (w, wild_port) = match arg.strip_suffix(":*") {
+        Some(w) => (w, true),
+        None => (arg, false),
+    };
+    let (host, port) = if let Some(rest) = w.strip_prefix('[') {
+        match rest.split_once(']') {
+            Some((h, p)) => (h, p.strip_prefix(':')),
+            None => (rest, None),
+        }
+    } else if w.matches(':').count() > 1 {
+        (w, None)
+    } else {
+        match w.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (w, None),
+        }
+    };
+    let port = match port {
+        Some(p) if !wild_port => p.parse::<u16>().map_err(|_| arg.to_string())?,
+        _ => 0,
+    };
+    if host == "*" || host.eq_ignore_ascii_case("_default_") {
+        return Ok((None, port));
+    }
+    host.parse::<IpAddr>().map(|ip| (Some(ip), port)).map_err(|_| host.to_string())
+}
+
+/// The virtual hosts that can serve a connection to `local`:`port`
+/// (`server/vhost.c: ap_update_vhost_given_ip`, `find_ipaddr`, `find_default_server`):
+/// those listening on exactly that address and port, else on that address with any port,
+/// else the `*`/`_default_` ones for that port, else for any port. Empty: the main server.
+fn vhosts_for_address<'a>(vhosts: &[&'a Node], local: IpAddr, port: u16, unknown: &mut Vec<String>) -> Vec<&'a Node> {
+    let addrs: Vec<Vec<(Option<IpAddr>, u16)>> = vhosts
+        .iter()
+        .map(|v| {
+            v.args
+                .iter()
+                .filter_map(|a| match vhost_address(a) {
+                    Ok(x) => Some(x),
+                    Err(name) => {
+                        unknown.push(format!(
+                            "<VirtualHost {}> at line {} names the host {name}, which httpd resolves at startup",
+                            v.args.join(" "),
+                            v.loc.line
+                        ));
+                        None
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let same_ip = |ip: &Option<IpAddr>| ip.is_some_and(|ip| policy::addr::sockaddr_equal(ip, local));
+    let tiers: [&dyn Fn(&(Option<IpAddr>, u16)) -> bool; 4] = [
+        &|(ip, p)| same_ip(ip) && *p == port,
+        &|(ip, p)| same_ip(ip) && *p == 0,
+        &|(ip, p)| ip.is_none() && *p == port,
+        &|(ip, p)| ip.is_none() && *p == 0,
+    ];
+    for tier in tiers {
+        let set: Vec<&Node> =
+            vhosts.iter().zip(&addrs).filter(|(_, a)| a.iter().any(|x| tier(x))).map(|(v, _)| *v).collect();
+        if !set.is_empty() {
+            return set;
+        }
+    }
+    Vec::new()
+}
+
+/// Picks the virtual host. With a known server port, first the set of virtual hosts for the
+/// connection's address ([`vhosts_for_address`]; none → the main server). Then by name when
+/// `host` matches a ServerName/ServerAlias, else the first of the set (the default one for its
+/// address). Without a known port every virtual host is a candidate.
+fn pick_vhost<'a>(
+    cfg: &'a Config,
+    host: Option<&str>,
+    local: Option<(IpAddr, u16)>,
+    unknown: &mut Vec<String>,
+) -> Option<&'a Node> {
+    let mut vhosts: Vec<&Node> = cfg.nodes.iter().filter(|n| n.is_section() && n.is("VirtualHost")).collect();
+    if let Some((addr, port)) = local {
+        vhosts = vhosts_for_address(&vhosts, addr, port, unknown);
+    }
     if let Some(h) = host {
         let h = h.split(':').next().unwrap_or(h);
         for v in &vhosts {
@@ -428,33 +511,56 @@ fn walk<'a>(
 }
 
 /// The first directive of an .htaccess file that its AllowOverride forbids
-/// (httpd answers 500 and logs "<name> not allowed here").
-fn htaccess_override_violation(frag: &Config, allow: &[String]) -> Option<String> {
+/// (httpd answers 500 and logs "<file>: <name> not allowed here"): its line and that message.
+fn htaccess_override_violation(frag: &Config, allow: &[String]) -> Option<(u32, String)> {
+    let path = frag.nodes.first().map(|n| frag.file(n.loc.file).path.display().to_string()).unwrap_or_default();
+    first_forbidden(&frag.nodes, None, allow).map(|(line, msg)| (line, format!("{path}: {msg}")))
+}
+
+/// `server/config.c: invoke_cmd`'s override check over `nodes` in file order (a section is
+/// checked before its body). The message names the command as its module registers it
+/// (mod_access_compat registers "order", "allow" and "deny" in lowercase; sections keep their
+/// "<"), and the enclosing section as written when there is one.
+fn first_forbidden(nodes: &[Node], parent: Option<&str>, allow: &[String]) -> Option<(u32, String)> {
     let allowed = |class: &str| {
         allow.iter().any(|a| {
             let a = a.to_ascii_lowercase();
             a == "all" || a == class || (class == "options" && a.starts_with("options"))
         })
     };
-    for n in frag.walk() {
-        let Some(d) = crate::ide::catalogue::directive(&n.name) else { continue };
-        let classes: Vec<&str> = d
-            .req_override
-            .split('|')
-            .filter_map(|c| match c.trim() {
-                "OR_LIMIT" => Some("limit"),
-                "OR_AUTHCFG" => Some("authconfig"),
-                "OR_FILEINFO" => Some("fileinfo"),
-                "OR_INDEXES" => Some("indexes"),
-                "OR_OPTIONS" => Some("options"),
-                "OR_ALL" => Some("*"),
-                _ => None,
-            })
-            .collect();
-        if classes.contains(&"*") || classes.iter().any(|c| allowed(c)) {
-            continue;
+    for n in nodes {
+        if let Some(d) = crate::ide::catalogue::directive(&n.name) {
+            let classes: Vec<&str> = d
+                .req_override
+                .split('|')
+                .filter_map(|c| match c.trim() {
+                    "OR_LIMIT" => Some("limit"),
+                    "OR_AUTHCFG" => Some("authconfig"),
+                    "OR_FILEINFO" => Some("fileinfo"),
+                    "OR_INDEXES" => Some("indexes"),
+                    "OR_OPTIONS" => Some("options"),
+                    "OR_ALL" => Some("*"),
+                    _ => None,
+                })
+                .collect();
+            if !(classes.contains(&"*") || classes.iter().any(|c| allowed(c))) {
+                let cmd_name = match d.name {
+                    "Order" | "Allow" | "Deny" => d.name.to_ascii_lowercase(),
+                    _ if d.is_section => format!("<{}", d.name),
+                    _ => d.name.to_string(),
+                };
+                let msg = match parent {
+                    Some(p) => format!("{cmd_name} not allowed in <{p}> context"),
+                    None => format!("{cmd_name} not allowed here"),
+                };
+                return Some((n.loc.line, msg));
+            }
         }
-        return Some(format!("{}: {} not allowed here", frag.file(n.loc.file).path.display(), n.name));
+        if n.is_section() {
+            if let Some(v) = first_forbidden(&n.children, Some(&n.name), allow) {
+                return Some(v);
+            }
+        }
     }
     None
 }
@@ -511,11 +617,12 @@ pub fn is_access_directive(name: &str) -> bool {
 
 /// Walks and evaluates one request.
 pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
-    let vhost = pick_vhost(cfg, spec.host.as_deref());
+    let mut unknown = Vec::new();
+    let local = spec.request.local_port.map(|p| (spec.request.local_addr, p));
+    let vhost = pick_vhost(cfg, spec.host.as_deref(), local, &mut unknown);
     let server = Server { main: &cfg.nodes, vhost };
     let url = normalize_url(&spec.path);
     let fs_path = translate(&server, cfg, &url);
-    let mut unknown = Vec::new();
     let ctx = policy_ctx(cfg);
     let phases = walk(cfg, &server, &url, &fs_path, &mut unknown);
     let mut sections = Vec::new();
@@ -528,6 +635,7 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
         let mut built: Vec<Option<AuthzConfig>> = Vec::new();
         for c in phase {
             let mut sctx = ctx.clone();
+            let mut htaccess_violation: Option<(u32, String)> = None;
             let (kind, args, path, file, range, line, items) = match &c {
                 Contribution::Node(n) => (
                     n.name.clone(),
@@ -541,9 +649,7 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
                 Contribution::Htaccess(fd, allow) => {
                     sctx.htaccess = true;
                     let frag = config::load_fragment_from(fd.clone());
-                    if forbidden_override.is_none() {
-                        forbidden_override = htaccess_override_violation(&frag, allow);
-                    }
+                    htaccess_violation = htaccess_override_violation(&frag, allow);
                     let top = Node {
                         kind: NodeKind::Section,
                         name: ".htaccess".into(),
@@ -559,9 +665,25 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
             let (cc, e1) = compat_from_items(&items, &sctx);
             let (a, e2) = authz_from_items(&items, &sctx);
             let (n, e3) = authn_from_items(&items, &sctx);
-            errors.extend(e1);
-            errors.extend(e2);
-            errors.extend(e3);
+            if let Contribution::Htaccess(fd, _) = &c {
+                // An .htaccess is read per request (server/config.c: ap_parse_htaccess): its
+                // first error, a forbidden directive or a bad argument, is a 500 at request
+                // time with "<file>: <message>" logged, not a startup error.
+                let first_error = e1
+                    .iter()
+                    .chain(&e2)
+                    .chain(&e3)
+                    .map(|e| (e.loc.line, format!("{}: {}", fd.path.display(), e.message)))
+                    .chain(htaccess_violation.take())
+                    .min_by_key(|(line, _)| *line);
+                if forbidden_override.is_none() {
+                    forbidden_override = first_error.map(|(_, m)| m);
+                }
+            } else {
+                errors.extend(e1);
+                errors.extend(e2);
+                errors.extend(e3);
+            }
             if cc.is_some() {
                 compat = cc.clone();
             }
@@ -601,8 +723,15 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
         outcome.status = None;
     }
     if let Some(why) = forbidden_override {
+        // The Directory walk fails before any access check runs: nothing else is logged.
         outcome.status = Some(500);
         outcome.reason_unknown = None;
+        outcome.possible_statuses = vec![500];
+        outcome.deciding =
+            Some(policy::Deciding { layer: policy::Layer::Core, rule: format!(".htaccess error: {why}"), loc: None });
+        // Logged at level alert, without an AH code.
+        outcome.log =
+            vec![policy::LogEntry { ah_code: "", module: "core", level: policy::LogLevel::Error, message: why.clone() }];
         outcome.trace.push(policy::TraceStep { depth: 0, text: format!("500: {why}"), loc: None });
     }
     if !errors.is_empty() {

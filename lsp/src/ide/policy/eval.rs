@@ -96,6 +96,10 @@ pub struct Request {
     pub client: IpAddr,
     /// The server-side address of the connection (`Require local`).
     pub local_addr: IpAddr,
+    /// The server-side port of the connection, when known. Only then is `local_addr` taken as
+    /// the real address the request arrived on, and the virtual host chosen by address and port
+    /// first (`server/vhost.c: ap_update_vhost_given_ip`), then by name.
+    pub local_port: Option<u16>,
     /// Valid credentials for this user were sent.
     pub user: Option<String>,
     /// Credentials were sent but are wrong (unknown user or bad password).
@@ -121,6 +125,7 @@ impl Request {
             uri: "/".into(),
             client,
             local_addr,
+            local_port: None,
             user: None,
             bad_credentials: false,
             env: EnvKnowledge::default(),

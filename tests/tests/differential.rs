@@ -1,0 +1,737 @@
+//! Differential tests: the real httpd (`/usr/sbin/apache2`) against the access-policy engine
+//! (`apache_lsp::ide::access::effective`) over a request matrix — every source address ×
+//! credentials (none, alice:apw, bob:bpw, alice:wrong) × methods × URLs — comparing statuses and
+//! the error-log entries of refusals. See `apache_lsp_e2e::differential` for the rules (404/405
+//! count as "passed access control"; an engine "unknown" is never agreement).
+//!
+//! Hand-written cases pin the behaviours of the fact sheet (`/work/shared/httpd-semantics.md`,
+//! §2–§5, §7, §8), most with the documented status as an extra expectation. The generated test
+//! runs a seeded random grammar of sections and access directives
+//! (`APACHE_LSP_DIFF_CASES`, default 500; `APACHE_LSP_DIFF_SEED`).
+//!
+//! Every test skips (with a note) when apache2 is not installed.
+
+use apache_lsp_e2e::differential::{check, check_all, generate_cases, run_generated, Case, Probe};
+
+const AUTH: &str = "AuthType Basic\nAuthName x\nAuthUserFile @ROOT@/htpasswd\n";
+const AUTH_GROUPS: &str = "AuthType Basic\nAuthName x\nAuthUserFile @ROOT@/htpasswd\nAuthGroupFile @ROOT@/htgroups\n";
+const IS_TWO: &str = "SetEnvIf Remote_Addr ^127\\.0\\.0\\.2$ IS_TWO\n";
+const DOCROOT_GRANT: &str = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n";
+
+/// What Basic authentication answers: 200 for a valid user, 401 otherwise.
+fn auth(p: &Probe) -> u16 {
+    if p.user().is_some() {
+        200
+    } else {
+        401
+    }
+}
+
+fn only(p: &Probe, sources: &[&str], yes: u16, no: u16) -> u16 {
+    if sources.iter().any(|s| p.from(s)) {
+        yes
+    } else {
+        no
+    }
+}
+
+/// A `<Directory @DOCROOT@/{dir}>` with `body`, its index.html, and the matrix over it.
+fn dir_case(name: &str, dir: &str, body: &str, methods: &[&str]) -> Case {
+    let body = format!("<Directory @DOCROOT@/{dir}>\n{body}</Directory>\n");
+    Case::new(name, &body)
+        .file(&format!("htdocs/{dir}/index.html"), "x\n")
+        .urls(&[&format!("/{dir}/index.html")], methods)
+}
+
+// =============================================================================================
+// 1, 2. The fact sheet's §5.4 merge-precedence examples (and §8.1, §8.2)
+
+const EXAMPLE_1: &str = "<Directory />\n    Order deny,allow\n    Deny from all\n</Directory>\n\
+<Location /server-status>\n    SetHandler server-status\n    Require local\n</Location>\n";
+
+#[test]
+fn merge_example_1_inherited_deny_refuses_require_local() {
+    check(Case::new("example 1", EXAMPLE_1).urls(&["/server-status", "/index.html"], &["GET", "POST"]).expect(|_| 403));
+}
+
+#[test]
+fn merge_example_1_with_docroot_grant_still_refuses() {
+    let body = format!("{EXAMPLE_1}{DOCROOT_GRANT}");
+    check(
+        Case::new("example 1 + DocumentRoot grant", &body)
+            .urls(&["/server-status", "/index.html", "/sub/"], &["GET", "POST"])
+            .expect(|_| 403),
+    );
+}
+
+/// §8.2: the upgrade guide blames "precedence"; really the Location inherits the Deny because it
+/// has no access_compat directive. Any such directive in the Location changes the outcome.
+#[test]
+fn upgrade_guide_not_working_example_is_an_inherited_deny_not_precedence() {
+    let satisfy_any = EXAMPLE_1.replace("    Require local\n", "    Require local\n    Satisfy Any\n");
+    let reset = EXAMPLE_1.replace("    Require local\n", "    Require local\n    Order allow,deny\n    Allow from all\n");
+    check(
+        Case::new("example 1 + Satisfy Any in the Location opens it to everyone", &satisfy_any)
+            .urls(&["/server-status"], &["GET", "POST"])
+            .expect(|_| 200),
+    );
+    check(
+        Case::new("example 1 + Order allow,deny / Allow from all in the Location: Require local decides", &reset)
+            .urls(&["/server-status"], &["GET"])
+            .expect(|_| 200),
+    );
+}
+
+const EXAMPLE_2: &str = "<Directory />\n    Require all denied\n</Directory>\n\
+<Location /server-status>\n    SetHandler server-status\n    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.1\n</Location>\n";
+
+/// §8.1: the upgrade guide's "working as expected" mix works only thanks to a DocumentRoot grant.
+#[test]
+fn upgrade_guide_mixing_example_refuses_everyone_without_a_docroot_grant() {
+    check(Case::new("example 2", EXAMPLE_2).urls(&["/server-status", "/index.html"], &["GET", "POST"]).expect(|_| 403));
+}
+
+#[test]
+fn upgrade_guide_mixing_example_works_with_a_docroot_grant() {
+    let body = format!("{EXAMPLE_2}{DOCROOT_GRANT}");
+    check(
+        Case::new("example 2 + DocumentRoot grant", &body)
+            .urls(&["/server-status", "/index.html"], &["GET", "POST"])
+            .expect(|p| if p.url == "/server-status" { only(p, &["127.0.0.1"], 200, 403) } else { 200 }),
+    );
+}
+
+// =============================================================================================
+// 3. The upgrade guide's authentication-and-address examples (§8.3)
+
+fn guide_auth(order: &str, satisfy: &str) -> String {
+    format!(
+        "<Directory @DOCROOT@>\n{AUTH}Require valid-user\nOrder {order}\nDeny from all\nAllow from 127.0.0.1\nSatisfy {satisfy}\n</Directory>\n"
+    )
+}
+
+#[test]
+fn upgrade_guide_auth_and_address_example_denies_everyone() {
+    // Order allow,deny: `Deny from all` has the last word, so the host check never passes.
+    check(
+        Case::new("guide: allow,deny + Satisfy All", &guide_auth("allow,deny", "All"))
+            .urls(&["/index.html", "/sub/index.html"], &["GET", "POST"])
+            .expect(|_| 403),
+    );
+}
+
+#[test]
+fn upgrade_guide_auth_or_address_example_is_authentication_only() {
+    check(
+        Case::new("guide: allow,deny + Satisfy Any", &guide_auth("allow,deny", "Any"))
+            .urls(&["/index.html"], &["GET", "POST"])
+            .expect(auth),
+    );
+}
+
+#[test]
+fn upgrade_guide_auth_and_address_with_deny_allow_needs_both() {
+    check(
+        Case::new("guide: deny,allow + Satisfy All", &guide_auth("deny,allow", "All"))
+            .urls(&["/index.html"], &["GET", "POST"])
+            .expect(|p| only(p, &["127.0.0.1"], auth(p), 403)),
+    );
+}
+
+#[test]
+fn upgrade_guide_auth_or_address_with_deny_allow_needs_either() {
+    check(
+        Case::new("guide: deny,allow + Satisfy Any", &guide_auth("deny,allow", "Any"))
+            .urls(&["/index.html"], &["GET", "POST"])
+            .expect(|p| only(p, &["127.0.0.1"], 200, auth(p))),
+    );
+}
+
+// =============================================================================================
+// 4. Order values and Allow/Deny forms (§2.2–§2.4)
+
+#[test]
+fn order_values_with_and_without_lists() {
+    let cases = vec![
+        dir_case("allow,deny alone: default deny", "o1", "Order allow,deny\n", &["GET", "POST"]).expect(|_| 403),
+        dir_case("deny,allow alone: default allow", "o2", "Order deny,allow\n", &["GET", "POST"]).expect(|_| 200),
+        dir_case("mutual-failure alone: default deny", "o3", "Order mutual-failure\n", &["GET", "POST"])
+            .expect(|_| 403),
+        dir_case(
+            "allow,deny: deny has the last word",
+            "o4",
+            "Order allow,deny\nAllow from 127.0.0.1 127.0.0.2\nDeny from 127.0.0.2\n",
+            &["GET", "POST"],
+        )
+        .expect(|p| only(p, &["127.0.0.1"], 200, 403)),
+        dir_case(
+            "deny,allow: allow overrides deny",
+            "o5",
+            "Order deny,allow\nDeny from 127.0\nAllow from 127.0.0.2\n",
+            &["GET", "POST"],
+        )
+        .expect(|p| only(p, &["127.0.0.1"], 403, 200)),
+        dir_case(
+            "mutual-failure = allow,deny",
+            "o6",
+            "Order mutual-failure\nAllow from 127\nDeny from 127.0.0.1\n",
+            &["GET", "POST"],
+        )
+        .expect(|p| only(p, &["127.0.0.2", "127.1.2.3"], 200, 403)),
+        dir_case("no Order: deny,allow default with a Deny", "o7", "Deny from 127.0.0.2\n", &["GET"])
+            .expect(|p| only(p, &["127.0.0.2"], 403, 200)),
+        dir_case("quoted, mixed-case Order", "o8", "Order \"Allow,Deny\"\nAllow from ::1\n", &["GET"])
+            .expect(|p| only(p, &["::1"], 200, 403)),
+    ];
+    check_all("", cases);
+}
+
+/// (form, the sources it matches)
+const FORMS: &[(&str, &[&str])] = &[
+    ("all", &["127.0.0.1", "127.0.0.2", "127.1.2.3", "::1"]),
+    ("127.0.0.1", &["127.0.0.1"]),
+    ("127.0", &["127.0.0.1", "127.0.0.2"]),
+    ("127.0.0.", &["127.0.0.1", "127.0.0.2"]),
+    ("127.0.0.0/31", &["127.0.0.1"]),
+    ("127.0.0.0/255.255.255.254", &["127.0.0.1"]),
+    ("127.0.0.1/31", &["127.0.0.1"]),
+    ("127.0.0.3/255.0.255.0", &["127.0.0.1", "127.0.0.2"]),
+    ("::1", &["::1"]),
+    ("::1/128", &["::1"]),
+    ("127.0.0.2 127.1.2.3", &["127.0.0.2", "127.1.2.3"]),
+    ("env=IS_TWO", &["127.0.0.2"]),
+    ("env=is_two", &["127.0.0.2"]),
+    ("env=!IS_TWO", &["127.0.0.1", "127.1.2.3", "::1"]),
+];
+
+#[test]
+fn allow_forms_under_allow_deny() {
+    let cases = FORMS
+        .iter()
+        .enumerate()
+        .map(|(i, (form, matched))| {
+            let matched: Vec<&'static str> = matched.to_vec();
+            dir_case(&format!("Allow from {form}"), &format!("a{i}"), &format!("Order allow,deny\nAllow from {form}\n"), &["GET", "POST"])
+                .expect(move |p| only(p, &matched, 200, 403))
+        })
+        .collect();
+    check_all(IS_TWO, cases);
+}
+
+#[test]
+fn deny_forms_under_deny_allow() {
+    let cases = FORMS
+        .iter()
+        .enumerate()
+        .map(|(i, (form, matched))| {
+            let matched: Vec<&'static str> = matched.to_vec();
+            dir_case(&format!("Deny from {form}"), &format!("d{i}"), &format!("Order deny,allow\nDeny from {form}\n"), &["GET", "POST"])
+                .expect(move |p| only(p, &matched, 403, 200))
+        })
+        .collect();
+    check_all(IS_TWO, cases);
+}
+
+// =============================================================================================
+// 5. Satisfy (§2.5, §5.3, §8.6)
+
+#[test]
+fn satisfy_any_and_all_with_and_without_authentication() {
+    let cases = vec![
+        dir_case(
+            "Satisfy Any: address or password",
+            "s1",
+            &format!("{AUTH}Require valid-user\nOrder allow,deny\nAllow from 127.0.0.1\nSatisfy Any\n"),
+            &["GET", "POST"],
+        )
+        .expect(|p| only(p, &["127.0.0.1"], 200, auth(p))),
+        dir_case(
+            "Satisfy All: address and password",
+            "s2",
+            &format!("{AUTH}Require valid-user\nOrder allow,deny\nAllow from 127.0.0.1\nSatisfy All\n"),
+            &["GET", "POST"],
+        )
+        .expect(|p| only(p, &["127.0.0.1"], auth(p), 403)),
+        dir_case(
+            "Satisfy Any without authentication: either address rule",
+            "s3",
+            "Require ip 127.0.0.2\nOrder allow,deny\nAllow from 127.0.0.1\nSatisfy any\n",
+            &["GET", "POST"],
+        )
+        .expect(|p| only(p, &["127.0.0.1", "127.0.0.2"], 200, 403)),
+        dir_case(
+            "Satisfy Any ignores Require all denied when the host check passes",
+            "s4",
+            "Require all denied\nOrder deny,allow\nDeny from 127.0.0.2\nSatisfy Any\n",
+            &["GET"],
+        )
+        .expect(|p| only(p, &["127.0.0.2"], 403, 200)),
+        dir_case(
+            "Satisfy Any with an AuthType but no Require: 500 when the host check fails",
+            "s5",
+            &format!("{AUTH}Order allow,deny\nAllow from 127.0.0.1\nSatisfy Any\n"),
+            &["GET"],
+        )
+        .expect(|p| only(p, &["127.0.0.1"], 200, 500)),
+        dir_case(
+            "Satisfy All without authentication",
+            "s6",
+            "Require ip 127.0.0.2 127.1.2.3\nOrder deny,allow\nDeny from 127.1\n",
+            &["GET"],
+        )
+        .expect(|p| only(p, &["127.0.0.2"], 200, 403)),
+    ];
+    check_all("", cases);
+}
+
+#[test]
+fn satisfy_any_with_deny_from_all_and_no_require_grants_everyone() {
+    check(
+        Case::new(
+            "Satisfy Any + Deny from all, no Require",
+            "<Directory @DOCROOT@>\nOrder deny,allow\nDeny from all\nSatisfy Any\n</Directory>\n",
+        )
+        .urls(&["/index.html", "/sub/index.html"], &["GET", "POST"])
+        .expect(|_| 200),
+    );
+}
+
+/// §8.6: the module's own Satisfy example asks nobody for a password.
+#[test]
+fn mod_access_compat_satisfy_doc_example_lets_everyone_in() {
+    let body = format!("<Directory @DOCROOT@>\n{AUTH}Require valid-user\nAllow from 192.168.1\nSatisfy Any\n</Directory>\n");
+    check(Case::new("Satisfy doc example", &body).urls(&["/index.html"], &["GET", "POST"]).expect(|_| 200));
+}
+
+// =============================================================================================
+// 6. Require providers, containers, AuthMerging (§3, §4)
+
+#[test]
+fn require_providers() {
+    let cases = vec![
+        dir_case("all granted", "r1", "Require all granted\n", &["GET"]).expect(|_| 200),
+        dir_case("all denied", "r2", "Require all denied\n", &["GET"]).expect(|_| 403),
+        dir_case("ip partial", "r3", "Require ip 127.0\n", &["GET"]).expect(|p| only(p, &["127.0.0.1", "127.0.0.2"], 200, 403)),
+        dir_case("ip CIDR", "r4", "Require ip 127.0.0.0/31\n", &["GET"]).expect(|p| only(p, &["127.0.0.1"], 200, 403)),
+        dir_case("ip netmask and IPv6", "r5", "Require ip 127.1.0.0/255.255.0.0 ::1\n", &["GET"])
+            .expect(|p| only(p, &["127.1.2.3", "::1"], 200, 403)),
+        dir_case("local", "r6", "Require local\n", &["GET"]).expect(|_| 200),
+        dir_case("env", "r7", "Require env IS_TWO\n", &["GET"]).expect(|p| only(p, &["127.0.0.2"], 200, 403)),
+        dir_case("method", "r8", "Require method GET\n", &["GET", "POST", "HEAD"])
+            .expect(|p| if p.method == "POST" { 403 } else { 200 }),
+        dir_case("user", "r9", &format!("{AUTH}Require user alice\n"), &["GET"])
+            .expect(|p| if p.user() == Some("alice") { 200 } else { 401 }),
+        dir_case("several users", "r10", &format!("{AUTH}Require user alice bob\n"), &["GET"]).expect(auth),
+        dir_case("group admins", "r11", &format!("{AUTH_GROUPS}Require group admins\n"), &["GET"])
+            .expect(|p| if p.user() == Some("alice") { 200 } else { 401 }),
+        dir_case("group staff", "r12", &format!("{AUTH_GROUPS}Require group staff\n"), &["GET"]).expect(auth),
+        dir_case("group without a group file", "r13", &format!("{AUTH}Require group staff\n"), &["GET"])
+            .expect(|_| 401),
+        dir_case("valid-user", "r14", &format!("{AUTH}Require valid-user\n"), &["GET", "POST"]).expect(auth),
+        dir_case("valid-user without AuthType", "r15", "Require valid-user\n", &["GET"]).expect(|_| 500),
+        dir_case("ip or valid-user: the userless pass decides first", "r16", &format!("{AUTH}Require ip 127.0.0.1\nRequire valid-user\n"), &["GET"])
+            .expect(|p| only(p, &["127.0.0.1"], 200, auth(p))),
+        dir_case("AuthType without Require", "r17", AUTH, &["GET"]).expect(|_| 500),
+        dir_case(
+            "AuthzSendForbiddenOnFailure",
+            "r18",
+            &format!("{AUTH}Require user alice\nAuthzSendForbiddenOnFailure On\n"),
+            &["GET"],
+        )
+        .expect(|p| match p.user() {
+            Some("alice") => 200,
+            Some(_) => 403,
+            None => 401,
+        }),
+    ];
+    check_all(IS_TWO, cases);
+}
+
+#[test]
+fn require_containers_and_negation() {
+    let cases = vec![
+        dir_case(
+            "Require not ip inside RequireAll",
+            "n1",
+            "<RequireAll>\n    Require ip 127\n    Require not ip 127.0.0.2\n</RequireAll>\n",
+            &["GET"],
+        )
+        .expect(|p| only(p, &["127.0.0.1", "127.1.2.3"], 200, 403)),
+        dir_case(
+            "RequireAny and RequireNone inside RequireAll",
+            "n2",
+            "<RequireAll>\n  <RequireAny>\n    Require ip 127.0.0.1\n    Require ip 127.0.0.2 ::1\n  </RequireAny>\n  <RequireNone>\n    Require env IS_TWO\n    Require method POST\n  </RequireNone>\n</RequireAll>\n",
+            &["GET", "POST"],
+        )
+        .expect(|p| if p.method == "POST" { 403 } else { only(p, &["127.0.0.1", "::1"], 200, 403) }),
+        dir_case(
+            "Require not user never asks for a password",
+            "n3",
+            &format!("{AUTH}<RequireAll>\n    Require ip 127\n    Require not user bob\n</RequireAll>\n"),
+            &["GET"],
+        )
+        .expect(|p| only(p, &["::1"], 403, 200)),
+        dir_case(
+            "RequireAll of address and user: 403 without prompt, then 401",
+            "n4",
+            &format!("{AUTH}<RequireAll>\n    Require ip 127.0.0.1\n    Require valid-user\n</RequireAll>\n"),
+            &["GET"],
+        )
+        .expect(|p| only(p, &["127.0.0.1"], auth(p), 403)),
+        dir_case(
+            "nested RequireAny inside RequireAll inside RequireAny",
+            "n5",
+            &format!(
+                "{AUTH_GROUPS}Require ip 127.1.2.3\n<RequireAll>\n  Require group staff\n  <RequireAny>\n    Require ip 127.0.0.2\n    Require user alice\n  </RequireAny>\n</RequireAll>\n"
+            ),
+            &["GET"],
+        )
+        .expect(|p| {
+            if p.from("127.1.2.3") {
+                200
+            } else {
+                match p.user() {
+                    Some("alice") => 200,
+                    Some("bob") if p.from("127.0.0.2") => 200,
+                    _ => 401,
+                }
+            }
+        }),
+    ];
+    check_all(IS_TWO, cases);
+}
+
+fn merging(parent: &str, child: &str) -> String {
+    format!("<Directory @DOCROOT@>\n{parent}</Directory>\n<Directory @DOCROOT@/sub>\n{child}</Directory>\n")
+}
+
+#[test]
+fn authmerging_across_directory_depth() {
+    let urls = ["/index.html", "/sub/index.html", "/sub/deeper/index.html"];
+    let in_sub = |p: &Probe| p.url.starts_with("/sub/");
+    check_all(
+        "",
+        vec![Case::new("no AuthMerging: the child replaces", &merging("Require ip 127.0.0.1 127.0.0.2\n", "Require ip 127.0.0.2 ::1\n"))
+            .urls(&urls, &["GET"])
+            .expect(move |p| if in_sub(p) { only(p, &["127.0.0.2", "::1"], 200, 403) } else { only(p, &["127.0.0.1", "127.0.0.2"], 200, 403) })],
+    );
+    check_all(
+        "",
+        vec![Case::new("AuthMerging And", &merging("Require ip 127.0.0.1 127.0.0.2\n", "AuthMerging And\nRequire ip 127.0.0.2 ::1\n"))
+            .urls(&urls, &["GET"])
+            .expect(move |p| if in_sub(p) { only(p, &["127.0.0.2"], 200, 403) } else { only(p, &["127.0.0.1", "127.0.0.2"], 200, 403) })],
+    );
+    check_all(
+        "",
+        vec![Case::new("AuthMerging Or", &merging("Require ip 127.0.0.1\n", "AuthMerging Or\nRequire ip ::1\n"))
+            .urls(&urls, &["GET"])
+            .expect(move |p| if in_sub(p) { only(p, &["127.0.0.1", "::1"], 200, 403) } else { only(p, &["127.0.0.1"], 200, 403) })],
+    );
+    check_all(
+        "",
+        vec![Case::new(
+            "AuthMerging And with authentication inherited",
+            &merging(&format!("{AUTH}Require valid-user\n"), "AuthMerging And\nRequire ip 127.0.0.1\n"),
+        )
+        .urls(&urls, &["GET"])
+        .expect(move |p| if in_sub(p) { only(p, &["127.0.0.1"], auth(p), 403) } else { auth(p) })],
+    );
+}
+
+/// §8.8: an explicit `AuthMerging Off` with no Require discards what is inherited.
+#[test]
+fn authmerging_explicit_off_without_require_grants_everyone() {
+    check(
+        Case::new("AuthMerging Off, no Require", &merging("Require all denied\n", "AuthMerging Off\n"))
+            .urls(&["/index.html", "/sub/index.html"], &["GET", "POST"])
+            .expect(|p| if p.url.starts_with("/sub/") { 200 } else { 403 }),
+    );
+}
+
+/// §3.4 / §8.8: the last Location's `AuthMerging And` decides how the whole Location phase
+/// combines with the Directory phase.
+#[test]
+fn location_phase_authmerging_and_applies_to_the_whole_phase() {
+    let body = "<Directory @DOCROOT@>\n    Require all denied\n</Directory>\n\
+<Location /sub>\n    Require all granted\n</Location>\n\
+<Location /sub/index.html>\n    AuthMerging And\n    Require ip 127.0.0.1\n</Location>\n";
+    check(
+        Case::new("Location chain quirk", body)
+            .urls(&["/sub/index.html", "/sub/deeper/index.html", "/index.html"], &["GET"])
+            .expect(|p| if p.url == "/sub/deeper/index.html" { 200 } else { 403 }),
+    );
+}
+
+// =============================================================================================
+// 7. Per-method rules (§2.6, §3.2, §7.2)
+
+#[test]
+fn per_method_limit_and_limitexcept() {
+    let m = &["GET", "POST", "PUT", "DELETE", "HEAD"];
+    let cases = vec![
+        dir_case("Limit POST around Order/Allow", "m1", "<Limit POST>\n    Order allow,deny\n    Allow from 127.0.0.1\n</Limit>\n", m)
+            .expect(|p| if p.method == "POST" { only(p, &["127.0.0.1"], 200, 403) } else { 200 }),
+        dir_case("LimitExcept GET around Deny", "m2", "<LimitExcept GET>\n    Order deny,allow\n    Deny from all\n</LimitExcept>\n", m)
+            .expect(|p| if p.method == "GET" || p.method == "HEAD" { 200 } else { 403 }),
+        dir_case(
+            "per-method Order with a shared Allow",
+            "m3",
+            "<Limit GET>\n    Order allow,deny\n    Allow from 127.0.0.1\n</Limit>\nAllow from 127.0.0.2\n",
+            m,
+        )
+        .expect(|p| if p.method == "GET" || p.method == "HEAD" { only(p, &["127.0.0.1", "127.0.0.2"], 200, 403) } else { 200 }),
+        dir_case("Limit POST around Require", "m4", &format!("{AUTH}<Limit POST>\n    Require valid-user\n</Limit>\n"), m)
+            .expect(|p| if p.method == "POST" { auth(p) } else { 200 }),
+        dir_case(
+            "Limit POST Require all denied adds an alternative, not a restriction",
+            "m5",
+            "<Limit POST>\n    Require all denied\n</Limit>\nRequire ip 127.0.0.2\n",
+            m,
+        )
+        .expect(|p| only(p, &["127.0.0.2"], 200, 403)),
+        dir_case(
+            "LimitExcept GET around Require",
+            "m6",
+            &format!("{AUTH}Require ip 127.0.0.1\n<LimitExcept GET>\n    Require valid-user\n</LimitExcept>\n"),
+            m,
+        )
+        .expect(|p| {
+            if p.method == "GET" || p.method == "HEAD" {
+                only(p, &["127.0.0.1"], 200, 403)
+            } else {
+                only(p, &["127.0.0.1"], 200, auth(p))
+            }
+        }),
+        dir_case("Satisfy per method", "m7", &format!("{AUTH}Require valid-user\nOrder allow,deny\nAllow from 127.0.0.1\n<Limit GET>\n    Satisfy Any\n</Limit>\n"), m)
+            .expect(|p| {
+                if p.method == "GET" || p.method == "HEAD" {
+                    only(p, &["127.0.0.1"], 200, auth(p))
+                } else {
+                    only(p, &["127.0.0.1"], auth(p), 403)
+                }
+            }),
+    ];
+    check_all("", cases);
+}
+
+// =============================================================================================
+// 8. Inheritance: Directory depth, Files, Location, .htaccess (§2.1, §5.1, §1.10)
+
+#[test]
+fn access_compat_inheritance_across_directory_depth() {
+    let body = "<Directory @DOCROOT@>\n    Order allow,deny\n    Allow from all\n    Deny from 127.0.0.2\n</Directory>\n\
+<Directory @DOCROOT@/sub>\n    Allow from 127.0.0.2\n</Directory>\n\
+<Directory @DOCROOT@/sub/deeper>\n    Require ip 127.0.0.1 127.0.0.2\n</Directory>\n\
+<Directory @DOCROOT@/private>\n    Require all granted\n</Directory>\n";
+    check(
+        Case::new("compat replaced, not merged", body)
+            .urls(&["/index.html", "/sub/index.html", "/sub/deeper/index.html", "/private/index.html"], &["GET", "POST"])
+            .expect(|p| match p.url.as_str() {
+                "/sub/index.html" => 200,
+                "/sub/deeper/index.html" => only(p, &["127.0.0.1", "127.0.0.2"], 200, 403),
+                _ => only(p, &["127.0.0.2"], 403, 200),
+            }),
+    );
+}
+
+#[test]
+fn files_sections_apply_after_directories() {
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n    <Files a.txt>\n        Require ip 127.0.0.1\n    </Files>\n</Directory>\n\
+<Directory @DOCROOT@/sub>\n    Order allow,deny\n    Allow from all\n</Directory>\n\
+<Files index.html>\n    Order deny,allow\n    Deny from 127.0.0.2\n</Files>\n";
+    check(
+        Case::new("Files", body)
+            .urls(&["/a.txt", "/index.html", "/sub/index.html", "/server-status"], &["GET"])
+            .expect(|p| match p.url.as_str() {
+                "/a.txt" => only(p, &["127.0.0.1"], 200, 403),
+                "/server-status" => 200,
+                _ => only(p, &["127.0.0.2"], 403, 200),
+            }),
+    );
+}
+
+#[test]
+fn location_sections_apply_last() {
+    let body = "<Directory @DOCROOT@>\n    Order allow,deny\n    Allow from 127.0.0.1 127.0.0.2\n    Require all granted\n</Directory>\n\
+<Location /sub>\n    Require ip 127.0.0.2 ::1\n</Location>\n\
+<Location /sub/deeper>\n    Satisfy Any\n</Location>\n";
+    check(
+        Case::new("Location", body)
+            .urls(&["/index.html", "/sub/index.html", "/sub/deeper/index.html"], &["GET"])
+            .expect(|p| match p.url.as_str() {
+                "/index.html" => only(p, &["127.0.0.1", "127.0.0.2"], 200, 403),
+                "/sub/index.html" => only(p, &["127.0.0.2"], 200, 403),
+                _ => 200,
+            }),
+    );
+}
+
+/// §8.7: a Location's Allow/Deny lists replace the Directory's; nothing is "evaluated after".
+#[test]
+fn order_doc_location_lists_replace_directory_lists() {
+    let body = "<Directory @DOCROOT@>\n    Order allow,deny\n    Allow from 127.0.0.1 127.0.0.2\n</Directory>\n\
+<Location /sub>\n    Deny from 127.0.0.2\n</Location>\n";
+    check(
+        Case::new("Location lists replace", body)
+            .urls(&["/index.html", "/sub/index.html"], &["GET"])
+            .expect(|p| {
+                if p.url == "/index.html" {
+                    only(p, &["127.0.0.1", "127.0.0.2"], 200, 403)
+                } else {
+                    only(p, &["127.0.0.2"], 403, 200)
+                }
+            }),
+    );
+}
+
+#[test]
+fn htaccess_adds_rules_where_allowoverride_permits() {
+    let body = "<Directory @DOCROOT@>\n    AllowOverride AuthConfig Limit\n    Require all granted\n</Directory>\n";
+    check(
+        Case::new("htaccess", body)
+            .file(
+                "htdocs/sub/.htaccess",
+                "Order allow,deny\nAllow from 127.0.0.1 ::1\nAuthType Basic\nAuthName ht\nAuthUserFile @ROOT@/htpasswd\nRequire valid-user\n",
+            )
+            .urls(&["/index.html", "/sub/index.html", "/sub/deeper/index.html"], &["GET", "POST"])
+            .expect(|p| if p.url == "/index.html" { 200 } else { only(p, &["127.0.0.1", "::1"], auth(p), 403) }),
+    );
+}
+
+#[test]
+fn htaccess_with_a_forbidden_directive_is_a_500() {
+    let body = "<Directory @DOCROOT@>\n    AllowOverride AuthConfig\n    Require all granted\n</Directory>\n";
+    check(
+        Case::new("htaccess forbidden Order", body)
+            .file("htdocs/sub/.htaccess", "Require all granted\nOrder allow,deny\nAllow from all\n")
+            .urls(&["/index.html", "/sub/index.html", "/sub/deeper/index.html"], &["GET"])
+            .expect(|p| if p.url == "/index.html" { 200 } else { 500 }),
+    );
+    let body = "<Directory @DOCROOT@>\n    AllowOverride Limit\n    Require all granted\n</Directory>\n";
+    check(
+        Case::new("htaccess forbidden Require", body)
+            .file("htdocs/sub/.htaccess", "Require ip 127.0.0.1\n")
+            .urls(&["/index.html", "/sub/index.html"], &["GET"])
+            .expect(|p| if p.url == "/index.html" { 200 } else { 500 }),
+    );
+}
+
+// =============================================================================================
+// 9. DirectoryMatch after .htaccess; a virtual host's Directory wins at equal depth (§5.1)
+
+#[test]
+fn directorymatch_applies_after_htaccess() {
+    let body = "<Directory @DOCROOT@>\n    AllowOverride AuthConfig\n    Require all granted\n</Directory>\n\
+<DirectoryMatch \"/htdocs/sub\">\n    Require ip 127.0.0.1\n</DirectoryMatch>\n\
+<Directory @DOCROOT@/sub/deeper>\n    Require ip 127.1.2.3\n</Directory>\n";
+    check(
+        Case::new("DirectoryMatch after .htaccess", body)
+            .file("htdocs/sub/.htaccess", "Require ip 127.0.0.2\n")
+            .urls(&["/index.html", "/sub/index.html", "/sub/deeper/index.html"], &["GET"])
+            .expect(|p| if p.url == "/index.html" { 200 } else { only(p, &["127.0.0.1"], 200, 403) }),
+    );
+}
+
+/// §8.9: DirectoryMatch is tested against the full file name, so it can match files.
+#[test]
+fn directorymatch_can_match_files() {
+    let body = format!("{DOCROOT_GRANT}<DirectoryMatch \"index\\.html$\">\n    Require all denied\n</DirectoryMatch>\n");
+    check(
+        Case::new("DirectoryMatch matching a file", &body)
+            .urls(&["/index.html", "/sub/index.html", "/a.txt"], &["GET"])
+            .expect(|p| if p.url == "/a.txt" { 200 } else { 403 }),
+    );
+}
+
+#[test]
+fn virtual_host_directory_wins_at_equal_depth() {
+    // The main server's section comes later in the file, and still loses.
+    let body = "<VirtualHost 127.0.0.1:@PORT@>\n    ServerName vh.test\n    <Directory @DOCROOT@/sub>\n        Require ip 127.0.0.1 ::1\n    </Directory>\n</VirtualHost>\n\
+<Directory @DOCROOT@/sub>\n    Require ip 127.0.0.2\n</Directory>\n";
+    check(
+        Case::new("vhost Directory", body)
+            .urls(&["/sub/index.html", "/index.html"], &["GET"])
+            .host("vh.test")
+            .expect(|p| match (p.url.as_str(), p.source.is_ipv6()) {
+                ("/index.html", _) => 200,
+                // [::1] is not the virtual host's address: the main server answers.
+                (_, true) => 403,
+                _ => only(p, &["127.0.0.1"], 200, 403),
+            }),
+    );
+}
+
+// =============================================================================================
+// 10. More places where httpd differs from its documentation (§8)
+
+/// §8.4: dropping `Order Deny,Allow` + `Allow from all` re-exposes an inherited `Deny from all`.
+#[test]
+fn upgrade_guide_dropping_allow_from_all_reexposes_an_inherited_deny() {
+    let root_deny = "<Directory />\n    Order deny,allow\n    Deny from all\n</Directory>\n";
+    check_all(
+        "",
+        vec![Case::new("with the old lines", &format!("{root_deny}<Directory @DOCROOT@>\n    Order deny,allow\n    Allow from all\n</Directory>\n"))
+            .urls(&["/index.html"], &["GET"])
+            .expect(|_| 200)],
+    );
+    check_all(
+        "",
+        vec![Case::new("old lines dropped", &format!("{root_deny}{DOCROOT_GRANT}")).urls(&["/index.html", "/sub/"], &["GET"]).expect(|_| 403)],
+    );
+}
+
+/// §8.5: with mod_authz_dbm and mod_authz_groupfile both loaded, the 2.2-style
+/// `AuthDBMGroupFile` + `Require group` starts, and then refuses every authenticated user.
+#[test]
+fn require_group_with_only_a_dbm_group_file_refuses_everyone() {
+    let body = format!(
+        "LoadModule authz_dbm_module /usr/lib/apache2/modules/mod_authz_dbm.so\n\
+<Directory @DOCROOT@>\n{AUTH}AuthDBMGroupFile @ROOT@/groups\nRequire group admins\n</Directory>\n"
+    );
+    check(Case::new("dbm group file + Require group", &body).urls(&["/index.html"], &["GET"]).expect(|_| 401));
+}
+
+/// An unknowable construct: the engine must say "unknown" exactly where it is reached.
+#[test]
+fn require_expr_is_unknown_exactly_where_it_is_reached() {
+    let body = "<Directory @DOCROOT@>\n    Require ip 127.0.0.1\n    Require expr \"%{REMOTE_ADDR} == '127.0.0.2'\"\n</Directory>\n";
+    check(
+        Case::new("Require expr", body)
+            .urls(&["/index.html"], &["GET"])
+            .unknown_when(|p| !p.from("127.0.0.1"))
+            .expect(|p| only(p, &["127.0.0.1", "127.0.0.2"], 200, 403)),
+    );
+}
+
+// =============================================================================================
+// Generated cases
+
+fn env_number(name: &str, default: u64) -> u64 {
+    match std::env::var(name) {
+        Ok(v) => v.trim().parse().unwrap_or_else(|_| panic!("{name} must be a number, not {v:?}")),
+        Err(_) => default,
+    }
+}
+
+#[test]
+fn generated_configurations_agree_with_httpd() {
+    if !apache_lsp_e2e::httpd::require_apache2() {
+        return;
+    }
+    let count = env_number("APACHE_LSP_DIFF_CASES", 500) as usize;
+    let seed = env_number("APACHE_LSP_DIFF_SEED", 0x5eed_2024);
+    let t0 = std::time::Instant::now();
+    let cases = generate_cases(seed, count);
+    let summary = run_generated(&cases, 50);
+    eprintln!(
+        "generated: seed {seed:#x}, {} cases ({} refused at startup by both), {} requests in {} httpd runs, {:?}",
+        cases.len(),
+        summary.rejected,
+        summary.report.requests,
+        summary.batches,
+        t0.elapsed()
+    );
+    eprintln!("httpd statuses (engine terms): {:?}", summary.report.statuses);
+    eprintln!("refused at startup: {:#?}", summary.rejections);
+    summary.report.assert_clean(10);
+}
