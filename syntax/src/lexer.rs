@@ -112,6 +112,12 @@ impl<'a> LogicalLine<'a> {
         ss + (j - sj)
     }
 
+    /// Source offset where the last physical line of this logical line starts:
+    /// httpd names that line in its errors (its line counter has moved on).
+    pub(crate) fn last_physical_start(&self) -> usize {
+        self.segments.last().map(|s| s.1).unwrap_or(self.start)
+    }
+
     /// Source text of the newline ending this line ("" at EOF).
     pub(crate) fn newline(&self) -> &'a str {
         &self.src[self.content_end..self.end]

@@ -150,7 +150,8 @@ pub fn parse(src: &str) -> Parse {
     for line in logical_lines(src) {
         let text = line.joined().as_bytes();
         let mut em = Emitter { line: &line, src, next_cont: 0 };
-        let line_range = TextRange::new(ts(line.start), ts(line.content_end));
+        // Errors point at the last physical line of a continued line, as httpd's do.
+        let line_range = TextRange::new(ts(line.last_physical_start()), ts(line.content_end));
         let first = skip_space(text, 0);
         if first >= text.len() {
             em.token(&mut b, WHITESPACE, 0, text.len());

@@ -137,3 +137,42 @@ fn syntax_errors_match_httpds_reader_on_the_corpus() {
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
     assert!(agree > 200, "too few conclusive comparisons: {agree}");
 }
+
+#[test]
+fn mutated_corpus_text_never_panics_and_round_trips() {
+    let Some(dir) = corpus_dir() else { return };
+    // Deterministic mutations: delete, duplicate and insert bytes that matter to the lexer.
+    let mut seed: u64 = 0x9E3779B97F4A7C15;
+    let mut rnd = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n.max(1) as u64) as usize
+    };
+    let inserts = ["<", ">", "</", "\\\n", "\"", "'", "#", "\r\n", "${", "}", "<Directory", "\n"];
+    for f in corpus_files(&dir) {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for _ in 0..4 {
+            let mut t = text.clone();
+            for _ in 0..8 {
+                let mut at = rnd(t.len() + 1);
+                while !t.is_char_boundary(at) {
+                    at -= 1;
+                }
+                match rnd(3) {
+                    0 => {
+                        let mut end = (at + rnd(6)).min(t.len());
+                        while !t.is_char_boundary(end) {
+                            end -= 1;
+                        }
+                        t.replace_range(at..end, "");
+                    }
+                    _ => t.insert_str(at, inserts[rnd(inserts.len())]),
+                }
+            }
+            let p = apache_syntax::parse(&t);
+            assert_eq!(p.syntax_node().text().to_string(), t);
+            let _ = apache_lsp::ide::document_symbols::document_symbols(&p);
+        }
+    }
+}
