@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Accepted for clients that pass it (vscode-languageclient, others): stdio is the only transport.
+    #[arg(long, global = true, hide = true)]
+    pub stdio: bool,
 }
 
 #[derive(Subcommand, Debug)]

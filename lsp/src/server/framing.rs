@@ -73,13 +73,23 @@ pub async fn pump(input: impl tokio::io::AsyncRead + Unpin, mut out: impl AsyncW
         }
         let mut exit = false;
         let msg = match serde_json::from_slice::<serde_json::Value>(&body) {
-            Ok(v) if v.is_object() => {
-                match v.get("method").and_then(|m| m.as_str()) {
+            Ok(mut v) if v.is_object() => {
+                let method = v.get("method").and_then(|m| m.as_str()).map(str::to_string);
+                match method.as_deref() {
                     Some("shutdown") => shutdown_seen = true,
                     Some("exit") => exit = true,
                     _ => {}
                 }
-                frame(&body)
+                // Some clients (eglot) send `"params": null` to methods that take none;
+                // tower-lsp rejects that, JSON-RPC allows omitting it.
+                if matches!(method.as_deref(), Some("shutdown" | "exit"))
+                    && v.get("params").is_some_and(|p| p.is_null())
+                {
+                    v.as_object_mut().map(|o| o.remove("params"));
+                    frame(v.to_string().as_bytes())
+                } else {
+                    frame(&body)
+                }
             }
             Ok(_) => malformed("the message is JSON but not an object"),
             Err(e) => malformed(&format!("the message body is not valid JSON: {e}")),

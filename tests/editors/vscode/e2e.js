@@ -107,9 +107,23 @@ async function step(what, f) {
 
     // 3. quick fix on the Order line (line 6): Ctrl+. and pick the preferred "Rewrite as Require…"
     await page.keyboard.press('ArrowDown');
-    await page.keyboard.press('Control+.');
+    await page.keyboard.press('Home'); // first non-blank: on the diagnostic
+    // the light bulb says VS Code has the line's code actions; Ctrl+. before that can race the
+    // cursor move and answer "No code actions available": then try again, and say so
+    await page.locator('.monaco-editor .lightBulbWidget').first().waitFor({ state: 'visible', timeout: T }).catch(() => {});
     const item = page.locator('.action-widget .monaco-list-row', { hasText: 'Rewrite as Require' }).first();
-    await step('quick fix menu offers "Rewrite as Require…"', () => item.waitFor({ state: 'visible', timeout: T }));
+    for (let attempt = 1; ; attempt++) {
+      await page.keyboard.press('Control+.');
+      try {
+        await item.waitFor({ state: 'visible', timeout: attempt < 3 ? 5000 : T });
+        break;
+      } catch (e) {
+        const none = await page.locator('.monaco-editor', { hasText: 'No code actions available' }).count();
+        if (attempt >= 3) throw new Error(`quick fix menu offers "Rewrite as Require…": ${none ? 'No code actions available' : e.message.split('\n')[0]}`);
+        lap(`note: Ctrl+. attempt ${attempt} showed ${none ? '"No code actions available"' : 'no menu'}; trying again`);
+        await page.keyboard.press('Escape');
+      }
+    }
     const menu = (await page.locator('.action-widget .monaco-list-row').allInnerTexts()).map(oneLine);
     lap('quick fix menu: ' + menu.join(' | '));
     await page.screenshot({ path: `${SHOTS}/vscode-quickfix.png` });
