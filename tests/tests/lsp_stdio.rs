@@ -169,3 +169,22 @@ fn hostile_messages_do_not_kill_the_server() {
     assert!(c.is_alive());
     assert!(c.shutdown().is_some());
 }
+
+#[test]
+fn severity_overrides_from_initialization_options() {
+    let mut c = Client::spawn();
+    let r = c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "capabilities": {},
+               "initializationOptions": {"diagnostics": {"severity": {"deprecated-access": "error", "syntax": "off"}}}}),
+    );
+    assert!(r.get("result").is_some());
+    c.notify("initialized", json!({}));
+    c.open(URI, "<Directory /srv>\n  Order deny,allow\n");
+    let d = c.diagnostics(URI, Some(1), Duration::from_secs(5)).expect("diagnostics");
+    assert!(d.iter().all(|d| d["code"] != "syntax"), "{d:?}");
+    let dep: Vec<_> = d.iter().filter(|d| d["code"] == "deprecated-access").collect();
+    assert_eq!(dep.len(), 1, "{d:?}");
+    assert_eq!(dep[0]["severity"], 1);
+    assert_eq!(dep[0]["tags"], json!([2]));
+}

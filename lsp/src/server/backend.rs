@@ -43,9 +43,20 @@ impl Backend {
                 let (cfg, file) = (l.cfg, l.file);
                 let enc = state.encoding();
                 let fd = cfg.file(file);
+                let overrides = state.severity_overrides.lock().unwrap().clone();
                 ide::diagnostics::for_file(&cfg, file)
                     .into_iter()
-                    .map(|d| to_lsp_diagnostic(&cfg, fd, enc, d))
+                    .filter_map(|mut d| {
+                        match overrides.get(d.code).map(|s| s.to_ascii_lowercase()).as_deref() {
+                            Some("off") | Some("none") => return None,
+                            Some("error") => d.severity = ide::Severity::Error,
+                            Some("warning") => d.severity = ide::Severity::Warning,
+                            Some("information") | Some("info") => d.severity = ide::Severity::Information,
+                            Some("hint") => d.severity = ide::Severity::Hint,
+                            _ => {}
+                        }
+                        Some(to_lsp_diagnostic(&cfg, fd, enc, d))
+                    })
                     .collect::<Vec<_>>()
             })
         })
@@ -164,6 +175,20 @@ impl LanguageServer for Backend {
             params.initialization_options.as_ref().and_then(|o| o.get("rootConfig")).and_then(|v| v.as_str())
         {
             *self.state.root_config.lock().unwrap() = Some(PathBuf::from(root));
+        }
+        if let Some(map) = params
+            .initialization_options
+            .as_ref()
+            .and_then(|o| o.get("diagnostics"))
+            .and_then(|d| d.get("severity"))
+            .and_then(|s| s.as_object())
+        {
+            let mut o = self.state.severity_overrides.lock().unwrap();
+            for (k, v) in map {
+                if let Some(v) = v.as_str() {
+                    o.insert(k.clone(), v.to_string());
+                }
+            }
         }
         Ok(InitializeResult {
             capabilities: ServerCapabilities {

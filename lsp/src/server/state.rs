@@ -20,6 +20,9 @@ pub struct State {
     pub docs: Mutex<HashMap<PathBuf, Document>>,
     pub encoding: Mutex<Option<Encoding>>,
     pub root_config: Mutex<Option<PathBuf>>,
+    /// Severity overrides per diagnostic code ("error", "warning", "information",
+    /// "hint", or "off"), from initializationOptions.diagnostics.severity.
+    pub severity_overrides: Mutex<HashMap<String, String>>,
 }
 
 impl State {
