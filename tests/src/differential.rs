@@ -662,10 +662,87 @@ fn gen_container(rng: &mut Rng, op: &str, depth: usize, pad: &str, out: &mut Vec
 
 /// The lines of one section body (or .htaccess file), indented with `pad`.
 fn gen_section_body(rng: &mut Rng, pad: &str) -> Vec<String> {
+    let lines = gen_section_lines(rng, pad);
+    lines.into_iter().map(|l| mutate(rng, l)).collect()
+}
+
+/// Startup errors (or, in .htaccess, 500s) from §1.2–§1.6, §2.2–§2.5, §3.1, §3.5, §4:
+/// replacement lines, used rarely.
+const BROKEN: &[&str] = &[
+    "Order deny, allow",
+    "Order sideways",
+    "Order \"deny, allow\"",
+    "Allow 127.0.0.1",
+    "Allow to 127.0.0.1",
+    "Allow from 127.0/16",
+    "Deny from 10.0.0.0/33",
+    "Deny from 10.0.0.0/0",
+    "Allow from ::ffff:127.0.0.1",
+    "Allow from 127.0.0.1 # comment",
+    "Deny from 1.2.3.4.5",
+    "Require ALL granted",
+    "Require All granted",
+    "Require ip foo",
+    "Require ip",
+    "Require ip 127.0.0.1 # comment",
+    "Require all granted # comment",
+    "Require method get",
+    "Require",
+    "Satisfy maybe",
+    "AuthMerging sideways",
+    "<RequireAll>\n</RequireAll>",
+    "<RequireAny extra>\n    Require all granted\n</RequireAny>",
+    "<Limit TRACE>\n    Require all granted\n</Limit>",
+];
+
+/// Harmless variations httpd accepts: directive names in any case, keyword arguments in any
+/// case, quoted single arguments, `Require local`/`valid-user` with ignored arguments; and,
+/// rarely, a broken line (see [`BROKEN`]).
+fn mutate(rng: &mut Rng, line: String) -> String {
+    let trimmed = line.trim_start();
+    let pad = &line[..line.len() - trimmed.len()];
+    if trimmed.starts_with('<') || trimmed.is_empty() {
+        return line;
+    }
+    if rng.chance(1) {
+        return BROKEN[rng.below(BROKEN.len())].lines().map(|l| format!("{pad}{l}")).collect::<Vec<_>>().join("\n");
+    }
+    if !rng.chance(12) {
+        return line;
+    }
+    let (name, rest) = trimmed.split_once(' ').unwrap_or((trimmed, ""));
+    let name = match rng.below(3) {
+        0 => name.to_ascii_lowercase(),
+        1 => name.to_ascii_uppercase(),
+        _ => name.chars().enumerate().map(|(i, c)| if i % 2 == 0 { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() }).collect(),
+    };
+    let lname = name.to_ascii_lowercase();
+    let rest = match lname.as_str() {
+        "order" | "satisfy" | "authmerging" => match rng.below(3) {
+            0 => rest.to_ascii_uppercase(),
+            1 => format!("\"{rest}\""),
+            _ => format!("'{}'", rest.to_ascii_lowercase()),
+        },
+        "allow" | "deny" => rest.replacen("from", "FROM", 1).replace("env=", "ENV="),
+        "require" if rest == "local" || rest == "valid-user" => format!("{rest} ignored words"),
+        "require" if rest.starts_with("all ") => rest.replace("granted", "GRANTED").replace("denied", "Denied"),
+        _ => rest.to_string(),
+    };
+    format!("{pad}{name} {rest}")
+}
+
+fn gen_section_lines(rng: &mut Rng, pad: &str) -> Vec<String> {
     let mut lines = Vec::new();
     let limit = |rng: &mut Rng| -> Option<(&'static str, &'static str)> {
         if rng.chance(15) {
-            Some(*rng.pick(&[("<Limit POST>", "</Limit>"), ("<LimitExcept GET>", "</LimitExcept>"), ("<Limit GET>", "</Limit>")]))
+            Some(*rng.pick(&[
+                ("<Limit POST>", "</Limit>"),
+                ("<LimitExcept GET>", "</LimitExcept>"),
+                ("<Limit GET>", "</Limit>"),
+                ("<Limit GET POST>", "</Limit>"),
+                ("<LimitExcept POST PUT>", "</LimitExcept>"),
+                ("<Limit PUT DELETE>", "</Limit>"),
+            ]))
         } else {
             None
         }
@@ -761,7 +838,8 @@ fn gen_section_body(rng: &mut Rng, pad: &str) -> Vec<String> {
 }
 
 /// The kinds of section a generated case draws 1–3 from.
-const KINDS: &[&str] = &["dir", "sub", "loc", "files", "loc2", "htaccess", "dirmatch"];
+const KINDS: &[&str] =
+    &["dir", "sub", "loc", "files", "loc2", "htaccess", "dirmatch", "filesmatch", "htaccess_top", "locmatch"];
 
 fn push_body(body: &mut String, lines: &[String]) {
     for l in lines {
@@ -769,12 +847,14 @@ fn push_body(body: &mut String, lines: &[String]) {
     }
 }
 
-/// One generated case under `/c{index}/`: 1–3 distinct sections among `<Directory DOCROOT/cN>`,
-/// `<Directory DOCROOT/cN/sub>`, `<Location /cN/sub>`, `<Files index.html>` (nested in the
-/// first), `<Location /cN>`, an `.htaccess` in `cN/sub` (with an AllowOverride in the first)
-/// and `<DirectoryMatch "/cN/sub">`, each with random access directives; requests for
-/// `/cN/index.html`, `/cN/a.txt` and `/cN/sub/index.html` over the whole matrix, GET and POST
-/// (and PUT and DELETE when the case uses Limit).
+/// One generated case under `/c{index}/`: 1–3 distinct kinds of section among
+/// `<Directory DOCROOT/cN>`, `<Directory DOCROOT/cN/sub>` (sometimes with its own
+/// AllowOverride), `<Location /cN/sub>`, `<Location /cN>` (the two Locations in either order),
+/// `<LocationMatch>`, `<Files index.html>` and `<FilesMatch>` (nested in the first Directory),
+/// an `.htaccess` in `cN` or in `cN/sub` (with an AllowOverride in the first Directory), and
+/// `<DirectoryMatch "/cN/sub">`, each with random access directives. Requests: `/cN/index.html`,
+/// `/cN/a.txt` and `/cN/sub/index.html` over the whole matrix, GET and POST (plus two of PUT,
+/// DELETE, HEAD, OPTIONS when the case uses Limit; sometimes HEAD otherwise).
 pub fn generated_case(rng: &mut Rng, index: usize) -> Case {
     let c = format!("c{index}");
     let want = 1 + rng.below(3);
@@ -792,9 +872,9 @@ pub fn generated_case(rng: &mut Rng, index: usize) -> Case {
         (format!("htdocs/{c}/a.txt"), format!("{c}/a.txt\n")),
         (format!("htdocs/{c}/sub/index.html"), format!("{c}/sub/index.html\n")),
     ];
-    if has("dir") || has("files") || has("htaccess") {
+    if has("dir") || has("files") || has("filesmatch") || has("htaccess") || has("htaccess_top") {
         let _ = writeln!(body, "<Directory @DOCROOT@/{c}>");
-        if has("htaccess") {
+        if has("htaccess") || has("htaccess_top") {
             let _ = writeln!(
                 body,
                 "    AllowOverride {}",
@@ -809,7 +889,17 @@ pub fn generated_case(rng: &mut Rng, index: usize) -> Case {
             push_body(&mut body, &gen_section_body(rng, "        "));
             let _ = writeln!(body, "    </Files>");
         }
+        if has("filesmatch") {
+            let _ = writeln!(body, "    <FilesMatch \"{}\">", rng.pick(&["\\.txt$", "^index", "\\.(html|txt)$"]));
+            push_body(&mut body, &gen_section_body(rng, "        "));
+            let _ = writeln!(body, "    </FilesMatch>");
+        }
         let _ = writeln!(body, "</Directory>");
+    }
+    if has("htaccess_top") {
+        let mut text = String::new();
+        push_body(&mut text, &gen_section_body(rng, ""));
+        files.push((format!("htdocs/{c}/.htaccess"), text));
     }
     if has("htaccess") {
         let mut text = String::new();
@@ -818,6 +908,9 @@ pub fn generated_case(rng: &mut Rng, index: usize) -> Case {
     }
     if has("sub") {
         let _ = writeln!(body, "<Directory @DOCROOT@/{c}/sub>");
+        if has("htaccess") && rng.chance(30) {
+            let _ = writeln!(body, "    AllowOverride {}", rng.pick(&["None", "AuthConfig", "Limit", "All"]));
+        }
         push_body(&mut body, &gen_section_body(rng, "    "));
         let _ = writeln!(body, "</Directory>");
     }
@@ -842,9 +935,20 @@ pub fn generated_case(rng: &mut Rng, index: usize) -> Case {
         push_body(&mut body, &gen_section_body(rng, "    "));
         let _ = writeln!(body, "</Location>");
     }
+    if has("locmatch") {
+        let _ = writeln!(body, "<LocationMatch \"{}\">", rng.pick(&[format!("^/{c}/(sub|a)"), format!("/{c}/.*index")]));
+        push_body(&mut body, &gen_section_body(rng, "    "));
+        let _ = writeln!(body, "</LocationMatch>");
+    }
     let mut methods = vec!["GET", "POST"];
     if body.contains("<Limit") || files.iter().any(|(_, t)| t.contains("<Limit")) {
-        methods.extend(["PUT", "DELETE"]);
+        // Two more methods, so that per-method rules meet methods on both sides of the mask.
+        let extra = ["PUT", "DELETE", "HEAD", "OPTIONS"];
+        let i = rng.below(extra.len());
+        let j = (i + 1 + rng.below(extra.len() - 1)) % extra.len();
+        methods.extend([extra[i], extra[j]]);
+    } else if rng.chance(10) {
+        methods.push("HEAD");
     }
     let urls = [format!("/{c}/index.html"), format!("/{c}/a.txt"), format!("/{c}/sub/index.html")];
     let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
@@ -861,10 +965,11 @@ pub fn generate_cases(seed: u64, count: usize) -> Vec<Case> {
     (0..count).map(|i| generated_case(&mut rng, i)).collect()
 }
 
-/// The request that reaches every section of a generated case (for startup errors).
-fn deepest_probe(case: &Case) -> Probe {
-    let url = case.probes.iter().map(|p| p.url.clone()).max_by_key(|u| u.matches('/').count()).unwrap_or_default();
-    Probe::new("GET", &url, IpAddr::V4(Ipv4Addr::LOCALHOST), None)
+/// One GET per URL of a case: together they reach every section of a generated case (the
+/// engine reports the startup errors of the sections a request meets).
+fn url_probes(case: &Case) -> Vec<Probe> {
+    let urls: BTreeSet<&str> = case.probes.iter().map(|p| p.url.as_str()).collect();
+    urls.into_iter().map(|u| Probe::new("GET", u, IpAddr::V4(Ipv4Addr::LOCALHOST), None)).collect()
 }
 
 /// Summary of a generated run.
@@ -892,25 +997,53 @@ pub fn run_generated(cases: &[Case], batch: usize) -> GeneratedSummary {
         let engine = Engine::load(&main, None);
         let mut good: Vec<&Case> = Vec::new();
         for case in chunk {
-            let eff = engine.predict(&deepest_probe(case));
-            if eff.errors.is_empty() {
+            let mut errors: Vec<String> = Vec::new();
+            for p in url_probes(case) {
+                for e in engine.predict(&p).errors {
+                    if !errors.contains(&e.message) {
+                        errors.push(e.message);
+                    }
+                }
+            }
+            if errors.is_empty() {
                 good.push(case);
                 continue;
             }
             summary.report.cases += 1;
+            // Alone, so that the line numbers are those httpd reports.
             let alone = build_config(GENERATED_COMMON, &[case]);
-            let (ok, _output) = config_test(&alone);
+            let main = alone.write().expect("write the configuration");
+            let engine_alone = Engine::load(&main, None);
+            let mut errors_alone = Vec::new();
+            for p in url_probes(case) {
+                errors_alone.extend(engine_alone.predict(&p).errors);
+            }
+            let (ok, output) = config_test(&alone);
+            let rendered: Vec<String> = errors_alone.iter().map(|e| format!("line {}: {}", e.loc.line, e.message)).collect();
             if ok {
                 summary.report.mismatches.push(format!(
                     "=== MISMATCH in case `{}`: the engine reports startup errors {:?}, but httpd accepts the \
                      configuration\nconfiguration:\n{}",
                     case.name,
-                    eff.errors.iter().map(|e| e.message.clone()).collect::<Vec<_>>(),
+                    rendered,
+                    indent(&case.body)
+                ));
+            } else if !errors_alone.iter().any(|e| {
+                // httpd reports one error: a directive's with "line N of FILE", or a check_config
+                // hook's (AH01624) without a line.
+                output.contains(&e.message) && (e.ah_code.is_some() || output.contains(&format!("line {} of", e.loc.line)))
+            }) {
+                summary.report.mismatches.push(format!(
+                    "=== MISMATCH in case `{}`: httpd refuses the configuration with another error than the \
+                     engine's {:?}\napache2 -t:\n{}configuration:\n{}",
+                    case.name,
+                    rendered,
+                    indent(&output),
                     indent(&case.body)
                 ));
             } else {
                 summary.rejected += 1;
-                *summary.rejections.entry(eff.errors[0].message.clone()).or_default() += 1;
+                *summary.rejections.entry(errors[0].clone()).or_default() += 1;
             }
         }
         drop(draft);

@@ -69,7 +69,8 @@ fn merge_example_1_with_docroot_grant_still_refuses() {
 #[test]
 fn upgrade_guide_not_working_example_is_an_inherited_deny_not_precedence() {
     let satisfy_any = EXAMPLE_1.replace("    Require local\n", "    Require local\n    Satisfy Any\n");
-    let reset = EXAMPLE_1.replace("    Require local\n", "    Require local\n    Order allow,deny\n    Allow from all\n");
+    let reset =
+        EXAMPLE_1.replace("    Require local\n", "    Require local\n    Order allow,deny\n    Allow from all\n");
     check(
         Case::new("example 1 + Satisfy Any in the Location opens it to everyone", &satisfy_any)
             .urls(&["/server-status"], &["GET", "POST"])
@@ -211,8 +212,13 @@ fn allow_forms_under_allow_deny() {
         .enumerate()
         .map(|(i, (form, matched))| {
             let matched: Vec<&'static str> = matched.to_vec();
-            dir_case(&format!("Allow from {form}"), &format!("a{i}"), &format!("Order allow,deny\nAllow from {form}\n"), &["GET", "POST"])
-                .expect(move |p| only(p, &matched, 200, 403))
+            dir_case(
+                &format!("Allow from {form}"),
+                &format!("a{i}"),
+                &format!("Order allow,deny\nAllow from {form}\n"),
+                &["GET", "POST"],
+            )
+            .expect(move |p| only(p, &matched, 200, 403))
         })
         .collect();
     check_all(IS_TWO, cases);
@@ -225,8 +231,13 @@ fn deny_forms_under_deny_allow() {
         .enumerate()
         .map(|(i, (form, matched))| {
             let matched: Vec<&'static str> = matched.to_vec();
-            dir_case(&format!("Deny from {form}"), &format!("d{i}"), &format!("Order deny,allow\nDeny from {form}\n"), &["GET", "POST"])
-                .expect(move |p| only(p, &matched, 403, 200))
+            dir_case(
+                &format!("Deny from {form}"),
+                &format!("d{i}"),
+                &format!("Order deny,allow\nDeny from {form}\n"),
+                &["GET", "POST"],
+            )
+            .expect(move |p| only(p, &matched, 403, 200))
         })
         .collect();
     check_all(IS_TWO, cases);
@@ -299,7 +310,8 @@ fn satisfy_any_with_deny_from_all_and_no_require_grants_everyone() {
 /// §8.6: the module's own Satisfy example asks nobody for a password.
 #[test]
 fn mod_access_compat_satisfy_doc_example_lets_everyone_in() {
-    let body = format!("<Directory @DOCROOT@>\n{AUTH}Require valid-user\nAllow from 192.168.1\nSatisfy Any\n</Directory>\n");
+    let body =
+        format!("<Directory @DOCROOT@>\n{AUTH}Require valid-user\nAllow from 192.168.1\nSatisfy Any\n</Directory>\n");
     check(Case::new("Satisfy doc example", &body).urls(&["/index.html"], &["GET", "POST"]).expect(|_| 200));
 }
 
@@ -311,26 +323,47 @@ fn require_providers() {
     let cases = vec![
         dir_case("all granted", "r1", "Require all granted\n", &["GET"]).expect(|_| 200),
         dir_case("all denied", "r2", "Require all denied\n", &["GET"]).expect(|_| 403),
-        dir_case("ip partial", "r3", "Require ip 127.0\n", &["GET"]).expect(|p| only(p, &["127.0.0.1", "127.0.0.2"], 200, 403)),
+        dir_case("ip partial", "r3", "Require ip 127.0\n", &["GET"])
+            .expect(|p| only(p, &["127.0.0.1", "127.0.0.2"], 200, 403)),
         dir_case("ip CIDR", "r4", "Require ip 127.0.0.0/31\n", &["GET"]).expect(|p| only(p, &["127.0.0.1"], 200, 403)),
         dir_case("ip netmask and IPv6", "r5", "Require ip 127.1.0.0/255.255.0.0 ::1\n", &["GET"])
             .expect(|p| only(p, &["127.1.2.3", "::1"], 200, 403)),
         dir_case("local", "r6", "Require local\n", &["GET"]).expect(|_| 200),
         dir_case("env", "r7", "Require env IS_TWO\n", &["GET"]).expect(|p| only(p, &["127.0.0.2"], 200, 403)),
-        dir_case("method", "r8", "Require method GET\n", &["GET", "POST", "HEAD"])
-            .expect(|p| if p.method == "POST" { 403 } else { 200 }),
-        dir_case("user", "r9", &format!("{AUTH}Require user alice\n"), &["GET"])
-            .expect(|p| if p.user() == Some("alice") { 200 } else { 401 }),
+        dir_case("method", "r8", "Require method GET\n", &["GET", "POST", "HEAD"]).expect(|p| {
+            if p.method == "POST" {
+                403
+            } else {
+                200
+            }
+        }),
+        dir_case("user", "r9", &format!("{AUTH}Require user alice\n"), &["GET"]).expect(|p| {
+            if p.user() == Some("alice") {
+                200
+            } else {
+                401
+            }
+        }),
         dir_case("several users", "r10", &format!("{AUTH}Require user alice bob\n"), &["GET"]).expect(auth),
-        dir_case("group admins", "r11", &format!("{AUTH_GROUPS}Require group admins\n"), &["GET"])
-            .expect(|p| if p.user() == Some("alice") { 200 } else { 401 }),
+        dir_case("group admins", "r11", &format!("{AUTH_GROUPS}Require group admins\n"), &["GET"]).expect(|p| {
+            if p.user() == Some("alice") {
+                200
+            } else {
+                401
+            }
+        }),
         dir_case("group staff", "r12", &format!("{AUTH_GROUPS}Require group staff\n"), &["GET"]).expect(auth),
         dir_case("group without a group file", "r13", &format!("{AUTH}Require group staff\n"), &["GET"])
             .expect(|_| 401),
         dir_case("valid-user", "r14", &format!("{AUTH}Require valid-user\n"), &["GET", "POST"]).expect(auth),
         dir_case("valid-user without AuthType", "r15", "Require valid-user\n", &["GET"]).expect(|_| 500),
-        dir_case("ip or valid-user: the userless pass decides first", "r16", &format!("{AUTH}Require ip 127.0.0.1\nRequire valid-user\n"), &["GET"])
-            .expect(|p| only(p, &["127.0.0.1"], 200, auth(p))),
+        dir_case(
+            "ip or valid-user: the userless pass decides first",
+            "r16",
+            &format!("{AUTH}Require ip 127.0.0.1\nRequire valid-user\n"),
+            &["GET"],
+        )
+        .expect(|p| only(p, &["127.0.0.1"], 200, auth(p))),
         dir_case("AuthType without Require", "r17", AUTH, &["GET"]).expect(|_| 500),
         dir_case(
             "AuthzSendForbiddenOnFailure",
@@ -411,21 +444,45 @@ fn authmerging_across_directory_depth() {
     let in_sub = |p: &Probe| p.url.starts_with("/sub/");
     check_all(
         "",
-        vec![Case::new("no AuthMerging: the child replaces", &merging("Require ip 127.0.0.1 127.0.0.2\n", "Require ip 127.0.0.2 ::1\n"))
-            .urls(&urls, &["GET"])
-            .expect(move |p| if in_sub(p) { only(p, &["127.0.0.2", "::1"], 200, 403) } else { only(p, &["127.0.0.1", "127.0.0.2"], 200, 403) })],
+        vec![Case::new(
+            "no AuthMerging: the child replaces",
+            &merging("Require ip 127.0.0.1 127.0.0.2\n", "Require ip 127.0.0.2 ::1\n"),
+        )
+        .urls(&urls, &["GET"])
+        .expect(move |p| {
+            if in_sub(p) {
+                only(p, &["127.0.0.2", "::1"], 200, 403)
+            } else {
+                only(p, &["127.0.0.1", "127.0.0.2"], 200, 403)
+            }
+        })],
     );
     check_all(
         "",
-        vec![Case::new("AuthMerging And", &merging("Require ip 127.0.0.1 127.0.0.2\n", "AuthMerging And\nRequire ip 127.0.0.2 ::1\n"))
-            .urls(&urls, &["GET"])
-            .expect(move |p| if in_sub(p) { only(p, &["127.0.0.2"], 200, 403) } else { only(p, &["127.0.0.1", "127.0.0.2"], 200, 403) })],
+        vec![Case::new(
+            "AuthMerging And",
+            &merging("Require ip 127.0.0.1 127.0.0.2\n", "AuthMerging And\nRequire ip 127.0.0.2 ::1\n"),
+        )
+        .urls(&urls, &["GET"])
+        .expect(move |p| {
+            if in_sub(p) {
+                only(p, &["127.0.0.2"], 200, 403)
+            } else {
+                only(p, &["127.0.0.1", "127.0.0.2"], 200, 403)
+            }
+        })],
     );
     check_all(
         "",
         vec![Case::new("AuthMerging Or", &merging("Require ip 127.0.0.1\n", "AuthMerging Or\nRequire ip ::1\n"))
             .urls(&urls, &["GET"])
-            .expect(move |p| if in_sub(p) { only(p, &["127.0.0.1", "::1"], 200, 403) } else { only(p, &["127.0.0.1"], 200, 403) })],
+            .expect(move |p| {
+                if in_sub(p) {
+                    only(p, &["127.0.0.1", "::1"], 200, 403)
+                } else {
+                    only(p, &["127.0.0.1"], 200, 403)
+                }
+            })],
     );
     check_all(
         "",
@@ -519,13 +576,17 @@ fn per_method_limit_and_limitexcept() {
 
 #[test]
 fn access_compat_inheritance_across_directory_depth() {
-    let body = "<Directory @DOCROOT@>\n    Order allow,deny\n    Allow from all\n    Deny from 127.0.0.2\n</Directory>\n\
+    let body =
+        "<Directory @DOCROOT@>\n    Order allow,deny\n    Allow from all\n    Deny from 127.0.0.2\n</Directory>\n\
 <Directory @DOCROOT@/sub>\n    Allow from 127.0.0.2\n</Directory>\n\
 <Directory @DOCROOT@/sub/deeper>\n    Require ip 127.0.0.1 127.0.0.2\n</Directory>\n\
 <Directory @DOCROOT@/private>\n    Require all granted\n</Directory>\n";
     check(
         Case::new("compat replaced, not merged", body)
-            .urls(&["/index.html", "/sub/index.html", "/sub/deeper/index.html", "/private/index.html"], &["GET", "POST"])
+            .urls(
+                &["/index.html", "/sub/index.html", "/sub/deeper/index.html", "/private/index.html"],
+                &["GET", "POST"],
+            )
             .expect(|p| match p.url.as_str() {
                 "/sub/index.html" => 200,
                 "/sub/deeper/index.html" => only(p, &["127.0.0.1", "127.0.0.2"], 200, 403),
@@ -571,17 +632,13 @@ fn location_sections_apply_last() {
 fn order_doc_location_lists_replace_directory_lists() {
     let body = "<Directory @DOCROOT@>\n    Order allow,deny\n    Allow from 127.0.0.1 127.0.0.2\n</Directory>\n\
 <Location /sub>\n    Deny from 127.0.0.2\n</Location>\n";
-    check(
-        Case::new("Location lists replace", body)
-            .urls(&["/index.html", "/sub/index.html"], &["GET"])
-            .expect(|p| {
-                if p.url == "/index.html" {
-                    only(p, &["127.0.0.1", "127.0.0.2"], 200, 403)
-                } else {
-                    only(p, &["127.0.0.2"], 403, 200)
-                }
-            }),
-    );
+    check(Case::new("Location lists replace", body).urls(&["/index.html", "/sub/index.html"], &["GET"]).expect(|p| {
+        if p.url == "/index.html" {
+            only(p, &["127.0.0.1", "127.0.0.2"], 200, 403)
+        } else {
+            only(p, &["127.0.0.2"], 403, 200)
+        }
+    }));
 }
 
 #[test]
@@ -595,6 +652,27 @@ fn htaccess_adds_rules_where_allowoverride_permits() {
             )
             .urls(&["/index.html", "/sub/index.html", "/sub/deeper/index.html"], &["GET", "POST"])
             .expect(|p| if p.url == "/index.html" { 200 } else { only(p, &["127.0.0.1", "::1"], auth(p), 403) }),
+    );
+}
+
+/// An .htaccess is read per request: its errors are 500s with "<file>: <message>" logged (level
+/// alert), never startup errors.
+#[test]
+fn htaccess_errors_are_500s_at_request_time() {
+    let body = "<Directory @DOCROOT@>\n    AllowOverride AuthConfig Limit\n    Require all granted\n</Directory>\n";
+    check(
+        Case::new("htaccess: unknown order", body)
+            .file("htdocs/sub/.htaccess", "Order allow,deny\nAllow from all\nOrder sideways\n")
+            .file("htdocs/private/.htaccess", "Require not ip 127.0.0.2\n")
+            .urls(&["/index.html", "/sub/index.html", "/private/index.html"], &["GET"])
+            .expect(|p| if p.url == "/index.html" { 200 } else { 500 }),
+    );
+    // A negative-only RequireAll is not checked in .htaccess (no check_config hook there).
+    check(
+        Case::new("htaccess: negative-only RequireAll", body)
+            .file("htdocs/sub/.htaccess", "<RequireAll>\n    Require not ip 127.0.0.2\n</RequireAll>\n")
+            .urls(&["/sub/index.html"], &["GET"])
+            .expect(|_| 403),
     );
 }
 
@@ -635,7 +713,8 @@ fn directorymatch_applies_after_htaccess() {
 /// §8.9: DirectoryMatch is tested against the full file name, so it can match files.
 #[test]
 fn directorymatch_can_match_files() {
-    let body = format!("{DOCROOT_GRANT}<DirectoryMatch \"index\\.html$\">\n    Require all denied\n</DirectoryMatch>\n");
+    let body =
+        format!("{DOCROOT_GRANT}<DirectoryMatch \"index\\.html$\">\n    Require all denied\n</DirectoryMatch>\n");
     check(
         Case::new("DirectoryMatch matching a file", &body)
             .urls(&["/index.html", "/sub/index.html", "/a.txt"], &["GET"])
@@ -649,15 +728,14 @@ fn virtual_host_directory_wins_at_equal_depth() {
     let body = "<VirtualHost 127.0.0.1:@PORT@>\n    ServerName vh.test\n    <Directory @DOCROOT@/sub>\n        Require ip 127.0.0.1 ::1\n    </Directory>\n</VirtualHost>\n\
 <Directory @DOCROOT@/sub>\n    Require ip 127.0.0.2\n</Directory>\n";
     check(
-        Case::new("vhost Directory", body)
-            .urls(&["/sub/index.html", "/index.html"], &["GET"])
-            .host("vh.test")
-            .expect(|p| match (p.url.as_str(), p.source.is_ipv6()) {
+        Case::new("vhost Directory", body).urls(&["/sub/index.html", "/index.html"], &["GET"]).host("vh.test").expect(
+            |p| match (p.url.as_str(), p.source.is_ipv6()) {
                 ("/index.html", _) => 200,
                 // [::1] is not the virtual host's address: the main server answers.
                 (_, true) => 403,
                 _ => only(p, &["127.0.0.1"], 200, 403),
-            }),
+            },
+        ),
     );
 }
 
@@ -670,13 +748,18 @@ fn upgrade_guide_dropping_allow_from_all_reexposes_an_inherited_deny() {
     let root_deny = "<Directory />\n    Order deny,allow\n    Deny from all\n</Directory>\n";
     check_all(
         "",
-        vec![Case::new("with the old lines", &format!("{root_deny}<Directory @DOCROOT@>\n    Order deny,allow\n    Allow from all\n</Directory>\n"))
-            .urls(&["/index.html"], &["GET"])
-            .expect(|_| 200)],
+        vec![Case::new(
+            "with the old lines",
+            &format!("{root_deny}<Directory @DOCROOT@>\n    Order deny,allow\n    Allow from all\n</Directory>\n"),
+        )
+        .urls(&["/index.html"], &["GET"])
+        .expect(|_| 200)],
     );
     check_all(
         "",
-        vec![Case::new("old lines dropped", &format!("{root_deny}{DOCROOT_GRANT}")).urls(&["/index.html", "/sub/"], &["GET"]).expect(|_| 403)],
+        vec![Case::new("old lines dropped", &format!("{root_deny}{DOCROOT_GRANT}"))
+            .urls(&["/index.html", "/sub/"], &["GET"])
+            .expect(|_| 403)],
     );
 }
 

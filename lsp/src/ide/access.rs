@@ -284,7 +284,22 @@ fn has_wildcard(s: &str) -> bool {
 }
 
 fn regex_matches(pattern: &str, text: &str, case_insensitive: bool) -> Option<bool> {
-    regex::RegexBuilder::new(pattern).case_insensitive(case_insensitive).build().ok().map(|r| r.is_match(text))
+    // Compiled regexes are cached per thread: every request tests every regex section, and
+    // compiling dominates (explain over many requests, hovers, migration checks).
+    type Cache = std::collections::HashMap<(String, bool), Option<regex::Regex>>;
+    thread_local! {
+        static CACHE: std::cell::RefCell<Cache> = std::cell::RefCell::new(Cache::new());
+    }
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() > 4096 {
+            c.clear();
+        }
+        c.entry((pattern.to_string(), case_insensitive))
+            .or_insert_with(|| regex::RegexBuilder::new(pattern).case_insensitive(case_insensitive).build().ok())
+            .as_ref()
+            .map(|r| r.is_match(text))
+    })
 }
 
 /// Components of a normalised absolute path (`/` has none).
@@ -669,15 +684,21 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
                 // An .htaccess is read per request (server/config.c: ap_parse_htaccess): its
                 // first error, a forbidden directive or a bad argument, is a 500 at request
                 // time with "<file>: <message>" logged, not a startup error.
-                let first_error = e1
-                    .iter()
-                    .chain(&e2)
-                    .chain(&e3)
-                    .map(|e| (e.loc.line, format!("{}: {}", fd.path.display(), e.message)))
-                    .chain(htaccess_violation.take())
-                    .min_by_key(|(line, _)| *line);
+                // On the same line the override check comes first (invoke_cmd checks it
+                // before the directive, or the section, runs).
+                let first_error = htaccess_violation
+                    .take()
+                    .map(|(line, m)| (line, 0, m))
+                    .into_iter()
+                    .chain(
+                        e1.iter()
+                            .chain(&e2)
+                            .chain(&e3)
+                            .map(|e| (e.loc.line, 1, format!("{}: {}", fd.path.display(), e.message))),
+                    )
+                    .min_by_key(|(line, prio, _)| (*line, *prio));
                 if forbidden_override.is_none() {
-                    forbidden_override = first_error.map(|(_, m)| m);
+                    forbidden_override = first_error.map(|(_, _, m)| m);
                 }
             } else {
                 errors.extend(e1);
