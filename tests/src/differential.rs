@@ -260,7 +260,14 @@ pub struct Case {
 impl Case {
     /// A case with no requests yet; add them with [`Case::urls`] or [`Case::probes`].
     pub fn new(name: &str, body: &str) -> Case {
-        Case { name: name.to_owned(), body: body.to_owned(), files: vec![], probes: vec![], unknown: None, expect: None }
+        Case {
+            name: name.to_owned(),
+            body: body.to_owned(),
+            files: vec![],
+            probes: vec![],
+            unknown: None,
+            expect: None,
+        }
     }
 
     /// Adds the full matrix over these URLs and methods.
@@ -440,6 +447,16 @@ fn judge(case: &Case, p: &Probe, httpd_status: u16, log: &str, eff: &Effective) 
             problems.push(format!("predicted log entry {}: {} is not in httpd's log", l.ah_code, l.message));
         } else if MESSAGE_CODES.contains(&l.ah_code) && !log.contains(&format!("{}: {}", l.ah_code, l.message)) {
             problems.push(format!("predicted log message `{}: {}` differs from httpd's", l.ah_code, l.message));
+        } else if l.ah_code == "AH01617" {
+            // A wrong password: httpd writes `user NAME: authentication failure for "URI":
+            // Password Mismatch`; the engine does not know the name, but the URI it does.
+            let uri =
+                l.message.split_once("failure for ").and_then(|(_, r)| r.split_once(": Password")).map(|(u, _)| u);
+            let user = p.credentials.as_ref().map(|(u, _)| u.as_str()).unwrap_or("");
+            let want = uri.map(|u| format!("AH01617: user {user}: authentication failure for {u}: Password Mismatch"));
+            if !want.as_ref().is_some_and(|w| log.contains(w.as_str())) {
+                problems.push(format!("predicted log message `{}` differs from httpd's (wanted {want:?})", l.message));
+            }
         }
     }
     let predicted_codes: BTreeSet<&str> = outcome.log.iter().map(|l| l.ah_code).collect();
@@ -494,7 +511,7 @@ fn render_mismatch(
     let _ = write!(s, "httpd error log for this request:\n{}", indent(if log.is_empty() { "(nothing)" } else { log }));
     let _ = write!(s, "engine outcome:\n{}", indent(&eff.outcome.render()));
     let _ = write!(s, "engine's applied sections:\n{}", render_sections(eff));
-    let _ = write!(s, "configuration (after the harness preamble; @DOCROOT@ = {}):\n", cfg.docroot().display());
+    let _ = writeln!(s, "configuration (after the harness preamble; @DOCROOT@ = {}):", cfg.docroot().display());
     if !common.is_empty() {
         s.push_str(&indent(common));
     }
@@ -714,7 +731,11 @@ fn mutate(rng: &mut Rng, line: String) -> String {
     let name = match rng.below(3) {
         0 => name.to_ascii_lowercase(),
         1 => name.to_ascii_uppercase(),
-        _ => name.chars().enumerate().map(|(i, c)| if i % 2 == 0 { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() }).collect(),
+        _ => name
+            .chars()
+            .enumerate()
+            .map(|(i, c)| if i % 2 == 0 { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() })
+            .collect(),
     };
     let lname = name.to_ascii_lowercase();
     let rest = match lname.as_str() {
@@ -839,7 +860,7 @@ fn gen_section_lines(rng: &mut Rng, pad: &str) -> Vec<String> {
 
 /// The kinds of section a generated case draws 1–3 from.
 const KINDS: &[&str] =
-    &["dir", "sub", "loc", "files", "loc2", "htaccess", "dirmatch", "filesmatch", "htaccess_top", "locmatch"];
+    &["dir", "sub", "loc", "files", "loc2", "htaccess", "dirmatch", "filesmatch", "htaccess_top", "locmatch", "vhost"];
 
 fn push_body(body: &mut String, lines: &[String]) {
     for l in lines {
@@ -852,7 +873,9 @@ fn push_body(body: &mut String, lines: &[String]) {
 /// AllowOverride), `<Location /cN/sub>`, `<Location /cN>` (the two Locations in either order),
 /// `<LocationMatch>`, `<Files index.html>` and `<FilesMatch>` (nested in the first Directory),
 /// an `.htaccess` in `cN` or in `cN/sub` (with an AllowOverride in the first Directory), and
-/// `<DirectoryMatch "/cN/sub">`, each with random access directives. Requests: `/cN/index.html`,
+/// `<DirectoryMatch "/cN/sub">`, and a name-based `<VirtualHost 127.0.0.1:PORT>` named
+/// `cN.test` with one or two of the Directory/Location sections inside (the requests then carry
+/// that Host header), each with random access directives. Requests: `/cN/index.html`,
 /// `/cN/a.txt` and `/cN/sub/index.html` over the whole matrix, GET and POST (plus two of PUT,
 /// DELETE, HEAD, OPTIONS when the case uses Limit; sometimes HEAD otherwise).
 pub fn generated_case(rng: &mut Rng, index: usize) -> Case {
@@ -936,9 +959,26 @@ pub fn generated_case(rng: &mut Rng, index: usize) -> Case {
         let _ = writeln!(body, "</Location>");
     }
     if has("locmatch") {
-        let _ = writeln!(body, "<LocationMatch \"{}\">", rng.pick(&[format!("^/{c}/(sub|a)"), format!("/{c}/.*index")]));
+        let _ =
+            writeln!(body, "<LocationMatch \"{}\">", rng.pick(&[format!("^/{c}/(sub|a)"), format!("/{c}/.*index")]));
         push_body(&mut body, &gen_section_body(rng, "    "));
         let _ = writeln!(body, "</LocationMatch>");
+    }
+    if has("vhost") {
+        // A name-based virtual host of its own on 127.0.0.1 (requests from ::1 reach the main
+        // server), whose sections come after the main server's at equal depth.
+        let _ = writeln!(body, "<VirtualHost 127.0.0.1:@PORT@>\n    ServerName {c}.test");
+        let inner = ["Directory @DOCROOT@/{c}", "Directory @DOCROOT@/{c}/sub", "Location /{c}/sub"];
+        let first = rng.below(inner.len());
+        let second = if rng.chance(40) { Some((first + 1 + rng.below(inner.len() - 1)) % inner.len()) } else { None };
+        for i in std::iter::once(first).chain(second) {
+            let header = inner[i].replace("{c}", &c);
+            let (kind, _) = header.split_once(' ').unwrap_or((&header, ""));
+            let _ = writeln!(body, "    <{header}>");
+            push_body(&mut body, &gen_section_body(rng, "        "));
+            let _ = writeln!(body, "    </{kind}>");
+        }
+        let _ = writeln!(body, "</VirtualHost>");
     }
     let mut methods = vec!["GET", "POST"];
     if body.contains("<Limit") || files.iter().any(|(_, t)| t.contains("<Limit")) {
@@ -953,6 +993,9 @@ pub fn generated_case(rng: &mut Rng, index: usize) -> Case {
     let urls = [format!("/{c}/index.html"), format!("/{c}/a.txt"), format!("/{c}/sub/index.html")];
     let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
     let mut case = Case::new(&format!("generated #{index}"), &body).urls(&urls, &methods);
+    if has("vhost") {
+        case = case.host(&format!("{c}.test"));
+    }
     for (f, text) in files {
         case = case.file(&f, &text);
     }
@@ -965,11 +1008,14 @@ pub fn generate_cases(seed: u64, count: usize) -> Vec<Case> {
     (0..count).map(|i| generated_case(&mut rng, i)).collect()
 }
 
-/// One GET per URL of a case: together they reach every section of a generated case (the
-/// engine reports the startup errors of the sections a request meets).
+/// One GET from 127.0.0.1 per URL and Host header of a case: together they reach every section
+/// of a generated case (the engine reports the startup errors of the sections a request meets).
 fn url_probes(case: &Case) -> Vec<Probe> {
-    let urls: BTreeSet<&str> = case.probes.iter().map(|p| p.url.as_str()).collect();
-    urls.into_iter().map(|u| Probe::new("GET", u, IpAddr::V4(Ipv4Addr::LOCALHOST), None)).collect()
+    let urls: BTreeSet<(&str, Option<&String>)> =
+        case.probes.iter().map(|p| (p.url.as_str(), p.host.as_ref())).collect();
+    urls.into_iter()
+        .map(|(u, h)| Probe { host: h.cloned(), ..Probe::new("GET", u, IpAddr::V4(Ipv4Addr::LOCALHOST), None) })
+        .collect()
 }
 
 /// Summary of a generated run.
@@ -1019,7 +1065,8 @@ pub fn run_generated(cases: &[Case], batch: usize) -> GeneratedSummary {
                 errors_alone.extend(engine_alone.predict(&p).errors);
             }
             let (ok, output) = config_test(&alone);
-            let rendered: Vec<String> = errors_alone.iter().map(|e| format!("line {}: {}", e.loc.line, e.message)).collect();
+            let rendered: Vec<String> =
+                errors_alone.iter().map(|e| format!("line {}: {}", e.loc.line, e.message)).collect();
             if ok {
                 summary.report.mismatches.push(format!(
                     "=== MISMATCH in case `{}`: the engine reports startup errors {:?}, but httpd accepts the \
@@ -1031,7 +1078,8 @@ pub fn run_generated(cases: &[Case], batch: usize) -> GeneratedSummary {
             } else if !errors_alone.iter().any(|e| {
                 // httpd reports one error: a directive's with "line N of FILE", or a check_config
                 // hook's (AH01624) without a line.
-                output.contains(&e.message) && (e.ah_code.is_some() || output.contains(&format!("line {} of", e.loc.line)))
+                output.contains(&e.message)
+                    && (e.ah_code.is_some() || output.contains(&format!("line {} of", e.loc.line)))
             }) {
                 summary.report.mismatches.push(format!(
                     "=== MISMATCH in case `{}`: httpd refuses the configuration with another error than the \
@@ -1092,4 +1140,30 @@ pub fn check_all(common: &str, cases: Vec<Case>) {
     let report = run_cases(common, &refs).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
     eprintln!("{} cases: {} requests", report.cases, report.requests);
     report.assert_clean(12);
+}
+
+/// Checks that httpd refuses to start with `body` and that the engine reports a startup error
+/// for it (on some request for `urls`) with httpd's message, and httpd's line unless the error
+/// comes from a check_config hook. Returns httpd's `apache2 -t` output.
+pub fn check_refused(body: &str, urls: &[&str]) -> String {
+    if !crate::httpd::require_apache2() {
+        return String::new();
+    }
+    let cfg = HttpdConfig::new(body);
+    let (ok, output) = config_test(&cfg);
+    assert!(!ok, "httpd accepts the configuration:\n{body}\n{output}");
+    let engine = Engine::load(&cfg.main_config_path(), None);
+    let mut errors = Vec::new();
+    for url in urls {
+        errors.extend(engine.predict(&Probe::new("GET", url, IpAddr::V4(Ipv4Addr::LOCALHOST), None)).errors);
+    }
+    let rendered: Vec<String> = errors.iter().map(|e| format!("line {}: {}", e.loc.line, e.message)).collect();
+    assert!(
+        errors.iter().any(|e| output.contains(&e.message)
+            && (e.ah_code.is_some() || output.contains(&format!("line {} of", e.loc.line)))),
+        "httpd refuses the configuration with another error than the engine's {rendered:?}\n\
+         apache2 -t:\n{output}\nconfiguration:\n{}",
+        cfg.main_config_text()
+    );
+    output
 }

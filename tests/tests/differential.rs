@@ -11,7 +11,7 @@
 //!
 //! Every test skips (with a note) when apache2 is not installed.
 
-use apache_lsp_e2e::differential::{check, check_all, generate_cases, run_generated, Case, Probe};
+use apache_lsp_e2e::differential::{check, check_all, check_refused, generate_cases, run_generated, Case, Probe};
 
 const AUTH: &str = "AuthType Basic\nAuthName x\nAuthUserFile @ROOT@/htpasswd\n";
 const AUTH_GROUPS: &str = "AuthType Basic\nAuthName x\nAuthUserFile @ROOT@/htpasswd\nAuthGroupFile @ROOT@/htgroups\n";
@@ -667,6 +667,15 @@ fn htaccess_errors_are_500s_at_request_time() {
             .urls(&["/index.html", "/sub/index.html", "/private/index.html"], &["GET"])
             .expect(|p| if p.url == "/index.html" { 200 } else { 500 }),
     );
+    // The first error in the order httpd meets them: an empty container is judged at its end,
+    // before the forbidden line after it.
+    let auth_only = "<Directory @DOCROOT@>\n    AllowOverride AuthConfig\n    Require all granted\n</Directory>\n";
+    check(
+        Case::new("htaccess: empty RequireAll, then a forbidden Allow", auth_only)
+            .file("htdocs/sub/.htaccess", "<RequireAll>\n</RequireAll>\nAllow from all\n")
+            .urls(&["/sub/index.html"], &["GET"])
+            .expect(|_| 500),
+    );
     // A negative-only RequireAll is not checked in .htaccess (no check_config hook there).
     check(
         Case::new("htaccess: negative-only RequireAll", body)
@@ -674,6 +683,50 @@ fn htaccess_errors_are_500s_at_request_time() {
             .urls(&["/sub/index.html"], &["GET"])
             .expect(|_| 403),
     );
+}
+
+/// `<Limit TRACE>` is refused at startup in the server configuration, and is a 500 in .htaccess.
+#[test]
+fn limit_trace_is_a_startup_error_and_an_htaccess_500() {
+    let out = check_refused(
+        "<Directory @DOCROOT@/sub>\n    Require all granted\n    <Limit TRACE>\n        Require all denied\n    </Limit>\n</Directory>\n",
+        &["/sub/index.html"],
+    );
+    assert!(out.contains("TRACE cannot be controlled by <Limit>"), "{out}");
+    let body = "<Directory @DOCROOT@>\n    AllowOverride AuthConfig Limit\n    Require all granted\n</Directory>\n";
+    check(
+        Case::new("htaccess: Limit TRACE", body)
+            .file("htdocs/sub/.htaccess", "<RequireAny>\n    Require ip 127.0.0.1\n    <Limit TRACE>\n        Require all granted\n    </Limit>\n</RequireAny>\n")
+            .urls(&["/index.html", "/sub/index.html"], &["GET", "POST"])
+            .expect(|p| if p.url == "/index.html" { 200 } else { 500 }),
+    );
+}
+
+/// Startup errors the engine must report exactly as httpd does (message and line).
+#[test]
+fn startup_errors_match_apache2_t() {
+    let dir = |lines: &str| format!("<Directory @DOCROOT@/sub>\n{lines}</Directory>\n");
+    for lines in [
+        "Order deny, allow\n",
+        "Order \"deny, allow\"\n",
+        "Allow 127.0.0.1\n",
+        "Allow from 127.0/16\n",
+        "Deny from 10.0.0.0/33\n",
+        "Allow from ::ffff:127.0.0.1\n",
+        "Deny from all # comment\n",
+        "Satisfy maybe\n",
+        "Require ALL granted\n",
+        "Require ip 127.0.0.1 # comment\n",
+        "Require method get\n",
+        "Require not ip 127.0.0.1\n",
+        "<RequireAll>\n    Require not ip 127.0.0.1\n</RequireAll>\n",
+        "<RequireNone>\n    Require ip 127.0.0.1\n</RequireNone>\n",
+        "<RequireAll>\n</RequireAll>\n",
+        "<RequireAll>\n    Order allow,deny\n    Require all granted\n</RequireAll>\n",
+        "AuthMerging sideways\n",
+    ] {
+        check_refused(&dir(lines), &["/sub/index.html"]);
+    }
 }
 
 #[test]

@@ -10,8 +10,7 @@
 
 use crate::ide::config::{self, Config, FileData, FileId, Node, NodeKind};
 use crate::ide::policy::{
-    self, authn_from_items, authz_from_items, compat_from_items, evaluate, fold_phase, merge_authn, AuthnConfig,
-    AuthzConfig, CompatConfig, Item, Outcome, PolicyCtx,
+    self, evaluate, fold_phase, merge_authn, AuthnConfig, AuthzConfig, CompatConfig, Item, Outcome, PolicyCtx,
 };
 use apache_syntax::TextRange;
 use std::net::IpAddr;
@@ -221,15 +220,15 @@ fn vhosts_for_address<'a>(vhosts: &[&'a Node], local: IpAddr, port: u16, unknown
         })
         .collect();
     let same_ip = |ip: &Option<IpAddr>| ip.is_some_and(|ip| policy::addr::sockaddr_equal(ip, local));
-    let tiers: [&dyn Fn(&(Option<IpAddr>, u16)) -> bool; 4] = [
-        &|(ip, p)| same_ip(ip) && *p == port,
-        &|(ip, p)| same_ip(ip) && *p == 0,
-        &|(ip, p)| ip.is_none() && *p == port,
-        &|(ip, p)| ip.is_none() && *p == 0,
-    ];
-    for tier in tiers {
+    let in_tier = |tier: usize, (ip, p): &(Option<IpAddr>, u16)| match tier {
+        0 => same_ip(ip) && *p == port,
+        1 => same_ip(ip) && *p == 0,
+        2 => ip.is_none() && *p == port,
+        _ => ip.is_none() && *p == 0,
+    };
+    for tier in 0..4 {
         let set: Vec<&Node> =
-            vhosts.iter().zip(&addrs).filter(|(_, a)| a.iter().any(|x| tier(x))).map(|(v, _)| *v).collect();
+            vhosts.iter().zip(&addrs).filter(|(_, a)| a.iter().any(|x| in_tier(tier, x))).map(|(v, _)| *v).collect();
         if !set.is_empty() {
             return set;
         }
@@ -526,7 +525,7 @@ fn walk<'a>(
 }
 
 /// The first directive of an .htaccess file that its AllowOverride forbids
-/// (httpd answers 500 and logs "<file>: <name> not allowed here"): its line and that message.
+/// (httpd answers 500 and logs "<file>: <name> not allowed here"): its offset and that message.
 fn htaccess_override_violation(frag: &Config, allow: &[String]) -> Option<(u32, String)> {
     let path = frag.nodes.first().map(|n| frag.file(n.loc.file).path.display().to_string()).unwrap_or_default();
     first_forbidden(&frag.nodes, None, allow).map(|(line, msg)| (line, format!("{path}: {msg}")))
@@ -568,7 +567,7 @@ fn first_forbidden(nodes: &[Node], parent: Option<&str>, allow: &[String]) -> Op
                     Some(p) => format!("{cmd_name} not allowed in <{p}> context"),
                     None => format!("{cmd_name} not allowed here"),
                 };
-                return Some((n.loc.line, msg));
+                return Some((u32::from(n.loc.range.start()), msg));
             }
         }
         if n.is_section() {
@@ -677,33 +676,34 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
                     (".htaccess".to_string(), vec![], fd.path.clone(), None, TextRange::default(), 1, items)
                 }
             };
-            let (cc, e1) = compat_from_items(&items, &sctx);
-            let (a, e2) = authz_from_items(&items, &sctx);
-            let (n, e3) = authn_from_items(&items, &sctx);
+            // All layers plus the <Limit> blocks' own errors (TRACE, unknown methods…).
+            let policy::SectionPolicy { compat: cc, authz: a, authn: n, errors: section_errors, .. } =
+                policy::section_from_items(&items, &sctx);
             if let Contribution::Htaccess(fd, _) = &c {
                 // An .htaccess is read per request (server/config.c: ap_parse_htaccess): its
                 // first error, a forbidden directive or a bad argument, is a 500 at request
-                // time with "<file>: <message>" logged, not a startup error.
-                // On the same line the override check comes first (invoke_cmd checks it
-                // before the directive, or the section, runs).
+                // time with "<file>: <message>" logged, not a startup error. "First" in the
+                // order httpd meets them: the override check of a line comes before the line
+                // runs; a Require container's own verdicts ("contains no authorization
+                // directives", "has no effect in") come after its body (add_authz_section).
                 let first_error = htaccess_violation
                     .take()
-                    .map(|(line, m)| (line, 0, m))
+                    .map(|(offset, m)| (offset, 0, m))
                     .into_iter()
-                    .chain(
-                        e1.iter()
-                            .chain(&e2)
-                            .chain(&e3)
-                            .map(|e| (e.loc.line, 1, format!("{}: {}", fd.path.display(), e.message))),
-                    )
-                    .min_by_key(|(line, prio, _)| (*line, *prio));
+                    .chain(section_errors.iter().map(|e| {
+                        let at_close = e.message.starts_with("<Require")
+                            && (e.message.ends_with("directive contains no authorization directives")
+                                || e.message.contains("directive has no effect in"));
+                        // (The range's end is exclusive: the next line may start there.)
+                        let offset = if at_close { e.loc.range.1.saturating_sub(1) } else { e.loc.range.0 };
+                        (offset, 1, format!("{}: {}", fd.path.display(), e.message))
+                    }))
+                    .min_by_key(|(offset, prio, _)| (*offset, *prio));
                 if forbidden_override.is_none() {
                     forbidden_override = first_error.map(|(_, _, m)| m);
                 }
             } else {
-                errors.extend(e1);
-                errors.extend(e2);
-                errors.extend(e3);
+                errors.extend(section_errors);
             }
             if cc.is_some() {
                 compat = cc.clone();
@@ -751,8 +751,12 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
         outcome.deciding =
             Some(policy::Deciding { layer: policy::Layer::Core, rule: format!(".htaccess error: {why}"), loc: None });
         // Logged at level alert, without an AH code.
-        outcome.log =
-            vec![policy::LogEntry { ah_code: "", module: "core", level: policy::LogLevel::Error, message: why.clone() }];
+        outcome.log = vec![policy::LogEntry {
+            ah_code: "",
+            module: "core",
+            level: policy::LogLevel::Error,
+            message: why.clone(),
+        }];
         outcome.trace.push(policy::TraceStep { depth: 0, text: format!("500: {why}"), loc: None });
     }
     if !errors.is_empty() {
@@ -820,6 +824,20 @@ mod tests {
         assert_eq!(alias_match("/iconsx", "/icons"), None);
         assert_eq!(alias_match("/icons/a", "/icons"), Some("/a"));
         assert_eq!(alias_match("//icons//a", "/icons/"), Some("a"));
+    }
+
+    #[test]
+    fn virtual_host_addresses_parse_like_get_addresses() {
+        let ip = |s: &str| Some(s.parse::<IpAddr>().unwrap());
+        assert_eq!(vhost_address("127.0.0.1:8080"), Ok((ip("127.0.0.1"), 8080)));
+        assert_eq!(vhost_address("127.0.0.1"), Ok((ip("127.0.0.1"), 0)));
+        assert_eq!(vhost_address("127.0.0.1:*"), Ok((ip("127.0.0.1"), 0)));
+        assert_eq!(vhost_address("[::1]:80"), Ok((ip("::1"), 80)));
+        assert_eq!(vhost_address("::1"), Ok((ip("::1"), 0)));
+        assert_eq!(vhost_address("*:443"), Ok((None, 443)));
+        assert_eq!(vhost_address("_default_"), Ok((None, 0)));
+        assert_eq!(vhost_address("*"), Ok((None, 0)));
+        assert_eq!(vhost_address("www.example.com:80"), Err("www.example.com".to_string()));
     }
 
     #[test]
