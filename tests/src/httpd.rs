@@ -74,12 +74,8 @@ pub const GROUPS: &str = "admins: alice\nstaff: alice bob\n";
 /// Source addresses a test may send from; `::1` is dropped by [`sources`] when unusable.
 pub const SOURCES: &[&str] = &["127.0.0.1", "127.0.0.2", "127.1.2.3", "::1"];
 /// Credential cases: none, two valid users, and a wrong password.
-pub const CREDENTIALS: &[Option<(&str, &str)>] = &[
-    None,
-    Some(("alice", "apw")),
-    Some(("bob", "bpw")),
-    Some(("alice", "wrong")),
-];
+pub const CREDENTIALS: &[Option<(&str, &str)>] =
+    &[None, Some(("alice", "apw")), Some(("bob", "bpw")), Some(("alice", "wrong"))];
 
 /// `{SHA}` lines for [`USERS`] (base64 of SHA-1 of the password, as `htpasswd -s` writes them).
 /// Constant so that the harness does not depend on apache2-utils; the auth tests check them.
@@ -89,13 +85,7 @@ const HTPASSWD: &str = "alice:{SHA}tGWP3X+9ZFwoWbDjnXEBjzIFjRI=\n\
 
 /// The document tree every instance gets (relative to the document root). There is deliberately
 /// no `server-status`, so that requests for it go down the non-existent-file path.
-const DOCUMENTS: &[&str] = &[
-    "index.html",
-    "sub/index.html",
-    "sub/deeper/index.html",
-    "private/index.html",
-    "a.txt",
-];
+const DOCUMENTS: &[&str] = &["index.html", "sub/index.html", "sub/deeper/index.html", "private/index.html", "a.txt"];
 
 const START_TIMEOUT: Duration = Duration::from_secs(10);
 const STOP_TIMEOUT: Duration = Duration::from_secs(5);
@@ -141,10 +131,7 @@ pub fn sources() -> Vec<IpAddr> {
 
 /// [`CREDENTIALS`] as owned pairs, ready for [`Request::credentials`].
 pub fn credentials() -> Vec<Option<(String, String)>> {
-    CREDENTIALS
-        .iter()
-        .map(|c| c.map(|(u, p)| (u.to_owned(), p.to_owned())))
-        .collect()
+    CREDENTIALS.iter().map(|c| c.map(|(u, p)| (u.to_owned(), p.to_owned()))).collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -170,10 +157,8 @@ pub struct HttpdConfig {
 impl HttpdConfig {
     /// A new server root with `body` after the preamble. Creates the temporary directory now.
     pub fn new(body: impl Into<String>) -> HttpdConfig {
-        let dir = tempfile::Builder::new()
-            .prefix("apache-lsp-httpd-")
-            .tempdir()
-            .expect("create a temporary server root");
+        let dir =
+            tempfile::Builder::new().prefix("apache-lsp-httpd-").tempdir().expect("create a temporary server root");
         HttpdConfig {
             dir,
             port: pick_port(),
@@ -298,10 +283,7 @@ impl HttpdConfig {
             s.push_str(&l);
             s.push('\n');
         };
-        line(
-            "# Written by the apache-lsp-e2e httpd harness. Preamble: no <Directory>, no access"
-                .into(),
-        );
+        line("# Written by the apache-lsp-e2e httpd harness. Preamble: no <Directory>, no access".into());
         line("# directives. The test's body follows the END OF PREAMBLE line.".into());
         line(format!("ServerRoot \"{root}\""));
         line("ServerName localhost".into());
@@ -318,18 +300,12 @@ impl HttpdConfig {
         line("Timeout 10".into());
         line("KeepAlive Off".into());
         let mpm = &self.mpm;
-        line(format!(
-            "LoadModule mpm_{mpm}_module {MODULES_DIR}/mod_mpm_{mpm}.so"
-        ));
+        line(format!("LoadModule mpm_{mpm}_module {MODULES_DIR}/mod_mpm_{mpm}.so"));
         // Few processes and threads: tests send one request at a time.
         let mpm_settings: &[&str] = match mpm.as_str() {
-            "prefork" => &[
-                "StartServers 1",
-                "MinSpareServers 1",
-                "MaxSpareServers 2",
-                "ServerLimit 4",
-                "MaxRequestWorkers 4",
-            ],
+            "prefork" => {
+                &["StartServers 1", "MinSpareServers 1", "MaxSpareServers 2", "ServerLimit 4", "MaxRequestWorkers 4"]
+            }
             "event" | "worker" => &[
                 "StartServers 1",
                 "ServerLimit 1",
@@ -376,10 +352,7 @@ impl HttpdConfig {
         }
         write_file(&self.htpasswd_path(), HTPASSWD)?;
         write_file(&self.htgroups_path(), GROUPS)?;
-        write_file(
-            &root.join("mime.types"),
-            "text/html html htm\ntext/plain txt\n",
-        )?;
+        write_file(&root.join("mime.types"), "text/html html htm\ntext/plain txt\n")?;
         for (relative, contents) in &self.files {
             let path = root.join(relative);
             match contents {
@@ -401,8 +374,7 @@ fn short_module_name(name: &str) -> String {
 
 fn checked_relative(path: &Path) -> PathBuf {
     assert!(
-        path.components()
-            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir)),
+        path.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir)),
         "harness files must be relative to the server root, without `..`: {}",
         path.display()
     );
@@ -445,21 +417,12 @@ fn run_as() -> Option<(&'static str, &'static str)> {
         return None;
     }
     let has = |file: &str, name: &str| {
-        fs::read_to_string(file)
-            .map(|t| t.lines().any(|l| l.split(':').next() == Some(name)))
-            .unwrap_or(false)
+        fs::read_to_string(file).map(|t| t.lines().any(|l| l.split(':').next() == Some(name))).unwrap_or(false)
     };
     if has("/etc/passwd", "www-data") && has("/etc/group", "www-data") {
         Some(("www-data", "www-data"))
     } else {
-        Some((
-            "nobody",
-            if has("/etc/group", "nogroup") {
-                "nogroup"
-            } else {
-                "nobody"
-            },
-        ))
+        Some(("nobody", if has("/etc/group", "nogroup") { "nogroup" } else { "nobody" }))
     }
 }
 
@@ -518,12 +481,7 @@ fn pick_port() -> u16 {
 pub fn config_test(cfg: &HttpdConfig) -> (bool, String) {
     let main = match cfg.write() {
         Ok(main) => main,
-        Err(e) => {
-            return (
-                false,
-                format!("harness: could not write the configuration: {e}"),
-            )
-        }
+        Err(e) => return (false, format!("harness: could not write the configuration: {e}")),
     };
     let out_path = cfg.root().join("config-test.log");
     let run = || -> Result<(bool, String), String> {
@@ -543,9 +501,7 @@ pub fn config_test(cfg: &HttpdConfig) -> (bool, String) {
             Some(status) => Ok((status.success(), output)),
             None => {
                 kill_own_group(&mut child);
-                Err(format!(
-                    "`apache2 -t` did not finish in {CONFIG_TEST_TIMEOUT:?}\n{output}"
-                ))
+                Err(format!("`apache2 -t` did not finish in {CONFIG_TEST_TIMEOUT:?}\n{output}"))
             }
         }
     };
@@ -555,11 +511,7 @@ pub fn config_test(cfg: &HttpdConfig) -> (bool, String) {
 /// `apache2` with a clean environment, in a process group of its own.
 fn apache2_command() -> Command {
     let mut cmd = Command::new(APACHE2);
-    cmd.env_clear()
-        .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
-        .env("LANG", "C")
-        .stdin(Stdio::null())
-        .process_group(0);
+    cmd.env_clear().env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin").env("LANG", "C").stdin(Stdio::null()).process_group(0);
     cmd
 }
 
@@ -590,9 +542,7 @@ impl Httpd {
                 Err(AddressInUse(report)) => last_error = report,
             }
         }
-        Err(format!(
-            "httpd could not bind a port in {START_ATTEMPTS} attempts:\n{last_error}"
-        ))
+        Err(format!("httpd could not bind a port in {START_ATTEMPTS} attempts:\n{last_error}"))
     }
 
     pub fn config(&self) -> &HttpdConfig {
@@ -633,17 +583,13 @@ impl Httpd {
 
     /// The current length of the error log, for [`Httpd::error_log_since`].
     pub fn error_log_len(&self) -> u64 {
-        fs::metadata(self.config.error_log_path())
-            .map(|m| m.len())
-            .unwrap_or(0)
+        fs::metadata(self.config.error_log_path()).map(|m| m.len()).unwrap_or(0)
     }
 
     /// The error-log text written after `offset` (a value of [`Httpd::error_log_len`]).
     pub fn error_log_since(&self, offset: u64) -> String {
         let bytes = fs::read(self.config.error_log_path()).unwrap_or_default();
-        let start = usize::try_from(offset)
-            .unwrap_or(usize::MAX)
-            .min(bytes.len());
+        let start = usize::try_from(offset).unwrap_or(usize::MAX).min(bytes.len());
         String::from_utf8_lossy(&bytes[start..]).into_owned()
     }
 
@@ -665,10 +611,7 @@ impl Httpd {
         signal(self.child.id(), libc::SIGTERM);
         let status = wait_bounded(&mut self.child, STOP_TIMEOUT);
         if status.is_none() {
-            eprintln!(
-                "httpd harness: pid {} ignored SIGTERM; killing it",
-                self.child.id()
-            );
+            eprintln!("httpd harness: pid {} ignored SIGTERM; killing it", self.child.id());
             kill_own_group(&mut self.child);
         }
         status
@@ -685,14 +628,8 @@ struct AddressInUse(String);
 
 /// One start attempt. The outer error is fatal; the inner one asks for a retry on another port.
 fn start_once(config: &HttpdConfig) -> Result<Result<Child, AddressInUse>, String> {
-    let main = config
-        .write()
-        .map_err(|e| format!("could not write the configuration: {e}"))?;
-    for stale in [
-        config.pid_path(),
-        config.error_log_path(),
-        config.stderr_path(),
-    ] {
+    let main = config.write().map_err(|e| format!("could not write the configuration: {e}"))?;
+    for stale in [config.pid_path(), config.error_log_path(), config.stderr_path()] {
         let _ = fs::remove_file(stale);
     }
     let out = fs::File::create(config.stderr_path()).map_err(|e| e.to_string())?;
@@ -726,11 +663,8 @@ fn start_once(config: &HttpdConfig) -> Result<Result<Child, AddressInUse>, Strin
         // port is ours (and not some other process's that happens to be listening).
         let pid_ok = fs::read_to_string(config.pid_path()).is_ok_and(|p| p.trim() == pid);
         if pid_ok
-            && TcpStream::connect_timeout(
-                &SocketAddr::from((Ipv4Addr::LOCALHOST, config.port)),
-                CONNECT_TIMEOUT,
-            )
-            .is_ok()
+            && TcpStream::connect_timeout(&SocketAddr::from((Ipv4Addr::LOCALHOST, config.port)), CONNECT_TIMEOUT)
+                .is_ok()
         {
             return Ok(Ok(child));
         }
@@ -842,28 +776,16 @@ impl Request {
     fn destination(&self, port: u16) -> Result<SocketAddr, String> {
         match self.source {
             IpAddr::V4(v4) if v4.is_loopback() => Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port))),
-            IpAddr::V6(v6) if v6 == Ipv6Addr::LOCALHOST => {
-                Ok(SocketAddr::from((Ipv6Addr::LOCALHOST, port)))
-            }
-            other => Err(format!(
-                "source {other} is not a loopback address the harness allows"
-            )),
+            IpAddr::V6(v6) if v6 == Ipv6Addr::LOCALHOST => Ok(SocketAddr::from((Ipv6Addr::LOCALHOST, port))),
+            other => Err(format!("source {other} is not a loopback address the harness allows")),
         }
     }
 
     fn text(&self) -> String {
         let mut s = format!("{} {} HTTP/1.1\r\n", self.method, self.path);
-        let _ = write!(
-            s,
-            "Host: {}\r\n",
-            self.host.as_deref().unwrap_or("localhost")
-        );
+        let _ = write!(s, "Host: {}\r\n", self.host.as_deref().unwrap_or("localhost"));
         if let Some((user, password)) = &self.credentials {
-            let _ = write!(
-                s,
-                "Authorization: Basic {}\r\n",
-                base64(format!("{user}:{password}").as_bytes())
-            );
+            let _ = write!(s, "Authorization: Basic {}\r\n", base64(format!("{user}:{password}").as_bytes()));
         }
         for (name, value) in &self.headers {
             let _ = write!(s, "{name}: {value}\r\n");
@@ -875,13 +797,9 @@ impl Request {
     fn send_to(&self, port: u16) -> Result<Response, String> {
         let what = || format!("{} {} from {}", self.method, self.path, self.source);
         let destination = self.destination(port)?;
-        let domain = if self.source.is_ipv4() {
-            Domain::IPV4
-        } else {
-            Domain::IPV6
-        };
-        let socket = Socket::new(domain, Type::STREAM, Some(Protocol::TCP))
-            .map_err(|e| format!("{}: socket: {e}", what()))?;
+        let domain = if self.source.is_ipv4() { Domain::IPV4 } else { Domain::IPV6 };
+        let socket =
+            Socket::new(domain, Type::STREAM, Some(Protocol::TCP)).map_err(|e| format!("{}: socket: {e}", what()))?;
         socket
             .bind(&SockAddr::from(SocketAddr::new(self.source, 0)))
             .map_err(|e| format!("{}: bind to source: {e}", what()))?;
@@ -889,15 +807,9 @@ impl Request {
             .connect_timeout(&SockAddr::from(destination), CONNECT_TIMEOUT)
             .map_err(|e| format!("{}: connect to {destination}: {e}", what()))?;
         let mut stream = TcpStream::from(socket);
-        stream
-            .set_read_timeout(Some(IO_TIMEOUT))
-            .map_err(|e| e.to_string())?;
-        stream
-            .set_write_timeout(Some(IO_TIMEOUT))
-            .map_err(|e| e.to_string())?;
-        stream
-            .write_all(self.text().as_bytes())
-            .map_err(|e| format!("{}: write: {e}", what()))?;
+        stream.set_read_timeout(Some(IO_TIMEOUT)).map_err(|e| e.to_string())?;
+        stream.set_write_timeout(Some(IO_TIMEOUT)).map_err(|e| e.to_string())?;
+        stream.write_all(self.text().as_bytes()).map_err(|e| format!("{}: write: {e}", what()))?;
         let deadline = Instant::now() + IO_TIMEOUT;
         let mut raw = Vec::new();
         let mut buf = [0u8; 8192];
@@ -913,13 +825,8 @@ impl Request {
                 break;
             }
         }
-        Response::parse(&raw).ok_or_else(|| {
-            format!(
-                "{}: not an HTTP response: {:?}",
-                what(),
-                String::from_utf8_lossy(&raw)
-            )
-        })
+        Response::parse(&raw)
+            .ok_or_else(|| format!("{}: not an HTTP response: {:?}", what(), String::from_utf8_lossy(&raw)))
     }
 }
 
@@ -965,11 +872,7 @@ fn base64(input: &[u8]) -> String {
     const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
     for chunk in input.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..4 {
             if i <= chunk.len() {
@@ -988,13 +891,7 @@ mod tests {
 
     #[test]
     fn base64_matches_rfc4648_vectors() {
-        let cases = [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-        ];
+        let cases = [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg==")];
         for (plain, encoded) in cases {
             assert_eq!(base64(plain.as_bytes()), encoded);
         }
@@ -1010,10 +907,8 @@ mod tests {
 
     #[test]
     fn response_status_and_headers_parse() {
-        let r = Response::parse(
-            b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"x\"\r\n\r\nbody",
-        )
-        .unwrap();
+        let r =
+            Response::parse(b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"x\"\r\n\r\nbody").unwrap();
         assert_eq!(r.status, 401);
         assert_eq!(r.header("www-authenticate"), Some("Basic realm=\"x\""));
         assert_eq!(r.body_text(), "body");
@@ -1031,10 +926,7 @@ mod tests {
         assert_ne!(httpd.port(), taken);
         assert_eq!(httpd.send(&Request::get("/")), Ok(200));
         let main = fs::read_to_string(httpd.config().main_config_path()).unwrap();
-        assert!(
-            main.contains(&format!("Listen 127.0.0.1:{}\n", httpd.port())),
-            "{main}"
-        );
+        assert!(main.contains(&format!("Listen 127.0.0.1:{}\n", httpd.port())), "{main}");
     }
 
     #[test]

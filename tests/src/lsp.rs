@@ -3,7 +3,7 @@
 //! Every wait is bounded; the child is killed when the client is dropped.
 
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read as _, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};

@@ -2,23 +2,9 @@
 //! before and after `apache-lsp migrate` rewrites a configuration, and
 //! `apache2 -t` accepts the result.
 
-use apache_lsp_e2e::httpd::{self, config_test, credentials, sources, Httpd, HttpdConfig, Request};
-
-const MODULES: &[&str] = &[
-    "authz_core",
-    "authz_host",
-    "authz_user",
-    "authz_groupfile",
-    "access_compat",
-    "authn_core",
-    "authn_file",
-    "auth_basic",
-    "setenvif",
-    "alias",
-    "status",
-    "dir",
-    "mime",
-];
+use apache_lsp_e2e::httpd::{
+    self, config_test, credentials, sources, Httpd, HttpdConfig, Request, DEFAULT_MODULES as MODULES,
+};
 
 fn matrix(h: &Httpd, urls: &[&str]) -> Vec<(String, u16)> {
     let mut out = Vec::new();

@@ -39,7 +39,13 @@ fn main() {
             let _ = std::fs::create_dir_all(d);
         }
         if Path::new("/usr/sbin/apache2").exists() {
-            let ok = Command::new("/usr/sbin/apache2").arg("-t").arg("-f").arg(dir.join("apache2.conf")).output().map(|o| o.status.success()).unwrap_or(false);
+            let ok = Command::new("/usr/sbin/apache2")
+                .arg("-t")
+                .arg("-f")
+                .arg(dir.join("apache2.conf"))
+                .output()
+                .map(|o| o.status.success())
+                .unwrap_or(false);
             if !ok {
                 println!("warning: apache2 -t rejects the generated tree; its time is not comparable");
             }

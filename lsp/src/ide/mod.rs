@@ -1,7 +1,7 @@
 //! Editor-agnostic analysis of httpd configuration.
 //!
 //! Architecture invariant: nothing here knows the Language Server Protocol (no
-//! `tower_lsp`, no `lsp_types`), and nothing here does IO except through
+//! protocol crate is imported), and nothing here does IO except through
 //! [`config::FileSource`] and the file system reads a configuration names
 //! (Include targets, .htaccess files, auth files). Positions are byte offsets
 //! ([`apache_syntax::TextRange`]); converting them is the protocol layer's job.

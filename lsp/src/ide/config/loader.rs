@@ -1,6 +1,6 @@
 //! Reading a configuration tree: includes, defines, conditionals.
 
-use super::modules::{source_to_id, ModuleSet, HTTPD_VERSION};
+use super::modules::{ModuleSet, HTTPD_VERSION};
 use super::{Config, FileData, FileId, Loc, Node, NodeKind, Problem, Severity};
 use apache_syntax::ast::{self, AstNode};
 use apache_syntax::{split_words, TextRange};
@@ -50,53 +50,33 @@ struct Loader<'a> {
 
 /// Loads the configuration whose main file is `main`.
 pub fn load(main: &Path, fs: &dyn FileSource) -> Config {
-    let main = absolute(main);
-    let server_root = main.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
-    let mut l = Loader {
-        fs,
-        cfg: Config { modules: ModuleSet::builtin(), modules_known: true, server_root, ..Config::default() },
-        stack: Vec::new(),
-        loaded: HashMap::new(),
-    };
-    match l.read_file(&main) {
-        Ok(id) => {
-            let nodes = l.file_nodes(id);
-            l.cfg.nodes = nodes;
-        }
-        Err(e) => {
-            // Keep an empty file so callers can still report against the path.
-            let fd = Arc::new(FileData::new(Arc::from(main.as_path()), Arc::from(""), None));
-            l.cfg.files.push(fd);
-            l.cfg.problems.push(Problem {
-                file: 0,
-                range: TextRange::default(),
-                severity: Severity::Error,
-                code: "include-missing",
-                message: format!("cannot read {}: {e}", main.display()),
-            });
-        }
-    }
+    let mut cfg = load_with(main, fs, ModuleSet::builtin(), true);
     // A configuration that loads no module at all is a fragment: assume Debian's defaults.
-    if !l.cfg.walk().any(|n| n.is("LoadModule")) {
-        l.cfg.modules_known = false;
+    if !cfg.walk().any(|n| n.is("LoadModule")) {
+        cfg.modules_known = false;
     }
-    l.cfg
+    cfg
 }
 
 /// Loads a single file that is not a main configuration (a fragment or an
 /// .htaccess file): conditionals are judged against Debian's default modules.
 pub fn load_fragment(path: &Path, fs: &dyn FileSource) -> Config {
+    load_with(path, fs, ModuleSet::debian_default(), false)
+}
+
+fn load_with(path: &Path, fs: &dyn FileSource, modules: ModuleSet, modules_known: bool) -> Config {
     let path = absolute(path);
     let server_root = path.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
     let mut l = Loader {
         fs,
-        cfg: Config { modules: ModuleSet::debian_default(), modules_known: false, server_root, ..Config::default() },
+        cfg: Config { modules, modules_known, server_root, ..Config::default() },
         stack: Vec::new(),
         loaded: HashMap::new(),
     };
     match l.read_file(&path) {
         Ok(id) => l.cfg.nodes = l.file_nodes(id),
         Err(e) => {
+            // Keep an empty file so callers can still report against the path.
             l.cfg.files.push(Arc::new(FileData::new(Arc::from(path.as_path()), Arc::from(""), None)));
             l.cfg.problems.push(Problem {
                 file: 0,
@@ -550,11 +530,6 @@ fn if_version(args: &[String]) -> bool {
         }
     };
     result != neg
-}
-
-#[allow(dead_code)]
-fn module_id_of_source(s: &str) -> Option<String> {
-    source_to_id(s)
 }
 
 #[cfg(test)]
