@@ -76,12 +76,18 @@ pub struct ExplainArgs {
     pub host: Option<String>,
     #[arg(long, default_value = "GET")]
     pub method: String,
-    /// An environment variable set for the request (as SetEnvIf would), VAR=VALUE.
+    /// An environment variable at access-check time, VAR=VALUE (or !VAR: absent). It
+    /// overrides what SetEnvIf/BrowserMatch lines make of the request, which are evaluated
+    /// otherwise.
     #[arg(long = "env", value_name = "VAR=VALUE")]
     pub env: Vec<String>,
-    /// A request header NAME:VALUE (for SetEnvIf on headers).
+    /// A request header NAME:VALUE (for SetEnvIf/BrowserMatch); repeatable. Headers not given
+    /// are unknown, unless --only-headers.
     #[arg(long = "header", value_name = "NAME:VALUE")]
     pub header: Vec<String>,
+    /// The request carries no header besides those of --header (and Host, from --host).
+    #[arg(long)]
+    pub only_headers: bool,
     /// The client's double-reverse-resolved host name, for host rules.
     #[arg(long)]
     pub client_host: Option<String>,
@@ -108,6 +114,7 @@ impl ExplainArgs {
             method: "GET".into(),
             env: vec![],
             header: vec![],
+            only_headers: false,
             client_host: None,
             no_dns: true,
             format: ExplainFormat::Text,
@@ -274,24 +281,11 @@ pub fn request_spec(a: &ExplainArgs, cfg: &config::Config) -> Result<ide::access
     let mut req = Request::new(&a.method, a.client, local);
     req.user = a.user.clone();
     req.bad_credentials = a.wrong_password;
+    // What SetEnvIf makes of the request replaces this when it is evaluated
+    // ([`request_inputs`]); the --env values stay either way.
     let mut env = EnvKnowledge::default();
-    // Variables the configuration may set per request are unknown unless given.
-    for n in cfg.walk() {
-        let l = n.name.to_ascii_lowercase();
-        let var = match l.as_str() {
-            "setenvif" | "setenvifnocase" | "setenvifexpr" => n.args.get(2).or(n.args.get(1)),
-            "browsermatch" | "browsermatchnocase" => n.args.get(1),
-            "setenv" => n.args.first(),
-            _ => None,
-        };
-        if let Some(v) = var {
-            let name = v.trim_start_matches('!').split('=').next().unwrap_or(v).to_string();
-            env.vars.insert(name, EnvVar::Unknown);
-        }
-    }
-    for kv in &a.env {
-        let (k, v) = kv.split_once('=').unwrap_or((kv.as_str(), ""));
-        env.vars.insert(k.to_string(), EnvVar::Set(v.to_string()));
+    for (k, v) in env_overrides(a)? {
+        env.vars.insert(k, v.map(EnvVar::Set).unwrap_or(EnvVar::Absent));
     }
     req.env = env;
     req.client_host = match (&a.client_host, a.no_dns) {
@@ -320,6 +314,48 @@ pub fn request_spec(a: &ExplainArgs, cfg: &config::Config) -> Result<ide::access
     }
     req.groups = Some(groups);
     Ok(ide::access::RequestSpec { path: a.url.clone(), host: a.host.clone(), request: req })
+}
+
+/// `--env` values: VAR=VALUE sets, !VAR unsets.
+fn env_overrides(a: &ExplainArgs) -> Result<Vec<(String, Option<String>)>, String> {
+    a.env
+        .iter()
+        .map(|kv| {
+            let (k, v) = match kv.strip_prefix('!') {
+                Some(k) => (k, None),
+                None => match kv.split_once('=') {
+                    Some((k, v)) => (k, Some(v.to_string())),
+                    None => (kv.as_str(), Some(String::new())),
+                },
+            };
+            if k.is_empty() {
+                return Err(format!("--env {kv:?}: expected VAR=VALUE or !VAR"));
+            }
+            Ok((k.to_string(), v))
+        })
+        .collect()
+}
+
+/// The headers, protocol and --env values SetEnvIf is evaluated with.
+pub fn request_inputs(a: &ExplainArgs) -> Result<ide::setenvif::EnvInputs, String> {
+    let mut headers = Vec::new();
+    if let Some(h) = &a.host {
+        headers.push(("Host".to_string(), h.clone()));
+    }
+    for h in &a.header {
+        let (n, v) = h.split_once(':').ok_or_else(|| format!("--header {h:?}: expected NAME:VALUE"))?;
+        let n = n.trim();
+        if n.is_empty() || n.contains(char::is_whitespace) {
+            return Err(format!("--header {h:?}: expected NAME:VALUE"));
+        }
+        headers.push((n.to_string(), v.trim().to_string()));
+    }
+    Ok(ide::setenvif::EnvInputs {
+        headers,
+        headers_complete: a.only_headers,
+        protocol: "HTTP/1.1".into(),
+        overrides: env_overrides(a)?,
+    })
 }
 
 /// httpd's double-reverse lookup of a client address (`REMOTE_DOUBLE_REV`):
@@ -406,7 +442,14 @@ pub fn main() -> i32 {
                     return 2;
                 }
             };
-            let e = ide::explain::explain(&cfg, &spec);
+            let inputs = match request_inputs(&a) {
+                Ok(i) => i,
+                Err(e) => {
+                    eprintln!("apache-lsp explain: {e}");
+                    return 2;
+                }
+            };
+            let e = ide::explain::explain_with(&cfg, &spec, &inputs);
             match a.format {
                 ExplainFormat::Text => print!("{}", ide::explain::to_text(&spec, &e)),
                 ExplainFormat::Json => {

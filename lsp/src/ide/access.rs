@@ -62,6 +62,17 @@ pub struct Effective {
     /// Why the outcome cannot be known, when something on the path is out of our reach.
     pub unknown: Vec<String>,
     pub outcome: Outcome,
+    /// Index in `cfg.nodes` of the virtual host serving the request.
+    pub vhost_node: Option<usize>,
+    /// Directives of the applied sections that features beyond access control read
+    /// ([`is_per_dir_input`]: SetEnvIf, DirectoryIndex, SetEnv, LogLevel…), in merge order, each
+    /// with the index of its section in `sections`.
+    pub per_dir: Vec<(usize, Item)>,
+    /// The request environment at access-check time, when SetEnvIf was evaluated
+    /// ([`effective_with`]).
+    pub env: Option<crate::ide::setenvif::EnvReport>,
+    /// mod_dir's DirectoryIndex subrequests, for a directory URL that passed access control.
+    pub index: Option<Box<crate::ide::dir_index::IndexLookup>>,
 }
 
 fn ploc(cfg: &Config, file: FileId, range: TextRange, line: u32) -> policy::Loc {
@@ -470,6 +481,8 @@ fn walk<'a>(
     }
     let base = comps.last().copied().unwrap_or("");
     let base = if comps.len() > depth { "" } else { base };
+    // A directory requested with its trailing slash is walked as `…/dir/`: basename "".
+    let base = if path.ends_with('/') && depth == comps.len() { "" } else { base };
     let mut files_phase = Vec::new();
     for f in files_candidates {
         let regex = f.is("FilesMatch") || f.args.first().is_some_and(|a| a == "~");
@@ -629,8 +642,34 @@ pub fn is_access_directive(name: &str) -> bool {
     )
 }
 
-/// Walks and evaluates one request.
+/// Directives outside access control that the other request features read per directory.
+pub fn is_per_dir_input(name: &str) -> bool {
+    crate::ide::setenvif::is_setenvif(name)
+        || crate::ide::dir_index::reads(name)
+        || crate::ide::loglevel::reads(name)
+        || name.eq_ignore_ascii_case("HostnameLookups")
+}
+
+/// Walks and evaluates one request, with the environment given in `spec.request.env`
+/// (SetEnvIf is not evaluated), including mod_dir's DirectoryIndex subrequest.
 pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
+    effective_with(cfg, spec, None)
+}
+
+/// Like [`effective`]; with `env`, the request environment is what mod_setenvif makes of the
+/// request ([`crate::ide::setenvif::access_env`]) instead of `spec.request.env`.
+pub fn effective_with(cfg: &Config, spec: &RequestSpec, env: Option<&crate::ide::setenvif::EnvInputs>) -> Effective {
+    let mut e = walk_and_evaluate(cfg, spec, env);
+    crate::ide::dir_index::apply(cfg, spec, &mut e);
+    e
+}
+
+/// One request without mod_dir's subrequest: what a subrequest itself is.
+pub fn walk_and_evaluate(
+    cfg: &Config,
+    spec: &RequestSpec,
+    env_inputs: Option<&crate::ide::setenvif::EnvInputs>,
+) -> Effective {
     let mut unknown = Vec::new();
     let local = spec.request.local_port.map(|p| (spec.request.local_addr, p));
     let vhost = pick_vhost(cfg, spec.host.as_deref(), local, &mut unknown);
@@ -645,6 +684,7 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
     let mut authz: Option<AuthzConfig> = None;
     let mut authn = AuthnConfig::default();
     let mut forbidden_override: Option<String> = None;
+    let mut per_dir: Vec<(usize, Item)> = Vec::new();
     for phase in phases {
         let mut built: Vec<Option<AuthzConfig>> = Vec::new();
         for c in phase {
@@ -712,6 +752,7 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
                 authn = merge_authn(&authn, n);
             }
             built.push(a.clone());
+            per_dir.extend(items.iter().filter(|i| is_per_dir_input(i.name())).map(|i| (sections.len(), i.clone())));
             let access_lines = access_lines(&items);
             sections.push(AppliedSection {
                 kind,
@@ -730,7 +771,15 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
     }
     let mut request = spec.request.clone();
     request.uri = url.clone();
+    let env = env_inputs
+        .map(|inputs| crate::ide::setenvif::access_env(cfg, vhost, &per_dir, &spec.path, &spec.request, inputs));
+    if let Some(r) = &env {
+        request.env = r.knowledge();
+    }
     let mut outcome = evaluate(compat.as_ref(), authz.as_ref(), &authn, &request, &ctx);
+    if let (Some(r), Some(reason)) = (&env, outcome.reason_unknown.as_mut()) {
+        *reason = crate::ide::setenvif::explain_unknown(reason, r);
+    }
     // httpd logs the file name it mapped the request to, not the URL.
     let fname = fs_path.display().to_string();
     for l in &mut outcome.log {
@@ -754,7 +803,7 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
         outcome.log = vec![policy::LogEntry {
             ah_code: "",
             module: "core",
-            level: policy::LogLevel::Error,
+            level: policy::LogLevel::Alert,
             message: why.clone(),
         }];
         outcome.trace.push(policy::TraceStep { depth: 0, text: format!("500: {why}"), loc: None });
@@ -774,6 +823,10 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
         errors,
         unknown,
         outcome,
+        vhost_node: vhost.and_then(|v| cfg.nodes.iter().position(|n| std::ptr::eq(n, v))),
+        per_dir,
+        env,
+        index: None,
     }
 }
 

@@ -12,11 +12,14 @@ pub mod catalogue;
 pub mod code_actions;
 pub mod config;
 pub mod diagnostics;
+pub mod dir_index;
 pub mod document_symbols;
 pub mod explain;
 pub mod folding_ranges;
 pub mod hover;
+pub mod loglevel;
 pub mod migrate;
 pub mod policy;
+pub mod setenvif;
 
 pub use config::{Config, FileData, FileId, Severity};

@@ -137,6 +137,11 @@ pub struct Config {
 }
 
 impl Config {
+    /// Whether httpd runs with module `id` (`setenvif_module`); without any LoadModule line
+    /// (a fragment), Debian's default modules are assumed.
+    pub fn module_loaded(&self, id: &str) -> bool {
+        self.modules.contains(id) || (!self.modules_known && ModuleSet::debian_default().contains(id))
+    }
     pub fn file_id(&self, path: &Path) -> Option<FileId> {
         self.files.iter().position(|f| &*f.path == path)
     }
