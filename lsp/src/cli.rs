@@ -291,7 +291,8 @@ pub fn request_spec(a: &ExplainArgs, cfg: &config::Config) -> Result<ide::access
     req.client_host = match (&a.client_host, a.no_dns) {
         (Some(h), _) => HostKnowledge::Known(h.clone()),
         (None, true) => HostKnowledge::Unknown,
-        (None, false) => resolve_double_reverse(a.client),
+        (None, false) if needs_host_name(cfg) => resolve_double_reverse(a.client),
+        (None, false) => HostKnowledge::Unknown,
     };
     // Group membership from AuthGroupFile files the configuration names.
     let mut groups = std::collections::BTreeMap::new();
@@ -358,15 +359,41 @@ pub fn request_inputs(a: &ExplainArgs) -> Result<ide::setenvif::EnvInputs, Strin
     })
 }
 
-/// httpd's double-reverse lookup of a client address (`REMOTE_DOUBLE_REV`):
-/// reverse, then forward; the name counts only if the forward answer holds the address.
-fn resolve_double_reverse(ip: std::net::IpAddr) -> ide::policy::HostKnowledge {
+/// Whether something in the configuration may need the client's host name: a host rule
+/// (`Require host`, `Allow/Deny from` a name) or HostnameLookups (SetEnvIf Remote_Host).
+fn needs_host_name(cfg: &config::Config) -> bool {
+    cfg.walk().any(|n| {
+        let words = |skip: usize| n.args.iter().skip(skip);
+        if n.is("Require") {
+            words(0)
+                .skip_while(|w| w.eq_ignore_ascii_case("not"))
+                .next()
+                .is_some_and(|p| p.eq_ignore_ascii_case("host"))
+        } else if n.is("Allow") || n.is("Deny") {
+            words(1).any(|w| {
+                !(w.eq_ignore_ascii_case("all")
+                    || w.to_ascii_lowercase().starts_with("env=")
+                    || ide::policy::IpSubnet::parse_word(w).is_ok())
+            })
+        } else {
+            n.is("HostnameLookups") && n.args.first().is_some_and(|a| !a.eq_ignore_ascii_case("off"))
+        }
+    })
+}
+
+/// httpd's double-reverse lookup of a client address (`REMOTE_DOUBLE_REV`,
+/// `server/core.c: ap_get_remote_host`): reverse (the name lowercased), then forward; the name
+/// counts only if the forward answer holds the address. Uses the system resolver (NSS) through
+/// `getent`, as httpd does through getnameinfo/getaddrinfo.
+pub fn resolve_double_reverse(ip: std::net::IpAddr) -> ide::policy::HostKnowledge {
     use ide::policy::HostKnowledge;
     let Ok(out) = std::process::Command::new("getent").arg("hosts").arg(ip.to_string()).output() else {
         return HostKnowledge::Unknown;
     };
     let text = String::from_utf8_lossy(&out.stdout);
-    let Some(name) = text.split_whitespace().nth(1).map(str::to_string) else { return HostKnowledge::NoName };
+    let Some(name) = text.split_whitespace().nth(1).map(str::to_ascii_lowercase) else {
+        return HostKnowledge::NoName;
+    };
     let Ok(fwd) = std::process::Command::new("getent").arg("ahosts").arg(&name).output() else {
         return HostKnowledge::Unknown;
     };

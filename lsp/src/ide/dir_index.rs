@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 /// The directives this feature reads per directory.
 pub fn reads(name: &str) -> bool {
-    matches!(name.to_ascii_lowercase().as_str(), "directoryindex" | "setenv" | "unsetenv" | "passenv")
+    ["DirectoryIndex", "SetEnv", "UnsetEnv", "PassEnv"].iter().any(|d| d.eq_ignore_ascii_case(name))
 }
 
 /// One DirectoryIndex name tried.

@@ -53,10 +53,9 @@ impl Default for EnvInputs {
 
 /// The directives the per-directory stage reads.
 pub fn is_setenvif(name: &str) -> bool {
-    matches!(
-        name.to_ascii_lowercase().as_str(),
-        "setenvif" | "setenvifnocase" | "setenvifexpr" | "browsermatch" | "browsermatchnocase"
-    )
+    ["SetEnvIf", "SetEnvIfNoCase", "SetEnvIfExpr", "BrowserMatch", "BrowserMatchNoCase"]
+        .iter()
+        .any(|d| d.eq_ignore_ascii_case(name))
 }
 
 /// What httpd knows of one attribute's value.
