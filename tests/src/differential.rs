@@ -591,15 +591,17 @@ pub fn run_cases(common: &str, cases: &[&Case]) -> Result<Report, String> {
     Ok(report)
 }
 
-/// Runs one hand-written case in its own httpd and panics on any mismatch.
-pub fn check(case: Case) {
+/// Runs one hand-written case in its own httpd and panics on any mismatch. Returns the report
+/// (empty when apache2 is missing).
+pub fn check(case: Case) -> Report {
     if !crate::httpd::require_apache2() {
-        return;
+        return Report::default();
     }
     assert!(!case.probes.is_empty(), "case {} has no requests", case.name);
     let report = run_cases("", &[&case]).unwrap_or_else(|e| panic!("case {}: httpd did not start:\n{e}", case.name));
-    eprintln!("case {}: {} requests", case.name, report.requests);
+    eprintln!("case {}: {} requests, log entries checked: {:?}", case.name, report.requests, report.log_checked);
     report.assert_clean(12);
+    report
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -652,6 +654,8 @@ const HOSTS: &[&str] = &[
     "::1/128",
     "env=IS_TWO",
     "env=!IS_TWO",
+    "env=GEN_ON",
+    "env=GEN_POST",
 ];
 
 /// Positive Require lines (after `Require `).
@@ -666,6 +670,8 @@ const REQUIRES: &[&str] = &[
     "ip ::1",
     "local",
     "env IS_TWO",
+    "env GEN_ON",
+    "env GEN_POST IS_TWO",
     "method GET",
     "method POST",
     "user alice",
@@ -677,11 +683,32 @@ const REQUIRES: &[&str] = &[
 ];
 
 /// Negatable Require lines (no user tests, which become NEUTRAL anyway, but keep a few).
-const NEGATABLE: &[&str] =
-    &["ip 127.0.0.2", "ip 127.1", "ip ::1", "env IS_TWO", "method POST", "user bob", "all denied", "local"];
+const NEGATABLE: &[&str] = &[
+    "ip 127.0.0.2",
+    "ip 127.1",
+    "ip ::1",
+    "env IS_TWO",
+    "env GEN_ON",
+    "method POST",
+    "user bob",
+    "all denied",
+    "local",
+];
 
 /// The server-level lines every generated batch shares.
-pub const GENERATED_COMMON: &str = "SetEnvIf Remote_Addr ^127\\.0\\.0\\.2$ IS_TWO\n";
+pub const GENERATED_COMMON: &str = "SetEnvIf Remote_Addr ^127\\.0\\.0\\.2$ IS_TWO\n\
+SetEnvIf X-Gen ^on$ GEN_ON\nSetEnvIfNoCase Request_Method ^post$ GEN_POST\n";
+
+/// Per-directory SetEnvIf lines a generated section may start with (they run before the access
+/// checks, in merge order, and see the server-level variables).
+const SETENVIF_LINES: &[&str] = &[
+    "SetEnvIf Remote_Addr ^127\\.1\\. IS_TWO",
+    "SetEnvIf IS_TWO ^1$ !IS_TWO GEN_ON",
+    "BrowserMatch ^gen/ GEN_ON",
+    "SetEnvIf Request_URI /sub/ GEN_POST",
+    "SetEnvIf X-Gen ^on$ !GEN_ON",
+    "SetEnvIfNoCase X-GEN ^ON$ IS_TWO=yes",
+];
 
 fn gen_hosts(rng: &mut Rng) -> String {
     let n = 1 + rng.below(3);
@@ -785,6 +812,9 @@ fn mutate(rng: &mut Rng, line: String) -> String {
 
 fn gen_section_lines(rng: &mut Rng, pad: &str) -> Vec<String> {
     let mut lines = Vec::new();
+    if rng.chance(12) {
+        lines.push(format!("{pad}{}", rng.pick(SETENVIF_LINES)));
+    }
     let limit = |rng: &mut Rng| -> Option<(&'static str, &'static str)> {
         if rng.chance(15) {
             Some(*rng.pick(&[
@@ -1024,6 +1054,15 @@ pub fn generated_case(rng: &mut Rng, index: usize) -> Case {
     let urls = [format!("/{c}/index.html"), format!("/{c}/a.txt"), format!("/{c}/sub/index.html")];
     let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
     let mut case = Case::new(&format!("generated #{index}"), &body).urls(&urls, &methods);
+    // Headers for the SetEnvIf lines, on a deterministic part of the matrix.
+    for (i, p) in case.probes.iter_mut().enumerate() {
+        if i % 2 == 1 {
+            p.headers.push(("X-Gen".to_owned(), "on".to_owned()));
+        }
+        if i % 3 == 0 {
+            p.headers.push(("User-Agent".to_owned(), "gen/1".to_owned()));
+        }
+    }
     if has("vhost") {
         case = case.host(&format!("{c}.test"));
     }
@@ -1159,18 +1198,19 @@ pub fn run_generated(cases: &[Case], batch: usize) -> GeneratedSummary {
 }
 
 /// Runs several hand-written cases in one httpd (they must not interfere: separate directories
-/// or URLs) and panics on any mismatch.
-pub fn check_all(common: &str, cases: Vec<Case>) {
+/// or URLs) and panics on any mismatch. Returns the report (empty when apache2 is missing).
+pub fn check_all(common: &str, cases: Vec<Case>) -> Report {
     if !crate::httpd::require_apache2() {
-        return;
+        return Report::default();
     }
     let refs: Vec<&Case> = cases.iter().collect();
     for c in &refs {
         assert!(!c.probes.is_empty(), "case {} has no requests", c.name);
     }
     let report = run_cases(common, &refs).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
-    eprintln!("{} cases: {} requests", report.cases, report.requests);
+    eprintln!("{} cases: {} requests, log entries checked: {:?}", report.cases, report.requests, report.log_checked);
     report.assert_clean(12);
+    report
 }
 
 /// Checks that httpd refuses to start with `body` and that the engine reports a startup error

@@ -49,9 +49,23 @@ fn dir_case(name: &str, dir: &str, body: &str, methods: &[&str]) -> Case {
 const EXAMPLE_1: &str = "<Directory />\n    Order deny,allow\n    Deny from all\n</Directory>\n\
 <Location /server-status>\n    SetHandler server-status\n    Require local\n</Location>\n";
 
+/// The entries both layers write for a refusal were found in httpd's real error log, with the
+/// file-system path the engine predicted (skipped when apache2 is missing).
+fn assert_logged(report: &apache_lsp_e2e::differential::Report, codes: &[&str]) {
+    if report.requests == 0 {
+        return;
+    }
+    for code in codes {
+        assert!(report.log_checked.get(*code).is_some_and(|n| *n > 0), "no {code} checked: {:?}", report.log_checked);
+    }
+}
+
 #[test]
 fn merge_example_1_inherited_deny_refuses_require_local() {
-    check(Case::new("example 1", EXAMPLE_1).urls(&["/server-status", "/index.html"], &["GET", "POST"]).expect(|_| 403));
+    let r = check(
+        Case::new("example 1", EXAMPLE_1).urls(&["/server-status", "/index.html"], &["GET", "POST"]).expect(|_| 403),
+    );
+    assert_logged(&r, &["AH01797"]);
 }
 
 #[test]
@@ -89,7 +103,11 @@ const EXAMPLE_2: &str = "<Directory />\n    Require all denied\n</Directory>\n\
 /// §8.1: the upgrade guide's "working as expected" mix works only thanks to a DocumentRoot grant.
 #[test]
 fn upgrade_guide_mixing_example_refuses_everyone_without_a_docroot_grant() {
-    check(Case::new("example 2", EXAMPLE_2).urls(&["/server-status", "/index.html"], &["GET", "POST"]).expect(|_| 403));
+    let r = check(
+        Case::new("example 2", EXAMPLE_2).urls(&["/server-status", "/index.html"], &["GET", "POST"]).expect(|_| 403),
+    );
+    // /index.html: Require all denied (authz_core); /server-status: the Location's Deny.
+    assert_logged(&r, &["AH01630", "AH01797"]);
 }
 
 #[test]
@@ -1149,5 +1167,9 @@ fn generated_configurations_agree_with_httpd() {
     );
     eprintln!("httpd statuses (engine terms): {:?}", summary.report.statuses);
     eprintln!("refused at startup: {:#?}", summary.rejections);
+    eprintln!("log entries found with the predicted path: {:?}", summary.report.log_checked);
     summary.report.assert_clean(10);
+    if count >= 100 {
+        assert_logged(&summary.report, &["AH01797", "AH01630", "AH01631"]);
+    }
 }
