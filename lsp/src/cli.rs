@@ -57,7 +57,16 @@ pub struct ExplainArgs {
     /// The main configuration file (httpd.conf, apache2.conf).
     pub config: PathBuf,
     /// The URL path of the request, e.g. /server-status.
-    pub url: String,
+    #[arg(required_unless_present_any = ["log_line", "log_file"], conflicts_with_all = ["log_line", "log_file"])]
+    pub url: Option<String>,
+    /// Explain an error-log line instead of a URL: the requests that reach the path it names
+    /// and the rule that refused them (2.4 and 2.2 formats).
+    #[arg(long, value_name = "LINE", conflicts_with = "log_file")]
+    pub log_line: Option<String>,
+    /// Summarise the refusals of an error log: how many requests each rule refused, and the
+    /// entries that could not be mapped.
+    #[arg(long, value_name = "FILE")]
+    pub log_file: Option<PathBuf>,
     /// The client's address.
     #[arg(long, default_value = "127.0.0.1")]
     pub client: std::net::IpAddr,
@@ -105,7 +114,9 @@ impl ExplainArgs {
     pub fn for_request(config: &Path, url: &str, client: &str) -> ExplainArgs {
         ExplainArgs {
             config: config.to_path_buf(),
-            url: url.to_string(),
+            url: Some(url.to_string()),
+            log_line: None,
+            log_file: None,
             client: client.parse().unwrap_or(std::net::IpAddr::from([127, 0, 0, 1])),
             server_addr: None,
             user: None,
@@ -314,7 +325,8 @@ pub fn request_spec(a: &ExplainArgs, cfg: &config::Config) -> Result<ide::access
         }
     }
     req.groups = Some(groups);
-    Ok(ide::access::RequestSpec { path: a.url.clone(), host: a.host.clone(), request: req })
+    let path = a.url.clone().unwrap_or_else(|| "/".into());
+    Ok(ide::access::RequestSpec { path, host: a.host.clone(), request: req })
 }
 
 /// `--env` values: VAR=VALUE sets, !VAR unsets.
@@ -406,6 +418,50 @@ pub fn resolve_double_reverse(ip: std::net::IpAddr) -> ide::policy::HostKnowledg
     }
 }
 
+/// `explain --log-line` / `--log-file`: the CLI reads the file, the analysis maps entries.
+fn explain_log(a: &ExplainArgs, cfg: &config::Config, base: &ide::policy::Request) -> i32 {
+    use ide::policy::HostKnowledge;
+    let cache = std::cell::RefCell::new(std::collections::HashMap::new());
+    let lookups = !a.no_dns && a.client_host.is_none() && needs_host_name(cfg);
+    let resolve = |ip: std::net::IpAddr| -> HostKnowledge {
+        if let Some(h) = &a.client_host {
+            return HostKnowledge::Known(h.clone());
+        }
+        if !lookups {
+            return HostKnowledge::Unknown;
+        }
+        cache.borrow_mut().entry(ip).or_insert_with(|| resolve_double_reverse(ip)).clone()
+    };
+    let print_json = |v: serde_json::Value| println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    if let Some(text) = &a.log_line {
+        let Some(line) = ide::error_log::parse_line(text) else {
+            eprintln!("apache-lsp explain: not an error-log line: {text:?}");
+            return 2;
+        };
+        let ex = ide::log_explain::explain_line(cfg, &line, base, &resolve);
+        match a.format {
+            ExplainFormat::Text => print!("{}", ide::log_explain::line_to_text(&ex)),
+            ExplainFormat::Json => print_json(ide::log_explain::line_to_json(&ex)),
+        }
+        return 0;
+    }
+    let Some(file) = &a.log_file else { return 2 };
+    let bytes = match std::fs::read(file) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("apache-lsp explain: {}: {e}", file.display());
+            return 2;
+        }
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let summary = ide::log_explain::summarize(cfg, &text, base, &resolve);
+    match a.format {
+        ExplainFormat::Text => print!("{}", ide::log_explain::summary_to_text(&summary)),
+        ExplainFormat::Json => print_json(ide::log_explain::summary_to_json(&summary)),
+    }
+    0
+}
+
 /// Runs the CLI; returns the process exit status.
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
@@ -476,6 +532,9 @@ pub fn main() -> i32 {
                     return 2;
                 }
             };
+            if a.log_line.is_some() || a.log_file.is_some() {
+                return explain_log(&a, &cfg, &spec.request);
+            }
             let e = ide::explain::explain_with(&cfg, &spec, &inputs);
             match a.format {
                 ExplainFormat::Text => print!("{}", ide::explain::to_text(&spec, &e)),

@@ -9,19 +9,21 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-/// The `apache-lsp` binary of this workspace, built on demand.
+/// The `apache-lsp` binary of this workspace, built (once per test process) so that it is never
+/// older than the sources: `cargo test -p apache-lsp-e2e` alone does not build it.
 pub fn server_binary() -> PathBuf {
+    static BUILT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
     let exe = std::env::current_exe().expect("current_exe");
     // target/<profile>/deps/<test> → target/<profile>/apache-lsp
     let bin = exe.parent().and_then(|d| d.parent()).map(|d| d.join("apache-lsp")).expect("target dir");
-    if !bin.exists() {
+    BUILT.get_or_init(|| {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let st = Command::new(cargo)
-            .args(["build", "-p", "apache-lsp", "--bin", "apache-lsp"])
+            .args(["build", "--quiet", "-p", "apache-lsp", "--bin", "apache-lsp"])
             .status()
             .expect("cargo build");
         assert!(st.success());
-    }
+    });
     bin
 }
 

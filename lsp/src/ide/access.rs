@@ -177,7 +177,7 @@ fn vhost_label(n: &Node) -> String {
 
 /// One address of a `<VirtualHost>`: IP (None = `*` / `_default_`) and port (0 = any).
 /// `Err` holds a host name (resolved by httpd at startup; not by us).
-fn vhost_address(arg: &str) -> Result<(Option<IpAddr>, u16), String> {
+pub fn vhost_address(arg: &str) -> Result<(Option<IpAddr>, u16), String> {
     // server/vhost.c: get_addresses. ":*" (or a lone "*") is a wildcard port.
     let (w, wild_port) = match arg.strip_suffix(":*") {
         Some(w) => (w, true),
