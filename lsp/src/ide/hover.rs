@@ -1,7 +1,7 @@
 //! Feature: hover — the effective, merged access policy of a section, and what
 //! the catalogue knows of a directive.
 
-use crate::ide::access::{effective, RequestSpec};
+use crate::ide::access::{effective_with, Effective, RequestSpec};
 use crate::ide::catalogue;
 use crate::ide::config::{Config, FileId, Node, NodeKind};
 use crate::ide::policy::{self, HostKnowledge, Layer, Request};
@@ -111,6 +111,42 @@ fn representative_clients(cfg: &Config) -> Vec<(String, IpAddr)> {
     }
     v.push(("any other (192.0.2.1)".into(), "192.0.2.1".parse().unwrap()));
     v
+}
+
+/// Walks and evaluates a hover's request: SetEnvIf evaluated (headers other than Host unknown).
+fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
+    let inputs = crate::ide::setenvif::EnvInputs {
+        headers: spec.host.iter().map(|h| ("Host".to_string(), h.clone())).collect(),
+        ..Default::default()
+    };
+    effective_with(cfg, spec, Some(&inputs))
+}
+
+/// What httpd writes to the error log for one outcome: the entries (with why LogLevel drops
+/// one), or what a refusal without an entry means.
+fn log_summary(cfg: &Config, e: &Effective) -> String {
+    let suppressed = crate::ide::loglevel::suppressed(cfg, e);
+    let entries: Vec<String> = e
+        .outcome
+        .log
+        .iter()
+        .zip(&suppressed)
+        .filter(|(l, why)| why.is_none() || l.level != policy::LogLevel::Info)
+        .map(|(l, why)| {
+            let text = format!("`{}`", crate::ide::explain::log_line(l));
+            match why {
+                Some(w) => format!("{text} ({w})"),
+                None => text,
+            }
+        })
+        .collect();
+    if !entries.is_empty() {
+        return entries.join("; ");
+    }
+    match e.outcome.status {
+        Some(401) => "nothing (httpd asks for credentials without logging)".into(),
+        _ => "nothing".into(),
+    }
 }
 
 fn spec(url: &str, host: &Option<String>, client: IpAddr, user: Option<&str>) -> RequestSpec {
@@ -238,11 +274,28 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
             writeln!(md, "\nEffective Order/Allow/Deny: {}", crate::ide::diagnostics::deprecated_access::describe(c));
     }
     let _ = writeln!(md, "\n| client | anonymous | authenticated |\n|---|---|---|");
+    // Refused rows grouped by what httpd logs for them: (status, log text) → who.
+    let mut refused: Vec<((u16, String), Vec<String>, IpAddr)> = Vec::new();
     for (label, ip) in representative_clients(cfg) {
-        let a = effective(cfg, &spec(&url, &host, ip, None)).outcome.status;
-        let b = effective(cfg, &spec(&url, &host, ip, Some("alice"))).outcome.status;
+        let a = effective(cfg, &spec(&url, &host, ip, None));
+        let b = effective(cfg, &spec(&url, &host, ip, Some("alice")));
         let show = |s: Option<u16>| s.map(|s| s.to_string()).unwrap_or_else(|| "unknown".into());
-        let _ = writeln!(md, "| {label} | {} | {} |", show(a), show(b));
+        let _ = writeln!(md, "| {label} | {} | {} |", show(a.outcome.status), show(b.outcome.status));
+        for (e, who) in [(&a, "anonymous"), (&b, "authenticated")] {
+            let Some(st) = e.outcome.status.filter(|s| *s != 200) else { continue };
+            let key = (st, log_summary(cfg, e));
+            let row = format!("{label}, {who}");
+            match refused.iter_mut().find(|(k, ..)| *k == key) {
+                Some((_, v, _)) => v.push(row),
+                None => refused.push((key, vec![row], ip)),
+            }
+        }
+    }
+    if !refused.is_empty() {
+        let _ = writeln!(md, "\nError log of the refused rows:");
+        for ((st, log), who, ip) in &refused {
+            let _ = writeln!(md, "- {st} for {}: {log}; access log `GET {url} {st} {ip}`", who.join("; "));
+        }
     }
     if let Some(d) = &base.outcome.deciding {
         let at = d.loc.as_ref().map(|l| format!(" ({})", loc_label(l))).unwrap_or_default();
@@ -313,6 +366,31 @@ mod tests {
             ),
             "{md}"
         );
+    }
+
+    #[test]
+    fn hover_names_the_log_entry_of_each_refused_row() {
+        let md = check(
+            "//- /srv/httpd.conf\nLoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nLoadModule auth_basic_module m\nLoadModule authn_file_module m\nLoadModule authn_core_module m\nLoadModule authz_user_module m\nDocumentRoot /nonexistent-docroot\n<Location /deny>\n  Order allow,deny\n  Allow from 127.0.0.1\n</Location>\n<Loc█ation /auth>\n  AuthType Basic\n  AuthName a\n  AuthUserFile /nonexistent-pw\n  Require user bob\n</Location>\n",
+        );
+        let refused: Vec<&str> = md.lines().filter(|l| l.starts_with("- 40")).collect();
+        expect_test::expect![[r#"
+            [
+                "- 401 for local (127.0.0.1), anonymous; any other (192.0.2.1), anonymous: nothing (httpd asks for credentials without logging); access log `GET /auth 401 127.0.0.1`",
+                "- 401 for local (127.0.0.1), authenticated; any other (192.0.2.1), authenticated: `[authz_core:error] AH01631: user alice: authorization failure for \"/auth\": `; access log `GET /auth 401 127.0.0.1`",
+            ]
+        "#]]
+        .assert_debug_eq(&refused);
+        let md = check(
+            "//- /srv/httpd.conf\nLoadModule authz_core_module m\nLoadModule access_compat_module m\nDocumentRoot /nonexistent-docroot\nLogLevel warn access_compat:crit\n<Loc█ation /deny>\n  Order allow,deny\n  Allow from 127.0.0.1\n</Location>\n<Location /deny/x>\n  LogLevel info\n</Location>\n",
+        );
+        let refused: Vec<&str> = md.lines().filter(|l| l.starts_with("- 40")).collect();
+        expect_test::expect![[r#"
+            [
+                "- 403 for any other (192.0.2.1), anonymous; any other (192.0.2.1), authenticated: `[access_compat:error] AH01797: client denied by server configuration: /nonexistent-docroot/deny` (not logged at LogLevel access_compat:crit (an entry of level error; `LogLevel warn access_compat:crit` at /srv/httpd.conf:4)); access log `GET /deny 403 192.0.2.1`",
+            ]
+        "#]]
+        .assert_debug_eq(&refused);
     }
 
     #[test]

@@ -115,15 +115,14 @@ impl LogConfig {
         let (level, by) = self.level_for(entry.module);
         let want = entry_level(entry.level);
         (want > level).then(|| {
-            let by = by.map(|b| format!(" ({b})")).unwrap_or_default();
+            let by = by.map(|b| format!("; {b}")).unwrap_or_default();
             format!(
-                "not logged at LogLevel {}{}: the entry is at level {}",
+                "not logged at LogLevel {} (an entry of level {}{by})",
                 if self.modules.contains_key(&module_key(entry.module)) {
                     format!("{}:{}", entry.module, level_name(level))
                 } else {
                     level_name(level).to_string()
                 },
-                by,
                 level_name(want)
             )
         })
@@ -238,7 +237,7 @@ mod tests {
         let e = LogEntry { ah_code: "AH01630", module: "authz_core", level: LogLevel::Error, message: String::new() };
         assert_eq!(
             c.suppresses(&e).as_deref(),
-            Some("not logged at LogLevel authz_core:crit (here): the entry is at level error")
+            Some("not logged at LogLevel authz_core:crit (an entry of level error; here)")
         );
         let alert = LogEntry { ah_code: "", module: "core", level: LogLevel::Alert, message: String::new() };
         assert_eq!(c.suppresses(&alert), None);
