@@ -1,12 +1,13 @@
-//! `apache-lsp explain --log-line` / `--log-file` and the host-name options of `explain`, on the
-//! real binary, fed with the lines the real httpd wrote into its error log.
+//! `apache-lsp explain` on the real binary: `--log-line` / `--log-file` fed with the lines the
+//! real httpd wrote into its error log, the host-name options, and the SetEnvIf inputs
+//! (`--header`, `--only-headers`, `--env`).
 //!
-//! One httpd serves a configuration with a refusal of each kind (an old-style Deny, a Require, a
-//! `<Files>` refusal reached through a directory URL, an Alias, a virtual host, a user failing
-//! `Require user`, a non-ASCII directory). The test sends the requests, takes the error-log lines
-//! httpd wrote for each, and checks that the binary recovers the client, the path, the layer, a
-//! URL that reproduces the entry and the refusing rule's line; then that `--log-file` counts the
-//! refusals per rule. Skips (with a note) when apache2 is not installed.
+//! For the log: one httpd serves a configuration with a refusal of each kind (an old-style Deny,
+//! a Require, a `<Files>` refusal reached through a directory URL, an Alias, a virtual host, a
+//! user failing `Require user`, a non-ASCII directory). The test sends the requests, takes the
+//! error-log lines httpd wrote for each, and checks that the binary recovers the client, the
+//! path, the layer, a URL that reproduces the entry and the refusing rule's line; then that
+//! `--log-file` counts the refusals per rule. Skips (with a note) when apache2 is not installed.
 
 use apache_lsp_e2e::httpd::{require_apache2, Httpd, HttpdConfig, Request};
 use apache_lsp_e2e::lsp::server_binary;
@@ -221,4 +222,45 @@ fn explain_resolves_host_names_or_takes_them_given() {
     if v["status"] == 403 {
         assert!(v["error_log"].as_array().unwrap().iter().any(|e| e["code"] == "AH01753"), "{v:#}");
     }
+}
+
+/// SetEnvIf inputs: headers given or not, `--only-headers`, `--env` overriding.
+#[test]
+fn explain_evaluates_setenvif_from_the_headers_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("www");
+    std::fs::create_dir_all(root.join("e")).unwrap();
+    let conf = dir.path().join("httpd.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "LoadModule authz_core_module m\nLoadModule setenvif_module m\nDocumentRoot {root}\n\
+SetEnvIf X-Token ^s$ TOK\nBrowserMatch ^curl CURL\n<Directory {root}/e>\n  Require env TOK CURL\n</Directory>\n",
+            root = root.display()
+        ),
+    )
+    .unwrap();
+    let conf = conf.to_str().unwrap();
+    let explain = |args: &[&str]| {
+        let mut a = vec!["explain", conf, "/e/x", "--format", "json"];
+        a.extend_from_slice(args);
+        json(&a)
+    };
+    let v = explain(&[]);
+    assert_eq!(v["status"], Value::Null, "{v:#}");
+    assert!(v["reason"].as_str().is_some_and(|r| r.contains("--header")), "{v:#}");
+    assert_eq!(explain(&["--header", "X-Token: s"])["status"], 200);
+    assert_eq!(explain(&["--header", "User-Agent: curl/8.5"])["status"], 200);
+    assert_eq!(explain(&["--only-headers"])["status"], 403);
+    assert_eq!(explain(&["--only-headers", "--header", "x-token:s"])["status"], 200);
+    assert_eq!(explain(&["--only-headers", "--env", "TOK=1"])["status"], 200);
+    assert_eq!(
+        explain(&["--header", "X-Token: s", "--header", "User-Agent: x", "--env", "!TOK", "--only-headers"])["status"],
+        403
+    );
+    let v = explain(&["--header", "X-Token: s"]);
+    let env = v["environment"].as_array().unwrap();
+    assert!(env.iter().any(|e| e["name"] == "TOK" && e["state"] == "set" && e["set_by"]["line"] == 4), "{v:#}");
+    let (code, _) = run(&["explain", conf, "/e/x", "--header", "no colon"]);
+    assert_eq!(code, 2);
 }
