@@ -1030,6 +1030,15 @@ fn directory_urls_are_decided_by_the_index_subrequest() {
         .file("htdocs/x/x8/index.html", "x\n")
         .anon(&["/x/x7/", "/x/x8/"], &["GET"], &[&[]])
         .expect(|_| 200),
+        // PATH_INFO: r->filename stops at the first component that is not a directory; that name
+        // is what <Files>, <DirectoryMatch> and the log see.
+        Case::new(
+            "path info after a file or a missing directory",
+            &format!("{grant}<Directory @DOCROOT@/x/pi>\n  Require all denied\n  <Files nope>\n    Require all granted\n  </Files>\n</Directory>\n<DirectoryMatch \"more$\">\n  Require all granted\n</DirectoryMatch>\n"),
+        )
+        .file("htdocs/x/pi/a.txt", "x\n")
+        .anon(&["/x/pi/nope/", "/x/pi/nope/more", "/x/pi/a.txt/more", "/x/pi/zz/", "/x/pi/a.txt/"], &["GET"], &[&[]])
+        .expect(|p| if p.url.starts_with("/x/pi/nope/") { 200 } else { 403 }),
     ];
     check_all("LoadModule env_module /usr/lib/apache2/modules/mod_env.so\n", cases);
 }

@@ -346,6 +346,26 @@ fn translate(server: &Server, cfg: &Config, url: &str) -> PathBuf {
     PathBuf::from(format!("{root}{url}"))
 }
 
+/// `r->filename` after `ap_directory_walk`: the translated path up to its first component that is
+/// not a directory (a file, or nothing); what follows is PATH_INFO. A path that is a directory
+/// all the way keeps the trailing slash it was requested with. This is the name httpd matches
+/// `<Files>` and `<DirectoryMatch>` against and logs in AH01797/AH01630.
+pub fn request_filename(translated: &Path) -> PathBuf {
+    let s = translated.to_string_lossy();
+    let mut cur = PathBuf::from("/");
+    for c in components(&s) {
+        cur.push(c);
+        if !cur.is_dir() {
+            return cur;
+        }
+    }
+    if s.ends_with('/') && cur != Path::new("/") {
+        PathBuf::from(format!("{}/", cur.display()))
+    } else {
+        cur
+    }
+}
+
 /// mod_alias's `alias_matches`: segment-wise prefix match where runs of `/` match
 /// each other; returns the rest of the URL.
 fn alias_match<'u>(url: &'u str, alias: &str) -> Option<&'u str> {
@@ -479,10 +499,9 @@ fn walk<'a>(
                 .extend(n.children.iter().filter(|x| x.is_section() && (x.is("Files") || x.is("FilesMatch"))));
         }
     }
-    let base = comps.last().copied().unwrap_or("");
-    let base = if comps.len() > depth { "" } else { base };
-    // A directory requested with its trailing slash is walked as `…/dir/`: basename "".
-    let base = if path.ends_with('/') && depth == comps.len() { "" } else { base };
+    // The basename of `r->filename` ([`request_filename`]); a directory requested with its
+    // trailing slash is `…/dir/`: basename "".
+    let base = if path.ends_with('/') { "" } else { comps.last().copied().unwrap_or("") };
     let mut files_phase = Vec::new();
     for f in files_candidates {
         let regex = f.is("FilesMatch") || f.args.first().is_some_and(|a| a == "~");
@@ -675,7 +694,7 @@ pub fn walk_and_evaluate(
     let vhost = pick_vhost(cfg, spec.host.as_deref(), local, &mut unknown);
     let server = Server { main: &cfg.nodes, vhost };
     let url = normalize_url(&spec.path);
-    let fs_path = translate(&server, cfg, &url);
+    let fs_path = request_filename(&translate(&server, cfg, &url));
     let ctx = policy_ctx(cfg);
     let phases = walk(cfg, &server, &url, &fs_path, &mut unknown);
     let mut sections = Vec::new();

@@ -51,7 +51,7 @@ pub fn explain_with(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Exp
     Explained { effective, suppressed }
 }
 
-fn layer_name(l: Layer) -> &'static str {
+pub fn layer_name(l: Layer) -> &'static str {
     match l {
         Layer::AccessCompat => "mod_access_compat",
         Layer::AuthzCore => "mod_authz_core",

@@ -387,7 +387,7 @@ mod tests {
         let refused: Vec<&str> = md.lines().filter(|l| l.starts_with("- 40")).collect();
         expect_test::expect![[r#"
             [
-                "- 403 for any other (192.0.2.1), anonymous; any other (192.0.2.1), authenticated: `[access_compat:error] AH01797: client denied by server configuration: /nonexistent-docroot/deny` (not logged at LogLevel access_compat:crit (an entry of level error; `LogLevel warn access_compat:crit` at /srv/httpd.conf:4)); access log `GET /deny 403 192.0.2.1`",
+                "- 403 for any other (192.0.2.1), anonymous; any other (192.0.2.1), authenticated: `[access_compat:error] AH01797: client denied by server configuration: /nonexistent-docroot` (not logged at LogLevel access_compat:crit (an entry of level error; `LogLevel warn access_compat:crit` at /srv/httpd.conf:4)); access log `GET /deny 403 192.0.2.1`",
             ]
         "#]]
         .assert_debug_eq(&refused);

@@ -16,8 +16,8 @@
 use crate::ide::access::{normalize_url, vhost_address, RequestSpec};
 use crate::ide::config::{Config, Node, NodeKind};
 use crate::ide::error_log::{target_of, LogLayer, LogLine, Target};
-use crate::ide::explain::{explain_with, Explained};
-use crate::ide::policy::{HostKnowledge, Layer, Loc, Request};
+use crate::ide::explain::{explain_with, layer_name, Explained};
+use crate::ide::policy::{HostKnowledge, Loc, Request};
 use crate::ide::setenvif::EnvInputs;
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -316,15 +316,6 @@ pub struct Summary {
     pub groups: Vec<Group>,
     /// Refusal lines that could not be mapped: (line number, line, why).
     pub unmapped: Vec<(usize, String, String)>,
-}
-
-fn layer_name(l: Layer) -> &'static str {
-    match l {
-        Layer::AccessCompat => "mod_access_compat",
-        Layer::AuthzCore => "mod_authz_core",
-        Layer::Authn => "authentication",
-        Layer::Core => "core",
-    }
 }
 
 /// Summarises the refusals of an error log (its text).
