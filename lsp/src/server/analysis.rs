@@ -15,14 +15,20 @@ pub struct Loaded {
 }
 
 pub fn config_for(path: &Path, root: Option<&Path>, fs: &Overlay) -> Loaded {
+    let mut root_cfg = None;
     if let Some(root) = root {
         let cfg = config::load(root, fs);
         if let Some(file) = cfg.file_id(path) {
             return Loaded { cfg, file, main: root.to_path_buf(), is_main: true };
         }
+        root_cfg = Some(cfg);
     }
     let is_main = looks_like_main(path, fs);
-    let cfg = if is_main { config::load(path, fs) } else { config::load_fragment(path, fs) };
+    let mut cfg = if is_main { config::load(path, fs) } else { config::load_fragment(path, fs) };
+    // An .htaccess file is read under the AllowOverride its directory has in the root.
+    if let (config::TopLevel::Htaccess(overrides), Some(root), Some(dir)) = (&mut cfg.top, &root_cfg, path.parent()) {
+        *overrides = crate::ide::diagnostics::directive_context::htaccess_overrides(root, dir);
+    }
     let file = cfg.file_id(path).unwrap_or(0);
     Loaded { cfg, file, main: path.to_path_buf(), is_main }
 }

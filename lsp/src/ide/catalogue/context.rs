@@ -353,7 +353,7 @@ impl Scope {
             if let Some(found) = self.sections.iter().rev().find(|s| useless.iter().any(|u| s.eq_ignore_ascii_case(u)))
             {
                 return Some(Refused {
-                    message: format!("Useless use of {} inside <{found}>: httpd ignores it there", d.name),
+                    message: format!("Useless use of {} inside <{found}>", d.name),
                     kind: Refusal::Warning,
                     by_allow_override: false,
                 });
@@ -430,7 +430,7 @@ mod tests {
         assert_eq!(verdict(&nested(&["Directory", "If"]), "Files"), "accepted");
         assert_eq!(
             verdict(&nested(&["Location"]), "AllowOverride"),
-            "Warning: Useless use of AllowOverride inside <Location>: httpd ignores it there"
+            "Warning: Useless use of AllowOverride inside <Location>"
         );
     }
 

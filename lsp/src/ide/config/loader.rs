@@ -1,7 +1,7 @@
 //! Reading a configuration tree: includes, defines, conditionals.
 
 use super::modules::{ModuleSet, HTTPD_VERSION};
-use super::{Config, FileData, FileId, Loc, Node, NodeKind, Problem, Severity};
+use super::{Config, FileData, FileId, Loc, Node, NodeKind, Problem, Severity, TopLevel};
 use apache_syntax::ast::{self, AstNode};
 use apache_syntax::{split_words, TextRange};
 use std::collections::HashMap;
@@ -61,7 +61,9 @@ pub fn load(main: &Path, fs: &dyn FileSource) -> Config {
 /// Loads a single file that is not a main configuration (a fragment or an
 /// .htaccess file): conditionals are judged against Debian's default modules.
 pub fn load_fragment(path: &Path, fs: &dyn FileSource) -> Config {
-    load_with(path, fs, ModuleSet::debian_default(), false)
+    let mut cfg = load_with(path, fs, ModuleSet::debian_default(), false);
+    cfg.top = if super::is_htaccess(path) { TopLevel::Htaccess(None) } else { TopLevel::Fragment };
+    cfg
 }
 
 fn load_with(path: &Path, fs: &dyn FileSource, modules: ModuleSet, modules_known: bool) -> Config {

@@ -118,9 +118,41 @@ pub struct Problem {
     pub message: String,
 }
 
+/// How the top level of the first file is read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum TopLevel {
+    /// A main configuration: its top level is the main server.
+    #[default]
+    Main,
+    /// A fragment analysed on its own: included at the top level or inside a
+    /// `<VirtualHost>`, which cannot be told from the file.
+    Fragment,
+    /// An .htaccess file, with the AllowOverride in force for its directory when
+    /// the main configuration is known.
+    Htaccess(Option<HtaccessOverrides>),
+}
+
+/// The `AllowOverride` and `AllowOverrideList` in force for an .htaccess file's
+/// directory, as the main configuration sets them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HtaccessOverrides {
+    /// The arguments of the AllowOverride in force; `None` for httpd's default (`None`).
+    pub allow_override: Option<Vec<String>>,
+    pub allow_override_list: Option<Vec<String>>,
+    /// Where the AllowOverride in force is written: file and 1-based line.
+    pub set_at: Option<(std::path::PathBuf, u32)>,
+}
+
+/// Whether a file is an .htaccess file by its name (`.htaccess`, `htaccess.conf`, …).
+pub fn is_htaccess(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().contains("htaccess"))
+}
+
 /// The loaded configuration.
 #[derive(Debug, Default)]
 pub struct Config {
+    /// How the first file's top level is read.
+    pub top: TopLevel,
     pub files: Vec<Arc<FileData>>,
     /// The main server's top-level nodes.
     pub nodes: Vec<Node>,
