@@ -15,8 +15,10 @@ pub mod diagnostics;
 pub mod document_symbols;
 pub mod explain;
 pub mod folding_ranges;
+pub mod formatting;
 pub mod hover;
 pub mod migrate;
 pub mod policy;
+pub mod selection_ranges;
 
 pub use config::{Config, FileData, FileId, Severity};
