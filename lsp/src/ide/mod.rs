@@ -20,5 +20,6 @@ pub mod hover;
 pub mod migrate;
 pub mod policy;
 pub mod selection_ranges;
+pub mod semantic_tokens;
 
 pub use config::{Config, FileData, FileId, Severity};
