@@ -262,7 +262,7 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
     Some((range, md))
 }
 
-fn directive_doc(d: &catalogue::Directive) -> String {
+pub(crate) fn directive_doc(d: &catalogue::Directive) -> String {
     let mut s = format!("**{}** — {}\n\n", d.name, d.description);
     let _ = writeln!(s, "```apache\n{}\n```", d.syntax);
     let _ = writeln!(s, "Module: `{}` · Context: {}", d.module, d.contexts);

@@ -10,6 +10,7 @@
 pub mod access;
 pub mod catalogue;
 pub mod code_actions;
+pub mod completion;
 pub mod config;
 pub mod diagnostics;
 pub mod document_symbols;

@@ -257,9 +257,12 @@ mod tests {
 
     #[test]
     fn removed_directives_are_deprecated_and_a_range_limits_the_result() {
-        check("ServerName a\n█AuthzUserAuthoritative Off\n█Listen 80\n", expect![[r#"
+        check(
+            "ServerName a\n█AuthzUserAuthoritative Off\n█Listen 80\n",
+            expect![[r#"
             directive+deprecated "AuthzUserAuthoritative"
             argument "Off"
-        "#]]);
+        "#]],
+        );
     }
 }
