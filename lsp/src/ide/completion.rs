@@ -51,6 +51,14 @@ pub struct CompletionItem {
     pub sort_text: String,
     /// What the client matches the typed text against, when not the label.
     pub filter_text: Option<String>,
+    /// The catalogue directive the item is about, whose documentation
+    /// [`directive_documentation`] gives again on demand.
+    pub directive: Option<&'static str>,
+}
+
+/// The documentation of a directive's completion item, by name.
+pub fn directive_documentation(name: &str) -> Option<String> {
+    catalogue::directive(name).map(crate::ide::hover::directive_doc)
 }
 
 impl CompletionItem {
@@ -67,6 +75,7 @@ impl CompletionItem {
             range,
             deprecated: false,
             filter_text: None,
+            directive: None,
         }
     }
     fn doc(mut self, markdown: impl Into<String>) -> Self {
@@ -222,6 +231,7 @@ impl Ctx<'_> {
                 .detail(d.syntax)
                 .doc(crate::ide::hover::directive_doc(d));
             item.deprecated = d.deprecated;
+            item.directive = Some(d.name);
             let loaded = self.loaded(d);
             if !loaded {
                 item.detail = Some(format!("{} — {} is not loaded", d.syntax, d.module));

@@ -171,6 +171,14 @@ impl LanguageServer for Backend {
             params.capabilities.general.as_ref().and_then(|g| g.position_encodings.clone()).unwrap_or_default();
         let enc = if offered.contains(&PositionEncodingKind::UTF8) { Encoding::Utf8 } else { Encoding::Utf16 };
         *self.state.encoding.lock().unwrap() = Some(enc);
+        let completion_caps = params.capabilities.text_document.as_ref().and_then(|t| t.completion.as_ref());
+        let item_caps = completion_caps.and_then(|c| c.completion_item.as_ref());
+        *self.state.client.lock().unwrap() = super::state::ClientCapabilities {
+            snippets: item_caps.and_then(|i| i.snippet_support).unwrap_or(false),
+            resolves_documentation: item_caps
+                .and_then(|i| i.resolve_support.as_ref())
+                .is_some_and(|r| r.properties.iter().any(|p| p == "documentation")),
+        };
         if let Some(root) =
             params.initialization_options.as_ref().and_then(|o| o.get("rootConfig")).and_then(|v| v.as_str())
         {
@@ -219,6 +227,22 @@ impl LanguageServer for Backend {
                     ..Default::default()
                 }),
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+                completion_provider: Some(CompletionOptions {
+                    trigger_characters: Some(["<", "/", "{", "!", " "].map(String::from).to_vec()),
+                    resolve_provider: Some(true),
+                    ..Default::default()
+                }),
+                document_formatting_provider: Some(OneOf::Left(true)),
+                document_range_formatting_provider: Some(OneOf::Left(true)),
+                selection_range_provider: Some(SelectionRangeProviderCapability::Simple(true)),
+                semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
+                    SemanticTokensOptions {
+                        legend: convert::semantic_token_legend(),
+                        range: Some(true),
+                        full: Some(SemanticTokensFullOptions::Bool(true)),
+                        ..Default::default()
+                    },
+                )),
                 ..Default::default()
             },
             server_info: Some(ServerInfo {
@@ -449,6 +473,75 @@ impl LanguageServer for Backend {
                     })
                 })
                 .collect()
+        })
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let uri = params.text_document_position.text_document.uri;
+        let pos = params.text_document_position.position;
+        let client = *self.state.client.lock().unwrap();
+        let r = self.with_config(&uri, "completion", |l, _, enc| {
+            let fd = l.cfg.file(l.file);
+            let offset = convert::offset(&fd.line_index, enc, pos);
+            let items = ide::completion::completions(&l.cfg, l.file, offset, client.snippets)
+                .into_iter()
+                .map(|i| convert::completion_item(&fd.line_index, enc, i, client.resolves_documentation))
+                .collect();
+            CompletionResponse::Array(items)
+        })?;
+        Ok(r)
+    }
+
+    async fn completion_resolve(&self, item: CompletionItem) -> Result<CompletionItem> {
+        guarded("completionItem/resolve", || convert::resolve_completion(item))
+    }
+
+    async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
+        self.with_file(&params.text_document.uri, "formatting", |fd, enc| {
+            let edits = ide::formatting::format(&fd.parse, convert::format_options(&params.options), None);
+            convert::text_edits(&fd.line_index, enc, edits)
+        })
+    }
+
+    async fn range_formatting(&self, params: DocumentRangeFormattingParams) -> Result<Option<Vec<TextEdit>>> {
+        self.with_file(&params.text_document.uri, "rangeFormatting", |fd, enc| {
+            let range = convert::text_range(&fd.line_index, enc, params.range);
+            let edits = ide::formatting::format(&fd.parse, convert::format_options(&params.options), Some(range));
+            convert::text_edits(&fd.line_index, enc, edits)
+        })
+    }
+
+    async fn selection_range(&self, params: SelectionRangeParams) -> Result<Option<Vec<SelectionRange>>> {
+        self.with_file(&params.text_document.uri, "selectionRange", |fd, enc| {
+            params
+                .positions
+                .iter()
+                .map(|&pos| {
+                    let offset = convert::offset(&fd.line_index, enc, pos);
+                    let ranges = ide::selection_ranges::selection_ranges(&fd.parse, offset);
+                    convert::selection_range(&fd.line_index, enc, pos, &ranges)
+                })
+                .collect()
+        })
+    }
+
+    async fn semantic_tokens_full(&self, params: SemanticTokensParams) -> Result<Option<SemanticTokensResult>> {
+        self.with_file(&params.text_document.uri, "semanticTokens/full", |fd, enc| {
+            let highlights = ide::semantic_tokens::semantic_tokens(&fd.parse, None);
+            let data = convert::semantic_tokens(&fd.line_index, enc, &highlights);
+            SemanticTokensResult::Tokens(SemanticTokens { result_id: None, data })
+        })
+    }
+
+    async fn semantic_tokens_range(
+        &self,
+        params: SemanticTokensRangeParams,
+    ) -> Result<Option<SemanticTokensRangeResult>> {
+        self.with_file(&params.text_document.uri, "semanticTokens/range", |fd, enc| {
+            let range = convert::text_range(&fd.line_index, enc, params.range);
+            let highlights = ide::semantic_tokens::semantic_tokens(&fd.parse, Some(range));
+            let data = convert::semantic_tokens(&fd.line_index, enc, &highlights);
+            SemanticTokensRangeResult::Tokens(SemanticTokens { result_id: None, data })
         })
     }
 }

@@ -23,6 +23,17 @@ pub struct State {
     /// Severity overrides per diagnostic code ("error", "warning", "information",
     /// "hint", or "off"), from initializationOptions.diagnostics.severity.
     pub severity_overrides: Mutex<HashMap<String, String>>,
+    /// What the client said at initialize that it can take.
+    pub client: Mutex<ClientCapabilities>,
+}
+
+/// The parts of the client's capabilities the handlers follow.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ClientCapabilities {
+    /// Completion items may be snippets.
+    pub snippets: bool,
+    /// The client asks for completion documentation through completionItem/resolve.
+    pub resolves_documentation: bool,
 }
 
 impl State {
