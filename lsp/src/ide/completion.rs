@@ -132,7 +132,7 @@ pub fn completions(cfg: &Config, file: FileId, offset: TextSize, snippets: bool)
             let own = item.parent();
             let scope = cx.scope(&item, own.as_ref());
             let lt = item.children_with_tokens().find(|e| e.kind() == SyntaxKind::L_ANGLE);
-            let Some(lt) = lt else { return vec![] };
+            let Some(lt) = lt.filter(|lt| lt.text_range().end() <= offset) else { return vec![] };
             let name_end = h.name().map(|n| n.range().end()).unwrap_or(lt.text_range().end());
             if offset <= name_end {
                 // Renaming an existing header keeps its arguments and closer: names only.
@@ -290,14 +290,16 @@ impl Ctx<'_> {
         if lt.text_range().end() > self.offset {
             return vec![];
         }
+        // The tag: `</`, the name, and `>` when there is one; the cursor must be in it.
         let end = item
-            .descendants_with_tokens()
-            .filter_map(|e| e.into_token())
-            .filter(|t| !t.kind().is_trivia() && t.kind() != SyntaxKind::TRAILING)
-            .last()
-            .map(|t| t.text_range().end())
-            .unwrap_or(self.offset)
-            .max(self.offset);
+            .children_with_tokens()
+            .filter(|e| matches!(e.kind(), SyntaxKind::NAME | SyntaxKind::R_ANGLE))
+            .map(|e| e.text_range().end())
+            .max()
+            .unwrap_or(lt.text_range().end());
+        if self.offset > end {
+            return vec![];
+        }
         let section = item.ancestors().filter(|a| a.kind() == SyntaxKind::SECTION).find(|s| {
             // The section this closer belongs to, or the innermost one still open around it.
             item.kind() == SyntaxKind::SECTION_CLOSER || s.children().all(|c| c.kind() != SyntaxKind::SECTION_CLOSER)
@@ -935,5 +937,20 @@ mod tests {
             completions(&cfg, file, TextSize::from(0), true).into_iter().map(|i| i.label).collect();
         assert!(names.contains(&"ServerAlias".to_string()));
         assert!(!names.contains(&"<VirtualHost>".to_string()), "already inside one");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn items_replace_a_range_on_the_cursors_line((text, offset) in crate::ide::test_support::text_and_offset()) {
+            let fx = Fixture(vec![("/etc/httpd/httpd.conf".into(), text.clone())]);
+            let cfg = load(Path::new("/etc/httpd/httpd.conf"), &fx);
+            let at = TextSize::from(offset as u32);
+            for item in completions(&cfg, 0, at, true) {
+                let r = item.range;
+                proptest::prop_assert!(r.start() <= at && at <= r.end(), "{item:?} at {offset}");
+                proptest::prop_assert!(text.is_char_boundary(r.start().into()) && text.is_char_boundary(r.end().into()));
+                proptest::prop_assert!(!text[r].contains('\n'), "{item:?}");
+            }
+        }
     }
 }

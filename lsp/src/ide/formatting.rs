@@ -67,7 +67,8 @@ pub fn format(parse: &Parse, options: FormatOptions, range: Option<TextRange>) -
     let range = range.map(|r| {
         let text = root.text().to_string();
         let at = usize::from(r.start()).min(text.len());
-        (TextSize::from(text[..at].rfind('\n').map(|i| i + 1).unwrap_or(0) as u32), r.end())
+        let line_start = text.as_bytes()[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        (TextSize::from(line_start as u32), r.end())
     });
     let wanted = |line_start: TextSize| range.is_none_or(|(a, b)| a <= line_start && line_start <= b);
     for node in root.descendants() {
@@ -273,33 +274,6 @@ mod tests {
         use super::super::*;
         use proptest::prelude::*;
 
-        /// Lines of httpd configuration, well formed or not, with the things that
-        /// must survive formatting: quotes, continuations, comments, tabs, CRLF,
-        /// non-ASCII text and trailing junk.
-        fn line() -> impl Strategy<Value = String> {
-            let indent = prop::sample::select(vec!["", " ", "  ", "\t", "    ", " \t "]);
-            let body = prop::sample::select(vec![
-                "<Directory /srv/é>",
-                "</Directory>",
-                "<Location \"/a b\">",
-                "</Location>",
-                "<IfModule mod_x.c> junk",
-                "</IfModule>",
-                "Require all granted",
-                "Options -Indexes \\",
-                "Header set X \"a \\",
-                "  b\"",
-                "\"quoted name\" arg",
-                "# comment 😀 \\",
-                "RewriteRule ^(.*)$ /x [L]",
-                "",
-                "Deny\tfrom\tall",
-                "AuthName 'Zugriff für Ärzte'",
-            ]);
-            let end = prop::sample::select(vec!["\n", "\r\n"]);
-            (indent, body, end).prop_map(|(i, b, e)| format!("{i}{b}{e}"))
-        }
-
         fn strip_line_starts(text: &str) -> Vec<&str> {
             text.split('\n').map(|l| l.trim_start_matches([' ', '\t'])).collect()
         }
@@ -307,11 +281,10 @@ mod tests {
         proptest! {
             #[test]
             fn formatting_is_idempotent_and_changes_only_line_starts(
-                lines in prop::collection::vec(line(), 0..40),
+                text in crate::ide::test_support::config_text(),
                 tab_size in 1u32..9,
                 insert_spaces: bool,
             ) {
-                let text: String = lines.concat();
                 let options = FormatOptions { tab_size, insert_spaces };
                 let once = apply(&text, &format(&apache_syntax::parse(&text), options, None));
                 prop_assert_eq!(strip_line_starts(&text), strip_line_starts(&once));

@@ -22,5 +22,7 @@ pub mod migrate;
 pub mod policy;
 pub mod selection_ranges;
 pub mod semantic_tokens;
+#[cfg(test)]
+mod test_support;
 
 pub use config::{Config, FileData, FileId, Severity};

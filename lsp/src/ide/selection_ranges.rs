@@ -14,8 +14,10 @@ pub fn selection_ranges(parse: &Parse, offset: TextSize) -> Vec<TextRange> {
     let root = parse.syntax_node();
     let offset = offset.min(root.text_range().end());
     let mut out: Vec<TextRange> = Vec::new();
+    // Only ranges around the cursor (not a line's trimmed text when the cursor is in
+    // its indentation), each around the one before.
     let mut push = |r: Option<TextRange>| {
-        if let Some(r) = r {
+        if let Some(r) = r.filter(|r| r.contains_inclusive(offset)) {
             if out.last().is_none_or(|last| r != *last && r.contains_range(*last)) {
                 out.push(r);
             }
@@ -208,5 +210,21 @@ mod tests {
         "#]],
         );
         check("█", expect![""]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_range_holds_the_cursor_and_the_range_before((text, offset) in crate::ide::test_support::text_and_offset()) {
+            let offset = TextSize::from(offset as u32);
+            let ranges = selection_ranges(&apache_syntax::parse(&text), offset);
+            for (i, r) in ranges.iter().enumerate() {
+                proptest::prop_assert!(r.contains_inclusive(offset), "{r:?} {offset:?}");
+                proptest::prop_assert!(usize::from(r.end()) <= text.len());
+                proptest::prop_assert!(text.is_char_boundary(r.start().into()) && text.is_char_boundary(r.end().into()));
+                if i > 0 {
+                    proptest::prop_assert!(r.contains_range(ranges[i - 1]) && *r != ranges[i - 1]);
+                }
+            }
+        }
     }
 }

@@ -265,4 +265,18 @@ mod tests {
         "#]],
         );
     }
+
+    proptest::proptest! {
+        #[test]
+        fn highlights_are_ordered_disjoint_and_on_one_line(text in crate::ide::test_support::config_text()) {
+            let highlights = semantic_tokens(&apache_syntax::parse(&text), None);
+            let mut end = TextSize::from(0);
+            for h in &highlights {
+                proptest::prop_assert!(!h.range.is_empty() && h.range.start() >= end, "{h:?} after {end:?}");
+                let piece = &text[h.range];
+                proptest::prop_assert!(!piece.contains('\n'), "{piece:?}");
+                end = h.range.end();
+            }
+        }
+    }
 }
