@@ -76,6 +76,7 @@ fn capabilities_are_advertised() {
     );
     assert_eq!(legend["tokenModifiers"], json!(["deprecated"]));
     assert_eq!(caps["semanticTokensProvider"]["range"], true);
+    assert_eq!(caps["semanticTokensProvider"]["full"]["delta"], true);
 }
 
 fn completion_of_define_after_non_ascii(utf8: bool) {
@@ -297,4 +298,38 @@ fn htaccess_is_checked_under_the_root_configurations_allow_override() {
     );
     assert!(msg.contains("500"), "{msg}");
     assert_eq!(ctx[0]["range"]["start"], json!({"line": 2, "character": 0}));
+}
+
+#[test]
+fn semantic_token_deltas_rebuild_the_full_tokens() {
+    let mut c = client(false);
+    let text = "# für 😀\n<Directory /srv>\n  Require all granted\n</Directory>\nServerName é.example\n";
+    c.open(URI, text);
+    let full = c.request("textDocument/semanticTokens/full", json!({"textDocument": {"uri": URI}}));
+    let id = full["result"]["resultId"].as_str().expect("a result id").to_string();
+    let mut data: Vec<Value> = full["result"]["data"].as_array().unwrap().clone();
+    // Insert a directive in the middle of the file.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 2},
+               "contentChanges": [{"range": {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 0}}, "text": "  Order deny,allow\n"}]}),
+    );
+    let delta = c.request(
+        "textDocument/semanticTokens/full/delta",
+        json!({"textDocument": {"uri": URI}, "previousResultId": id}),
+    );
+    let edits = delta["result"]["edits"].as_array().unwrap_or_else(|| panic!("a delta: {delta}"));
+    assert_eq!(edits.len(), 1, "{edits:?}");
+    let (start, delete) =
+        (edits[0]["start"].as_u64().unwrap() as usize, edits[0]["deleteCount"].as_u64().unwrap() as usize);
+    data.splice(start..start + delete, edits[0]["data"].as_array().unwrap().iter().cloned());
+    let fresh = c.request("textDocument/semanticTokens/full", json!({"textDocument": {"uri": URI}}));
+    assert_eq!(Value::Array(data), fresh["result"]["data"]);
+    assert!(decode(&fresh["result"]["data"]).contains(&(2, 2, 5, "directive", true)));
+    // An unknown previous id: all tokens again.
+    let again = c.request(
+        "textDocument/semanticTokens/full/delta",
+        json!({"textDocument": {"uri": URI}, "previousResultId": "nope"}),
+    );
+    assert_eq!(again["result"]["data"], fresh["result"]["data"]);
 }

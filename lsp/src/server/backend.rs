@@ -239,7 +239,7 @@ impl LanguageServer for Backend {
                     SemanticTokensOptions {
                         legend: convert::semantic_token_legend(),
                         range: Some(true),
-                        full: Some(SemanticTokensFullOptions::Bool(true)),
+                        full: Some(SemanticTokensFullOptions::Delta { delta: Some(true) }),
                         ..Default::default()
                     },
                 )),
@@ -529,7 +529,27 @@ impl LanguageServer for Backend {
         self.with_file(&params.text_document.uri, "semanticTokens/full", |fd, enc| {
             let highlights = ide::semantic_tokens::semantic_tokens(&fd.parse, None);
             let data = convert::semantic_tokens(&fd.line_index, enc, &highlights);
-            SemanticTokensResult::Tokens(SemanticTokens { result_id: None, data })
+            let id = self.state.remember_semantic_tokens(&fd.path, data.clone());
+            SemanticTokensResult::Tokens(SemanticTokens { result_id: Some(id), data })
+        })
+    }
+
+    async fn semantic_tokens_full_delta(
+        &self,
+        params: SemanticTokensDeltaParams,
+    ) -> Result<Option<SemanticTokensFullDeltaResult>> {
+        self.with_file(&params.text_document.uri, "semanticTokens/full/delta", |fd, enc| {
+            let highlights = ide::semantic_tokens::semantic_tokens(&fd.parse, None);
+            let data = convert::semantic_tokens(&fd.line_index, enc, &highlights);
+            let previous = self.state.semantic_tokens.lock().unwrap().get(&*fd.path).cloned();
+            let id = self.state.remember_semantic_tokens(&fd.path, data.clone());
+            match previous.filter(|(prev_id, _)| *prev_id == params.previous_result_id) {
+                Some((_, old)) => SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta {
+                    result_id: Some(id),
+                    edits: convert::semantic_token_edits(&old, &data),
+                }),
+                None => SemanticTokensFullDeltaResult::Tokens(SemanticTokens { result_id: Some(id), data }),
+            }
         })
     }
 

@@ -156,3 +156,20 @@ pub fn resolve_completion(mut item: lsp::CompletionItem) -> lsp::CompletionItem 
     }
     item
 }
+
+/// The edit that turns the `old` tokens into the `new` ones: what lies between
+/// their common beginning and their common end (in the protocol's units, five
+/// integers a token).
+pub fn semantic_token_edits(old: &[lsp::SemanticToken], new: &[lsp::SemanticToken]) -> Vec<lsp::SemanticTokensEdit> {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let suffix = old[prefix..].iter().rev().zip(new[prefix..].iter().rev()).take_while(|(a, b)| a == b).count();
+    let (old_mid, new_mid) = (&old[prefix..old.len() - suffix], &new[prefix..new.len() - suffix]);
+    if old_mid.is_empty() && new_mid.is_empty() {
+        return vec![];
+    }
+    vec![lsp::SemanticTokensEdit {
+        start: 5 * prefix as u32,
+        delete_count: 5 * old_mid.len() as u32,
+        data: Some(new_mid.to_vec()),
+    }]
+}

@@ -25,6 +25,10 @@ pub struct State {
     pub severity_overrides: Mutex<HashMap<String, String>>,
     /// What the client said at initialize that it can take.
     pub client: Mutex<ClientCapabilities>,
+    /// The semantic tokens last sent per document, for semanticTokens/full/delta:
+    /// (result id, tokens).
+    pub semantic_tokens: Mutex<HashMap<PathBuf, (String, Vec<tower_lsp::lsp_types::SemanticToken>)>>,
+    next_result_id: std::sync::atomic::AtomicU64,
 }
 
 /// The parts of the client's capabilities the handlers follow.
@@ -37,6 +41,20 @@ pub struct ClientCapabilities {
 }
 
 impl State {
+    /// Remembers the tokens sent for a document and returns their result id. Only
+    /// the most recent documents are kept: a client asking for a delta against a
+    /// forgotten id gets all tokens again.
+    pub fn remember_semantic_tokens(&self, path: &Path, tokens: Vec<tower_lsp::lsp_types::SemanticToken>) -> String {
+        const KEPT: usize = 64;
+        let id = self.next_result_id.fetch_add(1, std::sync::atomic::Ordering::Relaxed).to_string();
+        let mut map = self.semantic_tokens.lock().unwrap();
+        if map.len() >= KEPT && !map.contains_key(path) {
+            map.clear();
+        }
+        map.insert(path.to_path_buf(), (id.clone(), tokens));
+        id
+    }
+
     pub fn encoding(&self) -> Encoding {
         self.encoding.lock().unwrap().unwrap_or(Encoding::Utf16)
     }
