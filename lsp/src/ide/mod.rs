@@ -12,11 +12,16 @@ pub mod catalogue;
 pub mod code_actions;
 pub mod config;
 pub mod diagnostics;
+pub mod document_highlight;
+pub mod document_links;
 pub mod document_symbols;
 pub mod explain;
 pub mod folding_ranges;
+pub mod goto_definition;
 pub mod hover;
 pub mod migrate;
+pub mod navigation;
 pub mod policy;
+pub mod references;
 
 pub use config::{Config, FileData, FileId, Severity};

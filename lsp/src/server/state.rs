@@ -49,4 +49,7 @@ impl FileSource for Overlay {
             None => RealFs.read(path),
         }
     }
+    fn exists(&self, path: &Path) -> bool {
+        self.docs.contains_key(path) || RealFs.exists(path)
+    }
 }

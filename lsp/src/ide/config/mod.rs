@@ -15,7 +15,9 @@
 mod loader;
 mod modules;
 
-pub use loader::{decode, load, load_fragment, load_fragment_from, resolve_include, FileSource, RealFs};
+pub use loader::{
+    decode, load, load_fragment, load_fragment_from, load_in_context, resolve_include, FileSource, RealFs,
+};
 pub use modules::{ModuleSet, HTTPD_VERSION};
 
 use apache_syntax::{LineIndex, Parse, TextRange};
@@ -134,6 +136,9 @@ pub struct Config {
     pub inactive: Vec<(FileId, TextRange)>,
     /// Which file included which: (child, parent, range of the Include directive).
     pub included_from: Vec<(FileId, FileId, TextRange)>,
+    /// For an .htaccess file loaded with [`load_in_context`]: the server
+    /// configuration it is read under.
+    pub enclosing: Option<Arc<Config>>,
 }
 
 impl Config {
