@@ -23,5 +23,7 @@ pub mod migrate;
 pub mod navigation;
 pub mod policy;
 pub mod references;
+pub mod workspace;
+pub mod workspace_symbols;
 
 pub use config::{Config, FileData, FileId, Severity};
