@@ -40,3 +40,13 @@ pub fn url_to_path(url: &lsp::Url) -> Option<std::path::PathBuf> {
 pub fn path_to_url(path: &std::path::Path) -> Option<lsp::Url> {
     lsp::Url::from_file_path(path).ok()
 }
+
+/// A navigation target as (uri, whole range, selected range); a whole file is its start.
+pub fn nav_target(t: &crate::ide::navigation::NavTarget, enc: Encoding) -> Option<(lsp::Url, lsp::Range, lsp::Range)> {
+    let uri = path_to_url(&t.path)?;
+    let (full, focus) = match &t.file {
+        Some(fd) => (range(&fd.line_index, enc, t.full_range), range(&fd.line_index, enc, t.focus_range)),
+        None => (lsp::Range::default(), lsp::Range::default()),
+    };
+    Some((uri, full, focus))
+}
