@@ -230,6 +230,15 @@ fn files_changed_on_disk_are_picked_up() {
     let d = c.diagnostics(&site_uri, Some(1), WAIT).expect("diagnostics");
     assert!(d.iter().all(|d| d["code"] != "undefined-variable"), "{d:?}");
 
+    // (Nothing else in flight.)
+    while c.diagnostics(&site_uri, None, Duration::from_millis(300)).is_some() {}
+    // An .htaccess appears in a directory the tree serves: the documents of that tree are
+    // analysed again (without re-indexing: httpd reads it per request).
+    let access = tree.folder.join("wëb/htdocs/.htaccess");
+    std::fs::write(&access, "Require all denied\n").unwrap();
+    c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": file_uri(&access), "type": 1}]}));
+    assert!(c.diagnostics(&site_uri, Some(1), WAIT).is_some(), "re-published after the .htaccess appeared");
+
     // The included file that defines WEB is edited outside the editor.
     std::fs::write(tree.etc.join("conf/vars.conf"), "# WEB is gone\n").unwrap();
     c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": tree.uri("conf/vars.conf"), "type": 2}]}));

@@ -153,11 +153,11 @@ fn is_path_value(directive: &str, value: &str) -> bool {
 /// The range of an argument without its quotes.
 fn unquoted_range(a: &ast::Argument) -> TextRange {
     let r = a.range();
-    if a.is_quoted() && r.len() >= TextSize::from(2) {
-        TextRange::new(r.start() + TextSize::from(1), r.end() - TextSize::from(1))
-    } else {
-        r
-    }
+    let raw = a.syntax().text().to_string();
+    let Some(q) = raw.chars().next().filter(|c| a.is_quoted() && (*c == '"' || *c == '\'')) else { return r };
+    // An unterminated quote keeps its last character.
+    let end = if raw.len() >= 2 && raw.ends_with(q) { r.end() - TextSize::from(1) } else { r.end() };
+    TextRange::new(r.start() + TextSize::from(1), end)
 }
 
 /// `${VAR}` substituted as the loader does: Define'd values, matched without regard to case.
@@ -495,6 +495,33 @@ pub(crate) mod tests {
                 assert_eq!(&l.cfg.file(0).text[a.range], "${ROOT}/html");
             }
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_offset_of_hostile_text_is_answered_without_panic() {
+        let texts = [
+            "AuthUserFile \"é\nInclude \"${\nDefine\nDefine \"\"\n<IfDefine !>\n</IfDefine>\n${}${é}${a\\\nb}\n",
+            "<Directory \"${X}é\n  AuthGroupFile 'ü\n\0\u{7f}\u{feff}Include ${X}/*.conf ${Y\n</Directory>\n",
+            "Define X \"a b\"\nDocumentRoot ${X}\nAlias\nAlias /a\nScriptAlias /b \"\"\n<Directory>\n</Directory>\n",
+        ];
+        for text in texts {
+            let l = load_fixture(&format!("//- /srv/httpd.conf\n{text}"));
+            let fs = &l.fx;
+            for o in 0..=text.len() {
+                let at = TextSize::from(o as u32);
+                let _ = crate::ide::goto_definition::goto_definition(&l.cfg, 0, at, fs);
+                let _ = crate::ide::references::references(&l.cfg, 0, at, true);
+                let _ = crate::ide::document_highlight::document_highlight(&l.cfg, 0, at);
+            }
+            for link in crate::ide::document_links::document_links(&l.cfg, 0, fs) {
+                assert!(
+                    text.is_char_boundary(link.range.start().into()) && text.is_char_boundary(link.range.end().into())
+                );
+            }
+            for a in path_args(&l.cfg, 0) {
+                let _ = &text[a.range];
+            }
         }
     }
 

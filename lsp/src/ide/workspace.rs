@@ -97,11 +97,18 @@ impl Workspace {
             .collect()
     }
 
-    /// Whether a change to `path` on disk can change what the index holds.
+    /// Whether a change to `path` on disk can change an analysis: a file of a tree,
+    /// an access file a root serves, or anything that looks like configuration.
     pub fn affected_by(&self, path: &Path) -> bool {
         self.roots.iter().any(|r| r.reaches(path) || r.serves_access_file(path))
             || self.loose.iter().any(|c| c.file_id(path).is_some())
             || looks_like_configuration(path)
+    }
+
+    /// Whether changes to these files can change the index itself. Access files never
+    /// do: httpd reads them per request, and so does the analysis.
+    pub fn needs_reindex(&self, changed: &[PathBuf]) -> bool {
+        changed.iter().any(|p| !is_access_file(p) && self.affected_by(p))
     }
 }
 

@@ -632,10 +632,15 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
-        let changed: Vec<PathBuf> = params.changes.iter().filter_map(|c| convert::url_to_path(&c.uri)).collect();
         let ws = self.state.workspace.lock().unwrap().clone();
-        if changed.iter().any(|p| ws.affected_by(p)) {
+        let changed: Vec<PathBuf> =
+            params.changes.iter().filter_map(|c| convert::url_to_path(&c.uri)).filter(|p| ws.affected_by(p)).collect();
+        if ws.needs_reindex(&changed) {
             self.reindex(&changed).await;
+        } else {
+            for uri in super::workspace::affected_documents(&self.state, &ws, &ws, &changed) {
+                self.refresh(uri).await;
+            }
         }
     }
 
