@@ -75,7 +75,13 @@ pub struct Workspace {
 #[derive(Debug, Clone)]
 pub enum Progress {
     Scanning(PathBuf),
-    Loading { done: usize, total: usize, path: PathBuf },
+    Loading {
+        done: usize,
+        total: usize,
+        path: PathBuf,
+    },
+    /// Loading, each alone, the configuration files no root reaches.
+    LoadingLoose(usize),
 }
 
 impl Workspace {
@@ -150,12 +156,15 @@ pub fn index(
         roots.retain(|r| Some(r.main.as_path()) == explicit || !root.reaches(&r.main));
         roots.push(root);
     }
-    let loose: Vec<Arc<Config>> = candidates
+    let loose: Vec<&PathBuf> = candidates
         .iter()
         .filter(|p| !is_access_file(p) && !roots.iter().any(|r| r.reaches(p)))
         .take(MAX_LOOSE_FILES)
-        .map(|p| Arc::new(config::load_fragment(p, fs)))
         .collect();
+    if !loose.is_empty() {
+        progress(Progress::LoadingLoose(loose.len()));
+    }
+    let loose = loose.into_iter().map(|p| Arc::new(config::load_fragment(p, fs))).collect();
     Workspace { roots, loose }
 }
 

@@ -67,6 +67,7 @@ impl<'a> Reporter<'a> {
             Progress::Loading { done, total, path } => {
                 (format!("{}/{total} {}", done + 1, path.display()), Some((*done * 100 / (*total).max(1)) as u32))
             }
+            Progress::LoadingLoose(n) => (format!("{n} file(s) no main configuration includes"), Some(100)),
         };
         self.send(WorkDoneProgress::Report(WorkDoneProgressReport {
             cancellable: Some(false),
@@ -85,6 +86,12 @@ impl<'a> Reporter<'a> {
 pub async fn reindex(client: &Client, state: &Arc<State>) -> (Arc<Workspace>, Arc<Workspace>) {
     let _serial = state.indexing.lock().await;
     let old = state.workspace.lock().unwrap().clone();
+    if state.folders.lock().unwrap().is_empty() && state.root_config.lock().unwrap().is_none() {
+        // Nothing to search: no progress to show.
+        let new = Arc::new(Workspace::default());
+        *state.workspace.lock().unwrap() = new.clone();
+        return (old, new);
+    }
     let reporter = Reporter::begin(client, state, "apache-lsp: indexing configuration").await;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let st = state.clone();
