@@ -341,7 +341,7 @@ mod tests {
         std::os::unix::fs::symlink("../sites-available/ünï.conf", root.join("apache2/sites-enabled/ünï.conf")).unwrap();
 
         let mut steps = Vec::new();
-        let ws = index(&[root.clone()], None, &RealFs, &mut |p| steps.push(format!("{p:?}")));
+        let ws = index(std::slice::from_ref(&root), None, &RealFs, &mut |p| steps.push(format!("{p:?}")));
         assert_eq!(ws.roots.len(), 1);
         assert_eq!(rel(&root, &ws.roots[0].main), "apache2/apache2.conf");
         let available = root.join("apache2/sites-available/ünï.conf");
