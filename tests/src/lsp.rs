@@ -152,6 +152,21 @@ impl Client {
         r
     }
 
+    /// Initializes with workspace folders and extra initialization options.
+    pub fn initialize_with(&mut self, capabilities: Value, folders: &[&std::path::Path], options: Value) -> Value {
+        let folders: Vec<Value> = folders
+            .iter()
+            .map(|f| json!({"uri": file_uri(f), "name": f.file_name().map(|n| n.to_string_lossy().into_owned())}))
+            .collect();
+        let r = self.request(
+            "initialize",
+            json!({"processId": null, "rootUri": null, "capabilities": capabilities,
+                   "workspaceFolders": folders, "initializationOptions": options}),
+        );
+        self.notify("initialized", json!({}));
+        r
+    }
+
     pub fn open(&mut self, uri: &str, text: &str) {
         self.notify(
             "textDocument/didOpen",
@@ -183,4 +198,55 @@ impl Drop for Client {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Bytes a `file:` URI path keeps as they are (the url crate's path set, kept for comparisons).
+fn keep_in_uri(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"/-._~!$&'()*+,;=:@".contains(&b)
+}
+
+/// The `file:` URI of an absolute path, percent-encoding what a URI path cannot hold.
+pub fn file_uri(path: &std::path::Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut s = String::from("file://");
+    for &b in path.as_os_str().as_bytes() {
+        if keep_in_uri(b) {
+            s.push(b as char);
+        } else {
+            s.push_str(&format!("%{b:02X}"));
+        }
+    }
+    s
+}
+
+/// The path of a `file:` URI (percent-decoded).
+pub fn uri_path(uri: &str) -> PathBuf {
+    use std::os::unix::ffi::OsStringExt;
+    let rest = uri.strip_prefix("file://").unwrap_or(uri);
+    let b = rest.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let Ok(v) = u8::from_str_radix(&rest[i + 1..i + 3], 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    PathBuf::from(std::ffi::OsString::from_vec(out))
+}
+
+/// The LSP position (line, UTF-16 column) of the first occurrence of `needle` in
+/// `text`, plus `delta` characters.
+pub fn position_of(text: &str, needle: &str, delta: usize) -> Value {
+    let at = text.find(needle).unwrap_or_else(|| panic!("{needle:?} not in the text"));
+    let at = at + needle.chars().take(delta).map(char::len_utf8).sum::<usize>();
+    let before = &text[..at];
+    let line = before.matches('\n').count();
+    let start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    json!({"line": line, "character": before[start..].encode_utf16().count()})
 }

@@ -4,8 +4,8 @@
 //! say so, 200 where we accept). Unknown directives and unloaded modules are
 //! compared the same way. Each test skips with a note without apache2.
 
-use apache_lsp::ide::config::{self, TopLevel};
-use apache_lsp::ide::diagnostics::{self, directive_context::htaccess_overrides};
+use apache_lsp::ide::config;
+use apache_lsp::ide::diagnostics;
 use apache_lsp_e2e::httpd::{config_test, require_apache2, Httpd, HttpdConfig, Request};
 
 /// (name, configuration text after the preamble).
@@ -111,8 +111,7 @@ fn htaccess_case(allow_override: &str, htaccess: &str) -> (u16, Vec<diagnostics:
     let status = httpd.send(&Request::get("/sub/")).unwrap();
     let root = config::load(&httpd.config().main_config_path(), &config::RealFs);
     let path = httpd.config().docroot().join("sub/.htaccess");
-    let mut frag = config::load_fragment(&path, &config::RealFs);
-    frag.top = TopLevel::Htaccess(htaccess_overrides(&root, path.parent().unwrap()));
+    let frag = config::load_in_context(&path, &config::RealFs, std::sync::Arc::new(root));
     (
         status,
         diagnostics::all(&frag)

@@ -186,8 +186,8 @@ impl Ctx<'_> {
     /// written). `None` when it cannot be known (inside `<Macro>` or an unknown section).
     fn scope(&self, node: &SyntaxNode, own: Option<&SyntaxNode>) -> Option<Scope> {
         let mut scope = match &self.cfg.top {
-            TopLevel::Htaccess(h) => Scope::htaccess(
-                h.as_ref()
+            TopLevel::Htaccess => Scope::htaccess(
+                crate::ide::diagnostics::directive_context::overrides_in_force(self.cfg)
                     .map(|h| Overrides::parse(h.allow_override.as_deref(), h.allow_override_list.as_deref()))
                     .as_ref(),
             ),

@@ -13,16 +13,23 @@ pub mod code_actions;
 pub mod completion;
 pub mod config;
 pub mod diagnostics;
+pub mod document_highlight;
+pub mod document_links;
 pub mod document_symbols;
 pub mod explain;
 pub mod folding_ranges;
 pub mod formatting;
+pub mod goto_definition;
 pub mod hover;
 pub mod migrate;
+pub mod navigation;
 pub mod policy;
+pub mod references;
 pub mod selection_ranges;
 pub mod semantic_tokens;
 #[cfg(test)]
 mod test_support;
+pub mod workspace;
+pub mod workspace_symbols;
 
 pub use config::{Config, FileData, FileId, Severity};

@@ -173,3 +173,13 @@ pub fn semantic_token_edits(old: &[lsp::SemanticToken], new: &[lsp::SemanticToke
         data: Some(new_mid.to_vec()),
     }]
 }
+
+/// A navigation target as (uri, whole range, selected range); a whole file is its start.
+pub fn nav_target(t: &crate::ide::navigation::NavTarget, enc: Encoding) -> Option<(lsp::Url, lsp::Range, lsp::Range)> {
+    let uri = path_to_url(&t.path)?;
+    let (full, focus) = match &t.file {
+        Some(fd) => (range(&fd.line_index, enc, t.full_range), range(&fd.line_index, enc, t.focus_range)),
+        None => (lsp::Range::default(), lsp::Range::default()),
+    };
+    Some((uri, full, focus))
+}

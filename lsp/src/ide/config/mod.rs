@@ -15,7 +15,9 @@
 mod loader;
 mod modules;
 
-pub use loader::{decode, load, load_fragment, load_fragment_from, resolve_include, FileSource, RealFs};
+pub use loader::{
+    decode, load, load_fragment, load_fragment_from, load_in_context, resolve_include, FileSource, RealFs,
+};
 pub use modules::{ModuleSet, HTTPD_VERSION};
 
 use apache_syntax::{LineIndex, Parse, TextRange};
@@ -127,9 +129,9 @@ pub enum TopLevel {
     /// A fragment analysed on its own: included at the top level or inside a
     /// `<VirtualHost>`, which cannot be told from the file.
     Fragment,
-    /// An .htaccess file, with the AllowOverride in force for its directory when
-    /// the main configuration is known.
-    Htaccess(Option<HtaccessOverrides>),
+    /// An .htaccess file; the AllowOverride in force for its directory comes
+    /// from [`Config::enclosing`] when the server configuration is known.
+    Htaccess,
 }
 
 /// The `AllowOverride` and `AllowOverrideList` in force for an .htaccess file's
@@ -166,6 +168,9 @@ pub struct Config {
     pub inactive: Vec<(FileId, TextRange)>,
     /// Which file included which: (child, parent, range of the Include directive).
     pub included_from: Vec<(FileId, FileId, TextRange)>,
+    /// For an .htaccess file loaded with [`load_in_context`]: the server
+    /// configuration it is read under.
+    pub enclosing: Option<Arc<Config>>,
 }
 
 impl Config {

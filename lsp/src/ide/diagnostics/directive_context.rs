@@ -19,13 +19,14 @@ use apache_syntax::{TextRange, TextSize};
 use std::path::Path;
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
+    let known = overrides_in_force(cfg);
     let top = match &cfg.top {
         TopLevel::Main => Scope::server_config(),
         TopLevel::Fragment => Scope::fragment(),
-        TopLevel::Htaccess(known) => {
+        TopLevel::Htaccess => {
             let overrides =
                 known.as_ref().map(|h| Overrides::parse(h.allow_override.as_deref(), h.allow_override_list.as_deref()));
-            if let (Some(h), Some(o)) = (known, &overrides) {
+            if let (Some(h), Some(o)) = (&known, &overrides) {
                 if !o.reads_htaccess() {
                     if let Some(file) = cfg.nodes.first().map(|n| n.loc.file) {
                         out.push(Diagnostic::new(
@@ -45,10 +46,7 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
             Scope::htaccess(overrides.as_ref())
         }
     };
-    let known = match &cfg.top {
-        TopLevel::Htaccess(known) => known.as_ref(),
-        _ => None,
-    };
+    let known = known.as_ref();
     // Depth first with an explicit stack: nesting depth is the file's to choose.
     let mut stack: Vec<(&Node, Scope)> = cfg.nodes.iter().rev().map(|n| (n, top.clone())).collect();
     while let Some((node, scope)) = stack.pop() {
@@ -131,6 +129,16 @@ fn allow_override_text(h: &HtaccessOverrides) -> String {
     }
 }
 
+/// For an .htaccess file read under a known server configuration
+/// ([`Config::enclosing`]): the AllowOverride in force for its directory.
+pub fn overrides_in_force(cfg: &Config) -> Option<HtaccessOverrides> {
+    if cfg.top != TopLevel::Htaccess {
+        return None;
+    }
+    let dir = cfg.files.first()?.path.parent()?.to_path_buf();
+    htaccess_overrides(cfg.enclosing.as_deref()?, &dir)
+}
+
 /// The AllowOverride and AllowOverrideList in force for the .htaccess file in
 /// `dir`, from the main server's `<Directory>` sections (without regular
 /// expressions, as httpd reads .htaccess files during that part of its walk):
@@ -177,7 +185,7 @@ pub fn htaccess_overrides(root: &Config, dir: &Path) -> Option<HtaccessOverrides
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ide::config::{load, load_fragment};
+    use crate::ide::config::{load, load_fragment, load_in_context};
     use crate::ide::diagnostics::tests::{render_diagnostics, Fixture};
     use expect_test::expect;
 
@@ -241,8 +249,7 @@ mod tests {
     fn htaccess_with_root(root: &str, htaccess: &str) -> String {
         let fx = Fixture::parse(&format!("//- /etc/httpd/httpd.conf\n{root}//- /srv/www/.htaccess\n{htaccess}"));
         let root = crate::ide::config::load(Path::new("/etc/httpd/httpd.conf"), &fx);
-        let mut cfg = load_fragment(Path::new("/srv/www/.htaccess"), &fx);
-        cfg.top = TopLevel::Htaccess(htaccess_overrides(&root, Path::new("/srv/www")));
+        let cfg = load_in_context(Path::new("/srv/www/.htaccess"), &fx, std::sync::Arc::new(root));
         let mut out = Vec::new();
         check(&cfg, &mut out);
         out.iter()

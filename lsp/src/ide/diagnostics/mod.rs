@@ -95,6 +95,9 @@ pub(crate) mod tests {
                 .map(|(_, t)| (Arc::from(t.as_str()), None))
                 .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory"))
         }
+        fn exists(&self, path: &Path) -> bool {
+            self.0.iter().any(|(p, _)| Path::new(p) == path)
+        }
     }
 
     /// Diagnostics of a fixture as `file:line: severity[code]: message` lines.
