@@ -173,7 +173,8 @@ pub struct Refused {
 /// decides whether it is accepted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scope {
-    /// `cmd->override`; `None` in an .htaccess file whose AllowOverride is unknown.
+    /// `cmd->override`; `None` when unknown (an .htaccess file whose AllowOverride
+    /// is unknown, the top level of a fragment).
     mask: Option<u32>,
     override_list: Vec<String>,
     /// `cmd->path` is set (inside Directory, Location, Files, If, Proxy, .htaccess).
@@ -202,10 +203,12 @@ impl Scope {
         }
     }
 
-    /// The top level of a configuration fragment analysed on its own: like the
-    /// server configuration, except that it may be included inside a `<VirtualHost>`.
+    /// The top level of a configuration fragment analysed on its own: it may be
+    /// included at the top level, inside a `<VirtualHost>`, a `<Directory>`… (or be
+    /// an .htaccess file under another name), so only the sections it opens itself
+    /// decide anything.
     pub fn fragment() -> Scope {
-        Scope { virtual_host: None, ..Scope::server_config() }
+        Scope { mask: None, virtual_host: None, ..Scope::server_config() }
     }
 
     /// The top level of an .htaccess file with what its AllowOverride grants, if known.
@@ -465,9 +468,17 @@ mod tests {
     }
 
     #[test]
-    fn fragments_may_be_inside_a_virtual_host() {
+    fn a_fragments_top_level_could_be_anywhere_but_its_own_sections_decide() {
         assert_eq!(verdict(&Scope::fragment(), "MaxRequestWorkers"), "accepted");
-        assert_eq!(verdict(&Scope::fragment(), "Require"), "Startup: Require not allowed here");
+        assert_eq!(verdict(&Scope::fragment(), "Require"), "accepted");
+        assert_eq!(verdict(&Scope::fragment(), "DocumentRoot"), "accepted");
+        let dir = Scope::fragment().enter("Directory").unwrap();
+        assert_eq!(verdict(&dir, "DocumentRoot"), "Startup: DocumentRoot not allowed in <Directory> context");
+        let vhost = Scope::fragment().enter("VirtualHost").unwrap();
+        assert_eq!(
+            verdict(&vhost, "MaxRequestWorkers"),
+            "Startup: MaxRequestWorkers cannot occur within <VirtualHost> section"
+        );
         assert!(Scope::fragment().enter("Macro").is_none());
     }
 }

@@ -145,9 +145,13 @@ pub struct HtaccessOverrides {
     pub set_at: Option<(std::path::PathBuf, u32)>,
 }
 
-/// Whether a file is an .htaccess file by its name (`.htaccess`, `htaccess.conf`, …).
+/// Whether a file analysed on its own is an .htaccess file: only by httpd's
+/// default name. Files merely named after one (`nagios.htaccess`,
+/// `htaccess.sample`, `.htaccess.server.conf`) are usually server configuration
+/// snippets; a server configuration's own `AccessFileName` is recognised when the
+/// file is loaded under it ([`load_in_context`]).
 pub fn is_htaccess(path: &Path) -> bool {
-    path.file_name().is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().contains("htaccess"))
+    path.file_name().is_some_and(|n| n.eq_ignore_ascii_case(".htaccess"))
 }
 
 /// The loaded configuration.
