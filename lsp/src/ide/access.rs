@@ -558,54 +558,22 @@ fn walk<'a>(
 
 /// The first directive of an .htaccess file that its AllowOverride forbids
 /// (httpd answers 500 and logs "<file>: <name> not allowed here"): its offset and that message.
+/// The rules are `server/config.c: invoke_cmd`'s and `ap_check_cmd_context`'s
+/// ([`crate::ide::catalogue::context`]), over the nodes in file order (a section
+/// before its body); violations `AllowOverride Nonfatal=Override` lets pass are skipped.
 fn htaccess_override_violation(frag: &Config, allow: &[String]) -> Option<(u32, String)> {
+    use crate::ide::catalogue::context::{Overrides, Refusal, Scope};
     let path = frag.nodes.first().map(|n| frag.file(n.loc.file).path.display().to_string()).unwrap_or_default();
-    first_forbidden(&frag.nodes, None, allow).map(|(line, msg)| (line, format!("{path}: {msg}")))
-}
-
-/// `server/config.c: invoke_cmd`'s override check over `nodes` in file order (a section is
-/// checked before its body). The message names the command as its module registers it
-/// (mod_access_compat registers "order", "allow" and "deny" in lowercase; sections keep their
-/// "<"), and the enclosing section as written when there is one.
-fn first_forbidden(nodes: &[Node], parent: Option<&str>, allow: &[String]) -> Option<(u32, String)> {
-    let allowed = |class: &str| {
-        allow.iter().any(|a| {
-            let a = a.to_ascii_lowercase();
-            a == "all" || a == class || (class == "options" && a.starts_with("options"))
-        })
-    };
-    for n in nodes {
-        if let Some(d) = crate::ide::catalogue::directive(&n.name) {
-            let classes: Vec<&str> = d
-                .req_override
-                .split('|')
-                .filter_map(|c| match c.trim() {
-                    "OR_LIMIT" => Some("limit"),
-                    "OR_AUTHCFG" => Some("authconfig"),
-                    "OR_FILEINFO" => Some("fileinfo"),
-                    "OR_INDEXES" => Some("indexes"),
-                    "OR_OPTIONS" => Some("options"),
-                    "OR_ALL" => Some("*"),
-                    _ => None,
-                })
-                .collect();
-            if !(classes.contains(&"*") || classes.iter().any(|c| allowed(c))) {
-                let cmd_name = match d.name {
-                    "Order" | "Allow" | "Deny" => d.name.to_ascii_lowercase(),
-                    _ if d.is_section => format!("<{}", d.name),
-                    _ => d.name.to_string(),
-                };
-                let msg = match parent {
-                    Some(p) => format!("{cmd_name} not allowed in <{p}> context"),
-                    None => format!("{cmd_name} not allowed here"),
-                };
-                return Some((u32::from(n.loc.range.start()), msg));
-            }
+    let overrides = Overrides::parse(Some(allow), None);
+    let top = Scope::htaccess(Some(&overrides));
+    let mut stack: Vec<(&Node, Scope)> = frag.nodes.iter().rev().map(|n| (n, top.clone())).collect();
+    while let Some((n, scope)) = stack.pop() {
+        let Some(d) = crate::ide::catalogue::directive(&n.name) else { continue };
+        if let Some(r) = scope.check(d).filter(|r| r.kind == Refusal::Request) {
+            return Some((u32::from(n.loc.range.start()), format!("{path}: {}", r.message)));
         }
-        if n.is_section() {
-            if let Some(v) = first_forbidden(&n.children, Some(&n.name), allow) {
-                return Some(v);
-            }
+        if let Some(inner) = n.is_section().then(|| scope.enter(&n.name)).flatten() {
+            stack.extend(n.children.iter().rev().map(|c| (c, inner.clone())));
         }
     }
     None
