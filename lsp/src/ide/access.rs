@@ -62,6 +62,17 @@ pub struct Effective {
     /// Why the outcome cannot be known, when something on the path is out of our reach.
     pub unknown: Vec<String>,
     pub outcome: Outcome,
+    /// Index in `cfg.nodes` of the virtual host serving the request.
+    pub vhost_node: Option<usize>,
+    /// Directives of the applied sections that features beyond access control read
+    /// ([`is_per_dir_input`]: SetEnvIf, DirectoryIndex, SetEnv, LogLevel…), in merge order, each
+    /// with the index of its section in `sections`.
+    pub per_dir: Vec<(usize, Item)>,
+    /// The request environment at access-check time, when SetEnvIf was evaluated
+    /// ([`effective_with`]).
+    pub env: Option<crate::ide::setenvif::EnvReport>,
+    /// mod_dir's DirectoryIndex subrequests, for a directory URL that passed access control.
+    pub index: Option<Box<crate::ide::dir_index::IndexLookup>>,
 }
 
 fn ploc(cfg: &Config, file: FileId, range: TextRange, line: u32) -> policy::Loc {
@@ -166,7 +177,7 @@ fn vhost_label(n: &Node) -> String {
 
 /// One address of a `<VirtualHost>`: IP (None = `*` / `_default_`) and port (0 = any).
 /// `Err` holds a host name (resolved by httpd at startup; not by us).
-fn vhost_address(arg: &str) -> Result<(Option<IpAddr>, u16), String> {
+pub fn vhost_address(arg: &str) -> Result<(Option<IpAddr>, u16), String> {
     // server/vhost.c: get_addresses. ":*" (or a lone "*") is a wildcard port.
     let (w, wild_port) = match arg.strip_suffix(":*") {
         Some(w) => (w, true),
@@ -335,6 +346,26 @@ fn translate(server: &Server, cfg: &Config, url: &str) -> PathBuf {
     PathBuf::from(format!("{root}{url}"))
 }
 
+/// `r->filename` after `ap_directory_walk`: the translated path up to its first component that is
+/// not a directory (a file, or nothing); what follows is PATH_INFO. A path that is a directory
+/// all the way keeps the trailing slash it was requested with. This is the name httpd matches
+/// `<Files>` and `<DirectoryMatch>` against and logs in AH01797/AH01630.
+pub fn request_filename(translated: &Path) -> PathBuf {
+    let s = translated.to_string_lossy();
+    let mut cur = PathBuf::from("/");
+    for c in components(&s) {
+        cur.push(c);
+        if !cur.is_dir() {
+            return cur;
+        }
+    }
+    if s.ends_with('/') && cur != Path::new("/") {
+        PathBuf::from(format!("{}/", cur.display()))
+    } else {
+        cur
+    }
+}
+
 /// mod_alias's `alias_matches`: segment-wise prefix match where runs of `/` match
 /// each other; returns the rest of the URL.
 fn alias_match<'u>(url: &'u str, alias: &str) -> Option<&'u str> {
@@ -468,8 +499,9 @@ fn walk<'a>(
                 .extend(n.children.iter().filter(|x| x.is_section() && (x.is("Files") || x.is("FilesMatch"))));
         }
     }
-    let base = comps.last().copied().unwrap_or("");
-    let base = if comps.len() > depth { "" } else { base };
+    // The basename of `r->filename` ([`request_filename`]); a directory requested with its
+    // trailing slash is `…/dir/`: basename "".
+    let base = if path.ends_with('/') { "" } else { comps.last().copied().unwrap_or("") };
     let mut files_phase = Vec::new();
     for f in files_candidates {
         let regex = f.is("FilesMatch") || f.args.first().is_some_and(|a| a == "~");
@@ -526,54 +558,22 @@ fn walk<'a>(
 
 /// The first directive of an .htaccess file that its AllowOverride forbids
 /// (httpd answers 500 and logs "<file>: <name> not allowed here"): its offset and that message.
+/// The rules are `server/config.c: invoke_cmd`'s and `ap_check_cmd_context`'s
+/// ([`crate::ide::catalogue::context`]), over the nodes in file order (a section
+/// before its body); violations `AllowOverride Nonfatal=Override` lets pass are skipped.
 fn htaccess_override_violation(frag: &Config, allow: &[String]) -> Option<(u32, String)> {
+    use crate::ide::catalogue::context::{Overrides, Refusal, Scope};
     let path = frag.nodes.first().map(|n| frag.file(n.loc.file).path.display().to_string()).unwrap_or_default();
-    first_forbidden(&frag.nodes, None, allow).map(|(line, msg)| (line, format!("{path}: {msg}")))
-}
-
-/// `server/config.c: invoke_cmd`'s override check over `nodes` in file order (a section is
-/// checked before its body). The message names the command as its module registers it
-/// (mod_access_compat registers "order", "allow" and "deny" in lowercase; sections keep their
-/// "<"), and the enclosing section as written when there is one.
-fn first_forbidden(nodes: &[Node], parent: Option<&str>, allow: &[String]) -> Option<(u32, String)> {
-    let allowed = |class: &str| {
-        allow.iter().any(|a| {
-            let a = a.to_ascii_lowercase();
-            a == "all" || a == class || (class == "options" && a.starts_with("options"))
-        })
-    };
-    for n in nodes {
-        if let Some(d) = crate::ide::catalogue::directive(&n.name) {
-            let classes: Vec<&str> = d
-                .req_override
-                .split('|')
-                .filter_map(|c| match c.trim() {
-                    "OR_LIMIT" => Some("limit"),
-                    "OR_AUTHCFG" => Some("authconfig"),
-                    "OR_FILEINFO" => Some("fileinfo"),
-                    "OR_INDEXES" => Some("indexes"),
-                    "OR_OPTIONS" => Some("options"),
-                    "OR_ALL" => Some("*"),
-                    _ => None,
-                })
-                .collect();
-            if !(classes.contains(&"*") || classes.iter().any(|c| allowed(c))) {
-                let cmd_name = match d.name {
-                    "Order" | "Allow" | "Deny" => d.name.to_ascii_lowercase(),
-                    _ if d.is_section => format!("<{}", d.name),
-                    _ => d.name.to_string(),
-                };
-                let msg = match parent {
-                    Some(p) => format!("{cmd_name} not allowed in <{p}> context"),
-                    None => format!("{cmd_name} not allowed here"),
-                };
-                return Some((u32::from(n.loc.range.start()), msg));
-            }
+    let overrides = Overrides::parse(Some(allow), None);
+    let top = Scope::htaccess(Some(&overrides));
+    let mut stack: Vec<(&Node, Scope)> = frag.nodes.iter().rev().map(|n| (n, top.clone())).collect();
+    while let Some((n, scope)) = stack.pop() {
+        let Some(d) = crate::ide::catalogue::directive(&n.name) else { continue };
+        if let Some(r) = scope.check(d).filter(|r| r.kind == Refusal::Request) {
+            return Some((u32::from(n.loc.range.start()), format!("{path}: {}", r.message)));
         }
-        if n.is_section() {
-            if let Some(v) = first_forbidden(&n.children, Some(&n.name), allow) {
-                return Some(v);
-            }
+        if let Some(inner) = n.is_section().then(|| scope.enter(&n.name)).flatten() {
+            stack.extend(n.children.iter().rev().map(|c| (c, inner.clone())));
         }
     }
     None
@@ -629,14 +629,40 @@ pub fn is_access_directive(name: &str) -> bool {
     )
 }
 
-/// Walks and evaluates one request.
+/// Directives outside access control that the other request features read per directory.
+pub fn is_per_dir_input(name: &str) -> bool {
+    crate::ide::setenvif::is_setenvif(name)
+        || crate::ide::dir_index::reads(name)
+        || crate::ide::loglevel::reads(name)
+        || name.eq_ignore_ascii_case("HostnameLookups")
+}
+
+/// Walks and evaluates one request, with the environment given in `spec.request.env`
+/// (SetEnvIf is not evaluated), including mod_dir's DirectoryIndex subrequest.
 pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
+    effective_with(cfg, spec, None)
+}
+
+/// Like [`effective`]; with `env`, the request environment is what mod_setenvif makes of the
+/// request ([`crate::ide::setenvif::access_env`]) instead of `spec.request.env`.
+pub fn effective_with(cfg: &Config, spec: &RequestSpec, env: Option<&crate::ide::setenvif::EnvInputs>) -> Effective {
+    let mut e = walk_and_evaluate(cfg, spec, env);
+    crate::ide::dir_index::apply(cfg, spec, &mut e);
+    e
+}
+
+/// One request without mod_dir's subrequest: what a subrequest itself is.
+pub fn walk_and_evaluate(
+    cfg: &Config,
+    spec: &RequestSpec,
+    env_inputs: Option<&crate::ide::setenvif::EnvInputs>,
+) -> Effective {
     let mut unknown = Vec::new();
     let local = spec.request.local_port.map(|p| (spec.request.local_addr, p));
     let vhost = pick_vhost(cfg, spec.host.as_deref(), local, &mut unknown);
     let server = Server { main: &cfg.nodes, vhost };
     let url = normalize_url(&spec.path);
-    let fs_path = translate(&server, cfg, &url);
+    let fs_path = request_filename(&translate(&server, cfg, &url));
     let ctx = policy_ctx(cfg);
     let phases = walk(cfg, &server, &url, &fs_path, &mut unknown);
     let mut sections = Vec::new();
@@ -645,6 +671,7 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
     let mut authz: Option<AuthzConfig> = None;
     let mut authn = AuthnConfig::default();
     let mut forbidden_override: Option<String> = None;
+    let mut per_dir: Vec<(usize, Item)> = Vec::new();
     for phase in phases {
         let mut built: Vec<Option<AuthzConfig>> = Vec::new();
         for c in phase {
@@ -712,6 +739,7 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
                 authn = merge_authn(&authn, n);
             }
             built.push(a.clone());
+            per_dir.extend(items.iter().filter(|i| is_per_dir_input(i.name())).map(|i| (sections.len(), i.clone())));
             let access_lines = access_lines(&items);
             sections.push(AppliedSection {
                 kind,
@@ -730,7 +758,15 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
     }
     let mut request = spec.request.clone();
     request.uri = url.clone();
+    let env = env_inputs
+        .map(|inputs| crate::ide::setenvif::access_env(cfg, vhost, &per_dir, &spec.path, &spec.request, inputs));
+    if let Some(r) = &env {
+        request.env = r.knowledge();
+    }
     let mut outcome = evaluate(compat.as_ref(), authz.as_ref(), &authn, &request, &ctx);
+    if let (Some(r), Some(reason)) = (&env, outcome.reason_unknown.as_mut()) {
+        *reason = crate::ide::setenvif::explain_unknown(reason, r);
+    }
     // httpd logs the file name it mapped the request to, not the URL.
     let fname = fs_path.display().to_string();
     for l in &mut outcome.log {
@@ -754,7 +790,7 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
         outcome.log = vec![policy::LogEntry {
             ah_code: "",
             module: "core",
-            level: policy::LogLevel::Error,
+            level: policy::LogLevel::Alert,
             message: why.clone(),
         }];
         outcome.trace.push(policy::TraceStep { depth: 0, text: format!("500: {why}"), loc: None });
@@ -774,6 +810,10 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
         errors,
         unknown,
         outcome,
+        vhost_node: vhost.and_then(|v| cfg.nodes.iter().position(|n| std::ptr::eq(n, v))),
+        per_dir,
+        env,
+        index: None,
     }
 }
 
