@@ -110,6 +110,9 @@ pub fn body_items(cfg: &Config, node: &Node) -> Vec<Item> {
 
 /// Which modules, methods and providers the server has.
 pub fn policy_ctx(cfg: &Config) -> PolicyCtx {
+    if let Some(ctx) = &cfg.whole_policy_ctx {
+        return ctx.clone();
+    }
     let mut ctx = PolicyCtx::default();
     ctx.modules = policy::ModuleSet::only(cfg.modules.iter().map(|s| s.to_string()));
     for n in cfg.walk() {

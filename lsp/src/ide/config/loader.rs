@@ -22,6 +22,12 @@ pub trait FileSource: Sync {
     fn exists(&self, path: &Path) -> bool {
         path.is_file()
     }
+    /// The file already parsed, when the source keeps parses (an editor's open
+    /// documents, edited incrementally): the loader then uses it rather than parse
+    /// `text` again. Only a parse of exactly `text` under exactly `path` may be returned.
+    fn parsed(&self, _path: &Path, _text: &Arc<str>) -> Option<Arc<FileData>> {
+        None
+    }
 }
 
 /// Reads from the file system.
@@ -144,7 +150,10 @@ impl Loader<'_> {
 
     fn add_file(&mut self, path: &Path, text: Arc<str>, not_utf8: Option<usize>) -> FileId {
         let id = self.cfg.files.len();
-        let fd = FileData::new(Arc::from(path), text, not_utf8);
+        let fd = match self.fs.parsed(path, &text) {
+            Some(fd) if not_utf8.is_none() && *fd.path == *path && fd.text == text => fd,
+            _ => Arc::new(FileData::new(Arc::from(path), text, not_utf8)),
+        };
         if let Some(at) = not_utf8 {
             self.cfg.problems.push(Problem {
                 file: id,
@@ -154,7 +163,7 @@ impl Loader<'_> {
                 message: format!("this file is not valid UTF-8 (first bad byte at offset {at}); it is shown with replacement characters and will never be rewritten"),
             });
         }
-        self.cfg.files.push(Arc::new(fd));
+        self.cfg.files.push(fd);
         self.loaded.insert(path.to_path_buf(), id);
         id
     }
@@ -221,6 +230,8 @@ impl Loader<'_> {
         Loc { file, range, focus, line: self.cfg.files[file].line_of(range.start()) }
     }
 
+    /// Every directive but those in [`LOADER_DIRECTIVES`] becomes one plain node;
+    /// those (and `${VAR}` references) change what the loader reads after them.
     fn directive(&mut self, file: FileId, d: &ast::Directive, out: &mut Vec<Node>) {
         let range = d.syntax().text_range();
         let focus = d.name().map(|n| n.range()).unwrap_or(range);
@@ -430,6 +441,31 @@ impl Loader<'_> {
             out.extend(nodes);
         }
     }
+}
+
+/// The directives [`Loader`] acts on while reading (lowercase): they change the
+/// defines, modules, server root or files of everything read after them.
+pub(crate) const LOADER_DIRECTIVES: &[&str] =
+    &["define", "undefine", "serverroot", "loadmodule", "include", "includeoptional"];
+
+/// The node the loader makes of a directive that is not one of
+/// [`LOADER_DIRECTIVES`] and has no `${VAR}` reference, made without loading
+/// anything (incremental re-analysis uses it for directives edited in place);
+/// None for the others, whose effect reaches past their own node.
+pub(crate) fn standalone_directive(fd: &FileData, file: FileId, d: &ast::Directive) -> Option<Node> {
+    let logical = d.logical_text();
+    if logical.contains("${") {
+        return None;
+    }
+    let (name, raw_args) = split_name(&logical);
+    if LOADER_DIRECTIVES.contains(&name.to_ascii_lowercase().as_str()) {
+        return None;
+    }
+    let range = d.syntax().text_range();
+    let focus = d.name().map(|n| n.range()).unwrap_or(range);
+    let loc = Loc { file, range, focus, line: fd.line_of(range.start()) };
+    let args = split_words(&raw_args);
+    Some(Node { kind: NodeKind::Directive, name, args, raw_args, loc, children: vec![] })
 }
 
 /// The files an Include names, in the order httpd reads them

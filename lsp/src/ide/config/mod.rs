@@ -15,12 +15,15 @@
 mod loader;
 mod modules;
 
+pub(crate) use loader::standalone_directive;
+#[cfg(test)]
+pub(crate) use loader::LOADER_DIRECTIVES;
 pub use loader::{
     decode, load, load_fragment, load_fragment_from, load_in_context, resolve_include, FileSource, RealFs,
 };
 pub use modules::{ModuleSet, HTTPD_VERSION};
 
-use apache_syntax::{LineIndex, Parse, TextRange};
+use apache_syntax::{LineIndex, LocalChange, Parse, TextRange, TextSize};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -44,6 +47,22 @@ impl FileData {
         let parse = apache_syntax::parse(&text);
         let line_index = LineIndex::new(&text);
         FileData { path, text, parse, line_index, not_utf8 }
+    }
+    /// The file after an edit: the bytes of `delete` (offsets of the current text)
+    /// replaced by `insert_len` bytes, giving `new_text`. The tree is reparsed
+    /// incrementally and the line index updated in place; the change is `Some` when
+    /// only blank, comment and directive lines were re-read ([`LocalChange`]).
+    pub fn edited(
+        &self,
+        new_text: Arc<str>,
+        delete: TextRange,
+        insert_len: TextSize,
+    ) -> (FileData, Option<LocalChange>) {
+        let r = self.parse.reparse(&new_text, delete, insert_len);
+        let mut line_index = self.line_index.clone();
+        line_index.apply_edit(&new_text, delete, insert_len);
+        let fd = FileData { path: self.path.clone(), text: new_text, parse: r.parse, line_index, not_utf8: None };
+        (fd, r.local)
     }
     /// 1-based line of an offset.
     pub fn line_of(&self, offset: apache_syntax::TextSize) -> u32 {
@@ -155,7 +174,7 @@ pub fn is_htaccess(path: &Path) -> bool {
 }
 
 /// The loaded configuration.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Config {
     /// How the first file's top level is read.
     pub top: TopLevel,
@@ -175,6 +194,10 @@ pub struct Config {
     /// For an .htaccess file loaded with [`load_in_context`]: the server
     /// configuration it is read under.
     pub enclosing: Option<Arc<Config>>,
+    /// Set on a partial view of a configuration (incremental re-analysis checks one
+    /// top-level section at a time): the policy context of the whole configuration,
+    /// which the view's own nodes could not give.
+    pub whole_policy_ctx: Option<crate::ide::policy::PolicyCtx>,
 }
 
 impl Config {

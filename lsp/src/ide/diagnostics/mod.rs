@@ -50,18 +50,59 @@ impl Diagnostic {
 pub fn all(cfg: &Config) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for file in 0..cfg.files.len() {
-        syntax_errors::check(cfg, file, &mut out);
+        syntax(cfg, file, &mut out);
     }
-    load_problems::check(cfg, &mut out);
-    unknown_directive::check(cfg, &mut out);
-    deprecated_access::check(cfg, &mut out);
-    removed_directive::check(cfg, &mut out);
-    directive_context::check(cfg, &mut out);
-    access_rules::check(cfg, &mut out);
-    defeated_require::check(cfg, &mut out);
-    out.sort_by_key(|d| (d.file, d.range.start(), d.code));
-    out.dedup();
+    problems(cfg, &mut out);
+    local(cfg, &mut out);
+    engine(cfg, &mut out);
+    sort(&mut out);
     out
+}
+
+// The checks, grouped by what their findings depend on, so that an edit can be
+// re-checked without checking everything (`ide::incremental`). A new check goes in
+// the group that describes it; when unsure, in `engine`.
+
+/// One file's syntax.
+pub(crate) fn syntax(cfg: &Config, file: FileId, out: &mut Vec<Diagnostic>) {
+    syntax_errors::check(cfg, file, out);
+}
+
+/// What loading reported ([`Config::problems`]).
+pub(crate) fn problems(cfg: &Config, out: &mut Vec<Diagnostic>) {
+    load_problems::check(cfg, out);
+}
+
+/// Checks whose findings on a top-level node (a section with everything inside
+/// it, or a directive) depend only on that node and on facts of the whole
+/// configuration that only loading changes (modules, [`Config::top`], the policy
+/// context); each finding lies inside the node it is about.
+pub(crate) fn local(cfg: &Config, out: &mut Vec<Diagnostic>) {
+    unknown_directive::check(cfg, out);
+    deprecated_access::check(cfg, out);
+    removed_directive::check(cfg, out);
+    directive_context::check(cfg, out);
+    access_rules::check(cfg, out);
+}
+
+/// Checks that evaluate requests across the whole configuration.
+pub(crate) fn engine(cfg: &Config, out: &mut Vec<Diagnostic>) {
+    defeated_require::check(cfg, out);
+}
+
+/// File order: by file, position and code (then message, so that the order never
+/// depends on which check ran first), without duplicates.
+pub(crate) fn sort(out: &mut Vec<Diagnostic>) {
+    out.sort_by(|a, b| {
+        (a.file, a.range.start(), a.code, &a.message, a.range.end()).cmp(&(
+            b.file,
+            b.range.start(),
+            b.code,
+            &b.message,
+            b.range.end(),
+        ))
+    });
+    out.dedup();
 }
 
 /// Diagnostics of one file of the configuration.
