@@ -161,6 +161,13 @@ impl Analysis {
             Some(p) if !p.path.is_empty() => coverage(&self.cfg.nodes[p.path[0]]),
             _ => vec![(file, change.old)],
         };
+        // Findings are told apart by where they are: that only works when the nodes
+        // there are read once (a file included twice has its nodes in two places).
+        let read_once =
+            |f: FileId| self.cfg.included_from.iter().filter(|(c, _, _)| *c == f).count() <= usize::from(f != 0);
+        if !scope.iter().all(|(f, _)| read_once(*f)) {
+            return false;
+        }
         let within = |scope: &[(FileId, TextRange)], d: &Diagnostic| {
             scope.iter().any(|(f, r)| *f == d.file && r.contains_range(d.range))
         };

@@ -5,6 +5,7 @@
 
 mod analysis;
 mod backend;
+mod cache;
 mod convert;
 mod framing;
 mod state;
