@@ -61,6 +61,8 @@ pub struct Effective {
     pub errors: Vec<policy::ConfigError>,
     /// Why the outcome cannot be known, when something on the path is out of our reach.
     pub unknown: Vec<String>,
+    /// The .htaccess error that makes every request on this path a 500, if any.
+    pub htaccess_error: Option<String>,
     pub outcome: Outcome,
 }
 
@@ -97,8 +99,12 @@ pub fn body_items(cfg: &Config, node: &Node) -> Vec<Item> {
     out
 }
 
-/// Which modules, methods and providers the server has.
+/// Which modules, methods and providers the server has (computed once per configuration).
 pub fn policy_ctx(cfg: &Config) -> PolicyCtx {
+    cfg.policy_ctx_cache.get_or_init(|| compute_policy_ctx(cfg)).clone()
+}
+
+fn compute_policy_ctx(cfg: &Config) -> PolicyCtx {
     let mut ctx = PolicyCtx::default();
     ctx.modules = policy::ModuleSet::only(cfg.modules.iter().map(|s| s.to_string()));
     for n in cfg.walk() {
@@ -395,10 +401,11 @@ fn walk<'a>(
     // component that is a file or does not exist.
     let mut depth = 0;
     let mut cur = PathBuf::from("/");
+    let is_dir = |p: &Path| p.is_dir() || cfg.assumed_dirs.contains(p);
     for (i, c) in comps.iter().enumerate() {
         cur.push(c);
         depth = i + 1;
-        if !cur.is_dir() {
+        if !is_dir(&cur) {
             break;
         }
     }
@@ -435,10 +442,14 @@ fn walk<'a>(
         }
         // The .htaccess of the directory at this depth (only real directories).
         let dir_path = PathBuf::from(format!("/{}", prefix.join("/")));
-        if k <= comps.len() && dir_path.is_dir() && !allow_override.iter().all(|a| a.eq_ignore_ascii_case("None")) {
+        if k <= comps.len() && is_dir(&dir_path) && !allow_override.iter().all(|a| a.eq_ignore_ascii_case("None")) {
             for name in &access_file_name {
                 let p = dir_path.join(name);
-                if let Ok(bytes) = std::fs::read(&p) {
+                let read = match cfg.htaccess_overrides.get(&p) {
+                    Some(text) => Ok(text.as_bytes().to_vec()),
+                    None => std::fs::read(&p),
+                };
+                if let Ok(bytes) = read {
                     let (text, bad) = config::decode(bytes);
                     let fd = Arc::new(FileData::new(Arc::from(p.as_path()), text, bad));
                     dir_phase.push(Contribution::Htaccess(fd, allow_override.clone()));
@@ -743,7 +754,7 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
         outcome.reason_unknown = Some(unknown.join("; "));
         outcome.status = None;
     }
-    if let Some(why) = forbidden_override {
+    if let Some(why) = forbidden_override.clone() {
         // The Directory walk fails before any access check runs: nothing else is logged.
         outcome.status = Some(500);
         outcome.reason_unknown = None;
@@ -773,6 +784,7 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
         authn,
         errors,
         unknown,
+        htaccess_error: forbidden_override,
         outcome,
     }
 }

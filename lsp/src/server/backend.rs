@@ -329,32 +329,39 @@ impl LanguageServer for Backend {
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let uri = params.text_document.uri.clone();
         let only = params.context.only.clone();
+        let root = self.state.root_config.lock().unwrap().clone();
         let r = self.with_config(&uri, "codeAction", |l, fs, enc| {
             let fd = l.cfg.file(l.file);
             let range = convert::text_range(&fd.line_index, enc, params.range);
             let lc = ide::code_actions::LoadContext { main: &l.main, is_main: l.is_main, fs };
+            // An .htaccess file is judged under the root configuration when there is one.
+            let htaccess_root = root.as_deref().filter(|_| !l.is_main && is_htaccess(&fd.path));
+            let root_lc = htaccess_root.map(|r| ide::code_actions::LoadContext { main: r, is_main: true, fs });
             let mut actions = Vec::new();
             let wants =
                 |k: &CodeActionKind| only.as_ref().is_none_or(|o| o.iter().any(|w| k.as_str().starts_with(w.as_str())));
             if wants(&CodeActionKind::QUICKFIX) {
-                actions.extend(ide::code_actions::code_actions(&l.cfg, &lc, l.file, range));
+                match &root_lc {
+                    Some(rl) => {
+                        let mut v = ide::code_actions::access_fixes(rl, &fd.path, range);
+                        if v.is_empty() {
+                            v = ide::code_actions::code_actions(&l.cfg, &lc, l.file, range);
+                        }
+                        actions.extend(v);
+                    }
+                    None => actions.extend(ide::code_actions::code_actions(&l.cfg, &lc, l.file, range)),
+                }
             }
             if wants(&CodeActionKind::SOURCE_FIX_ALL) {
-                actions.extend(ide::code_actions::fix_all(&l.cfg, &lc, l.file));
+                match &root_lc {
+                    Some(rl) => actions.extend(ide::code_actions::fix_all_in(rl, &fd.path)),
+                    None => actions.extend(ide::code_actions::fix_all(&l.cfg, &lc, l.file)),
+                }
             }
             actions
                 .into_iter()
                 .map(|a| {
-                    let mut changes: std::collections::HashMap<Url, Vec<TextEdit>> = Default::default();
-                    for e in &a.edits {
-                        let f = l.cfg.file(e.file);
-                        if let Some(u) = convert::path_to_url(&f.path) {
-                            changes.entry(u).or_default().push(TextEdit {
-                                range: convert::range(&f.line_index, enc, e.range),
-                                new_text: e.new_text.clone(),
-                            });
-                        }
-                    }
+                    let changes = workspace_changes(&l.cfg, fs, enc, &a.edits);
                     CodeActionOrCommand::CodeAction(CodeAction {
                         title: a.title,
                         kind: Some(match a.kind {
@@ -363,6 +370,7 @@ impl LanguageServer for Backend {
                         }),
                         is_preferred: Some(a.preferred),
                         edit: Some(WorkspaceEdit { changes: Some(changes), ..Default::default() }),
+                        data: (!a.detail.is_empty()).then(|| serde_json::json!({ "detail": a.detail })),
                         ..Default::default()
                     })
                 })
@@ -400,26 +408,11 @@ impl LanguageServer for Backend {
             "apache-lsp.migrateFile" | "apache-lsp.migrateTree" => {
                 let tree = params.command.ends_with("Tree");
                 let edit = self.with_config(&uri, "migrate", |l, fs, enc| {
-                    let mut changes: std::collections::HashMap<Url, Vec<TextEdit>> = Default::default();
-                    for section in ide::migrate::old_style_sections(&l.cfg) {
-                        if !tree && section.loc.file != l.file {
-                            continue;
-                        }
-                        let rw = ide::migrate::rewrite_section(&l.cfg, &l.main, l.is_main, section, fs);
-                        if !rw.preserving {
-                            continue;
-                        }
-                        for e in rw.edits {
-                            let f = l.cfg.file(e.file);
-                            if let Some(u) = convert::path_to_url(&f.path) {
-                                changes.entry(u).or_default().push(TextEdit {
-                                    range: convert::range(&f.line_index, enc, e.range),
-                                    new_text: e.new_text,
-                                });
-                            }
-                        }
-                    }
-                    WorkspaceEdit { changes: Some(changes), ..Default::default() }
+                    let ws = ide::migrate::Workspace { main: &l.main, is_main: l.is_main, fs };
+                    let path = l.cfg.file(l.file).path.clone();
+                    let scope = if tree { ide::migrate::Scope::Tree } else { ide::migrate::Scope::File(&path) };
+                    let m = ide::migrate::migrate(&ws, scope, false);
+                    WorkspaceEdit { changes: Some(workspace_changes(&l.cfg, fs, enc, &m.edits)), ..Default::default() }
                 })?;
                 if let Some(edit) = edit {
                     let _ = self.client.apply_edit(edit).await;
@@ -451,4 +444,32 @@ impl LanguageServer for Backend {
                 .collect()
         })
     }
+}
+
+fn is_htaccess(p: &std::path::Path) -> bool {
+    p.file_name().is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().contains("htaccess"))
+}
+
+/// Edits by document, with ranges in the client's encoding (files outside the configuration,
+/// such as .htaccess files, are read through the overlay).
+fn workspace_changes(
+    cfg: &ide::config::Config,
+    fs: &dyn ide::config::FileSource,
+    enc: Encoding,
+    edits: &[ide::migrate::Edit],
+) -> std::collections::HashMap<Url, Vec<TextEdit>> {
+    let mut changes: std::collections::HashMap<Url, Vec<TextEdit>> = Default::default();
+    let mut indexes: std::collections::HashMap<&std::path::Path, Option<apache_syntax::LineIndex>> = Default::default();
+    for e in edits {
+        let index = indexes.entry(&e.path).or_insert_with(|| match cfg.file_id(&e.path) {
+            Some(id) => Some(cfg.file(id).line_index.clone()),
+            None => fs.read(&e.path).ok().map(|(t, _)| apache_syntax::LineIndex::new(&t)),
+        });
+        let (Some(index), Some(u)) = (index.as_ref(), convert::path_to_url(&e.path)) else { continue };
+        changes
+            .entry(u)
+            .or_default()
+            .push(TextEdit { range: convert::range(index, enc, e.range), new_text: e.new_text.clone() });
+    }
+    changes
 }

@@ -134,6 +134,15 @@ pub struct Config {
     pub inactive: Vec<(FileId, TextRange)>,
     /// Which file included which: (child, parent, range of the Include directive).
     pub included_from: Vec<(FileId, FileId, TextRange)>,
+    /// Per-request files (.htaccess) whose text differs from the disk — pending rewrites,
+    /// unsaved editor buffers: the request walk reads these instead of the disk.
+    pub htaccess_overrides: std::collections::BTreeMap<std::path::PathBuf, Arc<str>>,
+    /// Directories the request walk treats as existing even where the disk has none: a
+    /// migration proof covers every directory the configuration names, deployed here or not.
+    pub assumed_dirs: std::collections::BTreeSet<std::path::PathBuf>,
+    /// The policy context (modules, registered methods…), computed once per configuration
+    /// (see `access::policy_ctx`); the tree must not change after it was computed.
+    pub policy_ctx_cache: std::sync::OnceLock<crate::ide::policy::PolicyCtx>,
 }
 
 impl Config {

@@ -1,0 +1,670 @@
+//! Planning a migration and proving it.
+//!
+//! Every request context is walked once with the engine ([`Analysis::new`]); each walk says,
+//! for its path, which section's old-style rules are in effect (X: the last section with any
+//! of them — mod_access_compat has no merger) and which section's Require lines are (L: the
+//! last one that replaces the inherited ones). A rewrite of a set M of bodies is then planned
+//! so that every path keeps its outcome:
+//! * each X in M gets `H(X)` combined with the Require lines in effect for it: its own, or a
+//!   copy of the ones it inherited (when every path agrees on where they come from), or the
+//!   inherited ones through `AuthMerging`;
+//! * a section after X whose Require lines replace X's (a child with only Require lines, which
+//!   X's old-style denial defeats today) gets `H(X)` carried into its lines;
+//! * an old-style section whose Require lines were inherited from a rewritten section is
+//!   rewritten too (else the carried H would now reach it);
+//! * an old-style section before X on some path joins M unless its rules are neutral (else it
+//!   would become the rules in effect there once X's are gone).
+//!
+//! Whatever the plan, the proof is the engine's: every context reaching an edited body is
+//! walked again on the edited configuration and every request class compared.
+
+use super::body::Body;
+use super::classes::{self, Dims};
+use super::contexts::{self, Ctx};
+use super::describe::{self, Change};
+use super::formula::{self, Reading, Rules};
+use super::Edit;
+use crate::ide::access::{effective, policy_ctx, Effective, RequestSpec};
+use crate::ide::config::{self, Config, FileData, FileId, Node, NodeKind};
+use crate::ide::policy::{AuthMerging, PolicyCtx, Request};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Where a body lives.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(super) enum Key {
+    Node(FileId, u32),
+    Htaccess(PathBuf),
+}
+
+struct Sec {
+    key: Key,
+    /// Has old-style rules (a mod_access_compat config).
+    compat: bool,
+    /// Its authz_core config replaces the inherited one (Require lines, or AuthMerging Off).
+    replaces: bool,
+    /// Sets AuthMerging And|Or (merges instead of replacing).
+    merging: bool,
+}
+
+struct Walk {
+    ctx: Ctx,
+    secs: Vec<usize>,
+    eff: Effective,
+}
+
+/// How the Require lines in effect are written into a rewritten body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Mode {
+    Own,
+    Copy(usize),
+    Nothing,
+    Inherited,
+}
+
+/// The set of bodies a rewrite touches and why.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Cluster {
+    pub rewrite: BTreeSet<usize>,
+    /// Body → the body whose host rules are carried into its Require lines.
+    pub carry: BTreeMap<usize, usize>,
+}
+
+/// Why a plan cannot go ahead, and which bodies are to blame.
+#[derive(Debug, Clone)]
+pub(super) struct Blocked {
+    pub culprits: BTreeSet<usize>,
+    pub reason: String,
+}
+
+/// Set-up shared by the configuration before and after: directories treated as existing and
+/// probe aliases that let requests reach directories no URL maps to.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Setup {
+    dirs: BTreeSet<PathBuf>,
+    probes: Vec<(String, String)>,
+    htaccess: Vec<PathBuf>,
+}
+
+const PROBE_PREFIX: &str = "/__apache-lsp-probe-";
+
+impl Setup {
+    pub fn new(cfg: &Config) -> Setup {
+        let htaccess = contexts::find_htaccess(cfg);
+        let mut dirs = contexts::named_dirs(cfg);
+        for h in &htaccess {
+            if let Some(d) = h.parent() {
+                dirs.extend(d.ancestors().map(Path::to_path_buf));
+            }
+        }
+        // A probe alias for each <Directory> no URL maps to (so that it can be reached).
+        let mut probes = Vec::new();
+        let servers = contexts::servers(cfg);
+        for n in cfg.walk().filter(|n| n.is_section() && n.is("Directory")) {
+            let Some(p) = n.args.first().filter(|p| p.starts_with('/') && !p.contains(['*', '?', '['])) else {
+                continue;
+            };
+            let reached = servers.iter().any(|s| contexts::maps_to_url(cfg, s, p));
+            if !reached && !probes.iter().any(|(_, t): &(String, String)| t == p) {
+                probes.push((format!("{PROBE_PREFIX}{}__", probes.len()), p.clone()));
+            }
+        }
+        Setup { dirs, probes, htaccess }
+    }
+
+    pub fn apply(&self, cfg: &mut Config) {
+        cfg.assumed_dirs.extend(self.dirs.iter().cloned());
+        for (from, to) in &self.probes {
+            cfg.nodes.push(Node {
+                kind: NodeKind::Directive,
+                name: "Alias".into(),
+                args: vec![from.clone(), to.clone()],
+                raw_args: format!("{from} {to}"),
+                loc: config::Loc { file: 0, range: Default::default(), focus: Default::default(), line: 0 },
+                children: vec![],
+            });
+        }
+    }
+}
+
+pub(super) struct Analysis<'c> {
+    pub cfg: &'c Config,
+    pub ctx: PolicyCtx,
+    pub setup: Setup,
+    nodes: HashMap<(FileId, u32), &'c Node>,
+    frags: Vec<Config>,
+    frag_of: HashMap<PathBuf, usize>,
+    secs: Vec<Sec>,
+    sec_of: HashMap<Key, usize>,
+    walks: Vec<Walk>,
+    by_sec: Vec<Vec<usize>>,
+    /// Some context list was cut short.
+    pub bounded: bool,
+}
+
+fn spec_of(c: &Ctx) -> RequestSpec {
+    let local = c.local.map(|l| l.0).unwrap_or_else(|| "127.0.0.1".parse().unwrap());
+    let client = if local.is_ipv4() { "127.0.0.1".parse().unwrap() } else { "::1".parse().unwrap() };
+    let mut r = Request::new("GET", client, local);
+    r.local_port = c.local.map(|l| l.1);
+    RequestSpec { path: c.url.clone(), host: c.host.clone(), request: r }
+}
+
+fn key_of(s: &crate::ide::access::AppliedSection) -> Key {
+    match s.file {
+        Some(f) => Key::Node(f, u32::from(s.range.start())),
+        None => Key::Htaccess(s.path.to_path_buf()),
+    }
+}
+
+impl<'c> Analysis<'c> {
+    /// Walks every context of `cfg` (already set up with `setup`).
+    pub fn new(cfg: &'c Config, setup: Setup) -> Analysis<'c> {
+        let ctx = policy_ctx(cfg);
+        let dirs: Vec<PathBuf> = setup.htaccess.iter().filter_map(|h| h.parent().map(Path::to_path_buf)).collect();
+        let (ctxs, bounded) = contexts::contexts(cfg, &dirs);
+        let walked: Vec<(Ctx, Vec<Key>, Vec<(bool, bool, bool)>, Effective)> = ctxs
+            .into_par_iter()
+            .map(|c| {
+                let mut e = effective(cfg, &spec_of(&c));
+                let keys: Vec<Key> = e.sections.iter().map(key_of).collect();
+                let flags = e
+                    .sections
+                    .iter()
+                    .map(|s| {
+                        let op = s.authz.as_ref().map(|a| a.op);
+                        let merging = matches!(op, Some(AuthMerging::And | AuthMerging::Or));
+                        let replaces =
+                            s.authz.as_ref().is_some_and(|a| a.section.is_some() || a.op != AuthMerging::Unset)
+                                && !merging;
+                        (s.compat.is_some(), replaces, merging)
+                    })
+                    .collect();
+                e.sections = Vec::new();
+                e.outcome.trace.clear();
+                e.outcome.log.clear();
+                (c, keys, flags, e)
+            })
+            .collect();
+        let mut a = Analysis {
+            cfg,
+            ctx,
+            setup,
+            nodes: HashMap::new(),
+            frags: Vec::new(),
+            frag_of: HashMap::new(),
+            secs: Vec::new(),
+            sec_of: HashMap::new(),
+            walks: Vec::new(),
+            by_sec: Vec::new(),
+            bounded,
+        };
+        for n in cfg.walk().filter(|n| n.is_section()) {
+            a.nodes.insert((n.loc.file, u32::from(n.loc.range.start())), n);
+        }
+        let mut seen: HashMap<(Vec<Key>, bool, bool, Option<String>), ()> = HashMap::new();
+        for (c, keys, flags, e) in walked {
+            let sig = (keys.clone(), e.errors.is_empty(), e.unknown.is_empty(), e.htaccess_error.clone());
+            if seen.insert(sig, ()).is_some() {
+                continue;
+            }
+            let mut secs = Vec::new();
+            for (k, (compat, replaces, merging)) in keys.into_iter().zip(flags) {
+                let id = match a.sec_of.get(&k) {
+                    Some(id) => *id,
+                    None => {
+                        if let Key::Htaccess(p) = &k {
+                            a.load_frag(p);
+                        }
+                        a.secs.push(Sec { key: k.clone(), compat, replaces, merging });
+                        a.by_sec.push(Vec::new());
+                        a.sec_of.insert(k, a.secs.len() - 1);
+                        a.secs.len() - 1
+                    }
+                };
+                secs.push(id);
+            }
+            let w = a.walks.len();
+            for s in &secs {
+                if a.by_sec[*s].last() != Some(&w) {
+                    a.by_sec[*s].push(w);
+                }
+            }
+            a.walks.push(Walk { ctx: c, secs, eff: e });
+        }
+        a
+    }
+
+    fn load_frag(&mut self, p: &Path) {
+        if self.frag_of.contains_key(p) {
+            return;
+        }
+        let (text, bad) = match self.cfg.htaccess_overrides.get(p) {
+            Some(t) => (t.clone(), None),
+            None => config::decode(std::fs::read(p).unwrap_or_default()),
+        };
+        let fd = Arc::new(FileData::new(Arc::from(p), text, bad));
+        self.frags.push(config::load_fragment_from(fd));
+        self.frag_of.insert(p.to_path_buf(), self.frags.len() - 1);
+    }
+
+    pub fn body(&self, s: usize) -> Body<'_> {
+        match &self.secs[s].key {
+            Key::Node(f, start) => {
+                let n = self.nodes[&(*f, *start)];
+                Body { cfg: self.cfg, file: n.loc.file, node: Some(n), children: &n.children, htaccess: false }
+            }
+            Key::Htaccess(p) => {
+                let frag = &self.frags[self.frag_of[p]];
+                Body { cfg: frag, file: 0, node: None, children: &frag.nodes, htaccess: true }
+            }
+        }
+    }
+
+    /// The body at `key`, if some request reaches it.
+    pub fn sec(&self, key: &Key) -> Option<usize> {
+        self.sec_of.get(key).copied()
+    }
+
+    /// Every old-style body some request reaches.
+    pub fn old_style(&self) -> Vec<usize> {
+        (0..self.secs.len()).filter(|s| self.secs[*s].compat).collect()
+    }
+
+    pub fn label(&self, s: usize) -> String {
+        let b = self.body(s);
+        format!("{} ({})", b.label(), b.place())
+    }
+
+    fn neutral(&self, s: usize) -> bool {
+        let b = self.body(s);
+        let p = b.policy(&self.ctx);
+        match p.compat {
+            Some(c) => formula::is_neutral(&formula::classes(&c, &b.limit_methods(&self.ctx), Reading::Exact)),
+            None => true,
+        }
+    }
+
+    /// Grows `seeds` into the set of bodies that must change together (module docs).
+    pub fn cluster(&self, seeds: &BTreeSet<usize>, excluded: &BTreeSet<usize>) -> Result<Cluster, Blocked> {
+        let mut m = seeds.clone();
+        let blocked = |who: usize, why: String| Blocked { culprits: [who].into(), reason: why };
+        if let Some(x) = m.iter().find(|x| excluded.contains(x)) {
+            return Err(blocked(*x, format!("{} cannot be rewritten", self.label(*x))));
+        }
+        for _ in 0..10_000 {
+            let mut carry: BTreeMap<usize, usize> = BTreeMap::new();
+            let mut grew = false;
+            let walk_ids: BTreeSet<usize> = m.iter().flat_map(|s| self.by_sec[*s].iter().copied()).collect();
+            // Carries first: they decide which walks the other rules look at.
+            for &w in &walk_ids {
+                let secs = &self.walks[w].secs;
+                let Some(px) = secs.iter().rposition(|s| self.secs[*s].compat) else { continue };
+                let x = secs[px];
+                if !m.contains(&x) {
+                    continue;
+                }
+                if let Some(pl) = secs.iter().rposition(|s| self.secs[*s].replaces) {
+                    if pl > px {
+                        let l = secs[pl];
+                        match carry.get(&l) {
+                            Some(other) if *other != x => {
+                                return Err(Blocked {
+                                    culprits: [x, *other].into(),
+                                    reason: format!(
+                                        "{} inherits old-style rules from {} on some paths and from {} on others",
+                                        self.label(l),
+                                        self.label(x),
+                                        self.label(*other)
+                                    ),
+                                })
+                            }
+                            _ => {
+                                carry.insert(l, x);
+                            }
+                        }
+                    }
+                }
+            }
+            let walk_ids: BTreeSet<usize> =
+                m.iter().chain(carry.keys()).flat_map(|s| self.by_sec[*s].iter().copied()).collect();
+            for &w in &walk_ids {
+                let secs = &self.walks[w].secs;
+                let px = secs.iter().rposition(|s| self.secs[*s].compat);
+                // Who decides the Require lines once the rewrite is done.
+                let pl_after = secs.iter().rposition(|s| self.secs[*s].replaces || m.contains(s));
+                let edited_l = pl_after.map(|p| secs[p]).filter(|l| m.contains(l) || carry.contains_key(l));
+                match px {
+                    Some(px) if m.contains(&secs[px]) => {
+                        // The old-style rules that would be in effect once X's are gone.
+                        for &y in secs[..px].iter().rev() {
+                            if !self.secs[y].compat || m.contains(&y) {
+                                continue;
+                            }
+                            if self.neutral(y) {
+                                break;
+                            }
+                            if excluded.contains(&y) {
+                                return Err(blocked(
+                                    secs[px],
+                                    format!(
+                                        "{} would then take effect where {} applies, and cannot be rewritten",
+                                        self.label(y),
+                                        self.label(secs[px])
+                                    ),
+                                ));
+                            }
+                            m.insert(y);
+                            grew = true;
+                        }
+                    }
+                    Some(px) => {
+                        let x = secs[px];
+                        if let Some(l) = edited_l {
+                            if excluded.contains(&x) {
+                                let who = carry.get(&l).copied().unwrap_or(l);
+                                return Err(blocked(
+                                    who,
+                                    format!(
+                                        "{} inherits the Require lines of {} and cannot be rewritten",
+                                        self.label(x),
+                                        self.label(l)
+                                    ),
+                                ));
+                            }
+                            m.insert(x);
+                            grew = true;
+                        }
+                    }
+                    None => {
+                        if let Some(l) = edited_l {
+                            let who = carry.get(&l).copied().unwrap_or(l);
+                            return Err(blocked(
+                                who,
+                                format!(
+                                    "{} is reached both under {} and on paths without old-style rules",
+                                    self.label(l),
+                                    self.label(who)
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+            if !grew {
+                return Ok(Cluster { rewrite: m, carry });
+            }
+        }
+        Err(Blocked { culprits: seeds.clone(), reason: "the rewrite does not settle".into() })
+    }
+
+    /// How the Require lines in effect are written into rewritten body `x`.
+    fn mode(&self, x: usize) -> Mode {
+        if self.secs[x].replaces {
+            return Mode::Own;
+        }
+        let mut sources: BTreeSet<Option<usize>> = BTreeSet::new();
+        for &w in &self.by_sec[x] {
+            let secs = &self.walks[w].secs;
+            let Some(px) = secs.iter().rposition(|s| self.secs[*s].compat) else { continue };
+            if secs[px] != x {
+                continue;
+            }
+            if secs.iter().any(|s| self.secs[*s].merging) {
+                return Mode::Inherited;
+            }
+            match secs.iter().rposition(|s| self.secs[*s].replaces) {
+                Some(pl) if pl > px => {}
+                Some(pl) => {
+                    sources.insert(Some(secs[pl]));
+                }
+                None => {
+                    sources.insert(None);
+                }
+            }
+        }
+        match sources.len() {
+            0 => Mode::Nothing,
+            1 => match sources.into_iter().next().unwrap() {
+                Some(l) => Mode::Copy(l),
+                None => Mode::Nothing,
+            },
+            _ => Mode::Inherited,
+        }
+    }
+
+    fn rules_of(&self, s: usize) -> Result<(Vec<String>, bool), String> {
+        let b = self.body(s);
+        let parts = b.parts()?;
+        let texts = parts.rules.iter().map(|n| b.element_text(n)).collect();
+        let has_limit = parts.rules.iter().any(|n| n.is_section() && (n.is("Limit") || n.is("LimitExcept")));
+        Ok((texts, has_limit))
+    }
+
+    fn classes_of(&self, x: usize, reading: Reading) -> Result<Vec<formula::Class>, String> {
+        let b = self.body(x);
+        let p = b.policy(&self.ctx);
+        if let Some(e) = p.errors.first() {
+            return Err(format!("httpd rejects its lines: {}", e.message));
+        }
+        let c = p.compat.ok_or("it has no old-style rules")?;
+        Ok(formula::classes(&c, &b.limit_methods(&self.ctx), reading))
+    }
+
+    /// The edits rewriting body `x` (without carrying anything anywhere).
+    pub fn rewrite_edits(&self, x: usize, reading: Reading) -> Result<Vec<Edit>, String> {
+        let b = self.body(x);
+        if b.sets_authmerging(&self.ctx) {
+            return Err("it already sets AuthMerging; combine by hand".into());
+        }
+        let parts = b.parts()?;
+        let classes = self.classes_of(x, reading)?;
+        let (rules, has_limit) = match self.mode(x) {
+            Mode::Own => self.rules_of(x)?,
+            Mode::Copy(l) => {
+                let (r, lim) = self.rules_of(l).map_err(|e| format!("{}: {e}", self.label(l)))?;
+                (r, lim)
+            }
+            Mode::Nothing => (vec![], false),
+            Mode::Inherited => (vec![], false),
+        };
+        let rules = match self.mode(x) {
+            Mode::Inherited => Rules::Inherited,
+            _ if rules.is_empty() => Rules::None,
+            _ => Rules::Lines(rules),
+        };
+        let block = formula::block(&classes, &rules, has_limit)?;
+        Ok(b.rewrite(&parts, &block))
+    }
+
+    /// The edits carrying `x`'s host rules into `l`'s Require lines.
+    fn carry_edits(&self, l: usize, x: usize) -> Result<Vec<Edit>, String> {
+        let b = self.body(l);
+        if b.sets_authmerging(&self.ctx) {
+            return Err(format!("{} sets AuthMerging", self.label(l)));
+        }
+        let parts = b.parts().map_err(|e| format!("{}: {e}", self.label(l)))?;
+        if parts.rules.is_empty() {
+            return Err(format!("{} has no Require lines to carry the rules into", self.label(l)));
+        }
+        let (rules, has_limit) = self.rules_of(l)?;
+        let classes = self.classes_of(x, Reading::Exact)?;
+        let block = formula::block(&classes, &Rules::Lines(rules), has_limit)?;
+        Ok(b.replace_rules(&parts, &block))
+    }
+
+    /// All edits of a cluster; Err names the body that cannot be written.
+    pub fn cluster_edits(&self, c: &Cluster) -> Result<Vec<Edit>, Blocked> {
+        let mut edits = Vec::new();
+        for &x in &c.rewrite {
+            edits.extend(
+                self.rewrite_edits(x, Reading::Exact)
+                    .map_err(|e| Blocked { culprits: [x].into(), reason: format!("{}: {e}", self.label(x)) })?,
+            );
+        }
+        for (&l, &x) in &c.carry {
+            edits.extend(self.carry_edits(l, x).map_err(|e| Blocked { culprits: [x].into(), reason: e })?);
+        }
+        Ok(edits)
+    }
+
+    /// Bodies (by key) that `edits` touch.
+    fn edited_secs(&self, edits: &[Edit]) -> BTreeSet<usize> {
+        let mut out = BTreeSet::new();
+        for (s, sec) in self.secs.iter().enumerate() {
+            let b = self.body(s);
+            let path = b.path();
+            let range = match &sec.key {
+                Key::Node(..) => b.node.map(|n| n.loc.range),
+                Key::Htaccess(_) => None,
+            };
+            if edits.iter().any(|e| *e.path == *path && range.is_none_or(|r| r.contains_range(e.range))) {
+                out.insert(s);
+            }
+        }
+        out
+    }
+
+    /// The proof: every context reaching an edited body, every request class, before and after.
+    /// Returns the requests that change (empty: proven) and the walks where they change.
+    pub fn verify(&self, after: &Config, edits: &[Edit]) -> (Vec<Change>, BTreeSet<usize>) {
+        let edited = self.edited_secs(edits);
+        let walk_ids: BTreeSet<usize> = edited.iter().flat_map(|s| self.by_sec[*s].iter().copied()).collect();
+        let actx = policy_ctx(after);
+        let results: Vec<(usize, Vec<Change>)> = walk_ids
+            .into_par_iter()
+            .map(|w| {
+                let walk = &self.walks[w];
+                let e2 = effective(after, &spec_of(&walk.ctx));
+                let mut dims = Dims::default();
+                dims.add_effective(&walk.eff);
+                dims.add_effective(&e2);
+                let mut out = Vec::new();
+                for class in dims.requests(walk.ctx.local.map(|l| l.0)) {
+                    let r = &class.request;
+                    let a = classes::status(&walk.eff, r, &self.ctx);
+                    let b = classes::status(&e2, r, &actx);
+                    if a != b || a.is_none() {
+                        let mut extra = Vec::new();
+                        if class.host_split {
+                            extra.push(describe::host_extra(&r.client_host));
+                        }
+                        if class.env_split {
+                            let set: Vec<&String> = r.env.vars.keys().collect();
+                            extra.push(if set.is_empty() {
+                                "with none of the tested variables set".into()
+                            } else {
+                                format!("with {} set", set.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "))
+                            });
+                        }
+                        out.push(Change {
+                            host: walk.ctx.host.clone(),
+                            url: walk.ctx.url.clone(),
+                            method: class.method_split.then(|| r.method.clone()),
+                            client: describe::client_class(r.client, &dims.nets, dims.local),
+                            extra,
+                            who: describe::who(r.user.as_deref(), r.bad_credentials),
+                            before: a,
+                            after: b,
+                        });
+                    }
+                }
+                (w, out)
+            })
+            .collect();
+        let mut changes = Vec::new();
+        let mut failing = BTreeSet::new();
+        for (w, c) in results {
+            if !c.is_empty() {
+                failing.insert(w);
+                changes.extend(c);
+            }
+        }
+        (changes, failing)
+    }
+
+    /// Bodies to blame for a failing walk: the rewritten ones on it and the sources of
+    /// rules carried into it.
+    pub fn culprits(&self, walks: &BTreeSet<usize>, c: &Cluster) -> BTreeSet<usize> {
+        let mut out = BTreeSet::new();
+        for &w in walks {
+            for s in &self.walks[w].secs {
+                if c.rewrite.contains(s) {
+                    out.insert(*s);
+                }
+                if let Some(x) = c.carry.get(s) {
+                    out.insert(*x);
+                }
+            }
+        }
+        out
+    }
+
+    /// Original texts of the files `edits` touch, by path.
+    pub fn original_text(&self, path: &Path) -> Option<Arc<str>> {
+        if let Some(id) = self.cfg.file_id(path) {
+            return Some(self.cfg.file(id).text.clone());
+        }
+        self.frag_of.get(path).map(|i| self.frags[*i].file(0).text.clone())
+    }
+
+    /// The old-style body written at `file`/`range` (a section of the root configuration, or an
+    /// .htaccess file's top level when `path` is one).
+    pub fn bodies_in(&self, path: &Path, range: apache_syntax::TextRange) -> Vec<usize> {
+        let mut out = Vec::new();
+        for (s, sec) in self.secs.iter().enumerate() {
+            if !sec.compat {
+                continue;
+            }
+            match &sec.key {
+                Key::Htaccess(p) if p == path => out.push(s),
+                Key::Node(f, _) if *self.cfg.file(*f).path == *path => {
+                    let n = self.body(s).node.expect("node body");
+                    if n.loc.range.intersect(range).is_some() {
+                        out.push(s);
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Text of where an .htaccess body's AllowOverride comes from, when it does not allow
+    /// AuthConfig (the rewritten lines would then be a 500).
+    pub fn htaccess_override_problem(&self, s: usize) -> Option<String> {
+        let Key::Htaccess(p) = &self.secs[s].key else { return None };
+        let dir = p.parent()?;
+        let mut allow: Option<(&Node, Vec<String>)> = None;
+        let mut dirs: Vec<&Node> = self
+            .cfg
+            .walk()
+            .filter(|n| n.is_section() && n.is("Directory"))
+            .filter(|n| n.args.first().is_some_and(|a| dir.starts_with(a.trim_end_matches('/')) || a == "/"))
+            .collect();
+        dirs.sort_by_key(|n| n.args.first().map(|a| a.trim_end_matches('/').len()).unwrap_or(0));
+        for d in dirs {
+            if let Some(ao) = d.children.iter().rev().find(|c| c.is("AllowOverride")) {
+                allow = Some((d, ao.args.clone()));
+            }
+        }
+        let ok = |a: &[String]| a.iter().any(|w| w.eq_ignore_ascii_case("All") || w.eq_ignore_ascii_case("AuthConfig"));
+        match allow {
+            Some((_, a)) if ok(&a) => None,
+            Some((d, a)) => Some(format!(
+                "AllowOverride {} (from {} at {}:{}) does not allow AuthConfig, so Require lines in {} would answer every request with 500; add AuthConfig to that AllowOverride first",
+                a.join(" "),
+                d.args.first().map(|x| format!("<Directory {x}>")).unwrap_or_default(),
+                self.cfg.file(d.loc.file).path.display(),
+                d.loc.line,
+                p.display()
+            )),
+            None => Some(format!(
+                "no AllowOverride applies to {} (the default is None), so httpd does not read it",
+                p.display()
+            )),
+        }
+    }
+}
