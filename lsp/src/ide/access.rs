@@ -276,6 +276,9 @@ fn pick_vhost<'a>(
 
 /// fnmatch-style matching (`*`, `?`, `[…]`); with `pathname`, wildcards do not cross `/`.
 pub fn wildcard_match(pattern: &str, text: &str, pathname: bool) -> bool {
+    if !has_wildcard(pattern) {
+        return pattern == text;
+    }
     let opts = glob::MatchOptions {
         case_sensitive: true,
         require_literal_separator: pathname,

@@ -3,6 +3,7 @@
 //! block in their place, keeping indentation, comments, other directives, conditional guards
 //! and line endings.
 
+use super::formula::{LimitSpec, Rule};
 use super::Edit;
 use crate::ide::access::body_items;
 use crate::ide::config::{Config, FileId, Node, NodeKind};
@@ -35,23 +36,19 @@ pub(super) struct Body<'a> {
     pub htaccess: bool,
 }
 
-/// What a `<Limit>` block holding old-style lines becomes.
-enum LimitFate {
-    /// Only old-style lines: the block goes.
-    Delete,
-    /// Require elements remain: the block moves into the new block, without its old-style lines.
-    Moves,
-    /// Other directives remain: only its old-style lines go.
-    Strip,
-}
-
 /// The parts of a body that a rewrite touches.
-pub(super) struct Parts<'a> {
-    pub compat: Vec<&'a Node>,
-    /// Require elements: top-level Require lines and containers, and `<Limit>` blocks holding
-    /// nothing but Require elements (once old-style lines are gone).
-    pub rules: Vec<&'a Node>,
-    limits: Vec<(&'a Node, LimitFate)>,
+pub(super) struct Parts {
+    /// Lines of old-style rules to delete (directives, and `<Limit>` blocks holding nothing else).
+    pub compat: Vec<TextRange>,
+    /// The Require elements as text (dedented): top-level Require lines and containers, and
+    /// `<Limit>` blocks reduced to their Require elements.
+    pub rules: Vec<Rule>,
+    /// Lines those elements occupy (deleted when they move into a new block).
+    pub rule_lines: Vec<TextRange>,
+    /// Some Require element is limited to some methods.
+    pub rules_have_limit: bool,
+    /// Where a new block goes: before the first top-level element the rewrite touches.
+    anchors: Vec<TextSize>,
 }
 
 impl<'a> Body<'a> {
@@ -126,130 +123,126 @@ impl<'a> Body<'a> {
         self.policy(ctx).authz.is_some_and(|a| a.op != AuthMerging::Unset)
     }
 
-    pub fn parts(&self) -> Result<Parts<'a>, String> {
+    pub fn parts(&self) -> Result<Parts, String> {
         if self.cfg.file(self.file).not_utf8.is_some() {
             return Err("the file is not valid UTF-8; it is never rewritten".into());
         }
-        let mut parts = Parts { compat: vec![], rules: vec![], limits: vec![] };
+        let text = self.text();
+        let lines = |n: &Node| whole_lines(text, self.cfg.trimmed(&n.loc));
+        let mut parts =
+            Parts { compat: vec![], rules: vec![], rule_lines: vec![], rules_have_limit: false, anchors: vec![] };
         for c in self.children {
+            if c.walk().any(|d| d.loc.file != self.file) && (is_require_element(c) || is_compat(&c.name) || is_limit(c))
+            {
+                return Err("some of its access lines come from an included file".into());
+            }
             if c.kind == NodeKind::Directive && is_compat(&c.name) {
-                parts.compat.push(c);
+                parts.compat.push(lines(c));
+                parts.anchors.push(lines(c).start());
             } else if is_require_element(c) {
-                parts.rules.push(c);
+                parts.rules.push(Rule { text: self.element_text(c), limit: None });
+                parts.rule_lines.push(lines(c));
+                parts.anchors.push(lines(c).start());
             } else if is_limit(c) {
-                let old = c.children.iter().any(|d| d.kind == NodeKind::Directive && is_compat(&d.name));
-                let rest: Vec<&Node> = c.children.iter().filter(|d| !is_compat(&d.name)).collect();
-                if c.children.iter().any(|d| is_limit(d) && d.walk().any(|x| is_compat(&x.name))) {
+                if c.children.iter().any(|d| is_limit(d) && d.walk().any(|x| is_compat(&x.name) || x.is("Require"))) {
                     return Err("it nests <Limit> blocks inside <Limit>; rewrite those by hand".into());
                 }
-                let all_rules = !rest.is_empty() && rest.iter().all(|d| is_require_element(d));
-                let any_rules = rest.iter().any(|d| is_require_element(d));
-                match (old, all_rules, any_rules) {
-                    (true, _, _) if rest.is_empty() => parts.limits.push((c, LimitFate::Delete)),
-                    (_, true, _) => {
-                        parts.rules.push(c);
-                        if old {
-                            parts.limits.push((c, LimitFate::Moves));
-                        }
-                    }
-                    (_, false, true) => {
-                        return Err(format!(
-                            "its <{} {}> block mixes Require lines with other directives; rewrite it by hand",
-                            c.name,
-                            c.args.join(" ")
-                        ))
-                    }
-                    (true, false, false) => parts.limits.push((c, LimitFate::Strip)),
-                    (false, false, false) => {}
+                let old: Vec<&Node> =
+                    c.children.iter().filter(|d| d.kind == NodeKind::Directive && is_compat(&d.name)).collect();
+                let reqs: Vec<&Node> = c.children.iter().filter(|d| is_require_element(d)).collect();
+                let block_text = &text[usize::from(lines(c).start())..usize::from(lines(c).end())];
+                let comments = block_text.lines().filter(|l| l.trim_start().starts_with('#')).count();
+                let others = c.children.len() - old.len() - reqs.len() + comments;
+                if old.is_empty() && reqs.is_empty() {
+                    continue;
                 }
-            }
-        }
-        let everything = parts.compat.iter().chain(&parts.rules).chain(parts.limits.iter().map(|(n, _)| n));
-        for n in everything {
-            if n.walk().any(|d| d.loc.file != self.file) {
-                return Err("some of its access lines come from an included file".into());
+                parts.anchors.push(lines(c).start());
+                if !reqs.is_empty() {
+                    parts.rules_have_limit = true;
+                    let header = text[usize::from(lines(c).start())..].lines().next().unwrap_or("").trim();
+                    let body: Vec<String> = reqs.iter().map(|r| self.element_text(r)).collect();
+                    let spec = LimitSpec { except: c.is("LimitExcept"), methods: c.args.clone() };
+                    parts.rules.push(Rule {
+                        text: format!(
+                            "{header}\n{}\n</{}>",
+                            super::formula::indent_block(&body.join("\n"), "  "),
+                            c.name
+                        ),
+                        limit: Some((spec, body)),
+                    });
+                }
+                if others == 0 {
+                    // Nothing but access rules: the whole block goes (or moves).
+                    if reqs.is_empty() {
+                        parts.compat.push(lines(c));
+                    } else {
+                        parts.rule_lines.push(lines(c));
+                    }
+                } else {
+                    // Other directives stay in the block; only the access lines leave it.
+                    parts.compat.extend(old.iter().map(|d| lines(d)));
+                    parts.rule_lines.extend(reqs.iter().map(|d| lines(d)));
+                }
             }
         }
         Ok(parts)
     }
 
-    /// The text of a Require element, dedented, without old-style lines (for `<Limit>` blocks).
-    pub fn element_text(&self, n: &Node) -> String {
+    /// The text of a Require element, dedented.
+    fn element_text(&self, n: &Node) -> String {
         let text = self.text();
         let r = whole_lines(text, self.cfg.trimmed(&n.loc));
-        let mut cut: Vec<TextRange> = n
-            .children
-            .iter()
-            .filter(|d| d.kind == NodeKind::Directive && is_compat(&d.name))
-            .map(|d| whole_lines(text, self.cfg.trimmed(&d.loc)))
-            .collect();
-        cut.sort_by_key(|r| r.start());
-        let mut s = String::new();
-        let mut at = r.start();
-        for c in cut {
-            s.push_str(&text[usize::from(at)..usize::from(c.start())]);
-            at = c.end();
-        }
-        s.push_str(&text[usize::from(at)..usize::from(r.end())]);
-        dedent(s.trim_end_matches(['\n', '\r']))
+        dedent(text[usize::from(r.start())..usize::from(r.end())].trim_end_matches(['\n', '\r']))
     }
 
     /// Edits replacing the body's old-style lines and its Require elements (which `block`
-    /// holds, combined) with `block`, placed where the first of them was.
+    /// holds, combined) with `block`.
     pub fn rewrite(&self, parts: &Parts, block: &[String]) -> Vec<Edit> {
-        let text = self.text();
-        let mut targets: Vec<(TextRange, String)> = Vec::new();
-        for n in &parts.compat {
-            targets.push((whole_lines(text, self.cfg.trimmed(&n.loc)), String::new()));
-        }
-        for (n, fate) in &parts.limits {
-            match fate {
-                LimitFate::Delete => targets.push((whole_lines(text, self.cfg.trimmed(&n.loc)), String::new())),
-                LimitFate::Moves => {}
-                LimitFate::Strip => {
-                    for d in n.children.iter().filter(|d| d.kind == NodeKind::Directive && is_compat(&d.name)) {
-                        targets.push((whole_lines(text, self.cfg.trimmed(&d.loc)), String::new()));
-                    }
-                }
-            }
-        }
-        for n in &parts.rules {
-            targets.push((whole_lines(text, self.cfg.trimmed(&n.loc)), String::new()));
-        }
-        self.place_block(targets, block)
+        let mut del = parts.compat.clone();
+        del.extend(parts.rule_lines.iter().copied());
+        self.place_block(del, &parts.anchors, block)
     }
 
     /// Edits replacing the Require elements with `block` (carrying rules into this body).
     pub fn replace_rules(&self, parts: &Parts, block: &[String]) -> Vec<Edit> {
-        let text = self.text();
-        let targets =
-            parts.rules.iter().map(|n| (whole_lines(text, self.cfg.trimmed(&n.loc)), String::new())).collect();
-        self.place_block(targets, block)
+        self.place_block(parts.rule_lines.clone(), &parts.anchors, block)
     }
 
-    fn place_block(&self, mut targets: Vec<(TextRange, String)>, block: &[String]) -> Vec<Edit> {
+    /// An edit inserting `line` before the body's first Require element.
+    pub fn insert_before_rules(&self, parts: &Parts, line: &str) -> Vec<Edit> {
+        let anchors: Vec<TextSize> = parts.rule_lines.iter().map(|r| r.start()).collect();
+        self.place_block(vec![], &anchors, &[line.to_string()])
+    }
+
+    fn place_block(&self, mut del: Vec<TextRange>, anchors: &[TextSize], block: &[String]) -> Vec<Edit> {
         let text = self.text();
-        targets.sort_by_key(|(r, _)| r.start());
-        targets.dedup_by_key(|(r, _)| r.start());
+        del.sort_by_key(|r| r.start());
+        del.dedup_by_key(|r| r.start());
         let path = self.path();
-        let Some(first) = targets.first() else { return vec![] };
+        let Some(anchor) = anchors.iter().min().copied() else { return vec![] };
         let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
-        let pad = line_indent(text, first.0.start());
+        let pad = line_indent(text, anchor);
+        let lines: Vec<String> =
+            block.iter().flat_map(|b| b.lines().map(|l| format!("{pad}{l}")).collect::<Vec<_>>()).collect();
+        let mut new_block = lines.join(nl);
         let mut out = Vec::new();
-        for (i, (r, rest)) in targets.iter().enumerate() {
-            let mut new_text = String::new();
-            if i == 0 {
-                let ends_nl = text[usize::from(r.start())..usize::from(r.end())].ends_with('\n');
-                let lines: Vec<String> =
-                    block.iter().flat_map(|b| b.lines().map(|l| format!("{pad}{l}")).collect::<Vec<_>>()).collect();
-                new_text.push_str(&lines.join(nl));
-                if ends_nl || !rest.is_empty() {
-                    new_text.push_str(nl);
+        match del.iter().position(|r| r.start() == anchor) {
+            Some(i) => {
+                // The block takes the place of the first deleted line(s).
+                let r = del[i];
+                if text[usize::from(r.start())..usize::from(r.end())].ends_with('\n') && !new_block.is_empty() {
+                    new_block.push_str(nl);
                 }
+                out.push(Edit { path: path.clone(), range: r, new_text: new_block });
+                del.remove(i);
             }
-            new_text.push_str(rest);
-            out.push(Edit { path: path.clone(), range: *r, new_text });
+            None if !new_block.is_empty() => {
+                new_block.push_str(nl);
+                out.push(Edit { path: path.clone(), range: TextRange::empty(anchor), new_text: new_block });
+            }
+            None => {}
         }
+        out.extend(del.into_iter().map(|r| Edit { path: path.clone(), range: r, new_text: String::new() }));
         out
     }
 }

@@ -41,8 +41,33 @@ pub(super) struct Dims {
     pub local: bool,
 }
 
+/// What decides requests on one walked path: the merged configurations, and whether the
+/// outcome is fixed regardless of the request (startup errors, unknowns, .htaccess errors).
+#[derive(Debug, Clone)]
+pub(super) struct PathPolicy {
+    pub compat: Option<CompatConfig>,
+    pub authz: Option<AuthzConfig>,
+    pub authn: AuthnConfig,
+    pub errors: bool,
+    pub unknown: bool,
+    pub htaccess_error: bool,
+}
+
+impl From<Effective> for PathPolicy {
+    fn from(e: Effective) -> Self {
+        PathPolicy {
+            errors: !e.errors.is_empty(),
+            unknown: !e.unknown.is_empty(),
+            htaccess_error: e.htaccess_error.is_some(),
+            compat: e.compat,
+            authz: e.authz,
+            authn: e.authn,
+        }
+    }
+}
+
 impl Dims {
-    pub fn add_effective(&mut self, e: &Effective) {
+    pub fn add_effective(&mut self, e: &PathPolicy) {
         if let Some(c) = &e.compat {
             self.add_compat(c);
         }
@@ -279,14 +304,14 @@ pub(super) struct Class {
 
 /// The status httpd answers `request` with on a walked path (None: cannot be known),
 /// as `access::effective` would compute it for that request.
-pub(super) fn status(e: &Effective, request: &Request, ctx: &PolicyCtx) -> Option<u16> {
-    if !e.errors.is_empty() {
+pub(super) fn status(e: &PathPolicy, request: &Request, ctx: &PolicyCtx) -> Option<u16> {
+    if e.errors {
         return None;
     }
-    if e.htaccess_error.is_some() {
+    if e.htaccess_error {
         return Some(500);
     }
-    if !e.unknown.is_empty() {
+    if e.unknown {
         return None;
     }
     policy::evaluate(e.compat.as_ref(), e.authz.as_ref(), &e.authn, request, ctx).status

@@ -106,7 +106,7 @@ fn listen_port(arg: &str) -> Option<u16> {
 }
 
 /// Where a server maps URLs: its DocumentRoot and its Alias/ScriptAlias pairs.
-struct Mapping {
+pub(super) struct Mapping {
     docroot: String,
     aliases: Vec<(String, String)>,
 }
@@ -147,24 +147,32 @@ fn fs_to_urls(p: &str, m: &Mapping) -> Vec<String> {
         }
         p.strip_prefix(root).filter(|r| r.starts_with('/')).map(str::to_string)
     };
+    let above_docroot = under(&m.docroot, p).is_some() || p.is_empty();
     if let Some(rest) = under(p, &m.docroot) {
         out.push(if rest.is_empty() { "/".to_string() } else { rest });
-    } else if under(&m.docroot, p).is_some() || p.is_empty() {
+    } else if above_docroot {
         out.push("/".to_string());
     }
     for (from, to) in &m.aliases {
         if let Some(rest) = under(p, to) {
             out.push(format!("{}{}", from.trim_end_matches('/'), rest));
-        } else if under(to, p).is_some() {
+        } else if under(to, p).is_some() && !above_docroot {
+            // A directory above an alias target (and not above the document root, which
+            // "/" already reaches).
             out.push(from.clone());
         }
     }
     out.into_iter().map(|u| if u.starts_with('/') { u } else { format!("/{u}") }).collect()
 }
 
-/// Whether some URL of `server` maps to the file system path `p`.
-pub(super) fn maps_to_url(cfg: &Config, server: &Server, p: &str) -> bool {
-    !fs_to_urls(p, &mapping(cfg, server)).is_empty()
+/// How each server maps URLs.
+pub(super) fn mappings(cfg: &Config) -> Vec<Mapping> {
+    servers(cfg).iter().map(|s| mapping(cfg, s)).collect()
+}
+
+/// Whether some URL maps to the file system path `p`.
+pub(super) fn maps_to_url(m: &Mapping, p: &str) -> bool {
+    !fs_to_urls(p, m).is_empty()
 }
 
 /// A string the shell-style pattern matches: wildcards replaced by plain characters.
@@ -198,8 +206,24 @@ fn wildcard_witness(pattern: &str, pathname: bool) -> Option<String> {
     wildcard_match(pattern, &out, pathname).then_some(out)
 }
 
-/// A string the regular expression matches (not anchored), if one is easy to build.
+/// [`regex_witness_uncached`], remembered per pattern (main-server sections are asked about
+/// once per server).
 pub(super) fn regex_witness(pattern: &str) -> Option<String> {
+    type Cache = std::collections::HashMap<String, Option<String>>;
+    thread_local! {
+        static CACHE: std::cell::RefCell<Cache> = std::cell::RefCell::new(Cache::new());
+    }
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() > 4096 {
+            c.clear();
+        }
+        c.entry(pattern.to_string()).or_insert_with(|| regex_witness_uncached(pattern)).clone()
+    })
+}
+
+/// A string the regular expression matches (not anchored), if one is easy to build.
+fn regex_witness_uncached(pattern: &str) -> Option<String> {
     use regex_syntax::hir::{Class, Hir, HirKind};
     fn pick_char(ranges: &[(char, char)]) -> Option<char> {
         let inside = |c: char| ranges.iter().any(|(a, b)| *a <= c && c <= *b);
@@ -244,7 +268,20 @@ pub(super) fn regex_witness(pattern: &str) -> Option<String> {
 }
 
 fn regex_is_match(pattern: &str, text: &str) -> bool {
-    regex::Regex::new(pattern).map(|r| r.is_match(text)).unwrap_or(false)
+    type Cache = std::collections::HashMap<String, Option<regex::Regex>>;
+    thread_local! {
+        static CACHE: std::cell::RefCell<Cache> = std::cell::RefCell::new(Cache::new());
+    }
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() > 4096 {
+            c.clear();
+        }
+        c.entry(pattern.to_string())
+            .or_insert_with(|| regex::Regex::new(pattern).ok())
+            .as_ref()
+            .is_some_and(|r| r.is_match(text))
+    })
 }
 
 /// The pattern of a section (`<X ~ re>` or `<XMatch re>`) and whether it is a regex.
@@ -475,7 +512,7 @@ mod tests {
     fn paths_map_back_to_urls() {
         let m = Mapping { docroot: "/srv/www".into(), aliases: vec![("/static/".into(), "/srv/static/".into())] };
         assert_eq!(fs_to_urls("/srv/www/sub", &m), vec!["/sub"]);
-        assert_eq!(fs_to_urls("/", &m), vec!["/", "/static/"]);
+        assert_eq!(fs_to_urls("/", &m), vec!["/"]);
         assert_eq!(fs_to_urls("/srv/static/img", &m), vec!["/static/img"]);
         assert!(fs_to_urls("/opt/other", &m).is_empty());
     }

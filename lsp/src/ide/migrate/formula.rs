@@ -7,7 +7,8 @@
 //! (§7.2 option B): inside the section's implicit `<RequireAny>` a block yields nothing for
 //! the methods it does not name, so each class decides only its own methods.
 
-use crate::ide::policy::{AccessEntry, CompatConfig, HostSpec, MethodId, Order, Satisfy};
+use crate::ide::policy::{AccessEntry, CompatConfig, HostSpec, MethodId, MethodMask, Order, Satisfy};
+use std::collections::BTreeSet;
 
 /// Which upgrade-guide reading to use for H.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,13 +20,21 @@ pub(super) enum Reading {
     Guide,
 }
 
+/// One Require element: a line, a container, or a `<Limit>` block of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Rule {
+    pub text: String,
+    /// For a `<Limit>` block: its methods and its elements.
+    pub limit: Option<(LimitSpec, Vec<String>)>,
+}
+
 /// The Require lines in effect that H is combined with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Rules {
     /// None: nothing else is required.
     None,
-    /// These elements (Require lines, containers, `<Limit>` blocks), written out.
-    Lines(Vec<String>),
+    /// These elements, written out.
+    Lines(Vec<Rule>),
     /// Whatever is inherited, through `AuthMerging And|Or`.
     Inherited,
 }
@@ -35,6 +44,21 @@ pub(super) enum Rules {
 pub(super) struct LimitSpec {
     pub except: bool,
     pub methods: Vec<String>,
+}
+
+impl LimitSpec {
+    /// The methods the block applies to (`cmd->limited`).
+    pub fn mask(&self, registered: &BTreeSet<String>) -> MethodMask {
+        let m = self
+            .methods
+            .iter()
+            .fold(MethodMask::none(), |m, n| m.union(&MethodMask::of(&MethodId::resolve(n, registered))));
+        if self.except {
+            m.complement()
+        } else {
+            m
+        }
+    }
 }
 
 /// One class of methods and its host formula.
@@ -77,27 +101,30 @@ fn any_of(lines: &[String]) -> String {
     }
 }
 
-/// Entries as Require lines; `ip` (and `host`) words of one Allow/Deny line share one line.
+/// Entries as Require lines: all addresses in one `Require ip` line, all host names in one
+/// `Require host` line, all present-variable tests in one `Require env` line (each provider
+/// grants when any of its words matches), each absent-variable test on its own.
 fn entry_lines(entries: &[&AccessEntry]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut last: Option<(&'static str, &crate::ide::policy::Loc)> = None;
-    for e in entries {
-        let kind = match e.spec {
-            HostSpec::Ip(_) => Some("ip"),
-            HostSpec::Host(_) => Some("host"),
-            _ => None,
-        };
-        match (kind, last) {
-            (Some(k), Some((lk, loc))) if k == lk && *loc == e.loc => {
-                let word = match &e.spec {
-                    HostSpec::Host(h) => h.as_str(),
-                    _ => e.text.as_str(),
-                };
-                out.last_mut().expect("a line").push_str(&format!(" {word}"));
-            }
-            _ => out.push(entry_line(e)),
+    let slot = |prefix: &str, word: &str, out: &mut Vec<String>| match out.iter_mut().find(|l| l.starts_with(prefix)) {
+        Some(l) => {
+            l.push(' ');
+            l.push_str(word);
         }
-        last = kind.map(|k| (k, &e.loc));
+        None => out.push(format!("{prefix}{word}")),
+    };
+    for e in entries {
+        match &e.spec {
+            HostSpec::Ip(_) => slot("Require ip ", &e.text, &mut out),
+            HostSpec::Host(h) => slot("Require host ", h, &mut out),
+            HostSpec::EnvPresent(v) => slot("Require env ", v, &mut out),
+            _ => {
+                let l = entry_line(e);
+                if !out.contains(&l) {
+                    out.push(l);
+                }
+            }
+        }
     }
     out
 }
@@ -202,6 +229,12 @@ pub(super) fn classes(c: &CompatConfig, methods: &[(MethodId, String)], reading:
         .collect()
 }
 
+/// Whether the host check alone decides every method, whatever Require lines are in effect
+/// (nobody passes under Satisfy All, or everybody passes under Satisfy Any).
+pub(super) fn decides_alone(classes: &[Class]) -> bool {
+    classes.iter().all(|c| (c.h == [DENIED] && !c.any) || (c.h == [GRANTED] && c.any))
+}
+
 /// Whether the rules let every request through the host check without bypassing Require
 /// (H is true for every method and Satisfy is never Any): keeping them is harmless.
 pub(super) fn is_neutral(classes: &[Class]) -> bool {
@@ -212,23 +245,65 @@ pub(super) fn is_neutral(classes: &[Class]) -> bool {
 fn combine_one(h: &[String], rules: &Rules, any: bool) -> Vec<String> {
     let granted = h == [GRANTED];
     let denied = h == [DENIED];
+    let texts;
+    let rules = match rules {
+        Rules::Lines(r) if r.is_empty() => &Rules::None,
+        Rules::Lines(r) => {
+            texts = r.iter().map(|x| x.text.clone()).collect::<Vec<_>>();
+            return combine_lines(h, &texts, any, granted, denied);
+        }
+        other => other,
+    };
     match (any, rules) {
         (false, Rules::None) => h.to_vec(),
-        (false, Rules::Lines(r)) if granted => r.clone(),
-        (false, Rules::Lines(r)) if r == &[GRANTED] && !denied => h.to_vec(),
-        (false, Rules::Lines(r)) => vec![container("RequireAll", &[any_of(h), any_of(r)])],
         (false, Rules::Inherited) => h.to_vec(),
         (true, Rules::None) => vec![GRANTED.into()],
-        (true, Rules::Lines(r)) if granted || r == &[GRANTED] => vec![GRANTED.into()],
-        (true, Rules::Lines(r)) if denied => r.clone(),
-        (true, Rules::Lines(r)) => h.iter().chain(r).cloned().collect(),
         (true, Rules::Inherited) => h.to_vec(),
+        (_, Rules::Lines(_)) => unreachable!("handled above"),
     }
+}
+
+fn combine_lines(h: &[String], r: &[String], any: bool, granted: bool, denied: bool) -> Vec<String> {
+    if h == r {
+        return h.to_vec();
+    }
+    match any {
+        false if granted => r.to_vec(),
+        false if r == [GRANTED] && !denied => h.to_vec(),
+        false => vec![container("RequireAll", &[any_of(h), any_of(r)])],
+        true if granted || r == [GRANTED] => vec![GRANTED.into()],
+        true if denied => r.to_vec(),
+        true => h.iter().chain(r).cloned().collect(),
+    }
+}
+
+/// The rules as they apply within one class of methods: `<Limit>` elements for other methods
+/// dropped, those for all of the class's methods unwrapped, the others kept (they narrow).
+fn rules_within(rules: &Rules, class: &MethodMask, registered: &BTreeSet<String>) -> Rules {
+    let Rules::Lines(r) = rules else { return rules.clone() };
+    let mut out = Vec::new();
+    for x in r {
+        match &x.limit {
+            None => out.push(x.clone()),
+            Some((spec, inner)) => {
+                let m = spec.mask(registered);
+                if class.intersect(&m).is_empty() {
+                    continue;
+                }
+                if class.is_subset_of(&m) {
+                    out.extend(inner.iter().map(|t| Rule { text: t.clone(), limit: None }));
+                } else {
+                    out.push(x.clone());
+                }
+            }
+        }
+    }
+    Rules::Lines(out)
 }
 
 /// The block that replaces a section's old-style rules (and its moved Require elements):
 /// lines at the section's top level. Err when the combination cannot be written.
-pub(super) fn block(classes: &[Class], rules: &Rules, rules_have_limit: bool) -> Result<Vec<String>, String> {
+pub(super) fn block(classes: &[Class], rules: &Rules, registered: &BTreeSet<String>) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     if *rules == Rules::Inherited {
         let any = classes[0].any;
@@ -241,13 +316,13 @@ pub(super) fn block(classes: &[Class], rules: &Rules, rules_have_limit: bool) ->
         out.extend(combine_one(&classes[0].h, rules, classes[0].any));
         return Ok(out);
     }
-    if rules_have_limit {
-        return Err("its rules differ per method and its Require lines sit in <Limit> blocks too".into());
-    }
     for c in classes {
         let l = c.limit.as_ref().expect("several classes have limits");
         let name = if l.except { "LimitExcept" } else { "Limit" };
-        let body = combine_one(&c.h, rules, c.any);
+        let body = combine_one(&c.h, &rules_within(rules, &l.mask(registered), registered), c.any);
+        if body.is_empty() {
+            continue;
+        }
         out.push(format!("<{name} {}>\n{}\n</{name}>", l.methods.join(" "), indent_block(&body.join("\n"), "  ")));
     }
     Ok(out)
@@ -272,7 +347,7 @@ mod tests {
                 }
             }
         }
-        block(&classes(&c, &methods, reading), &rules, false).unwrap().join("\n")
+        block(&classes(&c, &methods, reading), &rules, &Default::default()).unwrap().join("\n")
     }
 
     #[test]
@@ -328,7 +403,7 @@ mod tests {
             </LimitExcept>"#]]
         .assert_eq(&render(
             "Order deny,allow\nDeny from all\nAllow from 127.0.0.1\n<Limit POST PUT>\nAllow from 1.2.3.4\nOrder allow,deny\nDeny from all\n</Limit>",
-            Rules::Lines(vec!["Require valid-user".into()]),
+            Rules::Lines(vec![Rule { text: "Require valid-user".into(), limit: None }]),
             Reading::Exact,
         ));
     }

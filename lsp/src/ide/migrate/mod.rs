@@ -285,7 +285,7 @@ fn describe_cluster(a: &Analysis, s: usize, c: &Cluster, edits: &[Edit]) -> (Str
     }
     if !carried.is_empty() {
         title.push_str(&format!(
-            ", carrying the inherited old-style restriction into {} section{} ({} file{})",
+            ", carrying the inherited old-style restrictions into {} section{} ({} file{})",
             carried.len(),
             if carried.len() == 1 { "" } else { "s" },
             files_of(edits),
@@ -323,8 +323,16 @@ pub struct Migration {
 /// with what they must carry), and with `allow_changes` the others as the upgrade guide
 /// intends.
 pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
+    let trace = std::env::var_os("APACHE_LSP_MIGRATE_TRACE").is_some();
+    let t0 = std::time::Instant::now();
     let (p, setup) = prepare(ws);
+    if trace {
+        eprintln!("migrate: loaded and set up in {:?}", t0.elapsed());
+    }
     let a = Analysis::new(&p.cfg, setup);
+    if trace {
+        eprintln!("migrate: {} in {:?}", a.stats(), t0.elapsed());
+    }
     let mut out = Migration::default();
     if a.bounded {
         out.notes.push("the configuration has more URLs than the proof enumerates; some were not compared".into());
@@ -357,6 +365,9 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
         let (cluster, edits) = match step {
             Ok(x) => x,
             Err(b) => {
+                if trace {
+                    eprintln!("migrate:   blocked: {}", b.reason);
+                }
                 for c in b.culprits {
                     excluded.entry(c).or_insert_with(|| b.reason.clone());
                 }
@@ -365,17 +376,31 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
         };
         let (after, _) = after_config(ws, &a, &edits);
         let (changes, failing) = a.verify(&after, &edits);
+        if trace {
+            eprintln!(
+                "migrate: round {_round}: {} bodies, {} carries, {} edits, {} changes, at {:?}",
+                cluster.rewrite.len(),
+                cluster.carry.len(),
+                edits.len(),
+                changes.len(),
+                t0.elapsed()
+            );
+        }
         if changes.is_empty() {
             done = Some((cluster, edits));
             break;
         }
-        let why = format!("the rewrite would change access: {}", changes_text(&changes, 3));
         let culprits = a.culprits(&failing, &cluster);
         if culprits.is_empty() {
             break;
         }
-        for c in culprits {
-            excluded.entry(c).or_insert_with(|| why.clone());
+        for (c, changes) in culprits {
+            if trace {
+                eprintln!("migrate:   blamed {}: {}", a.label(c), changes_text(&changes, 2));
+            }
+            excluded
+                .entry(c)
+                .or_insert_with(|| format!("the rewrite would change access: {}", changes_text(&changes, 3)));
         }
     }
     let (cluster, mut edits) = done.unwrap_or_default();
@@ -400,15 +425,23 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
         out.left.push(format!("{}: {}: {why}", b.place(), b.label()));
     }
     // Old-style sections no request reaches cannot be proven either way.
-    for n in p.cfg.walk().filter(|n| n.is_section()) {
+    let request_sections =
+        ["directory", "directorymatch", "files", "filesmatch", "location", "locationmatch", "if", "elseif", "else"];
+    for n in p.cfg.walk().filter(|n| n.is_section() && request_sections.contains(&n.name.to_ascii_lowercase().as_str()))
+    {
         let in_file = match scope {
             Scope::Tree => true,
             Scope::File(f) => *p.cfg.file(n.loc.file).path == *f,
         };
         let old = n.children.iter().any(|c| !c.is_section() && body::is_compat(&c.name));
         if in_file && old && a.sec(&plan::Key::Node(n.loc.file, u32::from(n.loc.range.start()))).is_none() {
+            let why = if n.is("If") || n.is("ElseIf") || n.is("Else") {
+                "rules inside <If> are not rewritten: their expression is evaluated per request, which the proof does not do"
+            } else {
+                "no request the configuration can receive reaches it, so no rewrite of it can be proven"
+            };
             out.left.push(format!(
-                "{}:{}: <{} {}>: no request the configuration can receive reaches it, so no rewrite of it can be proven",
+                "{}:{}: <{} {}>: {why}",
                 p.cfg.file(n.loc.file).path.display(),
                 n.loc.line,
                 n.name,

@@ -19,12 +19,12 @@
 //! walked again on the edited configuration and every request class compared.
 
 use super::body::Body;
-use super::classes::{self, Dims};
+use super::classes::{self, Dims, PathPolicy};
 use super::contexts::{self, Ctx};
 use super::describe::{self, Change};
 use super::formula::{self, Reading, Rules};
 use super::Edit;
-use crate::ide::access::{effective, policy_ctx, Effective, RequestSpec};
+use crate::ide::access::{effective, policy_ctx, RequestSpec};
 use crate::ide::config::{self, Config, FileData, FileId, Node, NodeKind};
 use crate::ide::policy::{AuthMerging, PolicyCtx, Request};
 use rayon::prelude::*;
@@ -52,7 +52,7 @@ struct Sec {
 struct Walk {
     ctx: Ctx,
     secs: Vec<usize>,
-    eff: Effective,
+    eff: PathPolicy,
 }
 
 /// How the Require lines in effect are written into a rewritten body.
@@ -68,8 +68,28 @@ enum Mode {
 #[derive(Debug, Clone, Default)]
 pub(super) struct Cluster {
     pub rewrite: BTreeSet<usize>,
-    /// Body → the body whose host rules are carried into its Require lines.
-    pub carry: BTreeMap<usize, usize>,
+    /// Body → what is carried into its Require lines.
+    pub carry: BTreeMap<usize, Carry>,
+}
+
+/// What a rewrite carries into a body whose Require lines replace rewritten old-style rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Carry {
+    /// The host formula of this body, written out with the Require lines.
+    Text(usize),
+    /// `AuthMerging And` (Satisfy All) or `Or` (Satisfy Any): the body is reached under
+    /// different old-style rules on different paths, and combines with what each path's
+    /// rewritten rules leave in effect there.
+    Merge { any: bool, sources: BTreeSet<usize> },
+}
+
+impl Carry {
+    pub fn sources(&self) -> Vec<usize> {
+        match self {
+            Carry::Text(x) => vec![*x],
+            Carry::Merge { sources, .. } => sources.iter().copied().collect(),
+        }
+    }
 }
 
 /// Why a plan cannot go ahead, and which bodies are to blame.
@@ -101,17 +121,27 @@ impl Setup {
         }
         // A probe alias for each <Directory> no URL maps to (so that it can be reached).
         let mut probes = Vec::new();
-        let servers = contexts::servers(cfg);
+        let mappings = contexts::mappings(cfg);
         for n in cfg.walk().filter(|n| n.is_section() && n.is("Directory")) {
             let Some(p) = n.args.first().filter(|p| p.starts_with('/') && !p.contains(['*', '?', '['])) else {
                 continue;
             };
-            let reached = servers.iter().any(|s| contexts::maps_to_url(cfg, s, p));
+            let reached = mappings.iter().any(|m| contexts::maps_to_url(m, p));
             if !reached && !probes.iter().any(|(_, t): &(String, String)| t == p) {
                 probes.push((format!("{PROBE_PREFIX}{}__", probes.len()), p.clone()));
             }
         }
         Setup { dirs, probes, htaccess }
+    }
+
+    /// A URL as people read it: requests through a probe alias name the directory instead.
+    pub fn display_url(&self, url: &str) -> String {
+        for (from, to) in &self.probes {
+            if let Some(rest) = url.strip_prefix(from.as_str()) {
+                return format!("{}{rest} (a file system path no URL maps to)", to.trim_end_matches('/'));
+            }
+        }
+        url.to_string()
     }
 
     pub fn apply(&self, cfg: &mut Config) {
@@ -165,10 +195,14 @@ impl<'c> Analysis<'c> {
         let ctx = policy_ctx(cfg);
         let dirs: Vec<PathBuf> = setup.htaccess.iter().filter_map(|h| h.parent().map(Path::to_path_buf)).collect();
         let (ctxs, bounded) = contexts::contexts(cfg, &dirs);
-        let walked: Vec<(Ctx, Vec<Key>, Vec<(bool, bool, bool)>, Effective)> = ctxs
+        if std::env::var_os("APACHE_LSP_MIGRATE_TRACE").is_some() {
+            eprintln!("migrate: {} request contexts", ctxs.len());
+        }
+        type Walked = (Ctx, Vec<Key>, Vec<(bool, bool, bool)>, PathPolicy);
+        let walked: Vec<Walked> = ctxs
             .into_par_iter()
             .map(|c| {
-                let mut e = effective(cfg, &spec_of(&c));
+                let e = effective(cfg, &spec_of(&c));
                 let keys: Vec<Key> = e.sections.iter().map(key_of).collect();
                 let flags = e
                     .sections
@@ -182,10 +216,7 @@ impl<'c> Analysis<'c> {
                         (s.compat.is_some(), replaces, merging)
                     })
                     .collect();
-                e.sections = Vec::new();
-                e.outcome.trace.clear();
-                e.outcome.log.clear();
-                (c, keys, flags, e)
+                (c, keys, flags, PathPolicy::from(e))
             })
             .collect();
         let mut a = Analysis {
@@ -204,9 +235,9 @@ impl<'c> Analysis<'c> {
         for n in cfg.walk().filter(|n| n.is_section()) {
             a.nodes.insert((n.loc.file, u32::from(n.loc.range.start())), n);
         }
-        let mut seen: HashMap<(Vec<Key>, bool, bool, Option<String>), ()> = HashMap::new();
+        let mut seen: HashMap<(Vec<Key>, bool, bool, bool), ()> = HashMap::new();
         for (c, keys, flags, e) in walked {
-            let sig = (keys.clone(), e.errors.is_empty(), e.unknown.is_empty(), e.htaccess_error.clone());
+            let sig = (keys.clone(), e.errors, e.unknown, e.htaccess_error);
             if seen.insert(sig, ()).is_some() {
                 continue;
             }
@@ -263,6 +294,11 @@ impl<'c> Analysis<'c> {
         }
     }
 
+    /// Counts, for tracing.
+    pub fn stats(&self) -> String {
+        format!("{} distinct walks over {} bodies", self.walks.len(), self.secs.len())
+    }
+
     /// The body at `key`, if some request reaches it.
     pub fn sec(&self, key: &Key) -> Option<usize> {
         self.sec_of.get(key).copied()
@@ -295,10 +331,13 @@ impl<'c> Analysis<'c> {
             return Err(blocked(*x, format!("{} cannot be rewritten", self.label(*x))));
         }
         for _ in 0..10_000 {
-            let mut carry: BTreeMap<usize, usize> = BTreeMap::new();
+            let mut carry: BTreeMap<usize, Carry> = BTreeMap::new();
             let mut grew = false;
             let walk_ids: BTreeSet<usize> = m.iter().flat_map(|s| self.by_sec[*s].iter().copied()).collect();
-            // Carries first: they decide which walks the other rules look at.
+            // Carries first: they decide which walks the other rules look at. A body reached
+            // under different old-style rules on different paths cannot hold one carried
+            // formula; it is left alone and the proof decides.
+            let mut sources: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
             for &w in &walk_ids {
                 let secs = &self.walks[w].secs;
                 let Some(px) = secs.iter().rposition(|s| self.secs[*s].compat) else { continue };
@@ -308,24 +347,19 @@ impl<'c> Analysis<'c> {
                 }
                 if let Some(pl) = secs.iter().rposition(|s| self.secs[*s].replaces) {
                     if pl > px {
-                        let l = secs[pl];
-                        match carry.get(&l) {
-                            Some(other) if *other != x => {
-                                return Err(Blocked {
-                                    culprits: [x, *other].into(),
-                                    reason: format!(
-                                        "{} inherits old-style rules from {} on some paths and from {} on others",
-                                        self.label(l),
-                                        self.label(x),
-                                        self.label(*other)
-                                    ),
-                                })
-                            }
-                            _ => {
-                                carry.insert(l, x);
-                            }
-                        }
+                        sources.entry(secs[pl]).or_default().insert(x);
                     }
+                }
+            }
+            for (l, xs) in sources {
+                let needed: Vec<usize> = xs.iter().copied().filter(|x| self.carry_needed(l, *x)).collect();
+                if needed.is_empty() {
+                    continue;
+                }
+                if xs.len() == 1 {
+                    carry.insert(l, Carry::Text(needed[0]));
+                } else if let Some(any) = self.common_satisfy(&xs) {
+                    carry.insert(l, Carry::Merge { any, sources: xs });
                 }
             }
             let walk_ids: BTreeSet<usize> =
@@ -338,59 +372,28 @@ impl<'c> Analysis<'c> {
                 let edited_l = pl_after.map(|p| secs[p]).filter(|l| m.contains(l) || carry.contains_key(l));
                 match px {
                     Some(px) if m.contains(&secs[px]) => {
-                        // The old-style rules that would be in effect once X's are gone.
+                        // The old-style rules that would be in effect once X's are gone. (One
+                        // that cannot be rewritten stays; the proof then decides.)
                         for &y in secs[..px].iter().rev() {
                             if !self.secs[y].compat || m.contains(&y) {
                                 continue;
                             }
-                            if self.neutral(y) {
+                            if self.neutral(y) || excluded.contains(&y) {
                                 break;
-                            }
-                            if excluded.contains(&y) {
-                                return Err(blocked(
-                                    secs[px],
-                                    format!(
-                                        "{} would then take effect where {} applies, and cannot be rewritten",
-                                        self.label(y),
-                                        self.label(secs[px])
-                                    ),
-                                ));
                             }
                             m.insert(y);
                             grew = true;
                         }
                     }
                     Some(px) => {
+                        // X keeps its old-style rules but would inherit edited Require lines.
                         let x = secs[px];
-                        if let Some(l) = edited_l {
-                            if excluded.contains(&x) {
-                                let who = carry.get(&l).copied().unwrap_or(l);
-                                return Err(blocked(
-                                    who,
-                                    format!(
-                                        "{} inherits the Require lines of {} and cannot be rewritten",
-                                        self.label(x),
-                                        self.label(l)
-                                    ),
-                                ));
-                            }
+                        if edited_l.is_some() && !excluded.contains(&x) {
                             m.insert(x);
                             grew = true;
                         }
                     }
-                    None => {
-                        if let Some(l) = edited_l {
-                            let who = carry.get(&l).copied().unwrap_or(l);
-                            return Err(blocked(
-                                who,
-                                format!(
-                                    "{} is reached both under {} and on paths without old-style rules",
-                                    self.label(l),
-                                    self.label(who)
-                                ),
-                            ));
-                        }
-                    }
+                    None => {}
                 }
             }
             if !grew {
@@ -398,6 +401,30 @@ impl<'c> Analysis<'c> {
             }
         }
         Err(Blocked { culprits: seeds.clone(), reason: "the rewrite does not settle".into() })
+    }
+
+    /// The Satisfy (Any: true) every method of every one of `xs` has, if they agree.
+    fn common_satisfy(&self, xs: &BTreeSet<usize>) -> Option<bool> {
+        let mut seen = BTreeSet::new();
+        for x in xs {
+            for c in self.classes_of(*x, Reading::Exact).ok()? {
+                seen.insert(c.any);
+            }
+        }
+        (seen.len() == 1).then(|| seen.into_iter().next().unwrap())
+    }
+
+    /// Whether `l`'s Require lines need `x`'s host rules written into them to keep their
+    /// outcome: not when the rules let everyone through the host check (and do not bypass
+    /// Require), nor when the Require lines deny everyone anyway (under Satisfy All).
+    fn carry_needed(&self, l: usize, x: usize) -> bool {
+        let Ok(classes) = self.classes_of(x, Reading::Exact) else { return true };
+        if formula::is_neutral(&classes) {
+            return false;
+        }
+        let denies_all =
+            self.rules_of(l).is_ok_and(|r| r.len() == 1 && r[0].limit.is_none() && r[0].text == "Require all denied");
+        !(denies_all && classes.iter().all(|c| !c.any))
     }
 
     /// How the Require lines in effect are written into rewritten body `x`.
@@ -435,12 +462,8 @@ impl<'c> Analysis<'c> {
         }
     }
 
-    fn rules_of(&self, s: usize) -> Result<(Vec<String>, bool), String> {
-        let b = self.body(s);
-        let parts = b.parts()?;
-        let texts = parts.rules.iter().map(|n| b.element_text(n)).collect();
-        let has_limit = parts.rules.iter().any(|n| n.is_section() && (n.is("Limit") || n.is("LimitExcept")));
-        Ok((texts, has_limit))
+    fn rules_of(&self, s: usize) -> Result<Vec<formula::Rule>, String> {
+        Ok(self.body(s).parts()?.rules)
     }
 
     fn classes_of(&self, x: usize, reading: Reading) -> Result<Vec<formula::Class>, String> {
@@ -461,26 +484,24 @@ impl<'c> Analysis<'c> {
         }
         let parts = b.parts()?;
         let classes = self.classes_of(x, reading)?;
-        let (rules, has_limit) = match self.mode(x) {
+        let rules = match self.mode(x) {
             Mode::Own => self.rules_of(x)?,
-            Mode::Copy(l) => {
-                let (r, lim) = self.rules_of(l).map_err(|e| format!("{}: {e}", self.label(l)))?;
-                (r, lim)
-            }
-            Mode::Nothing => (vec![], false),
-            Mode::Inherited => (vec![], false),
+            Mode::Copy(l) => self.rules_of(l).map_err(|e| format!("{}: {e}", self.label(l)))?,
+            Mode::Nothing | Mode::Inherited => vec![],
         };
         let rules = match self.mode(x) {
+            // Inherited lines that cannot change the outcome are left out.
+            Mode::Inherited | Mode::Copy(_) if formula::decides_alone(&classes) => Rules::None,
             Mode::Inherited => Rules::Inherited,
             _ if rules.is_empty() => Rules::None,
             _ => Rules::Lines(rules),
         };
-        let block = formula::block(&classes, &rules, has_limit)?;
+        let block = formula::block(&classes, &rules, &self.ctx.registered_methods)?;
         Ok(b.rewrite(&parts, &block))
     }
 
-    /// The edits carrying `x`'s host rules into `l`'s Require lines.
-    fn carry_edits(&self, l: usize, x: usize) -> Result<Vec<Edit>, String> {
+    /// The edits carrying host rules into `l`'s Require lines.
+    fn carry_edits(&self, l: usize, carry: &Carry) -> Result<Vec<Edit>, String> {
         let b = self.body(l);
         if b.sets_authmerging(&self.ctx) {
             return Err(format!("{} sets AuthMerging", self.label(l)));
@@ -489,9 +510,16 @@ impl<'c> Analysis<'c> {
         if parts.rules.is_empty() {
             return Err(format!("{} has no Require lines to carry the rules into", self.label(l)));
         }
-        let (rules, has_limit) = self.rules_of(l)?;
+        let x = match carry {
+            Carry::Text(x) => *x,
+            Carry::Merge { any, .. } => {
+                let line = if *any { "AuthMerging Or" } else { "AuthMerging And" };
+                return Ok(b.insert_before_rules(&parts, line));
+            }
+        };
+        let rules = self.rules_of(l)?;
         let classes = self.classes_of(x, Reading::Exact)?;
-        let block = formula::block(&classes, &Rules::Lines(rules), has_limit)?;
+        let block = formula::block(&classes, &Rules::Lines(rules), &self.ctx.registered_methods)?;
         Ok(b.replace_rules(&parts, &block))
     }
 
@@ -504,8 +532,11 @@ impl<'c> Analysis<'c> {
                     .map_err(|e| Blocked { culprits: [x].into(), reason: format!("{}: {e}", self.label(x)) })?,
             );
         }
-        for (&l, &x) in &c.carry {
-            edits.extend(self.carry_edits(l, x).map_err(|e| Blocked { culprits: [x].into(), reason: e })?);
+        for (&l, carry) in &c.carry {
+            edits.extend(
+                self.carry_edits(l, carry)
+                    .map_err(|e| Blocked { culprits: carry.sources().into_iter().collect(), reason: e })?,
+            );
         }
         Ok(edits)
     }
@@ -529,7 +560,7 @@ impl<'c> Analysis<'c> {
 
     /// The proof: every context reaching an edited body, every request class, before and after.
     /// Returns the requests that change (empty: proven) and the walks where they change.
-    pub fn verify(&self, after: &Config, edits: &[Edit]) -> (Vec<Change>, BTreeSet<usize>) {
+    pub fn verify(&self, after: &Config, edits: &[Edit]) -> (Vec<Change>, BTreeMap<usize, Vec<Change>>) {
         let edited = self.edited_secs(edits);
         let walk_ids: BTreeSet<usize> = edited.iter().flat_map(|s| self.by_sec[*s].iter().copied()).collect();
         let actx = policy_ctx(after);
@@ -537,7 +568,7 @@ impl<'c> Analysis<'c> {
             .into_par_iter()
             .map(|w| {
                 let walk = &self.walks[w];
-                let e2 = effective(after, &spec_of(&walk.ctx));
+                let e2 = PathPolicy::from(effective(after, &spec_of(&walk.ctx)));
                 let mut dims = Dims::default();
                 dims.add_effective(&walk.eff);
                 dims.add_effective(&e2);
@@ -561,7 +592,7 @@ impl<'c> Analysis<'c> {
                         }
                         out.push(Change {
                             host: walk.ctx.host.clone(),
-                            url: walk.ctx.url.clone(),
+                            url: self.setup.display_url(&walk.ctx.url),
                             method: class.method_split.then(|| r.method.clone()),
                             client: describe::client_class(r.client, &dims.nets, dims.local),
                             extra,
@@ -575,28 +606,34 @@ impl<'c> Analysis<'c> {
             })
             .collect();
         let mut changes = Vec::new();
-        let mut failing = BTreeSet::new();
+        let mut failing = BTreeMap::new();
         for (w, c) in results {
             if !c.is_empty() {
-                failing.insert(w);
-                changes.extend(c);
+                changes.extend(c.iter().cloned());
+                failing.insert(w, c);
             }
         }
         (changes, failing)
     }
 
-    /// Bodies to blame for a failing walk: the rewritten ones on it and the sources of
-    /// rules carried into it.
-    pub fn culprits(&self, walks: &BTreeSet<usize>, c: &Cluster) -> BTreeSet<usize> {
-        let mut out = BTreeSet::new();
-        for &w in walks {
-            for s in &self.walks[w].secs {
-                if c.rewrite.contains(s) {
-                    out.insert(*s);
+    /// Bodies to blame for a failing walk: the rewritten body whose old-style rules were in
+    /// effect there, else the sources of rules carried into it, else every rewritten body on it.
+    /// Each blamed body with the changes on the walks it is blamed for.
+    pub fn culprits(&self, failing: &BTreeMap<usize, Vec<Change>>, c: &Cluster) -> BTreeMap<usize, Vec<Change>> {
+        let mut out: BTreeMap<usize, Vec<Change>> = BTreeMap::new();
+        for (&w, changes) in failing {
+            let secs = &self.walks[w].secs;
+            let mut blamed: Vec<usize> = Vec::new();
+            if let Some(x) = secs.iter().rev().find(|s| self.secs[**s].compat).filter(|x| c.rewrite.contains(x)) {
+                blamed.push(*x);
+            } else {
+                blamed.extend(secs.iter().filter_map(|s| c.carry.get(s)).flat_map(|c| c.sources()));
+                if blamed.is_empty() {
+                    blamed.extend(secs.iter().filter(|s| c.rewrite.contains(s)));
                 }
-                if let Some(x) = c.carry.get(s) {
-                    out.insert(*x);
-                }
+            }
+            for b in blamed {
+                out.entry(b).or_default().extend(changes.iter().cloned());
             }
         }
         out

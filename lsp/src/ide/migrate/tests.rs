@@ -50,7 +50,7 @@ impl Tree {
         for p in paths {
             let text = std::fs::read_to_string(p).unwrap();
             let mine: Vec<&Edit> = edits.iter().filter(|e| e.path == *p).collect();
-            out.push_str(&format!("//- {}\n{}", p.display(), apply(&text, &mine)));
+            out.push_str(&format!("//- {}\n{}", p.display(), apply(&text, &mine).replace('\r', "␍")));
         }
         self.show(&out)
     }
@@ -94,7 +94,7 @@ fn a_child_defeated_today_keeps_the_inherited_denial() {
     check_fixes(
         &conf("<Directory />\n    Order deny,allow\n    Deny fr█om all\n</Directory>\n<Directory $ROOT/htdocs>\n    Require all granted\n</Directory>\n<Location /server-status>\n    SetHandler server-status\n    Require local\n</Location>\n"),
         expect![[r#"
-            ## [preferred] Rewrite as Require, carrying the inherited old-style restriction into 2 sections (1 file): <Directory />
+            ## [preferred] Rewrite as Require, carrying the inherited old-style restrictions into 2 sections (1 file): <Directory />
             //- $ROOT/httpd.conf
             LoadModule authz_core_module m
             LoadModule authz_host_module m
@@ -365,8 +365,8 @@ fn htaccess_under_a_root_that_allows_authconfig() {
         expect![[r#"
             ## [preferred] Rewrite as Require: $ROOT/htdocs/sub/.htaccess
             //- $ROOT/htdocs/sub/.htaccess
-            # keep
-            Require ip 127.0.0.1
+            # keep␍
+            Require ip 127.0.0.1␍
         "#]],
     );
 }
