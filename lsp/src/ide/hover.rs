@@ -1,7 +1,7 @@
 //! Feature: hover — the effective, merged access policy of a section, and what
 //! the catalogue knows of a directive.
 
-use crate::ide::access::{effective, RequestSpec};
+use crate::ide::access::{effective, resolve, FsView, RequestSpec};
 use crate::ide::catalogue;
 use crate::ide::config::{Config, FileId, Node, NodeKind};
 use crate::ide::policy::{self, HostKnowledge, Layer, Request};
@@ -49,19 +49,16 @@ pub fn url_for(cfg: &Config, chain: &[&Node]) -> Option<(String, Option<String>)
     let arg = |i: usize| section.args.get(i).cloned().unwrap_or_default();
     let docroot = vhost
         .and_then(|v| v.children.iter().find(|c| c.is("DocumentRoot")))
-        .or_else(|| cfg.nodes.iter().rev().find(|c| c.is("DocumentRoot")))
-        .and_then(|d| d.args.first().cloned())
+        .map(|d| d.args.first().cloned())
+        .unwrap_or_else(|| cfg.index().main.document_root.clone())
         .map(|d| d.trim_end_matches('/').to_string());
     let l = section.name.to_ascii_lowercase();
     let url = match l.as_str() {
         "location" if arg(0) != "~" && !arg(0).contains(['*', '?', '[']) => arg(0),
         "directory" if arg(0) != "~" => {
             let p = arg(0).trim_end_matches('/').to_string();
-            let aliases = cfg.walk().filter(|n| n.is("Alias") || n.is("ScriptAlias"));
-            let via_alias = aliases.into_iter().find_map(|a| {
-                let (from, to) = (a.args.first()?, a.args.get(1)?.trim_end_matches('/'));
-                p.strip_prefix(to).map(|rest| format!("{}{rest}/", from.trim_end_matches('/')))
-            });
+            let via_alias =
+                cfg.index().alias_to(&p).map(|(from, rest)| format!("{}{rest}/", from.trim_end_matches('/')));
             match (&docroot, via_alias) {
                 (_, Some(u)) => u,
                 (Some(d), None) if p.starts_with(d.as_str()) => format!("{}/", &p[d.len()..]),
@@ -86,7 +83,7 @@ pub fn url_for(cfg: &Config, chain: &[&Node]) -> Option<(String, Option<String>)
 }
 
 /// The clients a table shows: a local one, each address the rules mention, and an outsider.
-fn representative_clients(cfg: &Config) -> Vec<(String, IpAddr)> {
+pub fn representative_clients(cfg: &Config) -> Vec<(String, IpAddr)> {
     let mut v: Vec<(String, IpAddr)> = vec![("local (127.0.0.1)".into(), "127.0.0.1".parse().unwrap())];
     for n in cfg.walk() {
         let words: Vec<&String> = if n.is("Allow") || n.is("Deny") {
@@ -134,6 +131,17 @@ pub struct Defeated {
 
 /// Checks one section for the precedence trap.
 pub fn defeated_require(cfg: &Config, chain: &[&Node]) -> Option<Defeated> {
+    defeated_require_among(cfg, chain, &representative_clients(cfg), &FsView::fresh())
+}
+
+/// [`defeated_require`] for a batch: the clients to try ([`representative_clients`]) and
+/// the file system view are computed once for all sections.
+pub fn defeated_require_among(
+    cfg: &Config,
+    chain: &[&Node],
+    clients: &[(String, IpAddr)],
+    fs: &FsView,
+) -> Option<Defeated> {
     let section = chain.last()?;
     let req = section.children.iter().find(|c| c.is("Require"))?;
     if section
@@ -144,11 +152,13 @@ pub fn defeated_require(cfg: &Config, chain: &[&Node]) -> Option<Defeated> {
         return None;
     }
     let (url, host) = url_for(cfg, chain)?;
+    // The walk does not depend on the client: resolve once, evaluate per client.
+    let resolved = resolve(cfg, fs, &url, host.as_deref(), None);
     let mut decided = None;
-    for (_, ip) in representative_clients(cfg) {
-        let e = effective(cfg, &spec(&url, &host, ip, None));
-        let d = e.outcome.deciding.clone()?;
-        if e.outcome.status != Some(403) || d.layer != Layer::AccessCompat {
+    for (_, ip) in clients {
+        let outcome = resolved.outcome(cfg, &spec(&url, &host, *ip, None).request);
+        let d = outcome.deciding.clone()?;
+        if outcome.status != Some(403) || d.layer != Layer::AccessCompat {
             return None;
         }
         // The deciding rule must come from another section.
@@ -238,9 +248,13 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
             writeln!(md, "\nEffective Order/Allow/Deny: {}", crate::ide::diagnostics::deprecated_access::describe(c));
     }
     let _ = writeln!(md, "\n| client | anonymous | authenticated |\n|---|---|---|");
-    for (label, ip) in representative_clients(cfg) {
-        let a = effective(cfg, &spec(&url, &host, ip, None)).outcome.status;
-        let b = effective(cfg, &spec(&url, &host, ip, Some("alice"))).outcome.status;
+    // One walk for the whole table: it does not depend on the client.
+    let fs = FsView::cached();
+    let resolved = resolve(cfg, &fs, &url, host.as_deref(), None);
+    let clients = representative_clients(cfg);
+    for (label, ip) in &clients {
+        let a = resolved.outcome(cfg, &spec(&url, &host, *ip, None).request).status;
+        let b = resolved.outcome(cfg, &spec(&url, &host, *ip, Some("alice")).request).status;
         let show = |s: Option<u16>| s.map(|s| s.to_string()).unwrap_or_else(|| "unknown".into());
         let _ = writeln!(md, "| {label} | {} | {} |", show(a), show(b));
     }
@@ -248,7 +262,7 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
         let at = d.loc.as_ref().map(|l| format!(" ({})", loc_label(l))).unwrap_or_default();
         let _ = writeln!(md, "\nFor 127.0.0.1, decided by {:?}: `{}`{at}", d.layer, d.rule);
     }
-    if let Some(t) = defeated_require(cfg, sections) {
+    if let Some(t) = defeated_require_among(cfg, sections, &clients, &fs) {
         let at = t.deciding.as_ref().map(|l| format!(" ({})", loc_label(l))).unwrap_or_default();
         let _ = writeln!(
             md,

@@ -12,9 +12,11 @@
 //! reported instead of followed; nothing is executed and nothing but files the
 //! configuration names is read.
 
+pub mod index;
 mod loader;
 mod modules;
 
+pub use index::{Index, SecId};
 pub use loader::{decode, load, load_fragment, load_fragment_from, resolve_include, FileSource, RealFs};
 pub use modules::{ModuleSet, HTTPD_VERSION};
 
@@ -134,11 +136,19 @@ pub struct Config {
     pub inactive: Vec<(FileId, TextRange)>,
     /// Which file included which: (child, parent, range of the Include directive).
     pub included_from: Vec<(FileId, FileId, TextRange)>,
+    /// Built on first use: nodes never change after loading.
+    index: std::sync::OnceLock<Index>,
+    file_ids: std::sync::OnceLock<std::collections::HashMap<Arc<Path>, FileId>>,
 }
 
 impl Config {
     pub fn file_id(&self, path: &Path) -> Option<FileId> {
-        self.files.iter().position(|f| &*f.path == path)
+        self.file_ids.get_or_init(|| index::file_ids(self)).get(path).copied()
+    }
+    /// The configuration's index (virtual hosts, sections by kind, section policies),
+    /// built on first use.
+    pub fn index(&self) -> &Index {
+        self.index.get_or_init(|| Index::build(self))
     }
     pub fn file(&self, id: FileId) -> &FileData {
         &self.files[id]

@@ -2,10 +2,13 @@
 //! old-style rule inherited from another section refuses every request first.
 
 use super::{Diagnostic, Related};
+use crate::ide::access::FsView;
 use crate::ide::config::{Config, Node, Severity};
-use crate::ide::hover::defeated_require;
+use crate::ide::hover::{defeated_require_among, representative_clients};
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
+    let clients = representative_clients(cfg);
+    let fs = FsView::cached();
     // Walk with the chain of enclosing sections (iteratively).
     let mut stack: Vec<(Vec<&Node>, &Node)> = cfg.nodes.iter().map(|n| (vec![], n)).collect();
     while let Some((mut chain, n)) = stack.pop() {
@@ -13,7 +16,7 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
             continue;
         }
         chain.push(n);
-        if let Some(t) = defeated_require(cfg, &chain) {
+        if let Some(t) = defeated_require_among(cfg, &chain, &clients, &fs) {
             let mut d = Diagnostic::new(
                 t.require.0,
                 t.require.1,
