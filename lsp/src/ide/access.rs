@@ -203,30 +203,31 @@ fn has_wildcard(s: &str) -> bool {
     s.contains(['*', '?', '['])
 }
 
-/// A compiled regular expression, None when it does not compile. Cached per thread: every
-/// request tests every regex section, and compiling dominates (explain over many requests,
-/// hovers, migration checks, the checker's walk of every section).
-fn cached_regex(pattern: &str, case_insensitive: bool) -> Option<regex::Regex> {
-    type Cache = std::collections::HashMap<(String, bool), Option<regex::Regex>>;
+/// Runs `f` on the compiled regular expression; None when it does not compile. Compiled
+/// expressions are cached per thread: every request tests every regex section, and compiling
+/// dominates (explain over many requests, hovers, migration checks, the checker's walk of
+/// every section). They are used in place: a clone would start with empty search caches.
+fn with_regex<T>(pattern: &str, case_insensitive: bool, f: impl FnOnce(&regex::Regex) -> T) -> Option<T> {
+    type Cache = [HashMap<String, Option<regex::Regex>>; 2];
     thread_local! {
-        static CACHE: std::cell::RefCell<Cache> = std::cell::RefCell::new(Cache::new());
+        static CACHE: std::cell::RefCell<Cache> = std::cell::RefCell::new(Default::default());
     }
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
-        if let Some(r) = c.get(&(pattern.to_string(), case_insensitive)) {
-            return r.clone();
+        let c = &mut c[usize::from(case_insensitive)];
+        if !c.contains_key(pattern) {
+            if c.len() > 4096 {
+                c.clear();
+            }
+            let r = regex::RegexBuilder::new(pattern).case_insensitive(case_insensitive).build().ok();
+            c.insert(pattern.to_string(), r);
         }
-        if c.len() > 4096 {
-            c.clear();
-        }
-        let r = regex::RegexBuilder::new(pattern).case_insensitive(case_insensitive).build().ok();
-        c.insert((pattern.to_string(), case_insensitive), r.clone());
-        r
+        c.get(pattern).and_then(Option::as_ref).map(f)
     })
 }
 
 fn regex_matches(pattern: &str, text: &str, case_insensitive: bool) -> Option<bool> {
-    cached_regex(pattern, case_insensitive).map(|r| r.is_match(text))
+    with_regex(pattern, case_insensitive, |r| r.is_match(text))
 }
 
 /// URL path → file system path, through Alias/AliasMatch/ScriptAlias or DocumentRoot.
@@ -237,12 +238,15 @@ fn translate(server: &Server, cfg: &Config, url: &str) -> PathBuf {
         }
     }
     for (re, to) in server.aliases(2).chain(server.aliases(3)) {
-        if let Some(r) = cached_regex(re, false) {
-            if let Some(caps) = r.captures(url) {
+        let expanded = with_regex(re, false, |r| {
+            r.captures(url).map(|caps| {
                 let mut out = String::new();
                 caps.expand(&to.replace('$', "$$").replace("$$0", "${0}").replace("$$", "$"), &mut out);
-                return PathBuf::from(out);
-            }
+                out
+            })
+        });
+        if let Some(Some(out)) = expanded {
+            return PathBuf::from(out);
         }
     }
     let root = server
@@ -677,7 +681,7 @@ fn htaccess(fd: &Arc<FileData>, allow: &[String], ctx: &PolicyCtx) -> (Arc<Built
     };
     let items = body_items(&frag, &top);
     // All layers plus the <Limit> blocks' own errors (TRACE, unknown methods…).
-    let policy = policy::section_from_items(&items, &sctx);
+    let (policy, compat_errors, authz_errors) = policy::section_from_items_with_layer_errors(&items, &sctx);
     // An .htaccess is read per request (server/config.c: ap_parse_htaccess): its
     // first error, a forbidden directive or a bad argument, is a 500 at request
     // time with "<file>: <message>" logged, not a startup error. "First" in the
@@ -697,7 +701,7 @@ fn htaccess(fd: &Arc<FileData>, allow: &[String], ctx: &PolicyCtx) -> (Arc<Built
         }))
         .min_by_key(|(offset, prio, _)| (*offset, *prio))
         .map(|(_, _, m)| m);
-    (Arc::new(Built { items, policy }), first_error)
+    (Arc::new(Built { items, policy, compat_errors, authz_errors }), first_error)
 }
 
 impl Resolved {

@@ -154,6 +154,9 @@ pub struct SectionFacts {
 pub struct Built {
     pub items: Vec<Item>,
     pub policy: SectionPolicy,
+    /// The errors of the compat and the authz layer alone, in their builders' order.
+    pub compat_errors: Vec<policy::ConfigError>,
+    pub authz_errors: Vec<policy::ConfigError>,
 }
 
 pub struct Index {
@@ -319,6 +322,42 @@ impl Index {
 
     /// The node of a section.
     pub fn node<'c>(&self, cfg: &'c Config, id: SecId) -> &'c Node {
+        let mut cur = id;
+        let mut path = [0u32; 64];
+        let mut len = 0;
+        loop {
+            let (parent, pos) = self.place[cur as usize];
+            if len == path.len() {
+                // Deeper than any real configuration: take the allocating way.
+                return self.chain(cfg, id).last().copied().unwrap_or(&cfg.nodes[0]);
+            }
+            path[len] = pos;
+            len += 1;
+            if parent == TOP {
+                break;
+            }
+            cur = parent;
+        }
+        let mut level: &[Node] = &cfg.nodes;
+        let mut node = &cfg.nodes[0];
+        for &pos in path[..len].iter().rev() {
+            node = &level[pos as usize];
+            level = &node.children;
+        }
+        node
+    }
+
+    /// Number of sections.
+    pub fn len(&self) -> usize {
+        self.place.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.place.is_empty()
+    }
+
+    /// The section and the sections enclosing it, outermost first.
+    pub fn chain<'c>(&self, cfg: &'c Config, id: SecId) -> Vec<&'c Node> {
         let mut path = Vec::new();
         let mut cur = id;
         loop {
@@ -330,12 +369,13 @@ impl Index {
             cur = parent;
         }
         let mut level: &[Node] = &cfg.nodes;
-        let mut node = &cfg.nodes[0];
+        let mut chain = Vec::with_capacity(path.len());
         for pos in path.into_iter().rev() {
-            node = &level[pos as usize];
+            let node = &level[pos as usize];
+            chain.push(node);
             level = &node.children;
         }
-        node
+        chain
     }
 
     /// The section's body and policy (built once, with the server's [`PolicyCtx`]).
@@ -344,8 +384,9 @@ impl Index {
             .get_or_init(|| {
                 let n = self.node(cfg, id);
                 let items = crate::ide::access::body_items(cfg, n);
-                let policy = policy::section_from_items(&items, &self.ctx);
-                Arc::new(Built { items, policy })
+                let (policy, compat_errors, authz_errors) =
+                    policy::section_from_items_with_layer_errors(&items, &self.ctx);
+                Arc::new(Built { items, policy, compat_errors, authz_errors })
             })
             .clone()
     }

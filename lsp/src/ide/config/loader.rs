@@ -121,9 +121,13 @@ impl Loader<'_> {
     }
 
     fn add_file(&mut self, path: &Path, text: Arc<str>, not_utf8: Option<usize>) -> FileId {
+        self.add_parsed(FileData::new(Arc::from(path), text, not_utf8))
+    }
+
+    fn add_parsed(&mut self, fd: FileData) -> FileId {
         let id = self.cfg.files.len();
-        let fd = FileData::new(Arc::from(path), text, not_utf8);
-        if let Some(at) = not_utf8 {
+        let path = fd.path.to_path_buf();
+        if let Some(at) = fd.not_utf8 {
             self.cfg.problems.push(Problem {
                 file: id,
                 range: TextRange::empty(apache_syntax::TextSize::from(0)),
@@ -133,7 +137,7 @@ impl Loader<'_> {
             });
         }
         self.cfg.files.push(Arc::new(fd));
-        self.loaded.insert(path.to_path_buf(), id);
+        self.loaded.insert(path, id);
         id
     }
 
@@ -346,13 +350,18 @@ impl Loader<'_> {
             );
             return;
         }
-        // Read the new files in parallel, then splice them in order.
+        // Read and parse the new files in parallel, then splice them in order.
         let fresh: Vec<&PathBuf> = paths.iter().filter(|p| !self.loaded.contains_key(*p)).collect();
         let fs = self.fs;
         use rayon::prelude::*;
-        let read: Vec<(PathBuf, std::io::Result<(Arc<str>, Option<usize>)>)> =
-            fresh.par_iter().map(|p| ((*p).clone(), fs.read(p))).collect();
-        let mut texts: HashMap<PathBuf, std::io::Result<(Arc<str>, Option<usize>)>> = read.into_iter().collect();
+        let read: Vec<(PathBuf, std::io::Result<FileData>)> = fresh
+            .par_iter()
+            .map(|p| {
+                let fd = fs.read(p).map(|(text, bad)| FileData::new(Arc::from(p.as_path()), text, bad));
+                ((*p).clone(), fd)
+            })
+            .collect();
+        let mut texts: HashMap<PathBuf, std::io::Result<FileData>> = read.into_iter().collect();
         for path in paths {
             if self.cfg.files.len() >= MAX_FILES {
                 self.problem(
@@ -388,7 +397,7 @@ impl Loader<'_> {
                 continue;
             }
             let id = match texts.remove(&path) {
-                Some(Ok((text, bad))) => self.add_file(&path, text, bad),
+                Some(Ok(fd)) => self.add_parsed(fd),
                 Some(Err(e)) => {
                     if !optional {
                         self.problem(

@@ -47,16 +47,27 @@ impl Diagnostic {
 
 /// All diagnostics of the configuration, in file order.
 pub fn all(cfg: &Config) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    for file in 0..cfg.files.len() {
-        syntax_errors::check(cfg, file, &mut out);
-    }
-    load_problems::check(cfg, &mut out);
-    unknown_directive::check(cfg, &mut out);
-    deprecated_access::check(cfg, &mut out);
-    removed_directive::check(cfg, &mut out);
-    access_rules::check(cfg, &mut out);
-    defeated_require::check(cfg, &mut out);
+    use rayon::prelude::*;
+    type Check = fn(&Config, &mut Vec<Diagnostic>);
+    const CHECKS: &[Check] = &[
+        |cfg, out| (0..cfg.files.len()).for_each(|file| syntax_errors::check(cfg, file, out)),
+        load_problems::check,
+        unknown_directive::check,
+        deprecated_access::check,
+        removed_directive::check,
+        access_rules::check,
+        defeated_require::check,
+    ];
+    // The checks are independent: run them side by side, then concatenate in this order.
+    let mut out: Vec<Diagnostic> = CHECKS
+        .par_iter()
+        .map(|check| {
+            let mut out = Vec::new();
+            check(cfg, &mut out);
+            out
+        })
+        .flatten_iter()
+        .collect();
     out.sort_by_key(|d| (d.file, d.range.start(), d.code));
     out.dedup();
     out
