@@ -206,7 +206,7 @@ impl Loader<'_> {
     fn directive(&mut self, file: FileId, d: &ast::Directive, out: &mut Vec<Node>) {
         let range = d.syntax().text_range();
         let focus = d.name().map(|n| n.range()).unwrap_or(range);
-        let logical = d.logical_text();
+        let logical = logical_text(&self.cfg.files[file].text, range).unwrap_or_else(|| d.logical_text());
         let expanded = self.expand(file, range, &logical);
         let (name, raw_args) = split_name(&expanded);
         let args = split_words(&raw_args);
@@ -473,6 +473,18 @@ fn collect_dir(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
             out.push(e);
         }
     }
+}
+
+/// A directive's logical line straight from the file's text, when it is one physical line
+/// (what [`ast::Directive::logical_text`] gives, without walking the tree); None when it
+/// is continued over several lines.
+fn logical_text(text: &str, range: TextRange) -> Option<String> {
+    let line = text.get(usize::from(range.start())..usize::from(range.end()))?;
+    let body = line.strip_suffix('\n').unwrap_or(line);
+    if body.contains('\n') {
+        return None;
+    }
+    Some(line.trim_matches(|c: char| c.is_ascii() && apache_syntax::is_space(c as u8)).to_string())
 }
 
 fn split_name(line: &str) -> (String, String) {
