@@ -205,8 +205,8 @@ fn check(paths: &[PathBuf], leak: bool) -> Result<Vec<Reported>, String> {
     let mut out: Vec<Reported> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (path, main) in targets(paths)? {
-        let cfg =
-            if main { config::load(&path, &config::RealFs) } else { config::load_fragment(&path, &config::RealFs) };
+        // Diagnostics need no syntax tree once the nodes are built.
+        let cfg = config::load_for_batch(&path, &config::RealFs, main);
         for d in ide::diagnostics::all(&cfg) {
             let f = cfg.file(d.file);
             let (line, column) = f.line_index.human(d.range.start(), &f.text);

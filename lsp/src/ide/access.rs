@@ -297,6 +297,10 @@ enum Contribution {
     Htaccess(Arc<FileData>, Vec<String>),
 }
 
+/// An applied section: what it is, its policy, and (for an .htaccess file, which has no
+/// node to re-read) its body.
+type Applied = (Contribution, Arc<Built>, Option<Vec<Item>>);
+
 /// What the walk knows of the file system: which paths are directories, and the
 /// `.htaccess` files. A batch over many requests ([`FsView::cached`], the checker)
 /// asks each question once; a single request ([`FsView::fresh`]) asks afresh.
@@ -596,7 +600,7 @@ pub struct Resolved {
     pub url: String,
     pub filesystem_path: PathBuf,
     /// The sections that apply, in merge order, with their bodies and policies.
-    applied: Vec<(Contribution, Arc<Built>)>,
+    applied: Vec<Applied>,
     pub compat: Option<CompatConfig>,
     pub authz: Option<AuthzConfig>,
     pub authn: AuthnConfig,
@@ -627,14 +631,14 @@ pub fn resolve(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local:
     for phase in phases {
         let start = applied.len();
         for c in phase {
-            let built = match &c {
-                Contribution::Section(id) => ix.built(cfg, *id),
+            let (built, items) = match &c {
+                Contribution::Section(id) => (ix.built(cfg, *id), None),
                 Contribution::Htaccess(fd, allow) => {
-                    let (built, first_error) = htaccess(fd, allow, &ix.ctx);
+                    let (built, items, first_error) = htaccess(fd, allow, &ix.ctx);
                     if forbidden_override.is_none() {
                         forbidden_override = first_error;
                     }
-                    built
+                    (built, Some(items))
                 }
             };
             let p = &built.policy;
@@ -647,9 +651,9 @@ pub fn resolve(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local:
             if let Some(n) = &p.authn {
                 authn = merge_authn(&authn, n);
             }
-            applied.push((c, built));
+            applied.push((c, built, items));
         }
-        authz = fold_phase(authz.as_ref(), applied[start..].iter().map(|(_, b)| b.policy.authz.as_ref()));
+        authz = fold_phase(authz.as_ref(), applied[start..].iter().map(|(_, b, _)| b.policy.authz.as_ref()));
     }
     Resolved {
         vhost,
@@ -666,7 +670,7 @@ pub fn resolve(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local:
 }
 
 /// An .htaccess file's body and policy, and the first error httpd meets in it.
-fn htaccess(fd: &Arc<FileData>, allow: &[String], ctx: &PolicyCtx) -> (Arc<Built>, Option<String>) {
+fn htaccess(fd: &Arc<FileData>, allow: &[String], ctx: &PolicyCtx) -> (Arc<Built>, Vec<Item>, Option<String>) {
     let mut sctx = ctx.clone();
     sctx.htaccess = true;
     let frag = config::load_fragment_from(fd.clone());
@@ -701,7 +705,7 @@ fn htaccess(fd: &Arc<FileData>, allow: &[String], ctx: &PolicyCtx) -> (Arc<Built
         }))
         .min_by_key(|(offset, prio, _)| (*offset, *prio))
         .map(|(_, _, m)| m);
-    (Arc::new(Built { items, policy, compat_errors, authz_errors }), first_error)
+    (Arc::new(Built { policy, compat_errors, authz_errors }), items, first_error)
 }
 
 impl Resolved {
@@ -754,8 +758,8 @@ impl Resolved {
         let ix = cfg.index();
         self.applied
             .iter()
-            .map(|(c, built)| {
-                let (kind, args, path, file, range, line) = match c {
+            .map(|(c, built, items)| {
+                let (kind, args, path, file, range, line, access_lines) = match c {
                     Contribution::Section(id) => {
                         let n = ix.node(cfg, *id);
                         (
@@ -765,11 +769,18 @@ impl Resolved {
                             Some(n.loc.file),
                             n.loc.range,
                             n.loc.line,
+                            access_lines(&body_items(cfg, n)),
                         )
                     }
-                    Contribution::Htaccess(fd, _) => {
-                        (".htaccess".to_string(), vec![], fd.path.clone(), None, TextRange::default(), 1)
-                    }
+                    Contribution::Htaccess(fd, _) => (
+                        ".htaccess".to_string(),
+                        vec![],
+                        fd.path.clone(),
+                        None,
+                        TextRange::default(),
+                        1,
+                        access_lines(items.as_deref().unwrap_or_default()),
+                    ),
                 };
                 AppliedSection {
                     kind,
@@ -778,7 +789,7 @@ impl Resolved {
                     file,
                     range,
                     line,
-                    access_lines: access_lines(&built.items),
+                    access_lines,
                     compat: built.policy.compat.clone(),
                     authz: built.policy.authz.clone(),
                     authn: built.policy.authn.clone(),

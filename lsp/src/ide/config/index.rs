@@ -12,7 +12,7 @@
 //! [`SecId`], resolved back to their node through the tree ([`Index::node`]).
 
 use super::{Config, FileId, Node, NodeKind};
-use crate::ide::policy::{self, Item, PolicyCtx, SectionPolicy};
+use crate::ide::policy::{self, PolicyCtx, SectionPolicy};
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::path::Path;
@@ -149,10 +149,10 @@ pub struct SectionFacts {
     pub holds_access: bool,
 }
 
-/// A section's body as the policy core takes it, and the policy built from it.
+/// The policy built from a section's body. (The body itself is not kept: a batch over
+/// every section would hold a second copy of the configuration.)
 #[derive(Debug)]
 pub struct Built {
-    pub items: Vec<Item>,
     pub policy: SectionPolicy,
     /// The errors of the compat and the authz layer alone, in their builders' order.
     pub compat_errors: Vec<policy::ConfigError>,
@@ -386,7 +386,7 @@ impl Index {
                 let items = crate::ide::access::body_items(cfg, n);
                 let (policy, compat_errors, authz_errors) =
                     policy::section_from_items_with_layer_errors(&items, &self.ctx);
-                Arc::new(Built { items, policy, compat_errors, authz_errors })
+                Arc::new(Built { policy, compat_errors, authz_errors })
             })
             .clone()
     }

@@ -46,11 +46,31 @@ struct Loader<'a> {
     /// Files currently being read, innermost last (for cycle detection).
     stack: Vec<FileId>,
     loaded: HashMap<PathBuf, FileId>,
+    /// Whether files keep their syntax trees once their nodes are built.
+    keep_trees: bool,
+    /// Files whose tree was dropped (read again if the file is included again).
+    dropped: std::collections::HashSet<FileId>,
 }
 
 /// Loads the configuration whose main file is `main`.
 pub fn load(main: &Path, fs: &dyn FileSource) -> Config {
-    let mut cfg = load_with(main, fs, ModuleSet::builtin(), true);
+    load_main(main, fs, true)
+}
+
+/// [`load`] (`main`) or [`load_fragment`], for one-shot batch work such as `check`: each
+/// file's syntax tree is dropped as soon as its nodes are built (its text, line index and
+/// parse errors stay; `parse.green` is an empty tree). Trees take several times the
+/// memory of the text, so a big configuration is never held as trees all at once.
+pub fn load_for_batch(path: &Path, fs: &dyn FileSource, main: bool) -> Config {
+    if main {
+        load_main(path, fs, false)
+    } else {
+        load_with(path, fs, ModuleSet::debian_default(), false, false)
+    }
+}
+
+fn load_main(main: &Path, fs: &dyn FileSource, keep_trees: bool) -> Config {
+    let mut cfg = load_with(main, fs, ModuleSet::builtin(), true, keep_trees);
     // A configuration that loads no module at all is a fragment: assume Debian's defaults.
     if !cfg.walk().any(|n| n.is("LoadModule")) {
         cfg.modules_known = false;
@@ -61,10 +81,10 @@ pub fn load(main: &Path, fs: &dyn FileSource) -> Config {
 /// Loads a single file that is not a main configuration (a fragment or an
 /// .htaccess file): conditionals are judged against Debian's default modules.
 pub fn load_fragment(path: &Path, fs: &dyn FileSource) -> Config {
-    load_with(path, fs, ModuleSet::debian_default(), false)
+    load_with(path, fs, ModuleSet::debian_default(), false, true)
 }
 
-fn load_with(path: &Path, fs: &dyn FileSource, modules: ModuleSet, modules_known: bool) -> Config {
+fn load_with(path: &Path, fs: &dyn FileSource, modules: ModuleSet, modules_known: bool, keep_trees: bool) -> Config {
     let path = absolute(path);
     let server_root = path.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
     let mut l = Loader {
@@ -72,6 +92,8 @@ fn load_with(path: &Path, fs: &dyn FileSource, modules: ModuleSet, modules_known
         cfg: Config { modules, modules_known, server_root, ..Config::default() },
         stack: Vec::new(),
         loaded: HashMap::new(),
+        keep_trees,
+        dropped: Default::default(),
     };
     match l.read_file(&path) {
         Ok(id) => l.cfg.nodes = l.file_nodes(id),
@@ -88,6 +110,12 @@ fn load_with(path: &Path, fs: &dyn FileSource, modules: ModuleSet, modules_known
         }
     }
     l.cfg
+}
+
+/// The tree of an empty file, shared by every file whose tree was dropped.
+fn empty_tree() -> apache_syntax::GreenNode {
+    static EMPTY: std::sync::OnceLock<apache_syntax::GreenNode> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(|| apache_syntax::parse("").green).clone()
 }
 
 /// A fragment from text already read (an .htaccess file read per request).
@@ -144,10 +172,18 @@ impl Loader<'_> {
     /// The expanded nodes of a whole file.
     fn file_nodes(&mut self, id: FileId) -> Vec<Node> {
         self.stack.push(id);
-        let root = self.cfg.files[id].parse.tree();
+        let fd = &self.cfg.files[id];
+        let root = if self.dropped.contains(&id) { apache_syntax::parse(&fd.text).tree() } else { fd.parse.tree() };
         let mut out = Vec::new();
         self.items(id, root.items(), &mut out);
         self.stack.pop();
+        if !self.keep_trees && !self.dropped.contains(&id) {
+            drop(root);
+            if let Some(fd) = Arc::get_mut(&mut self.cfg.files[id]) {
+                fd.parse.green = empty_tree();
+                self.dropped.insert(id);
+            }
+        }
         out
     }
 
@@ -350,71 +386,74 @@ impl Loader<'_> {
             );
             return;
         }
-        // Read and parse the new files in parallel, then splice them in order.
-        let fresh: Vec<&PathBuf> = paths.iter().filter(|p| !self.loaded.contains_key(*p)).collect();
-        let fs = self.fs;
-        use rayon::prelude::*;
-        let read: Vec<(PathBuf, std::io::Result<FileData>)> = fresh
-            .par_iter()
-            .map(|p| {
-                let fd = fs.read(p).map(|(text, bad)| FileData::new(Arc::from(p.as_path()), text, bad));
-                ((*p).clone(), fd)
-            })
-            .collect();
-        let mut texts: HashMap<PathBuf, std::io::Result<FileData>> = read.into_iter().collect();
-        for path in paths {
-            if self.cfg.files.len() >= MAX_FILES {
-                self.problem(
-                    file,
-                    range,
-                    Severity::Error,
-                    "include-limit",
-                    format!("more than {MAX_FILES} configuration files; the rest is not read"),
-                );
-                return;
-            }
-            if let Some(&id) = self.loaded.get(&path) {
-                if self.stack.contains(&id) {
-                    let chain: Vec<String> =
-                        self.stack.iter().map(|&f| self.cfg.files[f].path.display().to_string()).collect();
+        // Read and parse the new files in parallel, then splice them in order; a chunk at a
+        // time, so that trees are dropped (batch loads) before the next chunk is parsed.
+        for chunk in paths.chunks(256) {
+            let fresh: Vec<&PathBuf> = chunk.iter().filter(|p| !self.loaded.contains_key(*p)).collect();
+            let fs = self.fs;
+            use rayon::prelude::*;
+            let read: Vec<(PathBuf, std::io::Result<FileData>)> = fresh
+                .par_iter()
+                .map(|p| {
+                    let fd = fs.read(p).map(|(text, bad)| FileData::new(Arc::from(p.as_path()), text, bad));
+                    ((*p).clone(), fd)
+                })
+                .collect();
+            let mut texts: HashMap<PathBuf, std::io::Result<FileData>> = read.into_iter().collect();
+            for path in chunk {
+                if self.cfg.files.len() >= MAX_FILES {
                     self.problem(
                         file,
                         range,
                         Severity::Error,
-                        "include-cycle",
-                        format!(
-                            "Include cycle: {} → {}; httpd would recurse until its include depth limit",
-                            chain.join(" → "),
-                            path.display()
-                        ),
+                        "include-limit",
+                        format!("more than {MAX_FILES} configuration files; the rest is not read"),
                     );
-                    continue;
+                    return;
                 }
-                // Included a second time: httpd reads it again; so do we (same parse).
-                self.cfg.included_from.push((id, file, range));
-                let nodes = self.file_nodes(id);
-                out.extend(nodes);
-                continue;
-            }
-            let id = match texts.remove(&path) {
-                Some(Ok(fd)) => self.add_parsed(fd),
-                Some(Err(e)) => {
-                    if !optional {
+                if let Some(&id) = self.loaded.get(path) {
+                    if self.stack.contains(&id) {
+                        let chain: Vec<String> =
+                            self.stack.iter().map(|&f| self.cfg.files[f].path.display().to_string()).collect();
                         self.problem(
                             file,
                             range,
                             Severity::Error,
-                            "include-missing",
-                            format!("Could not open configuration file {}: {e}", path.display()),
+                            "include-cycle",
+                            format!(
+                                "Include cycle: {} → {}; httpd would recurse until its include depth limit",
+                                chain.join(" → "),
+                                path.display()
+                            ),
                         );
+                        continue;
                     }
+                    // Included a second time: httpd reads it again; so do we (same parse).
+                    self.cfg.included_from.push((id, file, range));
+                    let nodes = self.file_nodes(id);
+                    out.extend(nodes);
                     continue;
                 }
-                None => continue,
-            };
-            self.cfg.included_from.push((id, file, range));
-            let nodes = self.file_nodes(id);
-            out.extend(nodes);
+                let id = match texts.remove(path) {
+                    Some(Ok(fd)) => self.add_parsed(fd),
+                    Some(Err(e)) => {
+                        if !optional {
+                            self.problem(
+                                file,
+                                range,
+                                Severity::Error,
+                                "include-missing",
+                                format!("Could not open configuration file {}: {e}", path.display()),
+                            );
+                        }
+                        continue;
+                    }
+                    None => continue,
+                };
+                self.cfg.included_from.push((id, file, range));
+                let nodes = self.file_nodes(id);
+                out.extend(nodes);
+            }
         }
     }
 }

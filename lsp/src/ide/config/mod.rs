@@ -17,7 +17,9 @@ mod loader;
 mod modules;
 
 pub use index::{Index, SecId};
-pub use loader::{decode, load, load_fragment, load_fragment_from, resolve_include, FileSource, RealFs};
+pub use loader::{
+    decode, load, load_for_batch, load_fragment, load_fragment_from, resolve_include, FileSource, RealFs,
+};
 pub use modules::{ModuleSet, HTTPD_VERSION};
 
 use apache_syntax::{LineIndex, Parse, TextRange};
@@ -32,6 +34,8 @@ pub type FileId = usize;
 pub struct FileData {
     pub path: Arc<Path>,
     pub text: Arc<str>,
+    /// The syntax tree and its errors. In a configuration from
+    /// [`load_for_batch`](loader::load_for_batch) the tree is empty (the errors stay).
     pub parse: Parse,
     pub line_index: LineIndex,
     /// Byte offset of the first invalid UTF-8 sequence, when the file is not UTF-8
