@@ -64,6 +64,17 @@ pub struct Effective {
     /// Why the outcome cannot be known, when something on the path is out of our reach.
     pub unknown: Vec<String>,
     pub outcome: Outcome,
+    /// Index in `cfg.nodes` of the virtual host serving the request.
+    pub vhost_node: Option<usize>,
+    /// Directives of the applied sections that features beyond access control read
+    /// ([`is_per_dir_input`]: SetEnvIf, DirectoryIndex, SetEnv, LogLevel…), in merge order, each
+    /// with the index of its section in `sections`.
+    pub per_dir: Vec<(usize, Item)>,
+    /// The request environment at access-check time, when SetEnvIf was evaluated
+    /// ([`effective_with`]).
+    pub env: Option<crate::ide::setenvif::EnvReport>,
+    /// mod_dir's DirectoryIndex subrequests, for a directory URL that passed access control.
+    pub index: Option<Box<crate::ide::dir_index::IndexLookup>>,
 }
 
 fn ploc(cfg: &Config, file: FileId, range: TextRange, line: u32) -> policy::Loc {
@@ -77,12 +88,7 @@ pub fn body_items(cfg: &Config, node: &Node) -> Vec<Item> {
     for c in &node.children {
         let loc = ploc(cfg, c.loc.file, c.loc.range, c.loc.line);
         match c.kind {
-            NodeKind::Directive => out.push(Item::Directive {
-                name: c.name.clone(),
-                args: c.args.clone(),
-                raw_args: c.raw_args.clone(),
-                loc,
-            }),
+            NodeKind::Directive => out.push(directive_item(c, loc)),
             NodeKind::Section => {
                 let l = c.name.to_ascii_lowercase();
                 if matches!(l.as_str(), "limit" | "limitexcept" | "requireall" | "requireany" | "requirenone") {
@@ -97,6 +103,10 @@ pub fn body_items(cfg: &Config, node: &Node) -> Vec<Item> {
         }
     }
     out
+}
+
+fn directive_item(c: &Node, loc: policy::Loc) -> Item {
+    Item::Directive { name: c.name.clone(), args: c.args.clone(), raw_args: c.raw_args.clone(), loc }
 }
 
 /// Which modules, methods and providers the server has (computed once per configuration).
@@ -137,7 +147,7 @@ fn vhost_label(n: &Node) -> String {
 
 /// One address of a `<VirtualHost>`: IP (None = `*` / `_default_`) and port (0 = any).
 /// `Err` holds a host name (resolved by httpd at startup; not by us).
-pub(crate) fn vhost_address(arg: &str) -> Result<(Option<IpAddr>, u16), String> {
+pub fn vhost_address(arg: &str) -> Result<(Option<IpAddr>, u16), String> {
     // server/vhost.c: get_addresses. ":*" (or a lone "*") is a wildcard port.
     let (w, wild_port) = match arg.strip_suffix(":*") {
         Some(w) => (w, true),
@@ -257,6 +267,30 @@ fn translate(server: &Server, cfg: &Config, url: &str) -> PathBuf {
     let root = if Path::new(&root).is_absolute() { PathBuf::from(root) } else { cfg.server_root.join(root) };
     let root = root.to_string_lossy().trim_end_matches('/').to_string();
     PathBuf::from(format!("{root}{url}"))
+}
+
+/// `r->filename` after `ap_directory_walk`: the translated path up to its first component that is
+/// not a directory (a file, or nothing); what follows is PATH_INFO. A path that is a directory
+/// all the way keeps the trailing slash it was requested with. This is the name httpd matches
+/// `<Files>` and `<DirectoryMatch>` against and logs in AH01797/AH01630.
+pub fn request_filename(translated: &Path) -> PathBuf {
+    request_filename_in(&FsView::fresh(), translated)
+}
+
+fn request_filename_in(fs: &FsView, translated: &Path) -> PathBuf {
+    let s = translated.to_string_lossy();
+    let mut cur = PathBuf::from("/");
+    for c in components(&s) {
+        cur.push(c);
+        if !fs.is_dir(&cur) {
+            return cur;
+        }
+    }
+    if s.ends_with('/') && cur != Path::new("/") {
+        PathBuf::from(format!("{}/", cur.display()))
+    } else {
+        cur
+    }
 }
 
 /// mod_alias's `alias_matches`: segment-wise prefix match where runs of `/` match
@@ -430,8 +464,9 @@ fn walk(
     for id in in_phase(&dir_phase) {
         files_candidates.extend(ix.facts[id as usize].files.iter().copied());
     }
-    let base = comps.last().copied().unwrap_or("");
-    let base = if comps.len() > depth { "" } else { base };
+    // The basename of `r->filename` ([`request_filename`]); a directory requested with its
+    // trailing slash is `…/dir/`: basename "".
+    let base = if path.ends_with('/') { "" } else { comps.last().copied().unwrap_or("") };
     let mut files_phase = Vec::new();
     for id in files_candidates {
         let f = ix.node(cfg, id);
@@ -488,54 +523,22 @@ fn walk(
 
 /// The first directive of an .htaccess file that its AllowOverride forbids
 /// (httpd answers 500 and logs "<file>: <name> not allowed here"): its offset and that message.
+/// The rules are `server/config.c: invoke_cmd`'s and `ap_check_cmd_context`'s
+/// ([`crate::ide::catalogue::context`]), over the nodes in file order (a section
+/// before its body); violations `AllowOverride Nonfatal=Override` lets pass are skipped.
 fn htaccess_override_violation(frag: &Config, allow: &[String]) -> Option<(u32, String)> {
+    use crate::ide::catalogue::context::{Overrides, Refusal, Scope};
     let path = frag.nodes.first().map(|n| frag.file(n.loc.file).path.display().to_string()).unwrap_or_default();
-    first_forbidden(&frag.nodes, None, allow).map(|(line, msg)| (line, format!("{path}: {msg}")))
-}
-
-/// `server/config.c: invoke_cmd`'s override check over `nodes` in file order (a section is
-/// checked before its body). The message names the command as its module registers it
-/// (mod_access_compat registers "order", "allow" and "deny" in lowercase; sections keep their
-/// "<"), and the enclosing section as written when there is one.
-fn first_forbidden(nodes: &[Node], parent: Option<&str>, allow: &[String]) -> Option<(u32, String)> {
-    let allowed = |class: &str| {
-        allow.iter().any(|a| {
-            let a = a.to_ascii_lowercase();
-            a == "all" || a == class || (class == "options" && a.starts_with("options"))
-        })
-    };
-    for n in nodes {
-        if let Some(d) = crate::ide::catalogue::directive(&n.name) {
-            let classes: Vec<&str> = d
-                .req_override
-                .split('|')
-                .filter_map(|c| match c.trim() {
-                    "OR_LIMIT" => Some("limit"),
-                    "OR_AUTHCFG" => Some("authconfig"),
-                    "OR_FILEINFO" => Some("fileinfo"),
-                    "OR_INDEXES" => Some("indexes"),
-                    "OR_OPTIONS" => Some("options"),
-                    "OR_ALL" => Some("*"),
-                    _ => None,
-                })
-                .collect();
-            if !(classes.contains(&"*") || classes.iter().any(|c| allowed(c))) {
-                let cmd_name = match d.name {
-                    "Order" | "Allow" | "Deny" => d.name.to_ascii_lowercase(),
-                    _ if d.is_section => format!("<{}", d.name),
-                    _ => d.name.to_string(),
-                };
-                let msg = match parent {
-                    Some(p) => format!("{cmd_name} not allowed in <{p}> context"),
-                    None => format!("{cmd_name} not allowed here"),
-                };
-                return Some((u32::from(n.loc.range.start()), msg));
-            }
+    let overrides = Overrides::parse(Some(allow), None);
+    let top = Scope::htaccess(Some(&overrides));
+    let mut stack: Vec<(&Node, Scope)> = frag.nodes.iter().rev().map(|n| (n, top.clone())).collect();
+    while let Some((n, scope)) = stack.pop() {
+        let Some(d) = crate::ide::catalogue::directive(&n.name) else { continue };
+        if let Some(r) = scope.check(d).filter(|r| r.kind == Refusal::Request) {
+            return Some((u32::from(n.loc.range.start()), format!("{path}: {}", r.message)));
         }
-        if n.is_section() {
-            if let Some(v) = first_forbidden(&n.children, Some(&n.name), allow) {
-                return Some(v);
-            }
+        if let Some(inner) = n.is_section().then(|| scope.enter(&n.name)).flatten() {
+            stack.extend(n.children.iter().rev().map(|c| (c, inner.clone())));
         }
     }
     None
@@ -620,7 +623,7 @@ pub fn resolve(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local:
     let vhost = pick_vhost(ix, host, local, &mut unknown);
     let server = Server { main: &ix.main, vhost: vhost.map(|v| &ix.vhosts[v as usize].scope) };
     let url = normalize_url(path);
-    let fs_path = translate(&server, cfg, &url);
+    let fs_path = request_filename_in(fs, &translate(&server, cfg, &url));
     let phases = walk(cfg, fs, &server, &url, &fs_path, &mut unknown);
     let mut applied = Vec::new();
     let mut errors = Vec::new();
@@ -711,9 +714,25 @@ fn htaccess(fd: &Arc<FileData>, allow: &[String], ctx: &PolicyCtx) -> (Arc<Built
 impl Resolved {
     /// What httpd answers `request` (its URI is taken from the resolved URL).
     pub fn outcome(&self, cfg: &Config, request: &policy::Request) -> Outcome {
+        self.outcome_in(cfg, request, None)
+    }
+
+    /// [`Resolved::outcome`] in the environment SetEnvIf made (`env`), if evaluated.
+    fn outcome_in(
+        &self,
+        cfg: &Config,
+        request: &policy::Request,
+        env: Option<&crate::ide::setenvif::EnvReport>,
+    ) -> Outcome {
         let mut request = request.clone();
         request.uri = self.url.clone();
+        if let Some(r) = env {
+            request.env = r.knowledge();
+        }
         let mut outcome = evaluate(self.compat.as_ref(), self.authz.as_ref(), &self.authn, &request, &cfg.index().ctx);
+        if let (Some(r), Some(reason)) = (env, outcome.reason_unknown.as_mut()) {
+            *reason = crate::ide::setenvif::explain_unknown(reason, r);
+        }
         // httpd logs the file name it mapped the request to, not the URL.
         let fname = self.filesystem_path.display().to_string();
         for l in &mut outcome.log {
@@ -740,7 +759,7 @@ impl Resolved {
             outcome.log = vec![policy::LogEntry {
                 ah_code: "",
                 module: "core",
-                level: policy::LogLevel::Error,
+                level: policy::LogLevel::Alert,
                 message: why.clone(),
             }];
             outcome.trace.push(policy::TraceStep { depth: 0, text: format!("500: {why}"), loc: None });
@@ -755,11 +774,58 @@ impl Resolved {
 
     /// The sections that apply, in merge order, as [`Effective`] shows them.
     pub fn sections(&self, cfg: &Config) -> Vec<AppliedSection> {
+        self.sections_and_per_dir(cfg).0
+    }
+
+    /// The directives of the applied sections that other features read ([`Effective::per_dir`]).
+    pub fn per_dir(&self, cfg: &Config) -> Vec<(usize, Item)> {
         let ix = cfg.index();
-        self.applied
+        let mut out = Vec::new();
+        for (i, (c, _, items)) in self.applied.iter().enumerate() {
+            match c {
+                Contribution::Section(id) => {
+                    // Only directives are per-directory inputs: no need to build the whole body.
+                    for d in ix.node(cfg, *id).children.iter().filter(|d| d.kind == NodeKind::Directive) {
+                        if is_per_dir_input(&d.name) {
+                            out.push((i, directive_item(d, ploc(cfg, d.loc.file, d.loc.range, d.loc.line))));
+                        }
+                    }
+                }
+                Contribution::Htaccess(..) => out
+                    .extend(items.iter().flatten().filter(|it| is_per_dir_input(it.name())).map(|it| (i, it.clone()))),
+            }
+        }
+        out
+    }
+
+    /// [`Resolved::outcome`] in the environment mod_setenvif makes of the request
+    /// ([`crate::ide::setenvif::access_env`]); `raw_path` is the request target as sent,
+    /// `per_dir` what [`Resolved::per_dir`] gives.
+    pub fn outcome_with_setenvif(
+        &self,
+        cfg: &Config,
+        raw_path: &str,
+        request: &policy::Request,
+        inputs: &crate::ide::setenvif::EnvInputs,
+        per_dir: &[(usize, Item)],
+    ) -> Outcome {
+        let ix = cfg.index();
+        let vhost = self.vhost.map(|v| ix.node(cfg, ix.vhosts[v as usize].id));
+        let env = crate::ide::setenvif::access_env(cfg, vhost, per_dir, raw_path, request, inputs);
+        self.outcome_in(cfg, request, Some(&env))
+    }
+
+    /// [`Resolved::sections`], and the directives of theirs other features read
+    /// ([`Effective::per_dir`]).
+    fn sections_and_per_dir(&self, cfg: &Config) -> (Vec<AppliedSection>, Vec<(usize, Item)>) {
+        let ix = cfg.index();
+        let mut per_dir = Vec::new();
+        let sections = self
+            .applied
             .iter()
-            .map(|(c, built, items)| {
-                let (kind, args, path, file, range, line, access_lines) = match c {
+            .enumerate()
+            .map(|(i, (c, built, items))| {
+                let (kind, args, path, file, range, line, body) = match c {
                     Contribution::Section(id) => {
                         let n = ix.node(cfg, *id);
                         (
@@ -769,7 +835,7 @@ impl Resolved {
                             Some(n.loc.file),
                             n.loc.range,
                             n.loc.line,
-                            access_lines(&body_items(cfg, n)),
+                            body_items(cfg, n),
                         )
                     }
                     Contribution::Htaccess(fd, _) => (
@@ -779,9 +845,11 @@ impl Resolved {
                         None,
                         TextRange::default(),
                         1,
-                        access_lines(items.as_deref().unwrap_or_default()),
+                        items.clone().unwrap_or_default(),
                     ),
                 };
+                per_dir.extend(body.iter().filter(|it| is_per_dir_input(it.name())).map(|it| (i, it.clone())));
+                let access_lines = access_lines(&body);
                 AppliedSection {
                     kind,
                     args,
@@ -795,7 +863,8 @@ impl Resolved {
                     authn: built.policy.authn.clone(),
                 }
             })
-            .collect()
+            .collect();
+        (sections, per_dir)
     }
 
     /// The virtual host's label (`*:80 (example.com)`), or None for the main server.
@@ -805,14 +874,46 @@ impl Resolved {
     }
 }
 
-/// Walks and evaluates one request.
+/// Directives outside access control that the other request features read per directory.
+pub fn is_per_dir_input(name: &str) -> bool {
+    crate::ide::setenvif::is_setenvif(name)
+        || crate::ide::dir_index::reads(name)
+        || crate::ide::loglevel::reads(name)
+        || name.eq_ignore_ascii_case("HostnameLookups")
+}
+
+/// Walks and evaluates one request, with the environment given in `spec.request.env`
+/// (SetEnvIf is not evaluated), including mod_dir's DirectoryIndex subrequest.
 pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
+    effective_with(cfg, spec, None)
+}
+
+/// Like [`effective`]; with `env`, the request environment is what mod_setenvif makes of the
+/// request ([`crate::ide::setenvif::access_env`]) instead of `spec.request.env`.
+pub fn effective_with(cfg: &Config, spec: &RequestSpec, env: Option<&crate::ide::setenvif::EnvInputs>) -> Effective {
+    let mut e = walk_and_evaluate(cfg, spec, env);
+    crate::ide::dir_index::apply(cfg, spec, &mut e);
+    e
+}
+
+/// One request without mod_dir's subrequest: what a subrequest itself is.
+pub fn walk_and_evaluate(
+    cfg: &Config,
+    spec: &RequestSpec,
+    env_inputs: Option<&crate::ide::setenvif::EnvInputs>,
+) -> Effective {
+    let ix = cfg.index();
     let local = spec.request.local_port.map(|p| (spec.request.local_addr, p));
     let r = resolve(cfg, &FsView::fresh(), &spec.path, spec.host.as_deref(), local);
-    let outcome = r.outcome(cfg, &spec.request);
+    let (sections, per_dir) = r.sections_and_per_dir(cfg);
+    let vhost = r.vhost.map(|v| ix.node(cfg, ix.vhosts[v as usize].id));
+    let env = env_inputs
+        .map(|inputs| crate::ide::setenvif::access_env(cfg, vhost, &per_dir, &spec.path, &spec.request, inputs));
+    let outcome = r.outcome_in(cfg, &spec.request, env.as_ref());
     Effective {
-        virtual_host: r.virtual_host(cfg),
-        sections: r.sections(cfg),
+        virtual_host: vhost.map(vhost_label),
+        vhost_node: r.vhost.and_then(|v| ix.top_position(ix.vhosts[v as usize].id)),
+        sections,
         filesystem_path: r.filesystem_path,
         compat: r.compat,
         authz: r.authz,
@@ -820,6 +921,9 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
         errors: r.errors,
         unknown: r.unknown,
         outcome,
+        per_dir,
+        env,
+        index: None,
     }
 }
 

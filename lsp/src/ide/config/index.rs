@@ -179,6 +179,8 @@ pub struct Index {
     /// Alias/ScriptAlias targets (trailing `/` removed) → the first such alias's source, in walk order.
     alias_targets: HashMap<String, (usize, String)>,
     built: Vec<OnceLock<Arc<Built>>>,
+    /// What mod_setenvif's evaluation reads of the main server's level.
+    pub(crate) setenvif_main: OnceLock<crate::ide::setenvif::MainLevel>,
 }
 
 impl std::fmt::Debug for Index {
@@ -312,6 +314,7 @@ impl Index {
             ctx,
             alias_targets,
             built,
+            setenvif_main: OnceLock::new(),
         }
     }
 
@@ -345,6 +348,12 @@ impl Index {
             level = &node.children;
         }
         node
+    }
+
+    /// A top-level section's position in `cfg.nodes`.
+    pub fn top_position(&self, id: SecId) -> Option<usize> {
+        let (parent, pos) = *self.place.get(id as usize)?;
+        (parent == TOP).then_some(pos as usize)
     }
 
     /// Number of sections.

@@ -1,7 +1,7 @@
 //! Reading a configuration tree: includes, defines, conditionals.
 
 use super::modules::{ModuleSet, HTTPD_VERSION};
-use super::{Config, FileData, FileId, Loc, Node, NodeKind, Problem, Severity};
+use super::{Config, FileData, FileId, Loc, Node, NodeKind, Problem, Severity, TopLevel};
 use apache_syntax::ast::{self, AstNode};
 use apache_syntax::{split_words, TextRange};
 use std::collections::HashMap;
@@ -17,6 +17,11 @@ const MAX_FILES: usize = 200_000;
 pub trait FileSource: Sync {
     /// The file's text, and the offset of its first invalid UTF-8 byte if any.
     fn read(&self, path: &Path) -> std::io::Result<(Arc<str>, Option<usize>)>;
+    /// Whether a regular file is there, without reading it (a log or key file may be
+    /// huge or unreadable to us; navigation only needs to know it exists).
+    fn exists(&self, path: &Path) -> bool {
+        path.is_file()
+    }
 }
 
 /// Reads from the file system.
@@ -65,7 +70,7 @@ pub fn load_for_batch(path: &Path, fs: &dyn FileSource, main: bool) -> Config {
     if main {
         load_main(path, fs, false)
     } else {
-        load_with(path, fs, ModuleSet::debian_default(), false, false)
+        load_fragment_with(path, fs, false)
     }
 }
 
@@ -81,20 +86,40 @@ fn load_main(main: &Path, fs: &dyn FileSource, keep_trees: bool) -> Config {
 /// Loads a single file that is not a main configuration (a fragment or an
 /// .htaccess file): conditionals are judged against Debian's default modules.
 pub fn load_fragment(path: &Path, fs: &dyn FileSource) -> Config {
-    load_with(path, fs, ModuleSet::debian_default(), false, true)
+    load_fragment_with(path, fs, true)
+}
+
+fn load_fragment_with(path: &Path, fs: &dyn FileSource, keep_trees: bool) -> Config {
+    let mut cfg = load_with(path, fs, ModuleSet::debian_default(), false, keep_trees);
+    cfg.top = if super::is_htaccess(path) { TopLevel::Htaccess } else { TopLevel::Fragment };
+    cfg
+}
+
+/// Loads an .htaccess file (or another per-directory fragment) as httpd reads it
+/// under `enclosing`: with that server's modules, `Define`s and ServerRoot, and
+/// with [`Config::enclosing`] set so features can ask the server configuration.
+pub fn load_in_context(path: &Path, fs: &dyn FileSource, enclosing: Arc<Config>) -> Config {
+    let seed = Config {
+        modules: enclosing.modules.clone(),
+        modules_known: enclosing.modules_known,
+        defines: enclosing.defines.clone(),
+        server_root: enclosing.server_root.clone(),
+        enclosing: Some(enclosing),
+        top: TopLevel::Htaccess,
+        ..Config::default()
+    };
+    load_seeded(path, fs, seed, true)
 }
 
 fn load_with(path: &Path, fs: &dyn FileSource, modules: ModuleSet, modules_known: bool, keep_trees: bool) -> Config {
+    let server_root = absolute(path).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
+    load_seeded(path, fs, Config { modules, modules_known, server_root, ..Config::default() }, keep_trees)
+}
+
+fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool) -> Config {
     let path = absolute(path);
-    let server_root = path.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
-    let mut l = Loader {
-        fs,
-        cfg: Config { modules, modules_known, server_root, ..Config::default() },
-        stack: Vec::new(),
-        loaded: HashMap::new(),
-        keep_trees,
-        dropped: Default::default(),
-    };
+    let mut l =
+        Loader { fs, cfg: seed, stack: Vec::new(), loaded: HashMap::new(), keep_trees, dropped: Default::default() };
     match l.read_file(&path) {
         Ok(id) => l.cfg.nodes = l.file_nodes(id),
         Err(e) => {

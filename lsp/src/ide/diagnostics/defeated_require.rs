@@ -8,7 +8,7 @@ use crate::ide::hover::{defeated_require_among, representative_clients};
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     use rayon::prelude::*;
-    let clients = representative_clients(cfg);
+    let clients = representative_clients(&[cfg]);
     let fs = FsView::cached();
     let ix = cfg.index();
     // Only sections holding a Require can hold the trap; each is resolved once, in parallel.

@@ -6,6 +6,7 @@
 mod access_rules;
 mod defeated_require;
 pub mod deprecated_access;
+pub mod directive_context;
 mod load_problems;
 mod removed_directive;
 mod syntax_errors;
@@ -55,6 +56,7 @@ pub fn all(cfg: &Config) -> Vec<Diagnostic> {
         unknown_directive::check,
         deprecated_access::check,
         removed_directive::check,
+        directive_context::check,
         access_rules::check,
         defeated_require::check,
     ];
@@ -104,13 +106,21 @@ pub(crate) mod tests {
                 .map(|(_, t)| (Arc::from(t.as_str()), None))
                 .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory"))
         }
+        fn exists(&self, path: &Path) -> bool {
+            self.0.iter().any(|(p, _)| Path::new(p) == path)
+        }
     }
 
     /// Diagnostics of a fixture as `file:line: severity[code]: message` lines.
     pub fn render(fixture: &str) -> String {
         let fx = Fixture::parse(fixture);
         let cfg = load(Path::new(&fx.0[0].0), &fx);
-        super::all(&cfg)
+        render_diagnostics(&cfg, &super::all(&cfg))
+    }
+
+    /// Diagnostics as `file:line: severity[code]: message` lines.
+    pub fn render_diagnostics(cfg: &crate::ide::Config, diagnostics: &[super::Diagnostic]) -> String {
+        diagnostics
             .iter()
             .map(|d| {
                 let f = cfg.file(d.file);
