@@ -8,6 +8,7 @@ mod backend;
 mod convert;
 mod framing;
 mod state;
+mod workspace;
 
 pub use analysis::looks_like_main;
 pub use backend::Backend;

@@ -16,10 +16,11 @@
 //! * methods: GET alone unless some rule is per method, then each method a mask or
 //!   `Require method` names and one method none names.
 
-use crate::ide::access::Effective;
+use crate::ide::access::Resolved;
+use crate::ide::config::Config;
 use crate::ide::policy::{
     self, AuthTypeKind, AuthnConfig, AuthzConfig, AuthzNode, CompatConfig, EnvKnowledge, HostKnowledge, HostSpec,
-    IpSubnet, NodeKind, PolicyCtx, Provider, Request,
+    IpSubnet, NodeKind, Provider, Request,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
@@ -41,33 +42,8 @@ pub(super) struct Dims {
     pub local: bool,
 }
 
-/// What decides requests on one walked path: the merged configurations, and whether the
-/// outcome is fixed regardless of the request (startup errors, unknowns, .htaccess errors).
-#[derive(Debug, Clone)]
-pub(super) struct PathPolicy {
-    pub compat: Option<CompatConfig>,
-    pub authz: Option<AuthzConfig>,
-    pub authn: AuthnConfig,
-    pub errors: bool,
-    pub unknown: bool,
-    pub htaccess_error: bool,
-}
-
-impl From<Effective> for PathPolicy {
-    fn from(e: Effective) -> Self {
-        PathPolicy {
-            errors: !e.errors.is_empty(),
-            unknown: !e.unknown.is_empty(),
-            htaccess_error: e.htaccess_error.is_some(),
-            compat: e.compat,
-            authz: e.authz,
-            authn: e.authn,
-        }
-    }
-}
-
 impl Dims {
-    pub fn add_effective(&mut self, e: &PathPolicy) {
+    pub fn add_resolved(&mut self, e: &Resolved) {
         if let Some(c) = &e.compat {
             self.add_compat(c);
         }
@@ -302,17 +278,7 @@ pub(super) struct Class {
     pub method_split: bool,
 }
 
-/// The status httpd answers `request` with on a walked path (None: cannot be known),
-/// as `access::effective` would compute it for that request.
-pub(super) fn status(e: &PathPolicy, request: &Request, ctx: &PolicyCtx) -> Option<u16> {
-    if e.errors {
-        return None;
-    }
-    if e.htaccess_error {
-        return Some(500);
-    }
-    if e.unknown {
-        return None;
-    }
-    policy::evaluate(e.compat.as_ref(), e.authz.as_ref(), &e.authn, request, ctx).status
+/// The status httpd answers `request` with on a walked path (None: cannot be known).
+pub(super) fn status(r: &Resolved, cfg: &Config, request: &Request) -> Option<u16> {
+    r.outcome(cfg, request).status
 }

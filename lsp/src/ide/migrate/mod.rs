@@ -23,6 +23,7 @@ mod plan;
 
 pub use describe::{summarize, Change};
 
+use crate::ide::access::FsView;
 use crate::ide::config::{self, Config, FileSource};
 use apache_syntax::TextRange;
 use formula::Reading;
@@ -66,9 +67,10 @@ impl Workspace<'_> {
         !self.is_main && is_htaccess_name(self.main)
     }
 
-    /// The configuration with `pending` texts in place of the files' (for files the
-    /// configuration reads, and for .htaccess files read per request).
-    pub fn load(&self, pending: &BTreeMap<PathBuf, Arc<str>>) -> Config {
+    /// The configuration with `pending` texts in place of the files' it reads, and the texts
+    /// of the per-request (.htaccess) files among `pending` (and of the file itself when it is
+    /// an .htaccess file read alone).
+    pub fn load(&self, pending: &BTreeMap<PathBuf, Arc<str>>) -> (Config, BTreeMap<PathBuf, Arc<str>>) {
         struct Over<'a> {
             base: &'a dyn FileSource,
             files: &'a BTreeMap<PathBuf, Arc<str>>,
@@ -82,7 +84,7 @@ impl Workspace<'_> {
             }
         }
         let mut files = pending.clone();
-        let mut cfg = if self.standalone_htaccess() {
+        let cfg = if self.standalone_htaccess() {
             let (root, text) = standalone_root(self.main);
             files.insert(root.clone(), Arc::from(text));
             config::load_fragment(&root, &Over { base: self.fs, files: &files })
@@ -96,16 +98,17 @@ impl Workspace<'_> {
         if self.standalone_htaccess() {
             per_request.push(self.main.to_path_buf());
         }
+        let mut texts = BTreeMap::new();
         for p in per_request {
             let text = match pending.get(&p) {
                 Some(t) => Some(t.clone()),
                 None => self.fs.read(&p).ok().map(|(t, _)| t),
             };
             if let Some(t) = text {
-                cfg.htaccess_overrides.insert(p, t);
+                texts.insert(p, t);
             }
         }
-        cfg
+        (cfg, texts)
     }
 }
 
@@ -145,14 +148,17 @@ struct Prepared {
 }
 
 fn prepare(ws: &Workspace) -> (Prepared, Setup) {
-    let mut cfg = ws.load(&BTreeMap::new());
-    let setup = Setup::new(&cfg);
+    let (mut cfg, files) = ws.load(&BTreeMap::new());
+    let setup = Setup::new(&cfg, files);
     setup.apply(&mut cfg);
     (Prepared { cfg }, setup)
 }
 
-/// The configuration after `edits`, set up as the analysed one was.
-fn after_config(ws: &Workspace, a: &Analysis, edits: &[Edit]) -> (Config, BTreeMap<PathBuf, (Arc<str>, String)>) {
+/// The configuration after `edits`, set up as the analysed one was, with the file system view
+/// its walks read .htaccess files through.
+type After = (Config, FsView, BTreeMap<PathBuf, (Arc<str>, String)>);
+
+fn after_config(ws: &Workspace, a: &Analysis, edits: &[Edit]) -> After {
     let mut texts: BTreeMap<PathBuf, (Arc<str>, String)> = BTreeMap::new();
     let paths: BTreeSet<&Arc<Path>> = edits.iter().map(|e| &e.path).collect();
     for p in paths {
@@ -160,14 +166,12 @@ fn after_config(ws: &Workspace, a: &Analysis, edits: &[Edit]) -> (Config, BTreeM
         let mine: Vec<&Edit> = edits.iter().filter(|e| e.path == *p).collect();
         texts.insert(p.to_path_buf(), (orig.clone(), apply(&orig, &mine)));
     }
-    let mut pending: BTreeMap<PathBuf, Arc<str>> =
+    let pending: BTreeMap<PathBuf, Arc<str>> =
         texts.iter().map(|(p, (_, n))| (p.clone(), Arc::from(n.as_str()))).collect();
-    for (p, t) in &a.cfg.htaccess_overrides {
-        pending.entry(p.clone()).or_insert_with(|| t.clone());
-    }
-    let mut cfg = ws.load(&pending);
+    let (mut cfg, files) = ws.load(&pending);
     a.setup.apply(&mut cfg);
-    (cfg, texts)
+    let fs = a.setup.fs(&files);
+    (cfg, fs, texts)
 }
 
 fn list(labels: &[String], max: usize) -> String {
@@ -218,8 +222,8 @@ fn fixes_for(ws: &Workspace, a: &Analysis, s: usize) -> Vec<Rewrite> {
             changes: vec![],
         }),
         Ok((cluster, edits)) => {
-            let (after, _) = after_config(ws, a, &edits);
-            let (changes, _) = a.verify(&after, &edits);
+            let (after, afs, _) = after_config(ws, a, &edits);
+            let (changes, _) = a.verify(&after, &afs, &edits);
             plan_edits = edits.clone();
             let what = describe_cluster(a, s, &cluster, &edits);
             if changes.is_empty() && htaccess_note.is_none() && !edits.is_empty() {
@@ -248,8 +252,8 @@ fn fixes_for(ws: &Workspace, a: &Analysis, s: usize) -> Vec<Rewrite> {
     // The rewrite the upgrade guide intends: this body alone, the guide's reading of its rules.
     if let Ok(edits) = a.rewrite_edits(s, Reading::Guide) {
         if !edits.is_empty() && edits != plan_edits {
-            let (after, _) = after_config(ws, a, &edits);
-            let (changes, _) = a.verify(&after, &edits);
+            let (after, afs, _) = after_config(ws, a, &edits);
+            let (changes, _) = a.verify(&after, &afs, &edits);
             let why = if changes.is_empty() {
                 "same access".to_string()
             } else {
@@ -374,8 +378,8 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
                 continue;
             }
         };
-        let (after, _) = after_config(ws, &a, &edits);
-        let (changes, failing) = a.verify(&after, &edits);
+        let (after, afs, _) = after_config(ws, &a, &edits);
+        let (changes, failing) = a.verify(&after, &afs, &edits);
         if trace {
             eprintln!(
                 "migrate: round {_round}: {} bodies, {} carries, {} edits, {} changes, at {:?}",
@@ -452,9 +456,9 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
     if edits.is_empty() {
         return out;
     }
-    let (after, texts) = after_config(ws, &a, &edits);
+    let (after, afs, texts) = after_config(ws, &a, &edits);
     if !guided.is_empty() {
-        let (changes, _) = a.verify(&after, &edits);
+        let (changes, _) = a.verify(&after, &afs, &edits);
         out.changes = summarize(&changes);
     }
     out.changed = texts.into_iter().filter(|(_, (o, n))| **o != **n).collect();

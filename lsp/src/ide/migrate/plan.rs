@@ -19,14 +19,14 @@
 //! walked again on the edited configuration and every request class compared.
 
 use super::body::Body;
-use super::classes::{self, Dims, PathPolicy};
+use super::classes::{self, Dims};
 use super::contexts::{self, Ctx};
 use super::describe::{self, Change};
 use super::formula::{self, Reading, Rules};
 use super::Edit;
-use crate::ide::access::{effective, policy_ctx, RequestSpec};
+use crate::ide::access::{policy_ctx, resolve, FsOverlay, FsView, Resolved};
 use crate::ide::config::{self, Config, FileData, FileId, Node, NodeKind};
-use crate::ide::policy::{AuthMerging, PolicyCtx, Request};
+use crate::ide::policy::{AuthMerging, PolicyCtx, SectionPolicy};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -52,7 +52,7 @@ struct Sec {
 struct Walk {
     ctx: Ctx,
     secs: Vec<usize>,
-    eff: PathPolicy,
+    eff: Resolved,
 }
 
 /// How the Require lines in effect are written into a rewritten body.
@@ -106,13 +106,16 @@ pub(super) struct Setup {
     dirs: BTreeSet<PathBuf>,
     probes: Vec<(String, String)>,
     htaccess: Vec<PathBuf>,
+    /// Texts of per-request files that differ from the disk (before any rewrite).
+    pub files: BTreeMap<PathBuf, Arc<str>>,
 }
 
 const PROBE_PREFIX: &str = "/__apache-lsp-probe-";
 
 impl Setup {
-    pub fn new(cfg: &Config) -> Setup {
-        let htaccess = contexts::find_htaccess(cfg);
+    pub fn new(cfg: &Config, files: BTreeMap<PathBuf, Arc<str>>) -> Setup {
+        let mut htaccess = contexts::find_htaccess(cfg);
+        htaccess.extend(files.keys().filter(|p| !htaccess.contains(p)).cloned().collect::<Vec<_>>());
         let mut dirs = contexts::named_dirs(cfg);
         for h in &htaccess {
             if let Some(d) = h.parent() {
@@ -131,7 +134,15 @@ impl Setup {
                 probes.push((format!("{PROBE_PREFIX}{}__", probes.len()), p.clone()));
             }
         }
-        Setup { dirs, probes, htaccess }
+        Setup { dirs, probes, htaccess, files }
+    }
+
+    /// What the walks are told about the file system, with `pending` texts of per-request
+    /// files over the ones they had.
+    pub fn fs(&self, pending: &BTreeMap<PathBuf, Arc<str>>) -> FsView {
+        let mut files = self.files.clone();
+        files.extend(pending.iter().map(|(p, t)| (p.clone(), t.clone())));
+        FsView::overlaid(FsOverlay { dirs: self.dirs.clone(), files })
     }
 
     /// A URL as people read it: requests through a probe alias name the directory instead.
@@ -144,8 +155,8 @@ impl Setup {
         url.to_string()
     }
 
+    /// Adds the probe aliases (before the configuration is first used: its index is built then).
     pub fn apply(&self, cfg: &mut Config) {
-        cfg.assumed_dirs.extend(self.dirs.iter().cloned());
         for (from, to) in &self.probes {
             cfg.nodes.push(Node {
                 kind: NodeKind::Directive,
@@ -174,19 +185,23 @@ pub(super) struct Analysis<'c> {
     pub bounded: bool,
 }
 
-fn spec_of(c: &Ctx) -> RequestSpec {
-    let local = c.local.map(|l| l.0).unwrap_or_else(|| "127.0.0.1".parse().unwrap());
-    let client = if local.is_ipv4() { "127.0.0.1".parse().unwrap() } else { "::1".parse().unwrap() };
-    let mut r = Request::new("GET", client, local);
-    r.local_port = c.local.map(|l| l.1);
-    RequestSpec { path: c.url.clone(), host: c.host.clone(), request: r }
+fn walk_ctx(cfg: &Config, fs: &FsView, c: &Ctx) -> Resolved {
+    resolve(cfg, fs, &c.url, c.host.as_deref(), c.local)
 }
 
-fn key_of(s: &crate::ide::access::AppliedSection) -> Key {
-    match s.file {
-        Some(f) => Key::Node(f, u32::from(s.range.start())),
-        None => Key::Htaccess(s.path.to_path_buf()),
+fn key_of(node: Option<(FileId, apache_syntax::TextRange)>, path: &Path) -> Key {
+    match node {
+        Some((f, r)) => Key::Node(f, u32::from(r.start())),
+        None => Key::Htaccess(path.to_path_buf()),
     }
+}
+
+/// (has old-style rules, replaces the inherited Require lines, merges with them)
+fn flags(p: &SectionPolicy) -> (bool, bool, bool) {
+    let op = p.authz.as_ref().map(|a| a.op);
+    let merging = matches!(op, Some(AuthMerging::And | AuthMerging::Or));
+    let replaces = p.authz.as_ref().is_some_and(|a| a.section.is_some() || a.op != AuthMerging::Unset) && !merging;
+    (p.compat.is_some(), replaces, merging)
 }
 
 impl<'c> Analysis<'c> {
@@ -198,25 +213,17 @@ impl<'c> Analysis<'c> {
         if std::env::var_os("APACHE_LSP_MIGRATE_TRACE").is_some() {
             eprintln!("migrate: {} request contexts", ctxs.len());
         }
-        type Walked = (Ctx, Vec<Key>, Vec<(bool, bool, bool)>, PathPolicy);
+        let fs = setup.fs(&BTreeMap::new());
+        type Walked = (Ctx, Vec<Key>, Vec<(bool, bool, bool)>, Resolved);
         let walked: Vec<Walked> = ctxs
             .into_par_iter()
             .map(|c| {
-                let e = effective(cfg, &spec_of(&c));
-                let keys: Vec<Key> = e.sections.iter().map(key_of).collect();
-                let flags = e
-                    .sections
-                    .iter()
-                    .map(|s| {
-                        let op = s.authz.as_ref().map(|a| a.op);
-                        let merging = matches!(op, Some(AuthMerging::And | AuthMerging::Or));
-                        let replaces =
-                            s.authz.as_ref().is_some_and(|a| a.section.is_some() || a.op != AuthMerging::Unset)
-                                && !merging;
-                        (s.compat.is_some(), replaces, merging)
-                    })
-                    .collect();
-                (c, keys, flags, PathPolicy::from(e))
+                let r = walk_ctx(cfg, &fs, &c);
+                let applied = r.applied(cfg);
+                let keys: Vec<Key> = applied.iter().map(|(n, p, _)| key_of(*n, p)).collect();
+                let fl = applied.iter().map(|(_, _, p)| flags(p)).collect();
+                drop(applied);
+                (c, keys, fl, r)
             })
             .collect();
         let mut a = Analysis {
@@ -237,7 +244,7 @@ impl<'c> Analysis<'c> {
         }
         let mut seen: HashMap<(Vec<Key>, bool, bool, bool), ()> = HashMap::new();
         for (c, keys, flags, e) in walked {
-            let sig = (keys.clone(), e.errors, e.unknown, e.htaccess_error);
+            let sig = (keys.clone(), e.errors.is_empty(), e.unknown.is_empty(), e.htaccess_error().is_some());
             if seen.insert(sig, ()).is_some() {
                 continue;
             }
@@ -272,7 +279,7 @@ impl<'c> Analysis<'c> {
         if self.frag_of.contains_key(p) {
             return;
         }
-        let (text, bad) = match self.cfg.htaccess_overrides.get(p) {
+        let (text, bad) = match self.setup.files.get(p) {
             Some(t) => (t.clone(), None),
             None => config::decode(std::fs::read(p).unwrap_or_default()),
         };
@@ -560,23 +567,27 @@ impl<'c> Analysis<'c> {
 
     /// The proof: every context reaching an edited body, every request class, before and after.
     /// Returns the requests that change (empty: proven) and the walks where they change.
-    pub fn verify(&self, after: &Config, edits: &[Edit]) -> (Vec<Change>, BTreeMap<usize, Vec<Change>>) {
+    pub fn verify(
+        &self,
+        after: &Config,
+        after_fs: &FsView,
+        edits: &[Edit],
+    ) -> (Vec<Change>, BTreeMap<usize, Vec<Change>>) {
         let edited = self.edited_secs(edits);
         let walk_ids: BTreeSet<usize> = edited.iter().flat_map(|s| self.by_sec[*s].iter().copied()).collect();
-        let actx = policy_ctx(after);
         let results: Vec<(usize, Vec<Change>)> = walk_ids
             .into_par_iter()
             .map(|w| {
                 let walk = &self.walks[w];
-                let e2 = PathPolicy::from(effective(after, &spec_of(&walk.ctx)));
+                let e2 = walk_ctx(after, after_fs, &walk.ctx);
                 let mut dims = Dims::default();
-                dims.add_effective(&walk.eff);
-                dims.add_effective(&e2);
+                dims.add_resolved(&walk.eff);
+                dims.add_resolved(&e2);
                 let mut out = Vec::new();
                 for class in dims.requests(walk.ctx.local.map(|l| l.0)) {
                     let r = &class.request;
-                    let a = classes::status(&walk.eff, r, &self.ctx);
-                    let b = classes::status(&e2, r, &actx);
+                    let a = classes::status(&walk.eff, self.cfg, r);
+                    let b = classes::status(&e2, after, r);
                     if a != b || a.is_none() {
                         let mut extra = Vec::new();
                         if class.host_split {
