@@ -17,11 +17,13 @@ mod kind;
 mod lexer;
 mod line_index;
 mod parser;
+mod reparse;
 
 pub use kind::{ApacheLanguage, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
 pub use lexer::{is_space, split_words, unquote_word};
 pub use line_index::{Encoding, LineColumn, LineIndex};
 pub use parser::{parse, Parse, SyntaxError};
+pub use reparse::{LocalChange, Reparsed};
 pub use rowan::{GreenNode, TextRange, TextSize};
 
 impl Parse {

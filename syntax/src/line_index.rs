@@ -6,7 +6,6 @@
 //! are clamped, never a panic, so that a client's stale position cannot crash a
 //! request.
 
-use line_index::{LineCol, WideEncoding, WideLineCol};
 use rowan::{TextRange, TextSize};
 
 /// How columns are counted.
@@ -25,98 +24,214 @@ pub struct LineColumn {
     pub col: u32,
 }
 
-#[derive(Debug, Clone)]
+/// Line starts and the multi-byte characters of a text, kept up to date edit by
+/// edit ([`LineIndex::apply_edit`] costs the edited lines plus a shift of the
+/// offsets after them, not a rescan of the text).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineIndex {
-    inner: line_index::LineIndex,
-    /// The text length and where each line's content ends (before `\r\n`/`\n`).
+    len: TextSize,
+    /// Where each line starts; the first line starts at 0.
+    starts: Vec<TextSize>,
+    /// Where each line's content ends (before its `\r\n` or `\n`).
     content_ends: Vec<TextSize>,
+    /// Every character of more than one byte: its offset and UTF-8 length, in order.
+    wide: Vec<(TextSize, u8)>,
 }
 
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
-        let mut content_ends = Vec::new();
-        let b = text.as_bytes();
-        for nl in memchr::memchr_iter(b'\n', b) {
-            let end = if nl > 0 && b[nl - 1] == b'\r' { nl - 1 } else { nl };
-            content_ends.push(TextSize::from(end as u32));
+        let mut idx =
+            LineIndex { len: TextSize::of(text), starts: vec![0.into()], content_ends: Vec::new(), wide: Vec::new() };
+        let (ends, starts, wide) = scan(text, 0);
+        idx.content_ends = ends;
+        idx.starts.extend(starts);
+        idx.wide = wide;
+        idx.content_ends.push(idx.len);
+        idx
+    }
+
+    /// Brings the index from the text before an edit to `new_text`, in which the
+    /// bytes of `delete` (offsets of the old text) were replaced by `insert_len` bytes.
+    pub fn apply_edit(&mut self, new_text: &str, delete: TextRange, insert_len: TextSize) {
+        let new_len = TextSize::of(new_text);
+        if delete.end() > self.len
+            || u32::from(new_len) as i64
+                != i64::from(u32::from(self.len)) - i64::from(u32::from(delete.len()))
+                    + i64::from(u32::from(insert_len))
+        {
+            *self = LineIndex::new(new_text);
+            return;
         }
-        content_ends.push(TextSize::of(text));
-        LineIndex { inner: line_index::LineIndex::new(text), content_ends }
+        let shift = |o: TextSize| {
+            TextSize::from(
+                (i64::from(u32::from(o)) + i64::from(u32::from(insert_len)) - i64::from(u32::from(delete.len())))
+                    as u32,
+            )
+        };
+        let first = self.line_of(delete.start());
+        let last = self.line_of(delete.end());
+        let region_start = self.starts[first];
+        // The old region ends after the line holding the end of the deletion.
+        let old_end = self.starts.get(last + 1).copied().unwrap_or(self.len);
+        let new_end = if last + 1 < self.starts.len() { shift(old_end) } else { new_len };
+        let (ends, starts, wide) =
+            scan(&new_text[usize::from(region_start)..usize::from(new_end)], usize::from(region_start));
+        // Lines first..=last are replaced by the lines the region holds now.
+        let tail_ends: Vec<TextSize> = self.content_ends[last + 1..].iter().map(|&o| shift(o)).collect();
+        let tail_starts: Vec<TextSize> =
+            self.starts[(last + 2).min(self.starts.len())..].iter().map(|&o| shift(o)).collect();
+        self.content_ends.truncate(first);
+        self.content_ends.extend(ends);
+        if last + 1 < self.starts.len() {
+            self.content_ends.extend(tail_ends);
+        } else {
+            self.content_ends.push(new_len);
+        }
+        self.starts.truncate(first + 1);
+        self.starts.extend(starts);
+        self.starts.extend(tail_starts);
+        let a = self.wide.partition_point(|&(o, _)| o < region_start);
+        let b = self.wide.partition_point(|&(o, _)| o < old_end);
+        let tail: Vec<(TextSize, u8)> = self.wide[b..].iter().map(|&(o, l)| (shift(o), l)).collect();
+        self.wide.truncate(a);
+        self.wide.extend(wide);
+        self.wide.extend(tail);
+        self.len = new_len;
     }
 
     /// Number of lines (a text ending in a newline has an empty last line).
     pub fn line_count(&self) -> u32 {
-        self.content_ends.len() as u32
+        self.starts.len() as u32
     }
 
     pub fn len(&self) -> TextSize {
-        self.inner.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.inner.len() == TextSize::from(0)
+        self.len == TextSize::from(0)
+    }
+
+    /// The line holding `offset` (clamped into the text).
+    fn line_of(&self, offset: TextSize) -> usize {
+        self.starts.partition_point(|&s| s <= offset).saturating_sub(1)
+    }
+
+    /// The start of the character holding `offset`.
+    fn char_start(&self, offset: TextSize) -> TextSize {
+        let i = self.wide.partition_point(|&(o, _)| o < offset);
+        match i.checked_sub(1).map(|i| self.wide[i]) {
+            Some((o, l)) if offset < o + TextSize::from(u32::from(l)) => o,
+            _ => offset,
+        }
+    }
+
+    /// The multi-byte characters in `[from, to)`.
+    fn wide_in(&self, from: TextSize, to: TextSize) -> &[(TextSize, u8)] {
+        let a = self.wide.partition_point(|&(o, _)| o < from);
+        let b = self.wide.partition_point(|&(o, _)| o < to);
+        &self.wide[a..b]
     }
 
     /// Line and column of `offset`, clamped into the text and onto a character boundary.
     pub fn line_col(&self, offset: TextSize, enc: Encoding) -> LineColumn {
-        let mut offset = offset.min(self.inner.len());
-        let lc = loop {
-            if let Some(lc) = self.inner.try_line_col(offset) {
-                break lc;
-            }
-            // Inside a multi-byte character: step back to its start.
-            offset -= TextSize::from(1);
-        };
-        match enc {
-            Encoding::Utf8 => LineColumn { line: lc.line, col: lc.col },
-            Encoding::Utf16 => {
-                let w =
-                    self.inner.to_wide(WideEncoding::Utf16, lc).unwrap_or(WideLineCol { line: lc.line, col: lc.col });
-                LineColumn { line: w.line, col: w.col }
+        let offset = self.char_start(offset.min(self.len));
+        let line = self.line_of(offset);
+        let start = self.starts[line];
+        let mut col = u32::from(offset - start);
+        if enc == Encoding::Utf16 {
+            for &(_, l) in self.wide_in(start, offset) {
+                col -= u32::from(l) - utf16_len(l);
             }
         }
+        LineColumn { line: line as u32, col }
     }
 
     /// The offset of a line/column, clamped: a line past the end maps to the end of
     /// the text, a column past the end of its line to the end of that line.
     pub fn offset(&self, pos: LineColumn, enc: Encoding) -> TextSize {
-        if pos.line as usize >= self.content_ends.len() {
-            return self.inner.len();
+        let line = pos.line as usize;
+        if line >= self.starts.len() {
+            return self.len;
         }
-        let start = self.inner.line(pos.line).map(|r| r.start()).unwrap_or(self.inner.len());
-        let end = self.content_ends[pos.line as usize];
-        let col = match enc {
-            Encoding::Utf8 => pos.col,
-            Encoding::Utf16 => self
-                .inner
-                .to_utf8(WideEncoding::Utf16, WideLineCol { line: pos.line, col: pos.col })
-                .map(|lc| lc.col)
-                .unwrap_or(u32::MAX),
+        let (start, end) = (self.starts[line], self.content_ends[line]);
+        let off = match enc {
+            Encoding::Utf8 => u64::from(u32::from(start)) + u64::from(pos.col),
+            Encoding::Utf16 => {
+                // Walk the line's multi-byte characters, counting UTF-16 units.
+                let (mut at8, mut at16) = (u64::from(u32::from(start)), 0u64);
+                let want = u64::from(pos.col);
+                let mut found = None;
+                for &(o, l) in self.wide_in(start, end) {
+                    let ascii = u64::from(u32::from(o)) - at8;
+                    if want <= at16 + ascii {
+                        found = Some(at8 + (want - at16));
+                        break;
+                    }
+                    at16 += ascii;
+                    at8 = u64::from(u32::from(o));
+                    if want < at16 + u64::from(utf16_len(l)) {
+                        found = Some(at8); // inside a surrogate pair: the character's start
+                        break;
+                    }
+                    at16 += u64::from(utf16_len(l));
+                    at8 += u64::from(l);
+                }
+                found.unwrap_or(at8 + (want - at16))
+            }
         };
-        let mut off = start.checked_add(TextSize::from(col)).unwrap_or(end).min(end);
-        // Onto a character boundary.
-        while self.inner.try_line_col(off).is_none() && off > start {
-            off -= TextSize::from(1);
-        }
-        off
+        let off = TextSize::from(off.min(u64::from(u32::from(end))) as u32);
+        self.char_start(off)
     }
 
     /// The range of a line's content, without its line break.
     pub fn line_range(&self, line: u32) -> Option<TextRange> {
-        let start = self.inner.line(line)?.start();
-        Some(TextRange::new(start, *self.content_ends.get(line as usize)?))
+        let l = line as usize;
+        Some(TextRange::new(*self.starts.get(l)?, *self.content_ends.get(l)?))
     }
 
     /// 1-based line and column, the way compilers print them (UTF-8 columns count characters).
     pub fn human(&self, offset: TextSize, text: &str) -> (u32, u32) {
         let lc = self.line_col(offset, Encoding::Utf8);
-        let start = self.inner.offset(LineCol { line: lc.line, col: 0 }).unwrap_or_default();
+        let start = self.starts[lc.line as usize];
         let col = text
             .get(usize::from(start)..usize::from(start) + lc.col as usize)
             .map(|s| s.chars().count() as u32)
             .unwrap_or(lc.col);
         (lc.line + 1, col + 1)
     }
+}
+
+fn utf16_len(utf8_len: u8) -> u32 {
+    if utf8_len == 4 {
+        2
+    } else {
+        1
+    }
+}
+
+/// Content ends and line starts (after each `\n`) of `text`, and its multi-byte
+/// characters, as offsets plus `base`.
+#[allow(clippy::type_complexity)]
+fn scan(text: &str, base: usize) -> (Vec<TextSize>, Vec<TextSize>, Vec<(TextSize, u8)>) {
+    let b = text.as_bytes();
+    let at = |i: usize| TextSize::from((base + i) as u32);
+    let mut ends = Vec::new();
+    let mut starts = Vec::new();
+    for nl in memchr::memchr_iter(b'\n', b) {
+        let end = if nl > 0 && b[nl - 1] == b'\r' { nl - 1 } else { nl };
+        ends.push(at(end));
+        starts.push(at(nl + 1));
+    }
+    let mut wide = Vec::new();
+    if !text.is_ascii() {
+        for (i, c) in text.char_indices() {
+            if c.len_utf8() > 1 {
+                wide.push((at(i), c.len_utf8() as u8));
+            }
+        }
+    }
+    (ends, starts, wide)
 }
 
 #[cfg(test)]
@@ -144,5 +259,62 @@ mod tests {
         // The middle of a multi-byte character clamps to its start.
         let idx = LineIndex::new("é");
         assert_eq!(idx.line_col(TextSize::from(1), Encoding::Utf16), LineColumn { line: 0, col: 0 });
+    }
+
+    #[test]
+    fn edits_update_the_index_in_place() {
+        let mut text = String::from("a\r\nbé\n😀\n");
+        let mut idx = LineIndex::new(&text);
+        for (range, insert) in [(1..1, "x\n"), (0..4, ""), (2..2, "é"), (11..11, "\r\nq")] {
+            let r = TextRange::new(TextSize::from(range.start as u32), TextSize::from(range.end as u32));
+            let r = TextRange::new(r.start().min(TextSize::of(&text)), r.end().min(TextSize::of(&text)));
+            text.replace_range(usize::from(r.start())..usize::from(r.end()), insert);
+            idx.apply_edit(&text, r, TextSize::of(insert));
+            assert_eq!(idx, LineIndex::new(&text), "{text:?}");
+        }
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn piece() -> impl Strategy<Value = &'static str> {
+            prop_oneof![Just("a"), Just("\n"), Just("\r\n"), Just("\r"), Just("é"), Just("😀"), Just("一"), Just(" ")]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(1000))]
+            #[test]
+            fn apply_edit_equals_a_fresh_index(
+                text in proptest::collection::vec(piece(), 0..40),
+                at in 0usize..100,
+                len in 0usize..8,
+                insert in proptest::collection::vec(piece(), 0..4),
+                probe in 0u32..60,
+            ) {
+                let mut text: String = text.concat();
+                let mut idx = LineIndex::new(&text);
+                let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
+                let a = bounds[at % bounds.len()];
+                let b = bounds[(at % bounds.len() + len).min(bounds.len() - 1)];
+                let insert = insert.concat();
+                text.replace_range(a..b, &insert);
+                idx.apply_edit(&text, TextRange::new((a as u32).into(), (b as u32).into()), TextSize::of(&insert));
+                let fresh = LineIndex::new(&text);
+                prop_assert_eq!(&idx, &fresh);
+                // Conversions agree with counting by hand.
+                let off = TextSize::from(probe.min(text.len() as u32));
+                let lc = fresh.line_col(off, Encoding::Utf16);
+                let start = fresh.char_start(off);
+                let before = &text[..usize::from(start)];
+                let line = before.matches('\n').count() as u32;
+                let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+                let col = before[line_start..].encode_utf16().count() as u32;
+                prop_assert_eq!(lc, LineColumn { line, col });
+                // (Between `\r` and `\n` is past the line's content: clamped to its end.)
+                let content_end = fresh.line_range(line).unwrap().end();
+                prop_assert_eq!(fresh.offset(lc, Encoding::Utf16), start.min(content_end));
+            }
+        }
     }
 }

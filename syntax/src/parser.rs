@@ -148,24 +148,14 @@ pub fn parse(src: &str) -> Parse {
     b.start_node(SOURCE_FILE.into());
 
     for line in logical_lines(src) {
+        if simple_line(&mut b, src, &line) {
+            continue;
+        }
         let text = line.joined().as_bytes();
         let mut em = Emitter { line: &line, src, next_cont: 0 };
         // Errors point at the last physical line of a continued line, as httpd's do.
         let line_range = TextRange::new(ts(line.last_physical_start()), ts(line.content_end));
         let first = skip_space(text, 0);
-        if first >= text.len() {
-            em.token(&mut b, WHITESPACE, 0, text.len());
-            em.finish_line(&mut b);
-            continue;
-        }
-        if text[first] == b'#' {
-            em.start(&mut b, COMMENT, 0);
-            em.token(&mut b, WHITESPACE, 0, first);
-            em.token(&mut b, COMMENT_TEXT, first, text.len());
-            em.finish_line(&mut b);
-            b.finish_node();
-            continue;
-        }
         let (wend, _) = word_end(text, first);
         let word = &line.joined()[first..wend];
         if let Some(name) = word.strip_prefix("</") {
@@ -213,7 +203,8 @@ pub fn parse(src: &str) -> Parse {
             }
             continue;
         }
-        if word.starts_with('<') {
+        {
+            // A header: `simple_line` took every line whose first word does not start with `<`.
             let name_gt = word.len() > 2 && word.ends_with('>');
             let name = if name_gt { &word[1..word.len() - 1] } else { &word[1..] };
             let lname = name.to_ascii_lowercase();
@@ -272,16 +263,7 @@ pub fn parse(src: &str) -> Parse {
                 }
             }
             stack.push(Open { name: name.to_string(), header: line_range, node });
-            continue;
         }
-        em.start(&mut b, DIRECTIVE, 0);
-        em.token(&mut b, WHITESPACE, 0, first);
-        em.start(&mut b, NAME, first);
-        em.token(&mut b, if text[first] == b'"' || text[first] == b'\'' { QUOTED } else { WORD }, first, wend);
-        b.finish_node();
-        em.arguments(&mut b, text, wend, text.len());
-        em.finish_line(&mut b);
-        b.finish_node();
     }
     for open in stack.iter().rev() {
         let mut e = err(format!("<{}> was not closed.", open.name), open.header);
@@ -297,6 +279,50 @@ pub fn parse(src: &str) -> Parse {
     b.finish_node();
     errors.sort_by_key(|e| e.range.start());
     Parse { green: b.finish(), errors }
+}
+
+/// Whether a logical line is a section header or closer (its first word starts with `<`):
+/// the only lines whose meaning depends on the lines around them.
+pub(crate) fn is_section_line(line: &LogicalLine<'_>) -> bool {
+    let text = line.joined().as_bytes();
+    let first = skip_space(text, 0);
+    first < text.len() && text[first] == b'<'
+}
+
+/// Emits a blank line, a comment or a directive, and returns true; returns false
+/// (emitting nothing) for a section header or closer. These lines produce no errors
+/// and are emitted the same wherever they stand, which is what lets
+/// [`crate::reparse`] re-lex them alone.
+pub(crate) fn simple_line(b: &mut GreenNodeBuilder<'static>, src: &str, line: &LogicalLine<'_>) -> bool {
+    let text = line.joined().as_bytes();
+    let mut em = Emitter { line, src, next_cont: 0 };
+    let first = skip_space(text, 0);
+    if first >= text.len() {
+        em.token(b, WHITESPACE, 0, text.len());
+        em.finish_line(b);
+        return true;
+    }
+    if text[first] == b'#' {
+        em.start(b, COMMENT, 0);
+        em.token(b, WHITESPACE, 0, first);
+        em.token(b, COMMENT_TEXT, first, text.len());
+        em.finish_line(b);
+        b.finish_node();
+        return true;
+    }
+    if text[first] == b'<' {
+        return false;
+    }
+    let (wend, _) = word_end(text, first);
+    em.start(b, DIRECTIVE, 0);
+    em.token(b, WHITESPACE, 0, first);
+    em.start(b, NAME, first);
+    em.token(b, if text[first] == b'"' || text[first] == b'\'' { QUOTED } else { WORD }, first, wend);
+    b.finish_node();
+    em.arguments(b, text, wend, text.len());
+    em.finish_line(b);
+    b.finish_node();
+    true
 }
 
 fn trailing(em: &mut Emitter<'_, '_>, b: &mut GreenNodeBuilder<'static>, text: &[u8], from: usize) {
