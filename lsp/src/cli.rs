@@ -162,11 +162,15 @@ pub fn targets(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, String> {
                 out.push((main, true));
             } else {
                 let mut files = Vec::new();
-                walk_configs(p, &mut files, 0);
+                walk_configs(p, &mut files, &mut std::collections::HashSet::new())?;
                 files.sort();
                 out.extend(files.into_iter().map(|f| (f, false)));
             }
         } else {
+            // Checked without opening it: opening a FIFO would wait for a writer.
+            if !meta.is_file() {
+                return Err(format!("{}: not a regular file ({})", p.display(), config::file_kind(&meta)));
+            }
             std::fs::File::open(p).map_err(|e| format!("{}: {e}", p.display()))?;
             let main = crate::server::looks_like_main(p, &config::RealFs);
             out.push((p.clone(), main));
@@ -175,15 +179,22 @@ pub fn targets(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, String> {
     Ok(out)
 }
 
-fn walk_configs(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
-    if depth > 32 {
-        return;
+/// Configuration files below `dir`. Each directory is visited once, however many
+/// symbolic links lead to it, so link loops end.
+fn walk_configs(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    seen: &mut std::collections::HashSet<PathBuf>,
+) -> Result<(), String> {
+    let real = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if !seen.insert(real) {
+        return Ok(());
     }
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let rd = std::fs::read_dir(dir).map_err(|e| format!("cannot read directory {}: {e}", dir.display()))?;
     for e in rd.flatten() {
         let p = e.path();
         if p.is_dir() {
-            walk_configs(&p, out, depth + 1);
+            walk_configs(&p, out, seen)?;
         } else {
             let name = p.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
             if name.ends_with(".conf") || name.contains("htaccess") {
@@ -191,6 +202,7 @@ fn walk_configs(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
             }
         }
     }
+    Ok(())
 }
 
 /// Diagnostics of every file reachable from `paths`, deduplicated.

@@ -39,6 +39,11 @@ struct Open {
 /// stack. Real configurations nest fewer than ten levels.
 pub const MAX_DEPTH: usize = 1000;
 
+/// httpd's `VARBUF_MAX_LEN` (server/config.c): a configuration line of this many
+/// bytes or more fails with "Line too long" (checked against httpd 2.4.x: 16 MiB − 1
+/// bytes before the newline pass, 16 MiB do not).
+pub const MAX_LINE: usize = 16 << 20;
+
 struct Emitter<'l, 'a> {
     line: &'l LogicalLine<'a>,
     src: &'a str,
@@ -86,6 +91,9 @@ impl<'l, 'a> Emitter<'l, 'a> {
 
     fn finish_line(&mut self, bld: &mut GreenNodeBuilder<'static>) {
         self.flush_upto(bld, usize::MAX);
+        if let Some((a, b)) = self.line.nul_tail {
+            bld.token(NUL_TAIL.into(), &self.src[a..b]);
+        }
         let nl = self.line.newline();
         if !nl.is_empty() {
             bld.token(NEWLINE.into(), nl);
@@ -152,6 +160,23 @@ pub fn parse(src: &str) -> Parse {
         let mut em = Emitter { line: &line, src, next_cont: 0 };
         // Errors point at the last physical line of a continued line, as httpd's do.
         let line_range = TextRange::new(ts(line.last_physical_start()), ts(line.content_end));
+        if let Some((a, b)) = line.nul_tail {
+            errors.push(SyntaxError {
+                message: "a NUL byte: httpd's reader ends the line here and ignores the rest of it".into(),
+                range: TextRange::new(ts(a), ts(b)),
+                is_error: false,
+            });
+        }
+        if line.joined().len() >= MAX_LINE {
+            errors.push(err(
+                format!(
+                    "Line too long: this line is {} bytes; httpd reads lines shorter than {} MiB and refuses to start",
+                    line.joined().len(),
+                    MAX_LINE >> 20
+                ),
+                line_range,
+            ));
+        }
         let first = skip_space(text, 0);
         if first >= text.len() {
             em.token(&mut b, WHITESPACE, 0, text.len());

@@ -15,7 +15,10 @@
 mod loader;
 mod modules;
 
-pub use loader::{decode, load, load_fragment, load_fragment_from, resolve_include, FileSource, RealFs};
+pub use loader::{
+    decode, file_kind, load, load_fragment, load_fragment_from, read_regular, resolve_include, FileSource,
+    IncludeError, RealFs,
+};
 pub use modules::{ModuleSet, HTTPD_VERSION};
 
 use apache_syntax::{LineIndex, Parse, TextRange};
