@@ -35,9 +35,10 @@ struct Open {
 }
 
 /// Sections nested deeper than this are kept in the tree flat (header and closer
-/// as siblings), so that no recursive walk or drop of the tree can overflow the
-/// stack. Real configurations nest fewer than ten levels.
-pub const MAX_DEPTH: usize = 1000;
+/// as siblings), so that no recursive walk or drop of the tree, here or in the
+/// analyses built on it, can overflow a thread's stack (1000 levels did, in debug
+/// builds on 2 MiB threads). Real configurations nest fewer than ten levels.
+pub const MAX_DEPTH: usize = 256;
 
 /// httpd's `VARBUF_MAX_LEN` (server/config.c): a configuration line of this many
 /// bytes or more fails with "Line too long" (checked against httpd 2.4.x: 16 MiB − 1

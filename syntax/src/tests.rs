@@ -395,9 +395,9 @@ fn a_nul_byte_ends_the_line_for_httpd() {
 
 #[test]
 fn lines_of_16_mib_are_too_long_for_httpd() {
-    let ok = format!("ServerAdmin {}\n", "a".repeat(crate::parser::MAX_LINE - 13));
+    let ok = format!("ServerAdmin {}\n", "a".repeat(crate::MAX_LINE - 13));
     assert!(parse(&ok).errors.is_empty());
-    let long = format!("ServerAdmin {}\nServerName x\n", "a".repeat(crate::parser::MAX_LINE - 12));
+    let long = format!("ServerAdmin {}\nServerName x\n", "a".repeat(crate::MAX_LINE - 12));
     let p = parse(&long);
     assert_eq!(p.errors.len(), 1);
     assert!(p.errors[0].message.starts_with("Line too long"), "{}", p.errors[0].message);

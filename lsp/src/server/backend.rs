@@ -153,6 +153,26 @@ fn to_lsp_diagnostic(
     }
 }
 
+/// Symbols nest at most this deep; deeper ones hang from their ancestor at the
+/// last level. Clients' JSON readers give up at about 128 levels (serde_json's
+/// default, Python's recursion limit), and each symbol level costs two.
+const MAX_SYMBOL_DEPTH: usize = 48;
+
+/// Each symbol's parent once nesting is capped (parents come before children).
+fn capped_parents(parents: impl Iterator<Item = Option<usize>>) -> Vec<Option<usize>> {
+    let mut out: Vec<Option<usize>> = Vec::new();
+    let mut depth: Vec<usize> = Vec::new();
+    for p in parents {
+        let p = match p {
+            Some(p) if depth[p] + 1 >= MAX_SYMBOL_DEPTH => out[p],
+            p => p,
+        };
+        depth.push(p.map_or(0, |p| depth[p] + 1));
+        out.push(p);
+    }
+    out
+}
+
 fn symbol_kind(k: &ide::document_symbols::StructureKind) -> SymbolKind {
     use ide::document_symbols::StructureKind::*;
     match k {
@@ -301,13 +321,21 @@ impl LanguageServer for Backend {
                     })
                 })
                 .collect();
+            let parents = capped_parents(nodes.iter().map(|n| n.parent));
+            // Children were pushed last first: put them back in order as each node is done.
+            let done = |mut s: DocumentSymbol| {
+                if let Some(c) = s.children.as_mut() {
+                    c.reverse();
+                }
+                s
+            };
             for i in (0..nodes.len()).rev() {
-                if let Some(p) = nodes[i].parent {
-                    let child = built[i].take().unwrap();
-                    built[p].as_mut().unwrap().children.get_or_insert_with(Vec::new).insert(0, child);
+                if let Some(p) = parents[i] {
+                    let child = done(built[i].take().unwrap());
+                    built[p].as_mut().unwrap().children.get_or_insert_with(Vec::new).push(child);
                 }
             }
-            DocumentSymbolResponse::Nested(built.into_iter().flatten().collect())
+            DocumentSymbolResponse::Nested(built.into_iter().flatten().map(done).collect())
         })?;
         Ok(r)
     }

@@ -16,7 +16,13 @@ pub use backend::Backend;
 /// exit status: 0 after shutdown + exit, 1 when the client exited without
 /// shutting down or the input ended.
 pub fn run_stdio() -> std::io::Result<i32> {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    // Analyses walk trees recursively (nesting is bounded by the parser): give
+    // every thread the same generous stack as the CLI's.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_stack_size(crate::STACK_SIZE)
+        .enable_all()
+        .build()?;
     let clean = rt.block_on(async {
         let (service, socket) = tower_lsp::LspService::build(Backend::new)
             .custom_method(framing::MALFORMED, Backend::malformed_message)
