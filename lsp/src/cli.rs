@@ -316,7 +316,7 @@ pub fn request_spec(a: &ExplainArgs, cfg: &config::Config) -> Result<ide::access
     for n in cfg.walk().filter(|n| n.is("AuthGroupFile")) {
         if let Some(p) = n.args.first() {
             let p = if std::path::Path::new(p).is_absolute() { PathBuf::from(p) } else { cfg.server_root.join(p) };
-            if let Ok(text) = std::fs::read_to_string(&p) {
+            if let Ok(text) = config::read_regular(&p).map(|b| String::from_utf8_lossy(&b).into_owned()) {
                 for line in text.lines() {
                     if let Some((g, users)) = line.split_once(':') {
                         for u in users.split_whitespace() {

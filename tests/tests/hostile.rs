@@ -104,15 +104,9 @@ fn lines_with<'a>(r: &'a Run, code: &str) -> Vec<&'a str> {
 }
 
 /// A deterministic stream of pseudo-random bytes.
-fn noise(n: usize, mut seed: u64) -> Vec<u8> {
-    (0..n)
-        .map(|_| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 24) as u8
-        })
-        .collect()
+fn noise(n: usize, seed: u64) -> Vec<u8> {
+    let mut r = apache_lsp_e2e::XorShift(seed);
+    (0..n).map(|_| (r.next_u64() >> 24) as u8).collect()
 }
 
 #[test]

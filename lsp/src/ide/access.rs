@@ -283,8 +283,12 @@ fn has_wildcard(s: &str) -> bool {
 }
 
 fn regex_matches(pattern: &str, text: &str, case_insensitive: bool) -> Option<bool> {
-    // Compiled regexes are cached per thread: every request tests every regex section, and
-    // compiling dominates (explain over many requests, hovers, migration checks).
+    cached_regex(pattern, case_insensitive).map(|r| r.is_match(text))
+}
+
+/// A compiled regex, cached per thread: every request tests every regex section and
+/// AliasMatch, and compiling dominates (explain over many requests, hovers, migration checks).
+fn cached_regex(pattern: &str, case_insensitive: bool) -> Option<regex::Regex> {
     type Cache = std::collections::HashMap<(String, bool), Option<regex::Regex>>;
     thread_local! {
         static CACHE: std::cell::RefCell<Cache> = std::cell::RefCell::new(Cache::new());
@@ -296,8 +300,7 @@ fn regex_matches(pattern: &str, text: &str, case_insensitive: bool) -> Option<bo
         }
         c.entry((pattern.to_string(), case_insensitive))
             .or_insert_with(|| regex::RegexBuilder::new(pattern).case_insensitive(case_insensitive).build().ok())
-            .as_ref()
-            .map(|r| r.is_match(text))
+            .clone()
     })
 }
 
@@ -317,7 +320,7 @@ fn translate(server: &Server, cfg: &Config, url: &str) -> PathBuf {
     }
     for d in server.all_directives("AliasMatch").into_iter().chain(server.all_directives("ScriptAliasMatch")) {
         if let [re, to, ..] = d.args.as_slice() {
-            if let Ok(r) = regex::Regex::new(re) {
+            if let Some(r) = cached_regex(re, false) {
                 if let Some(caps) = r.captures(url) {
                     let mut out = String::new();
                     caps.expand(&to.replace('$', "$$").replace("$$0", "${0}").replace("$$", "$"), &mut out);
@@ -438,7 +441,8 @@ fn walk<'a>(
         if k <= comps.len() && dir_path.is_dir() && !allow_override.iter().all(|a| a.eq_ignore_ascii_case("None")) {
             for name in &access_file_name {
                 let p = dir_path.join(name);
-                if let Ok(bytes) = std::fs::read(&p) {
+                // Only a regular file: a FIFO here would block the walk for ever.
+                if let Ok(bytes) = config::read_regular(&p) {
                     let (text, bad) = config::decode(bytes);
                     let fd = Arc::new(FileData::new(Arc::from(p.as_path()), text, bad));
                     dir_phase.push(Contribution::Htaccess(fd, allow_override.clone()));

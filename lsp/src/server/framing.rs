@@ -5,7 +5,9 @@
 //! session. This task re-frames stdin itself: well-formed messages pass through
 //! untouched; a body that is not JSON, or headers without a usable
 //! Content-Length, become a `$/apacheLsp/malformedMessage` notification that the
-//! server reports to the client, and reading goes on.
+//! server reports to the client, and reading goes on. A JSON object tower-lsp
+//! would not decode is passed on as [`INVALID_REQUEST`] when it has a usable id
+//! (the client gets InvalidRequest), else reported the same way.
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
@@ -13,11 +15,34 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufRea
 const MAX_MESSAGE: usize = 512 * 1024 * 1024;
 
 pub const MALFORMED: &str = "$/apacheLsp/malformedMessage";
+/// A request tower-lsp could not decode (a JSON object that is not JSON-RPC 2.0:
+/// another version, an id that is neither an integer nor a string…) but whose id
+/// is readable: passed on under this method so that it is answered with
+/// InvalidRequest instead of ending the session.
+pub const INVALID_REQUEST: &str = "$/apacheLsp/invalidRequest";
 
 fn frame(body: &[u8]) -> Vec<u8> {
     let mut v = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
     v.extend_from_slice(body);
     v
+}
+
+/// Whether tower-lsp will decode the body: its own message types are the test.
+fn is_message(body: &[u8]) -> bool {
+    serde_json::from_slice::<tower_lsp::jsonrpc::Request>(body).is_ok()
+        || serde_json::from_slice::<tower_lsp::jsonrpc::Response>(body).is_ok()
+}
+
+/// What to pass on instead of a JSON object that is not a JSON-RPC message.
+fn invalid(v: &serde_json::Value) -> Vec<u8> {
+    let reason = "not a JSON-RPC 2.0 request, notification or response";
+    match v.get("id").filter(|id| id.is_i64() || id.is_string()) {
+        Some(id) if v.get("method").is_some() => {
+            let req = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": INVALID_REQUEST, "params": {"reason": reason}});
+            frame(req.to_string().as_bytes())
+        }
+        _ => malformed(reason),
+    }
 }
 
 fn malformed(reason: &str) -> Vec<u8> {
@@ -82,13 +107,14 @@ pub async fn pump(input: impl tokio::io::AsyncRead + Unpin, mut out: impl AsyncW
                 }
                 // Some clients (eglot) send `"params": null` to methods that take none;
                 // tower-lsp rejects that, JSON-RPC allows omitting it.
-                if matches!(method.as_deref(), Some("shutdown" | "exit"))
-                    && v.get("params").is_some_and(|p| p.is_null())
-                {
+                if v.get("params").is_some_and(|p| p.is_null()) {
                     v.as_object_mut().map(|o| o.remove("params"));
-                    frame(v.to_string().as_bytes())
-                } else {
+                    body = v.to_string().into_bytes();
+                }
+                if is_message(&body) {
                     frame(&body)
+                } else {
+                    invalid(&v)
                 }
             }
             Ok(_) => malformed("the message is JSON but not an object"),
