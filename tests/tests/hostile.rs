@@ -473,3 +473,60 @@ fn includes_that_fan_out_exponentially() {
     assert_eq!(limit.len(), 1, "{}", r.stdout);
     assert!(limit[0].contains("included again and again"), "{}", limit[0]);
 }
+
+#[test]
+fn unreadable_htaccess_agrees_with_httpd() {
+    // httpd answers 403 (AH00529) when it cannot read an .htaccess file: here a
+    // directory named .htaccess (unreadable for anyone) and a mode-000 file (for
+    // httpd's workers, which run as www-data or nobody). apache-lsp cannot know
+    // whether httpd's user can read what it cannot, so its outcome is unknown with
+    // 403 among the possible statuses and the reason given.
+    use apache_lsp_e2e::httpd::{Httpd, HttpdConfig, Request};
+    if !apache_lsp_e2e::httpd::require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    AllowOverride All\n    Require all granted\n</Directory>\n";
+    let cfg = HttpdConfig::new(body)
+        .dir("htdocs/dir/.htaccess")
+        .file("htdocs/dir/index.html", "dir\n")
+        .file("htdocs/locked/.htaccess", "Require all granted\n")
+        .file("htdocs/locked/index.html", "locked\n");
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
+    let root = httpd.config().root().to_path_buf();
+    let locked = root.join("htdocs/locked/.htaccess");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0)).unwrap();
+    assert_eq!(httpd.send(&Request::get("/dir/")).unwrap(), 403, "a directory named .htaccess");
+    assert_eq!(httpd.send(&Request::get("/locked/")).unwrap(), 403, "a mode-000 .htaccess");
+    assert!(httpd.error_log().contains("AH00529"), "{}", httpd.error_log());
+    let main = httpd.config().main_config_path();
+    let explain = |url: &str, as_user: Option<&str>| {
+        let mut cmd = match as_user {
+            Some(uid) => {
+                let mut c = Command::new("setpriv");
+                c.args([&format!("--reuid={uid}"), &format!("--regid={uid}"), "--clear-groups"]).arg(server_binary());
+                c
+            }
+            None => Command::new(server_binary()),
+        };
+        cmd.arg("explain").arg(&main).arg(url).args(["--no-dns", "--format", "json"]);
+        let r = run_bounded(cmd, Duration::from_secs(120));
+        assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+        serde_json::from_str::<serde_json::Value>(&r.stdout).unwrap()
+    };
+    let e = explain("/dir/", None);
+    assert_eq!(e["status"], serde_json::Value::Null, "{e}");
+    assert!(e["possible_statuses"].as_array().unwrap().contains(&json!(403)), "{e}");
+    assert!(e["reason"].as_str().unwrap().contains("AH00529"), "{e}");
+    // The mode-000 file, read as an unprivileged user (root reads it, httpd's user does not).
+    let root_user = unsafe { libc::geteuid() } == 0;
+    if root_user && Command::new("setpriv").arg("--version").output().is_err() {
+        eprintln!("unreadable_htaccess_agrees_with_httpd: no setpriv, the mode-000 case is skipped");
+        httpd.stop();
+        return;
+    }
+    let e = explain("/locked/", root_user.then_some("65534"));
+    assert!(e["possible_statuses"].as_array().unwrap().contains(&json!(403)), "{e}");
+    assert!(e["reason"].as_str().unwrap().contains("Permission denied"), "{e}");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o644)).unwrap();
+    httpd.stop();
+}

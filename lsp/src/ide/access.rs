@@ -368,6 +368,9 @@ fn alias_match<'u>(url: &'u str, alias: &str) -> Option<&'u str> {
     Some(&url[i..])
 }
 
+/// How the reason for an unknown outcome ends when an .htaccess file could not be read.
+const UNREADABLE_HTACCESS: &str = "; httpd refuses the request (403, AH00529) if it cannot read it either";
+
 /// One section of a phase: a node of the configuration, or an .htaccess file
 /// read for this request together with the AllowOverride in force for it.
 enum Contribution<'a> {
@@ -442,11 +445,20 @@ fn walk<'a>(
             for name in &access_file_name {
                 let p = dir_path.join(name);
                 // Only a regular file: a FIFO here would block the walk for ever.
-                if let Ok(bytes) = config::read_regular(&p) {
-                    let (text, bad) = config::decode(bytes);
-                    let fd = Arc::new(FileData::new(Arc::from(p.as_path()), text, bad));
-                    dir_phase.push(Contribution::Htaccess(fd, allow_override.clone()));
-                    break;
+                match config::read_regular(&p) {
+                    Ok(bytes) => {
+                        let (text, bad) = config::decode(bytes);
+                        let fd = Arc::new(FileData::new(Arc::from(p.as_path()), text, bad));
+                        dir_phase.push(Contribution::Htaccess(fd, allow_override.clone()));
+                        break;
+                    }
+                    Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {}
+                    // httpd stops here with 403 when it cannot read the file (AH00529); whether
+                    // it can, running as its own user, is not known from here.
+                    Err(e) => {
+                        unknown.push(format!("{} cannot be read here ({e}){UNREADABLE_HTACCESS}", p.display()));
+                        break;
+                    }
                 }
             }
         }
@@ -744,6 +756,14 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
         }
     }
     if !unknown.is_empty() && outcome.status.is_some() {
+        let possible = outcome.status.into_iter().chain(outcome.possible_statuses.iter().copied());
+        let mut possible: Vec<u16> = possible.collect();
+        if unknown.iter().any(|u| u.ends_with(UNREADABLE_HTACCESS)) {
+            possible.push(403);
+        }
+        possible.sort_unstable();
+        possible.dedup();
+        outcome.possible_statuses = possible;
         outcome.reason_unknown = Some(unknown.join("; "));
         outcome.status = None;
     }
