@@ -297,6 +297,13 @@ fn twenty_thousand_nested_sections_in_check() {
             "{name}: {}",
             &r.stdout[..r.stdout.len().min(2000)]
         );
+        // The other commands walk the same trees.
+        for args in [&["migrate", "httpd.conf"][..], &["explain", "httpd.conf", "/", "--no-dns"]] {
+            let mut cmd = Command::new(server_binary());
+            cmd.current_dir(d.path()).args(args);
+            let r = run_bounded(cmd, Duration::from_secs(600));
+            assert!(matches!(r.code, Some(0 | 1)), "{name} {args:?}: {:?}\n{}", r.code, r.stderr);
+        }
     }
 }
 
