@@ -96,6 +96,15 @@ fn unknown_methods_and_malformed_messages() {
         c.send_raw(raw);
         assert_serving(&mut c);
     }
+    // A header line of 100 000 bytes (read in bounded pieces, reported), then a
+    // Content-Length promising more than ever comes is only waited for, not allocated.
+    c.send_raw(&[&b"X-Junk: "[..], &[b'a'; 100_000], b"\r\n\r\n"].concat());
+    assert_serving(&mut c);
+    assert!(
+        c.backlog.iter().any(|m| m["params"]["message"].as_str().is_some_and(|t| t.contains("header line longer"))),
+        "{:?}",
+        c.backlog
+    );
     let logs = c.backlog.iter().filter(|m| m["method"] == "window/logMessage").count();
     assert!(logs >= 4, "malformed messages were not reported: {:?}", c.backlog);
     // JSON objects tower-lsp cannot decode (which used to end the session): a

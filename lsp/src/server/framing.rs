@@ -13,6 +13,8 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufRea
 
 /// Largest message accepted (a whole 100 MB document plus JSON overhead).
 const MAX_MESSAGE: usize = 512 * 1024 * 1024;
+/// Longest header line accepted; real ones are a few dozen bytes.
+const MAX_HEADER_LINE: u64 = 8192;
 
 pub const MALFORMED: &str = "$/apacheLsp/malformedMessage";
 /// A request tower-lsp could not decode (a JSON object that is not JSON-RPC 2.0:
@@ -61,9 +63,23 @@ pub async fn pump(input: impl tokio::io::AsyncRead + Unpin, mut out: impl AsyncW
         let mut saw_header = false;
         loop {
             let mut line = Vec::new();
-            match r.read_until(b'\n', &mut line).await {
+            match (&mut r).take(MAX_HEADER_LINE).read_until(b'\n', &mut line).await {
                 Ok(0) | Err(_) => return false,
                 Ok(_) => {}
+            }
+            if !line.ends_with(b"\n") && line.len() as u64 == MAX_HEADER_LINE {
+                // No header is this long: skip to the end of the line, in bounded pieces.
+                bad_header = Some(format!("a header line longer than {MAX_HEADER_LINE} bytes"));
+                saw_header = true;
+                loop {
+                    line.clear();
+                    match (&mut r).take(MAX_HEADER_LINE).read_until(b'\n', &mut line).await {
+                        Ok(0) | Err(_) => return false,
+                        Ok(_) if line.ends_with(b"\n") => break,
+                        Ok(_) => {}
+                    }
+                }
+                continue;
             }
             let text = String::from_utf8_lossy(&line);
             let t = text.trim_end_matches(['\r', '\n']);
@@ -92,9 +108,11 @@ pub async fn pump(input: impl tokio::io::AsyncRead + Unpin, mut out: impl AsyncW
             }
             continue;
         };
-        let mut body = vec![0; n];
-        if r.read_exact(&mut body).await.is_err() {
-            return false;
+        // Read as it arrives: a Content-Length alone does not allocate the whole size.
+        let mut body = Vec::new();
+        match (&mut r).take(n as u64).read_to_end(&mut body).await {
+            Ok(got) if got == n => {}
+            _ => return false,
         }
         let mut exit = false;
         let msg = match serde_json::from_slice::<serde_json::Value>(&body) {
