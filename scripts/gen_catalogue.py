@@ -11,7 +11,12 @@ refs/heads/2.4.x.  The script reads, from that ref:
     identifiers, source files, syntax, contexts, override class, default,
     status);
   * the C sources (server/, modules/, include/, os/) -- the command tables
-    (AP_INIT_<KIND>(...)) which give each directive's argument kind.
+    (AP_INIT_<KIND>(...)) which give each directive's argument kind, its
+    req_override mask and the spelling httpd registers (and so prints), and
+    the ap_check_cmd_context() flags its handler checks (the `not_in` column:
+    those common to every check found in the handler and the same file's
+    functions it calls, so an argument-dependent check never forbids more
+    than httpd does).
 
 It joins those facts with the hand-written one-line descriptions kept in
 lsp/src/ide/catalogue/descriptions.tsv (keyed by directive name, or by
@@ -310,20 +315,20 @@ def split_args(s):
     return args
 
 
-def balanced(src, start):
-    """src[start] == '('; return the text inside the matching ')'."""
+def balanced(src, start, open_="(", close=")"):
+    """src[start] == open_; return the text inside the matching close."""
     depth, i = 0, start
     while i < len(src):
         c = src[i]
-        if c == '"':
+        if c in "\"'":  # string or character literal
             j = i + 1
-            while j < len(src) and src[j] != '"':
+            while j < len(src) and src[j] != c:
                 j += 2 if src[j] == "\\" else 1
             i = j + 1
             continue
-        if c == "(":
+        if c == open_:
             depth += 1
-        elif c == ")":
+        elif c == close:
             depth -= 1
             if depth == 0:
                 return src[start + 1:i]
@@ -338,9 +343,9 @@ SSL_WHERE = {"ALL": "RSRC_CONF|OR_AUTHCFG", "SRV": "RSRC_CONF",
 
 
 def expand_ssl(src):
-    src = SSL_MACRO.sub(lambda m: f'AP_INIT_{m.group(3)}("SSL{m.group(2)}", f, '
+    src = SSL_MACRO.sub(lambda m: f'AP_INIT_{m.group(3)}("SSL{m.group(2)}", ssl_cmd_SSL{m.group(2)}, '
                         f'NULL, {SSL_WHERE[m.group(1)]},', src)
-    src = SSL_DIR_MACRO.sub(lambda m: f'AP_INIT_{m.group(3)}("SSL{m.group(1)}", f, '
+    src = SSL_DIR_MACRO.sub(lambda m: f'AP_INIT_{m.group(3)}("SSL{m.group(1)}", ssl_cmd_SSL{m.group(1)}, '
                             f'NULL, OR_{m.group(2)},', src)
     return src
 
@@ -374,12 +379,83 @@ def normalise_mask(expr, flag_defines, depth=0):
     return "|".join(out)
 
 
+# ap_check_cmd_context() flags (include/http_config.h).
+NOT_IN = {"NOT_IN_VIRTUALHOST": 0x01, "NOT_IN_LIMIT": 0x02, "NOT_IN_DIRECTORY": 0x04,
+          "NOT_IN_LOCATION": 0x08, "NOT_IN_FILES": 0x10, "NOT_IN_HTACCESS": 0x20,
+          "NOT_IN_PROXY": 0x40}
+NOT_IN["NOT_IN_DIR_LOC_FILE"] = NOT_IN["NOT_IN_DIRECTORY"] | NOT_IN["NOT_IN_LOCATION"] | NOT_IN["NOT_IN_FILES"]
+NOT_IN["NOT_IN_DIR_CONTEXT"] = NOT_IN["NOT_IN_LIMIT"] | NOT_IN["NOT_IN_DIR_LOC_FILE"] | NOT_IN["NOT_IN_PROXY"]
+NOT_IN["GLOBAL_ONLY"] = NOT_IN["NOT_IN_VIRTUALHOST"] | NOT_IN["NOT_IN_DIR_CONTEXT"]
+NOT_IN_ORDER = ["NOT_IN_VIRTUALHOST", "NOT_IN_LIMIT", "NOT_IN_DIRECTORY", "NOT_IN_LOCATION",
+                "NOT_IN_FILES", "NOT_IN_HTACCESS", "NOT_IN_PROXY"]
+# Helpers whose check depends on an argument of theirs, not on the directive.
+CHECK_HELPERS_SKIPPED = {"md_conf_check_location"}
+CHECK_CALL = re.compile(r"ap_check_cmd_context\s*\(\s*\w+\s*,\s*([A-Z_|\s]+)\)")
+
+
+def handler_name(expr):
+    """The function a command-table entry calls (casts and `&` removed)."""
+    ids = re.findall(r"[A-Za-z_]\w*", re.sub(r"\([^()]*\*\s*\)", " ", expr))
+    ids = [i for i in ids if i not in ("cmd_func", "const", "char", "void", "NULL")]
+    return ids[-1] if ids else None
+
+
+def function_bodies(src):
+    """name -> body text of every function defined in a (comment-stripped) C file."""
+    out = {}
+    for m in re.finditer(r"^[A-Za-z_](?:[^;{}()]|\([^;{}()]*\))*?\b(\w+)\s*\(([^;{}]*)\)\s*\{", src, re.M):
+        body = balanced(src, m.end() - 1, "{", "}")
+        out.setdefault(m.group(1), body)
+    return out
+
+
+def fatal_checks(body):
+    """The flag sets of the ap_check_cmd_context() calls in a body whose result
+    is an error (not the ones that only log a warning)."""
+    sets = []
+    for m in CHECK_CALL.finditer(body):
+        after = body[m.end():m.end() + 200]
+        if re.match(r"\s*\)\s*\{\s*ap_log_(p)?error", after):
+            continue  # `if (ap_check_cmd_context(...)) { warn }`
+        bits = 0
+        for f in re.findall(r"[A-Z_]+", m.group(1)):
+            bits |= NOT_IN.get(f, 0)
+        if bits:
+            sets.append(bits)
+    return sets
+
+
+def context_checks(func, bodies):
+    """Flags of ap_check_cmd_context() that hold on every check found in the
+    handler and in the same file's functions it calls (one level): their
+    intersection, so that a check made only for some arguments (`Alias` with
+    one argument or two) never forbids more than httpd does."""
+    body = bodies.get(func)
+    if body is None:
+        return 0
+    sets = fatal_checks(body)
+    for callee in set(re.findall(r"\b(\w+)\s*\(", body)):
+        if callee != func and callee in bodies and callee not in CHECK_HELPERS_SKIPPED:
+            sets += fatal_checks(bodies[callee])
+    if not sets:
+        return 0
+    bits = sets[0]
+    for b in sets[1:]:
+        bits &= b
+    return bits
+
+
+def not_in_names(bits):
+    return "|".join(f for f in NOT_IN_ORDER if bits & NOT_IN[f])
+
+
 def parse_commands(gitdir, ref):
     files = git(gitdir, "ls-tree", "-r", "--name-only", ref).split()
     files = [f for f in files
              if re.match(r"(server|modules|include|os)/", f) and f.endswith((".c", ".h"))
              and f != "include/http_config.h"]
     sources = {}
+    file_bodies = {}  # file -> {function name -> body}, for files that check contexts
     defines = {}
     flag_defines = {}
     for f in files:
@@ -387,6 +463,8 @@ def parse_commands(gitdir, ref):
         if "AP_INIT_" not in src and "SSL_CMD_" not in src and "#define" not in src:
             continue
         src = strip_comments(src)
+        if f.endswith(".c") and "ap_check_cmd_context" in src:
+            file_bodies[f] = function_bodies(src)
         for m in re.finditer(r'^\s*#\s*define\s+(\w+)\s+((?:"(?:[^"\\]|\\.)*"\s*)+)$',
                              src, re.M):
             defines.setdefault(m.group(1), m.group(2))
@@ -428,8 +506,19 @@ def parse_commands(gitdir, ref):
             cmds.setdefault(name.lower(), []).append({
                 "name": name, "kind": kind,
                 "where": normalise_mask(args[3], flag_defines),
+                "not_in": 0,
+                "func": handler_name(args[1]),
                 "file": f, "module": mod_ident, "section": section,
             })
+    # The handler is looked up in its own file first (static functions of the
+    # same name exist in several MPMs), then anywhere (mod_ssl's handlers live
+    # in ssl_engine_config.c).
+    for entries in cmds.values():
+        for e in entries:
+            bodies = file_bodies.get(e["file"], {})
+            if e["func"] not in bodies:
+                bodies = next((b for b in file_bodies.values() if e["func"] in b), {})
+            e["not_in"] = context_checks(e["func"], bodies)
     return cmds
 
 
@@ -601,11 +690,21 @@ def main():
         if not desc:
             missing_desc.append(name)
         mask = ""
+        not_in = ""
         same = [e for e in entries if e["section"] == d["section"]] or entries
         if same:
             mask = same[0]["where"]
+            # Several MPMs define the same directive: a check made by all of them.
+            bits = same[0]["not_in"]
+            for e in same[1:]:
+                bits &= e["not_in"]
+            not_in = not_in_names(bits)
+        # The spelling the command table registers, which httpd's messages use
+        # (`order not allowed here`), when it differs from the manual's.
+        c_name = same[0]["name"] if same and same[0]["name"] != name else ""
         row = [name, module, source, d["syntax"], ",".join(ctxs), override,
-               d["default"], status, args, "yes" if d["section"] else "", url, desc, mask]
+               d["default"], status, args, "yes" if d["section"] else "", url, desc, mask, not_in,
+               c_name]
         key = name.lower()
         if key in seen:
             prev = seen[key]
@@ -623,7 +722,7 @@ def main():
         if not desc:
             missing_desc.append(name)
         rows.append([name, module, source, syntax, "directory,.htaccess", "AuthConfig",
-                     "", "removed", "FLAG", "", REMOVED_URL, desc, "OR_AUTHCFG"])
+                     "", "removed", "FLAG", "", REMOVED_URL, desc, "OR_AUTHCFG", "", ""])
         seen[name.lower()] = rows[-1]
 
     for name, module, source, syntax, ctxs, override, status, url in EXTRAS:
@@ -635,7 +734,8 @@ def main():
         if not desc:
             missing_desc.append(name)
         rows.append([name, module, source, syntax, ctxs, override, "", status, e["kind"],
-                     "", url, desc, e["where"]])
+                     "", url, desc, e["where"], not_in_names(e["not_in"]),
+                     e["name"] if e["name"] != name else ""])
         seen[name.lower()] = rows[-1]
 
     rows.sort(key=lambda r: r[0].lower())
@@ -650,7 +750,7 @@ def main():
     with open(os.path.join(OUT_DIR, "directives.tsv"), "w", encoding="utf-8") as fh:
         fh.write(banner)
         fh.write("# name\tmodule\tsource_file\tsyntax\tcontexts\toverride\tdefault\t"
-                 "status\targs\tsection\turl\tdescription\treq_override\n")
+                 "status\targs\tsection\turl\tdescription\treq_override\tnot_in\tc_name\n")
         for r in rows:
             fh.write("\t".join(tsv_field(x) for x in r) + "\n")
 

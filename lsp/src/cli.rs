@@ -57,7 +57,16 @@ pub struct ExplainArgs {
     /// The main configuration file (httpd.conf, apache2.conf).
     pub config: PathBuf,
     /// The URL path of the request, e.g. /server-status.
-    pub url: String,
+    #[arg(required_unless_present_any = ["log_line", "log_file"], conflicts_with_all = ["log_line", "log_file"])]
+    pub url: Option<String>,
+    /// Explain an error-log line instead of a URL: the requests that reach the path it names
+    /// and the rule that refused them (2.4 and 2.2 formats).
+    #[arg(long, value_name = "LINE", conflicts_with = "log_file")]
+    pub log_line: Option<String>,
+    /// Summarise the refusals of an error log: how many requests each rule refused, and the
+    /// entries that could not be mapped.
+    #[arg(long, value_name = "FILE")]
+    pub log_file: Option<PathBuf>,
     /// The client's address.
     #[arg(long, default_value = "127.0.0.1")]
     pub client: std::net::IpAddr,
@@ -76,12 +85,18 @@ pub struct ExplainArgs {
     pub host: Option<String>,
     #[arg(long, default_value = "GET")]
     pub method: String,
-    /// An environment variable set for the request (as SetEnvIf would), VAR=VALUE.
+    /// An environment variable at access-check time, VAR=VALUE (or !VAR: absent). It
+    /// overrides what SetEnvIf/BrowserMatch lines make of the request, which are evaluated
+    /// otherwise.
     #[arg(long = "env", value_name = "VAR=VALUE")]
     pub env: Vec<String>,
-    /// A request header NAME:VALUE (for SetEnvIf on headers).
+    /// A request header NAME:VALUE (for SetEnvIf/BrowserMatch); repeatable. Headers not given
+    /// are unknown, unless --only-headers.
     #[arg(long = "header", value_name = "NAME:VALUE")]
     pub header: Vec<String>,
+    /// The request carries no header besides those of --header (and Host, from --host).
+    #[arg(long)]
+    pub only_headers: bool,
     /// The client's double-reverse-resolved host name, for host rules.
     #[arg(long)]
     pub client_host: Option<String>,
@@ -99,7 +114,9 @@ impl ExplainArgs {
     pub fn for_request(config: &Path, url: &str, client: &str) -> ExplainArgs {
         ExplainArgs {
             config: config.to_path_buf(),
-            url: url.to_string(),
+            url: Some(url.to_string()),
+            log_line: None,
+            log_file: None,
             client: client.parse().unwrap_or(std::net::IpAddr::from([127, 0, 0, 1])),
             server_addr: None,
             user: None,
@@ -108,6 +125,7 @@ impl ExplainArgs {
             method: "GET".into(),
             env: vec![],
             header: vec![],
+            only_headers: false,
             client_host: None,
             no_dns: true,
             format: ExplainFormat::Text,
@@ -207,11 +225,18 @@ fn walk_configs(
 
 /// Diagnostics of every file reachable from `paths`, deduplicated.
 pub fn check_paths(paths: &[PathBuf]) -> Result<Vec<Reported>, String> {
+    check(paths, false)
+}
+
+/// [`check_paths`]; with `leak`, the loaded configurations are never freed (the
+/// command line's process ends right after: freeing a big tree node by node costs
+/// more than building it).
+fn check(paths: &[PathBuf], leak: bool) -> Result<Vec<Reported>, String> {
     let mut out: Vec<Reported> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (path, main) in targets(paths)? {
-        let cfg =
-            if main { config::load(&path, &config::RealFs) } else { config::load_fragment(&path, &config::RealFs) };
+        // Diagnostics need no syntax tree once the nodes are built.
+        let cfg = config::load_for_batch(&path, &config::RealFs, main);
         for d in ide::diagnostics::all(&cfg) {
             let f = cfg.file(d.file);
             let (line, column) = f.line_index.human(d.range.start(), &f.text);
@@ -229,6 +254,9 @@ pub fn check_paths(paths: &[PathBuf]) -> Result<Vec<Reported>, String> {
             if seen.insert((r.file.clone(), r.line, r.column, r.code, r.message.clone())) {
                 out.push(r);
             }
+        }
+        if leak {
+            std::mem::forget(cfg);
         }
     }
     Ok(out)
@@ -286,30 +314,18 @@ pub fn request_spec(a: &ExplainArgs, cfg: &config::Config) -> Result<ide::access
     let mut req = Request::new(&a.method, a.client, local);
     req.user = a.user.clone();
     req.bad_credentials = a.wrong_password;
+    // What SetEnvIf makes of the request replaces this when it is evaluated
+    // ([`request_inputs`]); the --env values stay either way.
     let mut env = EnvKnowledge::default();
-    // Variables the configuration may set per request are unknown unless given.
-    for n in cfg.walk() {
-        let l = n.name.to_ascii_lowercase();
-        let var = match l.as_str() {
-            "setenvif" | "setenvifnocase" | "setenvifexpr" => n.args.get(2).or(n.args.get(1)),
-            "browsermatch" | "browsermatchnocase" => n.args.get(1),
-            "setenv" => n.args.first(),
-            _ => None,
-        };
-        if let Some(v) = var {
-            let name = v.trim_start_matches('!').split('=').next().unwrap_or(v).to_string();
-            env.vars.insert(name, EnvVar::Unknown);
-        }
-    }
-    for kv in &a.env {
-        let (k, v) = kv.split_once('=').unwrap_or((kv.as_str(), ""));
-        env.vars.insert(k.to_string(), EnvVar::Set(v.to_string()));
+    for (k, v) in env_overrides(a)? {
+        env.vars.insert(k, v.map(EnvVar::Set).unwrap_or(EnvVar::Absent));
     }
     req.env = env;
     req.client_host = match (&a.client_host, a.no_dns) {
         (Some(h), _) => HostKnowledge::Known(h.clone()),
         (None, true) => HostKnowledge::Unknown,
-        (None, false) => resolve_double_reverse(a.client),
+        (None, false) if needs_host_name(cfg) => resolve_double_reverse(a.client),
+        (None, false) => HostKnowledge::Unknown,
     };
     // Group membership from AuthGroupFile files the configuration names.
     let mut groups = std::collections::BTreeMap::new();
@@ -331,18 +347,87 @@ pub fn request_spec(a: &ExplainArgs, cfg: &config::Config) -> Result<ide::access
         }
     }
     req.groups = Some(groups);
-    Ok(ide::access::RequestSpec { path: a.url.clone(), host: a.host.clone(), request: req })
+    let path = a.url.clone().unwrap_or_else(|| "/".into());
+    Ok(ide::access::RequestSpec { path, host: a.host.clone(), request: req })
 }
 
-/// httpd's double-reverse lookup of a client address (`REMOTE_DOUBLE_REV`):
-/// reverse, then forward; the name counts only if the forward answer holds the address.
-fn resolve_double_reverse(ip: std::net::IpAddr) -> ide::policy::HostKnowledge {
+/// `--env` values: VAR=VALUE sets, !VAR unsets.
+fn env_overrides(a: &ExplainArgs) -> Result<Vec<(String, Option<String>)>, String> {
+    a.env
+        .iter()
+        .map(|kv| {
+            let (k, v) = match kv.strip_prefix('!') {
+                Some(k) => (k, None),
+                None => match kv.split_once('=') {
+                    Some((k, v)) => (k, Some(v.to_string())),
+                    None => (kv.as_str(), Some(String::new())),
+                },
+            };
+            if k.is_empty() {
+                return Err(format!("--env {kv:?}: expected VAR=VALUE or !VAR"));
+            }
+            Ok((k.to_string(), v))
+        })
+        .collect()
+}
+
+/// The headers, protocol and --env values SetEnvIf is evaluated with.
+pub fn request_inputs(a: &ExplainArgs) -> Result<ide::setenvif::EnvInputs, String> {
+    let mut headers = Vec::new();
+    if let Some(h) = &a.host {
+        headers.push(("Host".to_string(), h.clone()));
+    }
+    for h in &a.header {
+        let (n, v) = h.split_once(':').ok_or_else(|| format!("--header {h:?}: expected NAME:VALUE"))?;
+        let n = n.trim();
+        if n.is_empty() || n.contains(char::is_whitespace) {
+            return Err(format!("--header {h:?}: expected NAME:VALUE"));
+        }
+        headers.push((n.to_string(), v.trim().to_string()));
+    }
+    Ok(ide::setenvif::EnvInputs {
+        headers,
+        headers_complete: a.only_headers,
+        protocol: "HTTP/1.1".into(),
+        overrides: env_overrides(a)?,
+    })
+}
+
+/// Whether something in the configuration may need the client's host name: a host rule
+/// (`Require host`, `Allow/Deny from` a name) or HostnameLookups (SetEnvIf Remote_Host).
+fn needs_host_name(cfg: &config::Config) -> bool {
+    cfg.walk().any(|n| {
+        let words = |skip: usize| n.args.iter().skip(skip);
+        if n.is("Require") {
+            words(0)
+                .skip_while(|w| w.eq_ignore_ascii_case("not"))
+                .next()
+                .is_some_and(|p| p.eq_ignore_ascii_case("host"))
+        } else if n.is("Allow") || n.is("Deny") {
+            words(1).any(|w| {
+                !(w.eq_ignore_ascii_case("all")
+                    || w.to_ascii_lowercase().starts_with("env=")
+                    || ide::policy::IpSubnet::parse_word(w).is_ok())
+            })
+        } else {
+            n.is("HostnameLookups") && n.args.first().is_some_and(|a| !a.eq_ignore_ascii_case("off"))
+        }
+    })
+}
+
+/// httpd's double-reverse lookup of a client address (`REMOTE_DOUBLE_REV`,
+/// `server/core.c: ap_get_remote_host`): reverse (the name lowercased), then forward; the name
+/// counts only if the forward answer holds the address. Uses the system resolver (NSS) through
+/// `getent`, as httpd does through getnameinfo/getaddrinfo.
+pub fn resolve_double_reverse(ip: std::net::IpAddr) -> ide::policy::HostKnowledge {
     use ide::policy::HostKnowledge;
     let Ok(out) = std::process::Command::new("getent").arg("hosts").arg(ip.to_string()).output() else {
         return HostKnowledge::Unknown;
     };
     let text = String::from_utf8_lossy(&out.stdout);
-    let Some(name) = text.split_whitespace().nth(1).map(str::to_string) else { return HostKnowledge::NoName };
+    let Some(name) = text.split_whitespace().nth(1).map(str::to_ascii_lowercase) else {
+        return HostKnowledge::NoName;
+    };
     let Ok(fwd) = std::process::Command::new("getent").arg("ahosts").arg(&name).output() else {
         return HostKnowledge::Unknown;
     };
@@ -353,6 +438,50 @@ fn resolve_double_reverse(ip: std::net::IpAddr) -> ide::policy::HostKnowledge {
     } else {
         HostKnowledge::NoName
     }
+}
+
+/// `explain --log-line` / `--log-file`: the CLI reads the file, the analysis maps entries.
+fn explain_log(a: &ExplainArgs, cfg: &config::Config, base: &ide::policy::Request) -> i32 {
+    use ide::policy::HostKnowledge;
+    let cache = std::cell::RefCell::new(std::collections::HashMap::new());
+    let lookups = !a.no_dns && a.client_host.is_none() && needs_host_name(cfg);
+    let resolve = |ip: std::net::IpAddr| -> HostKnowledge {
+        if let Some(h) = &a.client_host {
+            return HostKnowledge::Known(h.clone());
+        }
+        if !lookups {
+            return HostKnowledge::Unknown;
+        }
+        cache.borrow_mut().entry(ip).or_insert_with(|| resolve_double_reverse(ip)).clone()
+    };
+    let print_json = |v: serde_json::Value| println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    if let Some(text) = &a.log_line {
+        let Some(line) = ide::error_log::parse_line(text) else {
+            eprintln!("apache-lsp explain: not an error-log line: {text:?}");
+            return 2;
+        };
+        let ex = ide::log_explain::explain_line(cfg, &line, base, &resolve);
+        match a.format {
+            ExplainFormat::Text => print!("{}", ide::log_explain::line_to_text(&ex)),
+            ExplainFormat::Json => print_json(ide::log_explain::line_to_json(&ex)),
+        }
+        return 0;
+    }
+    let Some(file) = &a.log_file else { return 2 };
+    let bytes = match std::fs::read(file) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("apache-lsp explain: {}: {e}", file.display());
+            return 2;
+        }
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let summary = ide::log_explain::summarize(cfg, &text, base, &resolve);
+    match a.format {
+        ExplainFormat::Text => print!("{}", ide::log_explain::summary_to_text(&summary)),
+        ExplainFormat::Json => print_json(ide::log_explain::summary_to_json(&summary)),
+    }
+    0
 }
 
 /// Runs the CLI; returns the process exit status.
@@ -418,7 +547,17 @@ pub fn main() -> i32 {
                     return 2;
                 }
             };
-            let e = ide::explain::explain(&cfg, &spec);
+            let inputs = match request_inputs(&a) {
+                Ok(i) => i,
+                Err(e) => {
+                    eprintln!("apache-lsp explain: {e}");
+                    return 2;
+                }
+            };
+            if a.log_line.is_some() || a.log_file.is_some() {
+                return explain_log(&a, &cfg, &spec.request);
+            }
+            let e = ide::explain::explain_with(&cfg, &spec, &inputs);
             match a.format {
                 ExplainFormat::Text => print!("{}", ide::explain::to_text(&spec, &e)),
                 ExplainFormat::Json => {
@@ -427,7 +566,7 @@ pub fn main() -> i32 {
             }
             0
         }
-        Some(Command::Check { format, paths }) => match check_paths(&paths) {
+        Some(Command::Check { format, paths }) => match check(&paths, true) {
             Ok(reported) => {
                 print!("{}", render(&reported, format));
                 let bad = reported.iter().any(|r| r.severity == "error" || r.severity == "warning");

@@ -36,7 +36,10 @@ use std::path::{Path, PathBuf};
 
 use apache_lsp::ide::access::{self, Effective, RequestSpec};
 use apache_lsp::ide::config;
-use apache_lsp::ide::policy::{EnvKnowledge, HostKnowledge, LogLevel, Request as EngineRequest};
+use apache_lsp::ide::loglevel;
+use apache_lsp::ide::policy::{HostKnowledge, LogLevel, Request as EngineRequest};
+use apache_lsp::ide::setenvif::EnvInputs;
+use std::sync::{Mutex, OnceLock};
 
 use crate::httpd::{config_test, credentials, sources, Httpd, HttpdConfig, Request, GROUPS, USERS};
 
@@ -53,11 +56,18 @@ pub struct Probe {
     pub credentials: Option<(String, String)>,
     /// The Host header (`localhost` when None, as the harness sends).
     pub host: Option<String>,
+    /// Extra request headers.
+    pub headers: Vec<(String, String)>,
 }
 
 impl Probe {
     pub fn new(method: &str, url: &str, source: IpAddr, credentials: Option<(String, String)>) -> Probe {
-        Probe { method: method.to_owned(), url: url.to_owned(), source, credentials, host: None }
+        Probe { method: method.to_owned(), url: url.to_owned(), source, credentials, host: None, headers: vec![] }
+    }
+
+    /// The header `name` (case-insensitive), if the probe sends it.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 
     /// The user whose correct password was sent.
@@ -81,8 +91,9 @@ impl Probe {
             None => "no credentials".to_owned(),
             Some((u, p)) => format!("as {u}:{p}"),
         };
+        let extra: String = self.headers.iter().map(|(n, v)| format!(", {n}: {v}")).collect();
         format!(
-            "{} {} from {} {who} (Host: {})",
+            "{} {} from {} {who} (Host: {}{extra})",
             self.method,
             self.url,
             self.source,
@@ -90,10 +101,13 @@ impl Probe {
         )
     }
 
-    fn to_request(&self) -> Request {
+    pub fn to_request(&self) -> Request {
         let mut r = Request::new(&self.method, &self.url).source(self.source).credentials(self.credentials.clone());
         if let Some(h) = &self.host {
             r = r.host(h);
+        }
+        for (n, v) in &self.headers {
+            r = r.header(n, v);
         }
         r
     }
@@ -115,14 +129,33 @@ pub fn matrix(urls: &[&str], methods: &[&str]) -> Vec<Probe> {
     out
 }
 
+/// Every source of [`sources`] × `methods` × `urls` × header set, without credentials: for rules
+/// that do not depend on who authenticates (SetEnvIf on headers, host names).
+pub fn anon_matrix(urls: &[&str], methods: &[&str], header_sets: &[&[(&str, &str)]]) -> Vec<Probe> {
+    let mut out = Vec::new();
+    for url in urls {
+        for method in methods {
+            for source in sources() {
+                for headers in header_sets {
+                    let mut p = Probe::new(method, url, source, None);
+                    p.headers = headers.iter().map(|(n, v)| ((*n).to_owned(), (*v).to_owned())).collect();
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// httpd's status in the engine's terms. The engine predicts **access control** only
 /// (`status == 200` means "passes access control"); what the handler does afterwards is not its
-/// business. So a 404 (the resource does not exist, e.g. `/server-status` without a handler) and
-/// a 405 (the default handler refuses PUT/DELETE on a static file) both count as 200. Every other
-/// status (401, 403, 500, and 200 itself) is compared as is.
+/// business. So a 404 (the resource does not exist, e.g. `/server-status` without a handler), a
+/// 405 (the default handler refuses PUT/DELETE on a static file) and a 301 (mod_dir's fixup adds
+/// the trailing slash of a directory URL, after access control) count as 200. Every other status
+/// (401, 403, 500, and 200 itself) is compared as is.
 pub fn access_status(httpd_status: u16) -> u16 {
     match httpd_status {
-        404 | 405 => 200,
+        301 | 404 | 405 => 200,
         s => s,
     }
 }
@@ -134,11 +167,17 @@ pub const MESSAGE_CODES: &[&str] = &["AH01797", "AH01630", "AH01631", "AH01629",
 // ---------------------------------------------------------------------------------------------
 // The engine side
 
-/// A `SetEnvIf Remote_Addr regex VAR…` line at server level.
-struct EnvRule {
-    re: regex::Regex,
-    /// (name, Some(value)) sets, (name, None) unsets (`!VAR`).
-    actions: Vec<(String, Option<String>)>,
+/// The client's host name as httpd finds it (double-reverse lookup with the system resolver),
+/// once per address for the whole test run.
+pub fn client_host(ip: IpAddr) -> HostKnowledge {
+    static CACHE: OnceLock<Mutex<BTreeMap<IpAddr, HostKnowledge>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(BTreeMap::new()));
+    if let Some(h) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&ip) {
+        return h.clone();
+    }
+    let h = apache_lsp::cli::resolve_double_reverse(ip);
+    cache.lock().unwrap_or_else(|e| e.into_inner()).insert(ip, h.clone());
+    h
 }
 
 /// The engine, loaded from the exact configuration file httpd reads.
@@ -146,7 +185,6 @@ pub struct Engine {
     pub cfg: config::Config,
     /// The port httpd listens on (the server side of every connection).
     port: Option<u16>,
-    env_rules: Vec<EnvRule>,
     groups: BTreeMap<String, BTreeSet<String>>,
 }
 
@@ -154,40 +192,6 @@ impl Engine {
     /// Loads `main`; `port` is the port the requests arrive on, when httpd runs.
     pub fn load(main: &Path, port: Option<u16>) -> Engine {
         let cfg = config::load(main, &config::RealFs);
-        let mut env_rules = Vec::new();
-        for n in cfg.walk() {
-            let l = n.name.to_ascii_lowercase();
-            if !matches!(l.as_str(), "setenvif" | "setenvifnocase" | "setenvifexpr" | "setenv" | "browsermatch") {
-                continue;
-            }
-            let top = cfg.nodes.iter().any(|t| std::ptr::eq(t, n));
-            assert!(
-                top && l.starts_with("setenvif") && l != "setenvifexpr",
-                "the differential harness models only server-level `SetEnvIf Remote_Addr` lines, not {} {:?}",
-                n.name,
-                n.args
-            );
-            assert!(
-                n.args.first().is_some_and(|a| a.eq_ignore_ascii_case("Remote_Addr")) && n.args.len() >= 3,
-                "only `SetEnvIf Remote_Addr regex VAR…` is modelled: {:?}",
-                n.args
-            );
-            let re = regex::RegexBuilder::new(&n.args[1])
-                .case_insensitive(l == "setenvifnocase")
-                .build()
-                .expect("a valid SetEnvIf regex");
-            let actions = n.args[2..]
-                .iter()
-                .map(|a| match a.strip_prefix('!') {
-                    Some(name) => (name.to_owned(), None),
-                    None => match a.split_once('=') {
-                        Some((k, v)) => (k.to_owned(), Some(v.to_owned())),
-                        None => (a.clone(), Some("1".to_owned())),
-                    },
-                })
-                .collect();
-            env_rules.push(EnvRule { re, actions });
-        }
         let mut groups: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for line in GROUPS.lines() {
             if let Some((g, users)) = line.split_once(':') {
@@ -196,26 +200,12 @@ impl Engine {
                 }
             }
         }
-        Engine { cfg, port, env_rules, groups }
-    }
-
-    /// The environment httpd's server-level SetEnvIf lines give this request.
-    pub fn env_for(&self, p: &Probe) -> EnvKnowledge {
-        let addr = p.source.to_string();
-        let mut vars: BTreeMap<String, Option<String>> = BTreeMap::new();
-        for rule in &self.env_rules {
-            if rule.re.is_match(&addr) {
-                for (k, v) in &rule.actions {
-                    vars.insert(k.clone(), v.clone());
-                }
-            }
-        }
-        EnvKnowledge::with_set(vars.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))))
+        Engine { cfg, port, groups }
     }
 
     /// The request as the engine sees it: the server-side address is 127.0.0.1 for IPv4 sources
-    /// (the harness always connects there) and ::1 for ::1, on httpd's port; no host name (no
-    /// host rules are used); the group file's contents are known.
+    /// (the harness always connects there) and ::1 for ::1, on httpd's port; the client's host
+    /// name as the system resolver gives it; the group file's contents are known.
     pub fn spec(&self, p: &Probe) -> RequestSpec {
         let local = match p.source {
             IpAddr::V4(_) => IpAddr::V4(Ipv4Addr::LOCALHOST),
@@ -225,8 +215,7 @@ impl Engine {
         req.local_port = self.port;
         req.user = p.user().map(str::to_owned);
         req.bad_credentials = p.bad_credentials();
-        req.env = self.env_for(p);
-        req.client_host = HostKnowledge::NoName;
+        req.client_host = client_host(p.source);
         req.groups = Some(self.groups.clone());
         RequestSpec {
             path: p.url.clone(),
@@ -235,8 +224,13 @@ impl Engine {
         }
     }
 
+    /// Exactly the headers the harness sends, so SetEnvIf is evaluated on what httpd sees.
+    pub fn inputs(&self, p: &Probe) -> EnvInputs {
+        EnvInputs { headers: p.to_request().headers_sent(), headers_complete: true, ..EnvInputs::default() }
+    }
+
     pub fn predict(&self, p: &Probe) -> Effective {
-        access::effective(&self.cfg, &self.spec(p))
+        access::effective_with(&self.cfg, &self.spec(p), Some(&self.inputs(p)))
     }
 }
 
@@ -273,6 +267,12 @@ impl Case {
     /// Adds the full matrix over these URLs and methods.
     pub fn urls(mut self, urls: &[&str], methods: &[&str]) -> Case {
         self.probes.extend(matrix(urls, methods));
+        self
+    }
+
+    /// Adds [`anon_matrix`] over these URLs, methods and header sets.
+    pub fn anon(mut self, urls: &[&str], methods: &[&str], header_sets: &[&[(&str, &str)]]) -> Case {
+        self.probes.extend(anon_matrix(urls, methods, header_sets));
         self
     }
 
@@ -321,6 +321,9 @@ pub struct Report {
     pub mismatches: Vec<String>,
     /// httpd's statuses (in engine terms) → count, to see that the matrix exercises every outcome.
     pub statuses: BTreeMap<u16, usize>,
+    /// AH code → how many predicted entries were found in httpd's log with the same whole
+    /// message (for AH01797/AH01630…: the same file-system path).
+    pub log_checked: BTreeMap<String, usize>,
 }
 
 impl Report {
@@ -330,6 +333,9 @@ impl Report {
         self.mismatches.extend(other.mismatches);
         for (k, v) in other.statuses {
             *self.statuses.entry(k).or_default() += v;
+        }
+        for (k, v) in other.log_checked {
+            *self.log_checked.entry(k).or_default() += v;
         }
     }
 
@@ -402,7 +408,18 @@ fn logged_codes(log: &str) -> BTreeSet<String> {
 }
 
 /// What is wrong with one observation (empty = agreement).
-fn judge(case: &Case, p: &Probe, httpd_status: u16, log: &str, eff: &Effective) -> Vec<String> {
+///
+/// `suppressed` says, per predicted log entry, why LogLevel keeps httpd from writing it;
+/// `checked` counts the entries whose code and whole message (file-system path) were found.
+fn judge(
+    case: &Case,
+    p: &Probe,
+    httpd_status: u16,
+    log: &str,
+    eff: &Effective,
+    suppressed: &[Option<String>],
+    checked: &mut BTreeMap<String, usize>,
+) -> Vec<String> {
     let mut problems = Vec::new();
     let got = access_status(httpd_status);
     if let Some(expect) = &case.expect {
@@ -431,13 +448,21 @@ fn judge(case: &Case, p: &Probe, httpd_status: u16, log: &str, eff: &Effective) 
         }
         Some(_) => {}
     }
-    // The error log.
-    let predicted: Vec<_> =
-        outcome.log.iter().filter(|l| matches!(l.level, LogLevel::Error | LogLevel::Warning)).collect();
-    if got == 403 && !predicted.iter().any(|l| ["AH01797", "AH01630", "AH01631"].contains(&l.ah_code)) {
+    // The error log: what LogLevel lets through must be there, what it suppresses must not.
+    if got == 403 && !outcome.log.iter().any(|l| ["AH01797", "AH01630", "AH01631"].contains(&l.ah_code)) {
         problems.push("a 403 without a predicted AH01797/AH01630/AH01631 log entry".to_owned());
     }
-    for l in &predicted {
+    let logged = logged_codes(log);
+    for (l, why) in outcome.log.iter().zip(suppressed) {
+        if let Some(why) = why {
+            if !l.ah_code.is_empty() && logged.contains(l.ah_code) {
+                problems.push(format!("the engine says {} is {why}, but httpd logged it", l.ah_code));
+            }
+            continue;
+        }
+        if !matches!(l.level, LogLevel::Alert | LogLevel::Error | LogLevel::Warning) && l.ah_code.is_empty() {
+            continue;
+        }
         if l.ah_code.is_empty() {
             // Messages without a code (e.g. an .htaccess error, logged as "<file>: <message>").
             if !log.contains(&l.message) {
@@ -445,8 +470,12 @@ fn judge(case: &Case, p: &Probe, httpd_status: u16, log: &str, eff: &Effective) 
             }
         } else if !log.contains(l.ah_code) {
             problems.push(format!("predicted log entry {}: {} is not in httpd's log", l.ah_code, l.message));
-        } else if MESSAGE_CODES.contains(&l.ah_code) && !log.contains(&format!("{}: {}", l.ah_code, l.message)) {
-            problems.push(format!("predicted log message `{}: {}` differs from httpd's", l.ah_code, l.message));
+        } else if MESSAGE_CODES.contains(&l.ah_code) {
+            if log.contains(&format!("{}: {}", l.ah_code, l.message)) {
+                *checked.entry(l.ah_code.to_owned()).or_default() += 1;
+            } else {
+                problems.push(format!("predicted log message `{}: {}` differs from httpd's", l.ah_code, l.message));
+            }
         } else if l.ah_code == "AH01617" {
             // A wrong password: httpd writes `user NAME: authentication failure for "URI":
             // Password Mismatch`; the engine does not know the name, but the URI it does.
@@ -459,8 +488,9 @@ fn judge(case: &Case, p: &Probe, httpd_status: u16, log: &str, eff: &Effective) 
             }
         }
     }
-    let predicted_codes: BTreeSet<&str> = outcome.log.iter().map(|l| l.ah_code).collect();
-    for code in logged_codes(log) {
+    let predicted_codes: BTreeSet<&str> =
+        outcome.log.iter().zip(suppressed).filter(|(_, w)| w.is_none()).map(|(l, _)| l.ah_code).collect();
+    for code in logged {
         if !predicted_codes.contains(code.as_str()) {
             problems.push(format!("httpd logged {code}, which the engine did not predict"));
         }
@@ -551,7 +581,8 @@ pub fn run_cases(common: &str, cases: &[&Case]) -> Result<Report, String> {
             let eff = engine.predict(p);
             report.requests += 1;
             *report.statuses.entry(access_status(status)).or_default() += 1;
-            let problems = judge(case, p, status, &log, &eff);
+            let suppressed = loglevel::suppressed(&engine.cfg, &eff);
+            let problems = judge(case, p, status, &log, &eff, &suppressed, &mut report.log_checked);
             if !problems.is_empty() {
                 report.mismatches.push(render_mismatch(case, common, httpd.config(), p, status, &log, &eff, &problems));
             }
@@ -560,15 +591,17 @@ pub fn run_cases(common: &str, cases: &[&Case]) -> Result<Report, String> {
     Ok(report)
 }
 
-/// Runs one hand-written case in its own httpd and panics on any mismatch.
-pub fn check(case: Case) {
+/// Runs one hand-written case in its own httpd and panics on any mismatch. Returns the report
+/// (empty when apache2 is missing).
+pub fn check(case: Case) -> Report {
     if !crate::httpd::require_apache2() {
-        return;
+        return Report::default();
     }
     assert!(!case.probes.is_empty(), "case {} has no requests", case.name);
     let report = run_cases("", &[&case]).unwrap_or_else(|e| panic!("case {}: httpd did not start:\n{e}", case.name));
-    eprintln!("case {}: {} requests", case.name, report.requests);
+    eprintln!("case {}: {} requests, log entries checked: {:?}", case.name, report.requests, report.log_checked);
     report.assert_clean(12);
+    report
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -621,6 +654,8 @@ const HOSTS: &[&str] = &[
     "::1/128",
     "env=IS_TWO",
     "env=!IS_TWO",
+    "env=GEN_ON",
+    "env=GEN_POST",
 ];
 
 /// Positive Require lines (after `Require `).
@@ -635,6 +670,8 @@ const REQUIRES: &[&str] = &[
     "ip ::1",
     "local",
     "env IS_TWO",
+    "env GEN_ON",
+    "env GEN_POST IS_TWO",
     "method GET",
     "method POST",
     "user alice",
@@ -646,11 +683,32 @@ const REQUIRES: &[&str] = &[
 ];
 
 /// Negatable Require lines (no user tests, which become NEUTRAL anyway, but keep a few).
-const NEGATABLE: &[&str] =
-    &["ip 127.0.0.2", "ip 127.1", "ip ::1", "env IS_TWO", "method POST", "user bob", "all denied", "local"];
+const NEGATABLE: &[&str] = &[
+    "ip 127.0.0.2",
+    "ip 127.1",
+    "ip ::1",
+    "env IS_TWO",
+    "env GEN_ON",
+    "method POST",
+    "user bob",
+    "all denied",
+    "local",
+];
 
 /// The server-level lines every generated batch shares.
-pub const GENERATED_COMMON: &str = "SetEnvIf Remote_Addr ^127\\.0\\.0\\.2$ IS_TWO\n";
+pub const GENERATED_COMMON: &str = "SetEnvIf Remote_Addr ^127\\.0\\.0\\.2$ IS_TWO\n\
+SetEnvIf X-Gen ^on$ GEN_ON\nSetEnvIfNoCase Request_Method ^post$ GEN_POST\n";
+
+/// Per-directory SetEnvIf lines a generated section may start with (they run before the access
+/// checks, in merge order, and see the server-level variables).
+const SETENVIF_LINES: &[&str] = &[
+    "SetEnvIf Remote_Addr ^127\\.1\\. IS_TWO",
+    "SetEnvIf IS_TWO ^1$ !IS_TWO GEN_ON",
+    "BrowserMatch ^gen/ GEN_ON",
+    "SetEnvIf Request_URI /sub/ GEN_POST",
+    "SetEnvIf X-Gen ^on$ !GEN_ON",
+    "SetEnvIfNoCase X-GEN ^ON$ IS_TWO=yes",
+];
 
 fn gen_hosts(rng: &mut Rng) -> String {
     let n = 1 + rng.below(3);
@@ -754,6 +812,9 @@ fn mutate(rng: &mut Rng, line: String) -> String {
 
 fn gen_section_lines(rng: &mut Rng, pad: &str) -> Vec<String> {
     let mut lines = Vec::new();
+    if rng.chance(12) {
+        lines.push(format!("{pad}{}", rng.pick(SETENVIF_LINES)));
+    }
     let limit = |rng: &mut Rng| -> Option<(&'static str, &'static str)> {
         if rng.chance(15) {
             Some(*rng.pick(&[
@@ -993,6 +1054,15 @@ pub fn generated_case(rng: &mut Rng, index: usize) -> Case {
     let urls = [format!("/{c}/index.html"), format!("/{c}/a.txt"), format!("/{c}/sub/index.html")];
     let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
     let mut case = Case::new(&format!("generated #{index}"), &body).urls(&urls, &methods);
+    // Headers for the SetEnvIf lines, on a deterministic part of the matrix.
+    for (i, p) in case.probes.iter_mut().enumerate() {
+        if i % 2 == 1 {
+            p.headers.push(("X-Gen".to_owned(), "on".to_owned()));
+        }
+        if i % 3 == 0 {
+            p.headers.push(("User-Agent".to_owned(), "gen/1".to_owned()));
+        }
+    }
     if has("vhost") {
         case = case.host(&format!("{c}.test"));
     }
@@ -1128,18 +1198,19 @@ pub fn run_generated(cases: &[Case], batch: usize) -> GeneratedSummary {
 }
 
 /// Runs several hand-written cases in one httpd (they must not interfere: separate directories
-/// or URLs) and panics on any mismatch.
-pub fn check_all(common: &str, cases: Vec<Case>) {
+/// or URLs) and panics on any mismatch. Returns the report (empty when apache2 is missing).
+pub fn check_all(common: &str, cases: Vec<Case>) -> Report {
     if !crate::httpd::require_apache2() {
-        return;
+        return Report::default();
     }
     let refs: Vec<&Case> = cases.iter().collect();
     for c in &refs {
         assert!(!c.probes.is_empty(), "case {} has no requests", c.name);
     }
     let report = run_cases(common, &refs).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
-    eprintln!("{} cases: {} requests", report.cases, report.requests);
+    eprintln!("{} cases: {} requests, log entries checked: {:?}", report.cases, report.requests, report.log_checked);
     report.assert_clean(12);
+    report
 }
 
 /// Checks that httpd refuses to start with `body` and that the engine reports a startup error

@@ -781,16 +781,23 @@ impl Request {
         }
     }
 
+    /// Every header the request carries, in the order sent (the engine is told exactly these).
+    pub fn headers_sent(&self) -> Vec<(String, String)> {
+        let mut h = vec![("Host".to_owned(), self.host.clone().unwrap_or_else(|| "localhost".to_owned()))];
+        if let Some((user, password)) = &self.credentials {
+            h.push(("Authorization".to_owned(), format!("Basic {}", base64(format!("{user}:{password}").as_bytes()))));
+        }
+        h.extend(self.headers.iter().cloned());
+        h.push(("Connection".to_owned(), "close".to_owned()));
+        h
+    }
+
     fn text(&self) -> String {
         let mut s = format!("{} {} HTTP/1.1\r\n", self.method, self.path);
-        let _ = write!(s, "Host: {}\r\n", self.host.as_deref().unwrap_or("localhost"));
-        if let Some((user, password)) = &self.credentials {
-            let _ = write!(s, "Authorization: Basic {}\r\n", base64(format!("{user}:{password}").as_bytes()));
-        }
-        for (name, value) in &self.headers {
+        for (name, value) in self.headers_sent() {
             let _ = write!(s, "{name}: {value}\r\n");
         }
-        s.push_str("Connection: close\r\n\r\n");
+        s.push_str("\r\n");
         s
     }
 

@@ -9,20 +9,43 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-/// The `apache-lsp` binary of this workspace, built on demand.
+/// The `apache-lsp` binary of this workspace, built on demand: when it is missing or older than
+/// a source file of the crates it is made of (`cargo test -p apache-lsp-e2e` alone does not build
+/// it; `cargo test --workspace` does, with the workspace's features, and is not redone here).
 pub fn server_binary() -> PathBuf {
+    static CHECKED: std::sync::OnceLock<()> = std::sync::OnceLock::new();
     let exe = std::env::current_exe().expect("current_exe");
     // target/<profile>/deps/<test> → target/<profile>/apache-lsp
     let bin = exe.parent().and_then(|d| d.parent()).map(|d| d.join("apache-lsp")).expect("target dir");
-    if !bin.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let st = Command::new(cargo)
-            .args(["build", "-p", "apache-lsp", "--bin", "apache-lsp"])
-            .status()
-            .expect("cargo build");
-        assert!(st.success());
-    }
+    CHECKED.get_or_init(|| {
+        let built = std::fs::metadata(&bin).and_then(|m| m.modified()).ok();
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let newest = ["lsp/src", "syntax/src", "lsp/Cargo.toml", "syntax/Cargo.toml"]
+            .iter()
+            .filter_map(|p| newest_mtime(&root.join(p), 0))
+            .max();
+        if built.is_none() || newest.is_some_and(|n| Some(n) > built) {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let st = Command::new(cargo)
+                .args(["build", "--quiet", "-p", "apache-lsp", "--bin", "apache-lsp"])
+                .status()
+                .expect("cargo build");
+            assert!(st.success());
+        }
+    });
     bin
+}
+
+/// The latest modification time of a file or of the files below a directory (bounded depth).
+fn newest_mtime(path: &std::path::Path, depth: usize) -> Option<std::time::SystemTime> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_dir() {
+        return meta.modified().ok();
+    }
+    if depth > 8 {
+        return None;
+    }
+    std::fs::read_dir(path).ok()?.flatten().filter_map(|e| newest_mtime(&e.path(), depth + 1)).max()
 }
 
 pub struct Client {
@@ -177,6 +200,21 @@ impl Client {
         r
     }
 
+    /// Initializes with workspace folders and extra initialization options.
+    pub fn initialize_with(&mut self, capabilities: Value, folders: &[&std::path::Path], options: Value) -> Value {
+        let folders: Vec<Value> = folders
+            .iter()
+            .map(|f| json!({"uri": file_uri(f), "name": f.file_name().map(|n| n.to_string_lossy().into_owned())}))
+            .collect();
+        let r = self.request(
+            "initialize",
+            json!({"processId": null, "rootUri": null, "capabilities": capabilities,
+                   "workspaceFolders": folders, "initializationOptions": options}),
+        );
+        self.notify("initialized", json!({}));
+        r
+    }
+
     pub fn open(&mut self, uri: &str, text: &str) {
         self.notify(
             "textDocument/didOpen",
@@ -221,4 +259,55 @@ impl Drop for Client {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Bytes a `file:` URI path keeps as they are (the url crate's path set, kept for comparisons).
+fn keep_in_uri(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"/-._~!$&'()*+,;=:@".contains(&b)
+}
+
+/// The `file:` URI of an absolute path, percent-encoding what a URI path cannot hold.
+pub fn file_uri(path: &std::path::Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut s = String::from("file://");
+    for &b in path.as_os_str().as_bytes() {
+        if keep_in_uri(b) {
+            s.push(b as char);
+        } else {
+            s.push_str(&format!("%{b:02X}"));
+        }
+    }
+    s
+}
+
+/// The path of a `file:` URI (percent-decoded).
+pub fn uri_path(uri: &str) -> PathBuf {
+    use std::os::unix::ffi::OsStringExt;
+    let rest = uri.strip_prefix("file://").unwrap_or(uri);
+    let b = rest.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let Ok(v) = u8::from_str_radix(&rest[i + 1..i + 3], 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    PathBuf::from(std::ffi::OsString::from_vec(out))
+}
+
+/// The LSP position (line, UTF-16 column) of the first occurrence of `needle` in
+/// `text`, plus `delta` characters.
+pub fn position_of(text: &str, needle: &str, delta: usize) -> Value {
+    let at = text.find(needle).unwrap_or_else(|| panic!("{needle:?} not in the text"));
+    let at = at + needle.chars().take(delta).map(char::len_utf8).sum::<usize>();
+    let before = &text[..at];
+    let line = before.matches('\n').count();
+    let start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    json!({"line": line, "character": before[start..].encode_utf16().count()})
 }

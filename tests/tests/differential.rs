@@ -49,9 +49,23 @@ fn dir_case(name: &str, dir: &str, body: &str, methods: &[&str]) -> Case {
 const EXAMPLE_1: &str = "<Directory />\n    Order deny,allow\n    Deny from all\n</Directory>\n\
 <Location /server-status>\n    SetHandler server-status\n    Require local\n</Location>\n";
 
+/// The entries both layers write for a refusal were found in httpd's real error log, with the
+/// file-system path the engine predicted (skipped when apache2 is missing).
+fn assert_logged(report: &apache_lsp_e2e::differential::Report, codes: &[&str]) {
+    if report.requests == 0 {
+        return;
+    }
+    for code in codes {
+        assert!(report.log_checked.get(*code).is_some_and(|n| *n > 0), "no {code} checked: {:?}", report.log_checked);
+    }
+}
+
 #[test]
 fn merge_example_1_inherited_deny_refuses_require_local() {
-    check(Case::new("example 1", EXAMPLE_1).urls(&["/server-status", "/index.html"], &["GET", "POST"]).expect(|_| 403));
+    let r = check(
+        Case::new("example 1", EXAMPLE_1).urls(&["/server-status", "/index.html"], &["GET", "POST"]).expect(|_| 403),
+    );
+    assert_logged(&r, &["AH01797"]);
 }
 
 #[test]
@@ -89,7 +103,11 @@ const EXAMPLE_2: &str = "<Directory />\n    Require all denied\n</Directory>\n\
 /// §8.1: the upgrade guide's "working as expected" mix works only thanks to a DocumentRoot grant.
 #[test]
 fn upgrade_guide_mixing_example_refuses_everyone_without_a_docroot_grant() {
-    check(Case::new("example 2", EXAMPLE_2).urls(&["/server-status", "/index.html"], &["GET", "POST"]).expect(|_| 403));
+    let r = check(
+        Case::new("example 2", EXAMPLE_2).urls(&["/server-status", "/index.html"], &["GET", "POST"]).expect(|_| 403),
+    );
+    // /index.html: Require all denied (authz_core); /server-status: the Location's Deny.
+    assert_logged(&r, &["AH01630", "AH01797"]);
 }
 
 #[test]
@@ -840,6 +858,295 @@ fn require_expr_is_unknown_exactly_where_it_is_reached() {
 }
 
 // =============================================================================================
+// 11. SetEnvIf, BrowserMatch: the environment at access-check time (mod_setenvif)
+
+/// Server-level lines shared by the SetEnvIf cases (each case has its own directory).
+const SETENVIF_COMMON: &str = "LoadModule env_module /usr/lib/apache2/modules/mod_env.so
+SetEnvIf Remote_Addr ^127\\.0\\.0\\.2$ IS_TWO
+SetEnvIf Remote_Addr ^127\\.0\\.0\\.1$ IS_ONE
+SetEnvIf Remote_Addr 127\\.1\\. NET_ONE
+SetEnvIf Request_Method ^POST$ IS_POST
+SetEnvIf X-Token ^secret$ HAS_TOKEN
+SetEnvIf ^X-Tok.n$ ^secret$ TOKEN_BY_NAME_REGEX
+SetEnvIfNoCase X-Mode ^debug$ DEBUG_MODE
+BrowserMatch ^curl/ CURLISH
+BrowserMatchNoCase ^wget WGET
+SetEnvIf Request_URI ^/e6/s%75b/ RAW_URI
+SetEnvIf Request_URI ^/e6/sub/ DECODED_URI
+SetEnvIf Server_Addr ^::1$ V6_SERVER
+SetEnvIf Remote_Host ^127\\.0\\.0\\.1$ REMOTE_HOST_IS_IP
+SetEnvIf X-Token ^(sec)ret$ TOKEN_PREFIX=$1 EMPTY_VALUE= BANG_VALUE=!x
+";
+
+const UA: &[&[(&str, &str)]] =
+    &[&[], &[("User-Agent", "curl/8.5.0")], &[("User-Agent", "Wget/1.21")], &[("User-Agent", "Mozilla/5.0")]];
+const TOKENS: &[&[(&str, &str)]] =
+    &[&[], &[("X-Token", "secret")], &[("X-Token", "wrong")], &[("X-Token", "wrong"), ("X-Mode", "DEBUG")]];
+
+fn env_dir(name: &str, dir: &str, body: &str) -> Case {
+    Case::new(name, &format!("<Directory @DOCROOT@/{dir}>\n{body}</Directory>\n"))
+        .file(&format!("htdocs/{dir}/index.html"), "x\n")
+        .file(&format!("htdocs/{dir}/sub/index.html"), "x\n")
+}
+
+#[test]
+fn setenvif_on_address_method_uri_and_headers_drives_allow_and_require() {
+    let cases = vec![
+        env_dir("Allow from env= (Remote_Addr)", "e1", "Order deny,allow\nDeny from all\nAllow from env=IS_TWO\n")
+            .anon(&["/e1/index.html"], &["GET"], &[&[]])
+            .expect(|p| only(p, &["127.0.0.2"], 200, 403)),
+        env_dir("Deny from env= (Request_Method)", "e2", "Order allow,deny\nAllow from all\nDeny from env=IS_POST\n")
+            .anon(&["/e2/index.html"], &["GET", "POST"], &[&[]])
+            .expect(|p| if p.method == "POST" { 403 } else { 200 }),
+        env_dir(
+            "Require env (headers, regex header name, NoCase)",
+            "e3",
+            "<RequireAny>\n  <RequireAll>\n    Require env HAS_TOKEN\n    Require env TOKEN_BY_NAME_REGEX\n  </RequireAll>\n  Require env DEBUG_MODE NET_ONE\n</RequireAny>\n",
+        )
+        .anon(&["/e3/index.html"], &["GET"], TOKENS)
+        .expect(|p| {
+            if p.header("X-Token") == Some("secret") || p.header("X-Mode").is_some() || p.from("127.1.2.3") {
+                200
+            } else {
+                403
+            }
+        }),
+        env_dir("BrowserMatch / BrowserMatchNoCase", "e4", "Require env CURLISH WGET\n")
+            .anon(&["/e4/index.html"], &["GET"], UA)
+            .expect(|p| match p.header("User-Agent") {
+                Some(ua) if ua.starts_with("curl/") || ua.starts_with("Wget") => 200,
+                _ => 403,
+            }),
+        env_dir("`!VAR` and a per-directory line reading a server-level variable", "e5", "SetEnvIf IS_ONE ^1$ !IS_ONE ALSO_ONE\nOrder allow,deny\nAllow from env=!IS_ONE\nDeny from env=ALSO_ONE\n")
+            .anon(&["/e5/index.html"], &["GET"], &[&[]])
+            .expect(|p| only(p, &["127.0.0.1"], 403, 200)),
+        // The server stage sees the request target as sent; the per-directory stage the decoded,
+        // normalised one.
+        env_dir("Request_URI before and after decoding", "e6", "SetEnvIf Request_URI ^/e6/s%75b/ PD_RAW\nSetEnvIf Request_URI ^/e6/sub/ PD_DECODED\n<Files index.html>\n  Order allow,deny\n  Allow from all\n  Deny from env=RAW_URI\n</Files>\n<RequireAll>\n  Require env PD_DECODED\n  Require env DECODED_URI RAW_URI\n  Require not env PD_RAW\n</RequireAll>\n",
+        )
+        .anon(&["/e6/sub/index.html", "/e6/s%75b/index.html", "/e6/index.html"], &["GET"], &[&[]])
+        .expect(|p| if p.url == "/e6/sub/index.html" { 200 } else { 403 }),
+        env_dir("Server_Addr and Remote_Host (HostnameLookups Off: the address)", "e7", "Require env V6_SERVER REMOTE_HOST_IS_IP\n")
+            .anon(&["/e7/index.html"], &["GET"], &[&[]])
+            .expect(|p| only(p, &["127.0.0.1", "::1"], 200, 403)),
+        env_dir("$1, `VAR=` and `VAR=!x`", "e8", "<RequireAll>\n  Require env TOKEN_PREFIX\n  Require env EMPTY_VALUE\n  Require not env BANG_VALUE\n</RequireAll>\n")
+            .anon(&["/e8/index.html"], &["GET"], TOKENS)
+            .expect(|p| if p.header("X-Token") == Some("secret") { 200 } else { 403 }),
+        // mod_env's SetEnv runs in the fixups, after the access checks.
+        env_dir("SetEnv is invisible to Require env", "e9", "SetEnv FROM_SETENV 1\nRequire env FROM_SETENV\n")
+            .anon(&["/e9/index.html"], &["GET"], &[&[]])
+            .expect(|_| 403),
+    ];
+    check_all(SETENVIF_COMMON, cases);
+}
+
+/// Per-directory SetEnvIf lines run in merge order: a Directory's before a Location's.
+#[test]
+fn per_directory_setenvif_runs_in_merge_order_and_virtual_hosts_add_theirs() {
+    let body = "<Directory @DOCROOT@/o1>\n  SetEnvIf FROM_LOCATION ^1$ DIR_SAW_LOCATION\n  Require env DIR_SAW_LOCATION\n</Directory>\n\
+<Location /o1>\n  SetEnvIf Remote_Addr . FROM_LOCATION=1\n</Location>\n\
+<Directory @DOCROOT@/o2>\n  SetEnvIf Remote_Addr ^127\\.0\\.0\\.2$ FROM_DIR=1\n</Directory>\n\
+<Location /o2>\n  SetEnvIf FROM_DIR ^1$ LOCATION_SAW_DIR\n  Require env LOCATION_SAW_DIR\n</Location>\n\
+<Directory @DOCROOT@/o3>\n  Require env VHOST_NET BROWSER\n</Directory>\n\
+<VirtualHost 127.0.0.1:@PORT@>\n  ServerName sv.test\n  SetEnvIf Remote_Addr ^127\\.1\\. VHOST_NET\n  <Directory @DOCROOT@/o3>\n    BrowserMatch ^curl BROWSER\n  </Directory>\n</VirtualHost>\n";
+    // The virtual host is the only one on 127.0.0.1, so it serves every IPv4 request.
+    let mut probes = apache_lsp_e2e::differential::anon_matrix(&["/o1/index.html", "/o2/index.html"], &["GET"], &[&[]]);
+    probes.extend(apache_lsp_e2e::differential::anon_matrix(&["/o3/index.html"], &["GET"], UA));
+    check(
+        Case::new("SetEnvIf merge order", body)
+            .file("htdocs/o1/index.html", "x\n")
+            .file("htdocs/o2/index.html", "x\n")
+            .file("htdocs/o3/index.html", "x\n")
+            .probes(probes)
+            .expect(|p| match p.url.as_str() {
+                "/o1/index.html" => 403,
+                "/o2/index.html" => only(p, &["127.0.0.2"], 200, 403),
+                _ if p.source.is_ipv6() => 403,
+                _ if p.from("127.1.2.3") => 200,
+                _ => match p.header("User-Agent") {
+                    Some(ua) if ua.starts_with("curl") => 200,
+                    _ => 403,
+                },
+            }),
+    );
+}
+
+// =============================================================================================
+// 12. Directory URLs: mod_dir's DirectoryIndex subrequest
+
+#[test]
+fn directory_urls_are_decided_by_the_index_subrequest() {
+    let grant = "<Directory @DOCROOT@/x>\n    Require all granted\n</Directory>\n";
+    let cases = vec![
+        Case::new(
+            "<Files index.html> deny refuses GET /dir/ through the subrequest",
+            &format!("{grant}<Directory @DOCROOT@/x/x1>\n  <Files index.html>\n    Require all denied\n  </Files>\n</Directory>\n"),
+        )
+        .file("htdocs/x/x1/index.html", "x\n")
+        .anon(&["/x/x1/", "/x/x1", "/x/x1/index.html"], &["GET", "HEAD"], &[&[]])
+        .expect(|p| if p.url == "/x/x1" { 200 } else { 403 }),
+        Case::new(
+            "<Files \"\"> matches the directory request itself",
+            &format!("{grant}<Directory @DOCROOT@/x/x2>\n  <Files \"\">\n    Require ip 127.0.0.1\n  </Files>\n</Directory>\n"),
+        )
+        .file("htdocs/x/x2/index.html", "x\n")
+        .anon(&["/x/x2/", "/x/x2/index.html"], &["GET"], &[&[]])
+        .expect(|p| if p.url == "/x/x2/" { only(p, &["127.0.0.1"], 200, 403) } else { 200 }),
+        Case::new(
+            "the subrequest is a GET: <Limit POST> on the index does not refuse POST /dir/",
+            &format!("{grant}<Directory @DOCROOT@/x/x3>\n  <Files index.html>\n    <Limit POST>\n      Require all denied\n    </Limit>\n  </Files>\n</Directory>\n"),
+        )
+        .file("htdocs/x/x3/index.html", "x\n")
+        .anon(&["/x/x3/", "/x/x3/index.html"], &["GET", "POST"], &[&[]])
+        .expect(|p| if p.url == "/x/x3/index.html" && p.method == "POST" { 403 } else { 200 }),
+        Case::new(
+            "a refused first name is answered unless a later one is served",
+            &format!("{grant}<Directory @DOCROOT@/x/x4>\n  DirectoryIndex index.html a.txt\n  <Files index.html>\n    Require all denied\n  </Files>\n</Directory>\n<Directory @DOCROOT@/x/x4/sub>\n  DirectoryIndex index.html missing.html\n</Directory>\n"),
+        )
+        .file("htdocs/x/x4/index.html", "x\n")
+        .file("htdocs/x/x4/a.txt", "x\n")
+        .file("htdocs/x/x4/sub/index.html", "x\n")
+        .anon(&["/x/x4/", "/x/x4/sub/"], &["GET"], &[&[]])
+        .expect(|p| if p.url == "/x/x4/" { 200 } else { 403 }),
+        Case::new(
+            "SetEnv (mod_env's fixup) is visible to the subrequest only",
+            &format!("{grant}<Directory @DOCROOT@/x/x5>\n  SetEnv FROM_SETENV 1\n  <Files index.html>\n    Require env FROM_SETENV\n  </Files>\n</Directory>\n"),
+        )
+        .file("htdocs/x/x5/index.html", "x\n")
+        .anon(&["/x/x5/", "/x/x5/index.html"], &["GET"], &[&[]])
+        .expect(|p| if p.url == "/x/x5/" { 200 } else { 403 }),
+        Case::new(
+            "a Location for the index file",
+            &format!("{grant}<Location /x/x6/index.html>\n  Require ip 127.0.0.1\n</Location>\n"),
+        )
+        .file("htdocs/x/x6/index.html", "x\n")
+        .anon(&["/x/x6/"], &["GET"], &[&[]])
+        .expect(|p| only(p, &["127.0.0.1"], 200, 403)),
+        Case::new(
+            "no index file: the handler answers (404 without mod_autoindex)",
+            &format!("{grant}<Directory @DOCROOT@/x/x7>\n  Order deny,allow\n  Deny from 127.0.0.2\n  Satisfy Any\n</Directory>\n<Directory @DOCROOT@/x/x8>\n  DirectoryIndex disabled\n  <Files index.html>\n    Require all denied\n  </Files>\n</Directory>\n"),
+        )
+        .file("htdocs/x/x7/.keep", "")
+        .file("htdocs/x/x8/index.html", "x\n")
+        .anon(&["/x/x7/", "/x/x8/"], &["GET"], &[&[]])
+        .expect(|_| 200),
+        // PATH_INFO: r->filename stops at the first component that is not a directory; that name
+        // is what <Files>, <DirectoryMatch> and the log see.
+        Case::new(
+            "path info after a file or a missing directory",
+            &format!("{grant}<Directory @DOCROOT@/x/pi>\n  Require all denied\n  <Files nope>\n    Require all granted\n  </Files>\n</Directory>\n<DirectoryMatch \"more$\">\n  Require all granted\n</DirectoryMatch>\n"),
+        )
+        .file("htdocs/x/pi/a.txt", "x\n")
+        .anon(&["/x/pi/nope/", "/x/pi/nope/more", "/x/pi/a.txt/more", "/x/pi/zz/", "/x/pi/a.txt/"], &["GET"], &[&[]])
+        .expect(|p| if p.url.starts_with("/x/pi/nope/") { 200 } else { 403 }),
+    ];
+    check_all("LoadModule env_module /usr/lib/apache2/modules/mod_env.so\n", cases);
+}
+
+/// A 401 from the index subrequest: asked for when it is the last name, remembered otherwise.
+#[test]
+fn index_subrequest_asks_for_credentials() {
+    let body = format!("<Directory @DOCROOT@/y>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/y/y1>\n  <Files index.html>\n{AUTH}    Require valid-user\n  </Files>\n</Directory>\n\
+<Directory @DOCROOT@/y/y2>\n  DirectoryIndex index.html missing.html\n  <Files index.html>\n{AUTH}    Require user bob\n  </Files>\n</Directory>\n");
+    check(
+        Case::new("401 from the index", &body)
+            .file("htdocs/y/y1/index.html", "x\n")
+            .file("htdocs/y/y2/index.html", "x\n")
+            .urls(&["/y/y1/", "/y/y2/"], &["GET"])
+            .expect(|p| match (p.url.as_str(), p.user()) {
+                ("/y/y1/", Some(_)) | ("/y/y2/", Some("bob")) => 200,
+                _ => 401,
+            }),
+    );
+}
+
+// =============================================================================================
+// 13. Host-name rules: the double-reverse lookup (127.0.0.1 is `localhost` in /etc/hosts)
+
+/// The name httpd finds for the probe's source (the same resolver the engine is given).
+fn host_of(p: &Probe) -> Option<String> {
+    match apache_lsp_e2e::differential::client_host(p.source) {
+        apache_lsp::ide::policy::HostKnowledge::Known(n) => Some(n),
+        _ => None,
+    }
+}
+
+fn name_matches(p: &Probe, domain: &str) -> bool {
+    host_of(p).is_some_and(|h| apache_lsp::ide::policy::in_domain(domain, &h))
+}
+
+#[test]
+fn host_name_rules_use_the_double_reverse_name() {
+    let localhost = apache_lsp_e2e::differential::client_host("127.0.0.1".parse().unwrap());
+    eprintln!("127.0.0.1 resolves to {localhost:?}");
+    let cases = vec![
+        dir_case("Require host localhost", "h1", "Require host localhost\n", &["GET"]).expect(|p| {
+            if name_matches(p, "localhost") {
+                200
+            } else {
+                403
+            }
+        }),
+        dir_case("Allow from localhost", "h2", "Order deny,allow\nDeny from all\nAllow from localhost\n", &["GET"])
+            .expect(|p| if name_matches(p, "localhost") { 200 } else { 403 }),
+        dir_case("a name nobody has", "h3", "Require host no-such-host.invalid\n", &["GET"]).expect(|_| 403),
+        dir_case(
+            "Require not host",
+            "h4",
+            "<RequireAll>\n  Require all granted\n  Require not host localhost\n</RequireAll>\n",
+            &["GET"],
+        )
+        .expect(|p| if name_matches(p, "localhost") { 403 } else { 200 }),
+        // Suffix matching on a label boundary, case-insensitive; a leading dot needs a label.
+        dir_case("partial names", "h5", "Require host calhost .localhost\n", &["GET"]).expect(|_| 403),
+        dir_case("partial names, upper case", "h6", "Require host LOCALHOST\n", &["GET"]).expect(|p| {
+            if name_matches(p, "localhost") {
+                200
+            } else {
+                403
+            }
+        }),
+        dir_case(
+            "Deny from a partial name",
+            "h7",
+            "Order allow,deny\nAllow from all\nDeny from calhost host\n",
+            &["GET"],
+        )
+        .expect(|_| 200),
+    ];
+    check_all("", cases);
+    if localhost == apache_lsp::ide::policy::HostKnowledge::Known("localhost".into()) {
+        eprintln!("127.0.0.1 is localhost here: the host cases above grant it");
+    }
+}
+
+// =============================================================================================
+// 14. LogLevel: what httpd does not write
+
+#[test]
+fn loglevel_suppresses_refusal_entries() {
+    let body = "LogLevel warn authz_core:crit\n\
+<Directory @DOCROOT@/l1>\n  Require all denied\n</Directory>\n\
+<Directory @DOCROOT@/l2>\n  Order allow,deny\n</Directory>\n\
+<Directory @DOCROOT@/l3>\n  LogLevel info\n  Require all denied\n</Directory>\n\
+<Directory @DOCROOT@/l4>\n  LogLevel access_compat:crit\n  Order allow,deny\n  Require all denied\n  Satisfy Any\n</Directory>\n\
+<Location /l5>\n  LogLevel authz_core:error\n</Location>\n<Directory @DOCROOT@/l5>\n  Require all denied\n</Directory>\n";
+    let mut case = Case::new("LogLevel", body);
+    for d in ["l1", "l2", "l3", "l4", "l5"] {
+        case = case.file(&format!("htdocs/{d}/index.html"), "x\n");
+    }
+    check(
+        case.anon(
+            &["/l1/index.html", "/l2/index.html", "/l3/index.html", "/l4/index.html", "/l5/index.html"],
+            &["GET"],
+            &[&[]],
+        )
+        .expect(|_| 403),
+    );
+}
+
+// =============================================================================================
 // Generated cases
 
 fn env_number(name: &str, default: u64) -> u64 {
@@ -869,5 +1176,9 @@ fn generated_configurations_agree_with_httpd() {
     );
     eprintln!("httpd statuses (engine terms): {:?}", summary.report.statuses);
     eprintln!("refused at startup: {:#?}", summary.rejections);
+    eprintln!("log entries found with the predicted path: {:?}", summary.report.log_checked);
     summary.report.assert_clean(10);
+    if count >= 100 {
+        assert_logged(&summary.report, &["AH01797", "AH01630", "AH01631"]);
+    }
 }

@@ -1,16 +1,57 @@
-//! Feature: explain one request — the chain of sections, the deciding rule, the status.
+//! Feature: explain one request — the chain of sections, the request environment, mod_dir's
+//! DirectoryIndex subrequest, the deciding rule, what httpd logs (and whether LogLevel lets it),
+//! the status.
 
-use crate::ide::access::{effective, Effective, RequestSpec};
+use crate::ide::access::{effective_with, AppliedSection, Effective, RequestSpec};
 use crate::ide::config::Config;
-use crate::ide::policy::{Layer, LogLevel};
+use crate::ide::policy::{EnvVar, Layer, LogEntry, LogLevel};
+use crate::ide::setenvif::{EnvInputs, Val};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 
-pub fn explain(cfg: &Config, spec: &RequestSpec) -> Effective {
-    effective(cfg, spec)
+/// One explained request.
+#[derive(Debug)]
+pub struct Explained {
+    pub effective: Effective,
+    /// For each entry of `effective.outcome.log`, why httpd does not write it (LogLevel).
+    pub suppressed: Vec<Option<String>>,
 }
 
-fn layer_name(l: Layer) -> &'static str {
+impl std::ops::Deref for Explained {
+    type Target = Effective;
+    fn deref(&self) -> &Effective {
+        &self.effective
+    }
+}
+
+/// Explains `spec` with SetEnvIf evaluated from what `spec` says: the Host header from
+/// `spec.host`, other headers unknown, `spec.request.env` as given values.
+pub fn explain(cfg: &Config, spec: &RequestSpec) -> Explained {
+    let inputs = EnvInputs {
+        headers: spec.host.iter().map(|h| ("Host".to_string(), h.clone())).collect(),
+        overrides: spec
+            .request
+            .env
+            .vars
+            .iter()
+            .filter_map(|(k, v)| match v {
+                EnvVar::Set(s) => Some((k.clone(), Some(s.clone()))),
+                EnvVar::Absent => Some((k.clone(), None)),
+                EnvVar::Unknown => None,
+            })
+            .collect(),
+        ..EnvInputs::default()
+    };
+    explain_with(cfg, spec, &inputs)
+}
+
+pub fn explain_with(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Explained {
+    let effective = effective_with(cfg, spec, Some(inputs));
+    let suppressed = crate::ide::loglevel::suppressed(cfg, &effective);
+    Explained { effective, suppressed }
+}
+
+pub fn layer_name(l: Layer) -> &'static str {
     match l {
         Layer::AccessCompat => "mod_access_compat",
         Layer::AuthzCore => "mod_authz_core",
@@ -19,12 +60,19 @@ fn layer_name(l: Layer) -> &'static str {
     }
 }
 
-fn level_name(l: LogLevel) -> &'static str {
+pub fn level_name(l: LogLevel) -> &'static str {
     match l {
+        LogLevel::Alert => "alert",
         LogLevel::Error => "error",
         LogLevel::Warning => "warn",
         LogLevel::Info => "info",
     }
+}
+
+/// An entry as httpd writes it after the `[pid …] [client …]` part.
+pub fn log_line(l: &LogEntry) -> String {
+    let code = if l.ah_code.is_empty() { String::new() } else { format!("{}: ", l.ah_code) };
+    format!("[{}:{}] {code}{}", l.module, level_name(l.level), l.message)
 }
 
 /// The access-log line shape for this request.
@@ -33,7 +81,63 @@ fn access_log_line(spec: &RequestSpec, e: &Effective) -> String {
     format!("{} {} {} {}", spec.request.method, spec.path, status, spec.request.client)
 }
 
-pub fn to_json(spec: &RequestSpec, e: &Effective) -> Value {
+fn val_text(v: &Val) -> String {
+    match v {
+        Val::Set(s) => format!("= {s:?}"),
+        Val::SetUnknown => "set (value not known)".into(),
+        Val::Absent => "absent".into(),
+        Val::Unknown => "unknown".into(),
+    }
+}
+
+fn section_json(s: &AppliedSection) -> Value {
+    json!({
+        "file": s.path.display().to_string(),
+        "line": s.line,
+        "kind": s.kind,
+        "args": s.args,
+        "access_lines": s.access_lines.iter().map(|(l, t)| json!({"line": l, "text": t})).collect::<Vec<_>>(),
+        "mod_access_compat": s.compat.as_ref().map(|_| "replaces the inherited Order/Allow/Deny/Satisfy"),
+        "mod_authz_core": s.authz.as_ref().map(|a| a.section.as_ref().map(|n| n.render()).unwrap_or_else(|| format!("AuthMerging {:?} with no Require", a.op))),
+        "authn": s.authn.is_some(),
+    })
+}
+
+pub fn to_json(spec: &RequestSpec, e: &Explained) -> Value {
+    let env = e.env.as_ref().map(|r| {
+        r.vars
+            .iter()
+            .map(|(k, v)| {
+                let last = r.steps.iter().rev().find(|s| s.var.eq_ignore_ascii_case(k));
+                json!({
+                    "name": k,
+                    "state": match v { Val::Set(_) | Val::SetUnknown => "set", Val::Absent => "absent", Val::Unknown => "unknown" },
+                    "value": match v { Val::Set(s) => Some(s.clone()), _ => None },
+                    "set_by": last.map(|s| json!({
+                        "rule": s.rule,
+                        "file": s.loc.as_ref().map(|l| l.file.display().to_string()),
+                        "line": s.loc.as_ref().map(|l| l.line),
+                    })),
+                    "unknown_because": r.why_unknown(k),
+                })
+            })
+            .collect::<Vec<_>>()
+    });
+    let index = e.index.as_ref().map(|ix| {
+        json!({
+            "names": ix.names,
+            "served": ix.served.map(|i| ix.tries[i].url.clone()),
+            "refused_by": ix.refused_by.map(|i| ix.tries[i].url.clone()),
+            "subrequests": ix.tries.iter().map(|t| json!({
+                "url": t.url,
+                "filesystem_path": t.filesystem_path.display().to_string(),
+                "regular_file": t.regular_file,
+                "access_checked": !t.same_config,
+                "status": t.status,
+                "sections": t.effective.as_ref().map(|s| s.sections.iter().map(section_json).collect::<Vec<_>>()),
+            })).collect::<Vec<_>>(),
+        })
+    });
     json!({
         "status": e.outcome.status,
         "reason": e.outcome.reason_unknown,
@@ -43,16 +147,9 @@ pub fn to_json(spec: &RequestSpec, e: &Effective) -> Value {
         "url": spec.path,
         "method": spec.request.method,
         "client": spec.request.client.to_string(),
-        "sections": e.sections.iter().map(|s| json!({
-            "file": s.path.display().to_string(),
-            "line": s.line,
-            "kind": s.kind,
-            "args": s.args,
-            "access_lines": s.access_lines.iter().map(|(l, t)| json!({"line": l, "text": t})).collect::<Vec<_>>(),
-            "mod_access_compat": s.compat.as_ref().map(|_| "replaces the inherited Order/Allow/Deny/Satisfy"),
-            "mod_authz_core": s.authz.as_ref().map(|a| a.section.as_ref().map(|n| n.render()).unwrap_or_else(|| format!("AuthMerging {:?} with no Require", a.op))),
-            "authn": s.authn.is_some(),
-        })).collect::<Vec<_>>(),
+        "sections": e.sections.iter().map(section_json).collect::<Vec<_>>(),
+        "environment": env,
+        "directory_index": index,
         "deciding": e.outcome.deciding.as_ref().map(|d| json!({
             "layer": layer_name(d.layer),
             "rule": d.rule,
@@ -60,31 +157,78 @@ pub fn to_json(spec: &RequestSpec, e: &Effective) -> Value {
             "line": d.loc.as_ref().map(|l| l.line),
         })),
         "trace": e.outcome.trace.iter().map(|t| t.text.clone()).collect::<Vec<_>>(),
-        "error_log": e.outcome.log.iter().map(|l| json!({
+        "error_log": e.outcome.log.iter().zip(&e.suppressed).map(|(l, sup)| json!({
             "code": l.ah_code, "module": l.module, "level": level_name(l.level), "message": l.message,
-            "line": format!("[{}:{}] {}: {}", l.module, level_name(l.level), l.ah_code, l.message),
+            "line": log_line(l),
+            "logged": sup.is_none(),
+            "not_logged_because": sup,
         })).collect::<Vec<_>>(),
         "access_log": access_log_line(spec, e),
         "startup_errors": e.errors.iter().map(|x| json!({"file": x.loc.file.display().to_string(), "line": x.loc.line, "message": x.message})).collect::<Vec<_>>(),
     })
 }
 
-pub fn to_text(spec: &RequestSpec, e: &Effective) -> String {
+fn sections_text(s: &mut String, sections: &[AppliedSection], pad: &str) {
+    if sections.is_empty() {
+        let _ = writeln!(s, "{pad}(none)");
+    }
+    for sec in sections {
+        let _ = writeln!(s, "{pad}{}:{}  <{} {}>", sec.path.display(), sec.line, sec.kind, sec.args.join(" "));
+        for (line, text) in &sec.access_lines {
+            let _ = writeln!(s, "{pad}    {line:>5} | {text}");
+        }
+        if sec.compat.is_some() {
+            let _ = writeln!(s, "{pad}      → mod_access_compat: replaces what it inherited");
+        }
+    }
+}
+
+pub fn to_text(spec: &RequestSpec, e: &Explained) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{} {} from {}", spec.request.method, spec.path, spec.request.client);
     let _ = writeln!(s, "  virtual host: {}", e.virtual_host.as_deref().unwrap_or("main server"));
     let _ = writeln!(s, "  file system:  {}", e.filesystem_path.display());
     let _ = writeln!(s, "\nSections, in the order httpd merges them:");
-    if e.sections.is_empty() {
-        let _ = writeln!(s, "  (none)");
-    }
-    for sec in &e.sections {
-        let _ = writeln!(s, "  {}:{}  <{} {}>", sec.path.display(), sec.line, sec.kind, sec.args.join(" "));
-        for (line, text) in &sec.access_lines {
-            let _ = writeln!(s, "      {line:>5} | {text}");
+    sections_text(&mut s, &e.sections, "  ");
+    if let Some(r) = e.env.as_ref().filter(|r| !r.vars.is_empty()) {
+        let _ = writeln!(s, "\nEnvironment at access-check time:");
+        for (k, v) in &r.vars {
+            let by = r
+                .steps
+                .iter()
+                .rev()
+                .find(|st| st.var.eq_ignore_ascii_case(k))
+                .map(|st| match &st.loc {
+                    Some(l) => format!("  ({} at {}:{})", st.rule, l.file.display(), l.line),
+                    None => format!("  ({})", st.rule),
+                })
+                .unwrap_or_default();
+            let _ = writeln!(s, "  {k} {}{by}", val_text(v));
+            for why in r.why_unknown(k) {
+                let _ = writeln!(s, "      unknown: {why}");
+            }
         }
-        if sec.compat.is_some() {
-            let _ = writeln!(s, "        → mod_access_compat: replaces what it inherited");
+    }
+    if let Some(ix) = &e.index {
+        let _ = writeln!(s, "\nmod_dir: DirectoryIndex {} (subrequests with GET):", ix.names.join(" "));
+        for (i, t) in ix.tries.iter().enumerate() {
+            let st = t.status.map(|x| x.to_string()).unwrap_or_else(|| "unknown".into());
+            let what = if ix.served == Some(i) {
+                "served"
+            } else if ix.refused_by == Some(i) {
+                "refused: this is the answer"
+            } else if t.status == Some(200) && !t.regular_file {
+                "no such file"
+            } else {
+                "refused"
+            };
+            let _ = writeln!(s, "  GET {} → {st} ({what}) {}", t.url, t.filesystem_path.display());
+            match &t.effective {
+                None => {
+                    let _ = writeln!(s, "    same sections as the request: access not checked again");
+                }
+                Some(sub) => sections_text(&mut s, &sub.sections, "    "),
+            }
         }
     }
     let _ = writeln!(s, "\nEvaluation:");
@@ -96,8 +240,14 @@ pub fn to_text(spec: &RequestSpec, e: &Effective) -> String {
         let at = d.loc.as_ref().map(|l| format!(" at {}:{}", l.file.display(), l.line)).unwrap_or_default();
         let _ = writeln!(s, "\nDecided by {}: {}{at}", layer_name(d.layer), d.rule);
     }
-    for l in &e.outcome.log {
-        let _ = writeln!(s, "error log: [{}:{}] {}: {}", l.module, level_name(l.level), l.ah_code, l.message);
+    for (l, sup) in e.outcome.log.iter().zip(&e.suppressed) {
+        let _ = writeln!(s, "error log: {}", log_line(l));
+        if let Some(why) = sup {
+            let _ = writeln!(s, "    ({why})");
+        }
+    }
+    if e.outcome.status == Some(401) && e.outcome.log.is_empty() {
+        let _ = writeln!(s, "error log: nothing (a 401 asking for credentials is not logged)");
     }
     if e.outcome.status.is_some() {
         let _ = writeln!(s, "access log: {}", access_log_line(spec, e));

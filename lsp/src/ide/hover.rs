@@ -1,13 +1,14 @@
 //! Feature: hover — the effective, merged access policy of a section, and what
 //! the catalogue knows of a directive.
 
-use crate::ide::access::{effective, RequestSpec};
+use crate::ide::access::{effective_with, resolve, Effective, FsView, RequestSpec};
 use crate::ide::catalogue;
 use crate::ide::config::{Config, FileId, Node, NodeKind};
 use crate::ide::policy::{self, HostKnowledge, Layer, Request};
 use apache_syntax::{TextRange, TextSize};
 use std::fmt::Write as _;
 use std::net::IpAddr;
+use std::path::Path;
 
 /// Request-matching sections a hover explains.
 fn is_container(n: &Node) -> bool {
@@ -49,26 +50,13 @@ pub fn url_for(cfg: &Config, chain: &[&Node]) -> Option<(String, Option<String>)
     let arg = |i: usize| section.args.get(i).cloned().unwrap_or_default();
     let docroot = vhost
         .and_then(|v| v.children.iter().find(|c| c.is("DocumentRoot")))
-        .or_else(|| cfg.nodes.iter().rev().find(|c| c.is("DocumentRoot")))
-        .and_then(|d| d.args.first().cloned())
+        .map(|d| d.args.first().cloned())
+        .unwrap_or_else(|| cfg.index().main.document_root.clone())
         .map(|d| d.trim_end_matches('/').to_string());
     let l = section.name.to_ascii_lowercase();
     let url = match l.as_str() {
         "location" if arg(0) != "~" && !arg(0).contains(['*', '?', '[']) => arg(0),
-        "directory" if arg(0) != "~" => {
-            let p = arg(0).trim_end_matches('/').to_string();
-            let aliases = cfg.walk().filter(|n| n.is("Alias") || n.is("ScriptAlias"));
-            let via_alias = aliases.into_iter().find_map(|a| {
-                let (from, to) = (a.args.first()?, a.args.get(1)?.trim_end_matches('/'));
-                p.strip_prefix(to).map(|rest| format!("{}{rest}/", from.trim_end_matches('/')))
-            });
-            match (&docroot, via_alias) {
-                (_, Some(u)) => u,
-                (Some(d), None) if p.starts_with(d.as_str()) => format!("{}/", &p[d.len()..]),
-                (Some(d), None) if d.starts_with(&p) || p.is_empty() => "/".into(),
-                _ => return None,
-            }
-        }
+        "directory" if arg(0) != "~" => directory_url(cfg, &docroot, &arg(0))?,
         "files" if arg(0) != "~" && !arg(0).contains(['*', '?', '[']) => {
             let dir =
                 chain.iter().rev().find(|n| n.is("Directory")).map(|d| d.args.first().cloned().unwrap_or_default());
@@ -85,10 +73,45 @@ pub fn url_for(cfg: &Config, chain: &[&Node]) -> Option<(String, Option<String>)
     Some((if url.is_empty() { "/".into() } else { url }, host))
 }
 
+/// The URL of a directory: through an Alias to it, or below the DocumentRoot (a
+/// directory above the DocumentRoot is reached by `/`).
+fn directory_url(cfg: &Config, docroot: &Option<String>, dir: &str) -> Option<String> {
+    let p = dir.trim_end_matches('/').to_string();
+    let via_alias = cfg.index().alias_to(&p).map(|(from, rest)| format!("{}{rest}/", from.trim_end_matches('/')));
+    Some(match (docroot, via_alias) {
+        (_, Some(u)) => u,
+        (Some(d), None) if p.starts_with(d.as_str()) => format!("{}/", &p[d.len()..]),
+        (Some(d), None) if d.starts_with(&p) || p.is_empty() => "/".into(),
+        _ => return None,
+    })
+}
+
+/// The URL an .htaccess file's directory is served at, and the virtual host to ask
+/// for: through the main server's DocumentRoot or an Alias, else a virtual host's DocumentRoot.
+fn access_file_url(server: &Config, dir: &Path) -> Option<(String, Option<String>)> {
+    let dir = dir.to_string_lossy();
+    let docroot_of = |nodes: &[Node]| {
+        nodes
+            .iter()
+            .rev()
+            .find(|c| c.kind == NodeKind::Directive && c.is("DocumentRoot"))
+            .and_then(|d| d.args.first())
+            .map(|d| d.trim_end_matches('/').to_string())
+    };
+    let main = docroot_of(&server.nodes);
+    let vhosts = server.nodes.iter().filter(|n| n.is_section() && n.is("VirtualHost")).map(|v| {
+        let host = v.children.iter().find(|c| c.is("ServerName")).and_then(|c| c.args.first().cloned());
+        (docroot_of(&v.children).or_else(|| main.clone()), host)
+    });
+    std::iter::once((main.clone(), None))
+        .chain(vhosts)
+        .find_map(|(root, host)| directory_url(server, &root, &dir).map(|u| (u, host)))
+}
+
 /// The clients a table shows: a local one, each address the rules mention, and an outsider.
-fn representative_clients(cfg: &Config) -> Vec<(String, IpAddr)> {
+pub fn representative_clients(cfgs: &[&Config]) -> Vec<(String, IpAddr)> {
     let mut v: Vec<(String, IpAddr)> = vec![("local (127.0.0.1)".into(), "127.0.0.1".parse().unwrap())];
-    for n in cfg.walk() {
+    for n in cfgs.iter().flat_map(|c| c.walk()) {
         let words: Vec<&String> = if n.is("Allow") || n.is("Deny") {
             n.args.iter().skip(1).collect()
         } else if n.is("Require")
@@ -113,6 +136,46 @@ fn representative_clients(cfg: &Config) -> Vec<(String, IpAddr)> {
     v
 }
 
+/// Walks and evaluates a hover's request: SetEnvIf evaluated (headers other than Host unknown).
+fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
+    effective_with(cfg, spec, Some(&hover_env_inputs(&spec.host)))
+}
+
+/// What a hover knows of a request for SetEnvIf: its Host header only.
+fn hover_env_inputs(host: &Option<String>) -> crate::ide::setenvif::EnvInputs {
+    crate::ide::setenvif::EnvInputs {
+        headers: host.iter().map(|h| ("Host".to_string(), h.clone())).collect(),
+        ..Default::default()
+    }
+}
+
+/// What httpd writes to the error log for one outcome: the entries (with why LogLevel drops
+/// one), or what a refusal without an entry means.
+fn log_summary(cfg: &Config, e: &Effective) -> String {
+    let suppressed = crate::ide::loglevel::suppressed(cfg, e);
+    let entries: Vec<String> = e
+        .outcome
+        .log
+        .iter()
+        .zip(&suppressed)
+        .filter(|(l, why)| why.is_none() || l.level != policy::LogLevel::Info)
+        .map(|(l, why)| {
+            let text = format!("`{}`", crate::ide::explain::log_line(l));
+            match why {
+                Some(w) => format!("{text} ({w})"),
+                None => text,
+            }
+        })
+        .collect();
+    if !entries.is_empty() {
+        return entries.join("; ");
+    }
+    match e.outcome.status {
+        Some(401) => "nothing (httpd asks for credentials without logging)".into(),
+        _ => "nothing".into(),
+    }
+}
+
 fn spec(url: &str, host: &Option<String>, client: IpAddr, user: Option<&str>) -> RequestSpec {
     let local = if client.is_ipv4() { "127.0.0.1".parse().unwrap() } else { "::1".parse().unwrap() };
     let mut r = Request::new("GET", client, local);
@@ -134,29 +197,68 @@ pub struct Defeated {
 
 /// Checks one section for the precedence trap.
 pub fn defeated_require(cfg: &Config, chain: &[&Node]) -> Option<Defeated> {
+    defeated_require_among(cfg, chain, &representative_clients(&[cfg]), &FsView::fresh())
+}
+
+/// [`defeated_require`] for a batch: the clients to try ([`representative_clients`]) and
+/// the file system view are computed once for all sections.
+pub fn defeated_require_among(
+    cfg: &Config,
+    chain: &[&Node],
+    clients: &[(String, IpAddr)],
+    fs: &FsView,
+) -> Option<Defeated> {
     let section = chain.last()?;
-    let req = section.children.iter().find(|c| c.is("Require"))?;
-    if section
-        .children
-        .iter()
-        .any(|c| matches!(c.name.to_ascii_lowercase().as_str(), "order" | "allow" | "deny" | "satisfy"))
-    {
+    let (url, host) = url_for(cfg, chain)?;
+    let own = Own { cfg, file: cfg.file(section.loc.file).path.to_path_buf(), range: Some(section.loc.range) };
+    defeated(cfg, &section.children, &own, &url, &host, clients, fs)
+}
+
+/// Where a body of access directives is written: a section, or a whole .htaccess
+/// file (`cfg` holds its text).
+struct Own<'a> {
+    cfg: &'a Config,
+    file: std::path::PathBuf,
+    range: Option<TextRange>,
+}
+
+/// The precedence trap for a body of directives (`nodes`, evaluated at `url`): it has
+/// Require lines and no old-style ones, yet every representative client is refused by
+/// a mod_access_compat rule written elsewhere.
+fn defeated(
+    cfg: &Config,
+    nodes: &[Node],
+    own: &Own<'_>,
+    url: &str,
+    host: &Option<String>,
+    clients: &[(String, IpAddr)],
+    fs: &FsView,
+) -> Option<Defeated> {
+    let req = nodes.iter().find(|c| c.is("Require"))?;
+    if nodes.iter().any(|c| matches!(c.name.to_ascii_lowercase().as_str(), "order" | "allow" | "deny" | "satisfy")) {
         return None;
     }
-    let (url, host) = url_for(cfg, chain)?;
+    // The walk does not depend on the client: resolve once, evaluate per client. Only after
+    // a 200 can mod_dir's DirectoryIndex subrequest change the answer: then the full request.
+    // SetEnvIf is evaluated per client, as [`effective`] does.
+    let resolved = resolve(cfg, fs, url, host.as_deref(), None);
+    let per_dir = resolved.per_dir(cfg);
+    let inputs = hover_env_inputs(host);
     let mut decided = None;
-    for (_, ip) in representative_clients(cfg) {
-        let e = effective(cfg, &spec(&url, &host, ip, None));
-        let d = e.outcome.deciding.clone()?;
-        if e.outcome.status != Some(403) || d.layer != Layer::AccessCompat {
+    for (_, ip) in clients {
+        let sp = spec(url, host, *ip, None);
+        let mut outcome = resolved.outcome_with_setenvif(cfg, url, &sp.request, &inputs, &per_dir);
+        if outcome.status == Some(200) {
+            outcome = effective(cfg, &sp).outcome;
+        }
+        let d = outcome.deciding.clone()?;
+        if outcome.status != Some(403) || d.layer != Layer::AccessCompat {
             return None;
         }
-        // The deciding rule must come from another section.
+        // The deciding rule must come from elsewhere.
         let from_here = d.loc.as_ref().is_some_and(|l| {
-            l.file == cfg.file(section.loc.file).path && {
-                let r = section.loc.range;
-                l.range.0 >= u32::from(r.start()) && l.range.1 <= u32::from(r.end())
-            }
+            *l.file == *own.file
+                && own.range.is_none_or(|r| l.range.0 >= u32::from(r.start()) && l.range.1 <= u32::from(r.end()))
         });
         if from_here {
             return None;
@@ -165,7 +267,7 @@ pub fn defeated_require(cfg: &Config, chain: &[&Node]) -> Option<Defeated> {
     }
     let d = decided?;
     Some(Defeated {
-        require: (req.loc.file, cfg.trimmed(&req.loc)),
+        require: (req.loc.file, own.cfg.trimmed(&req.loc)),
         require_text: format!("Require {}", req.raw_args),
         decided_by: d.rule.clone(),
         deciding: d.loc,
@@ -191,6 +293,9 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
         let d = catalogue::directive(&last.name)?;
         return Some((last.loc.focus, directive_doc(d)));
     }
+    if let Some(server) = &cfg.enclosing {
+        return access_file_hover(cfg, server, &chain, offset);
+    }
     // On a section header or an access directive: the effective policy.
     let sec_idx = chain.iter().rposition(|n| is_container(n))?;
     let sections = &chain[..=sec_idx];
@@ -202,13 +307,66 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
     let Some((url, host)) = url_for(cfg, sections) else {
         return Some((range, format!("**<{} {}>**\n\nNo URL reaches this section through DocumentRoot or Alias, so there is no request to evaluate.", section.name, section.args.join(" "))));
     };
+    let trap = defeated_require(cfg, sections).map(trap_text);
+    Some((range, policy_markdown(cfg, &url, &host, trap, &[cfg])))
+}
+
+fn trap_text(t: Defeated) -> String {
+    let at = t.deciding.as_ref().map(|l| format!(" ({})", loc_label(l))).unwrap_or_default();
+    format!("⚠ `{}` has no effect here: `{}`{at} refuses every request first.", t.require_text, t.decided_by)
+}
+
+/// Hover in an .htaccess file read under `server`: the effective policy of its
+/// directory's URL (or of a `<Files>` name in it), every section on the way included.
+fn access_file_hover(cfg: &Config, server: &Config, chain: &[&Node], offset: TextSize) -> Option<(TextRange, String)> {
+    let last = *chain.last()?;
+    let range = if last.kind == NodeKind::Directive {
+        last.loc.range
+    } else if last.loc.focus.contains_inclusive(offset) {
+        last.loc.focus
+    } else {
+        return None;
+    };
+    let path = cfg.file(last.loc.file).path.clone();
+    let dir = path.parent()?;
+    let Some((mut url, host)) = access_file_url(server, dir) else {
+        return Some((
+            range,
+            format!(
+                "**{}**\n\nNo URL reaches `{}` through a DocumentRoot or Alias of the server configuration, so there is no request to evaluate.",
+                path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+                dir.display()
+            ),
+        ));
+    };
+    if let Some(name) = chain.iter().find(|n| n.is("Files")).and_then(|f| f.args.first()) {
+        if !name.contains(['*', '?', '[', '~']) {
+            url = format!("{}/{name}", url.trim_end_matches('/'));
+        }
+    }
+    let own = Own { cfg, file: path.to_path_buf(), range: None };
+    let clients = representative_clients(&[server, cfg]);
+    let trap = defeated(server, &cfg.nodes, &own, &url, &host, &clients, &FsView::fresh()).map(trap_text);
+    Some((range, policy_markdown(server, &url, &host, trap, &[server, cfg])))
+}
+
+/// The effective policy of `GET url` as markdown: the sections in merge order, the
+/// resulting Require, the outcome table (for the clients the `mentioned`
+/// configurations name), the deciding rule and `trap` if any.
+fn policy_markdown(
+    cfg: &Config,
+    url: &str,
+    host: &Option<String>,
+    trap: Option<String>,
+    mentioned: &[&Config],
+) -> String {
     let mut md = String::new();
     let _ = writeln!(
         md,
         "**Effective access** for `GET {url}`{}",
         host.as_ref().map(|h| format!(" on `{h}`")).unwrap_or_default()
     );
-    let base = effective(cfg, &spec(&url, &host, "127.0.0.1".parse().unwrap(), None));
+    let base = effective(cfg, &spec(url, host, "127.0.0.1".parse().unwrap(), None));
     let _ = writeln!(md, "\nFile system: `{}`\n", base.filesystem_path.display());
     let _ = writeln!(md, "Sections in merge order:");
     for s in &base.sections {
@@ -238,31 +396,43 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
             writeln!(md, "\nEffective Order/Allow/Deny: {}", crate::ide::diagnostics::deprecated_access::describe(c));
     }
     let _ = writeln!(md, "\n| client | anonymous | authenticated |\n|---|---|---|");
-    for (label, ip) in representative_clients(cfg) {
-        let a = effective(cfg, &spec(&url, &host, ip, None)).outcome.status;
-        let b = effective(cfg, &spec(&url, &host, ip, Some("alice"))).outcome.status;
+    // Refused rows grouped by what httpd logs for them: (status, log text) → who.
+    let mut refused: Vec<((u16, String), Vec<String>, IpAddr)> = Vec::new();
+    for (label, ip) in representative_clients(mentioned) {
+        let a = effective(cfg, &spec(url, host, ip, None));
+        let b = effective(cfg, &spec(url, host, ip, Some("alice")));
         let show = |s: Option<u16>| s.map(|s| s.to_string()).unwrap_or_else(|| "unknown".into());
-        let _ = writeln!(md, "| {label} | {} | {} |", show(a), show(b));
+        let _ = writeln!(md, "| {label} | {} | {} |", show(a.outcome.status), show(b.outcome.status));
+        for (e, who) in [(&a, "anonymous"), (&b, "authenticated")] {
+            let Some(st) = e.outcome.status.filter(|s| *s != 200) else { continue };
+            let key = (st, log_summary(cfg, e));
+            let row = format!("{label}, {who}");
+            match refused.iter_mut().find(|(k, ..)| *k == key) {
+                Some((_, v, _)) => v.push(row),
+                None => refused.push((key, vec![row], ip)),
+            }
+        }
+    }
+    if !refused.is_empty() {
+        let _ = writeln!(md, "\nError log of the refused rows:");
+        for ((st, log), who, ip) in &refused {
+            let _ = writeln!(md, "- {st} for {}: {log}; access log `GET {url} {st} {ip}`", who.join("; "));
+        }
     }
     if let Some(d) = &base.outcome.deciding {
         let at = d.loc.as_ref().map(|l| format!(" ({})", loc_label(l))).unwrap_or_default();
         let _ = writeln!(md, "\nFor 127.0.0.1, decided by {:?}: `{}`{at}", d.layer, d.rule);
     }
-    if let Some(t) = defeated_require(cfg, sections) {
-        let at = t.deciding.as_ref().map(|l| format!(" ({})", loc_label(l))).unwrap_or_default();
-        let _ = writeln!(
-            md,
-            "\n⚠ `{}` has no effect here: `{}`{at} refuses every request first.",
-            t.require_text, t.decided_by
-        );
+    if let Some(t) = trap {
+        let _ = writeln!(md, "\n{t}");
     }
     if let Some(r) = &base.outcome.reason_unknown {
         let _ = writeln!(md, "\nSome outcomes cannot be known: {r}");
     }
-    Some((range, md))
+    md
 }
 
-fn directive_doc(d: &catalogue::Directive) -> String {
+pub(crate) fn directive_doc(d: &catalogue::Directive) -> String {
     let mut s = format!("**{}** — {}\n\n", d.name, d.description);
     let _ = writeln!(s, "```apache\n{}\n```", d.syntax);
     let _ = writeln!(s, "Module: `{}` · Context: {}", d.module, d.contexts);
@@ -316,9 +486,65 @@ mod tests {
     }
 
     #[test]
+    fn hover_names_the_log_entry_of_each_refused_row() {
+        let md = check(
+            "//- /srv/httpd.conf\nLoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nLoadModule auth_basic_module m\nLoadModule authn_file_module m\nLoadModule authn_core_module m\nLoadModule authz_user_module m\nDocumentRoot /nonexistent-docroot\n<Location /deny>\n  Order allow,deny\n  Allow from 127.0.0.1\n</Location>\n<Loc█ation /auth>\n  AuthType Basic\n  AuthName a\n  AuthUserFile /nonexistent-pw\n  Require user bob\n</Location>\n",
+        );
+        let refused: Vec<&str> = md.lines().filter(|l| l.starts_with("- 40")).collect();
+        expect_test::expect![[r#"
+            [
+                "- 401 for local (127.0.0.1), anonymous; any other (192.0.2.1), anonymous: nothing (httpd asks for credentials without logging); access log `GET /auth 401 127.0.0.1`",
+                "- 401 for local (127.0.0.1), authenticated; any other (192.0.2.1), authenticated: `[authz_core:error] AH01631: user alice: authorization failure for \"/auth\": `; access log `GET /auth 401 127.0.0.1`",
+            ]
+        "#]]
+        .assert_debug_eq(&refused);
+        let md = check(
+            "//- /srv/httpd.conf\nLoadModule authz_core_module m\nLoadModule access_compat_module m\nDocumentRoot /nonexistent-docroot\nLogLevel warn access_compat:crit\n<Loc█ation /deny>\n  Order allow,deny\n  Allow from 127.0.0.1\n</Location>\n<Location /deny/x>\n  LogLevel info\n</Location>\n",
+        );
+        let refused: Vec<&str> = md.lines().filter(|l| l.starts_with("- 40")).collect();
+        expect_test::expect![[r#"
+            [
+                "- 403 for any other (192.0.2.1), anonymous; any other (192.0.2.1), authenticated: `[access_compat:error] AH01797: client denied by server configuration: /nonexistent-docroot` (not logged at LogLevel access_compat:crit (an entry of level error; `LogLevel warn access_compat:crit` at /srv/httpd.conf:4)); access log `GET /deny 403 192.0.2.1`",
+            ]
+        "#]]
+        .assert_debug_eq(&refused);
+    }
+
+    #[test]
     fn hover_on_a_plain_directive_shows_the_catalogue() {
         let md = check("//- /srv/httpd.conf\nServer█Name example.com\n");
         assert!(md.contains("**ServerName**"), "{md}");
         assert!(md.contains("https://httpd.apache.org/docs/2.4/mod/core.html#servername"), "{md}");
+    }
+
+    #[test]
+    fn hover_in_an_htaccess_file_explains_its_directory_under_the_server() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("sïte");
+        std::fs::create_dir_all(root.join("htdocs/sub")).unwrap();
+        let main = root.join("httpd.conf");
+        std::fs::write(
+            &main,
+            format!(
+                "LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nDocumentRoot \"{r}/htdocs\"\n<Directory />\n  Order deny,allow\n  Deny from all\n</Directory>\n<Directory \"{r}/htdocs\">\n  AllowOverride All\n  Require all granted\n</Directory>\n",
+                r = root.display()
+            ),
+        )
+        .unwrap();
+        let access = root.join("htdocs/sub/.htaccess");
+        std::fs::write(&access, "Require ip 127.0.0.2\n").unwrap();
+        let server = std::sync::Arc::new(load(&main, &crate::ide::config::RealFs));
+        let cfg = crate::ide::config::load_in_context(&access, &crate::ide::config::RealFs, server);
+        let md = hover(&cfg, 0, TextSize::from(2)).map(|(_, md)| md).unwrap_or_default();
+        assert!(md.contains("**Effective access** for `GET /sub/`"), "{md}");
+        assert!(md.contains("- `<.htaccess >`"), "{md}");
+        // mod_access_compat's inherited Deny wins over the .htaccess's Require (fact sheet: the
+        // precedence trap), for the address the .htaccess names as for any other.
+        assert!(md.contains("| local (127.0.0.1) | 403 | 403 |"), "{md}");
+        assert!(md.contains("| 127.0.0.2 | 403 | 403 |"), "{md}");
+        assert!(
+            md.contains("⚠ `Require ip 127.0.0.2` has no effect here: `Deny from all` (httpd.conf:7) refuses every request first."),
+            "{md}"
+        );
     }
 }

@@ -10,13 +10,31 @@
 pub mod access;
 pub mod catalogue;
 pub mod code_actions;
+pub mod completion;
 pub mod config;
 pub mod diagnostics;
+pub mod dir_index;
+pub mod document_highlight;
+pub mod document_links;
 pub mod document_symbols;
+pub mod error_log;
 pub mod explain;
 pub mod folding_ranges;
+pub mod formatting;
+pub mod goto_definition;
 pub mod hover;
+pub mod log_explain;
+pub mod loglevel;
 pub mod migrate;
+pub mod navigation;
 pub mod policy;
+pub mod references;
+pub mod selection_ranges;
+pub mod semantic_tokens;
+pub mod setenvif;
+#[cfg(test)]
+mod test_support;
+pub mod workspace;
+pub mod workspace_symbols;
 
 pub use config::{Config, FileData, FileId, Severity};

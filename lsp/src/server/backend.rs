@@ -38,7 +38,7 @@ impl Backend {
         let result = tokio::task::spawn_blocking(move || {
             guarded("diagnostics", || {
                 let fs = state.snapshot();
-                let root = state.root_config.lock().unwrap().clone();
+                let root = state.root_for(&p);
                 let l = config_for(&p, root.as_deref(), &fs);
                 let (cfg, file) = (l.cfg, l.file);
                 let enc = state.encoding();
@@ -90,7 +90,7 @@ impl Backend {
             return Ok(None);
         }
         let fs = self.state.snapshot();
-        let root = self.state.root_config.lock().unwrap().clone();
+        let root = self.state.root_for(&path);
         let enc = self.state.encoding();
         guarded(what, || {
             let l = config_for(&path, root.as_deref(), &fs);
@@ -109,6 +109,59 @@ impl Backend {
             let fd = ide::FileData::new(Arc::from(path.as_path()), doc.text.clone(), None);
             Some(f(&fd, enc))
         })
+    }
+}
+
+impl Backend {
+    /// Re-indexes the workspace, watches what it reads, and re-analyses the open
+    /// documents the new index or the `changed` files affect.
+    async fn reindex(&self, changed: &[PathBuf]) {
+        let (old, new) = super::workspace::reindex(&self.client, &self.state).await;
+        super::workspace::register_watchers(&self.client, &self.state).await;
+        for uri in super::workspace::affected_documents(&self.state, &old, &new, changed) {
+            self.refresh(uri).await;
+        }
+    }
+}
+
+/// The folders to search for main configurations: the workspace folders, else the root.
+fn workspace_folders(params: &InitializeParams) -> Vec<PathBuf> {
+    let from_folders: Vec<PathBuf> =
+        params.workspace_folders.iter().flatten().filter_map(|f| convert::url_to_path(&f.uri)).collect();
+    if !from_folders.is_empty() {
+        return from_folders;
+    }
+    #[allow(deprecated)]
+    params.root_uri.as_ref().and_then(convert::url_to_path).into_iter().collect()
+}
+
+fn client_support(caps: &ClientCapabilities) -> super::state::ClientSupport {
+    let watch = caps.workspace.as_ref().and_then(|w| w.did_change_watched_files.as_ref());
+    let completion_item =
+        caps.text_document.as_ref().and_then(|t| t.completion.as_ref()).and_then(|c| c.completion_item.as_ref());
+    super::state::ClientSupport {
+        work_done_progress: caps.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false),
+        watch_registration: watch.and_then(|w| w.dynamic_registration).unwrap_or(false),
+        watch_relative_patterns: watch.and_then(|w| w.relative_pattern_support).unwrap_or(false),
+        definition_links: caps
+            .text_document
+            .as_ref()
+            .and_then(|t| t.definition.as_ref())
+            .and_then(|d| d.link_support)
+            .unwrap_or(false),
+        snippets: completion_item.and_then(|i| i.snippet_support).unwrap_or(false),
+        resolves_documentation: completion_item
+            .and_then(|i| i.resolve_support.as_ref())
+            .is_some_and(|r| r.properties.iter().any(|p| p == "documentation")),
+    }
+}
+
+fn workspace_symbol_kind(k: ide::workspace_symbols::SymbolKind) -> SymbolKind {
+    use ide::workspace_symbols::SymbolKind::*;
+    match k {
+        VirtualHost => SymbolKind::NAMESPACE,
+        Section => SymbolKind::MODULE,
+        Define => SymbolKind::CONSTANT,
     }
 }
 
@@ -204,6 +257,8 @@ impl LanguageServer for Backend {
         {
             *self.state.root_config.lock().unwrap() = Some(PathBuf::from(root));
         }
+        *self.state.folders.lock().unwrap() = workspace_folders(&params);
+        *self.state.client.lock().unwrap() = client_support(&params.capabilities);
         if let Some(map) = params
             .initialization_options
             .as_ref()
@@ -247,6 +302,37 @@ impl LanguageServer for Backend {
                     ..Default::default()
                 }),
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+                completion_provider: Some(CompletionOptions {
+                    trigger_characters: Some(["<", "/", "{", "!", " "].map(String::from).to_vec()),
+                    resolve_provider: Some(true),
+                    ..Default::default()
+                }),
+                document_formatting_provider: Some(OneOf::Left(true)),
+                document_range_formatting_provider: Some(OneOf::Left(true)),
+                selection_range_provider: Some(SelectionRangeProviderCapability::Simple(true)),
+                semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
+                    SemanticTokensOptions {
+                        legend: convert::semantic_token_legend(),
+                        range: Some(true),
+                        full: Some(SemanticTokensFullOptions::Delta { delta: Some(true) }),
+                        ..Default::default()
+                    },
+                )),
+                document_link_provider: Some(DocumentLinkOptions {
+                    resolve_provider: Some(false),
+                    work_done_progress_options: Default::default(),
+                }),
+                definition_provider: Some(OneOf::Left(true)),
+                references_provider: Some(OneOf::Left(true)),
+                document_highlight_provider: Some(OneOf::Left(true)),
+                workspace_symbol_provider: Some(OneOf::Left(true)),
+                workspace: Some(WorkspaceServerCapabilities {
+                    workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                        supported: Some(true),
+                        change_notifications: Some(OneOf::Left(true)),
+                    }),
+                    file_operations: None,
+                }),
                 ..Default::default()
             },
             server_info: Some(ServerInfo {
@@ -258,6 +344,7 @@ impl LanguageServer for Backend {
 
     async fn initialized(&self, _: InitializedParams) {
         tracing::info!("initialized");
+        self.reindex(&[]).await;
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -365,32 +452,39 @@ impl LanguageServer for Backend {
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let uri = params.text_document.uri.clone();
         let only = params.context.only.clone();
+        let root = self.state.root_config.lock().unwrap().clone();
         let r = self.with_config(&uri, "codeAction", |l, fs, enc| {
             let fd = l.cfg.file(l.file);
             let range = convert::text_range(&fd.line_index, enc, params.range);
             let lc = ide::code_actions::LoadContext { main: &l.main, is_main: l.is_main, fs };
+            // An .htaccess file is judged under the root configuration when there is one.
+            let htaccess_root = root.as_deref().filter(|_| !l.is_main && is_htaccess(&fd.path));
+            let root_lc = htaccess_root.map(|r| ide::code_actions::LoadContext { main: r, is_main: true, fs });
             let mut actions = Vec::new();
             let wants =
                 |k: &CodeActionKind| only.as_ref().is_none_or(|o| o.iter().any(|w| k.as_str().starts_with(w.as_str())));
             if wants(&CodeActionKind::QUICKFIX) {
-                actions.extend(ide::code_actions::code_actions(&l.cfg, &lc, l.file, range));
+                match &root_lc {
+                    Some(rl) => {
+                        let mut v = ide::code_actions::access_fixes(rl, &fd.path, range);
+                        if v.is_empty() {
+                            v = ide::code_actions::code_actions(&l.cfg, &lc, l.file, range);
+                        }
+                        actions.extend(v);
+                    }
+                    None => actions.extend(ide::code_actions::code_actions(&l.cfg, &lc, l.file, range)),
+                }
             }
             if wants(&CodeActionKind::SOURCE_FIX_ALL) {
-                actions.extend(ide::code_actions::fix_all(&l.cfg, &lc, l.file));
+                match &root_lc {
+                    Some(rl) => actions.extend(ide::code_actions::fix_all_in(rl, &fd.path)),
+                    None => actions.extend(ide::code_actions::fix_all(&l.cfg, &lc, l.file)),
+                }
             }
             actions
                 .into_iter()
                 .map(|a| {
-                    let mut changes: std::collections::HashMap<Url, Vec<TextEdit>> = Default::default();
-                    for e in &a.edits {
-                        let f = l.cfg.file(e.file);
-                        if let Some(u) = convert::path_to_url(&f.path) {
-                            changes.entry(u).or_default().push(TextEdit {
-                                range: convert::range(&f.line_index, enc, e.range),
-                                new_text: e.new_text.clone(),
-                            });
-                        }
-                    }
+                    let changes = workspace_changes(&l.cfg, fs, enc, &a.edits);
                     CodeActionOrCommand::CodeAction(CodeAction {
                         title: a.title,
                         kind: Some(match a.kind {
@@ -399,6 +493,7 @@ impl LanguageServer for Backend {
                         }),
                         is_preferred: Some(a.preferred),
                         edit: Some(WorkspaceEdit { changes: Some(changes), ..Default::default() }),
+                        data: (!a.detail.is_empty()).then(|| serde_json::json!({ "detail": a.detail })),
                         ..Default::default()
                     })
                 })
@@ -442,26 +537,11 @@ impl LanguageServer for Backend {
             "apache-lsp.migrateFile" | "apache-lsp.migrateTree" => {
                 let tree = params.command.ends_with("Tree");
                 let edit = self.with_config(&uri, "migrate", |l, fs, enc| {
-                    let mut changes: std::collections::HashMap<Url, Vec<TextEdit>> = Default::default();
-                    for section in ide::migrate::old_style_sections(&l.cfg) {
-                        if !tree && section.loc.file != l.file {
-                            continue;
-                        }
-                        let rw = ide::migrate::rewrite_section(&l.cfg, &l.main, l.is_main, section, fs);
-                        if !rw.preserving {
-                            continue;
-                        }
-                        for e in rw.edits {
-                            let f = l.cfg.file(e.file);
-                            if let Some(u) = convert::path_to_url(&f.path) {
-                                changes.entry(u).or_default().push(TextEdit {
-                                    range: convert::range(&f.line_index, enc, e.range),
-                                    new_text: e.new_text,
-                                });
-                            }
-                        }
-                    }
-                    WorkspaceEdit { changes: Some(changes), ..Default::default() }
+                    let ws = ide::migrate::Workspace { main: &l.main, is_main: l.is_main, fs };
+                    let path = l.cfg.file(l.file).path.clone();
+                    let scope = if tree { ide::migrate::Scope::Tree } else { ide::migrate::Scope::File(&path) };
+                    let m = ide::migrate::migrate(&ws, scope, false);
+                    WorkspaceEdit { changes: Some(workspace_changes(&l.cfg, fs, enc, &m.edits)), ..Default::default() }
                 })?;
                 if let Some(edit) = edit {
                     let _ = self.client.apply_edit(edit).await;
@@ -493,4 +573,290 @@ impl LanguageServer for Backend {
                 .collect()
         })
     }
+
+    async fn document_link(&self, params: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
+        self.with_config(&params.text_document.uri, "documentLink", |l, fs, enc| {
+            let fd = l.cfg.file(l.file);
+            ide::document_links::document_links(&l.cfg, l.file, fs)
+                .into_iter()
+                .map(|d| DocumentLink {
+                    range: convert::range(&fd.line_index, enc, d.range),
+                    target: convert::path_to_url(&d.target),
+                    tooltip: Some(d.tooltip),
+                    data: None,
+                })
+                .collect()
+        })
+    }
+
+    async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
+        let p = params.text_document_position_params;
+        let links = self.state.client.lock().unwrap().definition_links;
+        let r = self.with_config(&p.text_document.uri, "definition", |l, fs, enc| {
+            let fd = l.cfg.file(l.file);
+            let offset = convert::offset(&fd.line_index, enc, p.position);
+            let (origin, targets) = ide::goto_definition::goto_definition(&l.cfg, l.file, offset, fs)?;
+            let origin = convert::range(&fd.line_index, enc, origin);
+            let targets: Vec<_> = targets.iter().filter_map(|t| convert::nav_target(t, enc)).collect();
+            Some(if links {
+                GotoDefinitionResponse::Link(
+                    targets
+                        .into_iter()
+                        .map(|(uri, full, focus)| LocationLink {
+                            origin_selection_range: Some(origin),
+                            target_uri: uri,
+                            target_range: full,
+                            target_selection_range: focus,
+                        })
+                        .collect(),
+                )
+            } else {
+                GotoDefinitionResponse::Array(
+                    targets.into_iter().map(|(uri, _, focus)| Location { uri, range: focus }).collect(),
+                )
+            })
+        })?;
+        Ok(r.flatten())
+    }
+
+    async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        let p = params.text_document_position;
+        let decl = params.context.include_declaration;
+        let r = self.with_config(&p.text_document.uri, "references", |l, _, enc| {
+            let fd = l.cfg.file(l.file);
+            let offset = convert::offset(&fd.line_index, enc, p.position);
+            let found = ide::references::references(&l.cfg, l.file, offset, decl)?;
+            Some(
+                found
+                    .iter()
+                    .filter_map(|o| {
+                        let f = l.cfg.file(o.file);
+                        Some(Location {
+                            uri: convert::path_to_url(&f.path)?,
+                            range: convert::range(&f.line_index, enc, o.range),
+                        })
+                    })
+                    .collect(),
+            )
+        })?;
+        Ok(r.flatten())
+    }
+
+    async fn document_highlight(&self, params: DocumentHighlightParams) -> Result<Option<Vec<DocumentHighlight>>> {
+        let p = params.text_document_position_params;
+        let r = self.with_config(&p.text_document.uri, "documentHighlight", |l, _, enc| {
+            let fd = l.cfg.file(l.file);
+            let offset = convert::offset(&fd.line_index, enc, p.position);
+            let found = ide::document_highlight::document_highlight(&l.cfg, l.file, offset)?;
+            Some(
+                found
+                    .into_iter()
+                    .map(|(range, access)| DocumentHighlight {
+                        range: convert::range(&fd.line_index, enc, range),
+                        kind: Some(match access {
+                            ide::document_highlight::Access::Read => DocumentHighlightKind::READ,
+                            ide::document_highlight::Access::Write => DocumentHighlightKind::WRITE,
+                        }),
+                    })
+                    .collect(),
+            )
+        })?;
+        Ok(r.flatten())
+    }
+
+    async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<Vec<SymbolInformation>>> {
+        let enc = self.state.encoding();
+        let symbols = guarded("workspace/symbol", || super::workspace::symbols(&self.state))?;
+        let found = ide::workspace_symbols::search(&symbols, &params.query, 256);
+        #[allow(deprecated)]
+        let out = found
+            .into_iter()
+            .filter_map(|s| {
+                Some(SymbolInformation {
+                    name: s.name.clone(),
+                    kind: workspace_symbol_kind(s.kind),
+                    tags: None,
+                    deprecated: None,
+                    location: Location {
+                        uri: convert::path_to_url(&s.file.path)?,
+                        range: convert::range(&s.file.line_index, enc, s.focus_range),
+                    },
+                    container_name: s.container.clone(),
+                })
+            })
+            .collect();
+        Ok(Some(out))
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let ws = self.state.workspace.lock().unwrap().clone();
+        let changed: Vec<PathBuf> =
+            params.changes.iter().filter_map(|c| convert::url_to_path(&c.uri)).filter(|p| ws.affected_by(p)).collect();
+        if ws.needs_reindex(&changed) {
+            self.reindex(&changed).await;
+        } else {
+            for uri in super::workspace::affected_documents(&self.state, &ws, &ws, &changed) {
+                self.refresh(uri).await;
+            }
+        }
+    }
+
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        {
+            let mut folders = self.state.folders.lock().unwrap();
+            let removed: Vec<PathBuf> =
+                params.event.removed.iter().filter_map(|f| convert::url_to_path(&f.uri)).collect();
+            folders.retain(|f| !removed.contains(f));
+            folders.extend(params.event.added.iter().filter_map(|f| convert::url_to_path(&f.uri)));
+        }
+        self.reindex(&[]).await;
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        // VS Code sends its `apacheLsp` settings section; other clients send the options object.
+        let settings = params.settings.get("apacheLsp").unwrap_or(&params.settings);
+        let Some(root) = settings.get("rootConfig").and_then(|v| v.as_str()) else { return };
+        let root = root.trim();
+        let folder = self.state.folders.lock().unwrap().first().cloned();
+        let root = (!root.is_empty()).then(|| {
+            let mut text = root.to_string();
+            if let Some(f) = &folder {
+                text = text.replace("${workspaceFolder}", &f.to_string_lossy());
+            }
+            if let (Some(rest), Some(home)) = (text.strip_prefix("~/"), std::env::var_os("HOME")) {
+                text = PathBuf::from(home).join(rest).to_string_lossy().into_owned();
+            }
+            let p = PathBuf::from(text);
+            match &folder {
+                Some(f) if p.is_relative() => f.join(p),
+                _ => p,
+            }
+        });
+        let changed = {
+            let mut current = self.state.root_config.lock().unwrap();
+            let changed = *current != root;
+            *current = root;
+            changed
+        };
+        if changed {
+            self.reindex(&[]).await;
+        }
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let uri = params.text_document_position.text_document.uri;
+        let pos = params.text_document_position.position;
+        let client = *self.state.client.lock().unwrap();
+        let r = self.with_config(&uri, "completion", |l, _, enc| {
+            let fd = l.cfg.file(l.file);
+            let offset = convert::offset(&fd.line_index, enc, pos);
+            let items = ide::completion::completions(&l.cfg, l.file, offset, client.snippets)
+                .into_iter()
+                .map(|i| convert::completion_item(&fd.line_index, enc, i, client.resolves_documentation))
+                .collect();
+            CompletionResponse::Array(items)
+        })?;
+        Ok(r)
+    }
+
+    async fn completion_resolve(&self, item: CompletionItem) -> Result<CompletionItem> {
+        guarded("completionItem/resolve", || convert::resolve_completion(item))
+    }
+
+    async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
+        self.with_file(&params.text_document.uri, "formatting", |fd, enc| {
+            let edits = ide::formatting::format(&fd.parse, convert::format_options(&params.options), None);
+            convert::text_edits(&fd.line_index, enc, edits)
+        })
+    }
+
+    async fn range_formatting(&self, params: DocumentRangeFormattingParams) -> Result<Option<Vec<TextEdit>>> {
+        self.with_file(&params.text_document.uri, "rangeFormatting", |fd, enc| {
+            let range = convert::text_range(&fd.line_index, enc, params.range);
+            let edits = ide::formatting::format(&fd.parse, convert::format_options(&params.options), Some(range));
+            convert::text_edits(&fd.line_index, enc, edits)
+        })
+    }
+
+    async fn selection_range(&self, params: SelectionRangeParams) -> Result<Option<Vec<SelectionRange>>> {
+        self.with_file(&params.text_document.uri, "selectionRange", |fd, enc| {
+            params
+                .positions
+                .iter()
+                .map(|&pos| {
+                    let offset = convert::offset(&fd.line_index, enc, pos);
+                    let ranges = ide::selection_ranges::selection_ranges(&fd.parse, offset);
+                    convert::selection_range(&fd.line_index, enc, pos, &ranges)
+                })
+                .collect()
+        })
+    }
+
+    async fn semantic_tokens_full(&self, params: SemanticTokensParams) -> Result<Option<SemanticTokensResult>> {
+        self.with_file(&params.text_document.uri, "semanticTokens/full", |fd, enc| {
+            let highlights = ide::semantic_tokens::semantic_tokens(&fd.parse, None);
+            let data = convert::semantic_tokens(&fd.line_index, enc, &highlights);
+            let id = self.state.remember_semantic_tokens(&fd.path, data.clone());
+            SemanticTokensResult::Tokens(SemanticTokens { result_id: Some(id), data })
+        })
+    }
+
+    async fn semantic_tokens_full_delta(
+        &self,
+        params: SemanticTokensDeltaParams,
+    ) -> Result<Option<SemanticTokensFullDeltaResult>> {
+        self.with_file(&params.text_document.uri, "semanticTokens/full/delta", |fd, enc| {
+            let highlights = ide::semantic_tokens::semantic_tokens(&fd.parse, None);
+            let data = convert::semantic_tokens(&fd.line_index, enc, &highlights);
+            let previous = self.state.semantic_tokens.lock().unwrap().get(&*fd.path).cloned();
+            let id = self.state.remember_semantic_tokens(&fd.path, data.clone());
+            match previous.filter(|(prev_id, _)| *prev_id == params.previous_result_id) {
+                Some((_, old)) => SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta {
+                    result_id: Some(id),
+                    edits: convert::semantic_token_edits(&old, &data),
+                }),
+                None => SemanticTokensFullDeltaResult::Tokens(SemanticTokens { result_id: Some(id), data }),
+            }
+        })
+    }
+
+    async fn semantic_tokens_range(
+        &self,
+        params: SemanticTokensRangeParams,
+    ) -> Result<Option<SemanticTokensRangeResult>> {
+        self.with_file(&params.text_document.uri, "semanticTokens/range", |fd, enc| {
+            let range = convert::text_range(&fd.line_index, enc, params.range);
+            let highlights = ide::semantic_tokens::semantic_tokens(&fd.parse, Some(range));
+            let data = convert::semantic_tokens(&fd.line_index, enc, &highlights);
+            SemanticTokensRangeResult::Tokens(SemanticTokens { result_id: None, data })
+        })
+    }
+}
+
+fn is_htaccess(p: &std::path::Path) -> bool {
+    p.file_name().is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().contains("htaccess"))
+}
+
+/// Edits by document, with ranges in the client's encoding (files outside the configuration,
+/// such as .htaccess files, are read through the overlay).
+fn workspace_changes(
+    cfg: &ide::config::Config,
+    fs: &dyn ide::config::FileSource,
+    enc: Encoding,
+    edits: &[ide::migrate::Edit],
+) -> std::collections::HashMap<Url, Vec<TextEdit>> {
+    let mut changes: std::collections::HashMap<Url, Vec<TextEdit>> = Default::default();
+    let mut indexes: std::collections::HashMap<&std::path::Path, Option<apache_syntax::LineIndex>> = Default::default();
+    for e in edits {
+        let index = indexes.entry(&e.path).or_insert_with(|| match cfg.file_id(&e.path) {
+            Some(id) => Some(cfg.file(id).line_index.clone()),
+            None => fs.read(&e.path).ok().map(|(t, _)| apache_syntax::LineIndex::new(&t)),
+        });
+        let (Some(index), Some(u)) = (index.as_ref(), convert::path_to_url(&e.path)) else { continue };
+        changes
+            .entry(u)
+            .or_default()
+            .push(TextEdit { range: convert::range(index, enc, e.range), new_text: e.new_text.clone() });
+    }
+    changes
 }

@@ -9,6 +9,7 @@ mod convert;
 mod framing;
 mod guard;
 mod state;
+mod workspace;
 
 pub use analysis::looks_like_main;
 pub use backend::Backend;

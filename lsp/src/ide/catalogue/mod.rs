@@ -23,6 +23,8 @@
 //!
 //! No IO: both tables are compiled in with `include_str!` and indexed lazily.
 
+pub mod context;
+
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::OnceLock;
@@ -320,6 +322,13 @@ pub struct Directive {
     /// Without an `OR_*` flag httpd refuses the directive in .htaccess whatever
     /// the manual says; many directives narrow their context further at run time.
     pub req_override: &'static str,
+    /// The `ap_check_cmd_context` flags the directive's handler checks
+    /// (`NOT_IN_VIRTUALHOST|NOT_IN_LIMIT|…`), normalised to `|`-joined names;
+    /// empty when it checks none (or only for some arguments). See [`context`].
+    pub not_in: &'static str,
+    /// The spelling httpd's command table registers, when it differs from
+    /// [`Directive::name`] (`order`, `Timeout`): httpd's messages use it.
+    pub c_name: &'static str,
 }
 
 impl Directive {
@@ -335,6 +344,16 @@ impl Directive {
     /// argument"`), see [`check_arg_count`].
     pub fn arg_count_error(&self, n: usize) -> Option<String> {
         check_arg_count(self.args, n).map(|m| format!("{} {m}", self.name))
+    }
+    /// The name httpd prints for the directive: its registered spelling,
+    /// with `<` in front of a section (`<Directory`, `order`).
+    pub fn httpd_name(&self) -> String {
+        let name = if self.c_name.is_empty() { self.name } else { self.c_name };
+        if self.is_section {
+            format!("<{name}")
+        } else {
+            name.to_string()
+        }
     }
     /// Whether httpd's command table permits the directive in .htaccess files
     /// (it has an `OR_*` bit); `None` when the mask is unknown.
@@ -406,6 +425,8 @@ fn parse_directives() -> Vec<Directive> {
                 url: f[10],
                 description: f[11],
                 req_override: f.get(12).copied().unwrap_or(""),
+                not_in: f.get(13).copied().unwrap_or(""),
+                c_name: f.get(14).copied().unwrap_or(""),
             }
         })
         .collect()
@@ -445,7 +466,16 @@ fn catalogue() -> &'static Catalogue {
 pub fn directive(name: &str) -> Option<&'static Directive> {
     let cat = catalogue();
     let i = if name.bytes().any(|b| b.is_ascii_uppercase()) {
-        cat.by_name.get(&name.to_ascii_lowercase())
+        // Lowercased on the stack: this runs for every node of every check.
+        let mut buf = [0u8; 64];
+        match buf.get_mut(..name.len()) {
+            Some(b) => {
+                b.copy_from_slice(name.as_bytes());
+                b.make_ascii_lowercase();
+                std::str::from_utf8(b).ok().and_then(|l| cat.by_name.get(l))
+            }
+            None => cat.by_name.get(&name.to_ascii_lowercase()),
+        }
     } else {
         cat.by_name.get(name)
     };

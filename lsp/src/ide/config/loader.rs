@@ -1,7 +1,7 @@
 //! Reading a configuration tree: includes, defines, conditionals.
 
 use super::modules::{ModuleSet, HTTPD_VERSION};
-use super::{Config, FileData, FileId, Loc, Node, NodeKind, Problem, Severity};
+use super::{Config, FileData, FileId, Loc, Node, NodeKind, Problem, Severity, TopLevel};
 use apache_syntax::ast::{self, AstNode};
 use apache_syntax::{split_words, TextRange};
 use std::collections::HashMap;
@@ -25,6 +25,11 @@ const MAX_REPEATS: usize = if cfg!(test) { 2_000 } else { 100_000 };
 pub trait FileSource: Sync {
     /// The file's text, and the offset of its first invalid UTF-8 byte if any.
     fn read(&self, path: &Path) -> std::io::Result<(Arc<str>, Option<usize>)>;
+    /// Whether a regular file is there, without reading it (a log or key file may be
+    /// huge or unreadable to us; navigation only needs to know it exists).
+    fn exists(&self, path: &Path) -> bool {
+        path.is_file()
+    }
 
     /// The files an `Include` of `full` (absolute, maybe a wildcard or a directory)
     /// names, in httpd's order. By default the file system answers.
@@ -103,6 +108,10 @@ struct Loader<'a> {
     /// Files currently being read, innermost last (for cycle detection).
     stack: Vec<FileId>,
     loaded: HashMap<PathBuf, FileId>,
+    /// Whether files keep their syntax trees once their nodes are built.
+    keep_trees: bool,
+    /// Files whose tree was dropped (read again if the file is included again).
+    dropped: std::collections::HashSet<FileId>,
     /// Bytes of text expanded so far (a file counts each time it is included), and
     /// how many inclusions were of a file already read.
     expanded: usize,
@@ -114,7 +123,23 @@ struct Loader<'a> {
 
 /// Loads the configuration whose main file is `main`.
 pub fn load(main: &Path, fs: &dyn FileSource) -> Config {
-    let mut cfg = load_with(main, fs, ModuleSet::builtin(), true);
+    load_main(main, fs, true)
+}
+
+/// [`load`] (`main`) or [`load_fragment`], for one-shot batch work such as `check`: each
+/// file's syntax tree is dropped as soon as its nodes are built (its text, line index and
+/// parse errors stay; `parse.green` is an empty tree). Trees take several times the
+/// memory of the text, so a big configuration is never held as trees all at once.
+pub fn load_for_batch(path: &Path, fs: &dyn FileSource, main: bool) -> Config {
+    if main {
+        load_main(path, fs, false)
+    } else {
+        load_fragment_with(path, fs, false)
+    }
+}
+
+fn load_main(main: &Path, fs: &dyn FileSource, keep_trees: bool) -> Config {
+    let mut cfg = load_with(main, fs, ModuleSet::builtin(), true, keep_trees);
     // A configuration that loads no module at all is a fragment: assume Debian's defaults.
     if !cfg.walk().any(|n| n.is("LoadModule")) {
         cfg.modules_known = false;
@@ -125,17 +150,45 @@ pub fn load(main: &Path, fs: &dyn FileSource) -> Config {
 /// Loads a single file that is not a main configuration (a fragment or an
 /// .htaccess file): conditionals are judged against Debian's default modules.
 pub fn load_fragment(path: &Path, fs: &dyn FileSource) -> Config {
-    load_with(path, fs, ModuleSet::debian_default(), false)
+    load_fragment_with(path, fs, true)
 }
 
-fn load_with(path: &Path, fs: &dyn FileSource, modules: ModuleSet, modules_known: bool) -> Config {
+fn load_fragment_with(path: &Path, fs: &dyn FileSource, keep_trees: bool) -> Config {
+    let mut cfg = load_with(path, fs, ModuleSet::debian_default(), false, keep_trees);
+    cfg.top = if super::is_htaccess(path) { TopLevel::Htaccess } else { TopLevel::Fragment };
+    cfg
+}
+
+/// Loads an .htaccess file (or another per-directory fragment) as httpd reads it
+/// under `enclosing`: with that server's modules, `Define`s and ServerRoot, and
+/// with [`Config::enclosing`] set so features can ask the server configuration.
+pub fn load_in_context(path: &Path, fs: &dyn FileSource, enclosing: Arc<Config>) -> Config {
+    let seed = Config {
+        modules: enclosing.modules.clone(),
+        modules_known: enclosing.modules_known,
+        defines: enclosing.defines.clone(),
+        server_root: enclosing.server_root.clone(),
+        enclosing: Some(enclosing),
+        top: TopLevel::Htaccess,
+        ..Config::default()
+    };
+    load_seeded(path, fs, seed, true)
+}
+
+fn load_with(path: &Path, fs: &dyn FileSource, modules: ModuleSet, modules_known: bool, keep_trees: bool) -> Config {
+    let server_root = absolute(path).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
+    load_seeded(path, fs, Config { modules, modules_known, server_root, ..Config::default() }, keep_trees)
+}
+
+fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool) -> Config {
     let path = absolute(path);
-    let server_root = path.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
     let mut l = Loader {
         fs,
-        cfg: Config { modules, modules_known, server_root, ..Config::default() },
+        cfg: seed,
         stack: Vec::new(),
         loaded: HashMap::new(),
+        keep_trees,
+        dropped: Default::default(),
         expanded: 0,
         repeats: 0,
         over_limit: false,
@@ -156,6 +209,12 @@ fn load_with(path: &Path, fs: &dyn FileSource, modules: ModuleSet, modules_known
         }
     }
     l.cfg
+}
+
+/// The tree of an empty file, shared by every file whose tree was dropped.
+fn empty_tree() -> apache_syntax::GreenNode {
+    static EMPTY: std::sync::OnceLock<apache_syntax::GreenNode> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(|| apache_syntax::parse("").green).clone()
 }
 
 /// A fragment from text already read (an .htaccess file read per request).
@@ -189,9 +248,13 @@ impl Loader<'_> {
     }
 
     fn add_file(&mut self, path: &Path, text: Arc<str>, not_utf8: Option<usize>) -> FileId {
+        self.add_parsed(FileData::new(Arc::from(path), text, not_utf8))
+    }
+
+    fn add_parsed(&mut self, fd: FileData) -> FileId {
         let id = self.cfg.files.len();
-        let fd = FileData::new(Arc::from(path), text, not_utf8);
-        if let Some(at) = not_utf8 {
+        let path = fd.path.to_path_buf();
+        if let Some(at) = fd.not_utf8 {
             self.cfg.problems.push(Problem {
                 file: id,
                 range: TextRange::empty(apache_syntax::TextSize::from(0)),
@@ -201,7 +264,7 @@ impl Loader<'_> {
             });
         }
         self.cfg.files.push(Arc::new(fd));
-        self.loaded.insert(path.to_path_buf(), id);
+        self.loaded.insert(path, id);
         id
     }
 
@@ -209,10 +272,18 @@ impl Loader<'_> {
     fn file_nodes(&mut self, id: FileId) -> Vec<Node> {
         self.expanded += self.cfg.files[id].text.len();
         self.stack.push(id);
-        let root = self.cfg.files[id].parse.tree();
+        let fd = &self.cfg.files[id];
+        let root = if self.dropped.contains(&id) { apache_syntax::parse(&fd.text).tree() } else { fd.parse.tree() };
         let mut out = Vec::new();
         self.items(id, root.items(), &mut out);
         self.stack.pop();
+        if !self.keep_trees && !self.dropped.contains(&id) {
+            drop(root);
+            if let Some(fd) = Arc::get_mut(&mut self.cfg.files[id]) {
+                fd.parse.green = empty_tree();
+                self.dropped.insert(id);
+            }
+        }
         out
     }
 
@@ -271,7 +342,7 @@ impl Loader<'_> {
     fn directive(&mut self, file: FileId, d: &ast::Directive, out: &mut Vec<Node>) {
         let range = d.syntax().text_range();
         let focus = d.name().map(|n| n.range()).unwrap_or(range);
-        let logical = d.logical_text();
+        let logical = logical_text(&self.cfg.files[file].text, range).unwrap_or_else(|| d.logical_text());
         let expanded = self.expand(file, range, &logical);
         let (name, raw_args) = split_name(&expanded);
         let args = split_words(&raw_args);
@@ -419,82 +490,90 @@ impl Loader<'_> {
             );
             return;
         }
-        // Read the new files in parallel, then splice them in order.
-        let fresh: Vec<&PathBuf> = paths.iter().filter(|p| !self.loaded.contains_key(*p)).collect();
-        let fs = self.fs;
-        use rayon::prelude::*;
-        let read: Vec<(PathBuf, std::io::Result<(Arc<str>, Option<usize>)>)> =
-            fresh.par_iter().map(|p| ((*p).clone(), fs.read(p))).collect();
-        let mut texts: HashMap<PathBuf, std::io::Result<(Arc<str>, Option<usize>)>> = read.into_iter().collect();
-        for path in paths {
-            if self.cfg.files.len() >= MAX_FILES {
-                self.problem(
-                    file,
-                    range,
-                    Severity::Error,
-                    "include-limit",
-                    format!("more than {MAX_FILES} configuration files; the rest is not read"),
-                );
-                return;
-            }
-            if self.expanded >= MAX_EXPANDED_BYTES || self.repeats >= MAX_REPEATS {
-                if std::mem::replace(&mut self.over_limit, true) {
-                    return; // said once
+        // Read and parse the new files in parallel, then splice them in order; a chunk at a
+        // time, so that trees are dropped (batch loads) before the next chunk is parsed.
+        for chunk in paths.chunks(256) {
+            let fresh: Vec<&PathBuf> = chunk.iter().filter(|p| !self.loaded.contains_key(*p)).collect();
+            let fs = self.fs;
+            use rayon::prelude::*;
+            let read: Vec<(PathBuf, std::io::Result<FileData>)> = fresh
+                .par_iter()
+                .map(|p| {
+                    let fd = fs.read(p).map(|(text, bad)| FileData::new(Arc::from(p.as_path()), text, bad));
+                    ((*p).clone(), fd)
+                })
+                .collect();
+            let mut texts: HashMap<PathBuf, std::io::Result<FileData>> = read.into_iter().collect();
+            for path in chunk {
+                if self.cfg.files.len() >= MAX_FILES {
+                    self.problem(
+                        file,
+                        range,
+                        Severity::Error,
+                        "include-limit",
+                        format!("more than {MAX_FILES} configuration files; the rest is not read"),
+                    );
+                    return;
                 }
-                self.problem(
-                    file,
-                    range,
-                    Severity::Error,
-                    "include-limit",
-                    format!(
-                        "the configuration expands to more than {} MiB of text or {MAX_REPEATS} repeated inclusions (files included again and again); the rest is not read",
-                        MAX_EXPANDED_BYTES >> 20
-                    ),
-                );
-                return;
-            }
-            let known = self.loaded.get(&path).copied();
-            let id = match known {
-                Some(id) => id,
-                None => match texts.remove(&path) {
-                    Some(Ok((text, bad))) => self.add_file(&path, text, bad),
-                    Some(Err(e)) => {
-                        // IncludeOptional is silent only about files that are not there.
-                        if !optional || e.kind() != std::io::ErrorKind::NotFound {
-                            self.problem(
-                                file,
-                                range,
-                                Severity::Error,
-                                "include-missing",
-                                format!("Could not open configuration file {}: {e}", path.display()),
-                            );
-                        }
-                        continue;
+                if self.expanded >= MAX_EXPANDED_BYTES || self.repeats >= MAX_REPEATS {
+                    if std::mem::replace(&mut self.over_limit, true) {
+                        return; // said once
                     }
-                    None => continue,
-                },
-            };
-            if self.being_read(id) {
-                let chain: Vec<String> =
-                    self.stack.iter().map(|&f| self.cfg.files[f].path.display().to_string()).collect();
-                self.problem(
-                    file,
-                    range,
-                    Severity::Error,
-                    "include-cycle",
-                    format!(
-                        "Include cycle: {} → {}; httpd would recurse until its include depth limit",
-                        chain.join(" → "),
-                        path.display()
-                    ),
-                );
-                continue;
+                    self.problem(
+                        file,
+                        range,
+                        Severity::Error,
+                        "include-limit",
+                        format!(
+                            "the configuration expands to more than {} MiB of text or {MAX_REPEATS} repeated inclusions (files included again and again); the rest is not read",
+                            MAX_EXPANDED_BYTES >> 20
+                        ),
+                    );
+                    return;
+                }
+                let known = self.loaded.get(path).copied();
+                let id = match known {
+                    Some(id) => id,
+                    None => match texts.remove(path) {
+                        Some(Ok(fd)) => self.add_parsed(fd),
+                        Some(Err(e)) => {
+                            // IncludeOptional is silent only about files that are not there.
+                            if !optional || e.kind() != std::io::ErrorKind::NotFound {
+                                self.problem(
+                                    file,
+                                    range,
+                                    Severity::Error,
+                                    "include-missing",
+                                    format!("Could not open configuration file {}: {e}", path.display()),
+                                );
+                            }
+                            continue;
+                        }
+                        None => continue,
+                    },
+                };
+                if self.being_read(id) {
+                    let chain: Vec<String> =
+                        self.stack.iter().map(|&f| self.cfg.files[f].path.display().to_string()).collect();
+                    self.problem(
+                        file,
+                        range,
+                        Severity::Error,
+                        "include-cycle",
+                        format!(
+                            "Include cycle: {} → {}; httpd would recurse until its include depth limit",
+                            chain.join(" → "),
+                            path.display()
+                        ),
+                    );
+                    continue;
+                }
+                // A file included a second time is read again by httpd; so do we (same parse).
+                self.repeats += usize::from(known.is_some());
+                self.cfg.included_from.push((id, file, range));
+                let nodes = self.file_nodes(id);
+                out.extend(nodes);
             }
-            // A file included a second time is read again by httpd; so do we (same parse).
-            self.repeats += usize::from(known.is_some());
-            self.cfg.included_from.push((id, file, range));
-            let nodes = self.file_nodes(id);
-            out.extend(nodes);
         }
     }
 
@@ -517,6 +596,7 @@ impl Loader<'_> {
             .clone()
     }
 }
+
 /// The files an Include names, in the order httpd reads them
 /// (`server/config.c: ap_process_fnmatch_configs`, `server/util.c: ap_dir_fnmatch`).
 pub fn resolve_include(full: &Path) -> Result<Vec<PathBuf>, IncludeError> {
@@ -622,6 +702,19 @@ fn collect_dir(dir: &Path, out: &mut Vec<PathBuf>, walking: &mut Vec<PathBuf>) -
     }
     walking.pop();
     Ok(())
+}
+
+/// A directive's logical line straight from the file's text, when it is one physical line
+/// (what [`ast::Directive::logical_text`] gives, without walking the tree); None when it
+/// is continued over several lines.
+fn logical_text(text: &str, range: TextRange) -> Option<String> {
+    let line = text.get(usize::from(range.start())..usize::from(range.end()))?;
+    let body = line.strip_suffix('\n').unwrap_or(line);
+    // Several physical lines, or a NUL (httpd ignores the rest of its line): ask the tree.
+    if body.contains(['\n', '\0']) {
+        return None;
+    }
+    Some(line.trim_matches(|c: char| c.is_ascii() && apache_syntax::is_space(c as u8)).to_string())
 }
 
 fn split_name(line: &str) -> (String, String) {

@@ -12,12 +12,14 @@
 //! reported instead of followed; nothing is executed and nothing but files the
 //! configuration names is read.
 
+pub mod index;
 mod loader;
 mod modules;
 
+pub use index::{Index, SecId};
 pub use loader::{
-    decode, file_kind, load, load_fragment, load_fragment_from, read_regular, resolve_include, FileSource,
-    IncludeError, RealFs,
+    decode, file_kind, load, load_for_batch, load_fragment, load_fragment_from, load_in_context, read_regular,
+    resolve_include, FileSource, IncludeError, RealFs,
 };
 pub use modules::{ModuleSet, HTTPD_VERSION};
 
@@ -33,6 +35,8 @@ pub type FileId = usize;
 pub struct FileData {
     pub path: Arc<Path>,
     pub text: Arc<str>,
+    /// The syntax tree and its errors. In a configuration from
+    /// [`load_for_batch`](loader::load_for_batch) the tree is empty (the errors stay).
     pub parse: Parse,
     pub line_index: LineIndex,
     /// Byte offset of the first invalid UTF-8 sequence, when the file is not UTF-8
@@ -121,9 +125,45 @@ pub struct Problem {
     pub message: String,
 }
 
+/// How the top level of the first file is read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum TopLevel {
+    /// A main configuration: its top level is the main server.
+    #[default]
+    Main,
+    /// A fragment analysed on its own: included at the top level or inside a
+    /// `<VirtualHost>`, which cannot be told from the file.
+    Fragment,
+    /// An .htaccess file; the AllowOverride in force for its directory comes
+    /// from [`Config::enclosing`] when the server configuration is known.
+    Htaccess,
+}
+
+/// The `AllowOverride` and `AllowOverrideList` in force for an .htaccess file's
+/// directory, as the main configuration sets them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HtaccessOverrides {
+    /// The arguments of the AllowOverride in force; `None` for httpd's default (`None`).
+    pub allow_override: Option<Vec<String>>,
+    pub allow_override_list: Option<Vec<String>>,
+    /// Where the AllowOverride in force is written: file and 1-based line.
+    pub set_at: Option<(std::path::PathBuf, u32)>,
+}
+
+/// Whether a file analysed on its own is an .htaccess file: only by httpd's
+/// default name. Files merely named after one (`nagios.htaccess`,
+/// `htaccess.sample`, `.htaccess.server.conf`) are usually server configuration
+/// snippets; a server configuration's own `AccessFileName` is recognised when the
+/// file is loaded under it ([`load_in_context`]).
+pub fn is_htaccess(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n.eq_ignore_ascii_case(".htaccess"))
+}
+
 /// The loaded configuration.
 #[derive(Debug, Default)]
 pub struct Config {
+    /// How the first file's top level is read.
+    pub top: TopLevel,
     pub files: Vec<Arc<FileData>>,
     /// The main server's top-level nodes.
     pub nodes: Vec<Node>,
@@ -137,11 +177,27 @@ pub struct Config {
     pub inactive: Vec<(FileId, TextRange)>,
     /// Which file included which: (child, parent, range of the Include directive).
     pub included_from: Vec<(FileId, FileId, TextRange)>,
+    /// For an .htaccess file loaded with [`load_in_context`]: the server
+    /// configuration it is read under.
+    pub enclosing: Option<Arc<Config>>,
+    /// Built on first use: nodes never change after loading.
+    index: std::sync::OnceLock<Index>,
+    file_ids: std::sync::OnceLock<std::collections::HashMap<Arc<Path>, FileId>>,
 }
 
 impl Config {
+    /// Whether httpd runs with module `id` (`setenvif_module`); without any LoadModule line
+    /// (a fragment), Debian's default modules are assumed.
+    pub fn module_loaded(&self, id: &str) -> bool {
+        self.modules.contains(id) || (!self.modules_known && ModuleSet::debian_default().contains(id))
+    }
     pub fn file_id(&self, path: &Path) -> Option<FileId> {
-        self.files.iter().position(|f| &*f.path == path)
+        self.file_ids.get_or_init(|| index::file_ids(self)).get(path).copied()
+    }
+    /// The configuration's index (virtual hosts, sections by kind, section policies),
+    /// built on first use.
+    pub fn index(&self) -> &Index {
+        self.index.get_or_init(|| Index::build(self))
     }
     pub fn file(&self, id: FileId) -> &FileData {
         &self.files[id]

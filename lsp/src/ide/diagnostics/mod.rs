@@ -6,6 +6,7 @@
 mod access_rules;
 mod defeated_require;
 pub mod deprecated_access;
+pub mod directive_context;
 mod load_problems;
 mod removed_directive;
 mod syntax_errors;
@@ -47,16 +48,28 @@ impl Diagnostic {
 
 /// All diagnostics of the configuration, in file order.
 pub fn all(cfg: &Config) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    for file in 0..cfg.files.len() {
-        syntax_errors::check(cfg, file, &mut out);
-    }
-    load_problems::check(cfg, &mut out);
-    unknown_directive::check(cfg, &mut out);
-    deprecated_access::check(cfg, &mut out);
-    removed_directive::check(cfg, &mut out);
-    access_rules::check(cfg, &mut out);
-    defeated_require::check(cfg, &mut out);
+    use rayon::prelude::*;
+    type Check = fn(&Config, &mut Vec<Diagnostic>);
+    const CHECKS: &[Check] = &[
+        |cfg, out| (0..cfg.files.len()).for_each(|file| syntax_errors::check(cfg, file, out)),
+        load_problems::check,
+        unknown_directive::check,
+        deprecated_access::check,
+        removed_directive::check,
+        directive_context::check,
+        access_rules::check,
+        defeated_require::check,
+    ];
+    // The checks are independent: run them side by side, then concatenate in this order.
+    let mut out: Vec<Diagnostic> = CHECKS
+        .par_iter()
+        .map(|check| {
+            let mut out = Vec::new();
+            check(cfg, &mut out);
+            out
+        })
+        .flatten_iter()
+        .collect();
     out.sort_by_key(|d| (d.file, d.range.start(), d.code));
     out.dedup();
     out
@@ -93,13 +106,21 @@ pub(crate) mod tests {
                 .map(|(_, t)| (Arc::from(t.as_str()), None))
                 .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory"))
         }
+        fn exists(&self, path: &Path) -> bool {
+            self.0.iter().any(|(p, _)| Path::new(p) == path)
+        }
     }
 
     /// Diagnostics of a fixture as `file:line: severity[code]: message` lines.
     pub fn render(fixture: &str) -> String {
         let fx = Fixture::parse(fixture);
         let cfg = load(Path::new(&fx.0[0].0), &fx);
-        super::all(&cfg)
+        render_diagnostics(&cfg, &super::all(&cfg))
+    }
+
+    /// Diagnostics as `file:line: severity[code]: message` lines.
+    pub fn render_diagnostics(cfg: &crate::ide::Config, diagnostics: &[super::Diagnostic]) -> String {
+        diagnostics
             .iter()
             .map(|d| {
                 let f = cfg.file(d.file);

@@ -21,9 +21,6 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
         let range = node.loc.focus;
         match catalogue::directive(&node.name) {
             None => {
-                if node.kind == NodeKind::Section {
-                    // Unknown sections still nest; httpd reports them like directives.
-                }
                 let (severity, known) = if cfg.modules_known && !foreign_module {
                     (Severity::Error, true)
                 } else {

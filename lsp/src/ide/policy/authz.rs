@@ -199,20 +199,39 @@ impl AuthzNode {
     }
 }
 
+/// The authz providers of httpd 2.4's bundled modules (`Require` names), each
+/// with the module that registers it.
+pub const PROVIDERS: &[(&str, &str)] = &[
+    ("all", "authz_core_module"),
+    ("env", "authz_core_module"),
+    ("method", "authz_core_module"),
+    ("expr", "authz_core_module"),
+    ("ip", "authz_host_module"),
+    ("host", "authz_host_module"),
+    ("forward-dns", "authz_host_module"),
+    ("local", "authz_host_module"),
+    ("user", "authz_user_module"),
+    ("valid-user", "authz_user_module"),
+    ("group", "authz_groupfile_module"),
+    ("file-group", "authz_groupfile_module"),
+    ("file-owner", "authz_owner_module"),
+    ("dbm-group", "authz_dbm_module"),
+    ("dbm-file-group", "authz_dbm_module"),
+    ("dbd-group", "authz_dbd_module"),
+    ("dbd-login", "authz_dbd_module"),
+    ("dbd-logout", "authz_dbd_module"),
+    ("ldap-user", "authnz_ldap_module"),
+    ("ldap-group", "authnz_ldap_module"),
+    ("ldap-dn", "authnz_ldap_module"),
+    ("ldap-attribute", "authnz_ldap_module"),
+    ("ldap-filter", "authnz_ldap_module"),
+    ("ssl", "ssl_module"),
+    ("ssl-verify-client", "ssl_module"),
+];
+
 /// Authz provider name → module that registers it.
-fn provider_module(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "all" | "env" | "method" | "expr" => "authz_core_module",
-        "ip" | "host" | "forward-dns" | "local" => "authz_host_module",
-        "user" | "valid-user" => "authz_user_module",
-        "group" | "file-group" => "authz_groupfile_module",
-        "file-owner" => "authz_owner_module",
-        "dbm-group" | "dbm-file-group" => "authz_dbm_module",
-        "dbd-group" | "dbd-login" | "dbd-logout" => "authz_dbd_module",
-        "ldap-user" | "ldap-group" | "ldap-dn" | "ldap-attribute" | "ldap-filter" => "authnz_ldap_module",
-        "ssl" | "ssl-verify-client" => "ssl_module",
-        _ => return None,
-    })
+pub fn provider_module(name: &str) -> Option<&'static str> {
+    PROVIDERS.iter().find(|(n, _)| *n == name).map(|(_, m)| *m)
 }
 
 /// Is `name` a registered authz provider (exact case)?

@@ -191,6 +191,8 @@ pub struct TraceStep {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LogLevel {
+    /// `.htaccess` errors (`server/config.c: ap_parse_htaccess`).
+    Alert,
     Error,
     Warning,
     Info,

@@ -1,0 +1,484 @@
+//! Where httpd accepts a directive, decided as httpd decides it.
+//!
+//! Two checks run before a directive does anything (httpd 2.4):
+//! * `server/config.c: invoke_cmd` refuses a directive whose command-table mask
+//!   ([`Directive::req_override`]) shares no bit with the current override mask
+//!   (`cmd->override`): "X not allowed here", or "X not allowed in <Sec> context"
+//!   when it has an enclosing section;
+//! * many handlers then call `server/core.c: ap_check_cmd_context` with
+//!   `NOT_IN_*` flags ([`Directive::not_in`]): "X cannot occur within <VirtualHost>
+//!   section", "… within directory context", "… within <Limit> or <LimitExcept>
+//!   section", "… within htaccess files", "… within <Location> section".
+//!
+//! A [`Scope`] is the part of httpd's `cmd_parms` those checks read; section
+//! handlers change it for their bodies the way [`Scope::enter`] does (`dirsection`,
+//! `urlsection`, `filesection`, `ifsection`, `ap_limit_section`, `virtualhost_section`
+//! in core.c; `proxysection` in mod_proxy.c; `add_authz_section` and the provider
+//! aliases in mod_authz_core.c/mod_authn_core.c). Read-time conditionals
+//! (`<IfModule>` & co.) are transparent: httpd splices their bodies into the
+//! enclosing section. Directives executed while the file is read (`EXEC_ON_READ`:
+//! `Define`, `<IfModule>`, `<Macro>`…) see the top-level mask and no section at all,
+//! so in a main configuration they are accepted anywhere.
+//!
+//! No IO, no configuration tree: callers walk their own tree and enter sections.
+
+use super::Directive;
+
+// Bits of `cmd->override` and `req_override` (include/http_config.h).
+const OR_LIMIT: u32 = 1;
+const OR_OPTIONS: u32 = 2;
+const OR_FILEINFO: u32 = 4;
+const OR_AUTHCFG: u32 = 8;
+const OR_INDEXES: u32 = 16;
+const ACCESS_CONF: u32 = 64;
+const RSRC_CONF: u32 = 128;
+const EXEC_ON_READ: u32 = 256;
+const NONFATAL_OVERRIDE: u32 = 512;
+const NONFATAL_UNKNOWN: u32 = 1024;
+const PROXY_CONF: u32 = 2048;
+const OR_ALL: u32 = OR_LIMIT | OR_OPTIONS | OR_FILEINFO | OR_AUTHCFG | OR_INDEXES;
+/// The mask of a configuration file's top level (`ap_process_config_tree`).
+const TOP_LEVEL: u32 = (RSRC_CONF | OR_ALL) & !(OR_AUTHCFG | OR_LIMIT);
+
+// `ap_check_cmd_context` flags.
+const NOT_IN_VIRTUALHOST: u32 = 0x01;
+const NOT_IN_LIMIT: u32 = 0x02;
+const NOT_IN_DIRECTORY: u32 = 0x04;
+const NOT_IN_LOCATION: u32 = 0x08;
+const NOT_IN_FILES: u32 = 0x10;
+const NOT_IN_HTACCESS: u32 = 0x20;
+const NOT_IN_PROXY: u32 = 0x40;
+const NOT_IN_DIR_LOC_FILE: u32 = NOT_IN_DIRECTORY | NOT_IN_LOCATION | NOT_IN_FILES;
+
+fn flag_bits(list: &str) -> u32 {
+    list.split('|')
+        .map(|f| match f.trim() {
+            "OR_LIMIT" => OR_LIMIT,
+            "OR_OPTIONS" => OR_OPTIONS,
+            "OR_FILEINFO" => OR_FILEINFO,
+            "OR_AUTHCFG" => OR_AUTHCFG,
+            "OR_INDEXES" => OR_INDEXES,
+            "OR_ALL" => OR_ALL,
+            "ACCESS_CONF" => ACCESS_CONF,
+            "RSRC_CONF" => RSRC_CONF,
+            "EXEC_ON_READ" => EXEC_ON_READ,
+            "PROXY_CONF" => PROXY_CONF,
+            "NOT_IN_VIRTUALHOST" => NOT_IN_VIRTUALHOST,
+            "NOT_IN_LIMIT" => NOT_IN_LIMIT,
+            "NOT_IN_DIRECTORY" => NOT_IN_DIRECTORY,
+            "NOT_IN_LOCATION" => NOT_IN_LOCATION,
+            "NOT_IN_FILES" => NOT_IN_FILES,
+            "NOT_IN_HTACCESS" => NOT_IN_HTACCESS,
+            "NOT_IN_PROXY" => NOT_IN_PROXY,
+            _ => 0,
+        })
+        .fold(0, |a, b| a | b)
+}
+
+/// What `AllowOverride` and `AllowOverrideList` grant an .htaccess file
+/// (`server/core.c: set_override`, `set_override_list`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Overrides {
+    mask: u32,
+    /// Directive names `AllowOverrideList` allows one by one.
+    list: Vec<String>,
+}
+
+/// The override classes `AllowOverride` takes, with the bit each grants.
+pub const OVERRIDE_CLASSES: &[&str] = &["All", "None", "AuthConfig", "FileInfo", "Indexes", "Limit", "Options"];
+
+impl Overrides {
+    /// From the arguments of the `AllowOverride` and `AllowOverrideList` in force
+    /// (`None` when there is none: httpd 2.4's default, `AllowOverride None`).
+    /// Words httpd would reject at startup are ignored.
+    pub fn parse(allow_override: Option<&[String]>, list: Option<&[String]>) -> Overrides {
+        let mut mask = 0;
+        for w in allow_override.unwrap_or_default() {
+            let (k, v) = match w.split_once('=') {
+                Some((k, v)) => (k, Some(v)),
+                None => (w.as_str(), None),
+            };
+            match k.to_ascii_lowercase().as_str() {
+                "limit" => mask |= OR_LIMIT,
+                "options" => mask |= OR_OPTIONS,
+                "fileinfo" => mask |= OR_FILEINFO,
+                "authconfig" => mask |= OR_AUTHCFG,
+                "indexes" => mask |= OR_INDEXES,
+                "nonfatal" => match v.map(str::to_ascii_lowercase).as_deref() {
+                    Some("override") => mask |= NONFATAL_OVERRIDE,
+                    Some("unknown") => mask |= NONFATAL_UNKNOWN,
+                    Some("all") => mask |= NONFATAL_OVERRIDE | NONFATAL_UNKNOWN,
+                    _ => {}
+                },
+                // Both replace what came before, Nonfatal included.
+                "none" => mask = 0,
+                "all" => mask = OR_ALL,
+                _ => {}
+            }
+        }
+        let list = list
+            .unwrap_or_default()
+            .iter()
+            .filter(|n| !n.eq_ignore_ascii_case("none"))
+            .map(|n| n.to_ascii_lowercase())
+            .collect();
+        Overrides { mask, list }
+    }
+
+    /// Whether httpd reads the .htaccess file at all (`server/request.c`: only
+    /// when something is overridable).
+    pub fn reads_htaccess(&self) -> bool {
+        self.mask != 0 || !self.list.is_empty()
+    }
+
+    /// Whether the class a directive needs is granted, or the directive is listed.
+    pub fn grants(&self, d: &Directive) -> bool {
+        self.mask & flag_bits(d.req_override) != 0 || self.lists(d)
+    }
+
+    fn lists(&self, d: &Directive) -> bool {
+        self.list.iter().any(|n| n.eq_ignore_ascii_case(&d.httpd_name()))
+    }
+
+    /// Violations are logged and skipped instead of failing the request
+    /// (`AllowOverride Nonfatal=Override`).
+    pub fn nonfatal(&self) -> bool {
+        self.mask & NONFATAL_OVERRIDE != 0
+    }
+}
+
+/// What a refusal costs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// A configuration file: httpd refuses to start.
+    Startup,
+    /// An .htaccess file: every request it applies to gets 500 Internal Server Error.
+    Request,
+    /// httpd logs a warning and goes on (the directive is ignored or useless).
+    Warning,
+}
+
+/// Why httpd refuses a directive where it stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    /// httpd's own message (`DocumentRoot not allowed in <Directory> context`).
+    pub message: String,
+    pub kind: Refusal,
+    /// The refusal comes from the .htaccess file's AllowOverride (not from the
+    /// directive being impossible in .htaccess files).
+    pub by_allow_override: bool,
+}
+
+/// The context a directive is read in: the part of httpd's `cmd_parms` that
+/// decides whether it is accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scope {
+    /// `cmd->override`; `None` when unknown (an .htaccess file whose AllowOverride
+    /// is unknown, the top level of a fragment).
+    mask: Option<u32>,
+    override_list: Vec<String>,
+    /// `cmd->path` is set (inside Directory, Location, Files, If, Proxy, .htaccess).
+    in_path: bool,
+    /// `cmd->limited` is set (inside Limit, LimitExcept, RequireAll/Any/None).
+    limited: bool,
+    /// Inside `<VirtualHost>`; `None` when it cannot be known (a fragment may be
+    /// included at the top level or inside a virtual host).
+    virtual_host: Option<bool>,
+    htaccess: bool,
+    /// The sections entered, as written (without `<`), outermost first.
+    sections: Vec<String>,
+}
+
+impl Scope {
+    /// The top level of a main configuration file.
+    pub fn server_config() -> Scope {
+        Scope {
+            mask: Some(TOP_LEVEL),
+            override_list: vec![],
+            in_path: false,
+            limited: false,
+            virtual_host: Some(false),
+            htaccess: false,
+            sections: vec![],
+        }
+    }
+
+    /// The top level of a configuration fragment analysed on its own: it may be
+    /// included at the top level, inside a `<VirtualHost>`, a `<Directory>`… (or be
+    /// an .htaccess file under another name), so only the sections it opens itself
+    /// decide anything.
+    pub fn fragment() -> Scope {
+        Scope { mask: None, virtual_host: None, ..Scope::server_config() }
+    }
+
+    /// The top level of an .htaccess file with what its AllowOverride grants, if known.
+    pub fn htaccess(overrides: Option<&Overrides>) -> Scope {
+        Scope {
+            mask: overrides.map(|o| o.mask),
+            override_list: overrides.map(|o| o.list.clone()).unwrap_or_default(),
+            in_path: true,
+            limited: false,
+            virtual_host: Some(false),
+            htaccess: true,
+            sections: vec![],
+        }
+    }
+
+    pub fn is_htaccess(&self) -> bool {
+        self.htaccess
+    }
+
+    /// Inside `<VirtualHost>` for certain.
+    pub fn in_virtual_host(&self) -> bool {
+        self.virtual_host == Some(true)
+    }
+
+    /// The sections entered, as written, outermost first.
+    pub fn sections(&self) -> &[String] {
+        &self.sections
+    }
+
+    /// The scope of a section's body. `None` when httpd does not read the body
+    /// where it stands (`<Macro>` bodies are read where the macro is used) or the
+    /// section is unknown.
+    pub fn enter(&self, written: &str) -> Option<Scope> {
+        let mut s = self.clone();
+        match written.to_ascii_lowercase().as_str() {
+            "ifmodule" | "ifdefine" | "ifversion" | "iffile" | "ifdirective" | "ifsection" => return Some(s),
+            "virtualhost" => s.virtual_host = Some(true),
+            "directory" | "directorymatch" | "location" | "locationmatch" => {
+                s.in_path = true;
+                s.mask = Some(OR_ALL | ACCESS_CONF);
+            }
+            // Only outside a path: in .htaccess files and directory sections the mask stays.
+            "files" | "filesmatch" | "if" | "elseif" | "else" => {
+                if !s.in_path {
+                    s.mask = Some(OR_ALL | ACCESS_CONF);
+                }
+                s.in_path = true;
+            }
+            "proxy" | "proxymatch" => {
+                s.in_path = true;
+                s.mask = Some(OR_ALL | ACCESS_CONF | PROXY_CONF);
+            }
+            "limit" | "limitexcept" => s.limited = true,
+            // Authorization containers walk their body with OR_AUTHCFG only, and mark
+            // it limited so that NOT_IN_LIMIT checks fire as in <Limit>.
+            "requireall" | "requireany" | "requirenone" => {
+                s.mask = Some(OR_AUTHCFG);
+                s.limited = true;
+            }
+            "authnprovideralias" | "authzprovideralias" => s.mask = Some(OR_AUTHCFG | ACCESS_CONF),
+            "mdomainset" | "mdomain" => {}
+            _ => return None,
+        }
+        s.sections.push(written.to_string());
+        Some(s)
+    }
+
+    /// httpd's verdict on `d` here: `None` when accepted (or when what decides
+    /// is unknown: a fragment's virtual host, an .htaccess file's AllowOverride).
+    pub fn check(&self, d: &Directive) -> Option<Refused> {
+        let req = flag_bits(d.req_override);
+        if req & EXEC_ON_READ != 0 && !self.htaccess {
+            // Run while reading, before any section handler: the top-level mask, no path.
+            return None;
+        }
+        let name = d.httpd_name();
+        let kind = if self.htaccess { Refusal::Request } else { Refusal::Startup };
+        if let (Some(mask), false) = (self.mask, d.req_override.is_empty()) {
+            let listed = self.override_list.iter().any(|n| n.eq_ignore_ascii_case(&name));
+            if mask & req == 0 && !listed {
+                let by_allow_override = self.htaccess && req & OR_ALL != 0;
+                if self.htaccess && mask & NONFATAL_OVERRIDE != 0 {
+                    return Some(Refused {
+                        message: format!("{name} in .htaccess forbidden by AllowOverride"),
+                        kind: Refusal::Warning,
+                        by_allow_override,
+                    });
+                }
+                let message = match self.sections.last() {
+                    Some(parent) => format!("{name} not allowed in <{parent}> context"),
+                    None => format!("{name} not allowed here"),
+                };
+                return Some(Refused { message, kind, by_allow_override });
+            }
+        } else if self.htaccess && !d.req_override.is_empty() && req & OR_ALL == 0 {
+            // Whatever AllowOverride says, no class lets this directive into .htaccess
+            // (AllowOverrideList aside, which we do not know either).
+            let message = match self.sections.last() {
+                Some(parent) => format!("{name} not allowed in <{parent}> context"),
+                None => format!("{name} not allowed here"),
+            };
+            return Some(Refused { message, kind, by_allow_override: false });
+        }
+        let gt = if d.is_section { ">" } else { "" };
+        let refuse = |within: &str| {
+            Some(Refused {
+                message: format!("{name}{gt} cannot occur within {within}"),
+                kind,
+                by_allow_override: false,
+            })
+        };
+        let forbidden = flag_bits(d.not_in);
+        if forbidden & NOT_IN_VIRTUALHOST != 0 && self.virtual_host == Some(true) {
+            return refuse("<VirtualHost> section");
+        }
+        if forbidden & NOT_IN_LIMIT != 0 && self.limited {
+            return refuse("<Limit> or <LimitExcept> section");
+        }
+        if forbidden & NOT_IN_HTACCESS != 0 && self.htaccess {
+            return refuse("htaccess files");
+        }
+        if forbidden & NOT_IN_DIR_LOC_FILE == NOT_IN_DIR_LOC_FILE && self.in_path {
+            return refuse("directory context");
+        }
+        let parents: &[(u32, &[&str])] = &[
+            (NOT_IN_DIRECTORY, &["Directory", "DirectoryMatch"]),
+            (NOT_IN_LOCATION, &["Location", "LocationMatch"]),
+            (NOT_IN_FILES, &["Files", "FilesMatch", "If", "ElseIf", "Else"]),
+            (NOT_IN_PROXY, &["Proxy", "ProxyMatch"]),
+        ];
+        for (flag, names) in parents {
+            if forbidden & flag == 0 {
+                continue;
+            }
+            // `find_parent` looks for each name in turn, innermost section first.
+            for n in *names {
+                if let Some(found) = self.sections.iter().rev().find(|s| s.eq_ignore_ascii_case(n)) {
+                    return refuse(&format!("<{found}> section"));
+                }
+            }
+        }
+        // `AllowOverride` only means something in <Directory>: httpd warns elsewhere.
+        if matches!(d.name, "AllowOverride" | "AllowOverrideList") {
+            let useless = ["Location", "LocationMatch", "Files", "FilesMatch", "If", "ElseIf", "Else"];
+            if let Some(found) = self.sections.iter().rev().find(|s| useless.iter().any(|u| s.eq_ignore_ascii_case(u)))
+            {
+                return Some(Refused {
+                    message: format!("Useless use of {} inside <{found}>", d.name),
+                    kind: Refusal::Warning,
+                    by_allow_override: false,
+                });
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ide::catalogue::directive;
+
+    fn verdict(scope: &Scope, name: &str) -> String {
+        match scope.check(directive(name).unwrap()) {
+            None => "accepted".into(),
+            Some(r) => format!("{:?}: {}", r.kind, r.message),
+        }
+    }
+
+    fn nested(path: &[&str]) -> Scope {
+        path.iter().fold(Scope::server_config(), |s, n| s.enter(n).unwrap())
+    }
+
+    #[test]
+    fn override_mask_refusals_name_the_enclosing_section() {
+        assert_eq!(
+            verdict(&nested(&["Directory"]), "DocumentRoot"),
+            "Startup: DocumentRoot not allowed in <Directory> context"
+        );
+        assert_eq!(
+            verdict(&nested(&["directory"]), "Directory"),
+            "Startup: <Directory not allowed in <directory> context"
+        );
+        assert_eq!(verdict(&Scope::server_config(), "Require"), "Startup: Require not allowed here");
+        assert_eq!(verdict(&Scope::server_config(), "Order"), "Startup: order not allowed here");
+        assert_eq!(
+            verdict(&nested(&["Proxy"]), "DocumentRoot"),
+            "Startup: DocumentRoot not allowed in <Proxy> context"
+        );
+        assert_eq!(
+            verdict(&nested(&["Directory", "RequireAll"]), "Options"),
+            "Startup: Options not allowed in <RequireAll> context"
+        );
+        assert_eq!(
+            verdict(&nested(&["Directory", "IfModule"]), "DocumentRoot"),
+            "Startup: DocumentRoot not allowed in <Directory> context"
+        );
+    }
+
+    #[test]
+    fn context_checks_of_the_handlers() {
+        assert_eq!(
+            verdict(&nested(&["VirtualHost"]), "MaxRequestWorkers"),
+            "Startup: MaxRequestWorkers cannot occur within <VirtualHost> section"
+        );
+        assert_eq!(
+            verdict(&nested(&["VirtualHost"]), "VirtualHost"),
+            "Startup: <VirtualHost> cannot occur within <VirtualHost> section"
+        );
+        assert_eq!(verdict(&nested(&["Location"]), "Files"), "Startup: <Files> cannot occur within <Location> section");
+        assert_eq!(
+            verdict(&nested(&["Location", "Limit"]), "CacheEnable"),
+            "Startup: CacheEnable cannot occur within <Limit> or <LimitExcept> section"
+        );
+        assert_eq!(
+            verdict(&nested(&["Directory", "Limit"]), "Files"),
+            "Startup: <Files> cannot occur within <Limit> or <LimitExcept> section"
+        );
+        assert_eq!(verdict(&nested(&["Directory"]), "Alias"), "Startup: Alias cannot occur within <Directory> section");
+        assert_eq!(verdict(&nested(&["Location"]), "Alias"), "accepted");
+        assert_eq!(verdict(&nested(&["Directory", "Limit"]), "Options"), "accepted");
+        assert_eq!(verdict(&nested(&["Directory", "If"]), "Files"), "accepted");
+        assert_eq!(
+            verdict(&nested(&["Location"]), "AllowOverride"),
+            "Warning: Useless use of AllowOverride inside <Location>"
+        );
+    }
+
+    #[test]
+    fn read_time_directives_are_accepted_anywhere_in_configuration_files() {
+        assert_eq!(verdict(&nested(&["Directory", "Limit"]), "Define"), "accepted");
+        assert_eq!(verdict(&nested(&["VirtualHost"]), "DefaultRuntimeDir"), "accepted");
+        assert_eq!(verdict(&Scope::htaccess(None), "Define"), "Request: Define not allowed here");
+    }
+
+    #[test]
+    fn htaccess_follows_allow_override() {
+        let auth = Overrides::parse(Some(&["AuthConfig".to_string()]), None);
+        let s = Scope::htaccess(Some(&auth));
+        assert_eq!(verdict(&s, "Require"), "accepted");
+        assert_eq!(verdict(&s, "Options"), "Request: Options not allowed here");
+        assert!(s.check(directive("Options").unwrap()).unwrap().by_allow_override);
+        assert_eq!(verdict(&s.enter("Files").unwrap(), "Options"), "Request: Options not allowed in <Files> context");
+        let list = Overrides::parse(Some(&["None".to_string()]), Some(&["Redirect".to_string()]));
+        assert!(list.reads_htaccess());
+        assert_eq!(verdict(&Scope::htaccess(Some(&list)), "redirect"), "accepted");
+        let nonfatal = Overrides::parse(Some(&["Nonfatal=Override".into(), "AuthConfig".into()]), None);
+        assert_eq!(
+            verdict(&Scope::htaccess(Some(&nonfatal)), "Options"),
+            "Warning: Options in .htaccess forbidden by AllowOverride"
+        );
+        // Unknown AllowOverride: only what no class allows is certain.
+        assert_eq!(verdict(&Scope::htaccess(None), "Options"), "accepted");
+        assert_eq!(verdict(&Scope::htaccess(None), "ServerName"), "Request: ServerName not allowed here");
+        assert!(!Overrides::parse(None, None).reads_htaccess());
+        assert!(!Overrides::parse(Some(&["All".into(), "None".into()]), None).reads_htaccess());
+    }
+
+    #[test]
+    fn a_fragments_top_level_could_be_anywhere_but_its_own_sections_decide() {
+        assert_eq!(verdict(&Scope::fragment(), "MaxRequestWorkers"), "accepted");
+        assert_eq!(verdict(&Scope::fragment(), "Require"), "accepted");
+        assert_eq!(verdict(&Scope::fragment(), "DocumentRoot"), "accepted");
+        let dir = Scope::fragment().enter("Directory").unwrap();
+        assert_eq!(verdict(&dir, "DocumentRoot"), "Startup: DocumentRoot not allowed in <Directory> context");
+        let vhost = Scope::fragment().enter("VirtualHost").unwrap();
+        assert_eq!(
+            verdict(&vhost, "MaxRequestWorkers"),
+            "Startup: MaxRequestWorkers cannot occur within <VirtualHost> section"
+        );
+        assert!(Scope::fragment().enter("Macro").is_none());
+    }
+}

@@ -1,0 +1,290 @@
+//! Feature: mod_dir's DirectoryIndex subrequests, which decide directory URLs.
+//!
+//! `GET /dir/` is checked twice (`modules/mappers/mod_dir.c: fixup_dir`): first the request
+//! itself, on the directory (`…/dir/`, whose basename for `<Files>` is empty); then, if it
+//! passed, in the fixups, one subrequest per DirectoryIndex name (`ap_sub_req_lookup_uri`):
+//! * always with the method GET, the same headers (credentials) and a copy of the request's
+//!   environment as it is by then: SetEnvIf's variables *and* mod_env's `SetEnv` ones (mod_env's
+//!   fixup runs before mod_dir's), without running SetEnvIf again;
+//! * when the subrequest's sections are exactly the request's, httpd reuses the request's
+//!   merged configuration and skips the access checks (`ap_process_request_internal`);
+//! * the first name that passes and is a regular file is served; a refusal (403, 500, or 401 when
+//!   other names follow) is remembered and answered if no later name is served; a 401 from the
+//!   last name is answered at once. The refusal is logged with the index file's path.
+//!
+//! Invariants: no IO besides what [`crate::ide::access`] does (existence of the index files);
+//! an unknown subrequest outcome makes the request's outcome unknown.
+
+use crate::ide::access::{normalize_url, walk_and_evaluate, Effective, RequestSpec};
+use crate::ide::config::{Config, Node, NodeKind};
+use crate::ide::policy::{self, EnvVar, Item, TraceStep};
+use std::path::{Path, PathBuf};
+
+/// The directives this feature reads per directory.
+pub fn reads(name: &str) -> bool {
+    ["DirectoryIndex", "SetEnv", "UnsetEnv", "PassEnv"].iter().any(|d| d.eq_ignore_ascii_case(name))
+}
+
+/// One DirectoryIndex name tried.
+#[derive(Debug)]
+pub struct IndexTry {
+    /// The subrequest's URL.
+    pub url: String,
+    pub filesystem_path: PathBuf,
+    /// A regular file exists there.
+    pub regular_file: bool,
+    /// The subrequest's sections are the request's: httpd did not check access again.
+    pub same_config: bool,
+    /// The subrequest walked and evaluated (None when `same_config`).
+    pub effective: Option<Effective>,
+    /// Its access status (200 = passes).
+    pub status: Option<u16>,
+}
+
+/// What mod_dir did for a directory URL.
+#[derive(Debug)]
+pub struct IndexLookup {
+    /// The DirectoryIndex names in effect.
+    pub names: Vec<String>,
+    pub tries: Vec<IndexTry>,
+    /// The index of the try that was served.
+    pub served: Option<usize>,
+    /// The index of the try whose refusal is the answer.
+    pub refused_by: Option<usize>,
+}
+
+/// The server-level and per-directory directives of `names`, grouped by context in merge
+/// order: the main server's, the virtual host's, then each applied section's.
+fn contexts<'a>(cfg: &'a Config, e: &'a Effective, pred: impl Fn(&str) -> bool) -> Vec<Vec<(&'a str, &'a [String])>> {
+    let top = |nodes: &'a [Node]| -> Vec<(&'a str, &'a [String])> {
+        nodes
+            .iter()
+            .filter(|n| n.kind == NodeKind::Directive && pred(&n.name))
+            .map(|n| (n.name.as_str(), n.args.as_slice()))
+            .collect()
+    };
+    let mut out = vec![top(&cfg.nodes)];
+    if let Some(v) = e.vhost_node.and_then(|i| cfg.nodes.get(i)) {
+        out.push(top(&v.children));
+    }
+    let mut last: Option<usize> = None;
+    for (sec, item) in &e.per_dir {
+        if let Item::Directive { name, args, .. } = item {
+            if !pred(name) {
+                continue;
+            }
+            if last != Some(*sec) {
+                out.push(Vec::new());
+                last = Some(*sec);
+            }
+            out.last_mut().expect("pushed").push((name.as_str(), args.as_slice()));
+        }
+    }
+    out
+}
+
+/// The DirectoryIndex list in effect (`add_index`, `merge_dir_configs`): lines of one context
+/// append, a later context replaces, `disabled` alone empties. None: the default `index.html`.
+fn index_names(cfg: &Config, e: &Effective) -> Vec<String> {
+    let mut names: Option<Vec<String>> = None;
+    for ctx in contexts(cfg, e, |n| n.eq_ignore_ascii_case("DirectoryIndex")) {
+        if ctx.is_empty() {
+            continue;
+        }
+        let mut list: Vec<String> = Vec::new();
+        for (_, args) in ctx {
+            if args.len() == 1 && args[0].eq_ignore_ascii_case("disabled") {
+                list.clear();
+            } else {
+                list.extend(args.iter().cloned());
+            }
+        }
+        names = Some(list);
+    }
+    names.unwrap_or_else(|| vec!["index.html".to_string()])
+}
+
+/// mod_env's variables after the fixups (`merge_env_dir_configs`, `fixup_env_module`): a
+/// context's UnsetEnv removes what earlier contexts set with SetEnv, its SetEnv/PassEnv add.
+fn mod_env_vars(cfg: &Config, e: &Effective) -> Vec<(String, EnvVar)> {
+    if !cfg.module_loaded("env_module") {
+        return vec![];
+    }
+    let mut acc: Vec<(String, EnvVar)> = Vec::new();
+    let remove = |acc: &mut Vec<(String, EnvVar)>, k: &str| acc.retain(|(n, _)| !n.eq_ignore_ascii_case(k));
+    for ctx in contexts(cfg, e, |n| matches!(n.to_ascii_lowercase().as_str(), "setenv" | "unsetenv" | "passenv")) {
+        let mut local: Vec<(String, EnvVar)> = Vec::new();
+        let mut unset: Vec<String> = Vec::new();
+        for (name, args) in ctx {
+            match name.to_ascii_lowercase().as_str() {
+                "setenv" => {
+                    if let Some(k) = args.first() {
+                        remove(&mut local, k);
+                        local.push((k.clone(), EnvVar::Set(args.get(1).cloned().unwrap_or_default())));
+                    }
+                }
+                "unsetenv" => {
+                    for k in args {
+                        remove(&mut local, k);
+                        unset.push(k.clone());
+                    }
+                }
+                _ => {
+                    // PassEnv: present if httpd's own environment has it, which we do not know.
+                    for k in args {
+                        remove(&mut local, k);
+                        local.push((k.clone(), EnvVar::Unknown));
+                    }
+                }
+            }
+        }
+        for k in &unset {
+            remove(&mut acc, k);
+        }
+        for (k, v) in local {
+            remove(&mut acc, &k);
+            acc.push((k, v));
+        }
+    }
+    acc
+}
+
+/// The sections' identities: equal lists mean httpd reuses the request's configuration.
+fn section_ids(e: &Effective) -> Vec<(&Path, u32, u32, &str)> {
+    e.sections
+        .iter()
+        .map(|s| (&*s.path, u32::from(s.range.start()), u32::from(s.range.end()), s.kind.as_str()))
+        .collect()
+}
+
+/// `ap_sub_req_lookup_uri`'s URL for an index name.
+fn sub_url(dir_url: &str, name: &str) -> String {
+    let name = name.split('?').next().unwrap_or(name);
+    if name.starts_with('/') {
+        name.to_string()
+    } else {
+        format!("{dir_url}{name}")
+    }
+}
+
+/// Runs mod_dir's fixup on a request that passed access control, updating its outcome.
+pub fn apply(cfg: &Config, spec: &RequestSpec, e: &mut Effective) {
+    let url = normalize_url(&spec.path);
+    let dir = e.filesystem_path.to_string_lossy().to_string();
+    if e.outcome.status != Some(200)
+        || !url.ends_with('/')
+        || !dir.ends_with('/')
+        || !Path::new(&dir).is_dir()
+        || !cfg.module_loaded("dir_module")
+    {
+        return;
+    }
+    let names = index_names(cfg, e);
+    if names.is_empty() {
+        return;
+    }
+    // The environment copied into the subrequest.
+    let mut env = match &e.env {
+        Some(r) => r.knowledge(),
+        None => spec.request.env.clone(),
+    };
+    for (k, v) in mod_env_vars(cfg, e) {
+        let v = match (env.get(&k).clone(), v) {
+            // mod_env overlays: a variable present stays present.
+            (EnvVar::Set(s), _) => EnvVar::Set(s),
+            (_, EnvVar::Set(s)) => EnvVar::Set(s),
+            _ => EnvVar::Unknown,
+        };
+        env.vars.retain(|n, _| !n.eq_ignore_ascii_case(&k));
+        env.vars.insert(k, v);
+    }
+    let main_ids = section_ids(e);
+    let mut lookup = IndexLookup { names: names.clone(), tries: vec![], served: None, refused_by: None };
+    let mut unknown: Option<String> = None;
+    for (i, name) in names.iter().enumerate() {
+        let last = i + 1 == names.len();
+        let mut req = spec.request.clone();
+        req.method = "GET".into();
+        req.env = env.clone();
+        let sub_spec = RequestSpec { path: sub_url(&url, name), host: spec.host.clone(), request: req };
+        let sub = walk_and_evaluate(cfg, &sub_spec, None);
+        let same = section_ids(&sub) == main_ids;
+        let regular = sub.filesystem_path.is_file();
+        let status = if same { Some(200) } else { sub.outcome.status };
+        lookup.tries.push(IndexTry {
+            url: sub_spec.path.clone(),
+            filesystem_path: sub.filesystem_path.clone(),
+            regular_file: regular,
+            same_config: same,
+            status,
+            effective: (!same).then_some(sub),
+        });
+        match status {
+            None => {
+                let reason = lookup.tries[i]
+                    .effective
+                    .as_ref()
+                    .and_then(|s| s.outcome.reason_unknown.clone())
+                    .unwrap_or_default();
+                unknown = Some(format!("the DirectoryIndex subrequest for {}: {reason}", sub_spec.path));
+                break;
+            }
+            Some(200) if regular => {
+                lookup.served = Some(i);
+                break;
+            }
+            Some(200) => {}
+            Some(401) if last => {
+                lookup.refused_by = Some(i);
+                break;
+            }
+            Some(_) => lookup.refused_by = Some(i),
+        }
+    }
+    let o = &mut e.outcome;
+    for t in &lookup.tries {
+        o.trace.push(TraceStep {
+            depth: 0,
+            text: format!(
+                "mod_dir: GET {} (DirectoryIndex subrequest){}",
+                t.url,
+                if t.same_config { ": same sections, access not checked again" } else { ":" }
+            ),
+            loc: None,
+        });
+        if let Some(s) = &t.effective {
+            o.trace.extend(s.outcome.trace.iter().map(|st| TraceStep { depth: st.depth + 1, ..st.clone() }));
+            o.log.extend(s.outcome.log.iter().cloned());
+        }
+    }
+    if let Some(reason) = unknown {
+        o.status = None;
+        o.possible_statuses = vec![200, 401, 403, 500];
+        o.reason_unknown = Some(reason);
+        o.deciding = None;
+    } else if lookup.served.is_none() {
+        if let Some(k) = lookup.refused_by {
+            let t = &lookup.tries[k];
+            let s = t.effective.as_ref().expect("a refusal was evaluated");
+            o.status = t.status;
+            o.possible_statuses = t.status.into_iter().collect();
+            o.deciding = s
+                .outcome
+                .deciding
+                .clone()
+                .map(|d| policy::Deciding { rule: format!("{} (DirectoryIndex subrequest {})", d.rule, t.url), ..d });
+        }
+    }
+    e.index = Some(Box::new(lookup));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_urls_are_relative_to_the_directory_unless_absolute() {
+        assert_eq!(sub_url("/d/", "index.html"), "/d/index.html");
+        assert_eq!(sub_url("/d/", "/cgi/index.pl?x=1"), "/cgi/index.pl");
+    }
+}

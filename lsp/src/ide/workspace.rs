@@ -1,0 +1,408 @@
+//! Which configuration a file belongs to: the main configurations ("roots")
+//! found in the workspace folders, the include graph of each, and the
+//! directories each one serves (where its `.htaccess` files live).
+//!
+//! A file opened on its own (a `sites-enabled/*.conf` fragment, a `conf.d`
+//! snippet) is analysed in the tree of the first root whose Include graph
+//! reaches it; an `.htaccess` file under the root that serves its directory
+//! (a DocumentRoot, an Alias target or a `<Directory>` at or above it). An
+//! explicitly configured root is tried first. Files that no root reaches are
+//! loaded alone, so workspace symbols still list their sections.
+//!
+//! Invariants: the folder walk is bounded (depth, entry count) and skips VCS,
+//! build and dependency directories; symbolic links are compared by their
+//! targets (Debian's `sites-enabled` entries are links into `sites-available`);
+//! nothing here knows the protocol — progress is reported through a callback.
+
+use crate::ide::config::{self, Config, FileId, FileSource};
+use crate::ide::workspace_symbols::{self, Symbol};
+use std::collections::HashSet;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+/// How deep the folder walk goes, and how many entries it looks at in all.
+const MAX_DEPTH: usize = 16;
+const MAX_ENTRIES: usize = 100_000;
+/// How many files no root reaches are loaded alone for symbols.
+const MAX_LOOSE_FILES: usize = 5_000;
+
+/// A main configuration and what it reaches.
+#[derive(Debug)]
+pub struct Root {
+    pub main: PathBuf,
+    pub cfg: Arc<Config>,
+    /// Every file of its tree, as the loader named it and with links resolved.
+    files: HashSet<PathBuf>,
+    /// Directories whose `.htaccess` files httpd may read for it.
+    served: Vec<PathBuf>,
+}
+
+impl Root {
+    pub fn new(main: PathBuf, cfg: Config) -> Root {
+        let mut files = HashSet::new();
+        for f in &cfg.files {
+            files.insert(f.path.to_path_buf());
+            if let Ok(c) = std::fs::canonicalize(&f.path) {
+                files.insert(c);
+            }
+        }
+        let served = served_directories(&cfg);
+        Root { main, cfg: Arc::new(cfg), files, served }
+    }
+
+    /// Whether the tree reads `path` (under this name or another link to it).
+    pub fn reaches(&self, path: &Path) -> bool {
+        self.files.contains(path) || std::fs::canonicalize(path).is_ok_and(|c| self.files.contains(&c))
+    }
+
+    /// Whether `path` is an access file (`.htaccess`, or the AccessFileName) in a directory this root serves.
+    pub fn serves_access_file(&self, path: &Path) -> bool {
+        is_access_file_name(&self.cfg, path)
+            && path.parent().is_some_and(|dir| self.served.iter().any(|s| dir.starts_with(s)))
+    }
+}
+
+/// The roots and loose files of the workspace.
+#[derive(Debug, Default)]
+pub struct Workspace {
+    /// In order of preference: the configured root first.
+    pub roots: Vec<Root>,
+    /// Configuration files no root reaches, each loaded alone.
+    pub loose: Vec<Arc<Config>>,
+}
+
+/// What indexing is doing, for a progress report.
+#[derive(Debug, Clone)]
+pub enum Progress {
+    Scanning(PathBuf),
+    Loading {
+        done: usize,
+        total: usize,
+        path: PathBuf,
+    },
+    /// Loading, each alone, the configuration files no root reaches.
+    LoadingLoose(usize),
+}
+
+impl Workspace {
+    /// The root `path` belongs to: its tree reaches it, or it is an access file in a
+    /// directory the root serves.
+    pub fn root_for(&self, path: &Path) -> Option<&Root> {
+        self.roots.iter().find(|r| r.reaches(path)).or_else(|| self.roots.iter().find(|r| r.serves_access_file(path)))
+    }
+
+    /// Every symbol of every root and loose file, each written place once.
+    pub fn symbols(&self) -> Vec<Symbol> {
+        let mut seen = HashSet::new();
+        self.roots
+            .iter()
+            .map(|r| &r.cfg)
+            .chain(&self.loose)
+            .flat_map(|c| workspace_symbols::symbols(c))
+            .filter(|s| seen.insert((s.file.path.clone(), s.focus_range, s.name.clone())))
+            .collect()
+    }
+
+    /// Whether a change to `path` on disk can change an analysis: a file of a tree,
+    /// an access file a root serves, or anything that looks like configuration.
+    pub fn affected_by(&self, path: &Path) -> bool {
+        self.roots.iter().any(|r| r.reaches(path) || r.serves_access_file(path))
+            || self.loose.iter().any(|c| c.file_id(path).is_some())
+            || looks_like_configuration(path)
+    }
+
+    /// Whether changes to these files can change the index itself. Access files never
+    /// do: httpd reads them per request, and so does the analysis.
+    pub fn needs_reindex(&self, changed: &[PathBuf]) -> bool {
+        changed.iter().any(|p| !is_access_file(p) && self.affected_by(p))
+    }
+}
+
+/// Indexes the workspace: finds the roots in `folders` (plus `explicit`, first),
+/// loads each, and loads alone the configuration files none reaches.
+pub fn index(
+    folders: &[PathBuf],
+    explicit: Option<&Path>,
+    fs: &dyn FileSource,
+    progress: &mut dyn FnMut(Progress),
+) -> Workspace {
+    let mut candidates = Vec::new();
+    let mut budget = MAX_ENTRIES;
+    for f in folders {
+        progress(Progress::Scanning(f.clone()));
+        walk(f, 0, &mut budget, &mut candidates);
+    }
+    candidates.sort();
+    candidates.dedup();
+    let mut mains: Vec<PathBuf> =
+        candidates.iter().filter(|p| has_main_name(p) || (is_conf(p) && is_main_config(p, fs))).cloned().collect();
+    // Conventional names first, then shallower paths.
+    mains.sort_by_key(|p| (!has_main_name(p), p.components().count(), p.clone()));
+    if let Some(e) = explicit {
+        mains.retain(|p| p != e);
+        mains.insert(0, e.to_path_buf());
+    }
+    let total = mains.len();
+    let mut roots: Vec<Root> = Vec::new();
+    for (i, main) in mains.into_iter().enumerate() {
+        progress(Progress::Loading { done: i, total, path: main.clone() });
+        // A main-looking file another root includes is part of that tree, not a root.
+        if Some(main.as_path()) != explicit && roots.iter().any(|r| r.reaches(&main)) {
+            continue;
+        }
+        let cfg = config::load(&main, fs);
+        let root = Root::new(main, cfg);
+        // An earlier candidate this one includes stops being a root of its own.
+        roots.retain(|r| Some(r.main.as_path()) == explicit || !root.reaches(&r.main));
+        roots.push(root);
+    }
+    let loose: Vec<&PathBuf> = candidates
+        .iter()
+        .filter(|p| !is_access_file(p) && !roots.iter().any(|r| r.reaches(p)))
+        .take(MAX_LOOSE_FILES)
+        .collect();
+    if !loose.is_empty() {
+        progress(Progress::LoadingLoose(loose.len()));
+    }
+    let loose = loose.into_iter().map(|p| Arc::new(config::load_fragment(p, fs))).collect();
+    Workspace { roots, loose }
+}
+
+fn walk(dir: &Path, depth: usize, budget: &mut usize, out: &mut Vec<PathBuf>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for p in entries {
+        if *budget == 0 {
+            return;
+        }
+        *budget -= 1;
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        // Not followed into linked directories (loops); linked files are kept.
+        let is_dir = std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir());
+        if is_dir {
+            if !(name.starts_with('.') || matches!(name.as_str(), "node_modules" | "target" | "__pycache__")) {
+                walk(&p, depth + 1, budget, out);
+            }
+        } else if looks_like_configuration(&p) {
+            out.push(p);
+        }
+    }
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default()
+}
+
+fn has_main_name(path: &Path) -> bool {
+    matches!(file_name(path).as_str(), "httpd.conf" | "apache2.conf")
+}
+
+fn is_conf(path: &Path) -> bool {
+    file_name(path).ends_with(".conf")
+}
+
+fn is_access_file(path: &Path) -> bool {
+    file_name(path).contains("htaccess")
+}
+
+/// A file the walk keeps: `*.conf`, access files, and anything in the directories
+/// Debian and Red Hat include wholesale (`sites-enabled/`, `conf.d/`…).
+pub fn looks_like_configuration(path: &Path) -> bool {
+    let parent = path.parent().map(file_name).unwrap_or_default();
+    is_conf(path)
+        || is_access_file(path)
+        || matches!(
+            parent.as_str(),
+            "sites-enabled" | "sites-available" | "conf-enabled" | "conf-available" | "conf.d" | "conf.modules.d"
+        )
+}
+
+/// A main configuration by name, or by content (it loads modules or sets ServerRoot).
+pub fn is_main_config(path: &Path, fs: &dyn FileSource) -> bool {
+    if has_main_name(path) {
+        return true;
+    }
+    if is_access_file(path) {
+        return false;
+    }
+    fs.read(path)
+        .map(|(t, _)| {
+            t.lines().any(|l| {
+                let l = l.trim_start().to_ascii_lowercase();
+                l.starts_with("loadmodule ") || l.starts_with("serverroot ")
+            })
+        })
+        .unwrap_or(false)
+}
+
+/// Whether `path` is named like the server's access files (`AccessFileName`, default `.htaccess`).
+pub fn is_access_file_name(cfg: &Config, path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut names: Vec<&str> =
+        cfg.walk().filter(|n| n.is("AccessFileName")).flat_map(|n| n.args.iter().map(String::as_str)).collect();
+    if names.is_empty() {
+        names.push(".htaccess");
+    }
+    names.contains(&name.as_str())
+}
+
+/// The file of `cfg` that `path` names, directly or through a symbolic link.
+pub fn find_file(cfg: &Config, path: &Path) -> Option<FileId> {
+    cfg.file_id(path).or_else(|| {
+        let want = std::fs::canonicalize(path).ok()?;
+        cfg.files.iter().position(|f| std::fs::canonicalize(&f.path).is_ok_and(|c| c == want))
+    })
+}
+
+/// Directories where httpd may read access files for this configuration: every
+/// DocumentRoot and Alias target, and every `<Directory>` that allows overrides.
+fn served_directories(cfg: &Config) -> Vec<PathBuf> {
+    let abs = |p: &str| {
+        let p = Path::new(p);
+        normalize(&if p.is_absolute() { p.to_path_buf() } else { cfg.server_root.join(p) })
+    };
+    let mut out = Vec::new();
+    for n in cfg.walk() {
+        if !n.is_section() && n.is("DocumentRoot") {
+            out.extend(n.args.first().map(|a| abs(a)));
+        } else if !n.is_section() && (n.is("Alias") || n.is("ScriptAlias")) {
+            out.extend(n.args.last().map(|a| abs(a)));
+        } else if n.is_section() && n.is("Directory") && n.args.len() == 1 {
+            let allows = n
+                .children
+                .iter()
+                .rev()
+                .find(|c| c.is("AllowOverride"))
+                .is_some_and(|c| !c.args.iter().all(|a| a.eq_ignore_ascii_case("None")));
+            if allows {
+                out.push(abs(&n.args[0]));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `.` and `..` resolved lexically, trailing slashes dropped.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ide::config::RealFs;
+
+    fn write(root: &Path, files: &[(&str, &str)]) {
+        for (p, text) in files {
+            let p = root.join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+    }
+
+    fn rel(root: &Path, p: &Path) -> String {
+        p.strip_prefix(root).unwrap_or(p).display().to_string()
+    }
+
+    #[test]
+    fn fragment_is_found_in_the_root_that_includes_it_through_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("wörk");
+        write(
+            &root,
+            &[
+                ("apache2/apache2.conf", "ServerRoot \"ROOT/apache2\"\nIncludeOptional sites-enabled/*.conf\n"),
+                ("apache2/sites-available/ünï.conf", "<VirtualHost *:80>\nServerName ünï.example\n</VirtualHost>\n"),
+                ("apache2/sites-available/off.conf", "<VirtualHost *:80>\nServerName off.example\n</VirtualHost>\n"),
+                ("other/notes.txt", "not configuration\n"),
+                (".git/config.conf", "ServerRoot /nope\n"),
+            ],
+        );
+        let main = root.join("apache2/apache2.conf");
+        let text = std::fs::read_to_string(&main).unwrap().replace("ROOT", &root.to_string_lossy());
+        std::fs::write(&main, text).unwrap();
+        std::fs::create_dir_all(root.join("apache2/sites-enabled")).unwrap();
+        std::os::unix::fs::symlink("../sites-available/ünï.conf", root.join("apache2/sites-enabled/ünï.conf")).unwrap();
+
+        let mut steps = Vec::new();
+        let ws = index(std::slice::from_ref(&root), None, &RealFs, &mut |p| steps.push(format!("{p:?}")));
+        assert_eq!(ws.roots.len(), 1);
+        assert_eq!(rel(&root, &ws.roots[0].main), "apache2/apache2.conf");
+        let available = root.join("apache2/sites-available/ünï.conf");
+        let r = ws.root_for(&available).expect("the linked fragment belongs to apache2.conf");
+        assert_eq!(r.main, main);
+        assert!(find_file(&r.cfg, &available).is_some());
+        assert!(ws.root_for(&root.join("apache2/sites-available/off.conf")).is_none());
+        // Loose files still give symbols; the .git directory is never walked.
+        let mut names: Vec<String> = ws.symbols().into_iter().map(|s| s.name).collect();
+        names.sort();
+        assert_eq!(names, vec!["off.example", "ünï.example"]);
+        assert!(steps.iter().any(|s| s.starts_with("Loading")), "{steps:?}");
+    }
+
+    #[test]
+    fn htaccess_belongs_to_the_root_serving_its_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let conf = format!(
+            "ServerRoot \"{r}\"\nDocumentRoot \"{r}/htdocs\"\nAlias /files {r}/files/\n<Directory {r}/private>\nAllowOverride AuthConfig\n</Directory>\n",
+            r = root.display()
+        );
+        write(
+            root,
+            &[
+                ("httpd.conf", &conf),
+                ("htdocs/sub/.htaccess", "Require all denied\n"),
+                ("files/.htaccess", ""),
+                ("private/x/.htaccess", ""),
+                ("elsewhere/.htaccess", ""),
+            ],
+        );
+        let ws = index(&[root.to_path_buf()], None, &RealFs, &mut |_| {});
+        for (p, served) in [
+            ("htdocs/sub/.htaccess", true),
+            ("files/.htaccess", true),
+            ("private/x/.htaccess", true),
+            ("elsewhere/.htaccess", false),
+        ] {
+            assert_eq!(ws.root_for(&root.join(p)).is_some(), served, "{p}");
+        }
+    }
+
+    #[test]
+    fn included_main_looking_file_is_not_a_root_and_explicit_root_comes_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let r = root.display();
+        write(
+            root,
+            &[
+                ("conf/httpd.conf", &format!("ServerRoot {r}\nInclude conf/modules.conf\n")),
+                ("conf/modules.conf", "LoadModule status_module modules/mod_status.so\n"),
+                ("alt/apache2.conf", &format!("Include {r}/conf/modules.conf\n")),
+            ],
+        );
+        let ws = index(&[root.to_path_buf()], None, &RealFs, &mut |_| {});
+        let mains: Vec<String> = ws.roots.iter().map(|x| rel(root, &x.main)).collect();
+        assert_eq!(mains, vec!["alt/apache2.conf", "conf/httpd.conf"]);
+        let explicit = root.join("conf/httpd.conf");
+        let ws = index(&[root.to_path_buf()], Some(&explicit), &RealFs, &mut |_| {});
+        assert_eq!(rel(root, &ws.root_for(&root.join("conf/modules.conf")).unwrap().main), "conf/httpd.conf");
+    }
+}

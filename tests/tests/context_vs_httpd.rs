@@ -1,0 +1,153 @@
+//! Directives where httpd refuses them, checked against the real server:
+//! `apache2 -t` for configuration files (the line it names and its message, which
+//! ours must start with), and real requests for .htaccess files (500 where we
+//! say so, 200 where we accept). Unknown directives and unloaded modules are
+//! compared the same way. Each test skips with a note without apache2.
+
+use apache_lsp::ide::config;
+use apache_lsp::ide::diagnostics;
+use apache_lsp_e2e::httpd::{config_test, require_apache2, Httpd, HttpdConfig, Request};
+
+/// (name, configuration text after the preamble).
+const CASES: &[(&str, &str)] = &[
+    ("document_root_in_directory", "<Directory /srv>\n  DocumentRoot /srv\n</Directory>\n"),
+    ("directory_in_directory", "<Directory /srv>\n  <Directory /srv/a>\n  </Directory>\n</Directory>\n"),
+    ("mpm_setting_in_vhost", "<VirtualHost *:80>\n  MaxRequestWorkers 10\n</VirtualHost>\n"),
+    ("nested_vhost", "<VirtualHost *:80>\n  <VirtualHost *:81>\n  </VirtualHost>\n</VirtualHost>\n"),
+    ("files_in_location", "<Location /a>\n  <Files x>\n  </Files>\n</Location>\n"),
+    ("require_at_top", "Require all granted\n"),
+    ("order_at_top", "Order allow,deny\n"),
+    ("limit_at_top", "<Limit GET>\n</Limit>\n"),
+    ("cache_enable_in_limit", "<Location /a>\n  <Limit GET>\n    CacheEnable disk /\n  </Limit>\n</Location>\n"),
+    (
+        "options_in_require_all",
+        "<Directory /srv>\n  <RequireAll>\n    Options None\n    Require all granted\n  </RequireAll>\n</Directory>\n",
+    ),
+    ("document_root_in_proxy", "<Proxy *>\n  DocumentRoot /srv\n</Proxy>\n"),
+    ("document_root_in_if", "<If \"true\">\n  DocumentRoot /srv\n</If>\n"),
+    ("listen_in_vhost", "<VirtualHost *:80>\n  Listen 127.0.0.1:8\n</VirtualHost>\n"),
+    (
+        "hidden_by_ifmodule",
+        "<Directory /srv>\n  <IfModule mod_alias.c>\n    DocumentRoot /srv\n  </IfModule>\n</Directory>\n",
+    ),
+    ("unknown_directive", "Frobnicate on\n"),
+    ("module_not_loaded", "RewriteEngine on\n"),
+    ("alias_one_argument_in_directory", "<Directory /srv>\n  Alias /x\n</Directory>\n"),
+    // Accepted by httpd: nothing may be reported.
+    ("fine_alias_in_location", "<Location /a>\n  Alias /srv/a\n</Location>\n"),
+    ("fine_options_in_limit", "<Directory /srv>\n  <Limit GET>\n    Options None\n  </Limit>\n</Directory>\n"),
+    ("fine_define_in_directory", "<Directory /srv>\n  Define X\n  UnDefine X\n</Directory>\n"),
+    (
+        "fine_files_in_if_in_directory",
+        "<Directory /srv>\n  <If \"true\">\n    <Files a>\n    </Files>\n  </If>\n</Directory>\n",
+    ),
+    ("fine_require_in_limit", "<Directory /srv>\n  <Limit GET>\n    Require all granted\n  </Limit>\n</Directory>\n"),
+];
+
+const CODES: &[&str] = &["directive-context", "unknown-directive", "module-not-loaded"];
+
+/// `apache2 -t` on the harness's configuration around `body` (the modules
+/// the cases need added): the line and message of httpd's syntax error, or
+/// None when it accepts the file; and what we report for the same file.
+fn compare(body: &str) -> (Option<(u32, String)>, Vec<apache_lsp::cli::Reported>) {
+    let cfg = HttpdConfig::new(body).with_module("proxy").with_module("cache");
+    let (ok, output) = config_test(&cfg);
+    let httpd = (!ok).then(|| {
+        let mut lines = output.lines().skip_while(|l| !l.contains("Syntax error on line "));
+        let first = lines.next().unwrap_or_else(|| panic!("apache2 -t failed without naming a line: {output}"));
+        let line = first.split("Syntax error on line ").nth(1).and_then(|r| r.split_whitespace().next());
+        (line.and_then(|n| n.parse().ok()).unwrap(), lines.next().unwrap_or("").trim().to_string())
+    });
+    let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+    (httpd, reported)
+}
+
+#[test]
+fn context_errors_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    for (name, text) in CASES {
+        let (httpd, reported) = compare(text);
+        let ours: Vec<_> = reported.iter().filter(|r| r.severity == "error" && CODES.contains(&r.code)).collect();
+        match httpd {
+            None => assert!(ours.is_empty(), "{name}: httpd accepts, we report {ours:?}"),
+            Some((line, message)) => assert!(
+                ours.iter().any(|r| r.line == line && r.message.starts_with(&message)),
+                "{name}: httpd says line {line}: {message:?}; we report {ours:?}"
+            ),
+        }
+    }
+}
+
+/// mod_alias checks a two-argument `Alias` more strictly than a one-argument
+/// one; the catalogue keeps only what holds for both, so inside `<Directory>`
+/// we refuse it on the right line but in the one-argument form's words.
+#[test]
+fn two_argument_alias_in_directory_is_refused_on_the_same_line() {
+    if !require_apache2() {
+        return;
+    }
+    let (httpd, reported) = compare("<Directory /srv>\n  Alias /x /srv/x\n</Directory>\n");
+    let (line, message) = httpd.expect("httpd refuses it");
+    assert_eq!(message, "Alias cannot occur within directory context");
+    assert!(
+        reported.iter().any(|r| r.code == "directive-context"
+            && r.line == line
+            && r.message.starts_with("Alias cannot occur within <Directory> section")),
+        "{reported:?}"
+    );
+}
+
+/// An .htaccess file under `<Directory @DOCROOT@/sub>` with `allow_override`: the
+/// status httpd answers for /sub/, and our diagnostics of that file analysed in
+/// the context of the running server's configuration.
+fn htaccess_case(allow_override: &str, htaccess: &str) -> (u16, Vec<diagnostics::Diagnostic>) {
+    let body = format!(
+        "<Directory @DOCROOT@>\n  Require all granted\n</Directory>\n<Directory @DOCROOT@/sub>\n  AllowOverride {allow_override}\n</Directory>\n"
+    );
+    let cfg = HttpdConfig::new(body).file("htdocs/sub/.htaccess", htaccess);
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
+    let status = httpd.send(&Request::get("/sub/")).unwrap();
+    let root = config::load(&httpd.config().main_config_path(), &config::RealFs);
+    let path = httpd.config().docroot().join("sub/.htaccess");
+    let frag = config::load_in_context(&path, &config::RealFs, std::sync::Arc::new(root));
+    (
+        status,
+        diagnostics::all(&frag)
+            .into_iter()
+            .filter(|d| d.code == "directive-context" || d.code == "htaccess-ignored")
+            .collect(),
+    )
+}
+
+#[test]
+fn htaccess_refusals_are_the_500s_httpd_answers() {
+    if !require_apache2() {
+        return;
+    }
+    // Not granted by AllowOverride: 500, and we say so.
+    let (status, diags) = htaccess_case("AuthConfig", "Require all granted\nOptions -Indexes\n");
+    assert_eq!(status, 500);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert!(diags[0].message.starts_with("Options not allowed here; AllowOverride AuthConfig"), "{diags:?}");
+    assert!(diags[0].message.contains("500"), "{diags:?}");
+    // Never allowed in .htaccess, whatever AllowOverride says.
+    let (status, diags) = htaccess_case("All", "ServerName example.com\n");
+    assert_eq!(status, 500);
+    assert!(diags.iter().any(|d| d.message.starts_with("ServerName not allowed here")), "{diags:?}");
+    // Granted: served, nothing reported.
+    let (status, diags) = htaccess_case("AuthConfig Options", "Require all granted\nOptions -Indexes\n");
+    assert_eq!(status, 200);
+    assert!(diags.is_empty(), "{diags:?}");
+    // Nonfatal=Override: httpd logs and goes on; a warning.
+    let (status, diags) = htaccess_case("AuthConfig Nonfatal=Override", "Options -Indexes\n");
+    assert_eq!(status, 200);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0].severity, apache_lsp::ide::Severity::Warning);
+    // AllowOverride None: the file is never read, however wrong it is.
+    let (status, diags) = htaccess_case("None", "ServerName example.com\nFrobnicate\n");
+    assert_eq!(status, 200);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0].code, "htaccess-ignored");
+}

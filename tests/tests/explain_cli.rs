@@ -1,0 +1,266 @@
+//! `apache-lsp explain` on the real binary: `--log-line` / `--log-file` fed with the lines the
+//! real httpd wrote into its error log, the host-name options, and the SetEnvIf inputs
+//! (`--header`, `--only-headers`, `--env`).
+//!
+//! For the log: one httpd serves a configuration with a refusal of each kind (an old-style Deny,
+//! a Require, a `<Files>` refusal reached through a directory URL, an Alias, a virtual host, a
+//! user failing `Require user`, a non-ASCII directory). The test sends the requests, takes the
+//! error-log lines httpd wrote for each, and checks that the binary recovers the client, the
+//! path, the layer, a URL that reproduces the entry and the refusing rule's line; then that
+//! `--log-file` counts the refusals per rule. Skips (with a note) when apache2 is not installed.
+
+use apache_lsp_e2e::httpd::{require_apache2, Httpd, HttpdConfig, Request};
+use apache_lsp_e2e::lsp::server_binary;
+use serde_json::Value;
+use std::net::IpAddr;
+use std::path::Path;
+use std::process::Command;
+
+fn run(args: &[&str]) -> (i32, String) {
+    let out = Command::new(server_binary()).args(args).output().expect("run apache-lsp");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let code = out.status.code().unwrap_or(-1);
+    if code != 0 {
+        eprintln!("stderr: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    (code, text)
+}
+
+fn json(args: &[&str]) -> Value {
+    let (code, text) = run(args);
+    assert_eq!(code, 0, "{args:?}:\n{text}");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// The 1-based line of the main configuration file holding `needle`.
+fn line_of(config: &str, needle: &str) -> u64 {
+    config.lines().position(|l| l.contains(needle)).map(|i| i as u64 + 1).unwrap_or_else(|| panic!("{needle}"))
+}
+
+const BODY: &str = "Alias /pics/ @ROOT@/pictures/
+<Directory @DOCROOT@>
+    Require all granted
+</Directory>
+<Directory @DOCROOT@/old>
+    Order allow,deny
+    Allow from 127.0.0.1
+</Directory>
+<Directory @DOCROOT@/new>
+    Require ip 127.0.0.2
+</Directory>
+<Directory @DOCROOT@/idx>
+    <Files index.html>
+        Require all denied
+    </Files>
+</Directory>
+<Directory @ROOT@/pictures>
+    <RequireAll>
+        Require all granted
+        Require not ip 127.0.0.3
+    </RequireAll>
+</Directory>
+<Directory @DOCROOT@/café>
+    Require ip 10.9.9.9
+</Directory>
+<Directory @DOCROOT@/auth>
+    AuthType Basic
+    AuthName auth
+    AuthUserFile @ROOT@/htpasswd
+    Require user bob
+</Directory>
+<VirtualHost 127.0.0.1:@PORT@>
+    ServerName vh.test
+    <Location /vh-only>
+        Order deny,allow
+        Deny from 127.0.0.2
+    </Location>
+</VirtualHost>
+";
+
+/// (request, the config text of the refusing rule, the URL that reproduces the entry, code)
+fn refusals() -> Vec<(Request, &'static str, &'static str, &'static str)> {
+    let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+    vec![
+        (Request::get("/old/index.html").source(ip("127.0.0.2")), "Order allow,deny", "/old/index.html", "AH01797"),
+        (Request::get("/new/index.html").source(ip("127.0.0.1")), "Require ip 127.0.0.2", "/new/index.html", "AH01630"),
+        (Request::get("/idx/").source(ip("127.0.0.1")), "Require all denied", "/idx/", "AH01630"),
+        (Request::get("/pics/a.png").source(ip("127.0.0.3")), "Require not ip 127.0.0.3", "/pics/a.png", "AH01630"),
+        // Caf\xc3\xa9 in the log.
+        (
+            Request::get("/caf%C3%A9/index.html").source(ip("127.0.0.1")),
+            "Require ip 10.9.9.9",
+            "/café/index.html",
+            "AH01630",
+        ),
+        (
+            Request::get("/auth/index.html").source(ip("127.0.0.1")).user("alice", "apw"),
+            "Require user bob",
+            "/auth/index.html",
+            "AH01631",
+        ),
+        (
+            Request::get("/vh-only").source(ip("127.0.0.2")).host("vh.test"),
+            "Deny from 127.0.0.2",
+            "/vh-only",
+            "AH01797",
+        ),
+    ]
+}
+
+#[test]
+fn log_lines_written_by_httpd_are_explained() {
+    if !require_apache2() {
+        return;
+    }
+    let cfg = HttpdConfig::new(BODY)
+        .file("htdocs/old/index.html", "x\n")
+        .file("htdocs/new/index.html", "x\n")
+        .file("htdocs/idx/index.html", "x\n")
+        .file("htdocs/café/index.html", "x\n")
+        .file("htdocs/auth/index.html", "x\n")
+        .file("pictures/a.png", "x\n");
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("{e}"));
+    let conf_path = httpd.config().main_config_path();
+    let conf = conf_path.to_str().unwrap().to_owned();
+    let conf_text = std::fs::read_to_string(&conf_path).unwrap();
+    let mut all_lines = Vec::new();
+    for (req, rule, url, code) in refusals() {
+        let (status, log) = httpd.send_logged(&req).unwrap();
+        assert!(status == 403 || status == 401, "{} {}: {status}\n{log}", req.method, req.path);
+        let line = log
+            .lines()
+            .find(|l| l.contains(code))
+            .unwrap_or_else(|| panic!("no {code} for {}: {log}", req.path))
+            .to_owned();
+        all_lines.push(line.clone());
+        let v = json(&["explain", &conf, "--log-line", &line, "--format", "json"]);
+        let entry = &v["entry"];
+        assert_eq!(entry["code"], code, "{v:#}");
+        assert_eq!(entry["client"], req.source.to_string(), "{v:#}");
+        if code != "AH01631" {
+            let path = entry["filesystem_path"].as_str().unwrap_or_else(|| panic!("no path: {v:#}"));
+            assert!(Path::new(path).is_absolute() && !path.contains("\\x"), "{path}");
+        }
+        let layer = if code == "AH01797" { "mod_access_compat (Order/Allow/Deny)" } else { "mod_authz_core (Require)" };
+        assert_eq!(entry["layer"], layer);
+        let candidates = v["candidates"].as_array().unwrap();
+        let found = candidates
+            .iter()
+            .find(|c| c["reproduces"] == true && c["url"] == url)
+            .unwrap_or_else(|| panic!("no candidate {url} reproduces {line}:\n{v:#}"));
+        let deciding = &found["explain"]["deciding"];
+        assert_eq!(deciding["line"], line_of(&conf_text, rule), "{line}\n{:#}", found["explain"]);
+        assert_eq!(deciding["file"], conf.as_str());
+        assert!(found["refusing_section"].as_str().is_some_and(|s| s.starts_with('<')), "{found:#}");
+        if url == "/vh-only" {
+            assert!(found["virtual_host"].as_str().is_some_and(|h| h.contains("vh.test")), "{found:#}");
+        }
+        // The text form names the rule and its place.
+        let (_, text) = run(&["explain", &conf, "--log-line", &line]);
+        assert!(text.contains(&format!("{conf}:{}", line_of(&conf_text, rule))), "{text}");
+        assert!(text.contains("reproduces this entry"), "{text}");
+    }
+    // The whole log: every refusal mapped, counted under its rule.
+    for (req, ..) in refusals().into_iter().take(2) {
+        httpd.send(&req).unwrap();
+    }
+    let log_path = httpd.config().error_log_path();
+    // mod_log_config / the error log are written before the response; still, wait for the lines.
+    let v = json(&["explain", &conf, "--log-file", log_path.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(v["refusals"], 9, "{v:#}");
+    assert_eq!(v["unmapped"].as_array().unwrap().len(), 0, "{v:#}");
+    let groups = v["groups"].as_array().unwrap();
+    let count_of = |rule: &str| {
+        let at = format!("{conf}:{}", line_of(&conf_text, rule));
+        groups.iter().find(|g| g["rule_at"] == at.as_str()).map(|g| g["count"].as_u64().unwrap()).unwrap_or(0)
+    };
+    assert_eq!(count_of("Order allow,deny"), 2, "{v:#}");
+    assert_eq!(count_of("Require ip 127.0.0.2"), 2, "{v:#}");
+    assert_eq!(count_of("Require user bob"), 1, "{v:#}");
+    assert_eq!(groups.iter().map(|g| g["count"].as_u64().unwrap()).sum::<u64>(), 9);
+    let (_, text) = run(&["explain", &conf, "--log-file", log_path.to_str().unwrap()]);
+    assert!(text.contains("9 refusals"), "{text}");
+    assert!(text.contains("2 × <Directory"), "{text}");
+}
+
+/// Host-name rules in `explain`: the name given with --client-host, the system resolver's
+/// answer (127.0.0.1 is `localhost` in Debian's /etc/hosts), and --no-dns.
+#[test]
+fn explain_resolves_host_names_or_takes_them_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("www");
+    std::fs::create_dir_all(root.join("h")).unwrap();
+    let conf = dir.path().join("httpd.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "LoadModule authz_core_module m\nLoadModule authz_host_module m\nDocumentRoot {}\n<Directory {}/h>\n  Require host localhost\n</Directory>\n",
+            root.display(),
+            root.display()
+        ),
+    )
+    .unwrap();
+    let conf = conf.to_str().unwrap();
+    let status = |args: &[&str]| {
+        let mut a = vec!["explain", conf, "/h/x", "--format", "json"];
+        a.extend_from_slice(args);
+        json(&a)["status"].clone()
+    };
+    assert_eq!(status(&["--client-host", "localhost"]), 200);
+    assert_eq!(status(&["--client-host", "www.localhost"]), 200);
+    assert_eq!(status(&["--client-host", "calhost"]), 403);
+    assert_eq!(status(&["--no-dns"]), Value::Null);
+    // Real resolution, as httpd's double-reverse lookup would find it.
+    let expected = match apache_lsp::cli::resolve_double_reverse("127.0.0.1".parse().unwrap()) {
+        apache_lsp::ide::policy::HostKnowledge::Known(n) if apache_lsp::ide::policy::in_domain("localhost", &n) => 200,
+        _ => 403,
+    };
+    eprintln!("127.0.0.1 resolves here to a name matching `localhost`: {}", expected == 200);
+    assert_eq!(status(&["--client", "127.0.0.1"]), expected);
+    // 127.0.0.2 has no name in /etc/hosts: denied, with httpd's AH01753.
+    let v = json(&["explain", conf, "/h/x", "--client", "127.0.0.2", "--format", "json"]);
+    if v["status"] == 403 {
+        assert!(v["error_log"].as_array().unwrap().iter().any(|e| e["code"] == "AH01753"), "{v:#}");
+    }
+}
+
+/// SetEnvIf inputs: headers given or not, `--only-headers`, `--env` overriding.
+#[test]
+fn explain_evaluates_setenvif_from_the_headers_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("www");
+    std::fs::create_dir_all(root.join("e")).unwrap();
+    let conf = dir.path().join("httpd.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "LoadModule authz_core_module m\nLoadModule setenvif_module m\nDocumentRoot {root}\n\
+SetEnvIf X-Token ^s$ TOK\nBrowserMatch ^curl CURL\n<Directory {root}/e>\n  Require env TOK CURL\n</Directory>\n",
+            root = root.display()
+        ),
+    )
+    .unwrap();
+    let conf = conf.to_str().unwrap();
+    let explain = |args: &[&str]| {
+        let mut a = vec!["explain", conf, "/e/x", "--format", "json"];
+        a.extend_from_slice(args);
+        json(&a)
+    };
+    let v = explain(&[]);
+    assert_eq!(v["status"], Value::Null, "{v:#}");
+    assert!(v["reason"].as_str().is_some_and(|r| r.contains("--header")), "{v:#}");
+    assert_eq!(explain(&["--header", "X-Token: s"])["status"], 200);
+    assert_eq!(explain(&["--header", "User-Agent: curl/8.5"])["status"], 200);
+    assert_eq!(explain(&["--only-headers"])["status"], 403);
+    assert_eq!(explain(&["--only-headers", "--header", "x-token:s"])["status"], 200);
+    assert_eq!(explain(&["--only-headers", "--env", "TOK=1"])["status"], 200);
+    assert_eq!(
+        explain(&["--header", "X-Token: s", "--header", "User-Agent: x", "--env", "!TOK", "--only-headers"])["status"],
+        403
+    );
+    let v = explain(&["--header", "X-Token: s"]);
+    let env = v["environment"].as_array().unwrap();
+    assert!(env.iter().any(|e| e["name"] == "TOK" && e["state"] == "set" && e["set_by"]["line"] == 4), "{v:#}");
+    let (code, _) = run(&["explain", conf, "/e/x", "--header", "no colon"]);
+    assert_eq!(code, 2);
+}
