@@ -180,11 +180,15 @@ pub fn targets(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, String> {
                 out.push((main, true));
             } else {
                 let mut files = Vec::new();
-                walk_configs(p, &mut files, 0);
+                walk_configs(p, &mut files, &mut std::collections::HashSet::new())?;
                 files.sort();
                 out.extend(files.into_iter().map(|f| (f, false)));
             }
         } else {
+            // Checked without opening it: opening a FIFO would wait for a writer.
+            if !meta.is_file() {
+                return Err(format!("{}: not a regular file ({})", p.display(), config::file_kind(&meta)));
+            }
             std::fs::File::open(p).map_err(|e| format!("{}: {e}", p.display()))?;
             let main = crate::server::looks_like_main(p, &config::RealFs);
             out.push((p.clone(), main));
@@ -193,15 +197,22 @@ pub fn targets(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, String> {
     Ok(out)
 }
 
-fn walk_configs(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
-    if depth > 32 {
-        return;
+/// Configuration files below `dir`. Each directory is visited once, however many
+/// symbolic links lead to it, so link loops end.
+fn walk_configs(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    seen: &mut std::collections::HashSet<PathBuf>,
+) -> Result<(), String> {
+    let real = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if !seen.insert(real) {
+        return Ok(());
     }
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let rd = std::fs::read_dir(dir).map_err(|e| format!("cannot read directory {}: {e}", dir.display()))?;
     for e in rd.flatten() {
         let p = e.path();
         if p.is_dir() {
-            walk_configs(&p, out, depth + 1);
+            walk_configs(&p, out, seen)?;
         } else {
             let name = p.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
             if name.ends_with(".conf") || name.contains("htaccess") {
@@ -209,6 +220,7 @@ fn walk_configs(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
             }
         }
     }
+    Ok(())
 }
 
 /// Diagnostics of every file reachable from `paths`, deduplicated.
@@ -320,7 +332,7 @@ pub fn request_spec(a: &ExplainArgs, cfg: &config::Config) -> Result<ide::access
     for n in cfg.walk().filter(|n| n.is("AuthGroupFile")) {
         if let Some(p) = n.args.first() {
             let p = if std::path::Path::new(p).is_absolute() { PathBuf::from(p) } else { cfg.server_root.join(p) };
-            if let Ok(text) = std::fs::read_to_string(&p) {
+            if let Ok(text) = config::read_regular(&p).map(|b| String::from_utf8_lossy(&b).into_owned()) {
                 for line in text.lines() {
                     if let Some((g, users)) = line.split_once(':') {
                         for u in users.split_whitespace() {

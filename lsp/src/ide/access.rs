@@ -326,6 +326,9 @@ fn alias_match<'u>(url: &'u str, alias: &str) -> Option<&'u str> {
     Some(&url[i..])
 }
 
+/// How the reason for an unknown outcome ends when an .htaccess file could not be read.
+const UNREADABLE_HTACCESS: &str = "; httpd refuses the request (403, AH00529) if it cannot read it either";
+
 /// One section of a phase: a section of the configuration, or an .htaccess file
 /// read for this request together with the AllowOverride in force for it.
 #[derive(Debug, Clone)]
@@ -359,7 +362,7 @@ pub struct FsOverlay {
 #[derive(Default)]
 struct FsCache {
     dirs: HashMap<PathBuf, bool>,
-    files: HashMap<PathBuf, Option<Arc<FileData>>>,
+    files: HashMap<PathBuf, Result<Option<Arc<FileData>>, String>>,
 }
 
 impl FsView {
@@ -385,15 +388,24 @@ impl FsView {
         c.lock().unwrap_or_else(|e| e.into_inner()).dirs.insert(p.to_path_buf(), d);
         d
     }
-    fn read(&self, p: &Path) -> Option<Arc<FileData>> {
+    /// An .htaccess file: its text, None when it is not there (ENOENT, ENOTDIR: httpd
+    /// goes on), or why it cannot be read (httpd stops with 403, AH00529).
+    fn read(&self, p: &Path) -> Result<Option<Arc<FileData>>, String> {
         let read = || {
             if let Some(text) = self.overlay.files.get(p) {
-                return Some(Arc::new(FileData::new(Arc::from(p), text.clone(), None)));
+                return Ok(Some(Arc::new(FileData::new(Arc::from(p), text.clone(), None))));
             }
-            std::fs::read(p).ok().map(|bytes| {
-                let (text, bad) = config::decode(bytes);
-                Arc::new(FileData::new(Arc::from(p), text, bad))
-            })
+            // Only a regular file: a FIFO here would block the walk for ever.
+            match config::read_regular(p) {
+                Ok(bytes) => {
+                    let (text, bad) = config::decode(bytes);
+                    Ok(Some(Arc::new(FileData::new(Arc::from(p), text, bad))))
+                }
+                Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {
+                    Ok(None)
+                }
+                Err(e) => Err(e.to_string()),
+            }
         };
         let Some(c) = &self.cache else { return read() };
         if let Some(f) = c.lock().unwrap_or_else(|e| e.into_inner()).files.get(p) {
@@ -452,9 +464,19 @@ fn walk(
             && fs.is_dir(Path::new(&prefix))
         {
             for name in &access_file_name {
-                if let Some(fd) = fs.read(&Path::new(&prefix).join(name)) {
-                    dir_phase.push(Contribution::Htaccess(fd, allow_override.clone()));
-                    break;
+                let p = Path::new(&prefix).join(name);
+                match fs.read(&p) {
+                    Ok(Some(fd)) => {
+                        dir_phase.push(Contribution::Htaccess(fd, allow_override.clone()));
+                        break;
+                    }
+                    Ok(None) => {}
+                    // httpd stops here with 403 when it cannot read the file (AH00529); whether
+                    // it can, running as its own user, is not known from here.
+                    Err(e) => {
+                        unknown.push(format!("{} cannot be read here ({e}){UNREADABLE_HTACCESS}", p.display()));
+                        break;
+                    }
                 }
             }
         }
@@ -765,6 +787,14 @@ impl Resolved {
             }
         }
         if !self.unknown.is_empty() && outcome.status.is_some() {
+            let possible = outcome.status.into_iter().chain(outcome.possible_statuses.iter().copied());
+            let mut possible: Vec<u16> = possible.collect();
+            if self.unknown.iter().any(|u| u.ends_with(UNREADABLE_HTACCESS)) {
+                possible.push(403);
+            }
+            possible.sort_unstable();
+            possible.dedup();
+            outcome.possible_statuses = possible;
             outcome.reason_unknown = Some(self.unknown.join("; "));
             outcome.status = None;
         }

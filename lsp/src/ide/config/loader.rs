@@ -10,8 +10,16 @@ use std::sync::Arc;
 
 /// httpd's `AP_MAX_INCLUDE_DEPTH`.
 const MAX_INCLUDE_DEPTH: usize = 128;
+/// httpd's `AP_MAX_FNMATCH_DIR_DEPTH`: how deep an Include of a directory recurses.
+const MAX_DIR_DEPTH: usize = 128;
 /// A bound on the number of files one load reads, so a hostile glob cannot exhaust memory.
 const MAX_FILES: usize = 200_000;
+/// Bounds on what one load expands. A file included several times is expanded each
+/// time (as httpd does), so includes that fan out (a file including another twice,
+/// which includes a third twice…) could otherwise grow exponentially.
+/// Real trees repeat a few snippets per virtual host: tens of thousands of repeats.
+const MAX_EXPANDED_BYTES: usize = 256 << 20;
+const MAX_REPEATS: usize = if cfg!(test) { 2_000 } else { 100_000 };
 
 /// Where file contents come from: the disk, or an editor's unsaved buffers over it.
 pub trait FileSource: Sync {
@@ -22,6 +30,12 @@ pub trait FileSource: Sync {
     fn exists(&self, path: &Path) -> bool {
         path.is_file()
     }
+
+    /// The files an `Include` of `full` (absolute, maybe a wildcard or a directory)
+    /// names, in httpd's order. By default the file system answers.
+    fn resolve_include(&self, full: &Path) -> Result<Vec<PathBuf>, IncludeError> {
+        resolve_include(full)
+    }
 }
 
 /// Reads from the file system.
@@ -29,9 +43,52 @@ pub struct RealFs;
 
 impl FileSource for RealFs {
     fn read(&self, path: &Path) -> std::io::Result<(Arc<str>, Option<usize>)> {
-        let bytes = std::fs::read(path)?;
+        let bytes = read_regular(path)?;
         Ok(decode(bytes))
     }
+}
+
+/// The bytes of a regular file. Anything else (a FIFO, a device, a directory) is
+/// refused before it is opened, as `ap_pcfg_openfile` refuses it (AH00554), so that
+/// reading can never block or never end; `/dev/null` is allowed, as there.
+pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() && path != Path::new("/dev/null") {
+        let what = file_kind(&meta);
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("not a regular file ({what}); httpd refuses it (AH00554)"),
+        ));
+    }
+    std::fs::read(path)
+}
+
+/// What kind of file system object this is, for messages.
+pub fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "not a file"
+    }
+}
+
+/// Why an `Include` names no file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IncludeError {
+    /// Nothing matches: an error for `Include`, silence for `IncludeOptional`.
+    NoMatch(String),
+    /// An error for both (an unreadable directory, a directory recursion).
+    Failed(String),
 }
 
 /// Text of a file's bytes; invalid UTF-8 is replaced and its first offset reported.
@@ -55,6 +112,13 @@ struct Loader<'a> {
     keep_trees: bool,
     /// Files whose tree was dropped (read again if the file is included again).
     dropped: std::collections::HashSet<FileId>,
+    /// Bytes of text expanded so far (a file counts each time it is included), and
+    /// how many inclusions were of a file already read.
+    expanded: usize,
+    repeats: usize,
+    over_limit: bool,
+    /// Canonical paths of files, computed when a cycle is looked for.
+    real: HashMap<FileId, PathBuf>,
 }
 
 /// Loads the configuration whose main file is `main`.
@@ -118,8 +182,18 @@ fn load_with(path: &Path, fs: &dyn FileSource, modules: ModuleSet, modules_known
 
 fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool) -> Config {
     let path = absolute(path);
-    let mut l =
-        Loader { fs, cfg: seed, stack: Vec::new(), loaded: HashMap::new(), keep_trees, dropped: Default::default() };
+    let mut l = Loader {
+        fs,
+        cfg: seed,
+        stack: Vec::new(),
+        loaded: HashMap::new(),
+        keep_trees,
+        dropped: Default::default(),
+        expanded: 0,
+        repeats: 0,
+        over_limit: false,
+        real: HashMap::new(),
+    };
     match l.read_file(&path) {
         Ok(id) => l.cfg.nodes = l.file_nodes(id),
         Err(e) => {
@@ -196,6 +270,7 @@ impl Loader<'_> {
 
     /// The expanded nodes of a whole file.
     fn file_nodes(&mut self, id: FileId) -> Vec<Node> {
+        self.expanded += self.cfg.files[id].text.len();
         self.stack.push(id);
         let fd = &self.cfg.files[id];
         let root = if self.dropped.contains(&id) { apache_syntax::parse(&fd.text).tree() } else { fd.parse.tree() };
@@ -392,12 +467,16 @@ impl Loader<'_> {
     fn include(&mut self, file: FileId, range: TextRange, pattern: &str, optional: bool, out: &mut Vec<Node>) {
         let p = Path::new(pattern);
         let full = if p.is_absolute() { p.to_path_buf() } else { self.cfg.server_root.join(p) };
-        let paths = match resolve_include(&full) {
+        let paths = match self.fs.resolve_include(&full) {
             Ok(paths) => paths,
-            Err(msg) => {
+            Err(IncludeError::NoMatch(msg)) => {
                 if !optional {
                     self.problem(file, range, Severity::Error, "include-missing", msg);
                 }
+                return;
+            }
+            Err(IncludeError::Failed(msg)) => {
+                self.problem(file, range, Severity::Error, "include-missing", msg);
                 return;
             }
         };
@@ -436,78 +515,134 @@ impl Loader<'_> {
                     );
                     return;
                 }
-                if let Some(&id) = self.loaded.get(path) {
-                    if self.stack.contains(&id) {
-                        let chain: Vec<String> =
-                            self.stack.iter().map(|&f| self.cfg.files[f].path.display().to_string()).collect();
-                        self.problem(
-                            file,
-                            range,
-                            Severity::Error,
-                            "include-cycle",
-                            format!(
-                                "Include cycle: {} → {}; httpd would recurse until its include depth limit",
-                                chain.join(" → "),
-                                path.display()
-                            ),
-                        );
-                        continue;
+                if self.expanded >= MAX_EXPANDED_BYTES || self.repeats >= MAX_REPEATS {
+                    if std::mem::replace(&mut self.over_limit, true) {
+                        return; // said once
                     }
-                    // Included a second time: httpd reads it again; so do we (same parse).
-                    self.cfg.included_from.push((id, file, range));
-                    let nodes = self.file_nodes(id);
-                    out.extend(nodes);
+                    self.problem(
+                        file,
+                        range,
+                        Severity::Error,
+                        "include-limit",
+                        format!(
+                            "the configuration expands to more than {} MiB of text or {MAX_REPEATS} repeated inclusions (files included again and again); the rest is not read",
+                            MAX_EXPANDED_BYTES >> 20
+                        ),
+                    );
+                    return;
+                }
+                let known = self.loaded.get(path).copied();
+                let id = match known {
+                    Some(id) => id,
+                    None => match texts.remove(path) {
+                        Some(Ok(fd)) => self.add_parsed(fd),
+                        Some(Err(e)) => {
+                            // IncludeOptional is silent only about files that are not there.
+                            if !optional || e.kind() != std::io::ErrorKind::NotFound {
+                                self.problem(
+                                    file,
+                                    range,
+                                    Severity::Error,
+                                    "include-missing",
+                                    format!("Could not open configuration file {}: {e}", path.display()),
+                                );
+                            }
+                            continue;
+                        }
+                        None => continue,
+                    },
+                };
+                if self.being_read(id) {
+                    let chain: Vec<String> =
+                        self.stack.iter().map(|&f| self.cfg.files[f].path.display().to_string()).collect();
+                    self.problem(
+                        file,
+                        range,
+                        Severity::Error,
+                        "include-cycle",
+                        format!(
+                            "Include cycle: {} → {}; httpd would recurse until its include depth limit",
+                            chain.join(" → "),
+                            path.display()
+                        ),
+                    );
                     continue;
                 }
-                let id = match texts.remove(path) {
-                    Some(Ok(fd)) => self.add_parsed(fd),
-                    Some(Err(e)) => {
-                        if !optional {
-                            self.problem(
-                                file,
-                                range,
-                                Severity::Error,
-                                "include-missing",
-                                format!("Could not open configuration file {}: {e}", path.display()),
-                            );
-                        }
-                        continue;
-                    }
-                    None => continue,
-                };
+                // A file included a second time is read again by httpd; so do we (same parse).
+                self.repeats += usize::from(known.is_some());
                 self.cfg.included_from.push((id, file, range));
                 let nodes = self.file_nodes(id);
                 out.extend(nodes);
             }
         }
     }
+
+    /// Whether the file is one of those being read, under this name or another
+    /// (a symbolic link, `dir/../`): including it again would never end.
+    fn being_read(&mut self, id: FileId) -> bool {
+        if self.stack.contains(&id) {
+            return true;
+        }
+        let me = self.real_path(id);
+        let stack = self.stack.clone();
+        stack.into_iter().any(|f| self.real_path(f) == me)
+    }
+
+    fn real_path(&mut self, id: FileId) -> PathBuf {
+        let path = &self.cfg.files[id].path;
+        self.real
+            .entry(id)
+            .or_insert_with(|| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+            .clone()
+    }
 }
 
 /// The files an Include names, in the order httpd reads them
 /// (`server/config.c: ap_process_fnmatch_configs`, `server/util.c: ap_dir_fnmatch`).
-pub fn resolve_include(full: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn resolve_include(full: &Path) -> Result<Vec<PathBuf>, IncludeError> {
     let s = full.to_string_lossy();
     let has_wild = s.contains(['*', '?', '[']);
+    let mut files = Vec::new();
     if !has_wild {
         if full.is_dir() {
-            let mut files = Vec::new();
-            collect_dir(full, &mut files, 0);
+            collect_dir(full, &mut files, &mut Vec::new())?;
             return Ok(files);
         }
         // Whether it can be read is the file source's business (it may be an unsaved buffer).
         return Ok(vec![full.to_path_buf()]);
     }
+    // fnmatch has no recursive `**`: two stars match what one does, within one component.
+    let mut pattern = String::with_capacity(s.len());
+    for c in s.chars() {
+        if !(c == '*' && pattern.ends_with('*')) {
+            pattern.push(c);
+        }
+    }
     let opts =
         glob::MatchOptions { case_sensitive: true, require_literal_separator: true, require_literal_leading_dot: true };
-    let mut out: Vec<PathBuf> = match glob::glob_with(&s, opts) {
-        Ok(paths) => paths.filter_map(Result::ok).collect(),
-        Err(e) => return Err(format!("bad wildcard pattern '{s}': {e}")),
-    };
+    let mut out: Vec<PathBuf> = Vec::new();
+    let paths = glob::glob_with(&pattern, opts)
+        .map_err(|e| IncludeError::Failed(format!("bad wildcard pattern '{s}': {e}")))?;
+    for p in paths {
+        match p {
+            Ok(p) => out.push(p),
+            Err(e) if e.error().kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(IncludeError::Failed(format!(
+                    "Could not open directory {}: {}",
+                    e.path().display(),
+                    e.error()
+                )))
+            }
+        }
+        if out.len() > MAX_FILES {
+            return Err(too_many_files(full));
+        }
+    }
     out.sort_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
-    let mut files = Vec::new();
     for p in out {
         if p.is_dir() {
-            collect_dir(&p, &mut files, 0);
+            collect_dir(&p, &mut files, &mut Vec::new())?;
         } else {
             files.push(p);
         }
@@ -517,26 +652,56 @@ pub fn resolve_include(full: &Path) -> Result<Vec<PathBuf>, String> {
             full.parent().unwrap_or(Path::new("/")),
             full.file_name().map(|f| f.to_string_lossy()).unwrap_or_default(),
         );
-        return Err(format!("No matches for the wildcard '{pat}' in '{}', failing", dir.display()));
+        return Err(IncludeError::NoMatch(format!(
+            "No matches for the wildcard '{pat}' in '{}', failing",
+            dir.display()
+        )));
     }
     Ok(files)
 }
 
-/// Every file below a directory, sorted by name at each level (dotfiles included).
-fn collect_dir(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
-    if depth > 32 {
-        return; // symlink loops and absurd trees
+fn too_many_files(full: &Path) -> IncludeError {
+    IncludeError::Failed(format!("{} names more than {MAX_FILES} files; none is read", full.display()))
+}
+
+/// Every file below a directory, sorted by name at each level (dotfiles included),
+/// as `ap_dir_nofnmatch` recurses: depth first, following symbolic links, and
+/// stopping at the first error. A link back to a directory being walked is such an
+/// error (httpd would go round until the path holds too many links, ELOOP), so a
+/// loop costs one level, and [`MAX_DIR_DEPTH`] bounds honest depth as httpd does.
+fn collect_dir(dir: &Path, out: &mut Vec<PathBuf>, walking: &mut Vec<PathBuf>) -> Result<(), IncludeError> {
+    if walking.len() >= MAX_DIR_DEPTH {
+        return Err(IncludeError::Failed(format!(
+            "Directory '{}' exceeds the maximum include directory nesting level of {MAX_DIR_DEPTH}",
+            dir.display()
+        )));
     }
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let real = std::fs::canonicalize(dir)
+        .map_err(|e| IncludeError::Failed(format!("Could not open directory {}: {e}", dir.display())))?;
+    if let Some(outer) = walking.iter().find(|w| **w == real) {
+        return Err(IncludeError::Failed(format!(
+            "Directory '{}' is '{}' again (a symbolic link loop): httpd would recurse into it until the path has too many symbolic links",
+            dir.display(),
+            outer.display()
+        )));
+    }
+    let rd = std::fs::read_dir(dir)
+        .map_err(|e| IncludeError::Failed(format!("Could not open directory {}: {e}", dir.display())))?;
     let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
+    entries.sort_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
+    walking.push(real);
     for e in entries {
         if e.is_dir() {
-            collect_dir(&e, out, depth + 1);
+            collect_dir(&e, out, walking)?;
         } else {
             out.push(e);
         }
+        if out.len() > MAX_FILES {
+            return Err(too_many_files(dir));
+        }
     }
+    walking.pop();
+    Ok(())
 }
 
 /// A directive's logical line straight from the file's text, when it is one physical line
@@ -545,7 +710,8 @@ fn collect_dir(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
 fn logical_text(text: &str, range: TextRange) -> Option<String> {
     let line = text.get(usize::from(range.start())..usize::from(range.end()))?;
     let body = line.strip_suffix('\n').unwrap_or(line);
-    if body.contains('\n') {
+    // Several physical lines, or a NUL (httpd ignores the rest of its line): ask the tree.
+    if body.contains(['\n', '\0']) {
         return None;
     }
     Some(line.trim_matches(|c: char| c.is_ascii() && apache_syntax::is_space(c as u8)).to_string())
@@ -653,5 +819,28 @@ mod tests {
         let cfg = load(Path::new("/c/a.conf"), &fs);
         assert!(cfg.problems.iter().any(|p| p.code == "include-cycle"), "{:?}", cfg.problems);
         assert_eq!(cfg.files.len(), 2);
+    }
+
+    #[test]
+    fn includes_that_fan_out_stop_at_the_expansion_bound() {
+        // f0 includes f1 twice, f1 includes f2 twice, …: 2^40 expansions unbounded.
+        let names: Vec<String> = (0..=40).map(|i| format!("/d/f{i}.conf")).collect();
+        let texts: Vec<String> = (0..=40)
+            .map(|i| {
+                if i == 40 {
+                    "X\n".to_string()
+                } else {
+                    format!("Include /d/f{}.conf\nInclude /d/f{}.conf\n", i + 1, i + 1)
+                }
+            })
+            .collect();
+        let files: Vec<(&'static str, &'static str)> =
+            names.iter().zip(&texts).map(|(n, t)| (&*n.clone().leak(), &*t.clone().leak())).collect();
+        let cfg = load(Path::new("/d/f0.conf"), &Mem(files));
+        assert_eq!(cfg.files.len(), 41);
+        let limits: Vec<_> = cfg.problems.iter().filter(|p| p.code == "include-limit").collect();
+        assert_eq!(limits.len(), 1, "{:?}", cfg.problems);
+        assert!(limits[0].message.contains("included again and again"), "{}", limits[0].message);
+        assert!(cfg.walk().filter(|n| n.is("X")).count() <= MAX_REPEATS + 1);
     }
 }

@@ -18,8 +18,8 @@ mod modules;
 
 pub use index::{Index, SecId};
 pub use loader::{
-    decode, load, load_for_batch, load_fragment, load_fragment_from, load_in_context, resolve_include, FileSource,
-    RealFs,
+    decode, file_kind, load, load_for_batch, load_fragment, load_fragment_from, load_in_context, read_regular,
+    resolve_include, FileSource, IncludeError, RealFs,
 };
 pub use modules::{ModuleSet, HTTPD_VERSION};
 

@@ -281,7 +281,7 @@ impl<'c> Analysis<'c> {
         }
         let (text, bad) = match self.setup.files.get(p) {
             Some(t) => (t.clone(), None),
-            None => config::decode(std::fs::read(p).unwrap_or_default()),
+            None => config::decode(config::read_regular(p).unwrap_or_default()),
         };
         let fd = Arc::new(FileData::new(Arc::from(p), text, bad));
         self.frags.push(config::load_fragment_from(fd));
