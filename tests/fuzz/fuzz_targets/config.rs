@@ -15,10 +15,12 @@
 use apache_lsp::ide::access::{effective, RequestSpec};
 use apache_lsp::ide::code_actions::{code_actions, fix_all, LoadContext};
 use apache_lsp::ide::config::{self, Config, FileSource, IncludeError};
+use apache_lsp::ide::migrate::Workspace;
 use apache_lsp::ide::policy::{HostKnowledge, Request};
 use apache_lsp::ide::{diagnostics, explain, hover, migrate};
 use apache_syntax::{TextRange, TextSize};
 use libfuzzer_sys::fuzz_target;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -109,7 +111,8 @@ fuzz_target!(|data: &[u8]| {
         request.client_host = HostKnowledge::NoName;
         request.groups = Some(Default::default());
         let spec = RequestSpec { path: path.to_string(), host: Some("fuzz.example".into()), request };
-        let e = effective(&cfg, &spec);
+        let _ = effective(&cfg, &spec);
+        let e = explain::explain(&cfg, &spec);
         let _ = explain::to_text(&spec, &e);
         let _ = explain::to_json(&spec, &e);
     }
@@ -135,10 +138,31 @@ fuzz_target!(|data: &[u8]| {
         let mut actions = code_actions(&cfg, &lc, file, TextRange::empty(TextSize::from(mid as u32)));
         actions.extend(fix_all(&cfg, &lc, file));
         for a in &actions {
+            // Each edit lies in its file (a configuration file, or an .htaccess read per request).
+            let mut pending: BTreeMap<PathBuf, Vec<&migrate::Edit>> = BTreeMap::new();
             for e in &a.edits {
-                assert_in(&cfg, e.file, e.range, "code action edit");
+                match cfg.file_id(&e.path) {
+                    Some(f) => assert_in(&cfg, f, e.range, "code action edit"),
+                    None => {
+                        let text = std::fs::read_to_string(&e.path).unwrap_or_default();
+                        assert!(usize::from(e.range.end()) <= text.len(), "edit past the end of {}", e.path.display());
+                    }
+                }
+                pending.entry(e.path.to_path_buf()).or_default().push(e);
             }
-            let after = migrate::edited_config(&cfg, &main_path, &a.edits, &fs, true);
+            // The rewritten configuration loads and is checked like any other.
+            let texts: BTreeMap<PathBuf, Arc<str>> = pending
+                .into_iter()
+                .map(|(p, edits)| {
+                    let old: Arc<str> = match cfg.file_id(&p) {
+                        Some(f) => cfg.file(f).text.clone(),
+                        None => Arc::from(std::fs::read_to_string(&p).unwrap_or_default()),
+                    };
+                    (p, Arc::from(migrate::apply(&old, &edits)))
+                })
+                .collect();
+            let ws = Workspace { main: &main_path, is_main: true, fs: &fs };
+            let (after, _) = ws.load(&texts);
             let _ = diagnostics::all(&after);
         }
     }
