@@ -542,6 +542,8 @@ impl<'c> Analysis<'c> {
         let rules = match mode {
             // Inherited lines that cannot change the outcome are left out.
             Mode::Inherited | Mode::Copy(_) if formula::decides_alone(&classes) => Rules::None,
+            // A copied `Require all granted` adds nothing to H.
+            Mode::Copy(r) if r.len() == 1 && r[0].limit.is_none() && r[0].text == "Require all granted" => Rules::None,
             Mode::Inherited => Rules::Inherited,
             _ if rules.is_empty() => Rules::None,
             _ => Rules::Lines(rules),
