@@ -87,11 +87,10 @@ impl Workspace<'_> {
         let cfg = if self.standalone_htaccess() {
             let (root, text) = standalone_root(self.main);
             files.insert(root.clone(), Arc::from(text));
-            config::load_fragment(&root, &Over { base: self.fs, files: &files })
-        } else if self.is_main {
-            config::load(self.main, &Over { base: self.fs, files: &files })
+            config::load_for_batch(&root, &Over { base: self.fs, files: &files }, false)
         } else {
-            config::load_fragment(self.main, &Over { base: self.fs, files: &files })
+            // (Syntax trees are not needed: rewrites work on nodes and text.)
+            config::load_for_batch(self.main, &Over { base: self.fs, files: &files }, self.is_main)
         };
         // .htaccess files are read per request: from the pending texts or the file source.
         let mut per_request: Vec<PathBuf> = pending.keys().filter(|p| cfg.file_id(p).is_none()).cloned().collect();
@@ -160,10 +159,12 @@ type After = (Config, FsView, BTreeMap<PathBuf, (Arc<str>, String)>);
 
 fn after_config(ws: &Workspace, a: &Analysis, edits: &[Edit]) -> After {
     let mut texts: BTreeMap<PathBuf, (Arc<str>, String)> = BTreeMap::new();
-    let paths: BTreeSet<&Arc<Path>> = edits.iter().map(|e| &e.path).collect();
-    for p in paths {
+    let mut by_path: BTreeMap<&Path, Vec<&Edit>> = BTreeMap::new();
+    for e in edits {
+        by_path.entry(&e.path).or_default().push(e);
+    }
+    for (p, mine) in by_path {
         let Some(orig) = a.original_text(p) else { continue };
-        let mine: Vec<&Edit> = edits.iter().filter(|e| e.path == *p).collect();
         texts.insert(p.to_path_buf(), (orig.clone(), apply(&orig, &mine)));
     }
     let pending: BTreeMap<PathBuf, Arc<str>> =
@@ -223,7 +224,7 @@ fn fixes_for(ws: &Workspace, a: &Analysis, s: usize) -> Vec<Rewrite> {
         }),
         Ok((cluster, edits)) => {
             let (after, afs, _) = after_config(ws, a, &edits);
-            let (changes, _) = a.verify(&after, &afs, &edits);
+            let (changes, _) = a.verify(&after, &afs, &edits, &mut Default::default());
             plan_edits = edits.clone();
             let what = describe_cluster(a, s, &cluster, &edits);
             if changes.is_empty() && htaccess_note.is_none() && !edits.is_empty() {
@@ -253,7 +254,7 @@ fn fixes_for(ws: &Workspace, a: &Analysis, s: usize) -> Vec<Rewrite> {
     if let Ok(edits) = a.rewrite_edits(s, Reading::Guide) {
         if !edits.is_empty() && edits != plan_edits {
             let (after, afs, _) = after_config(ws, a, &edits);
-            let (changes, _) = a.verify(&after, &afs, &edits);
+            let (changes, _) = a.verify(&after, &afs, &edits, &mut Default::default());
             let why = if changes.is_empty() {
                 "same access".to_string()
             } else {
@@ -359,13 +360,21 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
         }
     }
     let mut done: Option<(Cluster, Vec<Edit>)> = None;
-    for _round in 0..64 {
+    let mut proven = std::collections::HashMap::new();
+    for _round in 0..10_000 {
         let ex: BTreeSet<usize> = excluded.keys().copied().collect();
         let todo: BTreeSet<usize> = seeds.difference(&ex).copied().collect();
         if todo.is_empty() {
             break;
         }
-        let step = a.cluster(&todo, &ex).and_then(|c| a.cluster_edits(&c).map(|e| (c, e)));
+        let step = a.cluster(&todo, &ex);
+        if trace {
+            eprintln!("migrate:   cluster at {:?}", t0.elapsed());
+        }
+        let step = step.and_then(|c| a.cluster_edits(&c).map(|e| (c, e)));
+        if trace {
+            eprintln!("migrate:   edits at {:?}", t0.elapsed());
+        }
         let (cluster, edits) = match step {
             Ok(x) => x,
             Err(b) => {
@@ -379,8 +388,12 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
             }
         };
         let (after, afs, _) = after_config(ws, &a, &edits);
-        let (changes, failing) = a.verify(&after, &afs, &edits);
         if trace {
+            eprintln!("migrate:   reloaded at {:?}", t0.elapsed());
+        }
+        let (changes, failing) = a.verify(&after, &afs, &edits, &mut proven);
+        if trace {
+            eprintln!("migrate:   {} classes so far", plan::CLASSES.load(std::sync::atomic::Ordering::Relaxed));
             eprintln!(
                 "migrate: round {_round}: {} bodies, {} carries, {} edits, {} changes, at {:?}",
                 cluster.rewrite.len(),
@@ -458,7 +471,7 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
     }
     let (after, afs, texts) = after_config(ws, &a, &edits);
     if !guided.is_empty() {
-        let (changes, _) = a.verify(&after, &afs, &edits);
+        let (changes, _) = a.verify(&after, &afs, &edits, &mut Default::default());
         out.changes = summarize(&changes);
     }
     out.changed = texts.into_iter().filter(|(_, (o, n))| **o != **n).collect();

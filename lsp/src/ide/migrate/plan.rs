@@ -59,7 +59,8 @@ struct Walk {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Mode {
     Own,
-    Copy(usize),
+    /// The Require lines every path had in effect, copied.
+    Copy(Vec<formula::Rule>),
     Nothing,
     Inherited,
 }
@@ -104,7 +105,9 @@ pub(super) struct Blocked {
 #[derive(Debug, Clone, Default)]
 pub(super) struct Setup {
     dirs: BTreeSet<PathBuf>,
-    probes: Vec<(String, String)>,
+    /// (alias, directory, where: the top-level index of the virtual host it is added to, or
+    /// None for the main server)
+    probes: Vec<(String, String, Option<usize>)>,
     htaccess: Vec<PathBuf>,
     /// Texts of per-request files that differ from the disk (before any rewrite).
     pub files: BTreeMap<PathBuf, Arc<str>>,
@@ -122,16 +125,32 @@ impl Setup {
                 dirs.extend(d.ancestors().map(Path::to_path_buf));
             }
         }
-        // A probe alias for each <Directory> no URL maps to (so that it can be reached).
-        let mut probes = Vec::new();
+        // A probe alias for each <Directory> no URL maps to (so that it can be reached), in the
+        // server the section belongs to: its virtual host, or for the main server's sections the
+        // main server when connections reach it, else the first virtual host.
+        let mut probes: Vec<(String, String, Option<usize>)> = Vec::new();
         let mappings = contexts::mappings(cfg);
-        for n in cfg.walk().filter(|n| n.is_section() && n.is("Directory")) {
+        let vhost_positions: Vec<usize> = cfg
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.is_section() && n.is("VirtualHost"))
+            .map(|(i, _)| i)
+            .collect();
+        let main_reached = contexts::servers(cfg).iter().any(|s| s.vhost.is_none());
+        let main_home = if main_reached { None } else { vhost_positions.first().copied() };
+        let mut scopes: Vec<(Option<usize>, &Node)> = Vec::new();
+        for (i, top) in cfg.nodes.iter().enumerate() {
+            let home = if vhost_positions.contains(&i) { Some(i) } else { main_home };
+            scopes.extend(top.walk().map(|n| (home, n)));
+        }
+        for (home, n) in scopes.into_iter().filter(|(_, n)| n.is_section() && n.is("Directory")) {
             let Some(p) = n.args.first().filter(|p| p.starts_with('/') && !p.contains(['*', '?', '['])) else {
                 continue;
             };
             let reached = mappings.iter().any(|m| contexts::maps_to_url(m, p));
-            if !reached && !probes.iter().any(|(_, t): &(String, String)| t == p) {
-                probes.push((format!("{PROBE_PREFIX}{}__", probes.len()), p.clone()));
+            if !reached && !probes.iter().any(|(_, t, h)| t == p && *h == home) {
+                probes.push((format!("{PROBE_PREFIX}{}__", probes.len()), p.clone(), home));
             }
         }
         Setup { dirs, probes, htaccess, files }
@@ -147,7 +166,7 @@ impl Setup {
 
     /// A URL as people read it: requests through a probe alias name the directory instead.
     pub fn display_url(&self, url: &str) -> String {
-        for (from, to) in &self.probes {
+        for (from, to, _) in &self.probes {
             if let Some(rest) = url.strip_prefix(from.as_str()) {
                 return format!("{}{rest} (a file system path no URL maps to)", to.trim_end_matches('/'));
             }
@@ -157,18 +176,24 @@ impl Setup {
 
     /// Adds the probe aliases (before the configuration is first used: its index is built then).
     pub fn apply(&self, cfg: &mut Config) {
-        for (from, to) in &self.probes {
-            cfg.nodes.push(Node {
+        for (from, to, home) in &self.probes {
+            let node = Node {
                 kind: NodeKind::Directive,
                 name: "Alias".into(),
                 args: vec![from.clone(), to.clone()],
                 raw_args: format!("{from} {to}"),
                 loc: config::Loc { file: 0, range: Default::default(), focus: Default::default(), line: 0 },
                 children: vec![],
-            });
+            };
+            match home.and_then(|i| cfg.nodes.get_mut(i)) {
+                Some(vhost) => vhost.children.push(node),
+                None => cfg.nodes.push(node),
+            }
         }
     }
 }
+
+pub(super) static CLASSES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 pub(super) struct Analysis<'c> {
     pub cfg: &'c Config,
@@ -339,6 +364,7 @@ impl<'c> Analysis<'c> {
         }
         for _ in 0..10_000 {
             let mut carry: BTreeMap<usize, Carry> = BTreeMap::new();
+            let mut blocked = Blocked { culprits: BTreeSet::new(), reason: String::new() };
             let mut grew = false;
             let walk_ids: BTreeSet<usize> = m.iter().flat_map(|s| self.by_sec[*s].iter().copied()).collect();
             // Carries first: they decide which walks the other rules look at. A body reached
@@ -385,7 +411,17 @@ impl<'c> Analysis<'c> {
                             if !self.secs[y].compat || m.contains(&y) {
                                 continue;
                             }
-                            if self.neutral(y) || excluded.contains(&y) {
+                            if self.neutral(y) {
+                                break;
+                            }
+                            if excluded.contains(&y) {
+                                blocked.culprits.insert(secs[px]);
+                                if blocked.reason.is_empty() {
+                                    blocked.reason = format!(
+                                        "{} keeps its old-style rules, which would then take effect where it applies",
+                                        self.label(y)
+                                    );
+                                }
                                 break;
                             }
                             m.insert(y);
@@ -402,6 +438,9 @@ impl<'c> Analysis<'c> {
                     }
                     None => {}
                 }
+            }
+            if !blocked.culprits.is_empty() {
+                return Err(blocked);
             }
             if !grew {
                 return Ok(Cluster { rewrite: m, carry });
@@ -439,9 +478,14 @@ impl<'c> Analysis<'c> {
         if self.secs[x].replaces {
             return Mode::Own;
         }
-        let mut sources: BTreeSet<Option<usize>> = BTreeSet::new();
+        // What each path had in effect where x's old-style rules decided, as Require text:
+        // the last replacing section's lines, or for none at all (without AuthType: httpd then
+        // grants) `Require all granted`.
+        let granted = || vec![formula::Rule { text: "Require all granted".into(), limit: None }];
+        let mut seen: BTreeMap<Vec<String>, Vec<formula::Rule>> = BTreeMap::new();
         for &w in &self.by_sec[x] {
-            let secs = &self.walks[w].secs;
+            let walk = &self.walks[w];
+            let secs = &walk.secs;
             let Some(px) = secs.iter().rposition(|s| self.secs[*s].compat) else { continue };
             if secs[px] != x {
                 continue;
@@ -449,22 +493,20 @@ impl<'c> Analysis<'c> {
             if secs.iter().any(|s| self.secs[*s].merging) {
                 return Mode::Inherited;
             }
-            match secs.iter().rposition(|s| self.secs[*s].replaces) {
-                Some(pl) if pl > px => {}
-                Some(pl) => {
-                    sources.insert(Some(secs[pl]));
-                }
-                None => {
-                    sources.insert(None);
-                }
-            }
+            let rules = match secs.iter().rposition(|s| self.secs[*s].replaces) {
+                Some(pl) if pl > px => continue,
+                Some(pl) => match self.rules_of(secs[pl]) {
+                    Ok(r) => r,
+                    Err(_) => return Mode::Inherited,
+                },
+                None if walk.eff.authn.auth_type_kind() == crate::ide::policy::AuthTypeKind::None => granted(),
+                None => return Mode::Inherited,
+            };
+            seen.insert(rules.iter().map(|r| r.text.clone()).collect(), rules);
         }
-        match sources.len() {
+        match seen.len() {
             0 => Mode::Nothing,
-            1 => match sources.into_iter().next().unwrap() {
-                Some(l) => Mode::Copy(l),
-                None => Mode::Nothing,
-            },
+            1 => Mode::Copy(seen.into_values().next().unwrap()),
             _ => Mode::Inherited,
         }
     }
@@ -491,14 +533,17 @@ impl<'c> Analysis<'c> {
         }
         let parts = b.parts()?;
         let classes = self.classes_of(x, reading)?;
-        let rules = match self.mode(x) {
+        let mode = self.mode(x);
+        let rules = match &mode {
             Mode::Own => self.rules_of(x)?,
-            Mode::Copy(l) => self.rules_of(l).map_err(|e| format!("{}: {e}", self.label(l)))?,
+            Mode::Copy(r) => r.clone(),
             Mode::Nothing | Mode::Inherited => vec![],
         };
-        let rules = match self.mode(x) {
+        let rules = match mode {
             // Inherited lines that cannot change the outcome are left out.
             Mode::Inherited | Mode::Copy(_) if formula::decides_alone(&classes) => Rules::None,
+            // A copied `Require all granted` adds nothing to H.
+            Mode::Copy(r) if r.len() == 1 && r[0].limit.is_none() && r[0].text == "Require all granted" => Rules::None,
             Mode::Inherited => Rules::Inherited,
             _ if rules.is_empty() => Rules::None,
             _ => Rules::Lines(rules),
@@ -548,83 +593,138 @@ impl<'c> Analysis<'c> {
         Ok(edits)
     }
 
-    /// Bodies (by key) that `edits` touch.
-    fn edited_secs(&self, edits: &[Edit]) -> BTreeSet<usize> {
-        let mut out = BTreeSet::new();
+    /// Bodies that `edits` touch, each with a hash of its edits.
+    fn edited_secs(&self, edits: &[Edit]) -> BTreeMap<usize, u64> {
+        use std::hash::{Hash, Hasher};
+        let mut by_path: HashMap<&Path, Vec<&Edit>> = HashMap::new();
+        for e in edits {
+            by_path.entry(&e.path).or_default().push(e);
+        }
+        let mut out = BTreeMap::new();
         for (s, sec) in self.secs.iter().enumerate() {
             let b = self.body(s);
-            let path = b.path();
+            let Some(mine) = by_path.get(&*b.path()) else { continue };
             let range = match &sec.key {
                 Key::Node(..) => b.node.map(|n| n.loc.range),
                 Key::Htaccess(_) => None,
             };
-            if edits.iter().any(|e| *e.path == *path && range.is_none_or(|r| r.contains_range(e.range))) {
-                out.insert(s);
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            let mut any = false;
+            for e in mine.iter().filter(|e| range.is_none_or(|r| r.contains_range(e.range))) {
+                any = true;
+                (e.range.start(), e.range.end(), &e.new_text).hash(&mut h);
+            }
+            if any {
+                out.insert(s, h.finish());
             }
         }
         out
     }
 
     /// The proof: every context reaching an edited body, every request class, before and after.
-    /// Returns the requests that change (empty: proven) and the walks where they change.
+    /// Returns the requests that change (empty: proven) and, per walk, the ones there.
+    /// `proven` remembers the walks already proven for the same edits of their bodies (across
+    /// the rounds of one migration), which are not walked again.
     pub fn verify(
         &self,
         after: &Config,
         after_fs: &FsView,
         edits: &[Edit],
+        proven: &mut HashMap<usize, u64>,
     ) -> (Vec<Change>, BTreeMap<usize, Vec<Change>>) {
+        use std::hash::{Hash, Hasher};
         let edited = self.edited_secs(edits);
-        let walk_ids: BTreeSet<usize> = edited.iter().flat_map(|s| self.by_sec[*s].iter().copied()).collect();
-        let results: Vec<(usize, Vec<Change>)> = walk_ids
+        let walk_ids: BTreeSet<usize> = edited.keys().flat_map(|s| self.by_sec[*s].iter().copied()).collect();
+        let sig = |w: usize| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            for s in &self.walks[w].secs {
+                edited.get(s).hash(&mut h);
+            }
+            h.finish()
+        };
+        let todo: Vec<(usize, u64)> =
+            walk_ids.into_iter().map(|w| (w, sig(w))).filter(|(w, h)| proven.get(w) != Some(h)).collect();
+        // Walk each context again on the edited configuration; paths whose configurations
+        // read the same before and after (up to where their lines are) are decided alike, so
+        // each distinct pair is evaluated once.
+        let walked: Vec<(usize, u64, Resolved, String)> = todo
             .into_par_iter()
-            .map(|w| {
+            .map(|(w, hash)| {
                 let walk = &self.walks[w];
                 let e2 = walk_ctx(after, after_fs, &walk.ctx);
+                let key = format!("{}#{}#{:?}", canonical(&walk.eff), canonical(&e2), walk.ctx.local);
+                (w, hash, e2, key)
+            })
+            .collect();
+        let mut groups: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, (_, _, _, key)) in walked.iter().enumerate() {
+            groups.entry(key.as_str()).or_default().push(i);
+        }
+        let groups: Vec<Vec<usize>> = groups.into_values().collect();
+        let decided: Vec<(Vec<usize>, Dims, Vec<(classes::Class, Option<u16>, Option<u16>)>)> = groups
+            .into_par_iter()
+            .map(|members| {
+                let (w, _, e2, _) = &walked[members[0]];
+                let walk = &self.walks[*w];
                 let mut dims = Dims::default();
                 dims.add_resolved(&walk.eff);
-                dims.add_resolved(&e2);
-                let mut out = Vec::new();
-                for class in dims.requests(walk.ctx.local.map(|l| l.0)) {
-                    let r = &class.request;
-                    let a = classes::status(&walk.eff, self.cfg, r);
-                    let b = classes::status(&e2, after, r);
+                dims.add_resolved(e2);
+                let reqs = dims.requests(walk.ctx.local.map(|l| l.0));
+                CLASSES.fetch_add(reqs.len(), std::sync::atomic::Ordering::Relaxed);
+                let mut differ = Vec::new();
+                for class in reqs {
+                    let a = classes::status(&walk.eff, self.cfg, &class.request);
+                    let b = classes::status(e2, after, &class.request);
                     if a != b || a.is_none() {
-                        let mut extra = Vec::new();
-                        if class.host_split {
-                            extra.push(describe::host_extra(&r.client_host));
-                        }
-                        if class.env_split {
-                            let set: Vec<&String> = r.env.vars.keys().collect();
-                            extra.push(if set.is_empty() {
-                                "with none of the tested variables set".into()
-                            } else {
-                                format!("with {} set", set.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "))
-                            });
-                        }
-                        out.push(Change {
-                            host: walk.ctx.host.clone(),
-                            url: self.setup.display_url(&walk.ctx.url),
-                            method: class.method_split.then(|| r.method.clone()),
-                            client: describe::client_class(r.client, &dims.nets, dims.local),
-                            extra,
-                            who: describe::who(r.user.as_deref(), r.bad_credentials),
-                            before: a,
-                            after: b,
-                        });
+                        differ.push((class, a, b));
                     }
                 }
-                (w, out)
+                (members, dims, differ)
             })
             .collect();
         let mut changes = Vec::new();
         let mut failing = BTreeMap::new();
-        for (w, c) in results {
-            if !c.is_empty() {
+        for (members, dims, differ) in decided {
+            for i in members {
+                let (w, hash, _, _) = &walked[i];
+                if differ.is_empty() {
+                    proven.insert(*w, *hash);
+                    continue;
+                }
+                let walk = &self.walks[*w];
+                let c: Vec<Change> =
+                    differ.iter().map(|(class, a, b)| self.change(walk, &dims, class, *a, *b)).collect();
                 changes.extend(c.iter().cloned());
-                failing.insert(w, c);
+                failing.insert(*w, c);
             }
         }
         (changes, failing)
+    }
+
+    fn change(&self, walk: &Walk, dims: &Dims, class: &classes::Class, a: Option<u16>, b: Option<u16>) -> Change {
+        let r = &class.request;
+        let mut extra = Vec::new();
+        if class.host_split {
+            extra.push(describe::host_extra(&r.client_host));
+        }
+        if class.env_split {
+            let set: Vec<&String> = r.env.vars.keys().collect();
+            extra.push(if set.is_empty() {
+                "with none of the tested variables set".into()
+            } else {
+                format!("with {} set", set.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "))
+            });
+        }
+        Change {
+            host: walk.ctx.host.clone(),
+            url: self.setup.display_url(&walk.ctx.url),
+            method: class.method_split.then(|| r.method.clone()),
+            client: describe::client_class(r.client, &dims.nets, dims.local),
+            extra,
+            who: describe::who(r.user.as_deref(), r.bad_credentials),
+            before: a,
+            after: b,
+        }
     }
 
     /// Bodies to blame for a failing walk: the rewritten body whose old-style rules were in
@@ -715,4 +815,43 @@ impl<'c> Analysis<'c> {
             )),
         }
     }
+}
+
+/// What decides requests on a walked path, as text without where each rule is written:
+/// two paths with the same text answer every request alike.
+fn canonical(r: &Resolved) -> String {
+    let s = format!(
+        "{:?}|{:?}|{:?}|{}|{}|{}",
+        r.compat,
+        r.authz,
+        r.authn,
+        r.errors.is_empty(),
+        r.unknown.is_empty(),
+        r.htaccess_error().is_some()
+    );
+    // Drop every `Loc { … }` (file, line and range of a rule).
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s.as_str();
+    while let Some(i) = rest.find("Loc {") {
+        out.push_str(&rest[..i]);
+        let mut depth = 0usize;
+        let mut end = rest.len();
+        for (j, ch) in rest[i..].char_indices() {
+            match ch {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = i + j + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        out.push('L');
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
 }
