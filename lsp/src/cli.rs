@@ -180,11 +180,15 @@ pub fn targets(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, String> {
                 out.push((main, true));
             } else {
                 let mut files = Vec::new();
-                walk_configs(p, &mut files, 0);
+                walk_configs(p, &mut files, &mut std::collections::HashSet::new())?;
                 files.sort();
                 out.extend(files.into_iter().map(|f| (f, false)));
             }
         } else {
+            // Checked without opening it: opening a FIFO would wait for a writer.
+            if !meta.is_file() {
+                return Err(format!("{}: not a regular file ({})", p.display(), config::file_kind(&meta)));
+            }
             std::fs::File::open(p).map_err(|e| format!("{}: {e}", p.display()))?;
             let main = crate::server::looks_like_main(p, &config::RealFs);
             out.push((p.clone(), main));
@@ -193,15 +197,22 @@ pub fn targets(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, String> {
     Ok(out)
 }
 
-fn walk_configs(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
-    if depth > 32 {
-        return;
+/// Configuration files below `dir`. Each directory is visited once, however many
+/// symbolic links lead to it, so link loops end.
+fn walk_configs(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    seen: &mut std::collections::HashSet<PathBuf>,
+) -> Result<(), String> {
+    let real = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if !seen.insert(real) {
+        return Ok(());
     }
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let rd = std::fs::read_dir(dir).map_err(|e| format!("cannot read directory {}: {e}", dir.display()))?;
     for e in rd.flatten() {
         let p = e.path();
         if p.is_dir() {
-            walk_configs(&p, out, depth + 1);
+            walk_configs(&p, out, seen)?;
         } else {
             let name = p.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
             if name.ends_with(".conf") || name.contains("htaccess") {
@@ -209,15 +220,23 @@ fn walk_configs(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
             }
         }
     }
+    Ok(())
 }
 
 /// Diagnostics of every file reachable from `paths`, deduplicated.
 pub fn check_paths(paths: &[PathBuf]) -> Result<Vec<Reported>, String> {
+    check(paths, false)
+}
+
+/// [`check_paths`]; with `leak`, the loaded configurations are never freed (the
+/// command line's process ends right after: freeing a big tree node by node costs
+/// more than building it).
+fn check(paths: &[PathBuf], leak: bool) -> Result<Vec<Reported>, String> {
     let mut out: Vec<Reported> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (path, main) in targets(paths)? {
-        let cfg =
-            if main { config::load(&path, &config::RealFs) } else { config::load_fragment(&path, &config::RealFs) };
+        // Diagnostics need no syntax tree once the nodes are built.
+        let cfg = config::load_for_batch(&path, &config::RealFs, main);
         for d in ide::diagnostics::all(&cfg) {
             let f = cfg.file(d.file);
             let (line, column) = f.line_index.human(d.range.start(), &f.text);
@@ -235,6 +254,9 @@ pub fn check_paths(paths: &[PathBuf]) -> Result<Vec<Reported>, String> {
             if seen.insert((r.file.clone(), r.line, r.column, r.code, r.message.clone())) {
                 out.push(r);
             }
+        }
+        if leak {
+            std::mem::forget(cfg);
         }
     }
     Ok(out)
@@ -310,7 +332,7 @@ pub fn request_spec(a: &ExplainArgs, cfg: &config::Config) -> Result<ide::access
     for n in cfg.walk().filter(|n| n.is("AuthGroupFile")) {
         if let Some(p) = n.args.first() {
             let p = if std::path::Path::new(p).is_absolute() { PathBuf::from(p) } else { cfg.server_root.join(p) };
-            if let Ok(text) = std::fs::read_to_string(&p) {
+            if let Ok(text) = config::read_regular(&p).map(|b| String::from_utf8_lossy(&b).into_owned()) {
                 for line in text.lines() {
                     if let Some((g, users)) = line.split_once(':') {
                         for u in users.split_whitespace() {
@@ -544,7 +566,7 @@ pub fn main() -> i32 {
             }
             0
         }
-        Some(Command::Check { format, paths }) => match check_paths(&paths) {
+        Some(Command::Check { format, paths }) => match check(&paths, true) {
             Ok(reported) => {
                 print!("{}", render(&reported, format));
                 let bad = reported.iter().any(|r| r.severity == "error" || r.severity == "warning");

@@ -5,6 +5,11 @@
 //! no protocol types) ← [`server`] (the protocol) and [`cli`] (the terminal).
 
 pub mod cli;
+
+/// Stack size of the threads that run analyses (the CLI's and the server's):
+/// recursive walks of deeply nested sections need room, most of all in debug builds.
+pub const STACK_SIZE: usize = 16 << 20;
+
 pub mod ide;
 pub mod migrate_cli;
 pub mod server;

@@ -4,5 +4,11 @@ fn main() {
         .with_writer(std::io::stderr)
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("APACHE_LSP_LOG"))
         .init();
-    std::process::exit(apache_lsp::cli::main());
+    // The main thread's stack is whatever the environment gave it: run on our own.
+    let code = std::thread::Builder::new()
+        .stack_size(apache_lsp::STACK_SIZE)
+        .spawn(apache_lsp::cli::main)
+        .and_then(|t| t.join().map_err(|_| std::io::Error::other("panic")))
+        .unwrap_or(101);
+    std::process::exit(code);
 }

@@ -1,27 +1,12 @@
 //! `apache-lsp migrate`: rewrite a configuration tree to Require, one verified
 //! section at a time, and print a diff or write the files atomically.
 
-use crate::ide::config::{self, Config, FileSource, RealFs};
-use crate::ide::migrate::{apply, old_style_sections, rewrite_section};
-use std::collections::{BTreeMap, BTreeSet};
+use crate::ide::config::RealFs;
+use crate::ide::migrate::{self, Scope, Workspace};
+use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// Disk with our pending rewrites on top.
-struct Pending<'a> {
-    base: &'a dyn FileSource,
-    files: BTreeMap<PathBuf, Arc<str>>,
-}
-
-impl FileSource for Pending<'_> {
-    fn read(&self, path: &Path) -> std::io::Result<(Arc<str>, Option<usize>)> {
-        match self.files.get(path) {
-            Some(t) => Ok((t.clone(), None)),
-            None => self.base.read(path),
-        }
-    }
-}
 
 pub struct Outcome {
     /// path → (original text, new text)
@@ -30,67 +15,15 @@ pub struct Outcome {
     pub left: Vec<String>,
     /// Access changes accepted with --allow-changes.
     pub access_changes: Vec<String>,
+    /// Remarks on the proof.
+    pub notes: Vec<String>,
 }
 
+/// Migrates the tree rooted at `main` (a main configuration, a fragment, or an .htaccess file).
 pub fn migrate(main: &Path, is_main: bool, allow_changes: bool) -> Outcome {
-    let mut pending = Pending { base: &RealFs, files: BTreeMap::new() };
-    let mut originals: BTreeMap<PathBuf, Arc<str>> = BTreeMap::new();
-    let mut refused: BTreeSet<(PathBuf, String, usize)> = BTreeSet::new();
-    let mut left = Vec::new();
-    let mut access_changes = Vec::new();
-    let load = |fs: &dyn FileSource| if is_main { config::load(main, fs) } else { config::load_fragment(main, fs) };
-    // Each round rewrites one section and reloads, so that every rewrite is
-    // verified against the configuration as it is after the previous ones.
-    for _round in 0..10_000 {
-        let cfg: Config = load(&pending);
-        let mut progressed = false;
-        let mut seen: BTreeMap<(PathBuf, String), usize> = BTreeMap::new();
-        for section in old_style_sections(&cfg) {
-            let fd = cfg.file(section.loc.file);
-            let header = fd.text[usize::from(section.loc.focus.start())..usize::from(section.loc.focus.end())]
-                .trim()
-                .to_string();
-            let n = seen.entry((fd.path.to_path_buf(), header.clone())).or_insert(0);
-            *n += 1;
-            let key = (fd.path.to_path_buf(), header.clone(), *n);
-            if refused.contains(&key) {
-                continue;
-            }
-            let rw = rewrite_section(&cfg, main, is_main, section, &pending);
-            let accept = !rw.edits.is_empty() && (rw.preserving || allow_changes);
-            if !accept {
-                let why = rw
-                    .refused
-                    .clone()
-                    .unwrap_or_else(|| format!("the rewrite would change access: {}", rw.changes.join("; ")));
-                left.push(format!("{}:{}: {header}: {why}", fd.path.display(), section.loc.line));
-                refused.insert(key);
-                continue;
-            }
-            if !rw.preserving {
-                for c in &rw.changes {
-                    access_changes.push(format!("{}:{}: {header}: {c}", fd.path.display(), section.loc.line));
-                }
-            }
-            let edits: Vec<_> = rw.edits.iter().collect();
-            let new_text = apply(&fd.text, &edits);
-            originals.entry(fd.path.to_path_buf()).or_insert_with(|| fd.text.clone());
-            pending.files.insert(fd.path.to_path_buf(), Arc::from(new_text));
-            progressed = true;
-            break;
-        }
-        if !progressed {
-            break;
-        }
-    }
-    let changed = originals
-        .into_iter()
-        .filter_map(|(p, orig)| {
-            let new = pending.files.get(&p)?.to_string();
-            (new != *orig).then_some((p, (orig, new)))
-        })
-        .collect();
-    Outcome { changed, left, access_changes }
+    let ws = Workspace { main, is_main, fs: &RealFs };
+    let m = migrate::migrate(&ws, Scope::Tree, allow_changes);
+    Outcome { changed: m.changed, left: m.left, access_changes: m.changes, notes: m.notes }
 }
 
 pub fn unified_diff(path: &Path, old: &str, new: &str) -> String {

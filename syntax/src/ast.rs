@@ -78,7 +78,7 @@ impl SourceFile {
 fn logical(node: &SyntaxNode) -> String {
     let mut s = String::new();
     for t in node.descendants_with_tokens().filter_map(|e| e.into_token()) {
-        if !matches!(t.kind(), CONTINUATION | NEWLINE) {
+        if !matches!(t.kind(), CONTINUATION | NEWLINE | NUL_TAIL) {
             s.push_str(t.text());
         }
     }

@@ -25,6 +25,9 @@ pub enum SyntaxKind {
     R_ANGLE,
     /// Text httpd ignores after a section's `>` (`<Directory /> junk`).
     TRAILING,
+    /// A NUL byte and the rest of its physical line: httpd's line reader stops at
+    /// the NUL (the line ends there, no continuation), so it never sees them.
+    NUL_TAIL,
     #[doc(hidden)]
     __LAST_TOKEN,
 
@@ -52,7 +55,7 @@ use SyntaxKind::*;
 
 impl SyntaxKind {
     pub fn is_trivia(self) -> bool {
-        matches!(self, WHITESPACE | NEWLINE | CONTINUATION)
+        matches!(self, WHITESPACE | NEWLINE | CONTINUATION | NUL_TAIL)
     }
     pub fn is_token(self) -> bool {
         (self as u16) < (__LAST_TOKEN as u16)

@@ -19,6 +19,9 @@ pub(crate) struct LogicalLine<'a> {
     pub(crate) content_end: usize,
     /// Source offset just past the final newline (== `content_end` at EOF).
     pub(crate) end: usize,
+    /// Source range of a NUL byte and what follows it on its physical line, which
+    /// httpd never reads (the content ends at the NUL).
+    pub(crate) nul_tail: Option<(usize, usize)>,
     /// Joined text without continuations (borrowed when there are none).
     joined: std::borrow::Cow<'a, str>,
     /// For each segment: (offset in `joined`, offset in source).
@@ -30,6 +33,7 @@ pub(crate) struct LogicalLine<'a> {
 /// Splits `src` into logical lines; never fails, covers every byte exactly once.
 pub(crate) fn logical_lines(src: &str) -> impl Iterator<Item = LogicalLine<'_>> {
     let bytes = src.as_bytes();
+    let has_nul = memchr(0, bytes).is_some();
     let mut pos = 0;
     std::iter::from_fn(move || {
         if pos >= bytes.len() {
@@ -41,7 +45,21 @@ pub(crate) fn logical_lines(src: &str) -> impl Iterator<Item = LogicalLine<'_>> 
         let mut joined: Option<String> = None;
         let mut seg_start = start;
         loop {
-            match memchr(b'\n', &bytes[seg_start..]) {
+            let nl = memchr(b'\n', &bytes[seg_start..]).map(|rel| seg_start + rel);
+            let line_end = nl.unwrap_or(bytes.len());
+            // httpd measures the line with strlen: a NUL ends it, and the rest of the
+            // physical line (a backslash there included) is never seen.
+            if let Some(z) = has_nul.then(|| memchr(0, &bytes[seg_start..line_end])).flatten() {
+                let z = seg_start + z;
+                if let Some(j) = joined.as_mut() {
+                    j.push_str(&src[seg_start..z]);
+                }
+                pos = nl.map_or(bytes.len(), |nl| nl + 1);
+                let mut l = finish(src, start, z, pos, joined, segments, continuations);
+                l.nul_tail = Some((z, line_end));
+                return Some(l);
+            }
+            match nl {
                 None => {
                     // Last physical line without newline: a backslash here stays literal.
                     if let Some(j) = joined.as_mut() {
@@ -50,8 +68,7 @@ pub(crate) fn logical_lines(src: &str) -> impl Iterator<Item = LogicalLine<'_>> 
                     pos = bytes.len();
                     return Some(finish(src, start, bytes.len(), bytes.len(), joined, segments, continuations));
                 }
-                Some(rel) => {
-                    let nl = seg_start + rel;
+                Some(nl) => {
                     let content_end = if nl > seg_start && bytes[nl - 1] == b'\r' { nl - 1 } else { nl };
                     let is_cont = content_end > seg_start && bytes[content_end - 1] == b'\\';
                     if !is_cont {
@@ -86,7 +103,7 @@ fn finish<'a>(
         Some(s) => std::borrow::Cow::Owned(s),
         None => std::borrow::Cow::Borrowed(&src[start..content_end]),
     };
-    LogicalLine { src, start, content_end, end, joined, segments, continuations }
+    LogicalLine { src, start, content_end, end, nul_tail: None, joined, segments, continuations }
 }
 
 impl<'a> LogicalLine<'a> {
@@ -120,7 +137,8 @@ impl<'a> LogicalLine<'a> {
 
     /// Source text of the newline ending this line ("" at EOF).
     pub(crate) fn newline(&self) -> &'a str {
-        &self.src[self.content_end..self.end]
+        let from = self.nul_tail.map_or(self.content_end, |t| t.1);
+        &self.src[from..self.end]
     }
 }
 

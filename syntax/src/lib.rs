@@ -22,7 +22,7 @@ mod reparse;
 pub use kind::{ApacheLanguage, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
 pub use lexer::{is_space, split_words, unquote_word};
 pub use line_index::{Encoding, LineColumn, LineIndex};
-pub use parser::{parse, Parse, SyntaxError};
+pub use parser::{parse, Parse, SyntaxError, MAX_DEPTH, MAX_LINE};
 pub use reparse::{LocalChange, Reparsed};
 pub use rowan::{GreenNode, TextRange, TextSize};
 

@@ -35,9 +35,15 @@ struct Open {
 }
 
 /// Sections nested deeper than this are kept in the tree flat (header and closer
-/// as siblings), so that no recursive walk or drop of the tree can overflow the
-/// stack. Real configurations nest fewer than ten levels.
-pub const MAX_DEPTH: usize = 1000;
+/// as siblings), so that no recursive walk or drop of the tree, here or in the
+/// analyses built on it, can overflow a thread's stack (1000 levels did, in debug
+/// builds on 2 MiB threads). Real configurations nest fewer than ten levels.
+pub const MAX_DEPTH: usize = 256;
+
+/// httpd's `VARBUF_MAX_LEN` (server/config.c): a configuration line of this many
+/// bytes or more fails with "Line too long" (checked against httpd 2.4.x: 16 MiB − 1
+/// bytes before the newline pass, 16 MiB do not).
+pub const MAX_LINE: usize = 16 << 20;
 
 struct Emitter<'l, 'a> {
     line: &'l LogicalLine<'a>,
@@ -86,6 +92,9 @@ impl<'l, 'a> Emitter<'l, 'a> {
 
     fn finish_line(&mut self, bld: &mut GreenNodeBuilder<'static>) {
         self.flush_upto(bld, usize::MAX);
+        if let Some((a, b)) = self.line.nul_tail {
+            bld.token(NUL_TAIL.into(), &self.src[a..b]);
+        }
         let nl = self.line.newline();
         if !nl.is_empty() {
             bld.token(NEWLINE.into(), nl);
@@ -148,13 +157,30 @@ pub fn parse(src: &str) -> Parse {
     b.start_node(SOURCE_FILE.into());
 
     for line in logical_lines(src) {
+        // Errors point at the last physical line of a continued line, as httpd's do.
+        let line_range = TextRange::new(ts(line.last_physical_start()), ts(line.content_end));
+        if let Some((a, b)) = line.nul_tail {
+            errors.push(SyntaxError {
+                message: "a NUL byte: httpd's reader ends the line here and ignores the rest of it".into(),
+                range: TextRange::new(ts(a), ts(b)),
+                is_error: false,
+            });
+        }
+        if line.joined().len() >= MAX_LINE {
+            errors.push(err(
+                format!(
+                    "Line too long: this line is {} bytes; httpd reads lines shorter than {} MiB and refuses to start",
+                    line.joined().len(),
+                    MAX_LINE >> 20
+                ),
+                line_range,
+            ));
+        }
         if simple_line(&mut b, src, &line) {
             continue;
         }
         let text = line.joined().as_bytes();
         let mut em = Emitter { line: &line, src, next_cont: 0 };
-        // Errors point at the last physical line of a continued line, as httpd's do.
-        let line_range = TextRange::new(ts(line.last_physical_start()), ts(line.content_end));
         let first = skip_space(text, 0);
         let (wend, _) = word_end(text, first);
         let word = &line.joined()[first..wend];

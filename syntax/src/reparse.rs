@@ -127,6 +127,11 @@ fn incremental(old: &Parse, new_text: &str, delete: TextRange, insert_len: TextS
     let mut builder = GreenNodeBuilder::new();
     builder.start_node(SOURCE_FILE.into());
     for line in logical_lines(new_region) {
+        // A line with an error of its own (a NUL byte, too long for httpd) goes through the
+        // full parse, which reports it.
+        if line.nul_tail.is_some() || line.joined().len() >= crate::MAX_LINE {
+            return None;
+        }
         if !simple_line(&mut builder, new_region, &line) {
             return None;
         }

@@ -352,3 +352,54 @@ mod props {
         }
     }
 }
+
+#[test]
+fn a_nul_byte_ends_the_line_for_httpd() {
+    // httpd measures each physical line with strlen: after a NUL nothing is read,
+    // not even a continuation backslash (checked with apache2 -t: `Require all\0granted`
+    // fails with "Argument for 'Require all' must be 'granted' or 'denied'").
+    check(
+        "Require all\0granted \\\nServerName x\n",
+        expect![[r#"
+            SOURCE_FILE@0..35
+              DIRECTIVE@0..22
+                NAME@0..7
+                  WORD@0..7 "Require"
+                WHITESPACE@7..8 " "
+                ARGUMENT@8..11
+                  WORD@8..11 "all"
+                NUL_TAIL@11..21 "\0granted \\"
+                NEWLINE@21..22 "\n"
+              DIRECTIVE@22..35
+                NAME@22..32
+                  WORD@22..32 "ServerName"
+                WHITESPACE@32..33 " "
+                ARGUMENT@33..34
+                  WORD@33..34 "x"
+                NEWLINE@34..35 "\n"
+            error 11..21: a NUL byte: httpd's reader ends the line here and ignores the rest of it
+        "#]],
+    );
+    let p = parse("A \\\nB\0C\r\nD\0");
+    assert_eq!(p.syntax_node().text().to_string(), "A \\\nB\0C\r\nD\0");
+    let d: Vec<String> = p
+        .tree()
+        .items()
+        .filter_map(|i| match i {
+            crate::ast::Item::Directive(d) => Some(d.logical_text()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(d, vec!["A B", "D"]);
+}
+
+#[test]
+fn lines_of_16_mib_are_too_long_for_httpd() {
+    let ok = format!("ServerAdmin {}\n", "a".repeat(crate::MAX_LINE - 13));
+    assert!(parse(&ok).errors.is_empty());
+    let long = format!("ServerAdmin {}\nServerName x\n", "a".repeat(crate::MAX_LINE - 12));
+    let p = parse(&long);
+    assert_eq!(p.errors.len(), 1);
+    assert!(p.errors[0].message.starts_with("Line too long"), "{}", p.errors[0].message);
+    assert_eq!(p.syntax_node().text().to_string(), long);
+}

@@ -50,7 +50,8 @@ fn newest_mtime(path: &std::path::Path, depth: usize) -> Option<std::time::Syste
 
 pub struct Client {
     child: Child,
-    stdin: ChildStdin,
+    /// None once the input was closed.
+    stdin: Option<ChildStdin>,
     rx: Receiver<Value>,
     next_id: i64,
     /// Messages received while waiting for something else.
@@ -83,8 +84,14 @@ impl Client {
     }
 
     pub fn spawn_with(args: &[&str]) -> Client {
+        Self::spawn_env(args, &[])
+    }
+
+    /// Spawns the server with extra environment variables.
+    pub fn spawn_env(args: &[&str], env: &[(&str, &str)]) -> Client {
         let mut child = Command::new(server_binary())
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -101,12 +108,14 @@ impl Client {
                 }
             }
         });
-        Client { child, stdin, rx, next_id: 1, backlog: Vec::new() }
+        Client { child, stdin: Some(stdin), rx, next_id: 1, backlog: Vec::new() }
     }
 
     pub fn send_raw(&mut self, bytes: &[u8]) {
-        let _ = self.stdin.write_all(bytes);
-        let _ = self.stdin.flush();
+        if let Some(stdin) = self.stdin.as_mut() {
+            let _ = stdin.write_all(bytes);
+            let _ = stdin.flush();
+        }
     }
 
     pub fn send(&mut self, msg: &Value) {
@@ -122,11 +131,27 @@ impl Client {
 
     /// Sends a request and waits (bounded) for its response.
     pub fn request(&mut self, method: &str, params: Value) -> Value {
+        self.request_within(Duration::from_secs(10), method, params)
+    }
+
+    /// Sends a request and waits up to `timeout` for its response (a hang detector,
+    /// not a speed assertion: give heavy requests in debug builds room).
+    pub fn request_within(&mut self, timeout: Duration, method: &str, params: Value) -> Value {
+        let id = self.send_request(method, params);
+        self.response(id, timeout).unwrap_or_else(|| panic!("no response to {method} within {timeout:?}"))
+    }
+
+    /// Sends a request without waiting; returns its id.
+    pub fn send_request(&mut self, method: &str, params: Value) -> i64 {
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        self.wait_for(Duration::from_secs(10), |m| m.get("id") == Some(&json!(id)) && m.get("method").is_none())
-            .unwrap_or_else(|| panic!("no response to {method}"))
+        id
+    }
+
+    /// Waits for the response to request `id`.
+    pub fn response(&mut self, id: i64, timeout: Duration) -> Option<Value> {
+        self.wait_for(timeout, |m| m.get("id") == Some(&json!(id)) && m.get("method").is_none())
     }
 
     /// Waits for a message matching `pred`, keeping the others in the backlog.
@@ -213,6 +238,19 @@ impl Client {
 
     pub fn is_alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Closes the server's stdin (end of input) and waits up to `timeout` for it to exit.
+    pub fn close_input(mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Ok(Some(st)) = self.child.try_wait() {
+                return Some(st);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        None
     }
 }
 

@@ -30,7 +30,12 @@ fn main() {
         eprintln!("note: {} is missing (../shared is not beside the project); nothing to measure", gen.display());
         return;
     }
-    println!("machine: {} cores; {}", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1), uname());
+    println!(
+        "machine: {} cores ({}); {}",
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        cpu_model(),
+        uname()
+    );
     for n in vhosts {
         let dir = tree(&gen, n);
         // The generated configuration names these run-time directories; apache2 -t
@@ -58,6 +63,19 @@ fn main() {
             _ => bench_check(&dir, runs, &main),
         }
     }
+}
+
+/// The processor's model name, from /proc/cpuinfo.
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into())
 }
 
 fn uname() -> String {
@@ -106,11 +124,20 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-/// Wall time of one run of a command.
+/// One run of a command: wall time, peak RSS in KiB (from wait4's rusage), success.
 fn run_measured(cmd: &mut Command) -> (Duration, u64, bool) {
     let t = Instant::now();
-    let out = cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).status().expect("spawn");
-    (t.elapsed(), 0, out.success())
+    let child = cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().expect("spawn");
+    let pid = child.id() as libc::pid_t;
+    let mut status: libc::c_int = 0;
+    // SAFETY: rusage is plain data; wait4 fills it for the child we just spawned.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let wall = t.elapsed();
+    // The child is reaped: dropping the handle neither waits nor kills.
+    drop(child);
+    let ok = r == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) <= 1;
+    (wall, usage.ru_maxrss.max(0) as u64, ok)
 }
 
 fn bench_parse(dir: &Path, bytes: u64, runs: usize, main: &Path) {
@@ -151,60 +178,68 @@ fn bench_parse(dir: &Path, bytes: u64, runs: usize, main: &Path) {
     }
 }
 
-fn bench_check(dir: &Path, runs: usize, main: &Path) {
-    let exe = std::env::current_exe().unwrap().with_file_name("apache-lsp");
-    let mut ours = Vec::new();
-    let mut httpd = Vec::new();
-    let mut cat = Vec::new();
-    let mut files = Vec::new();
-    all_files(dir, &mut files);
-    for _ in 0..runs {
-        // Alternate the peers so that neither always runs on a warm cache.
-        let (d, _, _) = run_measured(Command::new(&exe).arg("check").arg("--format").arg("json").arg(main));
-        ours.push(d);
-        if Path::new("/usr/sbin/apache2").exists() {
-            let (d, _, _) = run_measured(Command::new("/usr/sbin/apache2").arg("-t").arg("-f").arg(main));
-            httpd.push(d);
-        }
-        let (d, _, _) = run_measured(
-            Command::new("sh")
-                .arg("-c")
-                .arg(format!("find {} -name '*.conf' -exec cat {{}} + > /dev/null", dir.display())),
-        );
-        cat.push(d);
-    }
-    let rss_ours = peak_rss(Command::new(&exe).arg("check").arg("--format").arg("json").arg(main));
-    let o = median(ours);
-    println!("apache-lsp check: {:>8.1} ms, peak RSS {:>7.1} MB", o.as_secs_f64() * 1e3, rss_ours as f64 / 1024.0);
-    if !httpd.is_empty() {
-        let rss_h = peak_rss(Command::new("/usr/sbin/apache2").arg("-t").arg("-f").arg(main));
-        let h = median(httpd);
-        println!("apache2 -t:       {:>8.1} ms, peak RSS {:>7.1} MB", h.as_secs_f64() * 1e3, rss_h as f64 / 1024.0);
-        println!(
-            "speed ratio (apache2 -t / check): {:.2}x; RSS ratio (check / apache2 -t): {:.2}",
-            h.as_secs_f64() / o.as_secs_f64(),
-            rss_ours as f64 / rss_h.max(1) as f64
-        );
-    }
-    let c = median(cat);
-    println!("cat of the tree (floor): {:>8.1} ms", c.as_secs_f64() * 1e3);
+/// Median wall time and the largest peak RSS over the runs of one contender.
+#[derive(Default)]
+struct Runs {
+    wall: Vec<Duration>,
+    rss_kib: u64,
+    failed: usize,
 }
 
-/// Peak RSS of one run, in KiB, read from /proc via a wrapper shell's wait4.
-fn peak_rss(cmd: &mut Command) -> u64 {
-    let prog = cmd.get_program().to_string_lossy().to_string();
-    let args: Vec<String> = cmd.get_args().map(|a| format!("'{}'", a.to_string_lossy())).collect();
-    // GNU time is not always installed; python's resource module is.
-    let script = format!(
-        "import resource,subprocess,sys; subprocess.run(['{}',{}],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)",
-        prog,
-        args.join(",")
-    );
-    Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
-        .unwrap_or(0)
+impl Runs {
+    fn add(&mut self, (wall, rss, ok): (Duration, u64, bool)) {
+        self.wall.push(wall);
+        self.rss_kib = self.rss_kib.max(rss);
+        self.failed += usize::from(!ok);
+    }
+    fn median_ms(&self) -> f64 {
+        median(self.wall.clone()).as_secs_f64() * 1e3
+    }
+    fn rss_mb(&self) -> f64 {
+        self.rss_kib as f64 / 1024.0
+    }
+}
+
+fn bench_check(dir: &Path, runs: usize, main: &Path) {
+    let exe = std::env::current_exe().unwrap().with_file_name("apache-lsp");
+    let mut files = Vec::new();
+    all_files(dir, &mut files);
+    files.sort();
+    let has_httpd = Path::new("/usr/sbin/apache2").exists();
+    let (mut ours, mut httpd, mut cat) = (Runs::default(), Runs::default(), Runs::default());
+    for i in 0..runs {
+        // Alternate the order so that no contender always runs first on a warm cache.
+        let mut order = vec![0, 1, 2];
+        order.rotate_left(i % 3);
+        for who in order {
+            match who {
+                0 => ours.add(run_measured(Command::new(&exe).arg("check").arg("--format").arg("json").arg(main))),
+                1 if has_httpd => {
+                    httpd.add(run_measured(Command::new("/usr/sbin/apache2").arg("-t").arg("-f").arg(main)))
+                }
+                2 => cat.add(run_measured(Command::new("cat").args(&files))),
+                _ => {}
+            }
+        }
+    }
+    println!("{:<32} {:>12} {:>14}", "", "median wall", "peak RSS");
+    let row = |name: &str, r: &Runs| {
+        let note = if r.failed > 0 { format!("  ({} runs failed)", r.failed) } else { String::new() };
+        println!("{name:<32} {:>9.1} ms {:>11.1} MB{note}", r.median_ms(), r.rss_mb());
+    };
+    row("apache-lsp check --format json", &ours);
+    if has_httpd {
+        row("apache2 -t", &httpd);
+    }
+    row("cat of the tree (floor)", &cat);
+    if has_httpd {
+        println!(
+            "check is {:.2}x faster than apache2 -t (target >= 10x); its peak RSS is {:.2} of httpd's (target <= 0.5)",
+            httpd.median_ms() / ours.median_ms(),
+            ours.rss_kib as f64 / httpd.rss_kib.max(1) as f64
+        );
+    } else {
+        println!("apache2 is not installed: no comparison with httpd");
+    }
+    println!("check takes {:.1}x the time of cat", ours.median_ms() / cat.median_ms().max(1e-3));
 }

@@ -8,14 +8,16 @@
 //! request with [`crate::ide::policy`]. It reads the file system only to know
 //! which path components exist and to read `.htaccess` files.
 
-use crate::ide::config::{self, Config, FileData, FileId, Node, NodeKind};
+use crate::ide::config::index::{components, Built, Scope};
+use crate::ide::config::{self, Config, FileData, FileId, Index, Node, NodeKind, SecId};
 use crate::ide::policy::{
     self, evaluate, fold_phase, merge_authn, AuthnConfig, AuthzConfig, CompatConfig, Item, Outcome, PolicyCtx,
 };
 use apache_syntax::TextRange;
+use std::collections::HashMap;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// What a request looks like to the server.
 #[derive(Debug, Clone)]
@@ -86,12 +88,7 @@ pub fn body_items(cfg: &Config, node: &Node) -> Vec<Item> {
     for c in &node.children {
         let loc = ploc(cfg, c.loc.file, c.loc.range, c.loc.line);
         match c.kind {
-            NodeKind::Directive => out.push(Item::Directive {
-                name: c.name.clone(),
-                args: c.args.clone(),
-                raw_args: c.raw_args.clone(),
-                loc,
-            }),
+            NodeKind::Directive => out.push(directive_item(c, loc)),
             NodeKind::Section => {
                 let l = c.name.to_ascii_lowercase();
                 if matches!(l.as_str(), "limit" | "limitexcept" | "requireall" | "requireany" | "requirenone") {
@@ -108,60 +105,30 @@ pub fn body_items(cfg: &Config, node: &Node) -> Vec<Item> {
     out
 }
 
-/// Which modules, methods and providers the server has.
-pub fn policy_ctx(cfg: &Config) -> PolicyCtx {
-    if let Some(ctx) = &cfg.whole_policy_ctx {
-        return ctx.clone();
-    }
-    let mut ctx = PolicyCtx::default();
-    ctx.modules = policy::ModuleSet::only(cfg.modules.iter().map(|s| s.to_string()));
-    for n in cfg.walk() {
-        if n.is_section() && (n.is("Limit") || n.is("LimitExcept")) {
-            for m in &n.args {
-                ctx.registered_methods.insert(m.clone());
-            }
-        }
-        if n.is("RegisterHttpMethod") {
-            ctx.registered_methods.extend(n.args.iter().cloned());
-        }
-        if n.is_section() && n.is("AuthzProviderAlias") {
-            if let Some(a) = n.args.get(1) {
-                ctx.extra_authz_providers.insert(a.clone());
-            }
-        }
-    }
-    ctx
+fn directive_item(c: &Node, loc: policy::Loc) -> Item {
+    Item::Directive { name: c.name.clone(), args: c.args.clone(), raw_args: c.raw_args.clone(), loc }
 }
 
+/// Which modules, methods and providers the server has (computed once per configuration).
+pub fn policy_ctx(cfg: &Config) -> PolicyCtx {
+    cfg.index().ctx.clone()
+}
+
+/// The main server's level and, when the request went to a virtual host, the host's.
 struct Server<'a> {
-    /// Top-level nodes of the server (main server's; a vhost's come after).
-    main: &'a [Node],
-    vhost: Option<&'a Node>,
+    main: &'a Scope,
+    vhost: Option<&'a Scope>,
 }
 
 impl<'a> Server<'a> {
-    /// Server-level directives, the vhost's taking precedence.
-    fn directive(&self, name: &str) -> Option<&'a Node> {
-        let v = self.vhost.and_then(|v| v.children.iter().rev().find(|n| n.kind == NodeKind::Directive && n.is(name)));
-        v.or_else(|| self.main.iter().rev().find(|n| n.kind == NodeKind::Directive && n.is(name)))
+    /// The scopes in the order httpd merges sections: the main server's, then the vhost's.
+    fn scopes(&self) -> impl Iterator<Item = &'a Scope> {
+        std::iter::once(self.main).chain(self.vhost)
     }
-    /// Sections of a kind at server level: the main server's, then the vhost's.
-    fn sections(&self, pred: impl Fn(&Node) -> bool) -> Vec<&'a Node> {
-        let mut v: Vec<&Node> = self.main.iter().filter(|n| n.is_section() && pred(n)).collect();
-        if let Some(vh) = self.vhost {
-            v.extend(vh.children.iter().filter(|n| n.is_section() && pred(n)));
-        }
-        v
-    }
-    /// Directives of a kind at server level in order: the vhost's first (mod_alias
-    /// merges the vhost's aliases before the main server's), then the main server's.
-    fn all_directives(&self, name: &str) -> Vec<&'a Node> {
-        let mut v: Vec<&Node> = Vec::new();
-        if let Some(vh) = self.vhost {
-            v.extend(vh.children.iter().filter(|n| n.kind == NodeKind::Directive && n.is(name)));
-        }
-        v.extend(self.main.iter().filter(|n| n.kind == NodeKind::Directive && n.is(name)));
-        v
+    /// Alias-like directives of kind `k` ([`Scope::aliases`]) in order: the vhost's first
+    /// (mod_alias merges the vhost's aliases before the main server's), then the main server's.
+    fn aliases(&self, k: usize) -> impl Iterator<Item = &'a (String, String)> {
+        self.vhost.into_iter().flat_map(move |v| v.aliases[k].iter()).chain(self.main.aliases[k].iter())
     }
 }
 
@@ -209,81 +176,34 @@ pub fn vhost_address(arg: &str) -> Result<(Option<IpAddr>, u16), String> {
     host.parse::<IpAddr>().map(|ip| (Some(ip), port)).map_err(|_| host.to_string())
 }
 
-/// The virtual hosts that can serve a connection to `local`:`port`
-/// (`server/vhost.c: ap_update_vhost_given_ip`, `find_ipaddr`, `find_default_server`):
-/// those listening on exactly that address and port, else on that address with any port,
-/// else the `*`/`_default_` ones for that port, else for any port. Empty: the main server.
-fn vhosts_for_address<'a>(vhosts: &[&'a Node], local: IpAddr, port: u16, unknown: &mut Vec<String>) -> Vec<&'a Node> {
-    let addrs: Vec<Vec<(Option<IpAddr>, u16)>> = vhosts
-        .iter()
-        .map(|v| {
-            v.args
-                .iter()
-                .filter_map(|a| match vhost_address(a) {
-                    Ok(x) => Some(x),
-                    Err(name) => {
-                        unknown.push(format!(
-                            "<VirtualHost {}> at line {} names the host {name}, which httpd resolves at startup",
-                            v.args.join(" "),
-                            v.loc.line
-                        ));
-                        None
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    let same_ip = |ip: &Option<IpAddr>| ip.is_some_and(|ip| policy::addr::sockaddr_equal(ip, local));
-    let in_tier = |tier: usize, (ip, p): &(Option<IpAddr>, u16)| match tier {
-        0 => same_ip(ip) && *p == port,
-        1 => same_ip(ip) && *p == 0,
-        2 => ip.is_none() && *p == port,
-        _ => ip.is_none() && *p == 0,
-    };
-    for tier in 0..4 {
-        let set: Vec<&Node> =
-            vhosts.iter().zip(&addrs).filter(|(_, a)| a.iter().any(|x| in_tier(tier, x))).map(|(v, _)| *v).collect();
-        if !set.is_empty() {
-            return set;
-        }
-    }
-    Vec::new()
-}
-
 /// Picks the virtual host. With a known server port, first the set of virtual hosts for the
-/// connection's address ([`vhosts_for_address`]; none → the main server). Then by name when
-/// `host` matches a ServerName/ServerAlias, else the first of the set (the default one for its
-/// address). Without a known port every virtual host is a candidate.
-fn pick_vhost<'a>(
-    cfg: &'a Config,
-    host: Option<&str>,
-    local: Option<(IpAddr, u16)>,
-    unknown: &mut Vec<String>,
-) -> Option<&'a Node> {
-    let mut vhosts: Vec<&Node> = cfg.nodes.iter().filter(|n| n.is_section() && n.is("VirtualHost")).collect();
-    if let Some((addr, port)) = local {
-        vhosts = vhosts_for_address(&vhosts, addr, port, unknown);
-    }
+/// connection's address (`server/vhost.c: ap_update_vhost_given_ip`, `find_ipaddr`,
+/// `find_default_server`: those listening on exactly that address and port, else on that
+/// address with any port, else the `*`/`_default_` ones for that port, else for any port;
+/// none → the main server). Then by name when `host` matches a ServerName/ServerAlias, else
+/// the first of the set (the default one for its address). Without a known port every
+/// virtual host is a candidate.
+fn pick_vhost(ix: &Index, host: Option<&str>, local: Option<(IpAddr, u16)>, unknown: &mut Vec<String>) -> Option<u32> {
+    let set = local.map(|(addr, port)| {
+        unknown.extend(ix.host_addresses.iter().cloned());
+        ix.vhosts_for_address(addr, port)
+    });
     if let Some(h) = host {
-        let h = h.split(':').next().unwrap_or(h);
-        for v in &vhosts {
-            for c in &v.children {
-                if c.kind == NodeKind::Directive && (c.is("ServerName") || c.is("ServerAlias")) {
-                    for name in &c.args {
-                        let name = name.split("://").last().unwrap_or(name).split(':').next().unwrap_or(name);
-                        if wildcard_match(&name.to_ascii_lowercase(), &h.to_ascii_lowercase(), false) {
-                            return Some(v);
-                        }
-                    }
-                }
-            }
+        if let Some(v) = ix.vhost_by_name(h, set.as_deref().map(Vec::as_slice)) {
+            return Some(v);
         }
     }
-    vhosts.first().copied()
+    match set {
+        Some(s) => s.first().copied(),
+        None => (!ix.vhosts.is_empty()).then_some(0),
+    }
 }
 
 /// fnmatch-style matching (`*`, `?`, `[…]`); with `pathname`, wildcards do not cross `/`.
 pub fn wildcard_match(pattern: &str, text: &str, pathname: bool) -> bool {
+    if !has_wildcard(pattern) {
+        return pattern == text;
+    }
     let opts = glob::MatchOptions {
         case_sensitive: true,
         require_literal_separator: pathname,
@@ -296,53 +216,56 @@ fn has_wildcard(s: &str) -> bool {
     s.contains(['*', '?', '['])
 }
 
-fn regex_matches(pattern: &str, text: &str, case_insensitive: bool) -> Option<bool> {
-    // Compiled regexes are cached per thread: every request tests every regex section, and
-    // compiling dominates (explain over many requests, hovers, migration checks).
-    type Cache = std::collections::HashMap<(String, bool), Option<regex::Regex>>;
+/// Runs `f` on the compiled regular expression; None when it does not compile. Compiled
+/// expressions are cached per thread: every request tests every regex section, and compiling
+/// dominates (explain over many requests, hovers, migration checks, the checker's walk of
+/// every section). They are used in place: a clone would start with empty search caches.
+fn with_regex<T>(pattern: &str, case_insensitive: bool, f: impl FnOnce(&regex::Regex) -> T) -> Option<T> {
+    type Cache = [HashMap<String, Option<regex::Regex>>; 2];
     thread_local! {
-        static CACHE: std::cell::RefCell<Cache> = std::cell::RefCell::new(Cache::new());
+        static CACHE: std::cell::RefCell<Cache> = std::cell::RefCell::new(Default::default());
     }
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
-        if c.len() > 4096 {
-            c.clear();
+        let c = &mut c[usize::from(case_insensitive)];
+        if !c.contains_key(pattern) {
+            if c.len() > 4096 {
+                c.clear();
+            }
+            let r = regex::RegexBuilder::new(pattern).case_insensitive(case_insensitive).build().ok();
+            c.insert(pattern.to_string(), r);
         }
-        c.entry((pattern.to_string(), case_insensitive))
-            .or_insert_with(|| regex::RegexBuilder::new(pattern).case_insensitive(case_insensitive).build().ok())
-            .as_ref()
-            .map(|r| r.is_match(text))
+        c.get(pattern).and_then(Option::as_ref).map(f)
     })
 }
 
-/// Components of a normalised absolute path (`/` has none).
-fn components(p: &str) -> Vec<&str> {
-    p.split('/').filter(|c| !c.is_empty()).collect()
+fn regex_matches(pattern: &str, text: &str, case_insensitive: bool) -> Option<bool> {
+    with_regex(pattern, case_insensitive, |r| r.is_match(text))
 }
 
 /// URL path → file system path, through Alias/AliasMatch/ScriptAlias or DocumentRoot.
 fn translate(server: &Server, cfg: &Config, url: &str) -> PathBuf {
-    for d in server.all_directives("Alias").into_iter().chain(server.all_directives("ScriptAlias")) {
-        if let [from, to, ..] = d.args.as_slice() {
-            if let Some(rest) = alias_match(url, from) {
-                return PathBuf::from(format!("{}{}", to, rest));
-            }
+    for (from, to) in server.aliases(0).chain(server.aliases(1)) {
+        if let Some(rest) = alias_match(url, from) {
+            return PathBuf::from(format!("{}{}", to, rest));
         }
     }
-    for d in server.all_directives("AliasMatch").into_iter().chain(server.all_directives("ScriptAliasMatch")) {
-        if let [re, to, ..] = d.args.as_slice() {
-            if let Ok(r) = regex::Regex::new(re) {
-                if let Some(caps) = r.captures(url) {
-                    let mut out = String::new();
-                    caps.expand(&to.replace('$', "$$").replace("$$0", "${0}").replace("$$", "$"), &mut out);
-                    return PathBuf::from(out);
-                }
-            }
+    for (re, to) in server.aliases(2).chain(server.aliases(3)) {
+        let expanded = with_regex(re, false, |r| {
+            r.captures(url).map(|caps| {
+                let mut out = String::new();
+                caps.expand(&to.replace('$', "$$").replace("$$0", "${0}").replace("$$", "$"), &mut out);
+                out
+            })
+        });
+        if let Some(Some(out)) = expanded {
+            return PathBuf::from(out);
         }
     }
     let root = server
-        .directive("DocumentRoot")
-        .and_then(|d| d.args.first().cloned())
+        .vhost
+        .and_then(|v| v.document_root.clone())
+        .or_else(|| server.main.document_root.clone())
         .unwrap_or_else(|| "/var/www/html".to_string());
     let root = if Path::new(&root).is_absolute() { PathBuf::from(root) } else { cfg.server_root.join(root) };
     let root = root.to_string_lossy().trim_end_matches('/').to_string();
@@ -354,11 +277,15 @@ fn translate(server: &Server, cfg: &Config, url: &str) -> PathBuf {
 /// all the way keeps the trailing slash it was requested with. This is the name httpd matches
 /// `<Files>` and `<DirectoryMatch>` against and logs in AH01797/AH01630.
 pub fn request_filename(translated: &Path) -> PathBuf {
+    request_filename_in(&FsView::fresh(), translated)
+}
+
+fn request_filename_in(fs: &FsView, translated: &Path) -> PathBuf {
     let s = translated.to_string_lossy();
     let mut cur = PathBuf::from("/");
     for c in components(&s) {
         cur.push(c);
-        if !cur.is_dir() {
+        if !fs.is_dir(&cur) {
             return cur;
         }
     }
@@ -399,30 +326,107 @@ fn alias_match<'u>(url: &'u str, alias: &str) -> Option<&'u str> {
     Some(&url[i..])
 }
 
-/// One section of a phase: a node of the configuration, or an .htaccess file
+/// How the reason for an unknown outcome ends when an .htaccess file could not be read.
+const UNREADABLE_HTACCESS: &str = "; httpd refuses the request (403, AH00529) if it cannot read it either";
+
+/// One section of a phase: a section of the configuration, or an .htaccess file
 /// read for this request together with the AllowOverride in force for it.
-enum Contribution<'a> {
-    Node(&'a Node),
+#[derive(Debug, Clone)]
+enum Contribution {
+    Section(SecId),
     Htaccess(Arc<FileData>, Vec<String>),
 }
 
-impl<'a> Contribution<'a> {
-    fn node(&self) -> Option<&'a Node> {
-        match self {
-            Contribution::Node(n) => Some(n),
-            Contribution::Htaccess(..) => None,
+/// An applied section: what it is, its policy, and (for an .htaccess file, which has no
+/// node to re-read) its body.
+type Applied = (Contribution, Arc<Built>, Option<Vec<Item>>);
+
+/// What the walk knows of the file system: which paths are directories, and the
+/// `.htaccess` files. A batch over many requests ([`FsView::cached`], the checker)
+/// asks each question once; a single request ([`FsView::fresh`]) asks afresh.
+#[derive(Default)]
+pub struct FsView {
+    cache: Option<Mutex<FsCache>>,
+    overlay: FsOverlay,
+}
+
+/// What a walk is told about the file system beyond the disk: directories taken to exist
+/// (a migration proof covers every directory a configuration names, deployed here or not)
+/// and per-request files (.htaccess) with other texts (pending rewrites, unsaved buffers).
+#[derive(Default, Clone, Debug)]
+pub struct FsOverlay {
+    pub dirs: std::collections::BTreeSet<PathBuf>,
+    pub files: std::collections::BTreeMap<PathBuf, Arc<str>>,
+}
+
+#[derive(Default)]
+struct FsCache {
+    dirs: HashMap<PathBuf, bool>,
+    files: HashMap<PathBuf, Result<Option<Arc<FileData>>, String>>,
+}
+
+impl FsView {
+    pub fn fresh() -> FsView {
+        FsView { cache: None, overlay: FsOverlay::default() }
+    }
+    pub fn cached() -> FsView {
+        FsView { cache: Some(Mutex::default()), overlay: FsOverlay::default() }
+    }
+    /// A cached view with `overlay` over the disk.
+    pub fn overlaid(overlay: FsOverlay) -> FsView {
+        FsView { cache: Some(Mutex::default()), overlay }
+    }
+    fn is_dir(&self, p: &Path) -> bool {
+        if self.overlay.dirs.contains(p) {
+            return true;
         }
+        let Some(c) = &self.cache else { return p.is_dir() };
+        if let Some(&d) = c.lock().unwrap_or_else(|e| e.into_inner()).dirs.get(p) {
+            return d;
+        }
+        let d = p.is_dir();
+        c.lock().unwrap_or_else(|e| e.into_inner()).dirs.insert(p.to_path_buf(), d);
+        d
+    }
+    /// An .htaccess file: its text, None when it is not there (ENOENT, ENOTDIR: httpd
+    /// goes on), or why it cannot be read (httpd stops with 403, AH00529).
+    fn read(&self, p: &Path) -> Result<Option<Arc<FileData>>, String> {
+        let read = || {
+            if let Some(text) = self.overlay.files.get(p) {
+                return Ok(Some(Arc::new(FileData::new(Arc::from(p), text.clone(), None))));
+            }
+            // Only a regular file: a FIFO here would block the walk for ever.
+            match config::read_regular(p) {
+                Ok(bytes) => {
+                    let (text, bad) = config::decode(bytes);
+                    Ok(Some(Arc::new(FileData::new(Arc::from(p), text, bad))))
+                }
+                Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {
+                    Ok(None)
+                }
+                Err(e) => Err(e.to_string()),
+            }
+        };
+        let Some(c) = &self.cache else { return read() };
+        if let Some(f) = c.lock().unwrap_or_else(|e| e.into_inner()).files.get(p) {
+            return f.clone();
+        }
+        let f = read();
+        c.lock().unwrap_or_else(|e| e.into_inner()).files.insert(p.to_path_buf(), f.clone());
+        f
     }
 }
 
 /// The sections that apply to a request, in merge order, grouped by phase.
-fn walk<'a>(
-    cfg: &'a Config,
-    server: &Server<'a>,
+fn walk(
+    cfg: &Config,
+    fs: &FsView,
+    server: &Server,
     url: &str,
     fs_path: &Path,
     unknown: &mut Vec<String>,
-) -> Vec<Vec<Contribution<'a>>> {
+) -> Vec<Vec<Contribution>> {
+    let ix = cfg.index();
     let path = fs_path.to_string_lossy().to_string();
     let comps = components(&path);
     // How far the walk goes: the deepest existing directory, plus a final
@@ -432,81 +436,85 @@ fn walk<'a>(
     for (i, c) in comps.iter().enumerate() {
         cur.push(c);
         depth = i + 1;
-        if !cur.is_dir() {
+        if !fs.is_dir(&cur) {
             break;
         }
     }
     let mut dir_phase: Vec<Contribution> = Vec::new();
-    let dirs = server.sections(|n| n.is("Directory") && n.args.first().map(|a| a != "~").unwrap_or(false));
-    // Sorted by component count, stable (config order; the vhost's after the main server's).
-    let mut dirs: Vec<(usize, &Node)> =
-        dirs.into_iter().map(|n| (components(n.args.first().map(String::as_str).unwrap_or("")).len(), n)).collect();
-    dirs.sort_by_key(|(k, _)| *k);
-    let access_file_name =
-        server.directive("AccessFileName").map(|d| d.args.clone()).unwrap_or_else(|| vec![".htaccess".to_string()]);
+    let access_file_name = server
+        .vhost
+        .and_then(|v| v.access_file_name.clone())
+        .or_else(|| server.main.access_file_name.clone())
+        .unwrap_or_else(|| vec![".htaccess".to_string()]);
     let mut allow_override: Vec<String> = vec!["None".into()];
+    // <Directory> sections by component count, then in order (the main server's, then the vhost's).
     for k in 0..=depth {
-        let prefix: Vec<&str> = comps.iter().take(k).copied().collect();
-        for (n, d) in &dirs {
-            if *n != k {
-                continue;
-            }
-            let dpath = d.args[0].clone();
-            let dcomps = components(&dpath);
-            let matches = if has_wildcard(&dpath) {
-                wildcard_match(&format!("/{}", dcomps.join("/")), &format!("/{}", prefix.join("/")), true)
-            } else {
-                dcomps == prefix
-            };
-            if matches {
-                if let Some(ao) =
-                    d.children.iter().rev().find(|c| c.kind == NodeKind::Directive && c.is("AllowOverride"))
-                {
-                    allow_override = ao.args.clone();
+        let prefix = format!("/{}", comps[..k.min(comps.len())].join("/"));
+        for scope in server.scopes() {
+            for id in scope.dirs_at(k, &prefix, |pat, text| wildcard_match(pat, text, true)) {
+                if let Some(ao) = &ix.facts[id as usize].allow_override {
+                    allow_override = ao.clone();
                 }
-                dir_phase.push(Contribution::Node(d));
+                dir_phase.push(Contribution::Section(id));
             }
         }
         // The .htaccess of the directory at this depth (only real directories).
-        let dir_path = PathBuf::from(format!("/{}", prefix.join("/")));
-        if k <= comps.len() && dir_path.is_dir() && !allow_override.iter().all(|a| a.eq_ignore_ascii_case("None")) {
+        if k <= comps.len()
+            && !allow_override.iter().all(|a| a.eq_ignore_ascii_case("None"))
+            && fs.is_dir(Path::new(&prefix))
+        {
             for name in &access_file_name {
-                let p = dir_path.join(name);
-                if let Ok(bytes) = std::fs::read(&p) {
-                    let (text, bad) = config::decode(bytes);
-                    let fd = Arc::new(FileData::new(Arc::from(p.as_path()), text, bad));
-                    dir_phase.push(Contribution::Htaccess(fd, allow_override.clone()));
-                    break;
+                let p = Path::new(&prefix).join(name);
+                match fs.read(&p) {
+                    Ok(Some(fd)) => {
+                        dir_phase.push(Contribution::Htaccess(fd, allow_override.clone()));
+                        break;
+                    }
+                    Ok(None) => {}
+                    // httpd stops here with 403 when it cannot read the file (AH00529); whether
+                    // it can, running as its own user, is not known from here.
+                    Err(e) => {
+                        unknown.push(format!("{} cannot be read here ({e}){UNREADABLE_HTACCESS}", p.display()));
+                        break;
+                    }
                 }
             }
         }
     }
     // Regex Directory sections, in config order, against the full filename.
-    for d in
-        server.sections(|n| n.is("DirectoryMatch") || (n.is("Directory") && n.args.first().is_some_and(|a| a == "~")))
-    {
-        let re = if d.is("DirectoryMatch") { d.args.first() } else { d.args.get(1) };
-        match re.map(|r| regex_matches(r, &path, false)) {
-            Some(Some(true)) => dir_phase.push(Contribution::Node(d)),
-            Some(None) => {
-                unknown.push(format!("cannot evaluate the regular expression of <{}> at line {}", d.name, d.loc.line))
+    for scope in server.scopes() {
+        for (id, re) in &scope.dir_regex {
+            match re.as_deref().map(|r| regex_matches(r, &path, false)) {
+                Some(Some(true)) => dir_phase.push(Contribution::Section(*id)),
+                Some(None) => {
+                    let d = ix.node(cfg, *id);
+                    unknown
+                        .push(format!("cannot evaluate the regular expression of <{}> at line {}", d.name, d.loc.line))
+                }
+                _ => {}
             }
-            _ => {}
         }
     }
+    let in_phase = |phase: &[Contribution]| -> Vec<SecId> {
+        phase
+            .iter()
+            .filter_map(|c| match c {
+                Contribution::Section(id) => Some(*id),
+                Contribution::Htaccess(..) => None,
+            })
+            .collect()
+    };
     // Files: server level, then nested in the matched Directory sections, in merge order.
-    let mut files_candidates: Vec<&Node> = server.sections(|n| n.is("Files") || n.is("FilesMatch"));
-    for c in &dir_phase {
-        if let Some(n) = c.node() {
-            files_candidates
-                .extend(n.children.iter().filter(|x| x.is_section() && (x.is("Files") || x.is("FilesMatch"))));
-        }
+    let mut files_candidates: Vec<SecId> = server.scopes().flat_map(|s| s.files.iter().copied()).collect();
+    for id in in_phase(&dir_phase) {
+        files_candidates.extend(ix.facts[id as usize].files.iter().copied());
     }
     // The basename of `r->filename` ([`request_filename`]); a directory requested with its
     // trailing slash is `…/dir/`: basename "".
     let base = if path.ends_with('/') { "" } else { comps.last().copied().unwrap_or("") };
     let mut files_phase = Vec::new();
-    for f in files_candidates {
+    for id in files_candidates {
+        let f = ix.node(cfg, id);
         let regex = f.is("FilesMatch") || f.args.first().is_some_and(|a| a == "~");
         let pat = if f.args.first().is_some_and(|a| a == "~") { f.args.get(1) } else { f.args.first() };
         let Some(pat) = pat else { continue };
@@ -518,12 +526,13 @@ fn walk<'a>(
             pat == base
         };
         if m {
-            files_phase.push(Contribution::Node(f));
+            files_phase.push(Contribution::Section(id));
         }
     }
     // Location: main server's then the vhost's, in config order, against the URL.
     let mut loc_phase = Vec::new();
-    for l in server.sections(|n| n.is("Location") || n.is("LocationMatch")) {
+    for id in server.scopes().flat_map(|s| s.locations.iter().copied()) {
+        let l = ix.node(cfg, id);
         let regex = l.is("LocationMatch") || l.args.first().is_some_and(|a| a == "~");
         let pat = if l.args.first().is_some_and(|a| a == "~") { l.args.get(1) } else { l.args.first() };
         let Some(pat) = pat else { continue };
@@ -535,19 +544,17 @@ fn walk<'a>(
             location_prefix(pat, url)
         };
         if m {
-            loc_phase.push(Contribution::Node(l));
+            loc_phase.push(Contribution::Section(id));
         }
     }
     // <If> sections anywhere on the way: we do not evaluate ap_expr.
-    let mut if_sections: Vec<&Node> = server.sections(|n| n.is("If") || n.is("ElseIf") || n.is("Else"));
-    for c in dir_phase.iter().chain(&files_phase).chain(&loc_phase) {
-        if let Some(n) = c.node() {
-            if_sections
-                .extend(n.children.iter().filter(|x| x.is_section() && (x.is("If") || x.is("ElseIf") || x.is("Else"))));
-        }
+    let mut if_sections: Vec<SecId> = server.scopes().flat_map(|s| s.ifs.iter().copied()).collect();
+    for id in in_phase(&dir_phase).into_iter().chain(in_phase(&files_phase)).chain(in_phase(&loc_phase)) {
+        if_sections.extend(ix.facts[id as usize].ifs.iter().copied());
     }
-    for s in if_sections {
-        if s.walk().any(|n| is_access_directive(&n.name)) {
+    for id in if_sections {
+        if ix.facts[id as usize].holds_access {
+            let s = ix.node(cfg, id);
             unknown.push(format!(
                 "<{}> at {}:{} holds access rules, and its expression is not evaluated",
                 s.name,
@@ -632,6 +639,315 @@ pub fn is_access_directive(name: &str) -> bool {
     )
 }
 
+/// One request's walk and merged configuration, before any client is considered: what
+/// every request for the same URL, Host and connection address shares. The checker
+/// resolves each section once and evaluates it for many clients ([`Resolved::outcome`]).
+pub struct Resolved {
+    vhost: Option<u32>,
+    /// The normalised URL.
+    pub url: String,
+    pub filesystem_path: PathBuf,
+    /// The sections that apply, in merge order, with their bodies and policies.
+    applied: Vec<Applied>,
+    pub compat: Option<CompatConfig>,
+    pub authz: Option<AuthzConfig>,
+    pub authn: AuthnConfig,
+    /// Startup errors found in the sections that apply (httpd would refuse to start).
+    pub errors: Vec<policy::ConfigError>,
+    /// Why the outcome cannot be known, when something on the path is out of our reach.
+    pub unknown: Vec<String>,
+    /// The first error of an .htaccess file on the way: every request gets 500.
+    forbidden_override: Option<String>,
+}
+
+/// Walks the sections a request for `path` (on `host`, over a connection to `local`) meets
+/// and merges them.
+pub fn resolve(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local: Option<(IpAddr, u16)>) -> Resolved {
+    let ix = cfg.index();
+    let mut unknown = Vec::new();
+    let vhost = pick_vhost(ix, host, local, &mut unknown);
+    let server = Server { main: &ix.main, vhost: vhost.map(|v| &ix.vhosts[v as usize].scope) };
+    let url = normalize_url(path);
+    let fs_path = request_filename_in(fs, &translate(&server, cfg, &url));
+    let phases = walk(cfg, fs, &server, &url, &fs_path, &mut unknown);
+    let mut applied = Vec::new();
+    let mut errors = Vec::new();
+    let mut compat: Option<CompatConfig> = None;
+    let mut authz: Option<AuthzConfig> = None;
+    let mut authn = AuthnConfig::default();
+    let mut forbidden_override: Option<String> = None;
+    for phase in phases {
+        let start = applied.len();
+        for c in phase {
+            let (built, items) = match &c {
+                Contribution::Section(id) => (ix.built(cfg, *id), None),
+                Contribution::Htaccess(fd, allow) => {
+                    let (built, items, first_error) = htaccess(fd, allow, &ix.ctx);
+                    if forbidden_override.is_none() {
+                        forbidden_override = first_error;
+                    }
+                    (built, Some(items))
+                }
+            };
+            let p = &built.policy;
+            if matches!(c, Contribution::Section(_)) {
+                errors.extend(p.errors.iter().cloned());
+            }
+            if p.compat.is_some() {
+                compat = p.compat.clone();
+            }
+            if let Some(n) = &p.authn {
+                authn = merge_authn(&authn, n);
+            }
+            applied.push((c, built, items));
+        }
+        authz = fold_phase(authz.as_ref(), applied[start..].iter().map(|(_, b, _)| b.policy.authz.as_ref()));
+    }
+    Resolved {
+        vhost,
+        url,
+        filesystem_path: fs_path,
+        applied,
+        compat,
+        authz,
+        authn,
+        errors,
+        unknown,
+        forbidden_override,
+    }
+}
+
+/// An .htaccess file's body and policy, and the first error httpd meets in it.
+fn htaccess(fd: &Arc<FileData>, allow: &[String], ctx: &PolicyCtx) -> (Arc<Built>, Vec<Item>, Option<String>) {
+    let mut sctx = ctx.clone();
+    sctx.htaccess = true;
+    let frag = config::load_fragment_from(fd.clone());
+    let violation = htaccess_override_violation(&frag, allow);
+    let top = Node {
+        kind: NodeKind::Section,
+        name: ".htaccess".into(),
+        args: vec![],
+        raw_args: String::new(),
+        loc: config::Loc { file: 0, range: TextRange::default(), focus: TextRange::default(), line: 1 },
+        children: frag.nodes.clone(),
+    };
+    let items = body_items(&frag, &top);
+    // All layers plus the <Limit> blocks' own errors (TRACE, unknown methods…).
+    let (policy, compat_errors, authz_errors) = policy::section_from_items_with_layer_errors(&items, &sctx);
+    // An .htaccess is read per request (server/config.c: ap_parse_htaccess): its
+    // first error, a forbidden directive or a bad argument, is a 500 at request
+    // time with "<file>: <message>" logged, not a startup error. "First" in the
+    // order httpd meets them: the override check of a line comes before the line
+    // runs; a Require container's own verdicts ("contains no authorization
+    // directives", "has no effect in") come after its body (add_authz_section).
+    let first_error = violation
+        .map(|(offset, m)| (offset, 0, m))
+        .into_iter()
+        .chain(policy.errors.iter().map(|e| {
+            let at_close = e.message.starts_with("<Require")
+                && (e.message.ends_with("directive contains no authorization directives")
+                    || e.message.contains("directive has no effect in"));
+            // (The range's end is exclusive: the next line may start there.)
+            let offset = if at_close { e.loc.range.1.saturating_sub(1) } else { e.loc.range.0 };
+            (offset, 1, format!("{}: {}", fd.path.display(), e.message))
+        }))
+        .min_by_key(|(offset, prio, _)| (*offset, *prio))
+        .map(|(_, _, m)| m);
+    (Arc::new(Built { policy, compat_errors, authz_errors }), items, first_error)
+}
+
+impl Resolved {
+    /// What httpd answers `request` (its URI is taken from the resolved URL).
+    pub fn outcome(&self, cfg: &Config, request: &policy::Request) -> Outcome {
+        self.outcome_in(cfg, request, None)
+    }
+
+    /// [`Resolved::outcome`] in the environment SetEnvIf made (`env`), if evaluated.
+    fn outcome_in(
+        &self,
+        cfg: &Config,
+        request: &policy::Request,
+        env: Option<&crate::ide::setenvif::EnvReport>,
+    ) -> Outcome {
+        let mut request = request.clone();
+        request.uri = self.url.clone();
+        if let Some(r) = env {
+            request.env = r.knowledge();
+        }
+        let mut outcome = evaluate(self.compat.as_ref(), self.authz.as_ref(), &self.authn, &request, &cfg.index().ctx);
+        if let (Some(r), Some(reason)) = (env, outcome.reason_unknown.as_mut()) {
+            *reason = crate::ide::setenvif::explain_unknown(reason, r);
+        }
+        // httpd logs the file name it mapped the request to, not the URL.
+        let fname = self.filesystem_path.display().to_string();
+        for l in &mut outcome.log {
+            if l.message.ends_with(&self.url) {
+                let cut = l.message.len() - self.url.len();
+                l.message = format!("{}{}", &l.message[..cut], fname);
+            }
+        }
+        if !self.unknown.is_empty() && outcome.status.is_some() {
+            let possible = outcome.status.into_iter().chain(outcome.possible_statuses.iter().copied());
+            let mut possible: Vec<u16> = possible.collect();
+            if self.unknown.iter().any(|u| u.ends_with(UNREADABLE_HTACCESS)) {
+                possible.push(403);
+            }
+            possible.sort_unstable();
+            possible.dedup();
+            outcome.possible_statuses = possible;
+            outcome.reason_unknown = Some(self.unknown.join("; "));
+            outcome.status = None;
+        }
+        if let Some(why) = &self.forbidden_override {
+            // The Directory walk fails before any access check runs: nothing else is logged.
+            outcome.status = Some(500);
+            outcome.reason_unknown = None;
+            outcome.possible_statuses = vec![500];
+            outcome.deciding = Some(policy::Deciding {
+                layer: policy::Layer::Core,
+                rule: format!(".htaccess error: {why}"),
+                loc: None,
+            });
+            // Logged at level alert, without an AH code.
+            outcome.log = vec![policy::LogEntry {
+                ah_code: "",
+                module: "core",
+                level: policy::LogLevel::Alert,
+                message: why.clone(),
+            }];
+            outcome.trace.push(policy::TraceStep { depth: 0, text: format!("500: {why}"), loc: None });
+        }
+        if !self.errors.is_empty() {
+            let msg = self.errors.iter().map(|e| e.message.clone()).collect::<Vec<_>>().join("; ");
+            outcome.reason_unknown = Some(format!("httpd would refuse to start: {msg}"));
+            outcome.status = None;
+        }
+        outcome
+    }
+
+    /// The sections that apply, in merge order, cheaply: the node's file and range (None for
+    /// an .htaccess file), the file's path, and the section's policy.
+    pub fn applied(&self, cfg: &Config) -> Vec<(Option<(FileId, TextRange)>, Arc<Path>, &policy::SectionPolicy)> {
+        let ix = cfg.index();
+        self.applied
+            .iter()
+            .map(|(c, built, _)| match c {
+                Contribution::Section(id) => {
+                    let n = ix.node(cfg, *id);
+                    (Some((n.loc.file, n.loc.range)), cfg.file(n.loc.file).path.clone(), &built.policy)
+                }
+                Contribution::Htaccess(fd, _) => (None, fd.path.clone(), &built.policy),
+            })
+            .collect()
+    }
+
+    /// Whether an .htaccess file on the way answers every request with 500.
+    pub fn htaccess_error(&self) -> Option<&str> {
+        self.forbidden_override.as_deref()
+    }
+
+    /// The sections that apply, in merge order, as [`Effective`] shows them.
+    pub fn sections(&self, cfg: &Config) -> Vec<AppliedSection> {
+        self.sections_and_per_dir(cfg).0
+    }
+
+    /// The directives of the applied sections that other features read ([`Effective::per_dir`]).
+    pub fn per_dir(&self, cfg: &Config) -> Vec<(usize, Item)> {
+        let ix = cfg.index();
+        let mut out = Vec::new();
+        for (i, (c, _, items)) in self.applied.iter().enumerate() {
+            match c {
+                Contribution::Section(id) => {
+                    // Only directives are per-directory inputs: no need to build the whole body.
+                    for d in ix.node(cfg, *id).children.iter().filter(|d| d.kind == NodeKind::Directive) {
+                        if is_per_dir_input(&d.name) {
+                            out.push((i, directive_item(d, ploc(cfg, d.loc.file, d.loc.range, d.loc.line))));
+                        }
+                    }
+                }
+                Contribution::Htaccess(..) => out
+                    .extend(items.iter().flatten().filter(|it| is_per_dir_input(it.name())).map(|it| (i, it.clone()))),
+            }
+        }
+        out
+    }
+
+    /// [`Resolved::outcome`] in the environment mod_setenvif makes of the request
+    /// ([`crate::ide::setenvif::access_env`]); `raw_path` is the request target as sent,
+    /// `per_dir` what [`Resolved::per_dir`] gives.
+    pub fn outcome_with_setenvif(
+        &self,
+        cfg: &Config,
+        raw_path: &str,
+        request: &policy::Request,
+        inputs: &crate::ide::setenvif::EnvInputs,
+        per_dir: &[(usize, Item)],
+    ) -> Outcome {
+        let ix = cfg.index();
+        let vhost = self.vhost.map(|v| ix.node(cfg, ix.vhosts[v as usize].id));
+        let env = crate::ide::setenvif::access_env(cfg, vhost, per_dir, raw_path, request, inputs);
+        self.outcome_in(cfg, request, Some(&env))
+    }
+
+    /// [`Resolved::sections`], and the directives of theirs other features read
+    /// ([`Effective::per_dir`]).
+    fn sections_and_per_dir(&self, cfg: &Config) -> (Vec<AppliedSection>, Vec<(usize, Item)>) {
+        let ix = cfg.index();
+        let mut per_dir = Vec::new();
+        let sections = self
+            .applied
+            .iter()
+            .enumerate()
+            .map(|(i, (c, built, items))| {
+                let (kind, args, path, file, range, line, body) = match c {
+                    Contribution::Section(id) => {
+                        let n = ix.node(cfg, *id);
+                        (
+                            n.name.clone(),
+                            n.args.clone(),
+                            cfg.file(n.loc.file).path.clone(),
+                            Some(n.loc.file),
+                            n.loc.range,
+                            n.loc.line,
+                            body_items(cfg, n),
+                        )
+                    }
+                    Contribution::Htaccess(fd, _) => (
+                        ".htaccess".to_string(),
+                        vec![],
+                        fd.path.clone(),
+                        None,
+                        TextRange::default(),
+                        1,
+                        items.clone().unwrap_or_default(),
+                    ),
+                };
+                per_dir.extend(body.iter().filter(|it| is_per_dir_input(it.name())).map(|it| (i, it.clone())));
+                let access_lines = access_lines(&body);
+                AppliedSection {
+                    kind,
+                    args,
+                    path,
+                    file,
+                    range,
+                    line,
+                    access_lines,
+                    compat: built.policy.compat.clone(),
+                    authz: built.policy.authz.clone(),
+                    authn: built.policy.authn.clone(),
+                }
+            })
+            .collect();
+        (sections, per_dir)
+    }
+
+    /// The virtual host's label (`*:80 (example.com)`), or None for the main server.
+    pub fn virtual_host(&self, cfg: &Config) -> Option<String> {
+        let ix = cfg.index();
+        self.vhost.map(|v| vhost_label(ix.node(cfg, ix.vhosts[v as usize].id)))
+    }
+}
+
 /// Directives outside access control that the other request features read per directory.
 pub fn is_per_dir_input(name: &str) -> bool {
     crate::ide::setenvif::is_setenvif(name)
@@ -660,160 +976,25 @@ pub fn walk_and_evaluate(
     spec: &RequestSpec,
     env_inputs: Option<&crate::ide::setenvif::EnvInputs>,
 ) -> Effective {
-    let mut unknown = Vec::new();
+    let ix = cfg.index();
     let local = spec.request.local_port.map(|p| (spec.request.local_addr, p));
-    let vhost = pick_vhost(cfg, spec.host.as_deref(), local, &mut unknown);
-    let server = Server { main: &cfg.nodes, vhost };
-    let url = normalize_url(&spec.path);
-    let fs_path = request_filename(&translate(&server, cfg, &url));
-    let ctx = policy_ctx(cfg);
-    let phases = walk(cfg, &server, &url, &fs_path, &mut unknown);
-    let mut sections = Vec::new();
-    let mut errors = Vec::new();
-    let mut compat: Option<CompatConfig> = None;
-    let mut authz: Option<AuthzConfig> = None;
-    let mut authn = AuthnConfig::default();
-    let mut forbidden_override: Option<String> = None;
-    let mut per_dir: Vec<(usize, Item)> = Vec::new();
-    for phase in phases {
-        let mut built: Vec<Option<AuthzConfig>> = Vec::new();
-        for c in phase {
-            let mut sctx = ctx.clone();
-            let mut htaccess_violation: Option<(u32, String)> = None;
-            let (kind, args, path, file, range, line, items) = match &c {
-                Contribution::Node(n) => (
-                    n.name.clone(),
-                    n.args.clone(),
-                    cfg.file(n.loc.file).path.clone(),
-                    Some(n.loc.file),
-                    n.loc.range,
-                    n.loc.line,
-                    body_items(cfg, n),
-                ),
-                Contribution::Htaccess(fd, allow) => {
-                    sctx.htaccess = true;
-                    let frag = config::load_fragment_from(fd.clone());
-                    htaccess_violation = htaccess_override_violation(&frag, allow);
-                    let top = Node {
-                        kind: NodeKind::Section,
-                        name: ".htaccess".into(),
-                        args: vec![],
-                        raw_args: String::new(),
-                        loc: config::Loc { file: 0, range: TextRange::default(), focus: TextRange::default(), line: 1 },
-                        children: frag.nodes.clone(),
-                    };
-                    let items = body_items(&frag, &top);
-                    (".htaccess".to_string(), vec![], fd.path.clone(), None, TextRange::default(), 1, items)
-                }
-            };
-            // All layers plus the <Limit> blocks' own errors (TRACE, unknown methods…).
-            let policy::SectionPolicy { compat: cc, authz: a, authn: n, errors: section_errors, .. } =
-                policy::section_from_items(&items, &sctx);
-            if let Contribution::Htaccess(fd, _) = &c {
-                // An .htaccess is read per request (server/config.c: ap_parse_htaccess): its
-                // first error, a forbidden directive or a bad argument, is a 500 at request
-                // time with "<file>: <message>" logged, not a startup error. "First" in the
-                // order httpd meets them: the override check of a line comes before the line
-                // runs; a Require container's own verdicts ("contains no authorization
-                // directives", "has no effect in") come after its body (add_authz_section).
-                let first_error = htaccess_violation
-                    .take()
-                    .map(|(offset, m)| (offset, 0, m))
-                    .into_iter()
-                    .chain(section_errors.iter().map(|e| {
-                        let at_close = e.message.starts_with("<Require")
-                            && (e.message.ends_with("directive contains no authorization directives")
-                                || e.message.contains("directive has no effect in"));
-                        // (The range's end is exclusive: the next line may start there.)
-                        let offset = if at_close { e.loc.range.1.saturating_sub(1) } else { e.loc.range.0 };
-                        (offset, 1, format!("{}: {}", fd.path.display(), e.message))
-                    }))
-                    .min_by_key(|(offset, prio, _)| (*offset, *prio));
-                if forbidden_override.is_none() {
-                    forbidden_override = first_error.map(|(_, _, m)| m);
-                }
-            } else {
-                errors.extend(section_errors);
-            }
-            if cc.is_some() {
-                compat = cc.clone();
-            }
-            if let Some(n) = &n {
-                authn = merge_authn(&authn, n);
-            }
-            built.push(a.clone());
-            per_dir.extend(items.iter().filter(|i| is_per_dir_input(i.name())).map(|i| (sections.len(), i.clone())));
-            let access_lines = access_lines(&items);
-            sections.push(AppliedSection {
-                kind,
-                args,
-                path,
-                file,
-                range,
-                line,
-                access_lines,
-                compat: cc,
-                authz: a,
-                authn: n,
-            });
-        }
-        authz = fold_phase(authz.as_ref(), built.iter().map(|a| a.as_ref()));
-    }
-    let mut request = spec.request.clone();
-    request.uri = url.clone();
+    let r = resolve(cfg, &FsView::fresh(), &spec.path, spec.host.as_deref(), local);
+    let (sections, per_dir) = r.sections_and_per_dir(cfg);
+    let vhost = r.vhost.map(|v| ix.node(cfg, ix.vhosts[v as usize].id));
     let env = env_inputs
         .map(|inputs| crate::ide::setenvif::access_env(cfg, vhost, &per_dir, &spec.path, &spec.request, inputs));
-    if let Some(r) = &env {
-        request.env = r.knowledge();
-    }
-    let mut outcome = evaluate(compat.as_ref(), authz.as_ref(), &authn, &request, &ctx);
-    if let (Some(r), Some(reason)) = (&env, outcome.reason_unknown.as_mut()) {
-        *reason = crate::ide::setenvif::explain_unknown(reason, r);
-    }
-    // httpd logs the file name it mapped the request to, not the URL.
-    let fname = fs_path.display().to_string();
-    for l in &mut outcome.log {
-        if l.message.ends_with(&url) {
-            let cut = l.message.len() - url.len();
-            l.message = format!("{}{}", &l.message[..cut], fname);
-        }
-    }
-    if !unknown.is_empty() && outcome.status.is_some() {
-        outcome.reason_unknown = Some(unknown.join("; "));
-        outcome.status = None;
-    }
-    if let Some(why) = forbidden_override {
-        // The Directory walk fails before any access check runs: nothing else is logged.
-        outcome.status = Some(500);
-        outcome.reason_unknown = None;
-        outcome.possible_statuses = vec![500];
-        outcome.deciding =
-            Some(policy::Deciding { layer: policy::Layer::Core, rule: format!(".htaccess error: {why}"), loc: None });
-        // Logged at level alert, without an AH code.
-        outcome.log = vec![policy::LogEntry {
-            ah_code: "",
-            module: "core",
-            level: policy::LogLevel::Alert,
-            message: why.clone(),
-        }];
-        outcome.trace.push(policy::TraceStep { depth: 0, text: format!("500: {why}"), loc: None });
-    }
-    if !errors.is_empty() {
-        let msg = errors.iter().map(|e| e.message.clone()).collect::<Vec<_>>().join("; ");
-        outcome.reason_unknown = Some(format!("httpd would refuse to start: {msg}"));
-        outcome.status = None;
-    }
+    let outcome = r.outcome_in(cfg, &spec.request, env.as_ref());
     Effective {
         virtual_host: vhost.map(vhost_label),
-        filesystem_path: fs_path,
+        vhost_node: r.vhost.and_then(|v| ix.top_position(ix.vhosts[v as usize].id)),
         sections,
-        compat,
-        authz,
-        authn,
-        errors,
-        unknown,
+        filesystem_path: r.filesystem_path,
+        compat: r.compat,
+        authz: r.authz,
+        authn: r.authn,
+        errors: r.errors,
+        unknown: r.unknown,
         outcome,
-        vhost_node: vhost.and_then(|v| cfg.nodes.iter().position(|n| std::ptr::eq(n, v))),
         per_dir,
         env,
         index: None,

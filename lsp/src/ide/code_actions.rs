@@ -2,8 +2,8 @@
 //! removed directives, and fix a whole file at once.
 
 use crate::ide::catalogue::{self, Status};
-use crate::ide::config::{Config, FileId, FileSource};
-use crate::ide::migrate::{old_style_sections, rewrite_section, Edit};
+use crate::ide::config::{Config, FileId, FileSource, NodeKind};
+use crate::ide::migrate::{self, Edit, Scope, Workspace};
 use apache_syntax::TextRange;
 use std::path::Path;
 
@@ -16,8 +16,11 @@ pub enum ActionKind {
 #[derive(Debug, Clone)]
 pub struct Action {
     pub title: String,
+    /// What the title summarises (sections touched, requests whose outcome changes).
+    pub detail: String,
     pub kind: ActionKind,
     pub preferred: bool,
+    /// Edits, possibly in several files (the sections a rewrite carries rules into).
     pub edits: Vec<Edit>,
     /// Diagnostic codes this action resolves.
     pub fixes: Vec<&'static str>,
@@ -30,34 +33,54 @@ pub struct LoadContext<'a> {
     pub fs: &'a dyn FileSource,
 }
 
+impl LoadContext<'_> {
+    fn workspace(&self) -> Workspace<'_> {
+        Workspace { main: self.main, is_main: self.is_main, fs: self.fs }
+    }
+}
+
+fn is_compat(name: &str) -> bool {
+    matches!(name.to_ascii_lowercase().as_str(), "order" | "allow" | "deny" | "satisfy")
+}
+
+/// Whether `range` of `file` touches old-style lines (cheap: no proof is attempted otherwise).
+fn touches_old_style(cfg: &Config, file: FileId, range: Option<TextRange>) -> bool {
+    let hit = |r: TextRange| range.is_none_or(|q| r.intersect(q).is_some());
+    let top_level = cfg.nodes.iter().any(|n| n.loc.file == file && n.kind == NodeKind::Directive && is_compat(&n.name));
+    (top_level && hit(TextRange::new(0.into(), (cfg.file(file).text.len() as u32).into())))
+        || cfg.walk().any(|n| {
+            n.is_section()
+                && n.loc.file == file
+                && hit(n.loc.range)
+                && n.children.iter().any(|c| c.walk().any(|d| d.kind == NodeKind::Directive && is_compat(&d.name)))
+        })
+}
+
+fn access_action(r: migrate::Rewrite) -> Action {
+    Action {
+        title: r.title,
+        detail: r.detail,
+        kind: ActionKind::QuickFix,
+        preferred: r.preferred,
+        edits: r.edits,
+        fixes: vec!["deprecated-access"],
+    }
+}
+
+/// Rewrites of the old-style bodies of `path` (a file of the configuration `lc` loads, or an
+/// .htaccess file it reads per request) that `range` touches.
+pub fn access_fixes(lc: &LoadContext, path: &Path, range: TextRange) -> Vec<Action> {
+    migrate::quick_fixes(&lc.workspace(), path, range)
+        .into_iter()
+        .filter(|r| !r.edits.is_empty())
+        .map(access_action)
+        .collect()
+}
+
 pub fn code_actions(cfg: &Config, lc: &LoadContext, file: FileId, range: TextRange) -> Vec<Action> {
     let mut out = Vec::new();
-    for section in old_style_sections(cfg) {
-        if section.loc.file != file || section.loc.range.intersect(range).is_none() {
-            continue;
-        }
-        let rw = rewrite_section(cfg, lc.main, lc.is_main, section, lc.fs);
-        if rw.edits.is_empty() {
-            continue;
-        }
-        if rw.preserving {
-            out.push(Action {
-                title: rw.title,
-                kind: ActionKind::QuickFix,
-                preferred: true,
-                edits: rw.edits,
-                fixes: vec!["deprecated-access"],
-            });
-        } else {
-            let shown: Vec<String> = rw.changes.iter().take(3).cloned().collect();
-            out.push(Action {
-                title: format!("{} — {}{}", rw.title, shown.join("; "), if rw.changes.len() > 3 { "; …" } else { "" }),
-                kind: ActionKind::QuickFix,
-                preferred: false,
-                edits: rw.edits,
-                fixes: vec!["deprecated-access"],
-            });
-        }
+    if touches_old_style(cfg, file, Some(range)) {
+        out.extend(access_fixes(lc, &cfg.file(file).path, range));
     }
     for n in cfg.walk() {
         if n.loc.file == file && n.loc.range.intersect(range).is_some() {
@@ -67,9 +90,10 @@ pub fn code_actions(cfg: &Config, lc: &LoadContext, file: FileId, range: TextRan
                 let r = TextRange::new((start as u32).into(), n.loc.range.end());
                 out.push(Action {
                     title: format!("Remove {} (removed in httpd 2.4)", d.name),
+                    detail: String::new(),
                     kind: ActionKind::QuickFix,
                     preferred: true,
-                    edits: vec![Edit { file, range: r, new_text: String::new() }],
+                    edits: vec![Edit { path: cfg.file(file).path.clone(), range: r, new_text: String::new() }],
                     fixes: vec!["removed-directive"],
                 });
             }
@@ -78,23 +102,29 @@ pub fn code_actions(cfg: &Config, lc: &LoadContext, file: FileId, range: TextRan
     out
 }
 
-/// Every behaviour-preserving rewrite of a file (`source.fixAll`).
+/// Every behaviour-preserving rewrite of the old-style bodies of a file at once
+/// (`source.fixAll`), with what they carry into other sections and files.
 pub fn fix_all(cfg: &Config, lc: &LoadContext, file: FileId) -> Option<Action> {
-    let mut edits = Vec::new();
-    for section in old_style_sections(cfg) {
-        if section.loc.file != file {
-            continue;
-        }
-        let rw = rewrite_section(cfg, lc.main, lc.is_main, section, lc.fs);
-        if rw.preserving {
-            edits.extend(rw.edits);
-        }
+    if !touches_old_style(cfg, file, None) {
+        return None;
     }
-    (!edits.is_empty()).then(|| Action {
-        title: "Rewrite every old-style access block as Require (behaviour-preserving ones)".into(),
+    let path = cfg.file(file).path.clone();
+    fix_all_in(lc, &path)
+}
+
+/// [`fix_all`] for a file given by path (an .htaccess file read per request too).
+pub fn fix_all_in(lc: &LoadContext, path: &Path) -> Option<Action> {
+    let m = migrate::migrate(&lc.workspace(), Scope::File(path), false);
+    (!m.edits.is_empty()).then(|| Action {
+        title: "Rewrite every old-style access block as Require (the behaviour-preserving ones)".into(),
+        detail: if m.left.is_empty() {
+            "Every old-style block of the file is rewritten.".into()
+        } else {
+            format!("Left as they are:\n{}", m.left.join("\n"))
+        },
         kind: ActionKind::FixAll,
         preferred: false,
-        edits,
+        edits: m.edits,
         fixes: vec!["deprecated-access"],
     })
 }

@@ -1,7 +1,7 @@
 //! Feature: hover — the effective, merged access policy of a section, and what
 //! the catalogue knows of a directive.
 
-use crate::ide::access::{effective_with, Effective, RequestSpec};
+use crate::ide::access::{effective_with, resolve, Effective, FsView, RequestSpec};
 use crate::ide::catalogue;
 use crate::ide::config::{Config, FileId, Node, NodeKind};
 use crate::ide::policy::{self, HostKnowledge, Layer, Request};
@@ -50,8 +50,8 @@ pub fn url_for(cfg: &Config, chain: &[&Node]) -> Option<(String, Option<String>)
     let arg = |i: usize| section.args.get(i).cloned().unwrap_or_default();
     let docroot = vhost
         .and_then(|v| v.children.iter().find(|c| c.is("DocumentRoot")))
-        .or_else(|| cfg.nodes.iter().rev().find(|c| c.is("DocumentRoot")))
-        .and_then(|d| d.args.first().cloned())
+        .map(|d| d.args.first().cloned())
+        .unwrap_or_else(|| cfg.index().main.document_root.clone())
         .map(|d| d.trim_end_matches('/').to_string());
     let l = section.name.to_ascii_lowercase();
     let url = match l.as_str() {
@@ -77,11 +77,7 @@ pub fn url_for(cfg: &Config, chain: &[&Node]) -> Option<(String, Option<String>)
 /// directory above the DocumentRoot is reached by `/`).
 fn directory_url(cfg: &Config, docroot: &Option<String>, dir: &str) -> Option<String> {
     let p = dir.trim_end_matches('/').to_string();
-    let aliases = cfg.walk().filter(|n| n.is("Alias") || n.is("ScriptAlias"));
-    let via_alias = aliases.into_iter().find_map(|a| {
-        let (from, to) = (a.args.first()?, a.args.get(1)?.trim_end_matches('/'));
-        p.strip_prefix(to).map(|rest| format!("{}{rest}/", from.trim_end_matches('/')))
-    });
+    let via_alias = cfg.index().alias_to(&p).map(|(from, rest)| format!("{}{rest}/", from.trim_end_matches('/')));
     Some(match (docroot, via_alias) {
         (_, Some(u)) => u,
         (Some(d), None) if p.starts_with(d.as_str()) => format!("{}/", &p[d.len()..]),
@@ -113,7 +109,7 @@ fn access_file_url(server: &Config, dir: &Path) -> Option<(String, Option<String
 }
 
 /// The clients a table shows: a local one, each address the rules mention, and an outsider.
-fn representative_clients(cfgs: &[&Config]) -> Vec<(String, IpAddr)> {
+pub fn representative_clients(cfgs: &[&Config]) -> Vec<(String, IpAddr)> {
     let mut v: Vec<(String, IpAddr)> = vec![("local (127.0.0.1)".into(), "127.0.0.1".parse().unwrap())];
     for n in cfgs.iter().flat_map(|c| c.walk()) {
         let words: Vec<&String> = if n.is("Allow") || n.is("Deny") {
@@ -142,11 +138,15 @@ fn representative_clients(cfgs: &[&Config]) -> Vec<(String, IpAddr)> {
 
 /// Walks and evaluates a hover's request: SetEnvIf evaluated (headers other than Host unknown).
 fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
-    let inputs = crate::ide::setenvif::EnvInputs {
-        headers: spec.host.iter().map(|h| ("Host".to_string(), h.clone())).collect(),
+    effective_with(cfg, spec, Some(&hover_env_inputs(&spec.host)))
+}
+
+/// What a hover knows of a request for SetEnvIf: its Host header only.
+fn hover_env_inputs(host: &Option<String>) -> crate::ide::setenvif::EnvInputs {
+    crate::ide::setenvif::EnvInputs {
+        headers: host.iter().map(|h| ("Host".to_string(), h.clone())).collect(),
         ..Default::default()
-    };
-    effective_with(cfg, spec, Some(&inputs))
+    }
 }
 
 /// What httpd writes to the error log for one outcome: the entries (with why LogLevel drops
@@ -197,10 +197,21 @@ pub struct Defeated {
 
 /// Checks one section for the precedence trap.
 pub fn defeated_require(cfg: &Config, chain: &[&Node]) -> Option<Defeated> {
+    defeated_require_among(cfg, chain, &representative_clients(&[cfg]), &FsView::fresh())
+}
+
+/// [`defeated_require`] for a batch: the clients to try ([`representative_clients`]) and
+/// the file system view are computed once for all sections.
+pub fn defeated_require_among(
+    cfg: &Config,
+    chain: &[&Node],
+    clients: &[(String, IpAddr)],
+    fs: &FsView,
+) -> Option<Defeated> {
     let section = chain.last()?;
     let (url, host) = url_for(cfg, chain)?;
     let own = Own { cfg, file: cfg.file(section.loc.file).path.to_path_buf(), range: Some(section.loc.range) };
-    defeated(cfg, &section.children, &own, &url, &host, &[cfg])
+    defeated(cfg, &section.children, &own, &url, &host, clients, fs)
 }
 
 /// Where a body of access directives is written: a section, or a whole .htaccess
@@ -220,17 +231,28 @@ fn defeated(
     own: &Own<'_>,
     url: &str,
     host: &Option<String>,
-    mentioned: &[&Config],
+    clients: &[(String, IpAddr)],
+    fs: &FsView,
 ) -> Option<Defeated> {
     let req = nodes.iter().find(|c| c.is("Require"))?;
     if nodes.iter().any(|c| matches!(c.name.to_ascii_lowercase().as_str(), "order" | "allow" | "deny" | "satisfy")) {
         return None;
     }
+    // The walk does not depend on the client: resolve once, evaluate per client. Only after
+    // a 200 can mod_dir's DirectoryIndex subrequest change the answer: then the full request.
+    // SetEnvIf is evaluated per client, as [`effective`] does.
+    let resolved = resolve(cfg, fs, url, host.as_deref(), None);
+    let per_dir = resolved.per_dir(cfg);
+    let inputs = hover_env_inputs(host);
     let mut decided = None;
-    for (_, ip) in representative_clients(mentioned) {
-        let e = effective(cfg, &spec(url, host, ip, None));
-        let d = e.outcome.deciding.clone()?;
-        if e.outcome.status != Some(403) || d.layer != Layer::AccessCompat {
+    for (_, ip) in clients {
+        let sp = spec(url, host, *ip, None);
+        let mut outcome = resolved.outcome_with_setenvif(cfg, url, &sp.request, &inputs, &per_dir);
+        if outcome.status == Some(200) {
+            outcome = effective(cfg, &sp).outcome;
+        }
+        let d = outcome.deciding.clone()?;
+        if outcome.status != Some(403) || d.layer != Layer::AccessCompat {
             return None;
         }
         // The deciding rule must come from elsewhere.
@@ -323,7 +345,8 @@ fn access_file_hover(cfg: &Config, server: &Config, chain: &[&Node], offset: Tex
         }
     }
     let own = Own { cfg, file: path.to_path_buf(), range: None };
-    let trap = defeated(server, &cfg.nodes, &own, &url, &host, &[server, cfg]).map(trap_text);
+    let clients = representative_clients(&[server, cfg]);
+    let trap = defeated(server, &cfg.nodes, &own, &url, &host, &clients, &FsView::fresh()).map(trap_text);
     Some((range, policy_markdown(server, &url, &host, trap, &[server, cfg])))
 }
 

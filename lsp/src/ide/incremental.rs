@@ -136,6 +136,15 @@ impl Analysis {
                 None => return false,
             }
         }
+        // The policy context of the whole configuration (kept in `ctx`) counts the
+        // methods RegisterHttpMethod names: a change there reaches every section.
+        if old_names
+            .iter()
+            .chain(new_nodes.iter().map(|n| &n.name))
+            .any(|n| n.eq_ignore_ascii_case("RegisterHttpMethod"))
+        {
+            return false;
+        }
         let engine_dirty = old_names.iter().chain(new_nodes.iter().map(|n| &n.name)).any(|name| read_by_engine(name));
 
         // Where the replaced nodes are: nowhere when the lines are in a conditional
@@ -187,12 +196,17 @@ impl Analysis {
         let (q, delta) = (change.old.end(), change.delta());
         let line_delta = i64::from(fd.line_of(change.new.end())) - i64::from(old_fd.line_of(q));
         let cfg = Arc::make_mut(&mut self.cfg);
+        // The replaced nodes go first: their positions are in the replaced text.
+        if let Some(p) = &place {
+            level_mut(&mut cfg.nodes, &p.path).drain(p.start..p.start + p.count);
+        }
         shift_config(cfg, file, q, delta, line_delta);
         if let Some(p) = &place {
             let level = level_mut(&mut cfg.nodes, &p.path);
-            level.splice(p.start..p.start + p.count, new_nodes.iter().cloned());
+            level.splice(p.start..p.start, new_nodes.iter().cloned());
         }
         cfg.files[file] = fd;
+        cfg.nodes_changed();
         for list in &mut self.findings {
             for (_, d) in list.iter_mut() {
                 if d.file == file {
@@ -219,18 +233,7 @@ impl Analysis {
             _ => (new_nodes, vec![(file, change.new)]),
         };
         if !view_nodes.is_empty() {
-            let view = Config {
-                top: self.cfg.top.clone(),
-                files: self.cfg.files.clone(),
-                nodes: view_nodes,
-                modules: self.cfg.modules.clone(),
-                modules_known: self.cfg.modules_known,
-                defines: self.cfg.defines.clone(),
-                server_root: self.cfg.server_root.clone(),
-                enclosing: self.cfg.enclosing.clone(),
-                whole_policy_ctx: Some(self.ctx.clone()),
-                ..Config::default()
-            };
+            let view = self.cfg.view(view_nodes, self.ctx.clone());
             let mut out = Vec::new();
             diagnostics::local(&view, &mut out);
             if out.iter().any(|d| !within(&scope, d)) {
@@ -423,7 +426,9 @@ fn shift(r: TextRange, q: TextSize, delta: i64) -> TextRange {
     if r.start() >= q {
         TextRange::new(mv(r.start()), mv(r.end()))
     } else if r.end() >= q {
-        TextRange::new(r.start(), mv(r.end()))
+        // (Ranges that began inside the replaced text are dropped by the callers;
+        // never make an inverted one.)
+        TextRange::new(r.start(), mv(r.end()).max(r.start()))
     } else {
         r
     }

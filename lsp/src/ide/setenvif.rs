@@ -541,6 +541,39 @@ fn node_rules(cfg: &Config, nodes: &[Node], record: usize, out: &mut Vec<Rule>) 
     }
 }
 
+/// What [`access_env`] reads of the main server's level (its top-level directives), found
+/// once per configuration ([`crate::ide::config::Index::setenvif_main`]): a batch over every
+/// section must not scan the top level, which holds every virtual host, per request.
+pub struct MainLevel {
+    /// Index in `cfg.nodes` of the last `HostnameLookups`.
+    lookups_at: Option<usize>,
+    early_headers: bool,
+    rules: Vec<Rule>,
+    rewrite_rules: Vec<usize>,
+}
+
+impl MainLevel {
+    fn of(cfg: &Config) -> MainLevel {
+        let mut rules = Vec::new();
+        node_rules(cfg, &cfg.nodes, 0, &mut rules);
+        let directive = |n: &Node, name: &str| n.kind == NodeKind::Directive && n.is(name);
+        MainLevel {
+            lookups_at: cfg.nodes.iter().rposition(|n| directive(n, "HostnameLookups")),
+            early_headers: cfg.nodes.iter().any(|n| {
+                directive(n, "RequestHeader") && n.args.last().is_some_and(|a| a.eq_ignore_ascii_case("early"))
+            }),
+            rules,
+            rewrite_rules: (0..cfg.nodes.len()).filter(|&i| directive(&cfg.nodes[i], "RewriteRule")).collect(),
+        }
+    }
+}
+
+impl std::fmt::Debug for MainLevel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MainLevel").field("rules", &self.rules.len()).finish()
+    }
+}
+
 fn last_directive<'a>(nodes: &'a [Node], name: &str) -> Option<&'a Node> {
     nodes.iter().rev().find(|n| n.kind == NodeKind::Directive && n.is(name))
 }
@@ -559,19 +592,21 @@ pub fn access_env(
     inputs: &EnvInputs,
 ) -> EnvReport {
     let loaded = |m: &str| cfg.module_loaded(m);
+    let main = cfg.index().setenvif_main.get_or_init(|| MainLevel::of(cfg));
     let mut env = Env { vars: BTreeMap::new(), steps: vec![] };
     let server_lookups = vhost
         .and_then(|v| last_directive(&v.children, "HostnameLookups"))
-        .or_else(|| last_directive(&cfg.nodes, "HostnameLookups"))
+        .or_else(|| main.lookups_at.map(|i| &cfg.nodes[i]))
         .and_then(|d| d.args.first())
         .map(|a| a.to_ascii_lowercase())
         .unwrap_or_else(|| "off".into());
-    let early_headers = loaded("headers_module")
-        && cfg.nodes.iter().chain(vhost.map(|v| v.children.as_slice()).unwrap_or(&[])).any(|n| {
-            n.kind == NodeKind::Directive
-                && n.is("RequestHeader")
-                && n.args.last().is_some_and(|a| a.eq_ignore_ascii_case("early"))
-        });
+    let early = |n: &Node| {
+        n.kind == NodeKind::Directive
+            && n.is("RequestHeader")
+            && n.args.last().is_some_and(|a| a.eq_ignore_ascii_case("early"))
+    };
+    let early_headers =
+        loaded("headers_module") && (main.early_headers || vhost.is_some_and(|v| v.children.iter().any(early)));
     let mut ctx = Ctx {
         req,
         inputs,
@@ -584,8 +619,7 @@ pub fn access_env(
         env.vars.insert("unique_id".into(), ("UNIQUE_ID".into(), Val::SetUnknown));
     }
     if loaded("setenvif_module") {
-        let mut server = Vec::new();
-        node_rules(cfg, &cfg.nodes, 0, &mut server);
+        let mut server = main.rules.clone();
         if let Some(v) = vhost {
             node_rules(cfg, &v.children, 1, &mut server);
         }
@@ -593,8 +627,9 @@ pub fn access_env(
     }
     // Server-level RewriteRules run in translate_name, between the two stages.
     if loaded("rewrite_module") {
-        let top = cfg.nodes.iter().chain(vhost.map(|v| v.children.as_slice()).unwrap_or(&[]));
-        for n in top.filter(|n| n.kind == NodeKind::Directive && n.is("RewriteRule")) {
+        let top = main.rewrite_rules.iter().map(|&i| &cfg.nodes[i]);
+        let top = top.chain(vhost.map(|v| v.children.as_slice()).unwrap_or(&[]).iter().filter(|n| n.is("RewriteRule")));
+        for n in top.filter(|n| n.kind == NodeKind::Directive) {
             for var in rewrite_env_vars(n.args.get(2).map(String::as_str).unwrap_or("")) {
                 let loc = Loc {
                     file: cfg.file(n.loc.file).path.clone(),

@@ -19,11 +19,7 @@ pub struct Loaded {
 /// take the server down.
 pub fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, tower_lsp::jsonrpc::Error> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|e| {
-        let msg = e
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| e.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".into());
+        let msg = super::guard::panic_message(&*e);
         tracing::error!("panic in {what}: {msg}");
         let mut err = tower_lsp::jsonrpc::Error::internal_error();
         err.message = format!("internal error in {what}: {msg}").into();

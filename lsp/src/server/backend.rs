@@ -169,6 +169,14 @@ impl Backend {
         tracing::error!("malformed message: {reason}");
         self.client.log_message(MessageType::ERROR, format!("apache-lsp ignored a malformed message: {reason}")).await;
     }
+
+    /// A request the framing guard found undecodable but answerable: InvalidRequest.
+    pub async fn invalid_request(&self, params: serde_json::Value) -> Result<()> {
+        let reason = params.get("reason").and_then(|r| r.as_str()).unwrap_or("invalid request");
+        let mut err = tower_lsp::jsonrpc::Error::invalid_request();
+        err.message = reason.to_string().into();
+        Err(err)
+    }
 }
 
 fn to_lsp_diagnostic(
@@ -201,6 +209,26 @@ fn to_lsp_diagnostic(
         tags: d.deprecated.then(|| vec![DiagnosticTag::DEPRECATED]),
         ..Default::default()
     }
+}
+
+/// Symbols nest at most this deep; deeper ones hang from their ancestor at the
+/// last level. Clients' JSON readers give up at about 128 levels (serde_json's
+/// default, Python's recursion limit), and each symbol level costs two.
+const MAX_SYMBOL_DEPTH: usize = 48;
+
+/// Each symbol's parent once nesting is capped (parents come before children).
+fn capped_parents(parents: impl Iterator<Item = Option<usize>>) -> Vec<Option<usize>> {
+    let mut out: Vec<Option<usize>> = Vec::new();
+    let mut depth: Vec<usize> = Vec::new();
+    for p in parents {
+        let p = match p {
+            Some(p) if depth[p] + 1 >= MAX_SYMBOL_DEPTH => out[p],
+            p => p,
+        };
+        depth.push(p.map_or(0, |p| depth[p] + 1));
+        out.push(p);
+    }
+    out
 }
 
 fn symbol_kind(k: &ide::document_symbols::StructureKind) -> SymbolKind {
@@ -384,13 +412,21 @@ impl LanguageServer for Backend {
                     })
                 })
                 .collect();
+            let parents = capped_parents(nodes.iter().map(|n| n.parent));
+            // Children were pushed last first: put them back in order as each node is done.
+            let done = |mut s: DocumentSymbol| {
+                if let Some(c) = s.children.as_mut() {
+                    c.reverse();
+                }
+                s
+            };
             for i in (0..nodes.len()).rev() {
-                if let Some(p) = nodes[i].parent {
-                    let child = built[i].take().unwrap();
-                    built[p].as_mut().unwrap().children.get_or_insert_with(Vec::new).insert(0, child);
+                if let Some(p) = parents[i] {
+                    let child = done(built[i].take().unwrap());
+                    built[p].as_mut().unwrap().children.get_or_insert_with(Vec::new).push(child);
                 }
             }
-            DocumentSymbolResponse::Nested(built.into_iter().flatten().collect())
+            DocumentSymbolResponse::Nested(built.into_iter().flatten().map(done).collect())
         })?;
         Ok(r)
     }
@@ -412,32 +448,39 @@ impl LanguageServer for Backend {
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let uri = params.text_document.uri.clone();
         let only = params.context.only.clone();
+        let root = self.state.root_config.lock().unwrap().clone();
         let r = self.with_config(&uri, "codeAction", |l, fs, enc| {
             let fd = l.cfg.file(l.file);
             let range = convert::text_range(&fd.line_index, enc, params.range);
             let lc = ide::code_actions::LoadContext { main: &l.main, is_main: l.is_main, fs };
+            // An .htaccess file is judged under the root configuration when there is one.
+            let htaccess_root = root.as_deref().filter(|_| !l.is_main && is_htaccess(&fd.path));
+            let root_lc = htaccess_root.map(|r| ide::code_actions::LoadContext { main: r, is_main: true, fs });
             let mut actions = Vec::new();
             let wants =
                 |k: &CodeActionKind| only.as_ref().is_none_or(|o| o.iter().any(|w| k.as_str().starts_with(w.as_str())));
             if wants(&CodeActionKind::QUICKFIX) {
-                actions.extend(ide::code_actions::code_actions(&l.cfg, &lc, l.file, range));
+                match &root_lc {
+                    Some(rl) => {
+                        let mut v = ide::code_actions::access_fixes(rl, &fd.path, range);
+                        if v.is_empty() {
+                            v = ide::code_actions::code_actions(&l.cfg, &lc, l.file, range);
+                        }
+                        actions.extend(v);
+                    }
+                    None => actions.extend(ide::code_actions::code_actions(&l.cfg, &lc, l.file, range)),
+                }
             }
             if wants(&CodeActionKind::SOURCE_FIX_ALL) {
-                actions.extend(ide::code_actions::fix_all(&l.cfg, &lc, l.file));
+                match &root_lc {
+                    Some(rl) => actions.extend(ide::code_actions::fix_all_in(rl, &fd.path)),
+                    None => actions.extend(ide::code_actions::fix_all(&l.cfg, &lc, l.file)),
+                }
             }
             actions
                 .into_iter()
                 .map(|a| {
-                    let mut changes: std::collections::HashMap<Url, Vec<TextEdit>> = Default::default();
-                    for e in &a.edits {
-                        let f = l.cfg.file(e.file);
-                        if let Some(u) = convert::path_to_url(&f.path) {
-                            changes.entry(u).or_default().push(TextEdit {
-                                range: convert::range(&f.line_index, enc, e.range),
-                                new_text: e.new_text.clone(),
-                            });
-                        }
-                    }
+                    let changes = workspace_changes(&l.cfg, fs, enc, &a.edits);
                     CodeActionOrCommand::CodeAction(CodeAction {
                         title: a.title,
                         kind: Some(match a.kind {
@@ -446,6 +489,7 @@ impl LanguageServer for Backend {
                         }),
                         is_preferred: Some(a.preferred),
                         edit: Some(WorkspaceEdit { changes: Some(changes), ..Default::default() }),
+                        data: (!a.detail.is_empty()).then(|| serde_json::json!({ "detail": a.detail })),
                         ..Default::default()
                     })
                 })
@@ -455,6 +499,12 @@ impl LanguageServer for Backend {
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<serde_json::Value>> {
+        // Hidden, for the test suite only: proves a panic in a handler is answered, not fatal.
+        if params.command == "apache-lsp.testPanic"
+            && std::env::var_os("APACHE_LSP_TEST_PANIC").is_some_and(|v| v == "1")
+        {
+            panic!("apache-lsp.testPanic: a panic the test suite asked for");
+        }
         let arg = params.arguments.first().cloned().unwrap_or_default();
         let uri = arg
             .get("uri")
@@ -483,26 +533,11 @@ impl LanguageServer for Backend {
             "apache-lsp.migrateFile" | "apache-lsp.migrateTree" => {
                 let tree = params.command.ends_with("Tree");
                 let edit = self.with_config(&uri, "migrate", |l, fs, enc| {
-                    let mut changes: std::collections::HashMap<Url, Vec<TextEdit>> = Default::default();
-                    for section in ide::migrate::old_style_sections(&l.cfg) {
-                        if !tree && section.loc.file != l.file {
-                            continue;
-                        }
-                        let rw = ide::migrate::rewrite_section(&l.cfg, &l.main, l.is_main, section, fs);
-                        if !rw.preserving {
-                            continue;
-                        }
-                        for e in rw.edits {
-                            let f = l.cfg.file(e.file);
-                            if let Some(u) = convert::path_to_url(&f.path) {
-                                changes.entry(u).or_default().push(TextEdit {
-                                    range: convert::range(&f.line_index, enc, e.range),
-                                    new_text: e.new_text,
-                                });
-                            }
-                        }
-                    }
-                    WorkspaceEdit { changes: Some(changes), ..Default::default() }
+                    let ws = ide::migrate::Workspace { main: &l.main, is_main: l.is_main, fs };
+                    let path = l.cfg.file(l.file).path.clone();
+                    let scope = if tree { ide::migrate::Scope::Tree } else { ide::migrate::Scope::File(&path) };
+                    let m = ide::migrate::migrate(&ws, scope, false);
+                    WorkspaceEdit { changes: Some(workspace_changes(&l.cfg, fs, enc, &m.edits)), ..Default::default() }
                 })?;
                 if let Some(edit) = edit {
                     let _ = self.client.apply_edit(edit).await;
@@ -794,4 +829,32 @@ impl LanguageServer for Backend {
             SemanticTokensRangeResult::Tokens(SemanticTokens { result_id: None, data })
         })
     }
+}
+
+fn is_htaccess(p: &std::path::Path) -> bool {
+    p.file_name().is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().contains("htaccess"))
+}
+
+/// Edits by document, with ranges in the client's encoding (files outside the configuration,
+/// such as .htaccess files, are read through the overlay).
+fn workspace_changes(
+    cfg: &ide::config::Config,
+    fs: &dyn ide::config::FileSource,
+    enc: Encoding,
+    edits: &[ide::migrate::Edit],
+) -> std::collections::HashMap<Url, Vec<TextEdit>> {
+    let mut changes: std::collections::HashMap<Url, Vec<TextEdit>> = Default::default();
+    let mut indexes: std::collections::HashMap<&std::path::Path, Option<apache_syntax::LineIndex>> = Default::default();
+    for e in edits {
+        let index = indexes.entry(&e.path).or_insert_with(|| match cfg.file_id(&e.path) {
+            Some(id) => Some(cfg.file(id).line_index.clone()),
+            None => fs.read(&e.path).ok().map(|(t, _)| apache_syntax::LineIndex::new(&t)),
+        });
+        let (Some(index), Some(u)) = (index.as_ref(), convert::path_to_url(&e.path)) else { continue };
+        changes
+            .entry(u)
+            .or_default()
+            .push(TextEdit { range: convert::range(index, enc, e.range), new_text: e.new_text.clone() });
+    }
+    changes
 }

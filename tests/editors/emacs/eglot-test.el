@@ -35,6 +35,10 @@
                              (flymake-diagnostics))
            #'< :key #'flymake-diagnostic-beg))
 
+(defvar t-tmpdir nil "The test's temporary directory, removed on the way out.")
+(defun t-cleanup ()
+  (when t-tmpdir (ignore-errors (delete-directory t-tmpdir t))))
+
 (condition-case err
     (progn
       (with-temp-buffer (insert (t-readme-block "emacs-eglot")) (eval-buffer))
@@ -46,7 +50,7 @@
           (cl-assert (if (eq (cdr c) 'not-apache) (not (eq mode 'apache-mode)) (eq mode (cdr c))) nil
                      "auto-mode-alist for %s: %s" (car c) mode)))
       (cl-assert (memq #'eglot-ensure apache-mode-hook) nil "eglot-ensure not on apache-mode-hook")
-      (let* ((dir (make-temp-file "apache-lsp-emacs" t))
+      (let* ((dir (setq t-tmpdir (make-temp-file "apache-lsp-emacs" t)))
              (file (expand-file-name "apache2.conf" dir)))
         (copy-file (expand-file-name "tests/editors/fixtures/apache2.conf" t-repo) file)
         (find-file file)
@@ -119,5 +123,6 @@
           (condition-case e (eglot-shutdown server)
             (error (t-log "note: shutdown: %s" (error-message-string e))))))
       (t-log "PASS")
+      (t-cleanup)
       (kill-emacs 0))
-  (error (t-log "FAIL: %s" (error-message-string err)) (kill-emacs 1)))
+  (error (t-log "FAIL: %s" (error-message-string err)) (t-cleanup) (kill-emacs 1)))

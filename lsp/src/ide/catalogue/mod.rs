@@ -466,7 +466,16 @@ fn catalogue() -> &'static Catalogue {
 pub fn directive(name: &str) -> Option<&'static Directive> {
     let cat = catalogue();
     let i = if name.bytes().any(|b| b.is_ascii_uppercase()) {
-        cat.by_name.get(&name.to_ascii_lowercase())
+        // Lowercased on the stack: this runs for every node of every check.
+        let mut buf = [0u8; 64];
+        match buf.get_mut(..name.len()) {
+            Some(b) => {
+                b.copy_from_slice(name.as_bytes());
+                b.make_ascii_lowercase();
+                std::str::from_utf8(b).ok().and_then(|l| cat.by_name.get(l))
+            }
+            None => cat.by_name.get(&name.to_ascii_lowercase()),
+        }
     } else {
         cat.by_name.get(name)
     };

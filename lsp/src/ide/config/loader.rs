@@ -10,8 +10,16 @@ use std::sync::Arc;
 
 /// httpd's `AP_MAX_INCLUDE_DEPTH`.
 const MAX_INCLUDE_DEPTH: usize = 128;
+/// httpd's `AP_MAX_FNMATCH_DIR_DEPTH`: how deep an Include of a directory recurses.
+const MAX_DIR_DEPTH: usize = 128;
 /// A bound on the number of files one load reads, so a hostile glob cannot exhaust memory.
 const MAX_FILES: usize = 200_000;
+/// Bounds on what one load expands. A file included several times is expanded each
+/// time (as httpd does), so includes that fan out (a file including another twice,
+/// which includes a third twice…) could otherwise grow exponentially.
+/// Real trees repeat a few snippets per virtual host: tens of thousands of repeats.
+const MAX_EXPANDED_BYTES: usize = 256 << 20;
+const MAX_REPEATS: usize = if cfg!(test) { 2_000 } else { 100_000 };
 
 /// Where file contents come from: the disk, or an editor's unsaved buffers over it.
 pub trait FileSource: Sync {
@@ -28,6 +36,12 @@ pub trait FileSource: Sync {
     fn parsed(&self, _path: &Path, _text: &Arc<str>) -> Option<Arc<FileData>> {
         None
     }
+
+    /// The files an `Include` of `full` (absolute, maybe a wildcard or a directory)
+    /// names, in httpd's order. By default the file system answers.
+    fn resolve_include(&self, full: &Path) -> Result<Vec<PathBuf>, IncludeError> {
+        resolve_include(full)
+    }
 }
 
 /// Reads from the file system.
@@ -35,9 +49,52 @@ pub struct RealFs;
 
 impl FileSource for RealFs {
     fn read(&self, path: &Path) -> std::io::Result<(Arc<str>, Option<usize>)> {
-        let bytes = std::fs::read(path)?;
+        let bytes = read_regular(path)?;
         Ok(decode(bytes))
     }
+}
+
+/// The bytes of a regular file. Anything else (a FIFO, a device, a directory) is
+/// refused before it is opened, as `ap_pcfg_openfile` refuses it (AH00554), so that
+/// reading can never block or never end; `/dev/null` is allowed, as there.
+pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() && path != Path::new("/dev/null") {
+        let what = file_kind(&meta);
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("not a regular file ({what}); httpd refuses it (AH00554)"),
+        ));
+    }
+    std::fs::read(path)
+}
+
+/// What kind of file system object this is, for messages.
+pub fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "not a file"
+    }
+}
+
+/// Why an `Include` names no file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IncludeError {
+    /// Nothing matches: an error for `Include`, silence for `IncludeOptional`.
+    NoMatch(String),
+    /// An error for both (an unreadable directory, a directory recursion).
+    Failed(String),
 }
 
 /// Text of a file's bytes; invalid UTF-8 is replaced and its first offset reported.
@@ -57,11 +114,38 @@ struct Loader<'a> {
     /// Files currently being read, innermost last (for cycle detection).
     stack: Vec<FileId>,
     loaded: HashMap<PathBuf, FileId>,
+    /// Whether files keep their syntax trees once their nodes are built.
+    keep_trees: bool,
+    /// Files whose tree was dropped (read again if the file is included again).
+    dropped: std::collections::HashSet<FileId>,
+    /// Bytes of text expanded so far (a file counts each time it is included), and
+    /// how many inclusions were of a file already read.
+    expanded: usize,
+    repeats: usize,
+    over_limit: bool,
+    /// Canonical paths of files, computed when a cycle is looked for.
+    real: HashMap<FileId, PathBuf>,
 }
 
 /// Loads the configuration whose main file is `main`.
 pub fn load(main: &Path, fs: &dyn FileSource) -> Config {
-    let mut cfg = load_with(main, fs, ModuleSet::builtin(), true);
+    load_main(main, fs, true)
+}
+
+/// [`load`] (`main`) or [`load_fragment`], for one-shot batch work such as `check`: each
+/// file's syntax tree is dropped as soon as its nodes are built (its text, line index and
+/// parse errors stay; `parse.green` is an empty tree). Trees take several times the
+/// memory of the text, so a big configuration is never held as trees all at once.
+pub fn load_for_batch(path: &Path, fs: &dyn FileSource, main: bool) -> Config {
+    if main {
+        load_main(path, fs, false)
+    } else {
+        load_fragment_with(path, fs, false)
+    }
+}
+
+fn load_main(main: &Path, fs: &dyn FileSource, keep_trees: bool) -> Config {
+    let mut cfg = load_with(main, fs, ModuleSet::builtin(), true, keep_trees);
     // A configuration that loads no module at all is a fragment: assume Debian's defaults.
     if !cfg.walk().any(|n| n.is("LoadModule")) {
         cfg.modules_known = false;
@@ -72,7 +156,11 @@ pub fn load(main: &Path, fs: &dyn FileSource) -> Config {
 /// Loads a single file that is not a main configuration (a fragment or an
 /// .htaccess file): conditionals are judged against Debian's default modules.
 pub fn load_fragment(path: &Path, fs: &dyn FileSource) -> Config {
-    let mut cfg = load_with(path, fs, ModuleSet::debian_default(), false);
+    load_fragment_with(path, fs, true)
+}
+
+fn load_fragment_with(path: &Path, fs: &dyn FileSource, keep_trees: bool) -> Config {
+    let mut cfg = load_with(path, fs, ModuleSet::debian_default(), false, keep_trees);
     cfg.top = if super::is_htaccess(path) { TopLevel::Htaccess } else { TopLevel::Fragment };
     cfg
 }
@@ -90,17 +178,28 @@ pub fn load_in_context(path: &Path, fs: &dyn FileSource, enclosing: Arc<Config>)
         top: TopLevel::Htaccess,
         ..Config::default()
     };
-    load_seeded(path, fs, seed)
+    load_seeded(path, fs, seed, true)
 }
 
-fn load_with(path: &Path, fs: &dyn FileSource, modules: ModuleSet, modules_known: bool) -> Config {
+fn load_with(path: &Path, fs: &dyn FileSource, modules: ModuleSet, modules_known: bool, keep_trees: bool) -> Config {
     let server_root = absolute(path).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
-    load_seeded(path, fs, Config { modules, modules_known, server_root, ..Config::default() })
+    load_seeded(path, fs, Config { modules, modules_known, server_root, ..Config::default() }, keep_trees)
 }
 
-fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config) -> Config {
+fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool) -> Config {
     let path = absolute(path);
-    let mut l = Loader { fs, cfg: seed, stack: Vec::new(), loaded: HashMap::new() };
+    let mut l = Loader {
+        fs,
+        cfg: seed,
+        stack: Vec::new(),
+        loaded: HashMap::new(),
+        keep_trees,
+        dropped: Default::default(),
+        expanded: 0,
+        repeats: 0,
+        over_limit: false,
+        real: HashMap::new(),
+    };
     match l.read_file(&path) {
         Ok(id) => l.cfg.nodes = l.file_nodes(id),
         Err(e) => {
@@ -118,6 +217,20 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config) -> Config {
     l.cfg
 }
 
+/// A file read from `fs`, parsed (or its parse as the source keeps it).
+fn parse_file(fs: &dyn FileSource, path: &Path, text: Arc<str>, not_utf8: Option<usize>) -> Arc<FileData> {
+    match fs.parsed(path, &text) {
+        Some(fd) if not_utf8.is_none() && *fd.path == *path && fd.text == text => fd,
+        _ => Arc::new(FileData::new(Arc::from(path), text, not_utf8)),
+    }
+}
+
+/// The tree of an empty file, shared by every file whose tree was dropped.
+fn empty_tree() -> apache_syntax::GreenNode {
+    static EMPTY: std::sync::OnceLock<apache_syntax::GreenNode> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(|| apache_syntax::parse("").green).clone()
+}
+
 /// A fragment from text already read (an .htaccess file read per request).
 pub fn load_fragment_from(fd: Arc<FileData>) -> Config {
     struct One(Arc<FileData>);
@@ -128,6 +241,9 @@ pub fn load_fragment_from(fd: Arc<FileData>) -> Config {
             } else {
                 RealFs.read(path)
             }
+        }
+        fn parsed(&self, path: &Path, text: &Arc<str>) -> Option<Arc<FileData>> {
+            (path == &*self.0.path && Arc::ptr_eq(text, &self.0.text)).then(|| self.0.clone())
         }
     }
     let path = fd.path.to_path_buf();
@@ -149,12 +265,13 @@ impl Loader<'_> {
     }
 
     fn add_file(&mut self, path: &Path, text: Arc<str>, not_utf8: Option<usize>) -> FileId {
+        self.add_parsed(parse_file(self.fs, path, text, not_utf8))
+    }
+
+    fn add_parsed(&mut self, fd: Arc<FileData>) -> FileId {
         let id = self.cfg.files.len();
-        let fd = match self.fs.parsed(path, &text) {
-            Some(fd) if not_utf8.is_none() && *fd.path == *path && fd.text == text => fd,
-            _ => Arc::new(FileData::new(Arc::from(path), text, not_utf8)),
-        };
-        if let Some(at) = not_utf8 {
+        let path = fd.path.to_path_buf();
+        if let Some(at) = fd.not_utf8 {
             self.cfg.problems.push(Problem {
                 file: id,
                 range: TextRange::empty(apache_syntax::TextSize::from(0)),
@@ -164,17 +281,26 @@ impl Loader<'_> {
             });
         }
         self.cfg.files.push(fd);
-        self.loaded.insert(path.to_path_buf(), id);
+        self.loaded.insert(path, id);
         id
     }
 
     /// The expanded nodes of a whole file.
     fn file_nodes(&mut self, id: FileId) -> Vec<Node> {
+        self.expanded += self.cfg.files[id].text.len();
         self.stack.push(id);
-        let root = self.cfg.files[id].parse.tree();
+        let fd = &self.cfg.files[id];
+        let root = if self.dropped.contains(&id) { apache_syntax::parse(&fd.text).tree() } else { fd.parse.tree() };
         let mut out = Vec::new();
         self.items(id, root.items(), &mut out);
         self.stack.pop();
+        if !self.keep_trees && !self.dropped.contains(&id) {
+            drop(root);
+            if let Some(fd) = Arc::get_mut(&mut self.cfg.files[id]) {
+                fd.parse.green = empty_tree();
+                self.dropped.insert(id);
+            }
+        }
         out
     }
 
@@ -235,7 +361,7 @@ impl Loader<'_> {
     fn directive(&mut self, file: FileId, d: &ast::Directive, out: &mut Vec<Node>) {
         let range = d.syntax().text_range();
         let focus = d.name().map(|n| n.range()).unwrap_or(range);
-        let logical = d.logical_text();
+        let logical = logical_text(&self.cfg.files[file].text, range).unwrap_or_else(|| d.logical_text());
         let expanded = self.expand(file, range, &logical);
         let (name, raw_args) = split_name(&expanded);
         let args = split_words(&raw_args);
@@ -360,12 +486,16 @@ impl Loader<'_> {
     fn include(&mut self, file: FileId, range: TextRange, pattern: &str, optional: bool, out: &mut Vec<Node>) {
         let p = Path::new(pattern);
         let full = if p.is_absolute() { p.to_path_buf() } else { self.cfg.server_root.join(p) };
-        let paths = match resolve_include(&full) {
+        let paths = match self.fs.resolve_include(&full) {
             Ok(paths) => paths,
-            Err(msg) => {
+            Err(IncludeError::NoMatch(msg)) => {
                 if !optional {
                     self.problem(file, range, Severity::Error, "include-missing", msg);
                 }
+                return;
+            }
+            Err(IncludeError::Failed(msg)) => {
+                self.problem(file, range, Severity::Error, "include-missing", msg);
                 return;
             }
         };
@@ -379,26 +509,69 @@ impl Loader<'_> {
             );
             return;
         }
-        // Read the new files in parallel, then splice them in order.
-        let fresh: Vec<&PathBuf> = paths.iter().filter(|p| !self.loaded.contains_key(*p)).collect();
-        let fs = self.fs;
-        use rayon::prelude::*;
-        let read: Vec<(PathBuf, std::io::Result<(Arc<str>, Option<usize>)>)> =
-            fresh.par_iter().map(|p| ((*p).clone(), fs.read(p))).collect();
-        let mut texts: HashMap<PathBuf, std::io::Result<(Arc<str>, Option<usize>)>> = read.into_iter().collect();
-        for path in paths {
-            if self.cfg.files.len() >= MAX_FILES {
-                self.problem(
-                    file,
-                    range,
-                    Severity::Error,
-                    "include-limit",
-                    format!("more than {MAX_FILES} configuration files; the rest is not read"),
-                );
-                return;
-            }
-            if let Some(&id) = self.loaded.get(&path) {
-                if self.stack.contains(&id) {
+        // Read and parse the new files in parallel, then splice them in order; a chunk at a
+        // time, so that trees are dropped (batch loads) before the next chunk is parsed.
+        for chunk in paths.chunks(256) {
+            let fresh: Vec<&PathBuf> = chunk.iter().filter(|p| !self.loaded.contains_key(*p)).collect();
+            let fs = self.fs;
+            use rayon::prelude::*;
+            let read: Vec<(PathBuf, std::io::Result<Arc<FileData>>)> = fresh
+                .par_iter()
+                .map(|p| {
+                    let fd = fs.read(p).map(|(text, bad)| parse_file(fs, p, text, bad));
+                    ((*p).clone(), fd)
+                })
+                .collect();
+            let mut texts: HashMap<PathBuf, std::io::Result<Arc<FileData>>> = read.into_iter().collect();
+            for path in chunk {
+                if self.cfg.files.len() >= MAX_FILES {
+                    self.problem(
+                        file,
+                        range,
+                        Severity::Error,
+                        "include-limit",
+                        format!("more than {MAX_FILES} configuration files; the rest is not read"),
+                    );
+                    return;
+                }
+                if self.expanded >= MAX_EXPANDED_BYTES || self.repeats >= MAX_REPEATS {
+                    if std::mem::replace(&mut self.over_limit, true) {
+                        return; // said once
+                    }
+                    self.problem(
+                        file,
+                        range,
+                        Severity::Error,
+                        "include-limit",
+                        format!(
+                            "the configuration expands to more than {} MiB of text or {MAX_REPEATS} repeated inclusions (files included again and again); the rest is not read",
+                            MAX_EXPANDED_BYTES >> 20
+                        ),
+                    );
+                    return;
+                }
+                let known = self.loaded.get(path).copied();
+                let id = match known {
+                    Some(id) => id,
+                    None => match texts.remove(path) {
+                        Some(Ok(fd)) => self.add_parsed(fd),
+                        Some(Err(e)) => {
+                            // IncludeOptional is silent only about files that are not there.
+                            if !optional || e.kind() != std::io::ErrorKind::NotFound {
+                                self.problem(
+                                    file,
+                                    range,
+                                    Severity::Error,
+                                    "include-missing",
+                                    format!("Could not open configuration file {}: {e}", path.display()),
+                                );
+                            }
+                            continue;
+                        }
+                        None => continue,
+                    },
+                };
+                if self.being_read(id) {
                     let chain: Vec<String> =
                         self.stack.iter().map(|&f| self.cfg.files[f].path.display().to_string()).collect();
                     self.problem(
@@ -414,32 +587,32 @@ impl Loader<'_> {
                     );
                     continue;
                 }
-                // Included a second time: httpd reads it again; so do we (same parse).
+                // A file included a second time is read again by httpd; so do we (same parse).
+                self.repeats += usize::from(known.is_some());
                 self.cfg.included_from.push((id, file, range));
                 let nodes = self.file_nodes(id);
                 out.extend(nodes);
-                continue;
             }
-            let id = match texts.remove(&path) {
-                Some(Ok((text, bad))) => self.add_file(&path, text, bad),
-                Some(Err(e)) => {
-                    if !optional {
-                        self.problem(
-                            file,
-                            range,
-                            Severity::Error,
-                            "include-missing",
-                            format!("Could not open configuration file {}: {e}", path.display()),
-                        );
-                    }
-                    continue;
-                }
-                None => continue,
-            };
-            self.cfg.included_from.push((id, file, range));
-            let nodes = self.file_nodes(id);
-            out.extend(nodes);
         }
+    }
+
+    /// Whether the file is one of those being read, under this name or another
+    /// (a symbolic link, `dir/../`): including it again would never end.
+    fn being_read(&mut self, id: FileId) -> bool {
+        if self.stack.contains(&id) {
+            return true;
+        }
+        let me = self.real_path(id);
+        let stack = self.stack.clone();
+        stack.into_iter().any(|f| self.real_path(f) == me)
+    }
+
+    fn real_path(&mut self, id: FileId) -> PathBuf {
+        let path = &self.cfg.files[id].path;
+        self.real
+            .entry(id)
+            .or_insert_with(|| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+            .clone()
     }
 }
 
@@ -453,7 +626,8 @@ pub(crate) const LOADER_DIRECTIVES: &[&str] =
 /// anything (incremental re-analysis uses it for directives edited in place);
 /// None for the others, whose effect reaches past their own node.
 pub(crate) fn standalone_directive(fd: &FileData, file: FileId, d: &ast::Directive) -> Option<Node> {
-    let logical = d.logical_text();
+    let range = d.syntax().text_range();
+    let logical = logical_text(&fd.text, range).unwrap_or_else(|| d.logical_text());
     if logical.contains("${") {
         return None;
     }
@@ -461,7 +635,6 @@ pub(crate) fn standalone_directive(fd: &FileData, file: FileId, d: &ast::Directi
     if LOADER_DIRECTIVES.contains(&name.to_ascii_lowercase().as_str()) {
         return None;
     }
-    let range = d.syntax().text_range();
     let focus = d.name().map(|n| n.range()).unwrap_or(range);
     let loc = Loc { file, range, focus, line: fd.line_of(range.start()) };
     let args = split_words(&raw_args);
@@ -470,29 +643,50 @@ pub(crate) fn standalone_directive(fd: &FileData, file: FileId, d: &ast::Directi
 
 /// The files an Include names, in the order httpd reads them
 /// (`server/config.c: ap_process_fnmatch_configs`, `server/util.c: ap_dir_fnmatch`).
-pub fn resolve_include(full: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn resolve_include(full: &Path) -> Result<Vec<PathBuf>, IncludeError> {
     let s = full.to_string_lossy();
     let has_wild = s.contains(['*', '?', '[']);
+    let mut files = Vec::new();
     if !has_wild {
         if full.is_dir() {
-            let mut files = Vec::new();
-            collect_dir(full, &mut files, 0);
+            collect_dir(full, &mut files, &mut Vec::new())?;
             return Ok(files);
         }
         // Whether it can be read is the file source's business (it may be an unsaved buffer).
         return Ok(vec![full.to_path_buf()]);
     }
+    // fnmatch has no recursive `**`: two stars match what one does, within one component.
+    let mut pattern = String::with_capacity(s.len());
+    for c in s.chars() {
+        if !(c == '*' && pattern.ends_with('*')) {
+            pattern.push(c);
+        }
+    }
     let opts =
         glob::MatchOptions { case_sensitive: true, require_literal_separator: true, require_literal_leading_dot: true };
-    let mut out: Vec<PathBuf> = match glob::glob_with(&s, opts) {
-        Ok(paths) => paths.filter_map(Result::ok).collect(),
-        Err(e) => return Err(format!("bad wildcard pattern '{s}': {e}")),
-    };
+    let mut out: Vec<PathBuf> = Vec::new();
+    let paths = glob::glob_with(&pattern, opts)
+        .map_err(|e| IncludeError::Failed(format!("bad wildcard pattern '{s}': {e}")))?;
+    for p in paths {
+        match p {
+            Ok(p) => out.push(p),
+            Err(e) if e.error().kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(IncludeError::Failed(format!(
+                    "Could not open directory {}: {}",
+                    e.path().display(),
+                    e.error()
+                )))
+            }
+        }
+        if out.len() > MAX_FILES {
+            return Err(too_many_files(full));
+        }
+    }
     out.sort_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
-    let mut files = Vec::new();
     for p in out {
         if p.is_dir() {
-            collect_dir(&p, &mut files, 0);
+            collect_dir(&p, &mut files, &mut Vec::new())?;
         } else {
             files.push(p);
         }
@@ -502,26 +696,69 @@ pub fn resolve_include(full: &Path) -> Result<Vec<PathBuf>, String> {
             full.parent().unwrap_or(Path::new("/")),
             full.file_name().map(|f| f.to_string_lossy()).unwrap_or_default(),
         );
-        return Err(format!("No matches for the wildcard '{pat}' in '{}', failing", dir.display()));
+        return Err(IncludeError::NoMatch(format!(
+            "No matches for the wildcard '{pat}' in '{}', failing",
+            dir.display()
+        )));
     }
     Ok(files)
 }
 
-/// Every file below a directory, sorted by name at each level (dotfiles included).
-fn collect_dir(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
-    if depth > 32 {
-        return; // symlink loops and absurd trees
+fn too_many_files(full: &Path) -> IncludeError {
+    IncludeError::Failed(format!("{} names more than {MAX_FILES} files; none is read", full.display()))
+}
+
+/// Every file below a directory, sorted by name at each level (dotfiles included),
+/// as `ap_dir_nofnmatch` recurses: depth first, following symbolic links, and
+/// stopping at the first error. A link back to a directory being walked is such an
+/// error (httpd would go round until the path holds too many links, ELOOP), so a
+/// loop costs one level, and [`MAX_DIR_DEPTH`] bounds honest depth as httpd does.
+fn collect_dir(dir: &Path, out: &mut Vec<PathBuf>, walking: &mut Vec<PathBuf>) -> Result<(), IncludeError> {
+    if walking.len() >= MAX_DIR_DEPTH {
+        return Err(IncludeError::Failed(format!(
+            "Directory '{}' exceeds the maximum include directory nesting level of {MAX_DIR_DEPTH}",
+            dir.display()
+        )));
     }
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let real = std::fs::canonicalize(dir)
+        .map_err(|e| IncludeError::Failed(format!("Could not open directory {}: {e}", dir.display())))?;
+    if let Some(outer) = walking.iter().find(|w| **w == real) {
+        return Err(IncludeError::Failed(format!(
+            "Directory '{}' is '{}' again (a symbolic link loop): httpd would recurse into it until the path has too many symbolic links",
+            dir.display(),
+            outer.display()
+        )));
+    }
+    let rd = std::fs::read_dir(dir)
+        .map_err(|e| IncludeError::Failed(format!("Could not open directory {}: {e}", dir.display())))?;
     let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
+    entries.sort_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
+    walking.push(real);
     for e in entries {
         if e.is_dir() {
-            collect_dir(&e, out, depth + 1);
+            collect_dir(&e, out, walking)?;
         } else {
             out.push(e);
         }
+        if out.len() > MAX_FILES {
+            return Err(too_many_files(dir));
+        }
     }
+    walking.pop();
+    Ok(())
+}
+
+/// A directive's logical line straight from the file's text, when it is one physical line
+/// (what [`ast::Directive::logical_text`] gives, without walking the tree); None when it
+/// is continued over several lines.
+fn logical_text(text: &str, range: TextRange) -> Option<String> {
+    let line = text.get(usize::from(range.start())..usize::from(range.end()))?;
+    let body = line.strip_suffix('\n').unwrap_or(line);
+    // Several physical lines, or a NUL (httpd ignores the rest of its line): ask the tree.
+    if body.contains(['\n', '\0']) {
+        return None;
+    }
+    Some(line.trim_matches(|c: char| c.is_ascii() && apache_syntax::is_space(c as u8)).to_string())
 }
 
 fn split_name(line: &str) -> (String, String) {
@@ -626,5 +863,28 @@ mod tests {
         let cfg = load(Path::new("/c/a.conf"), &fs);
         assert!(cfg.problems.iter().any(|p| p.code == "include-cycle"), "{:?}", cfg.problems);
         assert_eq!(cfg.files.len(), 2);
+    }
+
+    #[test]
+    fn includes_that_fan_out_stop_at_the_expansion_bound() {
+        // f0 includes f1 twice, f1 includes f2 twice, …: 2^40 expansions unbounded.
+        let names: Vec<String> = (0..=40).map(|i| format!("/d/f{i}.conf")).collect();
+        let texts: Vec<String> = (0..=40)
+            .map(|i| {
+                if i == 40 {
+                    "X\n".to_string()
+                } else {
+                    format!("Include /d/f{}.conf\nInclude /d/f{}.conf\n", i + 1, i + 1)
+                }
+            })
+            .collect();
+        let files: Vec<(&'static str, &'static str)> =
+            names.iter().zip(&texts).map(|(n, t)| (&*n.clone().leak(), &*t.clone().leak())).collect();
+        let cfg = load(Path::new("/d/f0.conf"), &Mem(files));
+        assert_eq!(cfg.files.len(), 41);
+        let limits: Vec<_> = cfg.problems.iter().filter(|p| p.code == "include-limit").collect();
+        assert_eq!(limits.len(), 1, "{:?}", cfg.problems);
+        assert!(limits[0].message.contains("included again and again"), "{}", limits[0].message);
+        assert!(cfg.walk().filter(|n| n.is("X")).count() <= MAX_REPEATS + 1);
     }
 }

@@ -12,14 +12,17 @@
 //! reported instead of followed; nothing is executed and nothing but files the
 //! configuration names is read.
 
+pub mod index;
 mod loader;
 mod modules;
 
+pub use index::{Index, SecId};
 pub(crate) use loader::standalone_directive;
 #[cfg(test)]
 pub(crate) use loader::LOADER_DIRECTIVES;
 pub use loader::{
-    decode, load, load_fragment, load_fragment_from, load_in_context, resolve_include, FileSource, RealFs,
+    decode, file_kind, load, load_for_batch, load_fragment, load_fragment_from, load_in_context, read_regular,
+    resolve_include, FileSource, IncludeError, RealFs,
 };
 pub use modules::{ModuleSet, HTTPD_VERSION};
 
@@ -35,6 +38,8 @@ pub type FileId = usize;
 pub struct FileData {
     pub path: Arc<Path>,
     pub text: Arc<str>,
+    /// The syntax tree and its errors. In a configuration from
+    /// [`load_for_batch`](loader::load_for_batch) the tree is empty (the errors stay).
     pub parse: Parse,
     pub line_index: LineIndex,
     /// Byte offset of the first invalid UTF-8 sequence, when the file is not UTF-8
@@ -174,7 +179,7 @@ pub fn is_htaccess(path: &Path) -> bool {
 }
 
 /// The loaded configuration.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default)]
 pub struct Config {
     /// How the first file's top level is read.
     pub top: TopLevel,
@@ -194,20 +199,73 @@ pub struct Config {
     /// For an .htaccess file loaded with [`load_in_context`]: the server
     /// configuration it is read under.
     pub enclosing: Option<Arc<Config>>,
-    /// Set on a partial view of a configuration (incremental re-analysis checks one
-    /// top-level section at a time): the policy context of the whole configuration,
-    /// which the view's own nodes could not give.
-    pub whole_policy_ctx: Option<crate::ide::policy::PolicyCtx>,
+    /// Built on first use: nodes never change after loading (incremental analysis,
+    /// which edits them in place, starts a new index with [`Config::nodes_changed`]).
+    index: std::sync::OnceLock<Index>,
+    file_ids: std::sync::OnceLock<std::collections::HashMap<Arc<Path>, FileId>>,
+}
+
+/// A copy of the configuration without its index (built again on first use).
+impl Clone for Config {
+    fn clone(&self) -> Config {
+        Config {
+            top: self.top.clone(),
+            files: self.files.clone(),
+            nodes: self.nodes.clone(),
+            problems: self.problems.clone(),
+            modules: self.modules.clone(),
+            modules_known: self.modules_known,
+            defines: self.defines.clone(),
+            server_root: self.server_root.clone(),
+            inactive: self.inactive.clone(),
+            included_from: self.included_from.clone(),
+            enclosing: self.enclosing.clone(),
+            index: std::sync::OnceLock::new(),
+            file_ids: self.file_ids.clone(),
+        }
+    }
 }
 
 impl Config {
+    /// After nodes were changed in place (incremental analysis): the index is built
+    /// again on next use. The files' paths must not have changed.
+    pub(crate) fn nodes_changed(&mut self) {
+        self.index = std::sync::OnceLock::new();
+    }
+    /// A partial view of this configuration (incremental analysis checks one
+    /// top-level node at a time): `nodes` with this configuration's files, modules
+    /// and settings, and the policy context `ctx` of the whole configuration, which
+    /// the view's own nodes could not give.
+    pub(crate) fn view(&self, nodes: Vec<Node>, ctx: crate::ide::policy::PolicyCtx) -> Config {
+        let view = Config {
+            top: self.top.clone(),
+            files: self.files.clone(),
+            nodes,
+            modules: self.modules.clone(),
+            modules_known: self.modules_known,
+            defines: self.defines.clone(),
+            server_root: self.server_root.clone(),
+            enclosing: self.enclosing.clone(),
+            file_ids: self.file_ids.clone(),
+            ..Config::default()
+        };
+        let mut index = Index::build(&view);
+        index.ctx = ctx;
+        let _ = view.index.set(index);
+        view
+    }
     /// Whether httpd runs with module `id` (`setenvif_module`); without any LoadModule line
     /// (a fragment), Debian's default modules are assumed.
     pub fn module_loaded(&self, id: &str) -> bool {
         self.modules.contains(id) || (!self.modules_known && ModuleSet::debian_default().contains(id))
     }
     pub fn file_id(&self, path: &Path) -> Option<FileId> {
-        self.files.iter().position(|f| &*f.path == path)
+        self.file_ids.get_or_init(|| index::file_ids(self)).get(path).copied()
+    }
+    /// The configuration's index (virtual hosts, sections by kind, section policies),
+    /// built on first use.
+    pub fn index(&self) -> &Index {
+        self.index.get_or_init(|| Index::build(self))
     }
     pub fn file(&self, id: FileId) -> &FileData {
         &self.files[id]

@@ -4,24 +4,20 @@
 
 use super::Diagnostic;
 use crate::ide::config::{Config, NodeKind, Severity};
-use crate::ide::policy;
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
-    let ctx = crate::ide::access::policy_ctx(cfg);
     let groupfile = cfg.modules.contains("authz_groupfile_module");
     let dbm = cfg.modules.contains("authz_dbm_module");
-    for section in cfg.walk().filter(|n| n.is_section()) {
+    let ix = cfg.index();
+    // Every section in file order; its layers are built once, shared with the request walk.
+    for id in 0..ix.len() as u32 {
+        let section = ix.node(cfg, id);
         let l = section.name.to_ascii_lowercase();
         if matches!(l.as_str(), "limit" | "limitexcept" | "requireall" | "requireany" | "requirenone" | "virtualhost") {
             continue;
         }
-        let items = crate::ide::access::body_items(cfg, section);
-        let mut errors = Vec::new();
-        let (_, e1) = policy::compat_from_items(&items, &ctx);
-        let (_, e2) = policy::authz_from_items(&items, &ctx);
-        errors.extend(e1);
-        errors.extend(e2);
-        for e in errors {
+        let built = ix.built(cfg, id);
+        for e in built.compat_errors.iter().chain(&built.authz_errors) {
             let Some(file) = cfg.file_id(&e.loc.file) else { continue };
             let range = apache_syntax::TextRange::new(e.loc.range.0.into(), e.loc.range.1.into());
             let severity = if cfg.modules_known || !e.message.starts_with("Unknown Authz provider") {

@@ -2,18 +2,21 @@
 //! old-style rule inherited from another section refuses every request first.
 
 use super::{Diagnostic, Related};
-use crate::ide::config::{Config, Node, Severity};
-use crate::ide::hover::defeated_require;
+use crate::ide::access::FsView;
+use crate::ide::config::{Config, Severity};
+use crate::ide::hover::{defeated_require_among, representative_clients};
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
-    // Walk with the chain of enclosing sections (iteratively).
-    let mut stack: Vec<(Vec<&Node>, &Node)> = cfg.nodes.iter().map(|n| (vec![], n)).collect();
-    while let Some((mut chain, n)) = stack.pop() {
-        if !n.is_section() {
-            continue;
-        }
-        chain.push(n);
-        if let Some(t) = defeated_require(cfg, &chain) {
+    use rayon::prelude::*;
+    let clients = representative_clients(&[cfg]);
+    let fs = FsView::cached();
+    let ix = cfg.index();
+    // Only sections holding a Require can hold the trap; each is resolved once, in parallel.
+    let found: Vec<Diagnostic> = (0..ix.len() as u32)
+        .into_par_iter()
+        .filter(|&id| ix.node(cfg, id).children.iter().any(|c| c.is("Require")))
+        .filter_map(|id| {
+            let t = defeated_require_among(cfg, &ix.chain(cfg, id), &clients, &fs)?;
             let mut d = Diagnostic::new(
                 t.require.0,
                 t.require.1,
@@ -30,10 +33,8 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
                     });
                 }
             }
-            out.push(d);
-        }
-        for c in &n.children {
-            stack.push((chain.clone(), c));
-        }
-    }
+            Some(d)
+        })
+        .collect();
+    out.extend(found);
 }

@@ -55,9 +55,10 @@ pub fn describe(c: &policy::CompatConfig) -> String {
 }
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
-    let ctx = crate::ide::access::policy_ctx(cfg);
     let compat_loaded = !cfg.modules_known || cfg.modules.contains("access_compat_module");
-    for section in cfg.walk().filter(|n| n.is_section()) {
+    let ix = cfg.index();
+    for id in 0..ix.len() as u32 {
+        let section = ix.node(cfg, id);
         let olds: Vec<_> = section
             .children
             .iter()
@@ -69,9 +70,8 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
         if olds.is_empty() {
             continue;
         }
-        let items = crate::ide::access::body_items(cfg, section);
-        let (compat, _) = policy::compat_from_items(&items, &ctx);
-        let what = compat.as_ref().map(describe).unwrap_or_default();
+        // The section's layers are built once, shared with the request walk.
+        let what = ix.built(cfg, id).policy.compat.as_ref().map(describe).unwrap_or_default();
         for d in olds {
             if !compat_loaded {
                 out.push(Diagnostic::new(

@@ -48,13 +48,20 @@ impl Diagnostic {
 
 /// All diagnostics of the configuration, in file order.
 pub fn all(cfg: &Config) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    for file in 0..cfg.files.len() {
-        syntax(cfg, file, &mut out);
-    }
-    problems(cfg, &mut out);
-    local(cfg, &mut out);
-    engine(cfg, &mut out);
+    use rayon::prelude::*;
+    const OTHERS: &[Check] =
+        &[|cfg, out| (0..cfg.files.len()).for_each(|file| syntax(cfg, file, out)), problems, engine];
+    // The checks are independent: run them side by side, then put them in file order.
+    let checks: Vec<Check> = OTHERS.iter().chain(LOCAL).copied().collect();
+    let mut out: Vec<Diagnostic> = checks
+        .par_iter()
+        .map(|check| {
+            let mut out = Vec::new();
+            check(cfg, &mut out);
+            out
+        })
+        .flatten_iter()
+        .collect();
     sort(&mut out);
     out
 }
@@ -78,12 +85,21 @@ pub(crate) fn problems(cfg: &Config, out: &mut Vec<Diagnostic>) {
 /// configuration that only loading changes (modules, [`Config::top`], the policy
 /// context); each finding lies inside the node it is about.
 pub(crate) fn local(cfg: &Config, out: &mut Vec<Diagnostic>) {
-    unknown_directive::check(cfg, out);
-    deprecated_access::check(cfg, out);
-    removed_directive::check(cfg, out);
-    directive_context::check(cfg, out);
-    access_rules::check(cfg, out);
+    for check in LOCAL {
+        check(cfg, out);
+    }
 }
+
+type Check = fn(&Config, &mut Vec<Diagnostic>);
+
+/// The checks of [`local`].
+const LOCAL: &[Check] = &[
+    unknown_directive::check,
+    deprecated_access::check,
+    removed_directive::check,
+    directive_context::check,
+    access_rules::check,
+];
 
 /// Checks that evaluate requests across the whole configuration.
 pub(crate) fn engine(cfg: &Config, out: &mut Vec<Diagnostic>) {

@@ -192,6 +192,18 @@ impl MethodMask {
         self.intersect(&o.complement()).is_empty()
     }
 
+    /// Method names that tell this mask apart from others: the builtin names on the smaller
+    /// side of the mask (in it, or outside it), and the extension names it lists. Requests for
+    /// these methods and for one method not named cover every way the mask can decide.
+    pub fn distinguishing_names(&self) -> Vec<String> {
+        let bits = self.builtin & !(1 << M_INVALID) & ALL_BUILTIN_BITS;
+        let outside = !self.builtin & !(1 << M_INVALID) & ALL_BUILTIN_BITS;
+        let side = if bits.count_ones() <= outside.count_ones() { bits } else { outside };
+        let mut v: Vec<String> = Self::builtin_names(side).into_iter().map(str::to_string).collect();
+        v.extend(self.ext.iter().cloned());
+        v
+    }
+
     /// The builtin method names in the mask (GET stands for GET and HEAD).
     fn builtin_names(bits: u32) -> Vec<&'static str> {
         (0..27u8).filter(|n| bits & (1 << n) != 0).map(builtin_name).collect()

@@ -57,16 +57,26 @@ pub struct SectionPolicy {
 
 /// Build all layers of one section body, reporting every error once.
 pub fn section_from_items(items: &[Item], ctx: &PolicyCtx) -> SectionPolicy {
-    let (compat, mut errors) = compat_from_items(items, ctx);
-    let (authz, e2) = authz_from_items(items, ctx);
+    section_from_items_with_layer_errors(items, ctx).0
+}
+
+/// [`section_from_items`], and also the errors of the compat and the authz layer alone
+/// (what [`compat_from_items`] and [`authz_from_items`] report), built once.
+pub fn section_from_items_with_layer_errors(
+    items: &[Item],
+    ctx: &PolicyCtx,
+) -> (SectionPolicy, Vec<ConfigError>, Vec<ConfigError>) {
+    let (compat, compat_errors) = compat_from_items(items, ctx);
+    let (authz, authz_errors) = authz_from_items(items, ctx);
     let (authn, e3) = authn_from_items(items, ctx);
-    errors.extend(e2);
+    let mut errors = compat_errors.clone();
+    errors.extend(authz_errors.iter().cloned());
     errors.extend(e3);
     let mut registered = ctx.registered_methods.clone();
     method::limit_errors(items, &MethodMask::all(), &mut registered, ctx.htaccess, &mut errors);
     errors.sort_by(|a, b| (a.ah_code.is_some(), &a.loc).cmp(&(b.ah_code.is_some(), &b.loc)));
     let registered_methods = registered.difference(&ctx.registered_methods).cloned().collect();
-    SectionPolicy { compat, authz, authn, errors, registered_methods }
+    (SectionPolicy { compat, authz, authn, errors, registered_methods }, compat_errors, authz_errors)
 }
 
 /// The merged configuration in effect at some point of the walk.

@@ -1,0 +1,469 @@
+//! An index of a loaded configuration, built once (lazily, by [`Config::index`]) and
+//! shared by everything that evaluates requests against it.
+//!
+//! The request walk (`access::effective`) needs, for the main server and each virtual
+//! host, its server-level directives and its sections by kind; choosing a virtual host
+//! needs their addresses and names; every section's policy is built from its body. Asking
+//! these of the node tree each time costs a pass over the whole configuration per request,
+//! so a batch over every section (the checker, hovers over a big tree) turns quadratic.
+//! Here they are computed once: lookups by key, and section policies memoized per section.
+//!
+//! Invariant: a [`Config`]'s nodes never change after loading; sections are named by
+//! [`SecId`], resolved back to their node through the tree ([`Index::node`]).
+
+use super::{Config, FileId, Node, NodeKind};
+use crate::ide::policy::{self, PolicyCtx, SectionPolicy};
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// A section of the configuration: its number in a preorder walk of the tree.
+pub type SecId = u32;
+/// Parent of the top-level nodes in [`Index::place`].
+const TOP: u32 = u32::MAX;
+
+/// One server's level of the configuration: the main server's top-level nodes, or a
+/// virtual host's body.
+#[derive(Debug, Default)]
+pub struct Scope {
+    /// The last `DocumentRoot` / `AccessFileName` at this level.
+    pub document_root: Option<String>,
+    pub access_file_name: Option<Vec<String>>,
+    /// (from, to) of `Alias`, `ScriptAlias`, `AliasMatch`, `ScriptAliasMatch`, in order.
+    pub aliases: [Vec<(String, String)>; 4],
+    /// `<Directory path>` sections (not `~`), in order.
+    pub dirs: Vec<DirSection>,
+    /// Positions in `dirs` of the plain ones, by their normalised path (`/a/b`).
+    dir_exact: HashMap<String, Vec<u32>>,
+    /// Positions in `dirs` of the wildcard ones.
+    dir_wild: Vec<u32>,
+    /// `<DirectoryMatch re>` and `<Directory ~ re>`: the section and its expression.
+    pub dir_regex: Vec<(SecId, Option<String>)>,
+    /// `<Files>`/`<FilesMatch>`, `<Location>`/`<LocationMatch>`, `<If>`/`<ElseIf>`/`<Else>`.
+    pub files: Vec<SecId>,
+    pub locations: Vec<SecId>,
+    pub ifs: Vec<SecId>,
+}
+
+#[derive(Debug)]
+pub struct DirSection {
+    pub id: SecId,
+    /// Number of path components.
+    pub depth: usize,
+    /// The normalised path (`/a/b`), matched as a pattern when it has wildcards.
+    pub path: String,
+    pub wild: bool,
+}
+
+impl Scope {
+    /// Plain and wildcard `<Directory>` sections of `depth` components matching the
+    /// directory `prefix` (normalised, `/a/b`), in order. `wildcard` matches a pattern.
+    pub fn dirs_at(&self, depth: usize, prefix: &str, wildcard: impl Fn(&str, &str) -> bool) -> Vec<SecId> {
+        let mut pos: Vec<u32> = self.dir_exact.get(prefix).cloned().unwrap_or_default();
+        for &p in &self.dir_wild {
+            let d = &self.dirs[p as usize];
+            if d.depth == depth && wildcard(&d.path, prefix) {
+                pos.push(p);
+            }
+        }
+        pos.sort_unstable();
+        pos.into_iter().map(|p| self.dirs[p as usize].id).collect()
+    }
+
+    fn add(&mut self, n: &Node, id: Option<SecId>) {
+        let first = n.args.first();
+        match (n.kind, id) {
+            (NodeKind::Directive, _) => {
+                let l = n.name.to_ascii_lowercase();
+                let alias = match l.as_str() {
+                    "documentroot" => {
+                        self.document_root = first.cloned();
+                        None
+                    }
+                    "accessfilename" => {
+                        self.access_file_name = Some(n.args.clone());
+                        None
+                    }
+                    "alias" => Some(0),
+                    "scriptalias" => Some(1),
+                    "aliasmatch" => Some(2),
+                    "scriptaliasmatch" => Some(3),
+                    _ => None,
+                };
+                if let (Some(k), [from, to, ..]) = (alias, n.args.as_slice()) {
+                    self.aliases[k].push((from.clone(), to.clone()));
+                }
+            }
+            (NodeKind::Section, Some(id)) => {
+                let l = n.name.to_ascii_lowercase();
+                match l.as_str() {
+                    "directory" if first.is_some_and(|a| a != "~") => {
+                        let comps = components(first.map(String::as_str).unwrap_or(""));
+                        let wild = first.is_some_and(|a| a.contains(['*', '?', '[']));
+                        let path = format!("/{}", comps.join("/"));
+                        let pos = self.dirs.len() as u32;
+                        if wild {
+                            self.dir_wild.push(pos);
+                        } else {
+                            self.dir_exact.entry(path.clone()).or_default().push(pos);
+                        }
+                        self.dirs.push(DirSection { id, depth: comps.len(), path, wild });
+                    }
+                    "directory" if first.is_some() => self.dir_regex.push((id, n.args.get(1).cloned())),
+                    "directorymatch" => self.dir_regex.push((id, first.cloned())),
+                    "files" | "filesmatch" => self.files.push(id),
+                    "location" | "locationmatch" => self.locations.push(id),
+                    "if" | "elseif" | "else" => self.ifs.push(id),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Components of a normalised absolute path (`/` has none).
+pub fn components(p: &str) -> Vec<&str> {
+    p.split('/').filter(|c| !c.is_empty()).collect()
+}
+
+/// A `<VirtualHost>` at the top level.
+#[derive(Debug)]
+pub struct VirtualHost {
+    pub id: SecId,
+    pub scope: Scope,
+    /// Its addresses: IP (None = `*`/`_default_`) and port (0 = any); host names left out.
+    pub addrs: Vec<(Option<IpAddr>, u16)>,
+}
+
+/// Facts of one section that the walk needs.
+#[derive(Debug, Default)]
+pub struct SectionFacts {
+    /// Arguments of the last `AllowOverride` in its body.
+    pub allow_override: Option<Vec<String>>,
+    /// Nested `<Files>`/`<FilesMatch>` and `<If>`/`<ElseIf>`/`<Else>` sections.
+    pub files: Vec<SecId>,
+    pub ifs: Vec<SecId>,
+    /// An access directive somewhere in its body.
+    pub holds_access: bool,
+}
+
+/// The policy built from a section's body. (The body itself is not kept: a batch over
+/// every section would hold a second copy of the configuration.)
+#[derive(Debug)]
+pub struct Built {
+    pub policy: SectionPolicy,
+    /// The errors of the compat and the authz layer alone, in their builders' order.
+    pub compat_errors: Vec<policy::ConfigError>,
+    pub authz_errors: Vec<policy::ConfigError>,
+}
+
+pub struct Index {
+    /// Per section: its parent section (or [`TOP`]) and its position among the parent's children.
+    place: Vec<(u32, u32)>,
+    by_ptr: HashMap<usize, SecId>,
+    pub facts: Vec<SectionFacts>,
+    pub main: Scope,
+    pub vhosts: Vec<VirtualHost>,
+    /// Virtual hosts by ServerName/ServerAlias (lowercased, scheme and port removed), in order.
+    exact_names: HashMap<String, Vec<u32>>,
+    /// Names with wildcards: (virtual host, pattern).
+    wild_names: Vec<(u32, String)>,
+    /// What cannot be known of virtual hosts whose addresses name hosts.
+    pub host_addresses: Vec<String>,
+    /// Virtual hosts for a connection's address and port, computed on demand.
+    by_address: Mutex<HashMap<(IpAddr, u16), Arc<Vec<u32>>>>,
+    /// Which modules, methods and providers the server has.
+    pub ctx: PolicyCtx,
+    /// Alias/ScriptAlias targets (trailing `/` removed) → the first such alias's source, in walk order.
+    alias_targets: HashMap<String, (usize, String)>,
+    built: Vec<OnceLock<Arc<Built>>>,
+    /// What mod_setenvif's evaluation reads of the main server's level.
+    pub(crate) setenvif_main: OnceLock<crate::ide::setenvif::MainLevel>,
+}
+
+impl std::fmt::Debug for Index {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Index").field("sections", &self.place.len()).field("vhosts", &self.vhosts.len()).finish()
+    }
+}
+
+impl Index {
+    pub fn build(cfg: &Config) -> Index {
+        // Number the sections, depth first (iteratively), remembering where each sits.
+        let mut place = Vec::new();
+        let mut by_ptr = HashMap::new();
+        let mut stack: Vec<(&Node, u32, u32)> =
+            cfg.nodes.iter().enumerate().rev().map(|(i, n)| (n, TOP, i as u32)).collect();
+        let mut order: Vec<&Node> = Vec::new();
+        while let Some((n, parent, pos)) = stack.pop() {
+            if !n.is_section() {
+                continue;
+            }
+            let id = place.len() as u32;
+            place.push((parent, pos));
+            by_ptr.insert(n as *const Node as usize, id);
+            order.push(n);
+            stack.extend(n.children.iter().enumerate().rev().map(|(i, c)| (c, id, i as u32)));
+        }
+        let id_of = |n: &Node| by_ptr.get(&(n as *const Node as usize)).copied();
+        let facts: Vec<SectionFacts> = order
+            .iter()
+            .map(|n| {
+                let mut f = SectionFacts::default();
+                for c in &n.children {
+                    if c.kind == NodeKind::Directive && c.is("AllowOverride") {
+                        f.allow_override = Some(c.args.clone());
+                    }
+                    if c.is_section() {
+                        let l = c.name.to_ascii_lowercase();
+                        match l.as_str() {
+                            "files" | "filesmatch" => f.files.extend(id_of(c)),
+                            "if" | "elseif" | "else" => f.ifs.extend(id_of(c)),
+                            _ => {}
+                        }
+                    }
+                }
+                let l = n.name.to_ascii_lowercase();
+                if matches!(l.as_str(), "if" | "elseif" | "else") {
+                    f.holds_access = n.walk().any(|d| crate::ide::access::is_access_directive(&d.name));
+                }
+                f
+            })
+            .collect();
+
+        let mut main = Scope::default();
+        let mut vhosts = Vec::new();
+        let mut exact_names: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut wild_names = Vec::new();
+        let mut host_addresses = Vec::new();
+        for n in &cfg.nodes {
+            let id = id_of(n);
+            if n.is_section() && n.is("VirtualHost") {
+                let vid = vhosts.len() as u32;
+                let mut scope = Scope::default();
+                for c in &n.children {
+                    scope.add(c, id_of(c));
+                    if c.kind == NodeKind::Directive && (c.is("ServerName") || c.is("ServerAlias")) {
+                        for name in &c.args {
+                            let name = name.split("://").last().unwrap_or(name).split(':').next().unwrap_or(name);
+                            let name = name.to_ascii_lowercase();
+                            if name.contains(['*', '?', '[']) {
+                                wild_names.push((vid, name));
+                            } else {
+                                let v = exact_names.entry(name).or_default();
+                                if v.last() != Some(&vid) {
+                                    v.push(vid);
+                                }
+                            }
+                        }
+                    }
+                }
+                let mut addrs = Vec::new();
+                for a in &n.args {
+                    match crate::ide::access::vhost_address(a) {
+                        Ok(x) => addrs.push(x),
+                        Err(name) => host_addresses.push(format!(
+                            "<VirtualHost {}> at line {} names the host {name}, which httpd resolves at startup",
+                            n.args.join(" "),
+                            n.loc.line
+                        )),
+                    }
+                }
+                vhosts.push(VirtualHost { id: id.unwrap_or(TOP), scope, addrs });
+            } else {
+                main.add(n, id);
+            }
+        }
+
+        let mut ctx = PolicyCtx {
+            modules: policy::ModuleSet::only(cfg.modules.iter().map(|s| s.to_string())),
+            ..PolicyCtx::default()
+        };
+        let mut alias_targets: HashMap<String, (usize, String)> = HashMap::new();
+        for (i, n) in cfg.walk().enumerate() {
+            if n.is_section() && (n.is("Limit") || n.is("LimitExcept")) {
+                ctx.registered_methods.extend(n.args.iter().cloned());
+            }
+            if n.is("RegisterHttpMethod") {
+                ctx.registered_methods.extend(n.args.iter().cloned());
+            }
+            if n.is_section() && n.is("AuthzProviderAlias") {
+                if let Some(a) = n.args.get(1) {
+                    ctx.extra_authz_providers.insert(a.clone());
+                }
+            }
+            if n.is("Alias") || n.is("ScriptAlias") {
+                if let (Some(from), Some(to)) = (n.args.first(), n.args.get(1)) {
+                    alias_targets.entry(to.trim_end_matches('/').to_string()).or_insert((i, from.clone()));
+                }
+            }
+        }
+        let built = (0..place.len()).map(|_| OnceLock::new()).collect();
+        Index {
+            place,
+            by_ptr,
+            facts,
+            main,
+            vhosts,
+            exact_names,
+            wild_names,
+            host_addresses,
+            by_address: Mutex::new(HashMap::new()),
+            ctx,
+            alias_targets,
+            built,
+            setenvif_main: OnceLock::new(),
+        }
+    }
+
+    /// The section's id, when `n` is a section of this configuration.
+    pub fn id(&self, n: &Node) -> Option<SecId> {
+        self.by_ptr.get(&(n as *const Node as usize)).copied()
+    }
+
+    /// The node of a section.
+    pub fn node<'c>(&self, cfg: &'c Config, id: SecId) -> &'c Node {
+        let mut cur = id;
+        let mut path = [0u32; 64];
+        let mut len = 0;
+        loop {
+            let (parent, pos) = self.place[cur as usize];
+            if len == path.len() {
+                // Deeper than any real configuration: take the allocating way.
+                return self.chain(cfg, id).last().copied().unwrap_or(&cfg.nodes[0]);
+            }
+            path[len] = pos;
+            len += 1;
+            if parent == TOP {
+                break;
+            }
+            cur = parent;
+        }
+        let mut level: &[Node] = &cfg.nodes;
+        let mut node = &cfg.nodes[0];
+        for &pos in path[..len].iter().rev() {
+            node = &level[pos as usize];
+            level = &node.children;
+        }
+        node
+    }
+
+    /// A top-level section's position in `cfg.nodes`.
+    pub fn top_position(&self, id: SecId) -> Option<usize> {
+        let (parent, pos) = *self.place.get(id as usize)?;
+        (parent == TOP).then_some(pos as usize)
+    }
+
+    /// Number of sections.
+    pub fn len(&self) -> usize {
+        self.place.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.place.is_empty()
+    }
+
+    /// The section and the sections enclosing it, outermost first.
+    pub fn chain<'c>(&self, cfg: &'c Config, id: SecId) -> Vec<&'c Node> {
+        let mut path = Vec::new();
+        let mut cur = id;
+        loop {
+            let (parent, pos) = self.place[cur as usize];
+            path.push(pos);
+            if parent == TOP {
+                break;
+            }
+            cur = parent;
+        }
+        let mut level: &[Node] = &cfg.nodes;
+        let mut chain = Vec::with_capacity(path.len());
+        for pos in path.into_iter().rev() {
+            let node = &level[pos as usize];
+            chain.push(node);
+            level = &node.children;
+        }
+        chain
+    }
+
+    /// The section's body and policy (built once, with the server's [`PolicyCtx`]).
+    pub fn built(&self, cfg: &Config, id: SecId) -> Arc<Built> {
+        self.built[id as usize]
+            .get_or_init(|| {
+                let n = self.node(cfg, id);
+                let items = crate::ide::access::body_items(cfg, n);
+                let (policy, compat_errors, authz_errors) =
+                    policy::section_from_items_with_layer_errors(&items, &self.ctx);
+                Arc::new(Built { policy, compat_errors, authz_errors })
+            })
+            .clone()
+    }
+
+    /// The first virtual host in `set` (ascending; None = all) answering to `host`.
+    pub fn vhost_by_name(&self, host: &str, set: Option<&[u32]>) -> Option<u32> {
+        let host = host.split(':').next().unwrap_or(host).to_ascii_lowercase();
+        let member = |v: u32| set.map_or(true, |s| s.binary_search(&v).is_ok());
+        let exact = self.exact_names.get(&host).and_then(|vs| vs.iter().copied().find(|&v| member(v)));
+        let wild = self
+            .wild_names
+            .iter()
+            .filter(|(v, _)| member(*v) && exact.map_or(true, |e| *v < e))
+            .find(|(_, p)| crate::ide::access::wildcard_match(p, &host, false))
+            .map(|(v, _)| *v);
+        match (exact, wild) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The virtual hosts that can serve a connection to `local`:`port` (ascending), see
+    /// `access::vhosts_for_address`.
+    pub fn vhosts_for_address(&self, local: IpAddr, port: u16) -> Arc<Vec<u32>> {
+        let mut cache = self.by_address.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry((local, port))
+            .or_insert_with(|| {
+                let same_ip = |ip: &Option<IpAddr>| ip.is_some_and(|ip| policy::addr::sockaddr_equal(ip, local));
+                let in_tier = |tier: usize, (ip, p): &(Option<IpAddr>, u16)| match tier {
+                    0 => same_ip(ip) && *p == port,
+                    1 => same_ip(ip) && *p == 0,
+                    2 => ip.is_none() && *p == port,
+                    _ => ip.is_none() && *p == 0,
+                };
+                for tier in 0..4 {
+                    let set: Vec<u32> = (0..self.vhosts.len() as u32)
+                        .filter(|&v| self.vhosts[v as usize].addrs.iter().any(|a| in_tier(tier, a)))
+                        .collect();
+                    if !set.is_empty() {
+                        return Arc::new(set);
+                    }
+                }
+                Arc::new(Vec::new())
+            })
+            .clone()
+    }
+
+    /// The source of the first Alias/ScriptAlias (in file order) whose target is a prefix
+    /// of `path`, with the rest of `path`.
+    pub fn alias_to<'p>(&self, path: &'p str) -> Option<(&str, &'p str)> {
+        let mut best: Option<(usize, &str, &'p str)> = None;
+        for cut in (0..=path.len()).filter(|&i| path.is_char_boundary(i)) {
+            if let Some((order, from)) = self.alias_targets.get(&path[..cut]) {
+                if best.map_or(true, |(o, _, _)| *order < o) {
+                    best = Some((*order, from.as_str(), &path[cut..]));
+                }
+            }
+        }
+        best.map(|(_, from, rest)| (from, rest))
+    }
+}
+
+/// `path → id` of a configuration's files.
+pub fn file_ids(cfg: &Config) -> HashMap<Arc<Path>, FileId> {
+    let mut m = HashMap::with_capacity(cfg.files.len());
+    for (i, f) in cfg.files.iter().enumerate() {
+        m.entry(f.path.clone()).or_insert(i);
+    }
+    m
+}

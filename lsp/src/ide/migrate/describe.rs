@@ -1,0 +1,94 @@
+//! Saying which requests change outcome: client class, credentials, method, before → after.
+
+use crate::ide::policy::{HostKnowledge, IpSubnet};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::IpAddr;
+
+/// One request class whose status differs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// The virtual host's name (Host header), if any.
+    pub host: Option<String>,
+    pub url: String,
+    /// None when the rules do not depend on the method.
+    pub method: Option<String>,
+    /// The client class, e.g. `127.0.0.0/8` or `any other IPv4 client`.
+    pub client: String,
+    /// `from host h` / `with env X set`, when those were varied.
+    pub extra: Vec<String>,
+    /// `anonymous`, `wrong password`, `user alice`…
+    pub who: String,
+    pub before: Option<u16>,
+    pub after: Option<u16>,
+}
+
+fn show(s: Option<u16>) -> String {
+    s.map(|s| s.to_string()).unwrap_or_else(|| "unknown".into())
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(m) = &self.method {
+            write!(f, "{m} ")?;
+        }
+        write!(f, "{}", self.url)?;
+        if let Some(h) = &self.host {
+            write!(f, " on {h}")?;
+        }
+        write!(f, " from {}", self.client)?;
+        for e in &self.extra {
+            write!(f, " {e}")?;
+        }
+        write!(f, " ({}): {} → {}", self.who, show(self.before), show(self.after))
+    }
+}
+
+/// The client class of `ip` among the networks the rules name: the smallest one holding it.
+pub(super) fn client_class(ip: IpAddr, nets: &[IpSubnet], local: bool) -> String {
+    if nets.is_empty() && !local {
+        return "any client".into();
+    }
+    let best = nets.iter().filter(|n| n.test(ip)).max_by_key(|n| n.prefix_len().unwrap_or(0));
+    match best {
+        Some(n) => match n.prefix_len() {
+            Some(32) | Some(128) => ip.to_string(),
+            _ => format!("clients in {n}"),
+        },
+        None if local && (ip.is_loopback() || ip.to_string().starts_with("127.")) => "local clients".into(),
+        None => "any other client".into(),
+    }
+}
+
+pub(super) fn who(user: Option<&str>, wrong: bool) -> String {
+    match (user, wrong) {
+        (Some(u), _) => format!("user {u}"),
+        (None, true) => "wrong password".into(),
+        (None, false) => "anonymous".into(),
+    }
+}
+
+pub(super) fn host_extra(h: &HostKnowledge) -> String {
+    match h {
+        HostKnowledge::Known(n) => format!("named {n}"),
+        _ => "without a verified host name".into(),
+    }
+}
+
+/// Changes merged where only the client class differs, as readable lines.
+pub fn summarize(changes: &[Change]) -> Vec<String> {
+    let mut groups: BTreeMap<String, (Vec<String>, &Change)> = BTreeMap::new();
+    for c in changes {
+        let key = format!("{:?}|{}|{:?}|{:?}|{}|{:?}|{:?}", c.host, c.url, c.method, c.extra, c.who, c.before, c.after);
+        let slot = groups.entry(key).or_insert_with(|| (vec![], c));
+        if !slot.0.contains(&c.client) {
+            slot.0.push(c.client.clone());
+        }
+    }
+    let mut out: Vec<String> = groups
+        .into_values()
+        .map(|(clients, c)| Change { client: clients.join(", "), ..c.clone() }.to_string())
+        .collect();
+    out.sort();
+    out
+}

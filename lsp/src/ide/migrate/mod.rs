@@ -1,0 +1,483 @@
+//! Feature: rewriting old-style access control (Order/Allow/Deny/Satisfy) into `Require`,
+//! proven to keep every request's outcome.
+//!
+//! * [`quick_fixes`]: for the old-style bodies at a place — a section, or the top level of an
+//!   .htaccess file — the behaviour-preserving rewrite (preferred), carrying the body's rules
+//!   into the sections that inherit them where that is needed, and the rewrite the upgrade
+//!   guide intends (never preferred) with the requests whose outcome it changes.
+//! * [`migrate`]: every old-style body of a file or of the whole tree at once (fix-all, the
+//!   workspace command, `apache-lsp migrate`).
+//!
+//! The text comes from the fact sheet's translation (§7, [`formula`]); which bodies change
+//! together comes from the engine's walks ([`plan`]); and nothing is called
+//! behaviour-preserving until the engine has walked every request context that reaches an
+//! edited body on the edited configuration and found the same status for every request
+//! class ([`classes`]) as before.
+
+mod body;
+mod classes;
+mod contexts;
+mod describe;
+mod formula;
+mod plan;
+
+pub use describe::{summarize, Change};
+
+use crate::ide::access::FsView;
+use crate::ide::config::{self, Config, FileSource};
+use apache_syntax::TextRange;
+use formula::Reading;
+use plan::{Analysis, Cluster, Setup};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A text replacement in one file (a file of the configuration, or an .htaccess file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub path: Arc<Path>,
+    pub range: TextRange,
+    pub new_text: String,
+}
+
+/// Where a configuration comes from, so that it can be read again with edits applied.
+pub struct Workspace<'a> {
+    /// The main configuration, a fragment, or an .htaccess file read on its own.
+    pub main: &'a Path,
+    pub is_main: bool,
+    pub fs: &'a dyn FileSource,
+}
+
+/// The root that an .htaccess file read on its own is judged under: its directory as the
+/// document root, with every override allowed.
+fn standalone_root(htaccess: &Path) -> (PathBuf, String) {
+    let dir = htaccess.parent().unwrap_or(Path::new("/"));
+    let root = dir.join(".apache-lsp-standalone-root.conf");
+    let d = dir.display();
+    (root, format!("DocumentRoot \"{d}\"\n<Directory \"{d}\">\n    AllowOverride All\n</Directory>\n"))
+}
+
+fn is_htaccess_name(p: &Path) -> bool {
+    p.file_name().is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().contains("htaccess"))
+}
+
+impl Workspace<'_> {
+    /// An .htaccess file read without its root configuration.
+    pub fn standalone_htaccess(&self) -> bool {
+        !self.is_main && is_htaccess_name(self.main)
+    }
+
+    /// The configuration with `pending` texts in place of the files' it reads, and the texts
+    /// of the per-request (.htaccess) files among `pending` (and of the file itself when it is
+    /// an .htaccess file read alone).
+    pub fn load(&self, pending: &BTreeMap<PathBuf, Arc<str>>) -> (Config, BTreeMap<PathBuf, Arc<str>>) {
+        struct Over<'a> {
+            base: &'a dyn FileSource,
+            files: &'a BTreeMap<PathBuf, Arc<str>>,
+        }
+        impl FileSource for Over<'_> {
+            fn read(&self, path: &Path) -> std::io::Result<(Arc<str>, Option<usize>)> {
+                match self.files.get(path) {
+                    Some(t) => Ok((t.clone(), None)),
+                    None => self.base.read(path),
+                }
+            }
+        }
+        let mut files = pending.clone();
+        let cfg = if self.standalone_htaccess() {
+            let (root, text) = standalone_root(self.main);
+            files.insert(root.clone(), Arc::from(text));
+            config::load_for_batch(&root, &Over { base: self.fs, files: &files }, false)
+        } else {
+            // (Syntax trees are not needed: rewrites work on nodes and text.)
+            config::load_for_batch(self.main, &Over { base: self.fs, files: &files }, self.is_main)
+        };
+        // .htaccess files are read per request: from the pending texts or the file source.
+        let mut per_request: Vec<PathBuf> = pending.keys().filter(|p| cfg.file_id(p).is_none()).cloned().collect();
+        if self.standalone_htaccess() {
+            per_request.push(self.main.to_path_buf());
+        }
+        let mut texts = BTreeMap::new();
+        for p in per_request {
+            let text = match pending.get(&p) {
+                Some(t) => Some(t.clone()),
+                None => self.fs.read(&p).ok().map(|(t, _)| t),
+            };
+            if let Some(t) = text {
+                texts.insert(p, t);
+            }
+        }
+        (cfg, texts)
+    }
+}
+
+/// Applies edits to a text (edits must not overlap; overlapping ones are dropped).
+pub fn apply(text: &str, edits: &[&Edit]) -> String {
+    let mut e: Vec<&&Edit> = edits.iter().collect();
+    e.sort_by_key(|e| std::cmp::Reverse(e.range.start()));
+    let mut out = text.to_string();
+    let mut limit = usize::MAX;
+    for ed in e {
+        let (a, b) = (usize::from(ed.range.start()), usize::from(ed.range.end()));
+        if b > limit || b > out.len() || !out.is_char_boundary(a) || !out.is_char_boundary(b) {
+            continue;
+        }
+        out.replace_range(a..b, &ed.new_text);
+        limit = a;
+    }
+    out
+}
+
+/// A proposed rewrite.
+#[derive(Debug, Clone)]
+pub struct Rewrite {
+    pub title: String,
+    /// Everything the title summarises: which sections change, and how access changes.
+    pub detail: String,
+    pub edits: Vec<Edit>,
+    /// Proven behaviour-preserving (and so offered as the preferred fix).
+    pub preferred: bool,
+    /// Requests whose outcome changes (empty when preferred).
+    pub changes: Vec<Change>,
+}
+
+/// The configuration prepared for a proof, and its analysis.
+struct Prepared {
+    cfg: Config,
+}
+
+fn prepare(ws: &Workspace) -> (Prepared, Setup) {
+    let (mut cfg, files) = ws.load(&BTreeMap::new());
+    let setup = Setup::new(&cfg, files);
+    setup.apply(&mut cfg);
+    (Prepared { cfg }, setup)
+}
+
+/// The configuration after `edits`, set up as the analysed one was, with the file system view
+/// its walks read .htaccess files through.
+type After = (Config, FsView, BTreeMap<PathBuf, (Arc<str>, String)>);
+
+fn after_config(ws: &Workspace, a: &Analysis, edits: &[Edit]) -> After {
+    let mut texts: BTreeMap<PathBuf, (Arc<str>, String)> = BTreeMap::new();
+    let mut by_path: BTreeMap<&Path, Vec<&Edit>> = BTreeMap::new();
+    for e in edits {
+        by_path.entry(&e.path).or_default().push(e);
+    }
+    for (p, mine) in by_path {
+        let Some(orig) = a.original_text(p) else { continue };
+        texts.insert(p.to_path_buf(), (orig.clone(), apply(&orig, &mine)));
+    }
+    let pending: BTreeMap<PathBuf, Arc<str>> =
+        texts.iter().map(|(p, (_, n))| (p.clone(), Arc::from(n.as_str()))).collect();
+    let (mut cfg, files) = ws.load(&pending);
+    a.setup.apply(&mut cfg);
+    let fs = a.setup.fs(&files);
+    (cfg, fs, texts)
+}
+
+fn list(labels: &[String], max: usize) -> String {
+    let mut s = labels.iter().take(max).cloned().collect::<Vec<_>>().join(", ");
+    if labels.len() > max {
+        s.push_str(&format!(" and {} more", labels.len() - max));
+    }
+    s
+}
+
+fn files_of(edits: &[Edit]) -> usize {
+    edits.iter().map(|e| &e.path).collect::<BTreeSet<_>>().len()
+}
+
+fn changes_text(changes: &[Change], max: usize) -> String {
+    let lines = summarize(changes);
+    list(&lines, max).replace(", and", "; and")
+}
+
+/// Quick fixes for the old-style bodies of `path` that `range` touches.
+pub fn quick_fixes(ws: &Workspace, path: &Path, range: TextRange) -> Vec<Rewrite> {
+    let (p, setup) = prepare(ws);
+    let a = Analysis::new(&p.cfg, setup);
+    let mut out = Vec::new();
+    for s in a.bodies_in(path, range) {
+        out.extend(fixes_for(ws, &a, s));
+    }
+    out
+}
+
+fn fixes_for(ws: &Workspace, a: &Analysis, s: usize) -> Vec<Rewrite> {
+    let label = a.body(s).label();
+    let mut out = Vec::new();
+    let htaccess_note = if ws.standalone_htaccess() {
+        Some("no root configuration names this .htaccess file: whether its AllowOverride allows AuthConfig (which Require lines need, else every request is a 500) is not known".to_string())
+    } else {
+        a.htaccess_override_problem(s)
+    };
+    // The behaviour-preserving rewrite.
+    let plan = a.cluster(&[s].into(), &BTreeSet::new()).and_then(|c| a.cluster_edits(&c).map(|e| (c, e)));
+    let mut plan_edits = Vec::new();
+    match plan {
+        Err(b) => out.push(Rewrite {
+            title: format!("Cannot rewrite {label} as Require without changing access: {}", b.reason),
+            detail: b.reason,
+            edits: vec![],
+            preferred: false,
+            changes: vec![],
+        }),
+        Ok((cluster, edits)) => {
+            let (after, afs, _) = after_config(ws, a, &edits);
+            let (changes, _) = a.verify(&after, &afs, &edits, &mut Default::default());
+            plan_edits = edits.clone();
+            let what = describe_cluster(a, s, &cluster, &edits);
+            if changes.is_empty() && htaccess_note.is_none() && !edits.is_empty() {
+                out.push(Rewrite {
+                    title: format!("Rewrite as Require{}: {label}", what.0),
+                    detail: format!("{}\nProven by the engine: every request class reaching the edited sections gets the same status before and after.", what.1),
+                    edits,
+                    preferred: true,
+                    changes,
+                });
+            } else if !edits.is_empty() {
+                let why = match &htaccess_note {
+                    Some(n) => n.clone(),
+                    None => format!("changes access: {}", changes_text(&changes, 3)),
+                };
+                out.push(Rewrite {
+                    title: format!("Rewrite as Require{} ({why}): {label}", what.0),
+                    detail: format!("{}\n{why}\n{}", what.1, summarize(&changes).join("\n")),
+                    edits,
+                    preferred: false,
+                    changes,
+                });
+            }
+        }
+    }
+    // The rewrite the upgrade guide intends: this body alone, the guide's reading of its rules.
+    if let Ok(edits) = a.rewrite_edits(s, Reading::Guide) {
+        if !edits.is_empty() && edits != plan_edits {
+            let (after, afs, _) = after_config(ws, a, &edits);
+            let (changes, _) = a.verify(&after, &afs, &edits, &mut Default::default());
+            let why = if changes.is_empty() {
+                "same access".to_string()
+            } else {
+                format!("changes access: {}", changes_text(&changes, 3))
+            };
+            out.push(Rewrite {
+                title: format!("Rewrite {label} as the upgrade guide intends ({why})"),
+                detail: format!(
+                    "The upgrade guide's table rewrites this block on its own, reading `Deny from all` as a default and leaving inheriting sections alone. Requests whose outcome changes:\n{}",
+                    summarize(&changes).join("\n")
+                ),
+                edits,
+                preferred: false,
+                changes,
+            });
+        }
+    }
+    out
+}
+
+/// Title part and detail text for a cluster rooted at `s`.
+fn describe_cluster(a: &Analysis, s: usize, c: &Cluster, edits: &[Edit]) -> (String, String) {
+    let others: Vec<String> = c.rewrite.iter().filter(|x| **x != s).map(|x| a.label(*x)).collect();
+    let carried: Vec<String> = c.carry.keys().map(|l| a.label(*l)).collect();
+    let mut title = String::new();
+    let mut detail = format!("Rewrites {}", a.label(s));
+    if !others.is_empty() {
+        title.push_str(&format!(" together with {}", list(&others, 2)));
+        detail.push_str(&format!(
+            "\nTogether with (their old-style rules are inherited across these sections): {}",
+            others.join(", ")
+        ));
+    }
+    if !carried.is_empty() {
+        title.push_str(&format!(
+            ", carrying the inherited old-style restrictions into {} section{} ({} file{})",
+            carried.len(),
+            if carried.len() == 1 { "" } else { "s" },
+            files_of(edits),
+            if files_of(edits) == 1 { "" } else { "s" }
+        ));
+        detail.push_str(&format!(
+            "\nThese sections' Require lines are defeated or restricted today by the old-style rules they inherit; the rewrite writes that restriction into them so that they keep answering as they do: {}",
+            carried.join(", ")
+        ));
+    }
+    (title, detail)
+}
+
+/// What to migrate.
+pub enum Scope<'p> {
+    Tree,
+    File(&'p Path),
+}
+
+/// The result of migrating many bodies at once.
+#[derive(Debug, Default)]
+pub struct Migration {
+    pub edits: Vec<Edit>,
+    /// path → (original text, new text)
+    pub changed: BTreeMap<PathBuf, (Arc<str>, String)>,
+    /// Old-style bodies left as they are, with why (`file:line: <Section>: reason`).
+    pub left: Vec<String>,
+    /// Requests whose outcome changes (only with `allow_changes`).
+    pub changes: Vec<String>,
+    /// Remarks on the proof (bounded searches, assumptions).
+    pub notes: Vec<String>,
+}
+
+/// Every old-style body in `scope` rewritten at once: all behaviour-preserving ones (together
+/// with what they must carry), and with `allow_changes` the others as the upgrade guide
+/// intends.
+pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
+    let trace = std::env::var_os("APACHE_LSP_MIGRATE_TRACE").is_some();
+    let t0 = std::time::Instant::now();
+    let (p, setup) = prepare(ws);
+    if trace {
+        eprintln!("migrate: loaded and set up in {:?}", t0.elapsed());
+    }
+    let a = Analysis::new(&p.cfg, setup);
+    if trace {
+        eprintln!("migrate: {} in {:?}", a.stats(), t0.elapsed());
+    }
+    let mut out = Migration::default();
+    if a.bounded {
+        out.notes.push("the configuration has more URLs than the proof enumerates; some were not compared".into());
+    }
+    if ws.standalone_htaccess() {
+        out.notes.push(format!(
+            "{} was read without its root configuration: the rewrite assumes AllowOverride allows AuthConfig",
+            ws.main.display()
+        ));
+    }
+    let in_scope = |s: usize| match scope {
+        Scope::Tree => true,
+        Scope::File(f) => *a.body(s).path() == *f,
+    };
+    let seeds: BTreeSet<usize> = a.old_style().into_iter().filter(|s| in_scope(*s)).collect();
+    let mut excluded: BTreeMap<usize, String> = BTreeMap::new();
+    for s in &seeds {
+        if let Some(why) = a.htaccess_override_problem(*s) {
+            excluded.insert(*s, why);
+        }
+    }
+    let mut done: Option<(Cluster, Vec<Edit>)> = None;
+    let mut proven = std::collections::HashMap::new();
+    for _round in 0..10_000 {
+        let ex: BTreeSet<usize> = excluded.keys().copied().collect();
+        let todo: BTreeSet<usize> = seeds.difference(&ex).copied().collect();
+        if todo.is_empty() {
+            break;
+        }
+        let step = a.cluster(&todo, &ex);
+        if trace {
+            eprintln!("migrate:   cluster at {:?}", t0.elapsed());
+        }
+        let step = step.and_then(|c| a.cluster_edits(&c).map(|e| (c, e)));
+        if trace {
+            eprintln!("migrate:   edits at {:?}", t0.elapsed());
+        }
+        let (cluster, edits) = match step {
+            Ok(x) => x,
+            Err(b) => {
+                if trace {
+                    eprintln!("migrate:   blocked: {}", b.reason);
+                }
+                for c in b.culprits {
+                    excluded.entry(c).or_insert_with(|| b.reason.clone());
+                }
+                continue;
+            }
+        };
+        let (after, afs, _) = after_config(ws, &a, &edits);
+        if trace {
+            eprintln!("migrate:   reloaded at {:?}", t0.elapsed());
+        }
+        let (changes, failing) = a.verify(&after, &afs, &edits, &mut proven);
+        if trace {
+            eprintln!("migrate:   {} classes so far", plan::CLASSES.load(std::sync::atomic::Ordering::Relaxed));
+            eprintln!(
+                "migrate: round {_round}: {} bodies, {} carries, {} edits, {} changes, at {:?}",
+                cluster.rewrite.len(),
+                cluster.carry.len(),
+                edits.len(),
+                changes.len(),
+                t0.elapsed()
+            );
+        }
+        if changes.is_empty() {
+            done = Some((cluster, edits));
+            break;
+        }
+        let culprits = a.culprits(&failing, &cluster);
+        if culprits.is_empty() {
+            break;
+        }
+        for (c, changes) in culprits {
+            if trace {
+                eprintln!("migrate:   blamed {}: {}", a.label(c), changes_text(&changes, 2));
+            }
+            excluded
+                .entry(c)
+                .or_insert_with(|| format!("the rewrite would change access: {}", changes_text(&changes, 3)));
+        }
+    }
+    let (cluster, mut edits) = done.unwrap_or_default();
+    // With --allow-changes, what is left is rewritten as the upgrade guide intends.
+    let mut guided = BTreeSet::new();
+    if allow_changes {
+        for s in excluded.keys() {
+            if cluster.rewrite.contains(s) {
+                continue;
+            }
+            if let Ok(e) = a.rewrite_edits(*s, Reading::Guide) {
+                if !e.is_empty() {
+                    edits.extend(e);
+                    guided.insert(*s);
+                }
+            }
+        }
+    }
+    for s in seeds.iter().filter(|s| !cluster.rewrite.contains(s) && !guided.contains(s)) {
+        let why = excluded.get(s).cloned().unwrap_or_else(|| "no rewrite was possible".into());
+        let b = a.body(*s);
+        out.left.push(format!("{}: {}: {why}", b.place(), b.label()));
+    }
+    // Old-style sections no request reaches cannot be proven either way.
+    let request_sections =
+        ["directory", "directorymatch", "files", "filesmatch", "location", "locationmatch", "if", "elseif", "else"];
+    for n in p.cfg.walk().filter(|n| n.is_section() && request_sections.contains(&n.name.to_ascii_lowercase().as_str()))
+    {
+        let in_file = match scope {
+            Scope::Tree => true,
+            Scope::File(f) => *p.cfg.file(n.loc.file).path == *f,
+        };
+        let old = n.children.iter().any(|c| !c.is_section() && body::is_compat(&c.name));
+        if in_file && old && a.sec(&plan::Key::Node(n.loc.file, u32::from(n.loc.range.start()))).is_none() {
+            let why = if n.is("If") || n.is("ElseIf") || n.is("Else") {
+                "rules inside <If> are not rewritten: their expression is evaluated per request, which the proof does not do"
+            } else {
+                "no request the configuration can receive reaches it, so no rewrite of it can be proven"
+            };
+            out.left.push(format!(
+                "{}:{}: <{} {}>: {why}",
+                p.cfg.file(n.loc.file).path.display(),
+                n.loc.line,
+                n.name,
+                n.args.join(" ")
+            ));
+        }
+    }
+    if edits.is_empty() {
+        return out;
+    }
+    let (after, afs, texts) = after_config(ws, &a, &edits);
+    if !guided.is_empty() {
+        let (changes, _) = a.verify(&after, &afs, &edits, &mut Default::default());
+        out.changes = summarize(&changes);
+    }
+    out.changed = texts.into_iter().filter(|(_, (o, n))| **o != **n).collect();
+    out.edits = edits;
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,408 @@
+//! Tests of the migration: fixture trees (`//- $ROOT/path` starts a file, `█` marks the
+//! cursor), written to a temporary directory because .htaccess files are read per request;
+//! the expected actions and rewritten files are snapshots.
+
+use super::*;
+use crate::ide::config::RealFs;
+use expect_test::{expect, Expect};
+
+struct Tree {
+    dir: tempfile::TempDir,
+    files: Vec<(PathBuf, String)>,
+    cursor: Option<(PathBuf, u32)>,
+}
+
+impl Tree {
+    fn new(fixture: &str) -> Tree {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().display().to_string();
+        let mut files = Vec::new();
+        let mut cursor = None;
+        for chunk in fixture.split("//- ").filter(|c| !c.trim().is_empty()) {
+            let (path, body) = chunk.split_once('\n').unwrap_or((chunk, ""));
+            let path = PathBuf::from(path.trim().replace("$ROOT", &root));
+            let mut body = body.replace("$ROOT", &root);
+            if let Some(at) = body.find('█') {
+                cursor = Some((path.clone(), at as u32));
+                body = body.replacen('█', "", 1);
+            }
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &body).unwrap();
+            files.push((path, body));
+        }
+        Tree { dir, files, cursor }
+    }
+
+    fn ws(&self) -> Workspace<'_> {
+        let main = &self.files[0].0;
+        let is_main = !main.to_string_lossy().contains("htaccess");
+        Workspace { main, is_main, fs: &RealFs }
+    }
+
+    fn show(&self, s: &str) -> String {
+        s.replace(&self.dir.path().display().to_string(), "$ROOT")
+    }
+
+    /// Every file an edit list touches, as it reads afterwards.
+    fn after(&self, edits: &[Edit]) -> String {
+        let mut out = String::new();
+        let paths: BTreeSet<&Arc<Path>> = edits.iter().map(|e| &e.path).collect();
+        for p in paths {
+            let text = std::fs::read_to_string(p).unwrap();
+            let mine: Vec<&Edit> = edits.iter().filter(|e| e.path == *p).collect();
+            out.push_str(&format!("//- {}\n{}", p.display(), apply(&text, &mine).replace('\r', "␍")));
+        }
+        self.show(&out)
+    }
+}
+
+/// The quick fixes at the cursor, each with its title and the files it rewrites.
+fn check_fixes(fixture: &str, expect: Expect) {
+    let t = Tree::new(fixture);
+    let (path, at) = t.cursor.clone().expect("a cursor");
+    let fixes = quick_fixes(&t.ws(), &path, TextRange::empty(at.into()));
+    let mut out = String::new();
+    for f in fixes {
+        out.push_str(&format!("## {}{}\n", if f.preferred { "[preferred] " } else { "" }, t.show(&f.title)));
+        out.push_str(&t.after(&f.edits));
+    }
+    expect.assert_eq(&out);
+}
+
+/// The whole tree migrated: rewritten files, then what is left.
+fn check_migrate(fixture: &str, expect: Expect) {
+    let t = Tree::new(fixture);
+    let m = migrate(&t.ws(), Scope::Tree, false);
+    let mut out = t.after(&m.edits);
+    for l in &m.left {
+        out.push_str(&format!("left: {}\n", t.show(l)));
+    }
+    expect.assert_eq(&out);
+}
+
+const MODULES: &str = "LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nLoadModule authz_user_module m\nLoadModule authn_core_module m\nLoadModule auth_basic_module m\nLoadModule authn_file_module m\nLoadModule status_module m\n";
+
+fn conf(body: &str) -> String {
+    format!("//- $ROOT/httpd.conf\n{MODULES}DocumentRoot $ROOT/htdocs\n{body}")
+}
+
+#[test]
+fn a_child_defeated_today_keeps_the_inherited_denial() {
+    // The seed's trap: <Directory /> denies with old-style rules, so the Location's
+    // `Require local` never takes effect. The preferred fix carries the denial into the
+    // children; the upgrade guide's rewrite opens /server-status to local clients.
+    check_fixes(
+        &conf("<Directory />\n    Order deny,allow\n    Deny fr█om all\n</Directory>\n<Directory $ROOT/htdocs>\n    Require all granted\n</Directory>\n<Location /server-status>\n    SetHandler server-status\n    Require local\n</Location>\n"),
+        expect![[r#"
+            ## [preferred] Rewrite as Require, carrying the inherited old-style restrictions into 2 sections (1 file): <Directory />
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory />
+                Require all denied
+            </Directory>
+            <Directory $ROOT/htdocs>
+                <RequireAll>
+                  Require all denied
+                  Require all granted
+                </RequireAll>
+            </Directory>
+            <Location /server-status>
+                SetHandler server-status
+                <RequireAll>
+                  Require all denied
+                  Require local
+                </RequireAll>
+            </Location>
+            ## Rewrite <Directory /> as the upgrade guide intends (changes access: / from any client (anonymous): 403 → 200, /server-status from local clients (anonymous): 403 → 200)
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory />
+                Require all denied
+            </Directory>
+            <Directory $ROOT/htdocs>
+                Require all granted
+            </Directory>
+            <Location /server-status>
+                SetHandler server-status
+                Require local
+            </Location>
+        "#]],
+    );
+}
+
+#[test]
+fn an_old_style_child_inheriting_require_lines_is_rewritten_with_its_parent() {
+    check_fixes(
+        &conf("<Directory $ROOT/htdocs>\n    AuthType Basic\n    AuthName x\n    AuthUserFile $ROOT/htpasswd\n    Require valid-user\n    Order deny,allow\n    Deny from █all\n    Allow from 10.0.0.0/8\n</Directory>\n<Directory $ROOT/htdocs/pub>\n    Order allow,deny\n    Allow from all\n</Directory>\n"),
+        expect![[r#"
+            ## [preferred] Rewrite as Require together with <Directory $ROOT/htdocs/pub> ($ROOT/httpd.conf:19): <Directory $ROOT/htdocs>
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory $ROOT/htdocs>
+                AuthType Basic
+                AuthName x
+                AuthUserFile $ROOT/htpasswd
+                <RequireAll>
+                  Require ip 10.0.0.0/8
+                  Require valid-user
+                </RequireAll>
+            </Directory>
+            <Directory $ROOT/htdocs/pub>
+                Require valid-user
+            </Directory>
+            ## Rewrite <Directory $ROOT/htdocs> as the upgrade guide intends (changes access: /pub/ from any other client (anonymous): 401 → 403, /pub/ from any other client (user someone-unnamed): 200 → 403, /pub/ from any other client (wrong password): 401 → 403)
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory $ROOT/htdocs>
+                AuthType Basic
+                AuthName x
+                AuthUserFile $ROOT/htpasswd
+                <RequireAll>
+                  Require ip 10.0.0.0/8
+                  Require valid-user
+                </RequireAll>
+            </Directory>
+            <Directory $ROOT/htdocs/pub>
+                Order allow,deny
+                Allow from all
+            </Directory>
+        "#]],
+    );
+}
+
+#[test]
+fn removing_a_neutraliser_rewrites_the_denial_it_neutralised() {
+    // Upgrade-guide row "host control switched off": dropping the lines would re-expose
+    // the parent's Deny from all (fact sheet §7.3, U3).
+    check_fixes(
+        &conf("<Directory />\n    Order deny,allow\n    Deny from all\n</Directory>\n<Directory $ROOT/htdocs>\n    AuthType Basic\n    AuthName x\n    AuthUserFile $ROOT/htpasswd\n    Require valid-user\n    Order Deny,Allow\n    Allow from █all\n</Directory>\n"),
+        expect![[r#"
+            ## [preferred] Rewrite as Require together with <Directory /> ($ROOT/httpd.conf:10): <Directory $ROOT/htdocs>
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory />
+                Require all denied
+            </Directory>
+            <Directory $ROOT/htdocs>
+                AuthType Basic
+                AuthName x
+                AuthUserFile $ROOT/htpasswd
+                Require valid-user
+            </Directory>
+            ## Rewrite <Directory $ROOT/htdocs> as the upgrade guide intends (changes access: / from any client (anonymous): 401 → 403, / from any client (user someone-unnamed): 200 → 403, / from any client (wrong password): 401 → 403)
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory />
+                Order deny,allow
+                Deny from all
+            </Directory>
+            <Directory $ROOT/htdocs>
+                AuthType Basic
+                AuthName x
+                AuthUserFile $ROOT/htpasswd
+                Require valid-user
+            </Directory>
+        "#]],
+    );
+}
+
+#[test]
+fn per_method_rules_become_limit_blocks() {
+    check_fixes(
+        &conf("<Directory $ROOT/htdocs>\n    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.1\n    <Limit POST PUT>\n        Order allow,deny\n        Deny fr█om all\n    </Limit>\n</Directory>\n"),
+        expect![[r#"
+            ## [preferred] Rewrite as Require: <Directory $ROOT/htdocs>
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory $ROOT/htdocs>
+                <Limit POST PUT>
+                  Require all denied
+                </Limit>
+                <LimitExcept POST PUT>
+                  Require ip 127.0.0.1
+                </LimitExcept>
+            </Directory>
+            ## Rewrite <Directory $ROOT/htdocs> as the upgrade guide intends (changes access: POST / from 127.0.0.1 (anonymous): 403 → 200, PUT / from 127.0.0.1 (anonymous): 403 → 200)
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory $ROOT/htdocs>
+                Require ip 127.0.0.1
+            </Directory>
+        "#]],
+    );
+}
+
+#[test]
+fn guide_auth_and_address_rows() {
+    check_fixes(
+        &conf("<Directory $ROOT/htdocs>\n    AuthType Basic\n    AuthName x\n    AuthUserFile $ROOT/htpasswd\n    Require valid-user\n    Order allow,deny\n    Deny from all\n    Allow from 127.0.0.1\n    Satisfy A█ny\n</Directory>\n"),
+        expect![[r#"
+            ## [preferred] Rewrite as Require: <Directory $ROOT/htdocs>
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory $ROOT/htdocs>
+                AuthType Basic
+                AuthName x
+                AuthUserFile $ROOT/htpasswd
+                Require valid-user
+            </Directory>
+            ## Rewrite <Directory $ROOT/htdocs> as the upgrade guide intends (changes access: / from 127.0.0.1 (anonymous): 401 → 200, / from 127.0.0.1 (wrong password): 401 → 200)
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory $ROOT/htdocs>
+                AuthType Basic
+                AuthName x
+                AuthUserFile $ROOT/htpasswd
+                Require ip 127.0.0.1
+                Require valid-user
+            </Directory>
+        "#]],
+    );
+}
+
+#[test]
+fn htaccess_under_a_root_that_allows_only_limit_is_not_preferred() {
+    check_fixes(
+        &format!(
+            "{}//- $ROOT/htdocs/sub/.htaccess\nOrder deny,allow\nDeny fr█om all\nAllow from 127.0.0.1\n",
+            conf("<Directory $ROOT/htdocs>\n    AllowOverride Limit\n    Require all granted\n</Directory>\n")
+        ),
+        expect![[r#"
+            ## Rewrite as Require (AllowOverride Limit (from <Directory $ROOT/htdocs> at $ROOT/httpd.conf:10) does not allow AuthConfig, so Require lines in $ROOT/htdocs/sub/.htaccess would answer every request with 500; add AuthConfig to that AllowOverride first): $ROOT/htdocs/sub/.htaccess
+            //- $ROOT/htdocs/sub/.htaccess
+            Require ip 127.0.0.1
+        "#]],
+    );
+}
+
+#[test]
+fn htaccess_under_a_root_that_allows_authconfig() {
+    check_fixes(
+        &format!(
+            "{}//- $ROOT/htdocs/sub/.htaccess\n# keep\r\nOrder deny,allow\r\nDeny fr█om all\r\nAllow from 127.0.0.1\r\n",
+            conf("<Directory $ROOT/htdocs>\n    AllowOverride AuthConfig Limit\n    Require all granted\n</Directory>\n")
+        ),
+        expect![[r#"
+            ## [preferred] Rewrite as Require: $ROOT/htdocs/sub/.htaccess
+            //- $ROOT/htdocs/sub/.htaccess
+            # keep␍
+            Require ip 127.0.0.1␍
+        "#]],
+    );
+}
+
+#[test]
+fn whole_tree_migration() {
+    check_migrate(
+        &conf("<Directory />\n    Order deny,allow\n    Deny from all\n</Directory>\n<Directory $ROOT/htdocs>\n    Order allow,deny\n    Allow from all\n</Directory>\n<Directory $ROOT/htdocs/private>\n    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.1 ::1\n    Satisfy any\n    AuthType Basic\n    AuthName x\n    AuthUserFile $ROOT/htpasswd\n    Require valid-user\n</Directory>\n<Location /server-status>\n    SetHandler server-status\n    Require local\n</Location>\n"),
+        expect![[r#"
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory />
+                Require all denied
+            </Directory>
+            <Directory $ROOT/htdocs>
+                Require all granted
+            </Directory>
+            <Directory $ROOT/htdocs/private>
+                Require ip 127.0.0.1 ::1
+                Require valid-user
+                AuthType Basic
+                AuthName x
+                AuthUserFile $ROOT/htpasswd
+            </Directory>
+            <Location /server-status>
+                SetHandler server-status
+                Require local
+            </Location>
+        "#]],
+    );
+}
