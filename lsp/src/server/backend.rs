@@ -31,6 +31,12 @@ impl Backend {
     /// Analyses the document as it is now and publishes, unless a newer edit
     /// arrived meanwhile (that edit publishes its own results).
     async fn refresh(&self, uri: Url) {
+        self.refresh_since(uri, "refresh", std::time::Instant::now()).await
+    }
+
+    /// [`Backend::refresh`] for a notification that arrived at `since`: logs the time
+    /// from then until the diagnostics are published (target `apache_lsp::timing`).
+    async fn refresh_since(&self, uri: Url, what: &str, since: std::time::Instant) {
         let Ok(path) = self.path(&uri) else { return };
         let Some(version) = self.state.version(&path) else { return };
         let state = self.state.clone();
@@ -73,7 +79,8 @@ impl Backend {
         };
         let _guard = self.publish.lock().await;
         if self.state.version(&path) == Some(version) {
-            self.client.publish_diagnostics(uri, diags, Some(version)).await;
+            self.client.publish_diagnostics(uri.clone(), diags, Some(version)).await;
+            super::timing(what, &uri, Some(version), since);
         }
     }
 
@@ -349,13 +356,15 @@ impl LanguageServer for Backend {
     }
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let since = std::time::Instant::now();
         let Ok(path) = self.path(&params.text_document.uri) else { return };
         let doc = Document::new(&path, params.text_document.text, params.text_document.version);
         self.state.docs.lock().unwrap().insert(path, doc);
-        self.refresh(params.text_document.uri).await;
+        self.refresh_since(params.text_document.uri, "didOpen", since).await;
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let since = std::time::Instant::now();
         let Ok(path) = self.path(&params.text_document.uri) else { return };
         {
             // Applied synchronously, in arrival order, before any await.
@@ -377,7 +386,7 @@ impl LanguageServer for Backend {
             }
             doc.version = params.text_document.version;
         }
-        self.refresh(params.text_document.uri).await;
+        self.refresh_since(params.text_document.uri, "didChange", since).await;
     }
 
     async fn did_save(&self, params: DidSaveTextDocumentParams) {
@@ -432,6 +441,7 @@ impl LanguageServer for Backend {
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let since = std::time::Instant::now();
         let uri = params.text_document_position_params.text_document.uri;
         let pos = params.text_document_position_params.position;
         let r = self.with_config(&uri, "hover", |l, _, enc| {
@@ -442,6 +452,7 @@ impl LanguageServer for Backend {
                 range: Some(convert::range(&fd.line_index, enc, range)),
             })
         })?;
+        super::timing("hover", &uri, None, since);
         Ok(r.flatten())
     }
 

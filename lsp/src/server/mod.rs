@@ -59,3 +59,14 @@ pub async fn serve(
         }
     }
 }
+
+/// Logs how long the server took over a message, from its handler's start (the
+/// `bench -- lsp` benchmark reads these lines: run with
+/// `APACHE_LSP_LOG=apache_lsp::timing=info`).
+fn timing(what: &str, uri: &tower_lsp::lsp_types::Url, version: Option<i32>, since: std::time::Instant) {
+    let us = since.elapsed().as_micros();
+    match version {
+        Some(v) => tracing::info!(target: "apache_lsp::timing", "{what} {uri} v{v} {us}us"),
+        None => tracing::info!(target: "apache_lsp::timing", "{what} {uri} {us}us"),
+    }
+}
