@@ -108,32 +108,50 @@ fn access_file_url(server: &Config, dir: &Path) -> Option<(String, Option<String
         .find_map(|(root, host)| directory_url(server, &root, &dir).map(|u| (u, host)))
 }
 
-/// The clients a table shows: a local one, each address the rules mention, and an outsider.
+/// The clients a table shows: a local one, each address the rules mention (at most
+/// five), and an outsider.
 pub fn representative_clients(cfgs: &[&Config]) -> Vec<(String, IpAddr)> {
     let mut v: Vec<(String, IpAddr)> = vec![("local (127.0.0.1)".into(), "127.0.0.1".parse().unwrap())];
-    for n in cfgs.iter().flat_map(|c| c.walk()) {
-        let words: Vec<&String> = if n.is("Allow") || n.is("Deny") {
-            n.args.iter().skip(1).collect()
-        } else if n.is("Require")
-            && n.args.iter().skip_while(|w| w.eq_ignore_ascii_case("not")).next().is_some_and(|p| p == "ip")
-        {
-            n.args.iter().skip_while(|w| w.eq_ignore_ascii_case("not")).skip(1).collect()
-        } else {
-            continue;
-        };
-        for w in words {
-            if let Ok(s) = policy::IpSubnet::parse_word(w) {
-                if let Some(net) = s.to_ipnet() {
+    for (w, ip) in cfgs.iter().flat_map(|c| mentioned_addresses(c).iter()) {
+        if v.len() == 6 {
+            break;
+        }
+        if !v.iter().any(|(_, a)| a == ip) {
+            v.push((w.clone(), *ip));
+        }
+    }
+    v.push(("any other (192.0.2.1)".into(), "192.0.2.1".parse().unwrap()));
+    v
+}
+
+/// Every address the configuration's Allow, Deny and `Require ip` lines name, in
+/// walk order without repeats (as written, and its network address). A walk over the
+/// whole configuration: done once per configuration (kept in its index).
+pub(crate) fn mentioned_addresses(cfg: &Config) -> &[(String, IpAddr)] {
+    cfg.index().mentioned_addresses.get_or_init(|| {
+        let mut seen = std::collections::HashSet::new();
+        let mut v = Vec::new();
+        for n in cfg.walk() {
+            let words: Vec<&String> = if n.is("Allow") || n.is("Deny") {
+                n.args.iter().skip(1).collect()
+            } else if n.is("Require")
+                && n.args.iter().skip_while(|w| w.eq_ignore_ascii_case("not")).next().is_some_and(|p| p == "ip")
+            {
+                n.args.iter().skip_while(|w| w.eq_ignore_ascii_case("not")).skip(1).collect()
+            } else {
+                continue;
+            };
+            for w in words {
+                if let Some(net) = policy::IpSubnet::parse_word(w).ok().and_then(|s| s.to_ipnet()) {
                     let ip = net.network();
-                    if !v.iter().any(|(_, a)| *a == ip) && v.len() < 6 {
+                    if seen.insert(ip) {
                         v.push((w.to_string(), ip));
                     }
                 }
             }
         }
-    }
-    v.push(("any other (192.0.2.1)".into(), "192.0.2.1".parse().unwrap()));
-    v
+        v
+    })
 }
 
 /// Walks and evaluates a hover's request: SetEnvIf evaluated (headers other than Host unknown).

@@ -181,6 +181,8 @@ pub struct Index {
     built: Vec<OnceLock<Arc<Built>>>,
     /// What mod_setenvif's evaluation reads of the main server's level.
     pub(crate) setenvif_main: OnceLock<crate::ide::setenvif::MainLevel>,
+    /// The addresses access rules name (`hover::mentioned_addresses`).
+    pub(crate) mentioned_addresses: OnceLock<Vec<(String, IpAddr)>>,
 }
 
 impl std::fmt::Debug for Index {
@@ -315,6 +317,7 @@ impl Index {
             alias_targets,
             built,
             setenvif_main: OnceLock::new(),
+            mentioned_addresses: OnceLock::new(),
         }
     }
 
