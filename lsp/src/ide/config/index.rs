@@ -321,6 +321,40 @@ impl Index {
         }
     }
 
+    /// The directives (lowercase) whose nodes the index reads besides sections:
+    /// editing one of them in place means building the index again.
+    pub(crate) const READS: &'static [&'static str] = &[
+        "allowoverride",
+        "documentroot",
+        "accessfilename",
+        "alias",
+        "scriptalias",
+        "aliasmatch",
+        "scriptaliasmatch",
+        "servername",
+        "serveralias",
+        "registerhttpmethod",
+    ];
+
+    /// After directives not in [`Index::READS`] were replaced in place, as many as
+    /// there were, none inside an `<If>`/`<ElseIf>`/`<Else>` section (whose facts
+    /// say whether they hold access directives), and no section moved (the tree's
+    /// sections are where they were): the structure still holds; what was computed
+    /// from directives' contents or positions is computed again on next use
+    /// (section policies carry source positions, which an edit moves). The caller
+    /// checks those conditions (`ide::incremental`).
+    pub(crate) fn directives_edited(&mut self, lines_moved: bool) -> bool {
+        if lines_moved && !self.host_addresses.is_empty() {
+            return false; // their messages name lines
+        }
+        for b in &mut self.built {
+            *b = OnceLock::new();
+        }
+        self.setenvif_main = OnceLock::new();
+        self.mentioned_addresses = OnceLock::new();
+        true
+    }
+
     /// The section's id, when `n` is a section of this configuration.
     pub fn id(&self, n: &Node) -> Option<SecId> {
         self.by_ptr.get(&(n as *const Node as usize)).copied()

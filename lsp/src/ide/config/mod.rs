@@ -232,6 +232,16 @@ impl Config {
     pub(crate) fn nodes_changed(&mut self) {
         self.index = std::sync::OnceLock::new();
     }
+    /// After directives were replaced in place without changing the index's
+    /// structure (see [`Index::directives_edited`] for the conditions): the index
+    /// is kept, less what depends on directives' contents or positions. Else as
+    /// [`Config::nodes_changed`].
+    pub(crate) fn directives_edited(&mut self, lines_moved: bool) {
+        let kept = self.index.get_mut().is_some_and(|ix| ix.directives_edited(lines_moved));
+        if !kept {
+            self.nodes_changed();
+        }
+    }
     /// A partial view of this configuration (incremental analysis checks one
     /// top-level node at a time): `nodes` with this configuration's files, modules
     /// and settings, and the policy context `ctx` of the whole configuration, which
