@@ -511,18 +511,26 @@ pub fn main() -> i32 {
                 }
             };
             let mut left_any = false;
+            let mut changed: std::collections::BTreeMap<PathBuf, (std::sync::Arc<str>, String)> = Default::default();
             for (path, main) in targets {
                 let out = crate::migrate_cli::migrate(&path, main, allow_changes);
-                for (p, (old, new)) in &out.changed {
-                    if write {
-                        if let Err(e) = crate::migrate_cli::write_atomic(p, old, new) {
-                            eprintln!("apache-lsp migrate: {e}");
-                            return 2;
+                for (p, (old, new)) in out.changed {
+                    match changed.get(&p) {
+                        Some((_, n)) if *n != new => {
+                            eprintln!(
+                                "apache-lsp migrate: {} is rewritten differently as part of two trees; left as it is",
+                                p.display()
+                            );
+                            changed.remove(&p);
+                            left_any = true;
                         }
-                        eprintln!("rewrote {}", p.display());
-                    } else {
-                        print!("{}", crate::migrate_cli::unified_diff(p, old, new));
+                        _ => {
+                            changed.insert(p, (old, new));
+                        }
                     }
+                }
+                for n in &out.notes {
+                    eprintln!("note: {n}");
                 }
                 for c in &out.access_changes {
                     eprintln!("access changes: {c}");
@@ -531,6 +539,19 @@ pub fn main() -> i32 {
                     eprintln!("left old-style: {l}");
                 }
                 left_any |= !out.left.is_empty();
+            }
+            if write {
+                match crate::migrate_cli::write_all(&changed) {
+                    Ok(written) => written.iter().for_each(|p| eprintln!("rewrote {}", p.display())),
+                    Err(e) => {
+                        eprintln!("apache-lsp migrate: {e}");
+                        return 2;
+                    }
+                }
+            } else {
+                for (p, (old, new)) in &changed {
+                    print!("{}", crate::migrate_cli::unified_diff(p, old, new));
+                }
             }
             i32::from(left_any)
         }

@@ -34,6 +34,29 @@ pub fn unified_diff(path: &Path, old: &str, new: &str) -> String {
         .to_string()
 }
 
+/// Writes every changed file, atomically each, after checking that none changed on disk since
+/// it was read (then nothing is written). Returns the files written.
+pub fn write_all(changed: &BTreeMap<PathBuf, (Arc<str>, String)>) -> Result<Vec<PathBuf>, String> {
+    for (p, (old, _)) in changed {
+        let target = std::fs::canonicalize(p).map_err(|e| format!("{}: {e}; nothing written", p.display()))?;
+        let now = std::fs::read(&target).map_err(|e| format!("{}: {e}; nothing written", target.display()))?;
+        if now != old.as_bytes() {
+            return Err(format!("{} changed on disk since it was read; nothing written", p.display()));
+        }
+    }
+    let mut written = Vec::new();
+    for (p, (old, new)) in changed {
+        write_atomic(p, old, new).map_err(|e| {
+            format!(
+                "{e} (already written: {})",
+                written.iter().map(|w: &PathBuf| w.display().to_string()).collect::<Vec<_>>().join(", ")
+            )
+        })?;
+        written.push(p.clone());
+    }
+    Ok(written)
+}
+
 /// Replaces a file atomically: a temporary file in the same directory, fsync,
 /// rename over the target (through symlinks, to their target), keeping the mode.
 /// Refuses when the file on disk no longer holds `expected`.
