@@ -406,3 +406,33 @@ fn whole_tree_migration() {
         "#]],
     );
 }
+
+#[test]
+fn a_file_that_is_not_utf8_is_rewritten_only_where_its_bytes_are_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display().to_string();
+    let main = dir.path().join("httpd.conf");
+    let text = format!(
+        "# caf\u{e9} @FF@\n<Directory {d}/a>\n  Order deny,allow\n  Deny from all\n</Directory>\n<Directory {d}/b>\n  # @FE@\n  Order allow,deny\n  Allow from all\n</Directory>\n"
+    );
+    // @FF@ and @FE@ stand for single bytes that are not UTF-8.
+    let bytes = text.replace("@FF@", "\u{1}").replace("@FE@", "\u{2}").into_bytes();
+    let bytes: Vec<u8> = bytes
+        .into_iter()
+        .map(|b| match b {
+            1 => 0xff,
+            2 => 0xfe,
+            b => b,
+        })
+        .collect();
+    std::fs::create_dir_all(dir.path().join("a")).unwrap();
+    std::fs::create_dir_all(dir.path().join("b")).unwrap();
+    std::fs::write(&main, &bytes).unwrap();
+    let ws = Workspace { main: &main, is_main: true, fs: &RealFs };
+    let m = migrate(&ws, Scope::Tree, false);
+    let (_, new) = &m.changed[&main];
+    assert!(new.contains(&format!("<Directory {d}/a>\n  Require all denied\n</Directory>")), "{new}");
+    assert!(new.contains("  Order allow,deny\n  Allow from all\n"), "{new}");
+    assert_eq!(m.left.len(), 1, "{:?}", m.left);
+    assert!(m.left[0].contains("bytes that are not UTF-8"), "{:?}", m.left);
+}
