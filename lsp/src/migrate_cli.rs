@@ -67,7 +67,7 @@ fn test_pause() {
     eprintln!("apache-lsp migrate: ready to write");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while !Path::new(&go).exists() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(5));
+        std::thread::sleep(std::time::Duration::from_millis(1));
     }
 }
 
