@@ -413,7 +413,12 @@ fn reason(msg: &str) -> String {
 }
 
 enum Result1 {
-    Verified { requests: usize, rewritten: bool },
+    /// `left`: why migrate left old-style sections as they were.
+    Verified {
+        requests: usize,
+        rewritten: bool,
+        left: Vec<String>,
+    },
     Skipped(String),
     Failed(String),
 }
@@ -483,7 +488,17 @@ fn run_one(corpus: &Path, file: &Path) -> Result1 {
             String::from_utf8_lossy(&out.stderr)
         ));
     }
-    Result1::Verified { requests: a.len(), rewritten }
+    let left = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.starts_with("left old-style: "))
+        .map(|l| {
+            // "left old-style: FILE:LINE: <Section args>: why" (the label may hold ": ").
+            let why = l.rsplit_once(">: ").map(|(_, w)| w).unwrap_or(l);
+            let why = Regex::new(r"/tmp/apache-lsp-httpd-[^ :]+").unwrap().replace_all(why, "PATH");
+            why.split(": /").next().unwrap_or(&why).chars().take(110).collect()
+        })
+        .collect();
+    Result1::Verified { requests: a.len(), rewritten, left }
 }
 
 #[test]
@@ -514,11 +529,15 @@ fn every_corpus_file_with_old_style_rules_migrates_without_changing_httpds_answe
     let results = results.into_inner().unwrap();
     let mut skipped: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let (mut verified, mut rewritten, mut requests) = (0, 0, 0);
+    let mut left_why: BTreeMap<String, usize> = BTreeMap::new();
     let mut failed = Vec::new();
     for (f, r) in &results {
         let rel = f.strip_prefix(&corpus).unwrap().display().to_string();
         match r {
-            Result1::Verified { requests: n, rewritten: w } => {
+            Result1::Verified { requests: n, rewritten: w, left } => {
+                for why in left {
+                    *left_why.entry(why.clone()).or_default() += 1;
+                }
                 verified += 1;
                 rewritten += usize::from(*w);
                 requests += n;
@@ -532,6 +551,10 @@ fn every_corpus_file_with_old_style_rules_migrates_without_changing_httpds_answe
         "corpus migration: {verified} migrated and verified against httpd ({rewritten} rewritten, {} left as they were), {requests} requests compared",
         verified - rewritten
     );
+    eprintln!("corpus migration: old-style sections migrate left as they were, by reason:");
+    for (why, n) in &left_why {
+        eprintln!("  {n} × {why}");
+    }
     eprintln!(
         "corpus migration: {} skipped (httpd does not start with them even before migration):",
         skipped.values().map(Vec::len).sum::<usize>()

@@ -436,3 +436,35 @@ fn a_file_that_is_not_utf8_is_rewritten_only_where_its_bytes_are_clean() {
     assert_eq!(m.left.len(), 1, "{:?}", m.left);
     assert!(m.left[0].contains("bytes that are not UTF-8"), "{:?}", m.left);
 }
+
+#[test]
+fn old_style_lines_no_rewrite_reaches_are_listed_as_left() {
+    let t = Tree::new(
+        "//- $ROOT/httpd.conf
+DocumentRoot $ROOT/www
+<Directory $ROOT/www>
+    AllowOverride All
+</Directory>
+<IfModule !mod_authz_core.c>
+    <Directory />
+        Order allow,deny
+    </Directory>
+</IfModule>
+<VirtualHost *:80>
+    Order allow,deny
+</VirtualHost>
+//- $ROOT/www/.htaccess
+Order deny,allow
+Deny from all
+<Files a.txt>
+    Order allow,deny
+    Allow from all
+</Files>
+",
+    );
+    let m = migrate(&t.ws(), Scope::Tree, false);
+    expect![[r#"
+        $ROOT/httpd.conf:11: Order: in <VirtualHost *:80>: the migration does not rewrite old-style rules here; rewrite it by hand
+        $ROOT/www/.htaccess:4: Order: in <Files a.txt>: the migration does not rewrite old-style rules here; rewrite it by hand"#]].assert_eq(&t.show(&m.left.join("\n")));
+    assert!(m.changed.keys().any(|p| p.ends_with("www/.htaccess")), "the top level is still rewritten");
+}
