@@ -492,9 +492,15 @@ fn run_one(corpus: &Path, file: &Path) -> Result1 {
         .lines()
         .filter(|l| l.starts_with("left old-style: "))
         .map(|l| {
-            // "left old-style: FILE:LINE: <Section args>: why" (the label may hold ": ").
-            let why = l.rsplit_once(">: ").map(|(_, w)| w).unwrap_or(l);
-            let why = Regex::new(r"/tmp/apache-lsp-httpd-[^ :]+").unwrap().replace_all(why, "PATH");
+            // "left old-style: FILE:LINE: <Section args>: why" or "…: FILE:LINE: Order: why".
+            let l = l.trim_start_matches("left old-style: ");
+            let l = Regex::new(r"^\S+:\d+: ").unwrap().replace(l, "");
+            let why = match l.strip_prefix('<').and_then(|r| r.split_once(">: ")) {
+                Some((_, why)) => why.to_owned(),
+                None => l.into_owned(),
+            };
+            let why = Regex::new(r"/tmp/apache-lsp-httpd-[^ :]+").unwrap().replace_all(&why, "PATH");
+            let why = Regex::new(r"^(?i)(order|allow|deny|satisfy): ").unwrap().replace(&why, "");
             why.split(": /").next().unwrap_or(&why).chars().take(110).collect()
         })
         .collect();

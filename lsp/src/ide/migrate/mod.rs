@@ -553,9 +553,13 @@ fn unaccounted_old_style(text: &str, skipped: &[TextRange], accounted: impl Fn(u
             format!("<{} {}>", s.name_text(), args.join(" ")).replace(" >", ">")
         };
         let off = name.range().start();
-        let conditional = sections.iter().find(|s| {
+        // The outermost skipped conditional is why (those nested in it are skipped with it).
+        let conditional = sections.iter().rev().find(|s| {
             let n = s.name_text().to_ascii_lowercase();
-            n.starts_with("if") && n != "if" && skipped.iter().any(|r| r.contains(off))
+            // The conditional whose skipped body holds the line (not one nested inside it).
+            n.starts_with("if")
+                && n != "if"
+                && skipped.iter().any(|r| r.contains(off) && s.syntax().text_range().contains_range(*r))
         });
         let why = match (conditional, sections.first()) {
             (Some(c), _) => format!(

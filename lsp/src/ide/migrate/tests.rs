@@ -468,3 +468,21 @@ Deny from all
         $ROOT/www/.htaccess:4: Order: in <Files a.txt>: the migration does not rewrite old-style rules here; rewrite it by hand"#]].assert_eq(&t.show(&m.left.join("\n")));
     assert!(m.changed.keys().any(|p| p.ends_with("www/.htaccess")), "the top level is still rewritten");
 }
+
+#[test]
+fn a_skipped_conditional_is_named_not_the_one_nested_in_it() {
+    let left = unaccounted_old_style(
+        "<IfModule !mod_authz_core.c>\n<IfModule mod_access_compat.c>\nOrder allow,deny\n</IfModule>\n</IfModule>\n",
+        // Both bodies are skipped: the outer one decides.
+        &[TextRange::new(28.into(), 92.into()), TextRange::new(60.into(), 78.into())],
+        |_| false,
+    );
+    expect![[r#"
+        [
+            (
+                3,
+                "Order: inside <IfModule !mod_authz_core.c>, which httpd skips with this configuration, so no rewrite of it can be proven; rewrite or remove it by hand",
+            ),
+        ]
+    "#]].assert_debug_eq(&left);
+}
