@@ -400,15 +400,21 @@ fn reason(msg: &str) -> String {
     }
     if let Some(i) = line.find("Invalid command '") {
         let rest = &line[i + 17..];
-        return format!(
-            "Invalid command '{}' (its module is not installed or not loaded)",
-            rest.split('\'').next().unwrap_or("")
-        );
+        let name = rest.split('\'').next().unwrap_or("");
+        let off = catalogue::directive(name)
+            .is_some_and(|d| d.modules().any(|m| OFF_LOOPBACK.iter().any(|o| m == format!("{o}_module"))));
+        let why = if off { "module not loaded: it would contact servers off loopback" } else { "module not installed" };
+        return format!("Invalid command '{name}' ({why})");
     }
     let line = Regex::new(r"/tmp/apache-lsp-httpd-[^/ :]+").unwrap().replace_all(&line, "ROOT");
     let line = Regex::new(r"^\[[^\]]*\] \[[^\]]*\] \[pid [^\]]*\] ").unwrap().replace(&line, "");
     let line = Regex::new(r"Syntax error on line \d+ of ([^:]+):").unwrap().replace_all(&line, "Syntax error in $1:");
     let line = Regex::new(r"line \d+").unwrap().replace_all(&line, "line N");
+    let line = if line.contains("Unknown Authn provider: ldap") {
+        format!("{line} (mod_authnz_ldap not loaded: it would contact servers off loopback)")
+    } else {
+        line.into_owned()
+    };
     line.chars().take(140).collect()
 }
 
