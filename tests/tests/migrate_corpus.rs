@@ -125,6 +125,8 @@ struct Prepared {
     urls: Vec<String>,
     hosts: Vec<Option<String>>,
     modules: Vec<String>,
+    /// Client addresses (only those /etc/hosts names when the rules name hosts).
+    sources: Vec<std::net::IpAddr>,
 }
 
 fn words(line: &str) -> Vec<String> {
@@ -333,7 +335,8 @@ fn prepare(text: &str, htaccess: bool) -> Prepared {
     for n in &names {
         files.insert(format!("htdocs/{n}"));
     }
-    Prepared { text: out, dirs, files, urls, hosts, modules: modules.into_iter().collect() }
+    let sources = if httpd::rules_name_hosts(text) { httpd::names_resolved_locally(sources()) } else { sources() };
+    Prepared { text: out, dirs, files, urls, hosts, modules: modules.into_iter().collect(), sources }
 }
 
 /// The harness configuration for a prepared text (`text` with `@ROOT@`).
@@ -358,7 +361,7 @@ fn matrix(h: &Httpd, p: &Prepared) -> Result<Vec<(String, u16)>, String> {
     let mut out = Vec::new();
     for url in &p.urls {
         for host in &p.hosts {
-            for src in sources() {
+            for src in p.sources.iter().copied() {
                 for cred in [None, Some(("alice", "apw"))] {
                     for method in ["GET", "POST"] {
                         let mut r = Request::new(method, url).source(src);

@@ -191,6 +191,8 @@ fn cases() -> Vec<Case> {
         ("deny all, allow partial", "  Deny from all\n  Allow from 127.1\n"),
         ("netmask and CIDR", "  Allow from 127.0.0.0/255.255.255.0 127.1.0.0/16\n  Deny from 127.0.0.2/32 ::1/128\n"),
         ("env from headers", "  Allow from env=pass\n  Deny from env=block\n"),
+        // Host names: httpd's double-reverse lookup of loopback clients (localhost in /etc/hosts).
+        ("host names", "  Allow from localhost\n  Deny from ::1\n"),
         ("no Allow, no Deny", ""),
     ];
     for order in ["deny,allow", "allow,deny", "mutual-failure"] {
@@ -334,8 +336,18 @@ fn users_file() -> &'static str {
     })
 }
 
-fn sources() -> Vec<IpAddr> {
-    SOURCES.iter().map(|s| s.parse::<IpAddr>().unwrap()).filter(|ip| ip.is_ipv4() || ipv6_loopback_usable()).collect()
+/// The client addresses for a case: only those /etc/hosts names when its rules name hosts.
+fn sources(c: &Case) -> Vec<IpAddr> {
+    let all: Vec<IpAddr> = SOURCES
+        .iter()
+        .map(|s| s.parse::<IpAddr>().unwrap())
+        .filter(|ip| ip.is_ipv4() || ipv6_loopback_usable())
+        .collect();
+    if httpd::rules_name_hosts(&c.all_text()) {
+        httpd::names_resolved_locally(all)
+    } else {
+        all
+    }
 }
 
 fn matrix(h: &Httpd, c: &Case) -> Vec<(String, u16)> {
@@ -344,7 +356,7 @@ fn matrix(h: &Httpd, c: &Case) -> Vec<(String, u16)> {
     let headers: &[&[(&str, &str)]] = if c.tests_headers() { HEADERS } else { &[&[]] };
     let mut out = Vec::new();
     for url in &c.urls {
-        for src in sources() {
+        for src in sources(c) {
             for cred in &creds {
                 for hs in headers {
                     for method in &c.methods {
