@@ -30,6 +30,12 @@ pub trait FileSource: Sync {
     fn exists(&self, path: &Path) -> bool {
         path.is_file()
     }
+    /// The file already parsed, when the source keeps parses (an editor's open
+    /// documents, edited incrementally): the loader then uses it rather than parse
+    /// `text` again. Only a parse of exactly `text` under exactly `path` may be returned.
+    fn parsed(&self, _path: &Path, _text: &Arc<str>) -> Option<Arc<FileData>> {
+        None
+    }
 
     /// The files an `Include` of `full` (absolute, maybe a wildcard or a directory)
     /// names, in httpd's order. By default the file system answers.
@@ -211,6 +217,14 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool)
     l.cfg
 }
 
+/// A file read from `fs`, parsed (or its parse as the source keeps it).
+fn parse_file(fs: &dyn FileSource, path: &Path, text: Arc<str>, not_utf8: Option<usize>) -> Arc<FileData> {
+    match fs.parsed(path, &text) {
+        Some(fd) if not_utf8.is_none() && *fd.path == *path && fd.text == text => fd,
+        _ => Arc::new(FileData::new(Arc::from(path), text, not_utf8)),
+    }
+}
+
 /// The tree of an empty file, shared by every file whose tree was dropped.
 fn empty_tree() -> apache_syntax::GreenNode {
     static EMPTY: std::sync::OnceLock<apache_syntax::GreenNode> = std::sync::OnceLock::new();
@@ -227,6 +241,9 @@ pub fn load_fragment_from(fd: Arc<FileData>) -> Config {
             } else {
                 RealFs.read(path)
             }
+        }
+        fn parsed(&self, path: &Path, text: &Arc<str>) -> Option<Arc<FileData>> {
+            (path == &*self.0.path && Arc::ptr_eq(text, &self.0.text)).then(|| self.0.clone())
         }
     }
     let path = fd.path.to_path_buf();
@@ -248,10 +265,10 @@ impl Loader<'_> {
     }
 
     fn add_file(&mut self, path: &Path, text: Arc<str>, not_utf8: Option<usize>) -> FileId {
-        self.add_parsed(FileData::new(Arc::from(path), text, not_utf8))
+        self.add_parsed(parse_file(self.fs, path, text, not_utf8))
     }
 
-    fn add_parsed(&mut self, fd: FileData) -> FileId {
+    fn add_parsed(&mut self, fd: Arc<FileData>) -> FileId {
         let id = self.cfg.files.len();
         let path = fd.path.to_path_buf();
         if let Some(at) = fd.not_utf8 {
@@ -263,7 +280,7 @@ impl Loader<'_> {
                 message: format!("this file is not valid UTF-8 (first bad byte at offset {at}); it is shown with replacement characters and will never be rewritten"),
             });
         }
-        self.cfg.files.push(Arc::new(fd));
+        self.cfg.files.push(fd);
         self.loaded.insert(path, id);
         id
     }
@@ -339,6 +356,8 @@ impl Loader<'_> {
         Loc { file, range, focus, line: self.cfg.files[file].line_of(range.start()) }
     }
 
+    /// Every directive but those in [`LOADER_DIRECTIVES`] becomes one plain node;
+    /// those (and `${VAR}` references) change what the loader reads after them.
     fn directive(&mut self, file: FileId, d: &ast::Directive, out: &mut Vec<Node>) {
         let range = d.syntax().text_range();
         let focus = d.name().map(|n| n.range()).unwrap_or(range);
@@ -496,14 +515,14 @@ impl Loader<'_> {
             let fresh: Vec<&PathBuf> = chunk.iter().filter(|p| !self.loaded.contains_key(*p)).collect();
             let fs = self.fs;
             use rayon::prelude::*;
-            let read: Vec<(PathBuf, std::io::Result<FileData>)> = fresh
+            let read: Vec<(PathBuf, std::io::Result<Arc<FileData>>)> = fresh
                 .par_iter()
                 .map(|p| {
-                    let fd = fs.read(p).map(|(text, bad)| FileData::new(Arc::from(p.as_path()), text, bad));
+                    let fd = fs.read(p).map(|(text, bad)| parse_file(fs, p, text, bad));
                     ((*p).clone(), fd)
                 })
                 .collect();
-            let mut texts: HashMap<PathBuf, std::io::Result<FileData>> = read.into_iter().collect();
+            let mut texts: HashMap<PathBuf, std::io::Result<Arc<FileData>>> = read.into_iter().collect();
             for path in chunk {
                 if self.cfg.files.len() >= MAX_FILES {
                     self.problem(
@@ -595,6 +614,31 @@ impl Loader<'_> {
             .or_insert_with(|| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
             .clone()
     }
+}
+
+/// The directives [`Loader`] acts on while reading (lowercase): they change the
+/// defines, modules, server root or files of everything read after them.
+pub(crate) const LOADER_DIRECTIVES: &[&str] =
+    &["define", "undefine", "serverroot", "loadmodule", "include", "includeoptional"];
+
+/// The node the loader makes of a directive that is not one of
+/// [`LOADER_DIRECTIVES`] and has no `${VAR}` reference, made without loading
+/// anything (incremental re-analysis uses it for directives edited in place);
+/// None for the others, whose effect reaches past their own node.
+pub(crate) fn standalone_directive(fd: &FileData, file: FileId, d: &ast::Directive) -> Option<Node> {
+    let range = d.syntax().text_range();
+    let logical = logical_text(&fd.text, range).unwrap_or_else(|| d.logical_text());
+    if logical.contains("${") {
+        return None;
+    }
+    let (name, raw_args) = split_name(&logical);
+    if LOADER_DIRECTIVES.contains(&name.to_ascii_lowercase().as_str()) {
+        return None;
+    }
+    let focus = d.name().map(|n| n.range()).unwrap_or(range);
+    let loc = Loc { file, range, focus, line: fd.line_of(range.start()) };
+    let args = split_words(&raw_args);
+    Some(Node { kind: NodeKind::Directive, name, args, raw_args, loc, children: vec![] })
 }
 
 /// The files an Include names, in the order httpd reads them
