@@ -207,7 +207,7 @@ fn fixes_for(ws: &Workspace, a: &Analysis, s: usize) -> Vec<Rewrite> {
     let label = a.body(s).label();
     let mut out = Vec::new();
     let htaccess_note = if ws.standalone_htaccess() {
-        Some("no root configuration names this .htaccess file: whether its AllowOverride allows AuthConfig (which Require lines need, else every request is a 500) is not known".to_string())
+        Some("no root configuration names this .htaccess file: whether its AllowOverride allows AuthConfig (which Require lines need, else every request is a 500) is not known, and its <IfModule> sections are judged by Debian's default modules".to_string())
     } else {
         a.htaccess_override_problem(s)
     };
@@ -344,7 +344,7 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
     }
     if ws.standalone_htaccess() {
         out.notes.push(format!(
-            "{} was read without its root configuration: the rewrite assumes AllowOverride allows AuthConfig",
+            "{} was read without its root configuration: the rewrite assumes AllowOverride allows AuthConfig, and its <IfModule> sections are judged by Debian's default modules (not the ones a server loads)",
             ws.main.display()
         ));
     }
@@ -566,6 +566,13 @@ fn unaccounted_old_style(text: &str, skipped: &[TextRange], accounted: impl Fn(u
                 "{}: inside {}, which httpd skips with this configuration, so no rewrite of it can be proven; rewrite or remove it by hand",
                 name.text(),
                 header(c)
+            ),
+            // (Sections of the configuration no request reaches are named before; these
+            // are an .htaccess file's.)
+            (None, Some(s)) if s.name_text().to_ascii_lowercase().starts_with("files") => format!(
+                "{}: in {}: no request the configuration can receive reaches it, so no rewrite of it can be proven",
+                name.text(),
+                header(s)
             ),
             (None, Some(s)) => format!(
                 "{}: in {}: the migration does not rewrite old-style rules here; rewrite it by hand",

@@ -456,17 +456,89 @@ DocumentRoot $ROOT/www
 //- $ROOT/www/.htaccess
 Order deny,allow
 Deny from all
-<Files a.txt>
+<Files a/b.txt>
     Order allow,deny
     Allow from all
 </Files>
 ",
     );
     let m = migrate(&t.ws(), Scope::Tree, false);
+    // (No file name holds a slash: no request reaches <Files a/b.txt>.)
     expect![[r#"
         $ROOT/httpd.conf:11: Order: in <VirtualHost *:80>: the migration does not rewrite old-style rules here; rewrite it by hand
-        $ROOT/www/.htaccess:4: Order: in <Files a.txt>: the migration does not rewrite old-style rules here; rewrite it by hand"#]].assert_eq(&t.show(&m.left.join("\n")));
+        $ROOT/www/.htaccess:4: Order: in <Files a/b.txt>: no request the configuration can receive reaches it, so no rewrite of it can be proven"#]].assert_eq(&t.show(&m.left.join("\n")));
     assert!(m.changed.keys().any(|p| p.ends_with("www/.htaccess")), "the top level is still rewritten");
+}
+
+#[test]
+fn sections_of_an_htaccess_file_are_rewritten_with_its_top_level() {
+    // httpd merges an .htaccess file's <Files> after the file's own lines, for files in its
+    // directory and below; mod_access_compat's last section with rules decides.
+    check_migrate(
+        &format!(
+            "{}//- $ROOT/htdocs/app/.htaccess\nOrder deny,allow\nDeny from all\n<Files \"public.html\">\n    Order allow,deny\n    Allow from all\n</Files>\n<IfModule mod_authz_host.c>\n  <FilesMatch \"\\.(ini|log)$\">\n    # never served\n    Order allow,deny\n    Deny from all\n  </FilesMatch>\n</IfModule>\n<Files \".ht*\">\n  <Limit GET>\n    Order allow,deny\n    Deny from all\n  </Limit>\n</Files>\n",
+            conf("<Directory $ROOT/htdocs>\n    AllowOverride All\n    Require all granted\n</Directory>\n")
+        ),
+        expect![[r#"
+            //- $ROOT/htdocs/app/.htaccess
+            Require all denied
+            <Files "public.html">
+                Require all granted
+            </Files>
+            <IfModule mod_authz_host.c>
+              <FilesMatch "\.(ini|log)$">
+                # never served
+                Require all denied
+              </FilesMatch>
+            </IfModule>
+            <Files ".ht*">
+              <Limit GET>
+                Require all denied
+              </Limit>
+              <LimitExcept GET>
+                Require all granted
+              </LimitExcept>
+            </Files>
+        "#]],
+    );
+}
+
+#[test]
+fn quick_fix_inside_an_htaccess_files_section() {
+    check_fixes(
+        &format!(
+            "{}//- $ROOT/htdocs/.htaccess\n<Files \".ht*\">\n    Order allow,deny\n    Deny fr█om all\n</Files>\n",
+            conf("<Directory $ROOT/htdocs>\n    AllowOverride All\n    Require all granted\n</Directory>\n")
+        ),
+        expect![[r###"
+            ## [preferred] Rewrite as Require: <Files ".ht*">
+            //- $ROOT/htdocs/.htaccess
+            <Files ".ht*">
+                Require all denied
+            </Files>
+        "###]],
+    );
+}
+
+#[test]
+fn htaccess_conditionals_follow_the_trees_modules() {
+    // The tree does not load mod_status: httpd skips the .htaccess file's <IfModule
+    // mod_status.c> body (Debian's defaults would not), so nothing in it is rewritten.
+    let tree = "//- $ROOT/httpd.conf\nLoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nDocumentRoot $ROOT/htdocs\n<Directory $ROOT/htdocs>\n    AllowOverride All\n</Directory>\n//- $ROOT/htdocs/.htaccess\n<IfModule mod_status.c>\n    Order deny,allow\n    Deny from all\n</IfModule>\n<IfModule mod_access_compat.c>\n    Order allow,deny\n    Allow from all\n</IfModule>\n";
+    check_migrate(
+        tree,
+        expect![[r#"
+            //- $ROOT/htdocs/.htaccess
+            <IfModule mod_status.c>
+                Order deny,allow
+                Deny from all
+            </IfModule>
+            <IfModule mod_access_compat.c>
+                Require all granted
+            </IfModule>
+            left: $ROOT/htdocs/.htaccess:2: Order: inside <IfModule mod_status.c>, which httpd skips with this configuration, so no rewrite of it can be proven; rewrite or remove it by hand
+        "#]],
+    );
 }
 
 #[test]
