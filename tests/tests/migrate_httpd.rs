@@ -304,6 +304,64 @@ fn cases() -> Vec<Case> {
         .methods(&["GET"])
         .not_preferred(),
     );
+    // Sections inside .htaccess files: <Files>/<FilesMatch> merge after the directory's own
+    // lines (and after a subdirectory's .htaccess) for files in the directory and below,
+    // <Limit> inside them, <IfModule> around them.
+    let app_files: &[(&str, &str)] = &[
+        ("htdocs/app/index.html", "index\n"),
+        ("htdocs/app/.htpasswd", "secret\n"),
+        ("htdocs/app/config.ini", "secret\n"),
+        ("htdocs/app/admin.html", "admin\n"),
+        ("htdocs/app/sub/index.html", "index\n"),
+        ("htdocs/app/sub/error.log", "secret\n"),
+        ("htdocs/app/sub/admin.html", "admin\n"),
+    ];
+    let app_urls: &[&str] = &[
+        "/app/",
+        "/app/index.html",
+        "/app/.htpasswd",
+        "/app/.htaccess",
+        "/app/config.ini",
+        "/app/error.log",
+        "/app/admin.html",
+        "/app/sub/",
+        "/app/sub/index.html",
+        "/app/sub/error.log",
+        "/app/sub/.htaccess",
+        "/app/sub/admin.html",
+    ];
+    let mut c = case(
+        "sections in .htaccess: <Files \".ht*\">, <FilesMatch> in <IfModule>, <Limit> in <Files>",
+        "<Directory @DOCROOT@>\n  AllowOverride All\n  Require all granted\n</Directory>\n",
+        "Deny from all",
+        app_urls,
+    )
+    .file(
+        "htdocs/app/.htaccess",
+        "Order allow,deny\nAllow from all\n<Files \".ht*\">\n  Order allow,deny\n  Deny from all\n</Files>\n<IfModule mod_authz_host.c>\n  <FilesMatch \"\\.(ini|log)$\">\n    Order allow,deny\n    Deny from all\n  </FilesMatch>\n</IfModule>\n<Files \"admin.html\">\n  Order deny,allow\n  Deny from all\n  Allow from 127.0.0.1 ::1\n  <Limit POST>\n    Order deny,allow\n    Deny from all\n    Allow from ::1\n  </Limit>\n</Files>\n",
+    )
+    .file("htdocs/app/sub/.htaccess", "Order deny,allow\nDeny from 127.0.0.2\n")
+    .fix_in("htdocs/app/.htaccess")
+    .methods(&["GET", "POST"]);
+    for (rel, text) in app_files {
+        c = c.file(rel, text);
+    }
+    v.push(c);
+    let mut c = case(
+        "sections in .htaccess: a <Files> section defeated by the directory's old-style denial keeps it",
+        "<Directory @DOCROOT@>\n  AllowOverride All\n  Require all granted\n</Directory>\n",
+        "Order deny,allow",
+        app_urls,
+    )
+    .file(
+        "htdocs/app/.htaccess",
+        "Order deny,allow\nDeny from all\nAllow from 127.0.0.0/24\n<Files \"admin.html\">\n  Require ip 127.0.0.1 ::1\n</Files>\n<FilesMatch \"^(config\\.ini|error\\.log)$\">\n  Satisfy any\n  Order allow,deny\n  Allow from 127.0.0.2\n</FilesMatch>\n",
+    )
+    .fix_in("htdocs/app/.htaccess");
+    for (rel, text) in app_files {
+        c = c.file(rel, text);
+    }
+    v.push(c);
     v
 }
 
@@ -700,7 +758,7 @@ fn run(prefixes: &[&str]) {
 
 #[test]
 fn every_case_is_run_by_one_test() {
-    let groups: &[&[&str]] = &[GUIDE, ORDER, ADDRESSES, SATISFY, LIMIT, INHERITANCE];
+    let groups: &[&[&str]] = &[GUIDE, ORDER, ADDRESSES, SATISFY, LIMIT, INHERITANCE, HTACCESS_SECTIONS];
     for c in cases() {
         let n = groups.iter().flat_map(|g| g.iter()).filter(|p| c.name.starts_with(*p)).count();
         assert_eq!(n, 1, "{}", c.name);
@@ -713,6 +771,12 @@ const ADDRESSES: &[&str] = &["address forms", "environment tests"];
 const SATISFY: &[&str] = &["Satisfy "];
 const LIMIT: &[&str] = &["Limit "];
 const INHERITANCE: &[&str] = &["a child", "old-style children", "removing", "Files and Location", ".htaccess"];
+const HTACCESS_SECTIONS: &[&str] = &["sections in .htaccess"];
+
+#[test]
+fn sections_inside_htaccess_files() {
+    run(HTACCESS_SECTIONS);
+}
 
 #[test]
 fn guide_rows() {
