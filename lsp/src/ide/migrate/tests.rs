@@ -558,3 +558,69 @@ fn a_skipped_conditional_is_named_not_the_one_nested_in_it() {
         ]
     "#]].assert_debug_eq(&left);
 }
+
+#[test]
+fn dead_22_branches_are_removed_and_the_24_branch_kept() {
+    check_migrate(
+        &format!(
+            "{}//- $ROOT/htdocs/.htaccess\n<IfModule mod_authz_core.c>\n    Require all denied\n</IfModule>\n<IfModule !mod_authz_core.c>\n    Order allow,deny\n    Deny from all\n</IfModule>\n<Files \"*.ini\">\n  <IfVersion < 2.3>\n    Order allow,deny\n    Deny from all\n  </IfVersion>\n  <IfVersion >= 2.3>\n    Require all denied\n  </IfVersion>\n</Files>\n<IfModule mod_ssl.c>\n    Order allow,deny\n</IfModule>\n",
+            conf("<Directory $ROOT/htdocs>\n    AllowOverride All\n    <IfModule !mod_authz_core.c>\n        Order allow,deny\n        Allow from all\n    </IfModule>\n    <IfModule mod_authz_core.c>\n        Require all granted\n    </IfModule>\n</Directory>\n")
+        ),
+        expect![[r#"
+            //- $ROOT/htdocs/.htaccess
+            <IfModule mod_authz_core.c>
+                Require all denied
+            </IfModule>
+            <Files "*.ini">
+              <IfVersion >= 2.3>
+                Require all denied
+              </IfVersion>
+            </Files>
+            <IfModule mod_ssl.c>
+                Order allow,deny
+            </IfModule>
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory $ROOT/htdocs>
+                AllowOverride All
+                <IfModule mod_authz_core.c>
+                    Require all granted
+                </IfModule>
+            </Directory>
+            left: $ROOT/htdocs/.htaccess:18: Order: inside <IfModule mod_ssl.c>, which httpd skips with this configuration, so no rewrite of it can be proven; rewrite or remove it by hand
+        "#]],
+    );
+}
+
+#[test]
+fn quick_fix_removes_a_dead_22_branch() {
+    check_fixes(
+        &conf("<Directory $ROOT/htdocs>\n    <IfVersion < 2.3>\n        Order allow,deny\n        Allow fr█om all\n    </IfVersion>\n    <IfVersion >= 2.3>\n        Require all granted\n    </IfVersion>\n</Directory>\n"),
+        expect![[r#"
+            ## [preferred] Remove the dead 2.2 branch <IfVersion < 2.3> (httpd 2.4 skips it)
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory $ROOT/htdocs>
+                <IfVersion >= 2.3>
+                    Require all granted
+                </IfVersion>
+            </Directory>
+        "#]],
+    );
+}
