@@ -257,7 +257,23 @@ fn regex_witness_uncached(pattern: &str) -> Option<String> {
                     go(x, out)?;
                 }
             }
-            HirKind::Alternation(v) => go(v.first()?, out)?,
+            // The first alternative a URL can carry (a `#`, `?` or `%` would not reach the
+            // server as written), else the first.
+            HirKind::Alternation(v) => {
+                let mut first = None;
+                for alt in v {
+                    let mut w = String::new();
+                    if go(alt, &mut w).is_none() {
+                        continue;
+                    }
+                    if !w.contains(['#', '?', '%', ' ']) {
+                        first = Some(w);
+                        break;
+                    }
+                    first.get_or_insert(w);
+                }
+                out.push_str(&first?);
+            }
         }
         Some(())
     }
@@ -513,6 +529,13 @@ mod tests {
             let w = regex_witness(re).unwrap_or_else(|| panic!("no witness for {re}"));
             assert!(regex_is_match(re, &w), "{re}: {w}");
         }
+    }
+
+    #[test]
+    fn alternatives_a_url_can_carry_are_preferred() {
+        let re = r"(^#.*#|\.(bak|config|ini)|~)$";
+        let w = regex_witness(re).unwrap();
+        assert!(!w.contains('#') && regex_is_match(re, &w), "{w}");
     }
 
     #[test]
