@@ -1140,6 +1140,31 @@ mod tests {
         assert!(!location_prefix("/sub/", "/sub"));
     }
 
+    /// `<Files>` sections of an .htaccess file apply in the Files phase, after the directory's
+    /// own lines, for files in its directory and below; its `<IfModule>` follow the server's
+    /// modules (mod_status is not loaded here, though Debian enables it by default).
+    #[test]
+    fn files_sections_of_an_htaccess_file_apply_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        std::fs::create_dir_all(dir.path().join("www/sub")).unwrap();
+        let main = dir.path().join("httpd.conf");
+        std::fs::write(&main, format!("LoadModule authz_core_module m\nLoadModule access_compat_module m\nDocumentRoot {d}/www\n<Directory {d}/www>\n  AllowOverride All\n</Directory>\n")).unwrap();
+        std::fs::write(dir.path().join("www/.htaccess"), "Order allow,deny\nAllow from all\n<Files \"*.ini\">\n  Order allow,deny\n  Deny from all\n</Files>\n<IfModule mod_status.c>\n  <Files a.txt>\n    Order allow,deny\n  </Files>\n</IfModule>\n").unwrap();
+        let cfg = config::load(&main, &config::RealFs);
+        let fs = FsView::fresh();
+        let status = |url: &str| {
+            let r = resolve(&cfg, &fs, url, None, None);
+            let req = policy::Request::new("GET", "127.0.0.1".parse().unwrap(), "127.0.0.1".parse().unwrap());
+            let kinds: Vec<String> = r.sections(&cfg).iter().map(|s| s.kind.clone()).collect();
+            (r.outcome(&cfg, &req).status, kinds.join(" "))
+        };
+        assert_eq!(status("/x.ini"), (Some(403), "Directory .htaccess Files".to_string()));
+        assert_eq!(status("/sub/x.ini"), (Some(403), "Directory .htaccess Files".to_string()));
+        assert_eq!(status("/x.html"), (Some(200), "Directory .htaccess".to_string()));
+        assert_eq!(status("/a.txt"), (Some(200), "Directory .htaccess".to_string()));
+    }
+
     #[test]
     fn urls_are_normalised_before_matching() {
         assert_eq!(normalize_url("//a/./b/../%73ub/"), "/a/sub/");
