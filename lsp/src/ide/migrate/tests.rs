@@ -71,11 +71,20 @@ fn check_fixes(fixture: &str, expect: Expect) {
 
 /// The whole tree migrated: rewritten files, then what is left.
 fn check_migrate(fixture: &str, expect: Expect) {
+    check_migrate_with(fixture, false, expect)
+}
+
+/// The whole tree migrated, with or without `--allow-changes`: rewritten files, what is left, and
+/// the access changes accepted.
+fn check_migrate_with(fixture: &str, allow_changes: bool, expect: Expect) {
     let t = Tree::new(fixture);
-    let m = migrate(&t.ws(), Scope::Tree, false);
+    let m = migrate(&t.ws(), Scope::Tree, allow_changes);
     let mut out = t.after(&m.edits);
     for l in &m.left {
         out.push_str(&format!("left: {}\n", t.show(l)));
+    }
+    for c in &m.changes {
+        out.push_str(&format!("change: {}\n", t.show(c)));
     }
     expect.assert_eq(&out);
 }
@@ -351,6 +360,20 @@ fn htaccess_under_a_root_that_allows_only_limit_is_not_preferred() {
             ## Rewrite as Require (AllowOverride Limit (from <Directory $ROOT/htdocs> at $ROOT/httpd.conf:10) does not allow AuthConfig, so Require lines in $ROOT/htdocs/sub/.htaccess would answer every request with 500; add AuthConfig to that AllowOverride first): $ROOT/htdocs/sub/.htaccess
             //- $ROOT/htdocs/sub/.htaccess
             Require ip 127.0.0.1
+        "#]],
+    );
+}
+
+#[test]
+fn allow_changes_never_writes_require_where_httpd_would_answer_500() {
+    check_migrate_with(
+        &format!(
+            "{}//- $ROOT/htdocs/sub/.htaccess\nOrder deny,allow\nDeny from all\nAllow from 127.0.0.1\n",
+            conf("<Directory $ROOT/htdocs>\n    AllowOverride Limit\n    Require all granted\n</Directory>\n")
+        ),
+        true,
+        expect![[r#"
+            left: $ROOT/htdocs/sub/.htaccess:1: $ROOT/htdocs/sub/.htaccess: AllowOverride Limit (from <Directory $ROOT/htdocs> at $ROOT/httpd.conf:10) does not allow AuthConfig, so Require lines in $ROOT/htdocs/sub/.htaccess would answer every request with 500; add AuthConfig to that AllowOverride first
         "#]],
     );
 }
