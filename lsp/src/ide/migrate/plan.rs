@@ -24,7 +24,7 @@ use super::contexts::{self, Ctx};
 use super::describe::{self, Change};
 use super::formula::{self, Reading, Rules};
 use super::Edit;
-use crate::ide::access::{policy_ctx, resolve, FsOverlay, FsView, Origin, Resolved};
+use crate::ide::access::{policy_ctx, resolve, wildcard_match, FsOverlay, FsView, Origin, Resolved};
 use crate::ide::config::{self, Config, FileData, FileId, Node, NodeKind};
 use crate::ide::policy::{AuthMerging, PolicyCtx, SectionPolicy};
 use rayon::prelude::*;
@@ -834,16 +834,29 @@ impl<'c> Analysis<'c> {
     /// AuthConfig (the rewritten lines would then be a 500).
     pub fn htaccess_override_problem(&self, s: usize) -> Option<String> {
         let (Key::Htaccess(p) | Key::HtaccessSection(p, _)) = &self.secs[s].key else { return None };
-        let dir = p.parent()?;
+        let dir = p.parent()?.to_string_lossy().into_owned();
+        let comps = config::index::components(&dir);
         let mut allow: Option<(&Node, Vec<String>)> = None;
-        let mut dirs: Vec<&Node> = self
+        // As httpd's directory walk: non-regex <Directory> sections (AllowOverride is refused in
+        // the others) whose pattern, wildcards included, matches the path cut to as many
+        // components as it has; shorter ones first, then in configuration order.
+        let mut dirs: Vec<(usize, &Node)> = self
             .cfg
             .walk()
             .filter(|n| n.is_section() && n.is("Directory"))
-            .filter(|n| n.args.first().is_some_and(|a| dir.starts_with(a.trim_end_matches('/')) || a == "/"))
+            .filter_map(|n| {
+                let pat = n.args.first()?;
+                if pat == "~" {
+                    return None;
+                }
+                let k = config::index::components(pat).len();
+                let prefix = format!("/{}", comps.get(..k)?.join("/"));
+                let pat = if k == 0 { "/" } else { pat.trim_end_matches('/') };
+                wildcard_match(pat, &prefix, true).then_some((k, n))
+            })
             .collect();
-        dirs.sort_by_key(|n| n.args.first().map(|a| a.trim_end_matches('/').len()).unwrap_or(0));
-        for d in dirs {
+        dirs.sort_by_key(|(k, _)| *k);
+        for (_, d) in dirs {
             if let Some(ao) = d.children.iter().rev().find(|c| c.is("AllowOverride")) {
                 allow = Some((d, ao.args.clone()));
             }

@@ -379,6 +379,21 @@ fn allow_changes_never_writes_require_where_httpd_would_answer_500() {
 }
 
 #[test]
+fn htaccess_under_a_wildcard_directory_that_allows_authconfig() {
+    check_fixes(
+        &format!(
+            "{}//- $ROOT/htdocs/sub/.htaccess\nOrder deny,allow\nDeny fr█om all\nAllow from 127.0.0.1\n",
+            conf("<Directory $ROOT/htdocs>\n    AllowOverride Limit\n</Directory>\n<Directory $ROOT/htdocs/s*/>\n    AllowOverride AuthConfig Limit\n</Directory>\n<Directory ~ \"/htdocs/x\">\n    Require all granted\n</Directory>\n")
+        ),
+        expect![[r#"
+            ## [preferred] Rewrite as Require: $ROOT/htdocs/sub/.htaccess
+            //- $ROOT/htdocs/sub/.htaccess
+            Require ip 127.0.0.1
+        "#]],
+    );
+}
+
+#[test]
 fn htaccess_under_a_root_that_allows_authconfig() {
     check_fixes(
         &format!(
