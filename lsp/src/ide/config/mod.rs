@@ -21,8 +21,8 @@ pub(crate) use loader::standalone_directive;
 #[cfg(test)]
 pub(crate) use loader::LOADER_DIRECTIVES;
 pub use loader::{
-    decode, file_kind, load, load_for_batch, load_fragment, load_fragment_from, load_in_context, read_regular,
-    resolve_include, FileSource, IncludeError, RealFs,
+    decode, file_kind, load, load_for_batch, load_fragment, load_fragment_from, load_fragment_under, load_in_context,
+    read_regular, resolve_include, FileSource, IncludeError, RealFs,
 };
 pub use modules::{ModuleSet, HTTPD_VERSION};
 
