@@ -9,6 +9,7 @@ mod cache;
 mod convert;
 mod framing;
 mod guard;
+mod output;
 mod state;
 mod workspace;
 
@@ -43,21 +44,27 @@ pub async fn serve(
     output: impl tokio::io::AsyncWrite + Unpin,
     grace: std::time::Duration,
 ) -> bool {
-    let (service, socket) = tower_lsp::LspService::build(Backend::new)
+    let (to_output, outbox, write_output) = output::output(output);
+    let (service, socket) = tower_lsp::LspService::build(move |client| Backend::new(client, outbox))
         .custom_method(framing::MALFORMED, Backend::malformed_message)
         .custom_method(framing::INVALID_REQUEST, Backend::invalid_request)
         .finish();
     let (reader, writer) = tokio::io::duplex(1 << 20);
     let mut pump = tokio::spawn(framing::pump(input, writer));
-    let server = tower_lsp::Server::new(reader, output, socket).serve(guard::Guard(service));
-    tokio::pin!(server);
-    tokio::select! {
-        _ = &mut server => pump.await.unwrap_or(false),
-        clean = &mut pump => {
-            let _ = tokio::time::timeout(grace, &mut server).await;
-            clean.unwrap_or(false)
+    let server = tower_lsp::Server::new(reader, to_output, socket).serve(guard::Guard(service));
+    let session = async {
+        tokio::pin!(server);
+        tokio::select! {
+            _ = &mut server => pump.await.unwrap_or(false),
+            clean = &mut pump => {
+                let _ = tokio::time::timeout(grace, &mut server).await;
+                clean.unwrap_or(false)
+            }
         }
-    }
+        // The server is dropped here, which ends its output stream and so `write_output`
+        // (after it wrote what was queued).
+    };
+    tokio::join!(session, write_output).0
 }
 
 /// Logs how long the server took over a message, from its handler's start, with
