@@ -3,6 +3,7 @@
 use super::analysis::guarded;
 use super::convert;
 use super::output::{Frame, Outbox};
+use super::publish::{params_of, DiagnosticsJson};
 use super::state::{Document, State};
 use crate::ide;
 use apache_syntax::Encoding;
@@ -26,16 +27,20 @@ impl Backend {
         Backend { client, state: Arc::new(State::default()), publish: tokio::sync::Mutex::new(()), outbox }
     }
 
-    /// Publishes diagnostics already serialized (see [`diagnostics_frame`]) through
-    /// the output; when that has ended, or the frame could not be made, through
-    /// tower-lsp. Call with `publish` held, so that publishes keep their order.
-    async fn publish(&self, frame: Option<Frame>, params: impl FnOnce() -> PublishDiagnosticsParams) {
-        if let Some(frame) = frame {
-            if self.outbox.send(frame).await.is_ok() {
-                return;
-            }
-        }
-        let p = params();
+    /// Publishes diagnostics serialized by [`DiagnosticsJson`] through the output;
+    /// through tower-lsp when that has ended or they could not be serialized. Call
+    /// with `publish` held, so that publishes keep their order.
+    async fn publish(&self, frame: std::result::Result<Frame, PublishDiagnosticsParams>) {
+        let p = match frame {
+            Ok(frame) => match self.outbox.send(frame).await {
+                Ok(()) => return,
+                Err(frame) => match params_of(&frame) {
+                    Some(p) => p,
+                    None => return tracing::error!("a diagnostics frame that does not read back"),
+                },
+            },
+            Err(p) => p,
+        };
         self.client.publish_diagnostics(p.uri, p.diagnostics, p.version).await;
     }
 
@@ -84,14 +89,19 @@ impl Backend {
                         })
                         .collect::<Vec<_>>();
                     let converted = t.elapsed() - analysed;
-                    let params = PublishDiagnosticsParams::new(uri, diags, Some(version));
-                    let frame = diagnostics_frame(&params);
-                    (params, frame, analysed, converted, t.elapsed() - analysed - converted)
+                    let n = diags.len();
+                    let mut published = state.published.lock().unwrap();
+                    let json = published.entry(p.clone()).or_default();
+                    let frame = match json.update(diags) {
+                        Ok(()) => Ok(json.frame(&uri, Some(version))),
+                        Err(diags) => Err(PublishDiagnosticsParams::new(uri, diags, Some(version))),
+                    };
+                    (frame, n, analysed, converted, t.elapsed() - analysed - converted)
                 })
             })
         })
         .await;
-        let (params, frame, analysed, converted, serialized) = match result {
+        let (frame, n, analysed, converted, serialized) = match result {
             Ok(Ok(d)) => d,
             Ok(Err(e)) => {
                 self.client.log_message(MessageType::ERROR, e.message).await;
@@ -105,8 +115,7 @@ impl Backend {
         let _guard = self.publish.lock().await;
         if self.state.version(&path) == Some(version) {
             let t = std::time::Instant::now();
-            let n = params.diagnostics.len();
-            self.publish(frame, || params).await;
+            self.publish(frame).await;
             let detail = format!(
                 "(edit {applied:?}, analysis {analysed:?}, conversion {converted:?}, serializing {n} {serialized:?}, \
                  queueing {:?})",
@@ -216,16 +225,6 @@ impl Backend {
         err.message = reason.to_string().into();
         Err(err)
     }
-}
-
-/// A publishDiagnostics notification serialized straight from the structs (tower-lsp
-/// would first build a `serde_json::Value` of them, which costs more than the
-/// serializing). None if serializing failed.
-fn diagnostics_frame(params: &PublishDiagnosticsParams) -> Option<Frame> {
-    use tower_lsp::lsp_types::notification::Notification;
-    Frame::notification(notification::PublishDiagnostics::METHOD, params)
-        .map_err(|e| tracing::error!("serializing diagnostics: {e}"))
-        .ok()
 }
 
 fn to_lsp_diagnostic(
@@ -439,11 +438,11 @@ impl LanguageServer for Backend {
         if let Ok(path) = self.path(&params.text_document.uri) {
             self.state.docs.lock().unwrap().remove(&path);
             self.state.analyses.forget_unused(&self.state);
+            self.state.published.lock().unwrap().remove(&path);
         }
         // In order behind a publish of the document under way.
         let _guard = self.publish.lock().await;
-        let params = PublishDiagnosticsParams::new(params.text_document.uri, vec![], None);
-        self.publish(diagnostics_frame(&params), || params).await;
+        self.publish(Ok(DiagnosticsJson::default().frame(&params.text_document.uri, None))).await;
     }
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
@@ -913,43 +912,4 @@ fn workspace_changes(
             .push(TextEdit { range: convert::range(index, enc, e.range), new_text: e.new_text.clone() });
     }
     changes
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The frame is the notification tower-lsp would have sent: its own decoder reads
-    /// it, and the parameters read back equal those given.
-    #[test]
-    fn diagnostics_frame_is_the_notification() {
-        let uri = Url::parse("file:///etc/apache2/sites-available/caf%C3%A9.conf").unwrap();
-        let range = Range::new(Position::new(3, 4), Position::new(3, 9));
-        let diag = Diagnostic {
-            range,
-            severity: Some(DiagnosticSeverity::WARNING),
-            code: Some(NumberOrString::String("deprecated-order".into())),
-            source: Some("apache-lsp".into()),
-            message: "Order « deny,allow » — ünïcödé 🦀 \"quoted\"\n\tnext".into(),
-            related_information: Some(vec![DiagnosticRelatedInformation {
-                location: Location { uri: uri.clone(), range },
-                message: "here".into(),
-            }]),
-            tags: Some(vec![DiagnosticTag::DEPRECATED]),
-            ..Default::default()
-        };
-        for (diags, version) in [(vec![diag.clone(), diag], Some(7)), (vec![], None)] {
-            let params = PublishDiagnosticsParams::new(uri.clone(), diags, version);
-            let frame = diagnostics_frame(&params).unwrap();
-            let bytes = frame.to_bytes();
-            let text = std::str::from_utf8(&bytes).unwrap();
-            let (header, body) = text.split_once("\r\n\r\n").unwrap();
-            assert_eq!(header, format!("Content-Length: {}", body.len()));
-            let req: tower_lsp::jsonrpc::Request = serde_json::from_str(body).unwrap();
-            assert_eq!(req.method(), "textDocument/publishDiagnostics");
-            assert_eq!(req.id(), None);
-            let back: PublishDiagnosticsParams = serde_json::from_value(req.params().unwrap().clone()).unwrap();
-            assert_eq!(back, params);
-        }
-    }
 }

@@ -10,6 +10,7 @@ mod convert;
 mod framing;
 mod guard;
 mod output;
+mod publish;
 mod state;
 mod workspace;
 

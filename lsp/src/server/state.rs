@@ -122,6 +122,9 @@ pub struct State {
     /// (result id, tokens).
     pub semantic_tokens: Mutex<HashMap<PathBuf, (String, Vec<tower_lsp::lsp_types::SemanticToken>)>>,
     next_result_id: std::sync::atomic::AtomicU64,
+    /// The diagnostics last serialized per open document, whose JSON the next
+    /// publish reuses where they did not change.
+    pub published: Mutex<HashMap<PathBuf, super::publish::DiagnosticsJson>>,
 }
 
 /// Client capabilities the server adapts to.
