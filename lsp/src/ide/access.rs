@@ -229,7 +229,10 @@ fn with_regex<T>(pattern: &str, case_insensitive: bool, f: impl FnOnce(&regex::R
         let mut c = c.borrow_mut();
         let c = &mut c[usize::from(case_insensitive)];
         if !c.contains_key(pattern) {
-            if c.len() > 4096 {
+            // A compiled regex with its search caches takes tens of kilobytes; a big tree has a
+            // pattern per virtual host (`<DirectoryMatch>` of its own root), and walks of one
+            // virtual host's sections come together: keep few, per thread.
+            if c.len() >= 64 {
                 c.clear();
             }
             let r = regex::RegexBuilder::new(pattern).case_insensitive(case_insensitive).build().ok();
