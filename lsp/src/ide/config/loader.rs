@@ -112,6 +112,10 @@ struct Loader<'a> {
     keep_trees: bool,
     /// Files whose tree was dropped (read again if the file is included again).
     dropped: std::collections::HashSet<FileId>,
+    /// Batch loads without trees: files are parsed by [`apache_syntax::parse_flat`] (same
+    /// nodes and errors, no rowan tree), and their flat parse waits here until their nodes
+    /// are built.
+    flat: Option<HashMap<FileId, apache_syntax::FlatParse>>,
     /// Bytes of text expanded so far (a file counts each time it is included), and
     /// how many inclusions were of a file already read.
     expanded: usize,
@@ -189,6 +193,7 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool)
         loaded: HashMap::new(),
         keep_trees,
         dropped: Default::default(),
+        flat: (!keep_trees && std::env::var_os(TREE_PARSE_VAR).is_none()).then(HashMap::new),
         expanded: 0,
         repeats: 0,
         over_limit: false,
@@ -209,6 +214,32 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool)
         }
     }
     l.cfg
+}
+
+/// Set (to anything), batch loads parse with the rowan tree parser instead of the flat one:
+/// for tests that compare the two (the report must not change), not for users.
+pub const TREE_PARSE_VAR: &str = "APACHE_LSP_TREE_PARSE";
+
+/// A file's data, with its flat parse when `flat` (its tree then stays empty).
+fn file_data(
+    path: Arc<Path>,
+    text: Arc<str>,
+    not_utf8: Option<usize>,
+    flat: bool,
+) -> (FileData, Option<apache_syntax::FlatParse>) {
+    if !flat {
+        return (FileData::new(path, text, not_utf8), None);
+    }
+    let parsed = apache_syntax::parse_flat(&text);
+    let parse = apache_syntax::Parse { green: empty_tree(), errors: parsed.errors.clone() };
+    let line_index = apache_syntax::LineIndex::new(&text);
+    (FileData { path, text, parse, line_index, not_utf8 }, Some(parsed))
+}
+
+/// Where a section's body comes from: the tree, or a flat parse (node `usize` of it).
+enum Body<'a> {
+    Tree(&'a ast::Section),
+    Flat(&'a apache_syntax::FlatParse, &'a str, usize),
 }
 
 /// The tree of an empty file, shared by every file whose tree was dropped.
@@ -248,7 +279,12 @@ impl Loader<'_> {
     }
 
     fn add_file(&mut self, path: &Path, text: Arc<str>, not_utf8: Option<usize>) -> FileId {
-        self.add_parsed(FileData::new(Arc::from(path), text, not_utf8))
+        let (fd, flat) = file_data(Arc::from(path), text, not_utf8, self.flat.is_some());
+        let id = self.add_parsed(fd);
+        if let (Some(map), Some(flat)) = (self.flat.as_mut(), flat) {
+            map.insert(id, flat);
+        }
+        id
     }
 
     fn add_parsed(&mut self, fd: FileData) -> FileId {
@@ -272,6 +308,17 @@ impl Loader<'_> {
     fn file_nodes(&mut self, id: FileId) -> Vec<Node> {
         self.expanded += self.cfg.files[id].text.len();
         self.stack.push(id);
+        if self.flat.is_some() {
+            // Batch: the flat parse, read once and dropped once the nodes are built (parsed
+            // again if the file is included again).
+            let text = self.cfg.files[id].text.clone();
+            let flat = self.flat.as_mut().and_then(|m| m.remove(&id));
+            let flat = flat.unwrap_or_else(|| apache_syntax::parse_flat(&text));
+            let mut out = Vec::new();
+            self.flat_items(id, &flat, &text, 0, &mut out);
+            self.stack.pop();
+            return out;
+        }
         let fd = &self.cfg.files[id];
         let root = if self.dropped.contains(&id) { apache_syntax::parse(&fd.text).tree() } else { fd.parse.tree() };
         let mut out = Vec::new();
@@ -293,6 +340,39 @@ impl Loader<'_> {
                 ast::Item::Directive(d) => self.directive(file, &d, out),
                 ast::Item::Section(s) => self.section(file, &s, out),
                 ast::Item::Comment(_) | ast::Item::Error(_) => {}
+            }
+        }
+    }
+
+    /// [`Self::items`] over the children of node `parent` of a flat parse.
+    fn flat_items(
+        &mut self,
+        file: FileId,
+        flat: &apache_syntax::FlatParse,
+        src: &str,
+        parent: usize,
+        out: &mut Vec<Node>,
+    ) {
+        use apache_syntax::SyntaxKind::{DIRECTIVE, NAME, SECTION, SECTION_CLOSER, SECTION_HEADER};
+        for c in flat.children(parent) {
+            match flat.kind(c) {
+                DIRECTIVE => {
+                    let range = flat.range(c);
+                    let focus = flat.child(c, NAME).map(|n| flat.range(n)).unwrap_or(range);
+                    let logical = logical_text(src, range).unwrap_or_else(|| flat.directive_logical_text(src, c));
+                    self.directive_at(file, range, focus, logical, out);
+                }
+                SECTION => {
+                    let range = flat.range(c);
+                    let header = flat.child(c, SECTION_HEADER);
+                    let focus = header.map(|h| flat.range(h)).unwrap_or(range);
+                    let name_raw =
+                        header.and_then(|h| flat.child(h, NAME)).map(|n| flat.name_text(src, n)).unwrap_or_default();
+                    let raw_args = header.map(|h| flat.header_raw_args(src, h)).unwrap_or_default();
+                    let closer = flat.child(c, SECTION_CLOSER).map(|x| flat.range(x).start());
+                    self.section_at(file, range, focus, &name_raw, &raw_args, closer, Body::Flat(flat, src, c), out);
+                }
+                _ => {}
             }
         }
     }
@@ -343,6 +423,11 @@ impl Loader<'_> {
         let range = d.syntax().text_range();
         let focus = d.name().map(|n| n.range()).unwrap_or(range);
         let logical = logical_text(&self.cfg.files[file].text, range).unwrap_or_else(|| d.logical_text());
+        self.directive_at(file, range, focus, logical, out)
+    }
+
+    /// A directive at `range` (its name at `focus`) whose logical line is `logical`.
+    fn directive_at(&mut self, file: FileId, range: TextRange, focus: TextRange, logical: String, out: &mut Vec<Node>) {
         let expanded = self.expand(file, range, &logical);
         let (name, raw_args) = split_name(&expanded);
         let args = split_words(&raw_args);
@@ -413,16 +498,33 @@ impl Loader<'_> {
         let focus = header.as_ref().map(|h| h.syntax().text_range()).unwrap_or(range);
         let name_raw = s.name_text();
         let raw_args_text = header.as_ref().map(|h| h.raw_args()).unwrap_or_default();
-        let raw = self.expand(file, focus, &raw_args_text);
-        let name = self.expand(file, focus, &name_raw);
+        let closer = s.closer().map(|c| c.syntax().text_range().start());
+        self.section_at(file, range, focus, &name_raw, &raw_args_text, closer, Body::Tree(s), out)
+    }
+
+    /// A section at `range` (its header at `focus`), whose closer starts at `closer`.
+    #[allow(clippy::too_many_arguments)]
+    fn section_at(
+        &mut self,
+        file: FileId,
+        range: TextRange,
+        focus: TextRange,
+        name_raw: &str,
+        raw_args_text: &str,
+        closer: Option<apache_syntax::TextSize>,
+        body: Body<'_>,
+        out: &mut Vec<Node>,
+    ) {
+        let raw = self.expand(file, focus, raw_args_text);
+        let name = self.expand(file, focus, name_raw);
         let args = split_words(&raw);
         let lname = name.to_ascii_lowercase();
         if let Some(cond) = self.condition(&lname, &args) {
             if cond {
-                self.items(file, s.items(), out);
+                self.body_items(file, &body, out);
             } else {
                 let body_start = focus.end();
-                let body_end = s.closer().map(|c| c.syntax().text_range().start()).unwrap_or(range.end());
+                let body_end = closer.unwrap_or(range.end());
                 if body_start <= body_end {
                     self.cfg.inactive.push((file, TextRange::new(body_start, body_end)));
                 }
@@ -431,8 +533,15 @@ impl Loader<'_> {
         }
         let loc = self.loc(file, range, focus);
         let mut children = Vec::new();
-        self.items(file, s.items(), &mut children);
+        self.body_items(file, &body, &mut children);
         out.push(Node { kind: NodeKind::Section, name, args, raw_args: raw, loc, children });
+    }
+
+    fn body_items(&mut self, file: FileId, body: &Body<'_>, out: &mut Vec<Node>) {
+        match *body {
+            Body::Tree(s) => self.items(file, s.items(), out),
+            Body::Flat(flat, src, i) => self.flat_items(file, flat, src, i, out),
+        }
     }
 
     /// Truth of a read-time conditional section, or None for other sections.
@@ -495,15 +604,17 @@ impl Loader<'_> {
         for chunk in paths.chunks(256) {
             let fresh: Vec<&PathBuf> = chunk.iter().filter(|p| !self.loaded.contains_key(*p)).collect();
             let fs = self.fs;
+            let flat = self.flat.is_some();
             use rayon::prelude::*;
-            let read: Vec<(PathBuf, std::io::Result<FileData>)> = fresh
+            type Read = std::io::Result<(FileData, Option<apache_syntax::FlatParse>)>;
+            let read: Vec<(PathBuf, Read)> = fresh
                 .par_iter()
                 .map(|p| {
-                    let fd = fs.read(p).map(|(text, bad)| FileData::new(Arc::from(p.as_path()), text, bad));
+                    let fd = fs.read(p).map(|(text, bad)| file_data(Arc::from(p.as_path()), text, bad, flat));
                     ((*p).clone(), fd)
                 })
                 .collect();
-            let mut texts: HashMap<PathBuf, std::io::Result<FileData>> = read.into_iter().collect();
+            let mut texts: HashMap<PathBuf, Read> = read.into_iter().collect();
             for path in chunk {
                 if self.cfg.files.len() >= MAX_FILES {
                     self.problem(
@@ -535,7 +646,13 @@ impl Loader<'_> {
                 let id = match known {
                     Some(id) => id,
                     None => match texts.remove(path) {
-                        Some(Ok(fd)) => self.add_parsed(fd),
+                        Some(Ok((fd, flat))) => {
+                            let id = self.add_parsed(fd);
+                            if let (Some(map), Some(flat)) = (self.flat.as_mut(), flat) {
+                                map.insert(id, flat);
+                            }
+                            id
+                        }
                         Some(Err(e)) => {
                             // IncludeOptional is silent only about files that are not there.
                             if !optional || e.kind() != std::io::ErrorKind::NotFound {
