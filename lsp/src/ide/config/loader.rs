@@ -430,7 +430,9 @@ impl Loader<'_> {
     fn directive_at(&mut self, file: FileId, range: TextRange, focus: TextRange, logical: String, out: &mut Vec<Node>) {
         let expanded = self.expand(file, range, &logical);
         let (name, raw_args) = split_name(&expanded);
-        let args = split_words(&raw_args);
+        let mut args = split_words(&raw_args);
+        // Nodes live as long as the configuration: no spare capacity (most hold one or two words).
+        args.shrink_to_fit();
         let lname = name.to_ascii_lowercase();
         let loc = self.loc(file, range, focus);
         match lname.as_str() {
@@ -517,7 +519,8 @@ impl Loader<'_> {
     ) {
         let raw = self.expand(file, focus, raw_args_text);
         let name = self.expand(file, focus, name_raw);
-        let args = split_words(&raw);
+        let mut args = split_words(&raw);
+        args.shrink_to_fit();
         let lname = name.to_ascii_lowercase();
         if let Some(cond) = self.condition(&lname, &args) {
             if cond {
@@ -534,6 +537,7 @@ impl Loader<'_> {
         let loc = self.loc(file, range, focus);
         let mut children = Vec::new();
         self.body_items(file, &body, &mut children);
+        children.shrink_to_fit();
         out.push(Node { kind: NodeKind::Section, name, args, raw_args: raw, loc, children });
     }
 
