@@ -478,25 +478,79 @@ fn needs_host_name(cfg: &config::Config) -> bool {
 /// httpd's double-reverse lookup of a client address (`REMOTE_DOUBLE_REV`,
 /// `server/core.c: ap_get_remote_host`): reverse (the name lowercased), then forward; the name
 /// counts only if the forward answer holds the address. Uses the system resolver (NSS) through
-/// `getent`, as httpd does through getnameinfo/getaddrinfo.
+/// getnameinfo and getaddrinfo, as httpd does; nothing is executed.
 pub fn resolve_double_reverse(ip: std::net::IpAddr) -> ide::policy::HostKnowledge {
     use ide::policy::HostKnowledge;
-    let Ok(out) = std::process::Command::new("getent").arg("hosts").arg(ip.to_string()).output() else {
-        return HostKnowledge::Unknown;
+    use std::net::ToSocketAddrs;
+    let name = match reverse_lookup(ip) {
+        Ok(Some(name)) => name.to_ascii_lowercase(),
+        Ok(None) => return HostKnowledge::NoName,
+        Err(()) => return HostKnowledge::Unknown,
     };
-    let text = String::from_utf8_lossy(&out.stdout);
-    let Some(name) = text.split_whitespace().nth(1).map(str::to_ascii_lowercase) else {
-        return HostKnowledge::NoName;
+    let confirmed = match (name.as_str(), 0u16).to_socket_addrs() {
+        Ok(mut addrs) => addrs.any(|a| a.ip() == ip),
+        Err(_) => false,
     };
-    let Ok(fwd) = std::process::Command::new("getent").arg("ahosts").arg(&name).output() else {
-        return HostKnowledge::Unknown;
-    };
-    let confirmed =
-        String::from_utf8_lossy(&fwd.stdout).lines().any(|l| l.split_whitespace().next() == Some(&ip.to_string()));
     if confirmed {
         HostKnowledge::Known(name)
     } else {
         HostKnowledge::NoName
+    }
+}
+
+/// The name the resolver gives an address (getnameinfo with NI_NAMEREQD): `Ok(None)` when it has
+/// none, `Err` when the resolver failed for another reason (the answer is then unknown).
+fn reverse_lookup(ip: std::net::IpAddr) -> Result<Option<String>, ()> {
+    // SAFETY: sockaddr_storage is plain data, valid when zeroed; it is large enough for either
+    // family, and only the family's own struct is written into it.
+    let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+    let len = match ip {
+        std::net::IpAddr::V4(v4) => {
+            let sin = libc::sockaddr_in {
+                sin_family: libc::AF_INET as libc::sa_family_t,
+                sin_port: 0,
+                sin_addr: libc::in_addr { s_addr: u32::from_ne_bytes(v4.octets()) },
+                sin_zero: [0; 8],
+            };
+            // SAFETY: sockaddr_in fits in sockaddr_storage, which is aligned for it.
+            unsafe { std::ptr::write(&mut storage as *mut _ as *mut libc::sockaddr_in, sin) };
+            std::mem::size_of::<libc::sockaddr_in>()
+        }
+        std::net::IpAddr::V6(v6) => {
+            let sin6 = libc::sockaddr_in6 {
+                sin6_family: libc::AF_INET6 as libc::sa_family_t,
+                sin6_port: 0,
+                sin6_flowinfo: 0,
+                sin6_addr: libc::in6_addr { s6_addr: v6.octets() },
+                sin6_scope_id: 0,
+            };
+            // SAFETY: sockaddr_in6 fits in sockaddr_storage, which is aligned for it.
+            unsafe { std::ptr::write(&mut storage as *mut _ as *mut libc::sockaddr_in6, sin6) };
+            std::mem::size_of::<libc::sockaddr_in6>()
+        }
+    };
+    let mut host = [0 as libc::c_char; 1025]; // NI_MAXHOST
+                                              // SAFETY: the address points at `len` initialised bytes; `host` is writable for its length and
+                                              // getnameinfo NUL-terminates what it writes; no service buffer is asked for.
+    let rc = unsafe {
+        libc::getnameinfo(
+            &storage as *const _ as *const libc::sockaddr,
+            len as libc::socklen_t,
+            host.as_mut_ptr(),
+            host.len() as libc::socklen_t,
+            std::ptr::null_mut(),
+            0,
+            libc::NI_NAMEREQD,
+        )
+    };
+    match rc {
+        0 => {
+            // SAFETY: on success `host` holds a NUL-terminated string.
+            let name = unsafe { std::ffi::CStr::from_ptr(host.as_ptr()) };
+            Ok(Some(name.to_string_lossy().into_owned()))
+        }
+        libc::EAI_NONAME => Ok(None),
+        _ => Err(()),
     }
 }
 
@@ -571,18 +625,26 @@ pub fn main() -> i32 {
                 }
             };
             let mut left_any = false;
+            let mut changed: std::collections::BTreeMap<PathBuf, (std::sync::Arc<str>, String)> = Default::default();
             for (path, main) in targets {
                 let out = crate::migrate_cli::migrate(&path, main, allow_changes);
-                for (p, (old, new)) in &out.changed {
-                    if write {
-                        if let Err(e) = crate::migrate_cli::write_atomic(p, old, new) {
-                            eprintln!("apache-lsp migrate: {e}");
-                            return 2;
+                for (p, (old, new)) in out.changed {
+                    match changed.get(&p) {
+                        Some((_, n)) if *n != new => {
+                            eprintln!(
+                                "apache-lsp migrate: {} is rewritten differently as part of two trees; left as it is",
+                                p.display()
+                            );
+                            changed.remove(&p);
+                            left_any = true;
                         }
-                        eprintln!("rewrote {}", p.display());
-                    } else {
-                        print!("{}", crate::migrate_cli::unified_diff(p, old, new));
+                        _ => {
+                            changed.insert(p, (old, new));
+                        }
                     }
+                }
+                for n in &out.notes {
+                    eprintln!("note: {n}");
                 }
                 for c in &out.access_changes {
                     eprintln!("access changes: {c}");
@@ -591,6 +653,19 @@ pub fn main() -> i32 {
                     eprintln!("left old-style: {l}");
                 }
                 left_any |= !out.left.is_empty();
+            }
+            if write {
+                match crate::migrate_cli::write_all(&changed) {
+                    Ok(written) => written.iter().for_each(|p| eprintln!("rewrote {}", p.display())),
+                    Err(e) => {
+                        eprintln!("apache-lsp migrate: {e}");
+                        return 2;
+                    }
+                }
+            } else {
+                for (p, (old, new)) in &changed {
+                    print!("{}", crate::migrate_cli::unified_diff(p, old, new));
+                }
             }
             i32::from(left_any)
         }

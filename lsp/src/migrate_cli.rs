@@ -34,29 +34,155 @@ pub fn unified_diff(path: &Path, old: &str, new: &str) -> String {
         .to_string()
 }
 
-/// Replaces a file atomically: a temporary file in the same directory, fsync,
-/// rename over the target (through symlinks, to their target), keeping the mode.
-/// Refuses when the file on disk no longer holds `expected`.
-pub fn write_atomic(path: &Path, expected: &str, new: &str) -> Result<(), String> {
+/// Writes every changed file, atomically each, after checking that none changed on disk since
+/// it was read (then nothing is written). Returns the files written.
+///
+/// The migration reads files as text (bytes that are not UTF-8 decoded lossily); what is
+/// written keeps the file's own bytes for every line the rewrite did not touch.
+pub fn write_all(changed: &BTreeMap<PathBuf, (Arc<str>, String)>) -> Result<Vec<PathBuf>, String> {
+    test_pause();
+    let mut plans = Vec::new();
+    for (p, (old, new)) in changed {
+        let target = std::fs::canonicalize(p).map_err(|e| format!("{}: {e}; nothing written", p.display()))?;
+        let now = std::fs::read(&target).map_err(|e| format!("{}: {e}; nothing written", target.display()))?;
+        let bytes = new_bytes(&now, old, new).map_err(|e| format!("{}: {e}; nothing written", p.display()))?;
+        plans.push((p, target, now, bytes));
+    }
+    let mut written = Vec::new();
+    for (p, target, now, bytes) in plans {
+        write_atomic(&target, &now, &bytes).map_err(|e| {
+            let done: Vec<String> = written.iter().map(|w: &PathBuf| w.display().to_string()).collect();
+            format!("{e} (already written: {})", if done.is_empty() { "none".into() } else { done.join(", ") })
+        })?;
+        written.push(p.clone());
+    }
+    Ok(written)
+}
+
+/// For the test suite only: with `APACHE_LSP_MIGRATE_TEST_PAUSE=PATH`, `migrate --write` says
+/// so on stderr once everything is computed and waits (at most 30 s) for PATH to exist before
+/// it checks and writes the files, so that a test can change a file in between.
+fn test_pause() {
+    let Some(go) = std::env::var_os("APACHE_LSP_MIGRATE_TEST_PAUSE") else { return };
+    eprintln!("apache-lsp migrate: ready to write");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !Path::new(&go).exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// The bytes to write: `now` (the file on disk) with the rewrite of `old` (the text the
+/// migration read, `now` decoded) into `new` applied line by line. Lines the rewrite kept are
+/// copied from `now`, so bytes that are not UTF-8 survive; an error when `now` no longer
+/// decodes to `old` (the file changed since it was read) or when a rewritten line would lose
+/// such bytes.
+pub fn new_bytes(now: &[u8], old: &str, new: &str) -> Result<Vec<u8>, String> {
+    if now == old.as_bytes() {
+        return Ok(new.as_bytes().to_vec());
+    }
+    const CHANGED: &str = "changed on disk since it was read";
+    let byte_lines: Vec<&[u8]> = now.split_inclusive(|b| *b == b'\n').collect();
+    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    if byte_lines.len() != old_lines.len()
+        || byte_lines.iter().zip(&old_lines).any(|(b, o)| String::from_utf8_lossy(b) != *o)
+    {
+        return Err(CHANGED.into());
+    }
+    let mut out = Vec::with_capacity(now.len() + new.len().saturating_sub(old.len()));
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
+        match op {
+            similar::DiffOp::Equal { old_index, len, .. } => {
+                byte_lines[old_index..old_index + len].iter().for_each(|l| out.extend_from_slice(l));
+            }
+            similar::DiffOp::Delete { .. } => {}
+            similar::DiffOp::Insert { new_index, new_len, .. }
+            | similar::DiffOp::Replace { new_index, new_len, .. } => {
+                for l in &new_lines[new_index..new_index + new_len] {
+                    if l.contains('\u{FFFD}') {
+                        return Err(format!(
+                            "a rewritten line would replace bytes that are not UTF-8: {:?}",
+                            l.trim_end()
+                        ));
+                    }
+                    out.extend_from_slice(l.as_bytes());
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The name pattern of the temporary files `write_atomic` creates beside a file: hidden, ending
+/// in `.tmp` so that no `Include *.conf` pattern reads one. A process killed between creating
+/// one and renaming it over the file leaves it behind (nothing else does).
+pub const TEMP_PREFIX: &str = ".apache-lsp-migrate.";
+pub const TEMP_SUFFIX: &str = ".tmp";
+
+/// Replaces a file atomically: a temporary file in the same directory, fsync, rename over the
+/// target (through symlinks, to their target, so that the link stays a link), keeping the mode
+/// and the owner. Refuses when the file on disk no longer holds `expected`.
+pub fn write_atomic(path: &Path, expected: &[u8], new: &[u8]) -> Result<(), String> {
     let target = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let now = std::fs::read(&target).map_err(|e| format!("{}: {e}", target.display()))?;
-    if now != expected.as_bytes() {
-        return Err(format!("{} changed on disk since it was read; nothing written", path.display()));
+    if now != expected {
+        return Err(format!("{} changed on disk since it was read; not written", path.display()));
     }
     let meta = std::fs::metadata(&target).map_err(|e| e.to_string())?;
     let dir = target.parent().ok_or("no parent directory")?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    tmp.write_all(new.as_bytes()).map_err(|e| e.to_string())?;
-    tmp.as_file().sync_all().map_err(|e| e.to_string())?;
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!("{TEMP_PREFIX}{name}."))
+        .suffix(TEMP_SUFFIX)
+        .tempfile_in(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    tmp.write_all(new).map_err(|e| e.to_string())?;
     std::fs::set_permissions(tmp.path(), meta.permissions()).map_err(|e| e.to_string())?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
+        // Only root may give a file away; others keep their own ownership (as an editor would).
         let _ = std::os::unix::fs::chown(tmp.path(), Some(meta.uid()), Some(meta.gid()));
     }
+    tmp.as_file().sync_all().map_err(|e| e.to_string())?;
     tmp.persist(&target).map_err(|e| e.to_string())?;
     if let Ok(d) = std::fs::File::open(dir) {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_lines_keep_their_bytes() {
+        let now =
+            b"# caf\xe9 \xff\r\n<Directory /x>\r\n\tOrder deny,allow\r\n\tDeny from all\r\n</Directory>\r\n# end \xfe";
+        let old = String::from_utf8_lossy(now).into_owned();
+        let new = old.replace("\tOrder deny,allow\r\n\tDeny from all\r\n", "\tRequire all denied\r\n");
+        let out = new_bytes(now, &old, &new).unwrap();
+        assert_eq!(
+            out,
+            b"# caf\xe9 \xff\r\n<Directory /x>\r\n\tRequire all denied\r\n</Directory>\r\n# end \xfe".to_vec()
+        );
+    }
+
+    #[test]
+    fn a_file_changed_since_it_was_read_is_refused() {
+        let old = "Order deny,allow\n# \u{FFFD}\n";
+        assert!(new_bytes(b"Order deny,allow\n# \xff\nDeny from all\n", old, "Require all granted\n").is_err());
+        assert!(new_bytes(b"Order allow,deny\n", "Order deny,allow\n", "x\n").is_err());
+        // Valid UTF-8: the new text as it is.
+        assert_eq!(new_bytes(b"a\nb", "a\nb", "a\nc").unwrap(), b"a\nc".to_vec());
+    }
+
+    #[test]
+    fn a_rewritten_line_may_not_drop_bytes() {
+        let now = b"<Limit GET> # \xff\nOrder deny,allow\n</Limit>\n";
+        let old = String::from_utf8_lossy(now).into_owned();
+        let new = old.replace("Order deny,allow\n", "Require all granted\n").replace("<Limit GET>", "<Limit GET POST>");
+        assert!(new_bytes(now, &old, &new).unwrap_err().contains("not UTF-8"));
+    }
 }

@@ -129,6 +129,31 @@ pub fn sources() -> Vec<IpAddr> {
         .collect()
 }
 
+/// Whether access rules in `text` name a host (`Allow from example.org`, `Require host x`): httpd
+/// then looks the client address up (double reverse), so a test should send only from addresses
+/// [`names_resolved_locally`] keeps, lest the lookup leave the machine (and time out).
+pub fn rules_name_hosts(text: &str) -> bool {
+    let re = regex::Regex::new(r"(?im)^\s*(?:allow\s+from|deny\s+from|require\s+(?:not\s+)?host)\s+(.*)$").unwrap();
+    let names = re.captures_iter(text).any(|c| {
+        c[1].split_whitespace().any(|t| {
+            let t = t.trim_matches('"').to_ascii_lowercase();
+            t != "all" && !t.starts_with("env=") && !t.contains(':') && t.chars().any(|ch| ch.is_ascii_alphabetic())
+        })
+    });
+    names
+}
+
+/// The addresses of `sources` that /etc/hosts names, so that a host lookup of them is answered
+/// on this machine.
+pub fn names_resolved_locally(sources: Vec<IpAddr>) -> Vec<IpAddr> {
+    let listed: Vec<IpAddr> = fs::read_to_string("/etc/hosts")
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+        .collect();
+    sources.into_iter().filter(|ip| listed.contains(ip)).collect()
+}
+
 /// [`CREDENTIALS`] as owned pairs, ready for [`Request::credentials`].
 pub fn credentials() -> Vec<Option<(String, String)>> {
     CREDENTIALS.iter().map(|c| c.map(|(u, p)| (u.to_owned(), p.to_owned()))).collect()

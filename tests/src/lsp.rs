@@ -89,14 +89,16 @@ impl Client {
 
     /// Spawns the server with extra environment variables.
     pub fn spawn_env(args: &[&str], env: &[(&str, &str)]) -> Client {
-        let mut child = Command::new(server_binary())
-            .args(args)
-            .envs(env.iter().copied())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn apache-lsp");
+        let mut cmd = Command::new(server_binary());
+        cmd.args(args).envs(env.iter().copied());
+        Self::spawn_command(cmd)
+    }
+
+    /// Spawns a prepared command that runs the server (e.g. the server under a tracer), talking
+    /// LSP on its stdin and stdout.
+    pub fn spawn_command(mut cmd: Command) -> Client {
+        let mut child =
+            cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("spawn apache-lsp");
         let stdin = child.stdin.take().unwrap();
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = channel();

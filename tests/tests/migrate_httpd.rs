@@ -1,20 +1,375 @@
-//! Migration against the real server: httpd answers the same request matrix
-//! before and after `apache-lsp migrate` rewrites a configuration, and
-//! `apache2 -t` accepts the result.
+//! Migration against the real server: httpd answers the same request matrix before and after
+//! each rewrite — the preferred quick fix and `source.fixAll`, both asked of the real
+//! `apache-lsp` binary over stdio and applied from the WorkspaceEdit it returns, and
+//! `apache-lsp migrate --write` — and `apache2 -t` accepts every rewritten configuration.
+//! Where the upgrade guide's rewrite is offered instead (never preferred), httpd shows that it
+//! changes exactly the requests the action names.
+//!
+//! The cases are a table ([`cases`]); one httpd is started per configuration and the whole
+//! request matrix is sent to it. The matrix is derived from the case: every URL it lists, every
+//! source address of [`SOURCES`] (inside and outside each network the cases mention), the
+//! credentials of [`CREDENTIALS`] when the case authenticates, header variants that SetEnvIf
+//! turns into environment variables when the case tests them, and its methods.
 
-use apache_lsp_e2e::httpd::{
-    self, config_test, credentials, sources, Httpd, HttpdConfig, Request, DEFAULT_MODULES as MODULES,
-};
+use apache_lsp::ide::config::RealFs;
+use apache_lsp::ide::migrate::{self, apply, Edit, Scope, Workspace};
+use apache_lsp_e2e::httpd::{self, config_test, ipv6_loopback_usable, Httpd, HttpdConfig, Request};
+use apache_lsp_e2e::lsp::{file_uri, position_of, uri_path, Client};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+use std::path::Path;
+use std::process::Command;
+use std::sync::OnceLock;
 
-fn matrix(h: &Httpd, urls: &[&str]) -> Vec<(String, u16)> {
+/// Client addresses: inside and outside every network the cases name (127.0.0.2, 127.1.2.3,
+/// 127.0 and 127.1 as partial addresses, 127.0.0.0/8, 127.1.0.0/255.255.0.0, 127.0.0.0/24, ::1).
+const SOURCES: &[&str] =
+    &["127.0.0.1", "127.0.0.2", "127.0.0.9", "127.0.1.5", "127.1.2.3", "127.1.9.9", "127.255.0.1", "::1"];
+/// Credentials for cases that authenticate: none, a user per password-hash kind in the
+/// AuthUserFile ([`users_file`]), and a wrong password.
+const CREDENTIALS: &[Option<(&str, &str)>] =
+    &[None, Some(("alice", "apw")), Some(("bob", "bpw")), Some(("carol", "cpw")), Some(("alice", "wrong"))];
+/// Header variants for cases whose SetEnvIf lines look at `X-Pass` / `X-Block`.
+const HEADERS: &[&[(&str, &str)]] =
+    &[&[], &[("X-Pass", "yes")], &[("X-Block", "yes")], &[("X-Pass", "yes"), ("X-Block", "yes")]];
+
+const PREAMBLE_END: &str = "# END OF PREAMBLE\n";
+/// Authentication lines the cases use: a real password file ([`users_file`]).
+const AUTH: &str = "  AuthType Basic\n  AuthName x\n  AuthUserFile @ROOT@/users\n";
+/// SetEnvIf lines turning request headers into environment variables.
+const ENV: &str = "SetEnvIf X-Pass \"^yes$\" pass\nSetEnvIf X-Block \"^yes$\" block\n";
+
+/// What the upgrade guide's (non-preferred) action must do for a case.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Guide {
+    /// Not looked at.
+    Skip,
+    /// Either not offered or changing nothing.
+    Same,
+    /// Offered, not preferred, and changing exactly the requests it names.
+    Changes,
+}
+
+#[derive(Clone, Debug)]
+struct Case {
+    name: String,
+    body: String,
+    /// Extra files relative to the server root.
+    files: Vec<(String, String)>,
+    /// (file relative to the root, or "" for the main configuration; text the cursor is on)
+    fix_at: (String, String),
+    urls: Vec<String>,
+    methods: Vec<&'static str>,
+    /// Whether a behaviour-preserving quick fix must be offered.
+    preferred: bool,
+    guide: Guide,
+    /// Words the preferred action's title must contain.
+    title_has: Option<&'static str>,
+}
+
+fn case(name: impl Into<String>, body: impl Into<String>, fix_at: &str, urls: &[&str]) -> Case {
+    Case {
+        name: name.into(),
+        body: body.into(),
+        files: vec![],
+        fix_at: (String::new(), fix_at.to_owned()),
+        urls: urls.iter().map(|u| u.to_string()).collect(),
+        methods: vec!["GET", "POST"],
+        preferred: true,
+        guide: Guide::Skip,
+        title_has: None,
+    }
+}
+
+impl Case {
+    fn methods(mut self, m: &[&'static str]) -> Case {
+        self.methods = m.to_vec();
+        self
+    }
+    fn file(mut self, rel: &str, text: &str) -> Case {
+        self.files.push((rel.to_owned(), text.to_owned()));
+        self
+    }
+    fn fix_in(mut self, rel: &str) -> Case {
+        self.fix_at.0 = rel.to_owned();
+        self
+    }
+    fn not_preferred(mut self) -> Case {
+        self.preferred = false;
+        self
+    }
+    fn guide(mut self, g: Guide) -> Case {
+        self.guide = g;
+        self
+    }
+    fn title(mut self, words: &'static str) -> Case {
+        self.title_has = Some(words);
+        self
+    }
+    fn all_text(&self) -> String {
+        let mut s = self.body.clone();
+        self.files.iter().for_each(|(_, t)| s.push_str(t));
+        s
+    }
+    fn authenticates(&self) -> bool {
+        self.all_text().contains("AuthType")
+    }
+    fn tests_headers(&self) -> bool {
+        self.all_text().contains("SetEnvIf X-")
+    }
+}
+
+fn dir(inner: &str) -> String {
+    format!("<Directory @DOCROOT@>\n{inner}</Directory>\n")
+}
+
+/// The whole table.
+fn cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    // The upgrade guide's six rows (upgrade-2.2-to-2.4.md §5.2). Rows 5 and 6 are no
+    // equivalences: the preferred fix keeps what 2.2-style rules do, the guide's rewrite changes it.
+    v.push(
+        case("guide row 1: refuse all", dir("  Order deny,allow\n  Deny from all\n"), "Deny", &["/"])
+            .guide(Guide::Same),
+    );
+    v.push(
+        case("guide row 2: accept all", dir("  Order allow,deny\n  Allow from all\n"), "Allow", &["/"])
+            .guide(Guide::Same),
+    );
+    v.push(
+        case(
+            "guide row 3: hosts of a domain (localhost resolves on loopback)",
+            dir("  Order Deny,Allow\n  Deny from all\n  Allow from localhost\n"),
+            "Allow",
+            &["/"],
+        )
+        .guide(Guide::Same),
+    );
+    v.push(
+        case(
+            "guide row 4: authentication only",
+            dir(&format!("{AUTH}  Require valid-user\n  Order Deny,Allow\n  Allow from all\n")),
+            "Allow",
+            &["/"],
+        )
+        .guide(Guide::Same),
+    );
+    v.push(
+        case(
+            "guide row 5: authentication and address",
+            dir(&format!("{AUTH}  Require valid-user\n  Order allow,deny\n  Deny from all\n  Satisfy ALL\n  Allow from 127.0.0.1\n")),
+            "Satisfy",
+            &["/"],
+        )
+        .guide(Guide::Changes),
+    );
+    v.push(
+        case(
+            "guide row 6: authentication or address",
+            dir(&format!("{AUTH}  Require valid-user\n  Order allow,deny\n  Deny from all\n  Satisfy any\n  Allow from 127.0.0.1\n")),
+            "Satisfy",
+            &["/"],
+        )
+        .guide(Guide::Changes),
+    );
+    for satisfy in ["All", "Any"] {
+        v.push(
+            case(
+                format!("guide rows 5/6 under deny,allow, Satisfy {satisfy}"),
+                dir(&format!("{AUTH}  Require valid-user\n  Order deny,allow\n  Deny from all\n  Allow from 127.0.0.1\n  Satisfy {satisfy}\n")),
+                "Satisfy",
+                &["/"],
+            )
+            .guide(Guide::Same),
+        );
+    }
+    // Every Order value with various Allow/Deny mixes.
+    let mixes: &[(&str, &str)] = &[
+        ("lists", "  Allow from 127.0.0.0/8 ::1\n  Deny from 127.0.0.2 127.1.2.3\n"),
+        ("allow all, deny one", "  Allow from all\n  Deny from 127.0.0.2\n"),
+        ("deny all, allow partial", "  Deny from all\n  Allow from 127.1\n"),
+        ("netmask and CIDR", "  Allow from 127.0.0.0/255.255.255.0 127.1.0.0/16\n  Deny from 127.0.0.2/32 ::1/128\n"),
+        ("env from headers", "  Allow from env=pass\n  Deny from env=block\n"),
+        // Host names: httpd's double-reverse lookup of loopback clients (localhost in /etc/hosts).
+        ("host names", "  Allow from localhost\n  Deny from ::1\n"),
+        ("no Allow, no Deny", ""),
+    ];
+    for order in ["deny,allow", "allow,deny", "mutual-failure"] {
+        for (what, lines) in mixes {
+            let pre = if lines.contains("env=") { ENV } else { "" };
+            v.push(case(
+                format!("Order {order}: {what}"),
+                format!("{pre}{}", dir(&format!("  Order {order}\n{lines}"))),
+                "Order",
+                &["/"],
+            ));
+        }
+    }
+    v.push(case(
+        "address forms",
+        dir("  Order allow,deny\n  Allow from 127.0 10.0.0.0/8 127.1.0.0/255.255.0.0 ::1/128\n  Allow from 127.0.0.2\n  Deny from 127.0.0.2/32 127.1.2\n"),
+        "Order",
+        &["/"],
+    ));
+    v.push(case(
+        "environment tests (address and header SetEnvIf, negated env=)",
+        format!("{ENV}SetEnvIf Remote_Addr \"^127\\.0\\.0\\.2$\" from_two\n<Directory @DOCROOT@>\n  Order deny,allow\n  Deny from env=!from_two\n  Allow from env=pass\n</Directory>\n<Directory @DOCROOT@/sub>\n  Order allow,deny\n  Allow from env=from_two env=pass\n  Deny from env=block\n</Directory>\n"),
+        "Deny from env=!from_two",
+        &["/", "/sub/"],
+    ));
+    // Satisfy with and without authentication.
+    for (auth, satisfy) in [(true, "Any"), (true, "All"), (false, "Any"), (false, "All")] {
+        let a = if auth { format!("{AUTH}  Require user alice bob\n") } else { String::new() };
+        v.push(case(
+            format!("Satisfy {satisfy}, authentication {auth}"),
+            dir(&format!("{a}  Order deny,allow\n  Deny from all\n  Allow from 127.0.0.2 ::1\n  Satisfy {satisfy}\n")),
+            "Satisfy",
+            &["/", "/a.txt"],
+        ));
+    }
+    v.push(case(
+        "Satisfy Any with a group and env",
+        format!("{ENV}{}", dir(&format!("{AUTH}  AuthGroupFile @ROOT@/htgroups\n  Require group staff\n  Order allow,deny\n  Allow from env=pass 127.1.0.0/16\n  Satisfy any\n"))),
+        "Satisfy",
+        &["/"],
+    ));
+    // <Limit> and <LimitExcept>.
+    v.push(
+        case(
+            "Limit and LimitExcept blocks",
+            format!("<Directory @DOCROOT@>\n  Order deny,allow\n  Deny from all\n  Allow from 127.0.0.1 ::1\n  <Limit POST PUT>\n    Order allow,deny\n    Allow from ::1\n  </Limit>\n</Directory>\n<Directory @DOCROOT@/sub>\n{AUTH}  <LimitExcept GET>\n    # writes need a user from 127.0.0.2\n    Require valid-user\n    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.2\n  </LimitExcept>\n</Directory>\n"),
+            "<Limit POST",
+            &["/", "/sub/"],
+        )
+        .methods(&["GET", "POST", "PUT", "DELETE"]),
+    );
+    // Inheritance across Directory, Location, Files and .htaccess.
+    v.push(
+        case(
+            "a child defeated by an inherited denial keeps it",
+            "<Directory />\n  Order deny,allow\n  Deny from all\n</Directory>\n<Directory @DOCROOT@>\n  Require all granted\n</Directory>\n<Location /server-status>\n  SetHandler server-status\n  Require local\n</Location>\n",
+            "Deny from all",
+            &["/", "/server-status"],
+        )
+        .title("carrying the inherited old-style restrictions into 2 sections")
+        .guide(Guide::Changes),
+    );
+    v.push(
+        case(
+            "old-style children inheriting Require lines are rewritten together",
+            format!("<Directory @DOCROOT@>\n{AUTH}  Require user alice\n  Order deny,allow\n  Deny from all\n  Allow from 127.0.0.0/8\n</Directory>\n<Directory @DOCROOT@/sub>\n  Order allow,deny\n  Allow from 127.0.0.2 ::1\n</Directory>\n<Files a.txt>\n  Order deny,allow\n  Deny from 127.0.0.2\n</Files>\n"),
+            "Deny from all",
+            &["/", "/sub/", "/a.txt"],
+        )
+        .title("together with"),
+    );
+    v.push(case(
+        "removing a neutraliser takes its ancestor along",
+        format!("<Directory />\n  Order deny,allow\n  Deny from all\n</Directory>\n<Directory @DOCROOT@>\n{AUTH}  Require valid-user\n  Order Deny,Allow\n  Allow from all\n</Directory>\n<Location /sub>\n  Order allow,deny\n  Allow from 127.0.0.2\n  Satisfy any\n</Location>\n"),
+        "Allow from all",
+        &["/", "/sub/"],
+    ));
+    v.push(case(
+        "Files and Location sections inherit across phases",
+        "<Directory @DOCROOT@>\n  Order allow,deny\n  Allow from 127.0.0.0/8\n  <Files index.html>\n    Require ip 127.0.0.1 ::1\n  </Files>\n</Directory>\n<Location /sub>\n  Require all granted\n</Location>\n<Location /sub/deeper>\n  Order deny,allow\n  Deny from 127.0.0.2\n</Location>\n",
+        "Allow from 127.0.0.0/8",
+        &["/", "/index.html", "/sub/", "/sub/deeper/"],
+    ));
+    v.push(
+        case(
+            ".htaccess under AllowOverride All",
+            "<Directory @DOCROOT@>\n  AllowOverride All\n  Require all granted\n</Directory>\n",
+            "Deny",
+            &["/", "/sub/", "/sub/index.html", "/sub/deeper/"],
+        )
+        .file(
+            "htdocs/sub/.htaccess",
+            "# only local writers\nOrder deny,allow\nDeny from all\nAllow from 127.0.0.1 ::1\n",
+        )
+        .file("htdocs/sub/deeper/.htaccess", "Order allow,deny\nAllow from all\nDeny from 127.0.0.2\n")
+        .fix_in("htdocs/sub/.htaccess"),
+    );
+    // Require needs AllowOverride AuthConfig: the rewrite would answer 500, so it is neither
+    // preferred nor applied by fix-all or migrate (the matrix stays the same).
+    v.push(
+        case(
+            ".htaccess under AllowOverride Limit is not rewritten",
+            "<Directory @DOCROOT@>\n  AllowOverride Limit\n  Require all granted\n</Directory>\n",
+            "Deny",
+            &["/sub/"],
+        )
+        .file("htdocs/sub/.htaccess", "Order deny,allow\nDeny from all\nAllow from 127.0.0.1\n")
+        .fix_in("htdocs/sub/.htaccess")
+        .methods(&["GET"])
+        .not_preferred(),
+    );
+    v
+}
+
+// ---------------------------------------------------------------------------------------------
+// The matrix
+
+type Texts = BTreeMap<String, String>;
+
+/// The AuthUserFile: alice with an apr1 (MD5) hash, bob with bcrypt, carol with {SHA}, each
+/// written by `htpasswd` itself.
+fn users_file() -> &'static str {
+    static USERS: OnceLock<String> = OnceLock::new();
+    USERS.get_or_init(|| {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("users");
+        for (i, (flag, user, pw)) in
+            [("-m", "alice", "apw"), ("-B", "bob", "bpw"), ("-s", "carol", "cpw")].iter().enumerate()
+        {
+            let mut cmd = Command::new("htpasswd");
+            cmd.arg("-b");
+            if i == 0 {
+                cmd.arg("-c");
+            }
+            let st = cmd.arg(flag).arg(&f).arg(user).arg(pw).output().expect("htpasswd (apache2-utils) runs");
+            assert!(st.status.success(), "htpasswd: {}", String::from_utf8_lossy(&st.stderr));
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        assert!(text.contains("alice:$apr1$") && text.contains("bob:$2y$") && text.contains("carol:{SHA}"), "{text}");
+        text
+    })
+}
+
+/// The client addresses for a case: only those /etc/hosts names when its rules name hosts.
+fn sources(c: &Case) -> Vec<IpAddr> {
+    let all: Vec<IpAddr> = SOURCES
+        .iter()
+        .map(|s| s.parse::<IpAddr>().unwrap())
+        .filter(|ip| ip.is_ipv4() || ipv6_loopback_usable())
+        .collect();
+    if httpd::rules_name_hosts(&c.all_text()) {
+        httpd::names_resolved_locally(all)
+    } else {
+        all
+    }
+}
+
+fn matrix(h: &Httpd, c: &Case) -> Vec<(String, u16)> {
+    let creds: Vec<Option<(&str, &str)>> =
+        if c.authenticates() { CREDENTIALS.to_vec() } else { vec![None, Some(("alice", "apw"))] };
+    let headers: &[&[(&str, &str)]] = if c.tests_headers() { HEADERS } else { &[&[]] };
     let mut out = Vec::new();
-    for url in urls {
-        for src in sources() {
-            for cred in credentials() {
-                for method in ["GET", "POST"] {
-                    let r = Request::new(method, url).source(src).credentials(cred.clone());
-                    let st = h.send(&r).expect("request");
-                    out.push((format!("{method} {url} from {src} {:?}", cred.as_ref().map(|c| &c.0)), st));
+    for url in &c.urls {
+        for src in sources(c) {
+            for cred in &creds {
+                for hs in headers {
+                    for method in &c.methods {
+                        let mut r = Request::new(method, url).source(src);
+                        if let Some((u, p)) = cred {
+                            r = r.user(u, p);
+                        }
+                        for (n, v) in *hs {
+                            r = r.header(n, v);
+                        }
+                        let st = h.send(&r).unwrap_or_else(|e| panic!("request: {e}"));
+                        out.push((format!("{method} {url} from {src} as {cred:?} with {hs:?}"), st));
+                    }
                 }
             }
         }
@@ -22,104 +377,378 @@ fn matrix(h: &Httpd, urls: &[&str]) -> Vec<(String, u16)> {
     out
 }
 
-/// Migrates `body`, then compares httpd's answers before and after. Returns the new body.
-fn check(body: &str, urls: &[&str], expect_rewrite: bool) -> String {
-    let before_cfg = HttpdConfig::new(body).modules(MODULES);
-    let main = before_cfg.write().expect("write config");
-    let root = before_cfg.root().display().to_string();
-    let out = apache_lsp::migrate_cli::migrate(&main, true, false);
-    let new_full =
-        out.changed.get(&main).map(|(_, n)| n.clone()).unwrap_or_else(|| std::fs::read_to_string(&main).unwrap());
-    let new_body = new_full.split("# END OF PREAMBLE\n").nth(1).expect("preamble marker").replace(&root, "@ROOT@");
-    assert_eq!(expect_rewrite, !out.changed.is_empty(), "left: {:?}\nnew body:\n{new_body}", out.left);
-    // Lines outside the rewritten blocks are byte-identical.
-    if let Some((old, new)) = out.changed.get(&main) {
-        let diff = similar_lines(old, new);
-        assert!(diff.iter().all(|l| is_access_line(l)), "non-access lines changed: {diff:?}");
+/// The access outcome a status stands for: refused (403), authentication asked (401), or let
+/// through to the handler (whatever it answers: 200, 404 for a missing file, 405…).
+fn outcome(status: u16) -> &'static str {
+    match status {
+        401 => "401",
+        403 => "403",
+        500 => "500",
+        _ => "through",
     }
-    let after_cfg = HttpdConfig::new(new_body.clone()).modules(MODULES);
-    let (ok, msg) = config_test(&after_cfg);
-    assert!(ok, "apache2 -t rejects the rewrite:\n{msg}\n{new_body}");
-    let before = Httpd::start(before_cfg).expect("start before");
-    let a = matrix(&before, urls);
+}
+
+/// The server for `texts`, in a fresh root (`root` is the path the texts were written under).
+fn config_of(c: &Case, texts: &Texts, root: &str) -> HttpdConfig {
+    let main = &texts[""];
+    let body = main.split(PREAMBLE_END).nth(1).expect("preamble marker").replace(root, "@ROOT@");
+    let mut cfg = HttpdConfig::new(body).file("users", users_file());
+    for (rel, _) in &c.files {
+        cfg = cfg.file(rel, texts[rel].replace(root, "@ROOT@"));
+    }
+    cfg
+}
+
+fn read_texts(c: &Case, root: &Path) -> Texts {
+    let mut t = Texts::new();
+    t.insert(String::new(), std::fs::read_to_string(root.join("httpd.conf")).unwrap());
+    for (rel, _) in &c.files {
+        t.insert(rel.clone(), std::fs::read_to_string(root.join(rel)).unwrap());
+    }
+    t
+}
+
+fn rel_of(root: &Path, p: &Path) -> String {
+    let r = p.strip_prefix(root).unwrap_or_else(|_| panic!("{} outside {}", p.display(), root.display()));
+    let r = r.to_string_lossy().to_string();
+    if r == "httpd.conf" {
+        String::new()
+    } else {
+        r
+    }
+}
+
+fn applied(root: &Path, before: &Texts, edits: &[Edit]) -> Texts {
+    let mut out = before.clone();
+    let mut by: BTreeMap<String, Vec<&Edit>> = BTreeMap::new();
+    for e in edits {
+        by.entry(rel_of(root, &e.path)).or_default().push(e);
+    }
+    for (rel, es) in by {
+        out.insert(rel.clone(), apply(&before[&rel], &es));
+    }
+    out
+}
+
+/// The byte offset of an LSP position (UTF-16 columns) in `text`.
+fn offset_of(text: &str, pos: &Value) -> usize {
+    let line = pos["line"].as_u64().unwrap() as usize;
+    let col = pos["character"].as_u64().unwrap() as usize;
+    let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+    let rest = &text[start..];
+    let mut units = 0;
+    for (i, ch) in rest.char_indices() {
+        if units >= col || ch == '\n' {
+            return start + i;
+        }
+        units += ch.len_utf16();
+    }
+    text.len()
+}
+
+/// Applies an LSP WorkspaceEdit (`changes` form) to the texts.
+fn apply_workspace_edit(root: &Path, before: &Texts, edit: &Value) -> Texts {
+    let mut out = before.clone();
+    let changes = edit["changes"].as_object().unwrap_or_else(|| panic!("no changes in {edit}"));
+    for (uri, edits) in changes {
+        let rel = rel_of(root, &uri_path(uri));
+        let text = &before[&rel];
+        let mut es: Vec<(usize, usize, &str)> = edits
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                (
+                    offset_of(text, &e["range"]["start"]),
+                    offset_of(text, &e["range"]["end"]),
+                    e["newText"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        es.sort_by_key(|e| std::cmp::Reverse(e.0));
+        let mut t = text.clone();
+        let mut limit = usize::MAX;
+        for (a, b, new) in es {
+            assert!(a <= b && b <= limit, "overlapping edits in {uri}");
+            t.replace_range(a..b, new);
+            limit = a;
+        }
+        out.insert(rel, t);
+    }
+    out
+}
+
+/// Lines that differ between two texts must all be access-control lines.
+fn only_access_lines_changed(old: &str, new: &str) {
+    let is_access = |l: &str| {
+        let t = l.trim_start().to_ascii_lowercase();
+        t.is_empty()
+            || [
+                "order",
+                "allow",
+                "deny",
+                "satisfy",
+                "require",
+                "<require",
+                "</require",
+                "authmerging",
+                "<limit",
+                "</limit",
+            ]
+            .iter()
+            .any(|p| t.starts_with(p))
+    };
+    for d in similar::TextDiff::from_lines(old, new).iter_all_changes() {
+        if d.tag() != similar::ChangeTag::Equal {
+            assert!(is_access(d.value()), "a line outside the access rules changed: {:?}", d.value());
+        }
+    }
+}
+
+/// The code actions of kind `only` the real server offers at the case's cursor.
+fn lsp_actions(main: &Path, fix_path: &Path, text: &str, needle: &str, only: &str) -> Vec<Value> {
+    let mut c = Client::spawn();
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "capabilities": {},
+               "initializationOptions": {"rootConfig": main.to_str().unwrap()}}),
+    );
+    c.notify("initialized", json!({}));
+    let uri = file_uri(fix_path);
+    c.open(&uri, text);
+    let at = position_of(text, needle, 0);
+    let r = c.request_within(
+        std::time::Duration::from_secs(60),
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": {"start": at, "end": at},
+               "context": {"diagnostics": [], "only": [only]}}),
+    );
+    assert!(r.get("error").is_none(), "codeAction: {r}");
+    let _ = c.shutdown();
+    r["result"].as_array().cloned().unwrap_or_default()
+}
+
+/// Runs one case; panics with what went wrong.
+fn check(c: &Case) {
+    let cfg = with_files(HttpdConfig::new(c.body.clone()), c);
+    let main = cfg.write().expect("write config");
+    let root_path = cfg.root().to_path_buf();
+    let root = root_path.display().to_string();
+    let before_texts = read_texts(c, &root_path);
+    let (fix_file, needle) = &c.fix_at;
+    let fix_path = if fix_file.is_empty() { main.clone() } else { root_path.join(fix_file) };
+    let fix_text = &before_texts[fix_file];
+
+    // The quick fix, through the real server.
+    let fixes = lsp_actions(&main, &fix_path, fix_text, needle, "quickfix");
+    let titles: Vec<(String, bool)> =
+        fixes.iter().map(|f| (f["title"].as_str().unwrap_or("").to_owned(), f["isPreferred"] == json!(true))).collect();
+    let preferred = fixes.iter().find(|f| f["isPreferred"] == json!(true));
+    assert_eq!(c.preferred, preferred.is_some(), "preferred quick fix offered? {titles:#?}");
+    if let (Some(words), Some(p)) = (c.title_has, preferred) {
+        assert!(p["title"].as_str().unwrap().contains(words), "{}", p["title"]);
+    }
+    // The library's fixes at the same place, before anything is written.
+    let ws = Workspace { main: &main, is_main: true, fs: &RealFs };
+    let at = fix_text.find(needle.as_str()).unwrap();
+    let lib_fixes = migrate::quick_fixes(&ws, &fix_path, apache_syntax::TextRange::empty((at as u32).into()));
+    let mut rewrites: Vec<(&str, Texts)> = Vec::new();
+    if let Some(f) = preferred {
+        rewrites.push(("quick fix", apply_workspace_edit(&root_path, &before_texts, &f["edit"])));
+    }
+    // source.fixAll over the file, through the real server.
+    let all = lsp_actions(&main, &fix_path, fix_text, needle, "source.fixAll");
+    match all.iter().find(|a| a["kind"] == "source.fixAll") {
+        Some(a) => rewrites.push(("source.fixAll", apply_workspace_edit(&root_path, &before_texts, &a["edit"]))),
+        None => assert!(!c.preferred, "no source.fixAll action offered"),
+    }
+    // `apache-lsp migrate --write` on the tree (in place, last): it writes what the library
+    // computes, touching only access lines.
+    let lib = migrate::migrate(&ws, Scope::Tree, false);
+    let out = Command::new(apache_lsp_e2e::lsp::server_binary())
+        .args(["migrate", "--write"])
+        .arg(&main)
+        .output()
+        .expect("run apache-lsp migrate");
+    assert!(out.status.code() != Some(2), "migrate --write failed: {}", String::from_utf8_lossy(&out.stderr));
+    let written = read_texts(c, &root_path);
+    assert_eq!(written, applied(&root_path, &before_texts, &lib.edits), "--write differs from the library's edits");
+    for (rel, text) in &written {
+        only_access_lines_changed(&before_texts[rel], text);
+    }
+    rewrites.push(("migrate --write", written));
+
+    // httpd before, then after each distinct rewrite.
+    let before = Httpd::start(config_of(c, &before_texts, &root)).expect("start before");
+    let a = matrix(&before, c);
     drop(before);
-    let after = Httpd::start(after_cfg).expect("start after");
-    let b = matrix(&after, urls);
-    let diffs: Vec<String> =
-        a.iter().zip(&b).filter(|(x, y)| x.1 != y.1).map(|(x, y)| format!("{}: {} → {}", x.0, x.1, y.1)).collect();
-    assert!(
-        diffs.is_empty(),
-        "httpd answers differently after migration:\n{}\n--- new body:\n{new_body}",
-        diffs.join("\n")
-    );
-    new_body
+    let mut seen: Vec<Texts> = vec![];
+    for (what, texts) in rewrites {
+        if texts == before_texts {
+            assert!(!c.preferred, "{what} rewrote nothing");
+            continue;
+        }
+        if seen.contains(&texts) {
+            continue;
+        }
+        seen.push(texts.clone());
+        let after_cfg = config_of(c, &texts, &root);
+        let (ok, msg) = config_test(&after_cfg);
+        assert!(ok, "apache2 -t rejects the {what} rewrite:\n{msg}\n{}", texts[""]);
+        let after = Httpd::start(after_cfg).expect("start after");
+        let b = matrix(&after, c);
+        let diffs: Vec<String> =
+            a.iter().zip(&b).filter(|(x, y)| x.1 != y.1).map(|(x, y)| format!("{}: {} → {}", x.0, x.1, y.1)).collect();
+        assert!(
+            diffs.is_empty(),
+            "httpd answers differently after the {what} rewrite:\n{}\n---\n{texts:#?}",
+            diffs.join("\n")
+        );
+    }
+    if c.guide != Guide::Skip {
+        check_guide(c, (&root_path, &before_texts), &fixes, &lib_fixes, a);
+    }
 }
 
-fn similar_lines(old: &str, new: &str) -> Vec<String> {
-    let old: std::collections::BTreeSet<&str> = old.lines().collect();
-    let new: std::collections::BTreeSet<&str> = new.lines().collect();
-    old.symmetric_difference(&new).map(|s| s.to_string()).collect()
-}
-
-fn is_access_line(l: &str) -> bool {
-    let t = l.trim_start().to_ascii_lowercase();
-    ["order", "allow", "deny", "satisfy", "require", "<require", "</require", "authmerging"]
+/// The upgrade guide's rewrite (a non-preferred action): httpd changes exactly the requests it
+/// names, and no others. `before` is the matrix of the unchanged configuration, `lib_fixes` the
+/// library's quick fixes at the cursor (with the structured changes behind the titles).
+fn check_guide(
+    c: &Case,
+    (root_path, texts): (&Path, &Texts),
+    lsp_fixes: &[Value],
+    lib_fixes: &[migrate::Rewrite],
+    before: Vec<(String, u16)>,
+) {
+    let guide =
+        lsp_fixes.iter().find(|f| f["title"].as_str().is_some_and(|t| t.contains("as the upgrade guide intends")));
+    let root = root_path.display().to_string();
+    let lib_guide = lib_fixes.iter().find(|f| f.title.contains("as the upgrade guide intends"));
+    if c.guide == Guide::Same {
+        assert!(lib_guide.is_none_or(|g| g.changes.is_empty()), "{:?}", lib_guide.map(|g| &g.title));
+        return;
+    }
+    let g = guide.expect("the server offers the upgrade guide's action");
+    let lg = lib_guide.expect("a guide action in the library");
+    let title = g["title"].as_str().unwrap();
+    assert_eq!(title, lg.title);
+    assert!(g["isPreferred"] != json!(true) && !lg.changes.is_empty(), "{title}");
+    let after_texts = apply_workspace_edit(root_path, texts, &g["edit"]);
+    let after_cfg = config_of(c, &after_texts, &root);
+    let (ok, msg) = config_test(&after_cfg);
+    assert!(ok, "apache2 -t rejects the guide's rewrite:\n{msg}");
+    let after = Httpd::start(after_cfg).unwrap();
+    let b = matrix(&after, c);
+    let real: Vec<(String, u16, u16)> = before
         .iter()
-        .any(|p| t.starts_with(p))
+        .zip(&b)
+        .filter(|(x, y)| outcome(x.1) != outcome(y.1))
+        .map(|(x, y)| (x.0.clone(), x.1, y.1))
+        .collect();
+    assert!(!real.is_empty(), "httpd shows no change for: {title}");
+    // Every change httpd shows is named, with its outcomes…
+    for (what, x, y) in &real {
+        let url = what.split(' ').nth(1).unwrap();
+        assert!(
+            lg.changes.iter().any(|ch| ch.url == url
+                && ch.before.map(outcome) == Some(outcome(*x))
+                && ch.after.map(outcome) == Some(outcome(*y))),
+            "httpd changes {what}: {x} → {y}, which the action does not name: {title}"
+        );
+        assert!(title.contains(url), "the title does not name {url}: {title}");
+    }
+    // …and every change named for a URL of the matrix shows in httpd's answers.
+    for ch in lg.changes.iter().filter(|ch| c.urls.contains(&ch.url)) {
+        assert!(
+            real.iter().any(|(what, x, y)| what.split(' ').nth(1) == Some(&ch.url)
+                && ch.before.map(outcome) == Some(outcome(*x))
+                && ch.after.map(outcome) == Some(outcome(*y))),
+            "the action names {ch:?}, which httpd does not show"
+        );
+    }
 }
 
-#[test]
-fn guide_auth_and_address_example_keeps_denying_everyone() {
+fn with_files(mut cfg: HttpdConfig, c: &Case) -> HttpdConfig {
+    cfg = cfg.file("users", users_file());
+    for (rel, text) in &c.files {
+        cfg = cfg.file(rel, text.clone());
+    }
+    cfg
+}
+
+/// Runs the cases whose name starts with one of `prefixes`, each to its end, and reports every
+/// failing case together.
+fn run(prefixes: &[&str]) {
     if !httpd::require_apache2() {
         return;
     }
-    let body = check(
-        "<Directory @DOCROOT@>\n  AuthType Basic\n  AuthName x\n  AuthUserFile @ROOT@/htpasswd\n  Require valid-user\n  Order allow,deny\n  Deny from all\n  Allow from 127.0.0.1\n  Satisfy All\n</Directory>\n",
-        &["/", "/sub/"],
-        true,
-    );
-    assert!(body.contains("Require all denied"), "{body}");
+    let all = cases();
+    let mine: Vec<&Case> = all.iter().filter(|c| prefixes.iter().any(|p| c.name.starts_with(p))).collect();
+    assert!(!mine.is_empty());
+    let mut failed = Vec::new();
+    for c in mine {
+        let t0 = std::time::Instant::now();
+        let r = std::panic::catch_unwind(|| check(c));
+        eprintln!("case {:?}: {:?}", c.name, t0.elapsed());
+        if let Err(e) = r {
+            let msg = e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()));
+            failed.push(format!("{}: {}", c.name, msg.unwrap_or_default()));
+        }
+    }
+    assert!(failed.is_empty(), "{} case(s) failed:\n{}", failed.len(), failed.join("\n\n"));
 }
 
 #[test]
-fn deny_allow_with_addresses_becomes_require_ip() {
-    if !httpd::require_apache2() {
-        return;
+fn every_case_is_run_by_one_test() {
+    let groups: &[&[&str]] = &[GUIDE, ORDER, ADDRESSES, SATISFY, LIMIT, INHERITANCE];
+    for c in cases() {
+        let n = groups.iter().flat_map(|g| g.iter()).filter(|p| c.name.starts_with(*p)).count();
+        assert_eq!(n, 1, "{}", c.name);
     }
-    let body = check(
-        "<Directory @DOCROOT@>\n  Order deny,allow\n  Deny from all\n  Allow from 127.0.0.2 ::1\n</Directory>\n",
-        &["/", "/a.txt"],
-        true,
-    );
-    // One Require line per provider: `Require ip 127.0.0.2 ::1`.
-    assert!(body.contains("Require ip 127.0.0.2 ::1"), "{body}");
+}
+
+const GUIDE: &[&str] = &["guide row"];
+const ORDER: &[&str] = &["Order "];
+const ADDRESSES: &[&str] = &["address forms", "environment tests"];
+const SATISFY: &[&str] = &["Satisfy "];
+const LIMIT: &[&str] = &["Limit "];
+const INHERITANCE: &[&str] = &["a child", "old-style children", "removing", "Files and Location", ".htaccess"];
+
+#[test]
+fn guide_rows() {
+    run(GUIDE);
 }
 
 #[test]
-fn allow_deny_with_exceptions_and_satisfy_any() {
-    if !httpd::require_apache2() {
-        return;
-    }
-    check(
-        "<Directory @DOCROOT@>\n  AuthType Basic\n  AuthName x\n  AuthUserFile @ROOT@/htpasswd\n  Require user alice\n  Order allow,deny\n  Allow from 127.0.0.0/8\n  Deny from 127.0.0.2\n  Satisfy Any\n</Directory>\n",
-        &["/", "/sub/index.html"],
-        true,
-    );
+fn every_order_value() {
+    run(ORDER);
 }
 
 #[test]
-fn rewrite_that_would_open_a_child_carries_the_restriction() {
-    if !httpd::require_apache2() {
-        return;
-    }
-    // <Directory /> denies; the Location's Require local never takes effect today.
-    // Rewriting <Directory /> alone would let local clients into /server-status,
-    // so migrate carries the inherited denial into the children (and httpd's
-    // answers stay the same: `check` compares them before and after).
-    let body = check(
-        "<Directory />\n  Order deny,allow\n  Deny from all\n</Directory>\n<Directory @DOCROOT@>\n  Require all granted\n</Directory>\n<Location /server-status>\n  SetHandler server-status\n  Require local\n</Location>\n",
-        &["/", "/server-status"],
-        true,
-    );
-    assert!(body.contains("<RequireAll>"), "{body}");
+fn address_forms_and_environment() {
+    run(ADDRESSES);
+}
+
+#[test]
+fn satisfy_with_and_without_authentication() {
+    run(SATISFY);
+}
+
+#[test]
+fn limit_blocks() {
+    run(LIMIT);
+}
+
+#[test]
+fn inheritance_across_sections_and_htaccess() {
+    run(INHERITANCE);
+}
+
+#[test]
+fn lsp_positions_map_to_byte_offsets() {
+    let t = "ä€\n𝄞x\nlast";
+    assert_eq!(offset_of(t, &json!({"line": 0, "character": 1})), "ä".len());
+    assert_eq!(offset_of(t, &json!({"line": 1, "character": 2})), "ä€\n𝄞".len());
+    assert_eq!(offset_of(t, &json!({"line": 1, "character": 9})), "ä€\n𝄞x".len());
+    assert_eq!(offset_of(t, &json!({"line": 2, "character": 4})), t.len());
 }

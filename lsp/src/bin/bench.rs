@@ -1,6 +1,7 @@
 //! Benchmarks, run side by side with httpd's own configuration check.
 //!
 //! `cargo run --release -p apache-lsp --bin bench -- [parse|check] [--vhosts N]... [--runs R]`
+//! `cargo run --release -p apache-lsp --bin bench -- lsp [--edits N] [--hovers N]` (see [`lsp`])
 //!
 //! Trees come from `../shared/bench/gen_config.py` (seeded, so figures compare
 //! across runs). Nothing here asserts a time: it prints figures and ratios.
@@ -9,16 +10,22 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+#[path = "bench/lsp.rs"]
+mod lsp;
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mode = args.first().cloned().unwrap_or_else(|| "check".into());
     let mut vhosts = Vec::new();
     let mut runs = 5;
+    let (mut edits, mut hovers) = (100, 100);
     let mut it = args.iter().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
             "--vhosts" => vhosts.push(it.next().and_then(|v| v.parse().ok()).expect("--vhosts N")),
             "--runs" => runs = it.next().and_then(|v| v.parse().ok()).expect("--runs R"),
+            "--edits" => edits = it.next().and_then(|v| v.parse().ok()).expect("--edits N"),
+            "--hovers" => hovers = it.next().and_then(|v| v.parse().ok()).expect("--hovers N"),
             other => panic!("unknown argument {other}"),
         }
     }
@@ -36,6 +43,11 @@ fn main() {
         cpu_model(),
         uname()
     );
+    if mode == "lsp" {
+        let exe = std::env::current_exe().unwrap().with_file_name("apache-lsp");
+        lsp::run(&exe, &|n| tree(&gen, n), edits, hovers);
+        return;
+    }
     for n in vhosts {
         let dir = tree(&gen, n);
         // The generated configuration names these run-time directories; apache2 -t

@@ -23,6 +23,7 @@ pub mod folding_ranges;
 pub mod formatting;
 pub mod goto_definition;
 pub mod hover;
+pub mod incremental;
 pub mod log_explain;
 pub mod loglevel;
 pub mod migrate;

@@ -1,6 +1,6 @@
 //! `impl LanguageServer`: a delegation table from protocol methods to analysis.
 
-use super::analysis::{config_for, guarded};
+use super::analysis::guarded;
 use super::convert;
 use super::state::{Document, State};
 use crate::ide;
@@ -31,33 +31,38 @@ impl Backend {
     /// Analyses the document as it is now and publishes, unless a newer edit
     /// arrived meanwhile (that edit publishes its own results).
     async fn refresh(&self, uri: Url) {
+        self.refresh_since(uri, "refresh", std::time::Instant::now()).await
+    }
+
+    /// [`Backend::refresh`] for a notification that arrived at `since`: logs the time
+    /// from then until the diagnostics are published (target `apache_lsp::timing`).
+    async fn refresh_since(&self, uri: Url, what: &str, since: std::time::Instant) {
         let Ok(path) = self.path(&uri) else { return };
         let Some(version) = self.state.version(&path) else { return };
         let state = self.state.clone();
         let p = path.clone();
         let result = tokio::task::spawn_blocking(move || {
             guarded("diagnostics", || {
-                let fs = state.snapshot();
-                let root = state.root_for(&p);
-                let l = config_for(&p, root.as_deref(), &fs);
-                let (cfg, file) = (l.cfg, l.file);
                 let enc = state.encoding();
-                let fd = cfg.file(file);
                 let overrides = state.severity_overrides.lock().unwrap().clone();
-                ide::diagnostics::for_file(&cfg, file)
-                    .into_iter()
-                    .filter_map(|mut d| {
-                        match overrides.get(d.code).map(|s| s.to_ascii_lowercase()).as_deref() {
-                            Some("off") | Some("none") => return None,
-                            Some("error") => d.severity = ide::Severity::Error,
-                            Some("warning") => d.severity = ide::Severity::Warning,
-                            Some("information") | Some("info") => d.severity = ide::Severity::Information,
-                            Some("hint") => d.severity = ide::Severity::Hint,
-                            _ => {}
-                        }
-                        Some(to_lsp_diagnostic(&cfg, fd, enc, d))
-                    })
-                    .collect::<Vec<_>>()
+                state.analyses.with(&state, &p, |analysis, l| {
+                    let fd = l.cfg.file(l.file);
+                    analysis
+                        .diagnostics(l.file)
+                        .into_iter()
+                        .filter_map(|mut d| {
+                            match overrides.get(d.code).map(|s| s.to_ascii_lowercase()).as_deref() {
+                                Some("off") | Some("none") => return None,
+                                Some("error") => d.severity = ide::Severity::Error,
+                                Some("warning") => d.severity = ide::Severity::Warning,
+                                Some("information") | Some("info") => d.severity = ide::Severity::Information,
+                                Some("hint") => d.severity = ide::Severity::Hint,
+                                _ => {}
+                            }
+                            Some(to_lsp_diagnostic(&l.cfg, fd, enc, d))
+                        })
+                        .collect::<Vec<_>>()
+                })
             })
         })
         .await;
@@ -74,7 +79,8 @@ impl Backend {
         };
         let _guard = self.publish.lock().await;
         if self.state.version(&path) == Some(version) {
-            self.client.publish_diagnostics(uri, diags, Some(version)).await;
+            self.client.publish_diagnostics(uri.clone(), diags, Some(version)).await;
+            super::timing(what, &uri, Some(version), since);
         }
     }
 
@@ -89,26 +95,23 @@ impl Backend {
         if self.state.version(&path).is_none() {
             return Ok(None);
         }
-        let fs = self.state.snapshot();
-        let root = self.state.root_for(&path);
         let enc = self.state.encoding();
         guarded(what, || {
-            let l = config_for(&path, root.as_deref(), &fs);
-            Some(f(&l, &fs, enc))
+            self.state.analyses.with(&self.state, &path, |_, l| {
+                let fs = self.state.snapshot();
+                Some(f(l, &fs, enc))
+            })
         })
     }
 
     /// Runs a read-only request against the document's parse.
     fn with_file<T>(&self, uri: &Url, what: &str, f: impl FnOnce(&ide::FileData, Encoding) -> T) -> Result<Option<T>> {
         let path = self.path(uri)?;
-        let Some(doc) = self.state.docs.lock().unwrap().get(&path).cloned() else {
+        let Some(fd) = self.state.docs.lock().unwrap().get(&path).map(|d| d.file.clone()) else {
             return Ok(None);
         };
         let enc = self.state.encoding();
-        guarded(what, || {
-            let fd = ide::FileData::new(Arc::from(path.as_path()), doc.text.clone(), None);
-            Some(f(&fd, enc))
-        })
+        guarded(what, || Some(f(&fd, enc)))
     }
 }
 
@@ -117,6 +120,7 @@ impl Backend {
     /// documents the new index or the `changed` files affect.
     async fn reindex(&self, changed: &[PathBuf]) {
         let (old, new) = super::workspace::reindex(&self.client, &self.state).await;
+        self.state.analyses.forget_unused(&self.state);
         super::workspace::register_watchers(&self.client, &self.state).await;
         for uri in super::workspace::affected_documents(&self.state, &old, &new, changed) {
             self.refresh(uri).await;
@@ -352,13 +356,15 @@ impl LanguageServer for Backend {
     }
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let since = std::time::Instant::now();
         let Ok(path) = self.path(&params.text_document.uri) else { return };
-        let doc = Document { text: Arc::from(params.text_document.text), version: params.text_document.version };
+        let doc = Document::new(&path, params.text_document.text, params.text_document.version);
         self.state.docs.lock().unwrap().insert(path, doc);
-        self.refresh(params.text_document.uri).await;
+        self.refresh_since(params.text_document.uri, "didOpen", since).await;
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let since = std::time::Instant::now();
         let Ok(path) = self.path(&params.text_document.uri) else { return };
         {
             // Applied synchronously, in arrival order, before any await.
@@ -368,21 +374,19 @@ impl LanguageServer for Backend {
                 tracing::warn!("change to a document that is not open: {}", path.display());
                 return;
             };
-            let mut text = doc.text.to_string();
             for change in params.content_changes {
                 match change.range {
-                    None => text = change.text,
+                    None => doc.replace_all(change.text),
                     Some(r) => {
-                        let index = apache_syntax::LineIndex::new(&text);
-                        let range = convert::text_range(&index, enc, r);
-                        text.replace_range(usize::from(range.start())..usize::from(range.end()), &change.text);
+                        // Positions are in the text as the previous changes left it.
+                        let range = convert::text_range(&doc.file.line_index, enc, r);
+                        doc.replace(range, &change.text);
                     }
                 }
             }
-            doc.text = Arc::from(text);
             doc.version = params.text_document.version;
         }
-        self.refresh(params.text_document.uri).await;
+        self.refresh_since(params.text_document.uri, "didChange", since).await;
     }
 
     async fn did_save(&self, params: DidSaveTextDocumentParams) {
@@ -392,6 +396,7 @@ impl LanguageServer for Backend {
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         if let Ok(path) = self.path(&params.text_document.uri) {
             self.state.docs.lock().unwrap().remove(&path);
+            self.state.analyses.forget_unused(&self.state);
         }
         self.client.publish_diagnostics(params.text_document.uri, vec![], None).await;
     }
@@ -436,6 +441,7 @@ impl LanguageServer for Backend {
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let since = std::time::Instant::now();
         let uri = params.text_document_position_params.text_document.uri;
         let pos = params.text_document_position_params.position;
         let r = self.with_config(&uri, "hover", |l, _, enc| {
@@ -446,6 +452,7 @@ impl LanguageServer for Backend {
                 range: Some(convert::range(&fd.line_index, enc, range)),
             })
         })?;
+        super::timing("hover", &uri, None, since);
         Ok(r.flatten())
     }
 
@@ -690,8 +697,10 @@ impl LanguageServer for Backend {
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
         let ws = self.state.workspace.lock().unwrap().clone();
-        let changed: Vec<PathBuf> =
-            params.changes.iter().filter_map(|c| convert::url_to_path(&c.uri)).filter(|p| ws.affected_by(p)).collect();
+        let created_or_deleted = params.changes.iter().any(|c| c.typ != FileChangeType::CHANGED);
+        let on_disk: Vec<PathBuf> = params.changes.iter().filter_map(|c| convert::url_to_path(&c.uri)).collect();
+        self.state.analyses.files_changed(&self.state, &on_disk, created_or_deleted);
+        let changed: Vec<PathBuf> = on_disk.into_iter().filter(|p| ws.affected_by(p)).collect();
         if ws.needs_reindex(&changed) {
             self.reindex(&changed).await;
         } else {

@@ -5,6 +5,7 @@
 
 mod analysis;
 mod backend;
+mod cache;
 mod convert;
 mod framing;
 mod guard;
@@ -56,5 +57,16 @@ pub async fn serve(
             let _ = tokio::time::timeout(grace, &mut server).await;
             clean.unwrap_or(false)
         }
+    }
+}
+
+/// Logs how long the server took over a message, from its handler's start (the
+/// `bench -- lsp` benchmark reads these lines: run with
+/// `APACHE_LSP_LOG=apache_lsp::timing=info`).
+fn timing(what: &str, uri: &tower_lsp::lsp_types::Url, version: Option<i32>, since: std::time::Instant) {
+    let us = since.elapsed().as_micros();
+    match version {
+        Some(v) => tracing::info!(target: "apache_lsp::timing", "{what} {uri} v{v} {us}us"),
+        None => tracing::info!(target: "apache_lsp::timing", "{what} {uri} {us}us"),
     }
 }

@@ -3,10 +3,10 @@
 //! Edits are applied under a synchronous lock, in the order the client sent
 //! them, with no `.await` while it is held.
 
-use crate::ide::config::{FileSource, RealFs};
+use crate::ide::config::{FileData, FileSource, RealFs};
 use crate::ide::workspace::Workspace;
-use apache_syntax::Encoding;
-use std::collections::HashMap;
+use apache_syntax::{Encoding, LocalChange, TextRange, TextSize};
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -14,11 +14,94 @@ use std::sync::{Arc, Mutex};
 pub struct Document {
     pub text: Arc<str>,
     pub version: i32,
+    /// `text` parsed, with its line index; kept in step edit by edit.
+    pub file: Arc<FileData>,
+    /// Which opening of the document this is (a document closed and opened again
+    /// may hold anything).
+    pub generation: u64,
+    /// How many edits were applied since it was opened.
+    pub seq: u64,
+    /// The last edits, for the cached analyses to follow (older ones are dropped:
+    /// an analysis that far behind loads again).
+    pub edits: VecDeque<DocumentEdit>,
+    /// Whether it is analysed as a main configuration; None until asked, and again
+    /// after an edit that may change the answer.
+    pub is_main: Option<bool>,
+}
+
+/// One edit of a document: the document after it, and what its reparse re-read.
+#[derive(Debug, Clone)]
+pub struct DocumentEdit {
+    pub seq: u64,
+    pub file: Arc<FileData>,
+    pub change: Option<LocalChange>,
+}
+
+/// How many edits a document remembers.
+const KEPT_EDITS: usize = 16;
+
+impl Document {
+    pub fn new(path: &Path, text: String, version: i32) -> Document {
+        static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let text: Arc<str> = Arc::from(text);
+        let file = Arc::new(FileData::new(Arc::from(path), text.clone(), None));
+        let generation = GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Document { text, version, file, generation, seq: 0, edits: VecDeque::new(), is_main: None }
+    }
+
+    /// Replaces `delete` (offsets of the current text) by `insert`; the range is
+    /// clamped onto the text and onto character boundaries.
+    pub fn replace(&mut self, delete: TextRange, insert: &str) {
+        let t = &*self.text;
+        let clamp = |o: TextSize| {
+            let mut o = usize::from(o).min(t.len());
+            while !t.is_char_boundary(o) {
+                o -= 1;
+            }
+            o
+        };
+        let (a, b) = (clamp(delete.start()), clamp(delete.end()));
+        let mut s = String::with_capacity(t.len() - (b - a) + insert.len());
+        s.push_str(&t[..a]);
+        s.push_str(insert);
+        s.push_str(&t[b..]);
+        // Whether it is a main configuration depends on its LoadModule and ServerRoot lines.
+        let mentions = |x: &str| {
+            let x = x.to_ascii_lowercase();
+            x.contains("loadmodule") || x.contains("serverroot")
+        };
+        let delete = TextRange::new(TextSize::from(a as u32), TextSize::from(b as u32));
+        let (fd, change) = self.file.edited(Arc::from(s), delete, TextSize::of(insert));
+        match change {
+            Some(c) if !mentions(&t[c.old]) && !mentions(&fd.text[c.new]) => {}
+            _ => self.is_main = None,
+        }
+        self.record(Arc::new(fd), change);
+    }
+
+    /// Replaces the whole text.
+    pub fn replace_all(&mut self, text: String) {
+        let fd = FileData::new(self.file.path.clone(), Arc::from(text), None);
+        self.is_main = None;
+        self.record(Arc::new(fd), None);
+    }
+
+    fn record(&mut self, file: Arc<FileData>, change: Option<LocalChange>) {
+        self.seq += 1;
+        self.text = file.text.clone();
+        self.file = file.clone();
+        self.edits.push_back(DocumentEdit { seq: self.seq, file, change });
+        while self.edits.len() > KEPT_EDITS {
+            self.edits.pop_front();
+        }
+    }
 }
 
 #[derive(Default)]
 pub struct State {
     pub docs: Mutex<HashMap<PathBuf, Document>>,
+    /// The configurations the open documents are analysed in, kept between requests.
+    pub analyses: super::cache::Analyses,
     pub encoding: Mutex<Option<Encoding>>,
     pub root_config: Mutex<Option<PathBuf>>,
     /// Severity overrides per diagnostic code ("error", "warning", "information",
@@ -73,11 +156,7 @@ impl State {
         self.encoding.lock().unwrap().unwrap_or(Encoding::Utf16)
     }
     pub fn snapshot(&self) -> Overlay {
-        let docs: HashMap<PathBuf, Arc<str>> =
-            self.docs.lock().unwrap().iter().map(|(p, d)| (p.clone(), d.text.clone())).collect();
-        // An open file is also what the tree reads through a link to it (sites-enabled → sites-available).
-        let by_target = docs.iter().filter_map(|(p, t)| Some((std::fs::canonicalize(p).ok()?, t.clone()))).collect();
-        Overlay { docs, by_target }
+        Overlay::of(&self.docs.lock().unwrap())
     }
     /// The main configuration a document is analysed under: the first root of the
     /// workspace that reaches it, else the configured one (if any).
@@ -95,6 +174,18 @@ pub struct Overlay {
     pub docs: HashMap<PathBuf, Arc<str>>,
     /// The open documents by their path with links resolved.
     pub by_target: HashMap<PathBuf, Arc<str>>,
+    /// Their parses, which loading reuses.
+    parsed: HashMap<PathBuf, Arc<FileData>>,
+}
+
+impl Overlay {
+    pub fn of(open: &HashMap<PathBuf, Document>) -> Overlay {
+        let docs: HashMap<PathBuf, Arc<str>> = open.iter().map(|(p, d)| (p.clone(), d.text.clone())).collect();
+        // An open file is also what the tree reads through a link to it (sites-enabled → sites-available).
+        let by_target = docs.iter().filter_map(|(p, t)| Some((std::fs::canonicalize(p).ok()?, t.clone()))).collect();
+        let parsed = open.iter().map(|(p, d)| (p.clone(), d.file.clone())).collect();
+        Overlay { docs, by_target, parsed }
+    }
 }
 
 impl FileSource for Overlay {
@@ -111,5 +202,8 @@ impl FileSource for Overlay {
     }
     fn exists(&self, path: &Path) -> bool {
         self.docs.contains_key(path) || RealFs.exists(path)
+    }
+    fn parsed(&self, path: &Path, text: &Arc<str>) -> Option<Arc<FileData>> {
+        self.parsed.get(path).filter(|fd| Arc::ptr_eq(&fd.text, text)).cloned()
     }
 }

@@ -230,9 +230,17 @@ pub fn symbols(state: &State) -> Vec<crate::ide::workspace_symbols::Symbol> {
         }
     }
     for doc in &open {
-        let root = state.root_for(doc);
-        let l = super::analysis::config_for(doc, root.as_deref(), &fs);
-        let fd = l.cfg.files[l.file].clone();
+        // The document's own symbols, from its configuration as the cache keeps it.
+        let Ok(found) = guarded("workspace/symbol", || {
+            state.analyses.with(state, doc, |_, l| {
+                let fd = l.cfg.files[l.file].clone();
+                let symbols = crate::ide::workspace_symbols::symbols(&l.cfg);
+                (fd, symbols)
+            })
+        }) else {
+            continue;
+        };
+        let (fd, symbols) = found;
         // Reached through a link, the tree names the file otherwise than the editor does: use the editor's name.
         let shown = if &*fd.path == doc.as_path() {
             fd.clone()
@@ -245,12 +253,10 @@ pub fn symbols(state: &State) -> Vec<crate::ide::workspace_symbols::Symbol> {
                 not_utf8: fd.not_utf8,
             })
         };
-        out.extend(crate::ide::workspace_symbols::symbols(&l.cfg).into_iter().filter(|s| s.file.path == fd.path).map(
-            |mut s| {
-                s.file = shown.clone();
-                s
-            },
-        ));
+        out.extend(symbols.into_iter().filter(|s| s.file.path == fd.path).map(|mut s| {
+            s.file = shown.clone();
+            s
+        }));
     }
     out
 }

@@ -30,6 +30,12 @@ pub trait FileSource: Sync {
     fn exists(&self, path: &Path) -> bool {
         path.is_file()
     }
+    /// The file already parsed, when the source keeps parses (an editor's open
+    /// documents, edited incrementally): the loader then uses it rather than parse
+    /// `text` again. Only a parse of exactly `text` under exactly `path` may be returned.
+    fn parsed(&self, _path: &Path, _text: &Arc<str>) -> Option<Arc<FileData>> {
+        None
+    }
 
     /// The files an `Include` of `full` (absolute, maybe a wildcard or a directory)
     /// names, in httpd's order. By default the file system answers.
@@ -220,20 +226,29 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool)
 /// for tests that compare the two (the report must not change), not for users.
 pub const TREE_PARSE_VAR: &str = "APACHE_LSP_TREE_PARSE";
 
-/// A file's data, with its flat parse when `flat` (its tree then stays empty).
+/// A file read from `fs`, parsed (or its parse as the source keeps it).
+fn parse_file(fs: &dyn FileSource, path: &Path, text: Arc<str>, not_utf8: Option<usize>) -> Arc<FileData> {
+    match fs.parsed(path, &text) {
+        Some(fd) if not_utf8.is_none() && *fd.path == *path && fd.text == text => fd,
+        _ => Arc::new(FileData::new(Arc::from(path), text, not_utf8)),
+    }
+}
+
+/// [`parse_file`], or with `flat` the file's flat parse beside data whose tree stays empty.
 fn file_data(
-    path: Arc<Path>,
+    fs: &dyn FileSource,
+    path: &Path,
     text: Arc<str>,
     not_utf8: Option<usize>,
     flat: bool,
-) -> (FileData, Option<apache_syntax::FlatParse>) {
+) -> (Arc<FileData>, Option<apache_syntax::FlatParse>) {
     if !flat {
-        return (FileData::new(path, text, not_utf8), None);
+        return (parse_file(fs, path, text, not_utf8), None);
     }
     let parsed = apache_syntax::parse_flat(&text);
     let parse = apache_syntax::Parse { green: empty_tree(), errors: parsed.errors.clone() };
     let line_index = apache_syntax::LineIndex::new(&text);
-    (FileData { path, text, parse, line_index, not_utf8 }, Some(parsed))
+    (Arc::new(FileData { path: Arc::from(path), text, parse, line_index, not_utf8 }), Some(parsed))
 }
 
 /// Where a section's body comes from: the tree, or a flat parse (node `usize` of it).
@@ -259,6 +274,9 @@ pub fn load_fragment_from(fd: Arc<FileData>) -> Config {
                 RealFs.read(path)
             }
         }
+        fn parsed(&self, path: &Path, text: &Arc<str>) -> Option<Arc<FileData>> {
+            (path == &*self.0.path && Arc::ptr_eq(text, &self.0.text)).then(|| self.0.clone())
+        }
     }
     let path = fd.path.to_path_buf();
     load_fragment(&path, &One(fd))
@@ -279,7 +297,7 @@ impl Loader<'_> {
     }
 
     fn add_file(&mut self, path: &Path, text: Arc<str>, not_utf8: Option<usize>) -> FileId {
-        let (fd, flat) = file_data(Arc::from(path), text, not_utf8, self.flat.is_some());
+        let (fd, flat) = file_data(self.fs, path, text, not_utf8, self.flat.is_some());
         let id = self.add_parsed(fd);
         if let (Some(map), Some(flat)) = (self.flat.as_mut(), flat) {
             map.insert(id, flat);
@@ -287,7 +305,7 @@ impl Loader<'_> {
         id
     }
 
-    fn add_parsed(&mut self, fd: FileData) -> FileId {
+    fn add_parsed(&mut self, fd: Arc<FileData>) -> FileId {
         let id = self.cfg.files.len();
         let path = fd.path.to_path_buf();
         if let Some(at) = fd.not_utf8 {
@@ -299,7 +317,7 @@ impl Loader<'_> {
                 message: format!("this file is not valid UTF-8 (first bad byte at offset {at}); it is shown with replacement characters and will never be rewritten"),
             });
         }
-        self.cfg.files.push(Arc::new(fd));
+        self.cfg.files.push(fd);
         self.loaded.insert(path, id);
         id
     }
@@ -419,6 +437,8 @@ impl Loader<'_> {
         Loc { file, range, focus, line: self.cfg.files[file].line_of(range.start()) }
     }
 
+    /// Every directive but those in [`LOADER_DIRECTIVES`] becomes one plain node;
+    /// those (and `${VAR}` references) change what the loader reads after them.
     fn directive(&mut self, file: FileId, d: &ast::Directive, out: &mut Vec<Node>) {
         let range = d.syntax().text_range();
         let focus = d.name().map(|n| n.range()).unwrap_or(range);
@@ -610,11 +630,11 @@ impl Loader<'_> {
             let fs = self.fs;
             let flat = self.flat.is_some();
             use rayon::prelude::*;
-            type Read = std::io::Result<(FileData, Option<apache_syntax::FlatParse>)>;
+            type Read = std::io::Result<(Arc<FileData>, Option<apache_syntax::FlatParse>)>;
             let read: Vec<(PathBuf, Read)> = fresh
                 .par_iter()
                 .map(|p| {
-                    let fd = fs.read(p).map(|(text, bad)| file_data(Arc::from(p.as_path()), text, bad, flat));
+                    let fd = fs.read(p).map(|(text, bad)| file_data(fs, p, text, bad, flat));
                     ((*p).clone(), fd)
                 })
                 .collect();
@@ -716,6 +736,31 @@ impl Loader<'_> {
             .or_insert_with(|| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
             .clone()
     }
+}
+
+/// The directives [`Loader`] acts on while reading (lowercase): they change the
+/// defines, modules, server root or files of everything read after them.
+pub(crate) const LOADER_DIRECTIVES: &[&str] =
+    &["define", "undefine", "serverroot", "loadmodule", "include", "includeoptional"];
+
+/// The node the loader makes of a directive that is not one of
+/// [`LOADER_DIRECTIVES`] and has no `${VAR}` reference, made without loading
+/// anything (incremental re-analysis uses it for directives edited in place);
+/// None for the others, whose effect reaches past their own node.
+pub(crate) fn standalone_directive(fd: &FileData, file: FileId, d: &ast::Directive) -> Option<Node> {
+    let range = d.syntax().text_range();
+    let logical = logical_text(&fd.text, range).unwrap_or_else(|| d.logical_text());
+    if logical.contains("${") {
+        return None;
+    }
+    let (name, raw_args) = split_name(&logical);
+    if LOADER_DIRECTIVES.contains(&name.to_ascii_lowercase().as_str()) {
+        return None;
+    }
+    let focus = d.name().map(|n| n.range()).unwrap_or(range);
+    let loc = Loc { file, range, focus, line: fd.line_of(range.start()) };
+    let args = split_words(&raw_args);
+    Some(Node { kind: NodeKind::Directive, name, args, raw_args, loc, children: vec![] })
 }
 
 /// The files an Include names, in the order httpd reads them

@@ -17,13 +17,16 @@ mod loader;
 mod modules;
 
 pub use index::{Index, SecId};
+pub(crate) use loader::standalone_directive;
+#[cfg(test)]
+pub(crate) use loader::LOADER_DIRECTIVES;
 pub use loader::{
     decode, file_kind, load, load_for_batch, load_fragment, load_fragment_from, load_in_context, read_regular,
     resolve_include, FileSource, IncludeError, RealFs,
 };
 pub use modules::{ModuleSet, HTTPD_VERSION};
 
-use apache_syntax::{LineIndex, Parse, TextRange};
+use apache_syntax::{LineIndex, LocalChange, Parse, TextRange, TextSize};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -49,6 +52,22 @@ impl FileData {
         let parse = apache_syntax::parse(&text);
         let line_index = LineIndex::new(&text);
         FileData { path, text, parse, line_index, not_utf8 }
+    }
+    /// The file after an edit: the bytes of `delete` (offsets of the current text)
+    /// replaced by `insert_len` bytes, giving `new_text`. The tree is reparsed
+    /// incrementally and the line index updated in place; the change is `Some` when
+    /// only blank, comment and directive lines were re-read ([`LocalChange`]).
+    pub fn edited(
+        &self,
+        new_text: Arc<str>,
+        delete: TextRange,
+        insert_len: TextSize,
+    ) -> (FileData, Option<LocalChange>) {
+        let r = self.parse.reparse(&new_text, delete, insert_len);
+        let mut line_index = self.line_index.clone();
+        line_index.apply_edit(&new_text, delete, insert_len);
+        let fd = FileData { path: self.path.clone(), text: new_text, parse: r.parse, line_index, not_utf8: None };
+        (fd, r.local)
     }
     /// 1-based line of an offset.
     pub fn line_of(&self, offset: apache_syntax::TextSize) -> u32 {
@@ -180,12 +199,61 @@ pub struct Config {
     /// For an .htaccess file loaded with [`load_in_context`]: the server
     /// configuration it is read under.
     pub enclosing: Option<Arc<Config>>,
-    /// Built on first use: nodes never change after loading.
+    /// Built on first use: nodes never change after loading (incremental analysis,
+    /// which edits them in place, starts a new index with [`Config::nodes_changed`]).
     index: std::sync::OnceLock<Index>,
     file_ids: std::sync::OnceLock<std::collections::HashMap<Arc<Path>, FileId>>,
 }
 
+/// A copy of the configuration without its index (built again on first use).
+impl Clone for Config {
+    fn clone(&self) -> Config {
+        Config {
+            top: self.top.clone(),
+            files: self.files.clone(),
+            nodes: self.nodes.clone(),
+            problems: self.problems.clone(),
+            modules: self.modules.clone(),
+            modules_known: self.modules_known,
+            defines: self.defines.clone(),
+            server_root: self.server_root.clone(),
+            inactive: self.inactive.clone(),
+            included_from: self.included_from.clone(),
+            enclosing: self.enclosing.clone(),
+            index: std::sync::OnceLock::new(),
+            file_ids: self.file_ids.clone(),
+        }
+    }
+}
+
 impl Config {
+    /// After nodes were changed in place (incremental analysis): the index is built
+    /// again on next use. The files' paths must not have changed.
+    pub(crate) fn nodes_changed(&mut self) {
+        self.index = std::sync::OnceLock::new();
+    }
+    /// A partial view of this configuration (incremental analysis checks one
+    /// top-level node at a time): `nodes` with this configuration's files, modules
+    /// and settings, and the policy context `ctx` of the whole configuration, which
+    /// the view's own nodes could not give.
+    pub(crate) fn view(&self, nodes: Vec<Node>, ctx: crate::ide::policy::PolicyCtx) -> Config {
+        let view = Config {
+            top: self.top.clone(),
+            files: self.files.clone(),
+            nodes,
+            modules: self.modules.clone(),
+            modules_known: self.modules_known,
+            defines: self.defines.clone(),
+            server_root: self.server_root.clone(),
+            enclosing: self.enclosing.clone(),
+            file_ids: self.file_ids.clone(),
+            ..Config::default()
+        };
+        let mut index = Index::build(&view);
+        index.ctx = ctx;
+        let _ = view.index.set(index);
+        view
+    }
     /// Whether httpd runs with module `id` (`setenvif_module`); without any LoadModule line
     /// (a fragment), Debian's default modules are assumed.
     pub fn module_loaded(&self, id: &str) -> bool {

@@ -49,19 +49,11 @@ impl Diagnostic {
 /// All diagnostics of the configuration, in file order.
 pub fn all(cfg: &Config) -> Vec<Diagnostic> {
     use rayon::prelude::*;
-    type Check = fn(&Config, &mut Vec<Diagnostic>);
-    const CHECKS: &[Check] = &[
-        |cfg, out| (0..cfg.files.len()).for_each(|file| syntax_errors::check(cfg, file, out)),
-        load_problems::check,
-        unknown_directive::check,
-        deprecated_access::check,
-        removed_directive::check,
-        directive_context::check,
-        access_rules::check,
-        defeated_require::check,
-    ];
-    // The checks are independent: run them side by side, then concatenate in this order.
-    let mut out: Vec<Diagnostic> = CHECKS
+    const OTHERS: &[Check] =
+        &[|cfg, out| (0..cfg.files.len()).for_each(|file| syntax(cfg, file, out)), problems, engine];
+    // The checks are independent: run them side by side, then put them in file order.
+    let checks: Vec<Check> = OTHERS.iter().chain(LOCAL).copied().collect();
+    let mut out: Vec<Diagnostic> = checks
         .par_iter()
         .map(|check| {
             let mut out = Vec::new();
@@ -70,9 +62,63 @@ pub fn all(cfg: &Config) -> Vec<Diagnostic> {
         })
         .flatten_iter()
         .collect();
-    out.sort_by_key(|d| (d.file, d.range.start(), d.code));
-    out.dedup();
+    sort(&mut out);
     out
+}
+
+// The checks, grouped by what their findings depend on, so that an edit can be
+// re-checked without checking everything (`ide::incremental`). A new check goes in
+// the group that describes it; when unsure, in `engine`.
+
+/// One file's syntax.
+pub(crate) fn syntax(cfg: &Config, file: FileId, out: &mut Vec<Diagnostic>) {
+    syntax_errors::check(cfg, file, out);
+}
+
+/// What loading reported ([`Config::problems`]).
+pub(crate) fn problems(cfg: &Config, out: &mut Vec<Diagnostic>) {
+    load_problems::check(cfg, out);
+}
+
+/// Checks whose findings on a top-level node (a section with everything inside
+/// it, or a directive) depend only on that node and on facts of the whole
+/// configuration that only loading changes (modules, [`Config::top`], the policy
+/// context); each finding lies inside the node it is about.
+pub(crate) fn local(cfg: &Config, out: &mut Vec<Diagnostic>) {
+    for check in LOCAL {
+        check(cfg, out);
+    }
+}
+
+type Check = fn(&Config, &mut Vec<Diagnostic>);
+
+/// The checks of [`local`].
+const LOCAL: &[Check] = &[
+    unknown_directive::check,
+    deprecated_access::check,
+    removed_directive::check,
+    directive_context::check,
+    access_rules::check,
+];
+
+/// Checks that evaluate requests across the whole configuration.
+pub(crate) fn engine(cfg: &Config, out: &mut Vec<Diagnostic>) {
+    defeated_require::check(cfg, out);
+}
+
+/// File order: by file, position and code (then message, so that the order never
+/// depends on which check ran first), without duplicates.
+pub(crate) fn sort(out: &mut Vec<Diagnostic>) {
+    out.sort_by(|a, b| {
+        (a.file, a.range.start(), a.code, &a.message, a.range.end()).cmp(&(
+            b.file,
+            b.range.start(),
+            b.code,
+            &b.message,
+            b.range.end(),
+        ))
+    });
+    out.dedup();
 }
 
 /// Diagnostics of one file of the configuration.

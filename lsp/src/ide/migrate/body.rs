@@ -124,10 +124,19 @@ impl<'a> Body<'a> {
     }
 
     pub fn parts(&self) -> Result<Parts, String> {
-        if self.cfg.file(self.file).not_utf8.is_some() {
-            return Err("the file is not valid UTF-8; it is never rewritten".into());
-        }
         let text = self.text();
+        // A file that is not UTF-8 is read decoded (each bad sequence as U+FFFD); the body is
+        // rewritten only when none of its own lines holds such bytes, and the writer keeps the
+        // other lines' bytes as they are.
+        if self.cfg.file(self.file).not_utf8.is_some() {
+            let whole = match self.node {
+                Some(n) => &text[n.loc.range],
+                None => text,
+            };
+            if whole.contains('\u{FFFD}') {
+                return Err("its lines hold bytes that are not UTF-8; it is never rewritten".into());
+            }
+        }
         let lines = |n: &Node| whole_lines(text, self.cfg.trimmed(&n.loc));
         let mut parts =
             Parts { compat: vec![], rules: vec![], rule_lines: vec![], rules_have_limit: false, anchors: vec![] };

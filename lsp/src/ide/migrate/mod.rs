@@ -24,7 +24,7 @@ mod plan;
 pub use describe::{summarize, Change};
 
 use crate::ide::access::FsView;
-use crate::ide::config::{self, Config, FileSource};
+use crate::ide::config::{self, Config, FileSource, Node};
 use apache_syntax::TextRange;
 use formula::Reading;
 use plan::{Analysis, Cluster, Setup};
@@ -466,6 +466,51 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
             ));
         }
     }
+    // Old-style lines that none of the above accounts for (inside conditional sections httpd
+    // skips, or inside sections of an .htaccess file) are left too, and said so.
+    let mut accounted: BTreeSet<(PathBuf, u32)> = BTreeSet::new();
+    let mut mark = |cfg: &Config, nodes: &[Node]| {
+        // The body's own lines: its directives and its <Limit> blocks (not nested sections).
+        let own = |c: &&Node| c.is("Limit") || c.is("LimitExcept") || !c.is_section();
+        let mut stack: Vec<&Node> = nodes.iter().filter(own).collect();
+        while let Some(n) = stack.pop() {
+            if n.kind == config::NodeKind::Directive && body::is_compat(&n.name) {
+                accounted.insert((cfg.file(n.loc.file).path.to_path_buf(), n.loc.line));
+            }
+            stack.extend(n.children.iter().filter(own));
+        }
+    };
+    for s in &seeds {
+        let b = a.body(*s);
+        mark(b.cfg, b.children);
+    }
+    for n in p.cfg.walk().filter(|n| n.is_section()) {
+        if out
+            .left
+            .iter()
+            .any(|l| l.starts_with(&format!("{}:{}: ", p.cfg.file(n.loc.file).path.display(), n.loc.line)))
+        {
+            mark(&p.cfg, &n.children);
+        }
+    }
+    let inactive = |cfg: &Config, id: usize| -> Vec<TextRange> {
+        cfg.inactive.iter().filter(|(f, _)| *f == id).map(|(_, r)| *r).collect()
+    };
+    let mut files: Vec<(Arc<Path>, Arc<str>, Vec<TextRange>)> =
+        p.cfg.files.iter().enumerate().map(|(i, f)| (f.path.clone(), f.text.clone(), inactive(&p.cfg, i))).collect();
+    files.extend(a.fragments().iter().map(|f| (f.file(0).path.clone(), f.file(0).text.clone(), inactive(f, 0))));
+    for (path, text, skipped) in files {
+        let in_scope = match scope {
+            Scope::Tree => true,
+            Scope::File(f) => *path == *f,
+        };
+        if in_scope {
+            let is_accounted = |l| accounted.contains(&(path.to_path_buf(), l));
+            for (line, place) in unaccounted_old_style(&text, &skipped, is_accounted) {
+                out.left.push(format!("{}:{line}: {place}", path.display()));
+            }
+        }
+    }
     if edits.is_empty() {
         return out;
     }
@@ -476,6 +521,61 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
     }
     out.changed = texts.into_iter().filter(|(_, (o, n))| **o != **n).collect();
     out.edits = edits;
+    out
+}
+
+/// Old-style directives of `text` on lines `accounted` does not hold, one entry per enclosing
+/// section: (line of the first, where they are and why they stay).
+/// `skipped` are the bodies of conditional sections httpd skips.
+fn unaccounted_old_style(text: &str, skipped: &[TextRange], accounted: impl Fn(u32) -> bool) -> Vec<(u32, String)> {
+    use apache_syntax::ast::{self, AstNode};
+    let root = apache_syntax::parse(text).syntax_node();
+    let mut out: Vec<(u32, String)> = Vec::new();
+    let mut seen_sections = BTreeSet::new();
+    for node in root.descendants() {
+        let Some(d) = ast::Directive::cast(node.clone()) else { continue };
+        let Some(name) = d.name() else { continue };
+        if !body::is_compat(&name.text()) {
+            continue;
+        }
+        let at = usize::from(name.range().start());
+        let line = text[..at].matches('\n').count() as u32 + 1;
+        if accounted(line) {
+            continue;
+        }
+        let sections: Vec<ast::Section> = node.ancestors().filter_map(ast::Section::cast).collect();
+        let key = sections.first().map(|s| u32::from(s.syntax().text_range().start()));
+        if !seen_sections.insert(key) {
+            continue;
+        }
+        let header = |s: &ast::Section| {
+            let args: Vec<String> = s.args().map(|a| a.raw()).collect();
+            format!("<{} {}>", s.name_text(), args.join(" ")).replace(" >", ">")
+        };
+        let off = name.range().start();
+        // The outermost skipped conditional is why (those nested in it are skipped with it).
+        let conditional = sections.iter().rev().find(|s| {
+            let n = s.name_text().to_ascii_lowercase();
+            // The conditional whose skipped body holds the line (not one nested inside it).
+            n.starts_with("if")
+                && n != "if"
+                && skipped.iter().any(|r| r.contains(off) && s.syntax().text_range().contains_range(*r))
+        });
+        let why = match (conditional, sections.first()) {
+            (Some(c), _) => format!(
+                "{}: inside {}, which httpd skips with this configuration, so no rewrite of it can be proven; rewrite or remove it by hand",
+                name.text(),
+                header(c)
+            ),
+            (None, Some(s)) => format!(
+                "{}: in {}: the migration does not rewrite old-style rules here; rewrite it by hand",
+                name.text(),
+                header(s)
+            ),
+            (None, None) => format!("{}: no request the configuration can receive reaches it", name.text()),
+        };
+        out.push((line, why));
+    }
     out
 }
 

@@ -326,6 +326,11 @@ impl<'c> Analysis<'c> {
         }
     }
 
+    /// The .htaccess files the walks read, each loaded on its own.
+    pub fn fragments(&self) -> &[Config] {
+        &self.frags
+    }
+
     /// Counts, for tracing.
     pub fn stats(&self) -> String {
         format!("{} distinct walks over {} bodies", self.walks.len(), self.secs.len())

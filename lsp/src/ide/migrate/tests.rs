@@ -406,3 +406,83 @@ fn whole_tree_migration() {
         "#]],
     );
 }
+
+#[test]
+fn a_file_that_is_not_utf8_is_rewritten_only_where_its_bytes_are_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display().to_string();
+    let main = dir.path().join("httpd.conf");
+    let text = format!(
+        "# caf\u{e9} @FF@\n<Directory {d}/a>\n  Order deny,allow\n  Deny from all\n</Directory>\n<Directory {d}/b>\n  # @FE@\n  Order allow,deny\n  Allow from all\n</Directory>\n"
+    );
+    // @FF@ and @FE@ stand for single bytes that are not UTF-8.
+    let bytes = text.replace("@FF@", "\u{1}").replace("@FE@", "\u{2}").into_bytes();
+    let bytes: Vec<u8> = bytes
+        .into_iter()
+        .map(|b| match b {
+            1 => 0xff,
+            2 => 0xfe,
+            b => b,
+        })
+        .collect();
+    std::fs::create_dir_all(dir.path().join("a")).unwrap();
+    std::fs::create_dir_all(dir.path().join("b")).unwrap();
+    std::fs::write(&main, &bytes).unwrap();
+    let ws = Workspace { main: &main, is_main: true, fs: &RealFs };
+    let m = migrate(&ws, Scope::Tree, false);
+    let (_, new) = &m.changed[&main];
+    assert!(new.contains(&format!("<Directory {d}/a>\n  Require all denied\n</Directory>")), "{new}");
+    assert!(new.contains("  Order allow,deny\n  Allow from all\n"), "{new}");
+    assert_eq!(m.left.len(), 1, "{:?}", m.left);
+    assert!(m.left[0].contains("bytes that are not UTF-8"), "{:?}", m.left);
+}
+
+#[test]
+fn old_style_lines_no_rewrite_reaches_are_listed_as_left() {
+    let t = Tree::new(
+        "//- $ROOT/httpd.conf
+DocumentRoot $ROOT/www
+<Directory $ROOT/www>
+    AllowOverride All
+</Directory>
+<IfModule !mod_authz_core.c>
+    <Directory />
+        Order allow,deny
+    </Directory>
+</IfModule>
+<VirtualHost *:80>
+    Order allow,deny
+</VirtualHost>
+//- $ROOT/www/.htaccess
+Order deny,allow
+Deny from all
+<Files a.txt>
+    Order allow,deny
+    Allow from all
+</Files>
+",
+    );
+    let m = migrate(&t.ws(), Scope::Tree, false);
+    expect![[r#"
+        $ROOT/httpd.conf:11: Order: in <VirtualHost *:80>: the migration does not rewrite old-style rules here; rewrite it by hand
+        $ROOT/www/.htaccess:4: Order: in <Files a.txt>: the migration does not rewrite old-style rules here; rewrite it by hand"#]].assert_eq(&t.show(&m.left.join("\n")));
+    assert!(m.changed.keys().any(|p| p.ends_with("www/.htaccess")), "the top level is still rewritten");
+}
+
+#[test]
+fn a_skipped_conditional_is_named_not_the_one_nested_in_it() {
+    let left = unaccounted_old_style(
+        "<IfModule !mod_authz_core.c>\n<IfModule mod_access_compat.c>\nOrder allow,deny\n</IfModule>\n</IfModule>\n",
+        // Both bodies are skipped: the outer one decides.
+        &[TextRange::new(28.into(), 92.into()), TextRange::new(60.into(), 78.into())],
+        |_| false,
+    );
+    expect![[r#"
+        [
+            (
+                3,
+                "Order: inside <IfModule !mod_authz_core.c>, which httpd skips with this configuration, so no rewrite of it can be proven; rewrite or remove it by hand",
+            ),
+        ]
+    "#]].assert_debug_eq(&left);
+}
