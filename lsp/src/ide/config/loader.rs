@@ -136,10 +136,12 @@ pub fn load(main: &Path, fs: &dyn FileSource) -> Config {
     load_main(main, fs, true)
 }
 
-/// [`load`] (`main`) or [`load_fragment`], for one-shot batch work such as `check`: each
-/// file's syntax tree is dropped as soon as its nodes are built (its text, line index and
-/// parse errors stay; `parse.green` is an empty tree). Trees take several times the
-/// memory of the text, so a big configuration is never held as trees all at once.
+/// [`load`] (`main`) or [`load_fragment`], for one-shot batch work such as `check`: files
+/// are parsed with [`apache_syntax::parse_flat`] (the same nodes and errors as the tree
+/// parser, without a rowan tree), and each flat parse is dropped once the file's nodes are
+/// built; text, line index and parse errors stay, `parse.green` is an empty tree. With
+/// [`TREE_PARSE_VAR`] set, files are parsed into trees, each dropped once its nodes are
+/// built (the path tests compare the flat one with).
 pub fn load_for_batch(path: &Path, fs: &dyn FileSource, main: bool) -> Config {
     if main {
         load_main(path, fs, false)
