@@ -140,7 +140,7 @@ pub fn load(main: &Path, fs: &dyn FileSource) -> Config {
 /// are parsed with [`apache_syntax::parse_flat`] (the same nodes and errors as the tree
 /// parser, without a rowan tree), and each flat parse is dropped once the file's nodes are
 /// built; text, line index and parse errors stay, `parse.green` is an empty tree. With
-/// [`TREE_PARSE_VAR`] set, files are parsed into trees, each dropped once its nodes are
+/// `APACHE_LSP_TREE_PARSE` set, files are parsed into trees, each dropped once its nodes are
 /// built (the path tests compare the flat one with).
 pub fn load_for_batch(path: &Path, fs: &dyn FileSource, main: bool) -> Config {
     if main {
