@@ -307,13 +307,119 @@ fn burst_of_batched_edits_in_utf8_ends_like_a_fresh_open() {
     let fresh = "file:///tmp/apache-lsp-protocol/fresh/httpd.conf";
     c.open(fresh, &text);
     let first = c.diagnostics(fresh, Some(1), Duration::from_secs(30)).expect("fresh diagnostics");
-    let key = |d: &Vec<Value>| {
-        let mut v: Vec<String> = d.iter().map(|d| format!("{} {}", d["range"], d["message"])).collect();
-        v.sort();
-        v
-    };
-    assert_eq!(key(&last), key(&first));
+    assert_eq!(diagnostic_keys(&last), diagnostic_keys(&first));
     assert_eq!(tree(&mut c, URI), tree(&mut c, fresh));
+    assert!(c.shutdown().is_some_and(|s| s.success()));
+}
+
+/// Diagnostics in a form that compares across documents: everything but the URIs
+/// (related information is in the same document here).
+fn diagnostic_keys(d: &[Value]) -> Vec<String> {
+    let mut v: Vec<String> = d
+        .iter()
+        .map(|d| {
+            let related: Vec<String> = d["relatedInformation"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|r| format!("{} {}", r["location"]["range"], r["message"]))
+                .collect();
+            format!("{} {} {} {} {related:?}", d["range"], d["severity"], d["code"], d["message"])
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn burst_of_directive_edits_in_utf16_ends_like_a_fresh_open() {
+    // Edits inside directive lines and whole directive lines added, the kind the
+    // server follows incrementally (without loading the document again), in a text
+    // whose diagnostics depend on the whole configuration (an inherited Deny
+    // defeating a Require in a virtual host), positions in UTF-16 over non-ASCII
+    // text. After the burst, and half-way, the diagnostics must be those of a
+    // fresh open of the same text.
+    const TEXT: &str = "# Zugriff für Ärzte 😀 — ünïcödé\nDocumentRoot /srv/wwü\n<Directory />\n  Order deny,allow\n  Deny from all\n</Directory>\n<VirtualHost *:80>\n  ServerName a.example\n  DocumentRoot /srv/a\n  # Kommentar für 😀\n  <Directory /srv/a>\n    Require all granted\n    Options None\n  </Directory>\n</VirtualHost>\n<VirtualHost *:80>\n  ServerName b.example\n  DocumentRoot /srv/b\n  <Directory /srv/b>\n    Order allow,deny\n    Allow from 10.0.0.1\n    Require ip 10.1.2.3 # é\n  </Directory>\n</VirtualHost>\n";
+    let uri = "file:///tmp/apache-lsp-protocol/burst16/httpd.conf";
+    let mut c = Client::spawn();
+    c.initialize(json!({}));
+    let mut text = TEXT.to_string();
+    c.open(uri, &text);
+    let opened = c.diagnostics(uri, Some(1), Duration::from_secs(30)).expect("diagnostics after open");
+    let codes: Vec<&str> = opened.iter().filter_map(|d| d["code"].as_str()).collect();
+    for code in ["defeated-require", "deprecated-access"] {
+        assert!(codes.contains(&code), "the text should start with a {code} finding: {codes:?}");
+    }
+    let chars = ["x", "é", "😀", "1", " ", "#", "."];
+    let lines = ["    Require all denied\n", "    Allow from 10.0.0.2\n", "    Order deny,allow\n", "  # ä 😀\n"];
+    let mut rng = apache_lsp_e2e::XorShift(0xC0FFEE1234567);
+    let position = |text: &str, off: usize| {
+        let line = text[..off].matches('\n').count();
+        let start = text[..off].rfind('\n').map(|i| i + 1).unwrap_or(0);
+        pos(line as u64, text[start..off].encode_utf16().count() as u64)
+    };
+    let mut version = 1;
+    let mut compared = 0;
+    // Compares the document's diagnostics and tree with those of a fresh open.
+    let mut compare = |c: &mut Client, text: &str, version: i64| {
+        let last = c.diagnostics(uri, Some(version), Duration::from_secs(30)).expect("diagnostics of the last version");
+        compared += 1;
+        let fresh = format!("file:///tmp/apache-lsp-protocol/burst16-fresh{compared}/httpd.conf");
+        c.open(&fresh, text);
+        let first = c.diagnostics(&fresh, Some(1), Duration::from_secs(30)).expect("fresh diagnostics");
+        assert_eq!(diagnostic_keys(&last), diagnostic_keys(&first), "after {version} versions:\n{text}");
+        assert_eq!(tree(c, uri), tree(c, &fresh));
+        c.notify("textDocument/didClose", json!({"textDocument": td(&fresh)}));
+    };
+    // First an edit inside the access rules of one virtual host: its findings are
+    // computed again, the others kept.
+    for (needle, insert) in
+        [("Require all granted", " "), ("Require ip 10.1.2.3", "0"), ("Options None", "\n    Order allow,deny")]
+    {
+        version += 1;
+        let at = text.find(needle).expect(needle) + needle.len();
+        let p = position(&text, at);
+        text.insert_str(at, insert);
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"range": {"start": p, "end": p}, "text": insert}]}),
+        );
+        compare(&mut c, &text, version);
+    }
+    for _ in 0..240 {
+        version += 1;
+        // Lines holding a directive (not a section's header or closer).
+        let starts: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        let plain: Vec<usize> =
+            starts.iter().copied().filter(|&s| s < text.len() && !text[s..].trim_start().starts_with('<')).collect();
+        let line_start = plain[rng.below(plain.len())];
+        let line_end = text[line_start..].find('\n').map(|i| line_start + i).unwrap_or(text.len());
+        let (a, b, insert) = match rng.below(4) {
+            0 => (line_start, line_start, lines[rng.below(lines.len())]),
+            k => {
+                let bounds: Vec<usize> =
+                    text[line_start..line_end].char_indices().map(|(i, _)| line_start + i).chain([line_end]).collect();
+                let a = bounds[rng.below(bounds.len())];
+                let next = bounds.iter().copied().find(|&x| x > a).unwrap_or(a);
+                if k == 1 {
+                    (a, next, "")
+                } else {
+                    (a, a, chars[rng.below(chars.len())])
+                }
+            }
+        };
+        let change = json!({"range": {"start": position(&text, a), "end": position(&text, b)}, "text": insert});
+        text.replace_range(a..b, insert);
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}),
+        );
+        // Half-way through bursts of 40, and after each.
+        if version % 40 == 0 {
+            compare(&mut c, &text, version);
+        }
+    }
+    compare(&mut c, &text, version);
     assert!(c.shutdown().is_some_and(|s| s.success()));
 }
 

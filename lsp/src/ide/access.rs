@@ -337,7 +337,28 @@ const UNREADABLE_HTACCESS: &str = "; httpd refuses the request (403, AH00529) if
 #[derive(Debug, Clone)]
 enum Contribution {
     Section(SecId),
-    Htaccess(Arc<FileData>, Vec<String>),
+    /// The file, the AllowOverride in force for it, and the file loaded under the server.
+    Htaccess(Arc<FileData>, Vec<String>, Arc<Config>),
+    /// A `<Files>`/`<FilesMatch>` section of an .htaccess file (in the Files phase): the file,
+    /// the file loaded, and the section's index among its top-level nodes (`<IfModule>`
+    /// bodies httpd reads are spliced in there).
+    HtaccessFiles(Arc<FileData>, Arc<Config>, usize),
+}
+
+/// Where an applied section is written ([`Resolved::applied`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// A section of the configuration: its file and range.
+    Node(FileId, TextRange),
+    /// An .htaccess file's top level.
+    Htaccess,
+    /// A section of an .htaccess file: its range in that file.
+    HtaccessSection(TextRange),
+}
+
+/// The `<Files>`/`<FilesMatch>` sections among an .htaccess file's top-level nodes.
+fn htaccess_files_sections(frag: &Config) -> impl Iterator<Item = (usize, &Node)> {
+    frag.nodes.iter().enumerate().filter(|(_, n)| n.is_section() && (n.is("Files") || n.is("FilesMatch")))
 }
 
 /// An applied section: what it is, its policy, and (for an .htaccess file, which has no
@@ -470,7 +491,8 @@ fn walk(
                 let p = Path::new(&prefix).join(name);
                 match fs.read(&p) {
                     Ok(Some(fd)) => {
-                        dir_phase.push(Contribution::Htaccess(fd, allow_override.clone()));
+                        let frag = Arc::new(config::load_fragment_under(fd.clone(), cfg));
+                        dir_phase.push(Contribution::Htaccess(fd, allow_override.clone(), frag));
                         break;
                     }
                     Ok(None) => {}
@@ -503,21 +525,35 @@ fn walk(
             .iter()
             .filter_map(|c| match c {
                 Contribution::Section(id) => Some(*id),
-                Contribution::Htaccess(..) => None,
+                Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) => None,
             })
             .collect()
     };
-    // Files: server level, then nested in the matched Directory sections, in merge order.
-    let mut files_candidates: Vec<SecId> = server.scopes().flat_map(|s| s.files.iter().copied()).collect();
-    for id in in_phase(&dir_phase) {
-        files_candidates.extend(ix.facts[id as usize].files.iter().copied());
+    // Files: server level, then nested in the matched Directory sections and .htaccess files,
+    // in merge order (`merge_core_dir_configs` appends each one's `sec_file`).
+    let mut files_candidates: Vec<Contribution> =
+        server.scopes().flat_map(|s| s.files.iter().map(|id| Contribution::Section(*id))).collect();
+    for c in &dir_phase {
+        match c {
+            Contribution::Section(id) => {
+                files_candidates.extend(ix.facts[*id as usize].files.iter().map(|f| Contribution::Section(*f)))
+            }
+            Contribution::Htaccess(fd, _, frag) => files_candidates.extend(
+                htaccess_files_sections(frag).map(|(i, _)| Contribution::HtaccessFiles(fd.clone(), frag.clone(), i)),
+            ),
+            Contribution::HtaccessFiles(..) => {}
+        }
     }
     // The basename of `r->filename` ([`request_filename`]); a directory requested with its
     // trailing slash is `…/dir/`: basename "".
     let base = if path.ends_with('/') { "" } else { comps.last().copied().unwrap_or("") };
     let mut files_phase = Vec::new();
-    for id in files_candidates {
-        let f = ix.node(cfg, id);
+    for c in files_candidates {
+        let f = match &c {
+            Contribution::Section(id) => ix.node(cfg, *id),
+            Contribution::HtaccessFiles(_, frag, i) => &frag.nodes[*i],
+            Contribution::Htaccess(..) => continue,
+        };
         let regex = f.is("FilesMatch") || f.args.first().is_some_and(|a| a == "~");
         let pat = if f.args.first().is_some_and(|a| a == "~") { f.args.get(1) } else { f.args.first() };
         let Some(pat) = pat else { continue };
@@ -529,7 +565,7 @@ fn walk(
             pat == base
         };
         if m {
-            files_phase.push(Contribution::Section(id));
+            files_phase.push(c);
         }
     }
     // Location: main server's then the vhost's, in config order, against the URL.
@@ -684,12 +720,21 @@ pub fn resolve(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local:
         for c in phase {
             let (built, items) = match &c {
                 Contribution::Section(id) => (ix.built(cfg, *id), None),
-                Contribution::Htaccess(fd, allow) => {
-                    let (built, items, first_error) = htaccess(fd, allow, &ix.ctx);
+                Contribution::Htaccess(fd, allow, frag) => {
+                    let (built, items, first_error) = htaccess(fd, frag, allow, &ix.ctx);
                     if forbidden_override.is_none() {
                         forbidden_override = first_error;
                     }
                     (built, Some(items))
+                }
+                Contribution::HtaccessFiles(_, frag, i) => {
+                    // (Its errors are the file's: found when the file is read, above.)
+                    let items = body_items(frag, &frag.nodes[*i]);
+                    let mut sctx = ix.ctx.clone();
+                    sctx.htaccess = true;
+                    let (policy, compat_errors, authz_errors) =
+                        policy::section_from_items_with_layer_errors(&items, &sctx);
+                    (Arc::new(Built { policy, compat_errors, authz_errors }), Some(items))
                 }
             };
             let p = &built.policy;
@@ -720,12 +765,17 @@ pub fn resolve(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local:
     }
 }
 
-/// An .htaccess file's body and policy, and the first error httpd meets in it.
-fn htaccess(fd: &Arc<FileData>, allow: &[String], ctx: &PolicyCtx) -> (Arc<Built>, Vec<Item>, Option<String>) {
+/// An .htaccess file's body and policy, and the first error httpd meets in it (in its top
+/// level or in its `<Files>` sections: httpd reads the whole file before any section applies).
+fn htaccess(
+    fd: &Arc<FileData>,
+    frag: &Config,
+    allow: &[String],
+    ctx: &PolicyCtx,
+) -> (Arc<Built>, Vec<Item>, Option<String>) {
     let mut sctx = ctx.clone();
     sctx.htaccess = true;
-    let frag = config::load_fragment_from(fd.clone());
-    let violation = htaccess_override_violation(&frag, allow);
+    let violation = htaccess_override_violation(frag, allow);
     let top = Node {
         kind: NodeKind::Section,
         name: ".htaccess".into(),
@@ -734,9 +784,12 @@ fn htaccess(fd: &Arc<FileData>, allow: &[String], ctx: &PolicyCtx) -> (Arc<Built
         loc: config::Loc { file: 0, range: TextRange::default(), focus: TextRange::default(), line: 1 },
         children: frag.nodes.clone(),
     };
-    let items = body_items(&frag, &top);
+    let items = body_items(frag, &top);
     // All layers plus the <Limit> blocks' own errors (TRACE, unknown methods…).
     let (policy, compat_errors, authz_errors) = policy::section_from_items_with_layer_errors(&items, &sctx);
+    let section_errors: Vec<policy::ConfigError> = htaccess_files_sections(frag)
+        .flat_map(|(_, n)| policy::section_from_items(&body_items(frag, n), &sctx).errors)
+        .collect();
     // An .htaccess is read per request (server/config.c: ap_parse_htaccess): its
     // first error, a forbidden directive or a bad argument, is a 500 at request
     // time with "<file>: <message>" logged, not a startup error. "First" in the
@@ -746,7 +799,7 @@ fn htaccess(fd: &Arc<FileData>, allow: &[String], ctx: &PolicyCtx) -> (Arc<Built
     let first_error = violation
         .map(|(offset, m)| (offset, 0, m))
         .into_iter()
-        .chain(policy.errors.iter().map(|e| {
+        .chain(policy.errors.iter().chain(&section_errors).map(|e| {
             let at_close = e.message.starts_with("<Require")
                 && (e.message.ends_with("directive contains no authorization directives")
                     || e.message.contains("directive has no effect in"));
@@ -828,18 +881,21 @@ impl Resolved {
         outcome
     }
 
-    /// The sections that apply, in merge order, cheaply: the node's file and range (None for
-    /// an .htaccess file), the file's path, and the section's policy.
-    pub fn applied(&self, cfg: &Config) -> Vec<(Option<(FileId, TextRange)>, Arc<Path>, &policy::SectionPolicy)> {
+    /// The sections that apply, in merge order, cheaply: where each is written, the file's
+    /// path, and the section's policy.
+    pub fn applied(&self, cfg: &Config) -> Vec<(Origin, Arc<Path>, &policy::SectionPolicy)> {
         let ix = cfg.index();
         self.applied
             .iter()
             .map(|(c, built, _)| match c {
                 Contribution::Section(id) => {
                     let n = ix.node(cfg, *id);
-                    (Some((n.loc.file, n.loc.range)), cfg.file(n.loc.file).path.clone(), &built.policy)
+                    (Origin::Node(n.loc.file, n.loc.range), cfg.file(n.loc.file).path.clone(), &built.policy)
                 }
-                Contribution::Htaccess(fd, _) => (None, fd.path.clone(), &built.policy),
+                Contribution::Htaccess(fd, ..) => (Origin::Htaccess, fd.path.clone(), &built.policy),
+                Contribution::HtaccessFiles(fd, frag, i) => {
+                    (Origin::HtaccessSection(frag.nodes[*i].loc.range), fd.path.clone(), &built.policy)
+                }
             })
             .collect()
     }
@@ -868,7 +924,7 @@ impl Resolved {
                         }
                     }
                 }
-                Contribution::Htaccess(..) => out
+                Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) => out
                     .extend(items.iter().flatten().filter(|it| is_per_dir_input(it.name())).map(|it| (i, it.clone()))),
             }
         }
@@ -941,7 +997,7 @@ impl Resolved {
                             body_items(cfg, n),
                         )
                     }
-                    Contribution::Htaccess(fd, _) => (
+                    Contribution::Htaccess(fd, ..) => (
                         ".htaccess".to_string(),
                         vec![],
                         fd.path.clone(),
@@ -950,6 +1006,18 @@ impl Resolved {
                         1,
                         items.clone().unwrap_or_default(),
                     ),
+                    Contribution::HtaccessFiles(fd, frag, i) => {
+                        let n = &frag.nodes[*i];
+                        (
+                            n.name.clone(),
+                            n.args.clone(),
+                            fd.path.clone(),
+                            None,
+                            n.loc.range,
+                            n.loc.line,
+                            items.clone().unwrap_or_default(),
+                        )
+                    }
                 };
                 per_dir.extend(body.iter().filter(|it| is_per_dir_input(it.name())).map(|it| (i, it.clone())));
                 let access_lines = access_lines(&body);
@@ -1099,6 +1167,31 @@ mod tests {
         assert!(location_prefix("/sub", "/sub/x"));
         assert!(!location_prefix("/sub", "/subx"));
         assert!(!location_prefix("/sub/", "/sub"));
+    }
+
+    /// `<Files>` sections of an .htaccess file apply in the Files phase, after the directory's
+    /// own lines, for files in its directory and below; its `<IfModule>` follow the server's
+    /// modules (mod_status is not loaded here, though Debian enables it by default).
+    #[test]
+    fn files_sections_of_an_htaccess_file_apply_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        std::fs::create_dir_all(dir.path().join("www/sub")).unwrap();
+        let main = dir.path().join("httpd.conf");
+        std::fs::write(&main, format!("LoadModule authz_core_module m\nLoadModule access_compat_module m\nDocumentRoot {d}/www\n<Directory {d}/www>\n  AllowOverride All\n</Directory>\n")).unwrap();
+        std::fs::write(dir.path().join("www/.htaccess"), "Order allow,deny\nAllow from all\n<Files \"*.ini\">\n  Order allow,deny\n  Deny from all\n</Files>\n<IfModule mod_status.c>\n  <Files a.txt>\n    Order allow,deny\n  </Files>\n</IfModule>\n").unwrap();
+        let cfg = config::load(&main, &config::RealFs);
+        let fs = FsView::fresh();
+        let status = |url: &str| {
+            let r = resolve(&cfg, &fs, url, None, None);
+            let req = policy::Request::new("GET", "127.0.0.1".parse().unwrap(), "127.0.0.1".parse().unwrap());
+            let kinds: Vec<String> = r.sections(&cfg).iter().map(|s| s.kind.clone()).collect();
+            (r.outcome(&cfg, &req).status, kinds.join(" "))
+        };
+        assert_eq!(status("/x.ini"), (Some(403), "Directory .htaccess Files".to_string()));
+        assert_eq!(status("/sub/x.ini"), (Some(403), "Directory .htaccess Files".to_string()));
+        assert_eq!(status("/x.html"), (Some(200), "Directory .htaccess".to_string()));
+        assert_eq!(status("/a.txt"), (Some(200), "Directory .htaccess".to_string()));
     }
 
     #[test]

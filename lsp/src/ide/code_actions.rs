@@ -47,7 +47,15 @@ fn is_compat(name: &str) -> bool {
 fn touches_old_style(cfg: &Config, file: FileId, range: Option<TextRange>) -> bool {
     let hit = |r: TextRange| range.is_none_or(|q| r.intersect(q).is_some());
     let top_level = cfg.nodes.iter().any(|n| n.loc.file == file && n.kind == NodeKind::Directive && is_compat(&n.name));
-    (top_level && hit(TextRange::new(0.into(), (cfg.file(file).text.len() as u32).into())))
+    // Old-style lines in bodies httpd skips (a dead 2.2 branch may be removed).
+    let text = &cfg.file(file).text;
+    let skipped = cfg
+        .inactive
+        .iter()
+        .filter(|(f, r)| *f == file && hit(*r))
+        .any(|(_, r)| text[*r].lines().any(|l| l.split_whitespace().next().is_some_and(is_compat)));
+    skipped
+        || (top_level && hit(TextRange::new(0.into(), (cfg.file(file).text.len() as u32).into())))
         || cfg.walk().any(|n| {
             n.is_section()
                 && n.loc.file == file

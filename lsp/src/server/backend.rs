@@ -41,14 +41,17 @@ impl Backend {
         let Some(version) = self.state.version(&path) else { return };
         let state = self.state.clone();
         let p = path.clone();
+        let applied = since.elapsed();
         let result = tokio::task::spawn_blocking(move || {
             guarded("diagnostics", || {
                 let enc = state.encoding();
                 let overrides = state.severity_overrides.lock().unwrap().clone();
+                let t = std::time::Instant::now();
                 state.analyses.with(&state, &p, |analysis, l| {
                     let fd = l.cfg.file(l.file);
-                    analysis
-                        .diagnostics(l.file)
+                    let found = analysis.diagnostics(l.file);
+                    let analysed = t.elapsed();
+                    let diags = found
                         .into_iter()
                         .filter_map(|mut d| {
                             match overrides.get(d.code).map(|s| s.to_ascii_lowercase()).as_deref() {
@@ -61,12 +64,13 @@ impl Backend {
                             }
                             Some(to_lsp_diagnostic(&l.cfg, fd, enc, d))
                         })
-                        .collect::<Vec<_>>()
+                        .collect::<Vec<_>>();
+                    (diags, analysed, t.elapsed() - analysed)
                 })
             })
         })
         .await;
-        let diags = match result {
+        let (diags, analysed, converted) = match result {
             Ok(Ok(d)) => d,
             Ok(Err(e)) => {
                 self.client.log_message(MessageType::ERROR, e.message).await;
@@ -79,8 +83,15 @@ impl Backend {
         };
         let _guard = self.publish.lock().await;
         if self.state.version(&path) == Some(version) {
+            let t = std::time::Instant::now();
+            let n = diags.len();
             self.client.publish_diagnostics(uri.clone(), diags, Some(version)).await;
-            super::timing(what, &uri, Some(version), since);
+            let detail = format!(
+                "(edit {:?}, analysis {analysed:?}, conversion {converted:?}, publishing {n} {:?})",
+                applied,
+                t.elapsed()
+            );
+            super::timing(what, &uri, Some(version), Some(&detail), since);
         }
     }
 
@@ -452,7 +463,7 @@ impl LanguageServer for Backend {
                 range: Some(convert::range(&fd.line_index, enc, range)),
             })
         })?;
-        super::timing("hover", &uri, None, since);
+        super::timing("hover", &uri, None, None, since);
         Ok(r.flatten())
     }
 

@@ -38,8 +38,10 @@ struct Client {
     next_id: i64,
     /// Messages received while waiting for another one.
     backlog: Vec<(Instant, Value)>,
-    /// The server's timing lines (see the module docs): "<what> <uri> [v<version>] <µs>us".
+    /// The server's timing lines (see the module docs): "<what> <uri> [v<version>] [(detail)] <µs>us".
     timings: Receiver<String>,
+    /// The last timing line read.
+    last_timing: String,
 }
 
 /// CPU time the server has used so far (all its threads), from /proc.
@@ -106,7 +108,7 @@ impl Client {
                 }
             }
         });
-        Client { child, stdin, rx, next_id: 1, backlog: Vec::new(), timings }
+        Client { child, stdin, rx, next_id: 1, backlog: Vec::new(), timings, last_timing: String::new() }
     }
 
     /// The server's own time for the next timing line starting with `what` (earlier
@@ -117,6 +119,7 @@ impl Client {
             let line = self.timings.recv_timeout(deadline.checked_duration_since(Instant::now())?).ok()?;
             if line.starts_with(what) {
                 let us = line.rsplit(' ').next()?.strip_suffix("us")?.parse().ok()?;
+                self.last_timing = line;
                 return Some(Duration::from_micros(us));
             }
         }
@@ -341,6 +344,9 @@ fn incremental(exe: &Path, tree: &Path, edits: usize) {
         }
         println!("1-char edit in a {what}, didChange → publishDiagnostics");
         println!("    server time: {}", stats(server, Some(EDIT_TARGET)));
+        if let Some(detail) = c.last_timing.split_once(" (").map(|(_, d)| d) {
+            println!("    last edit's server time by stage: ({detail}");
+        }
         println!("    client wall: {}", stats(times, None));
         println!("    server CPU:  {}", stats(cpu, None));
     }

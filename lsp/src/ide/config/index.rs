@@ -181,6 +181,8 @@ pub struct Index {
     built: Vec<OnceLock<Arc<Built>>>,
     /// What mod_setenvif's evaluation reads of the main server's level.
     pub(crate) setenvif_main: OnceLock<crate::ide::setenvif::MainLevel>,
+    /// The addresses access rules name (`hover::mentioned_addresses`).
+    pub(crate) mentioned_addresses: OnceLock<Vec<(String, IpAddr)>>,
 }
 
 impl std::fmt::Debug for Index {
@@ -315,7 +317,42 @@ impl Index {
             alias_targets,
             built,
             setenvif_main: OnceLock::new(),
+            mentioned_addresses: OnceLock::new(),
         }
+    }
+
+    /// The directives (lowercase) whose nodes the index reads besides sections:
+    /// editing one of them in place means building the index again.
+    pub(crate) const READS: &'static [&'static str] = &[
+        "allowoverride",
+        "documentroot",
+        "accessfilename",
+        "alias",
+        "scriptalias",
+        "aliasmatch",
+        "scriptaliasmatch",
+        "servername",
+        "serveralias",
+        "registerhttpmethod",
+    ];
+
+    /// After directives not in [`Index::READS`] were replaced in place, as many as
+    /// there were, none inside an `<If>`/`<ElseIf>`/`<Else>` section (whose facts
+    /// say whether they hold access directives), and no section moved (the tree's
+    /// sections are where they were): the structure still holds; what was computed
+    /// from directives' contents or positions is computed again on next use
+    /// (section policies carry source positions, which an edit moves). The caller
+    /// checks those conditions (`ide::incremental`).
+    pub(crate) fn directives_edited(&mut self, lines_moved: bool) -> bool {
+        if lines_moved && !self.host_addresses.is_empty() {
+            return false; // their messages name lines
+        }
+        for b in &mut self.built {
+            *b = OnceLock::new();
+        }
+        self.setenvif_main = OnceLock::new();
+        self.mentioned_addresses = OnceLock::new();
+        true
     }
 
     /// The section's id, when `n` is a section of this configuration.

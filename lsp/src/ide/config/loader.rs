@@ -265,8 +265,20 @@ fn empty_tree() -> apache_syntax::GreenNode {
     EMPTY.get_or_init(|| apache_syntax::parse("").green).clone()
 }
 
-/// A fragment from text already read (an .htaccess file read per request).
+/// A fragment from text already read (an .htaccess file read per request), its conditionals
+/// judged against Debian's default modules.
 pub fn load_fragment_from(fd: Arc<FileData>) -> Config {
+    load_fragment_seeded(fd, None)
+}
+
+/// An .htaccess file read per request by the server `server` configures: its `<IfModule>`,
+/// `<IfDefine>` and `<IfFile>` judged by that server's modules, Defines and ServerRoot (as
+/// httpd does when it reads the file), not by Debian's defaults.
+pub fn load_fragment_under(fd: Arc<FileData>, server: &Config) -> Config {
+    load_fragment_seeded(fd, Some(server))
+}
+
+fn load_fragment_seeded(fd: Arc<FileData>, server: Option<&Config>) -> Config {
     struct One(Arc<FileData>);
     impl FileSource for One {
         fn read(&self, path: &Path) -> std::io::Result<(Arc<str>, Option<usize>)> {
@@ -281,7 +293,30 @@ pub fn load_fragment_from(fd: Arc<FileData>) -> Config {
         }
     }
     let path = fd.path.to_path_buf();
-    load_fragment(&path, &One(fd))
+    match server {
+        None => load_fragment(&path, &One(fd)),
+        Some(server) => {
+            // As [`Config::has_module`] reads them: a server whose modules are not known
+            // (no LoadModule at all) is taken to have Debian's defaults too.
+            let mut modules = server.modules.clone();
+            if !server.modules_known {
+                for id in super::modules::DEBIAN_DEFAULT {
+                    modules.insert(id);
+                }
+            }
+            let seed = Config {
+                modules,
+                modules_known: server.modules_known,
+                defines: server.defines.clone(),
+                server_root: server.server_root.clone(),
+                top: TopLevel::Htaccess,
+                ..Config::default()
+            };
+            let mut cfg = load_seeded(&path, &One(fd), seed, true);
+            cfg.top = TopLevel::Htaccess;
+            cfg
+        }
+    }
 }
 
 fn absolute(p: &Path) -> PathBuf {

@@ -21,8 +21,8 @@ pub(crate) use loader::standalone_directive;
 #[cfg(test)]
 pub(crate) use loader::LOADER_DIRECTIVES;
 pub use loader::{
-    decode, file_kind, load, load_for_batch, load_fragment, load_fragment_from, load_in_context, read_regular,
-    resolve_include, FileSource, IncludeError, RealFs,
+    decode, file_kind, load, load_for_batch, load_fragment, load_fragment_from, load_fragment_under, load_in_context,
+    read_regular, resolve_include, FileSource, IncludeError, RealFs,
 };
 pub use modules::{ModuleSet, HTTPD_VERSION};
 
@@ -231,6 +231,16 @@ impl Config {
     /// again on next use. The files' paths must not have changed.
     pub(crate) fn nodes_changed(&mut self) {
         self.index = std::sync::OnceLock::new();
+    }
+    /// After directives were replaced in place without changing the index's
+    /// structure (see [`Index::directives_edited`] for the conditions): the index
+    /// is kept, less what depends on directives' contents or positions. Else as
+    /// [`Config::nodes_changed`].
+    pub(crate) fn directives_edited(&mut self, lines_moved: bool) {
+        let kept = self.index.get_mut().is_some_and(|ix| ix.directives_edited(lines_moved));
+        if !kept {
+            self.nodes_changed();
+        }
     }
     /// A partial view of this configuration (incremental analysis checks one
     /// top-level node at a time): `nodes` with this configuration's files, modules

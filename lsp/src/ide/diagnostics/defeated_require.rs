@@ -3,17 +3,23 @@
 
 use super::{Diagnostic, Related};
 use crate::ide::access::FsView;
-use crate::ide::config::{Config, Severity};
+use crate::ide::config::{Config, SecId, Severity};
 use crate::ide::hover::{defeated_require_among, representative_clients};
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
+    check_sections(cfg, &(0..cfg.index().len() as u32).collect::<Vec<_>>(), out);
+}
+
+/// [`check`] for some sections only.
+pub(super) fn check_sections(cfg: &Config, sections: &[SecId], out: &mut Vec<Diagnostic>) {
     use rayon::prelude::*;
     let clients = representative_clients(&[cfg]);
     let fs = FsView::cached();
     let ix = cfg.index();
     // Only sections holding a Require can hold the trap; each is resolved once, in parallel.
-    let found: Vec<Diagnostic> = (0..ix.len() as u32)
-        .into_par_iter()
+    let found: Vec<Diagnostic> = sections
+        .par_iter()
+        .copied()
         .filter(|&id| ix.node(cfg, id).children.iter().any(|c| c.is("Require")))
         .filter_map(|id| {
             let t = defeated_require_among(cfg, &ix.chain(cfg, id), &clients, &fs)?;

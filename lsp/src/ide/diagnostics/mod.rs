@@ -106,6 +106,12 @@ pub(crate) fn engine(cfg: &Config, out: &mut Vec<Diagnostic>) {
     defeated_require::check(cfg, out);
 }
 
+/// [`engine`]'s findings about some sections only: those on directives in their
+/// bodies (a finding is about the section whose body holds it).
+pub(crate) fn engine_for(cfg: &Config, sections: &[crate::ide::config::SecId], out: &mut Vec<Diagnostic>) {
+    defeated_require::check_sections(cfg, sections, out);
+}
+
 /// File order: by file, position and code (then message, so that the order never
 /// depends on which check ran first), without duplicates.
 pub(crate) fn sort(out: &mut Vec<Diagnostic>) {

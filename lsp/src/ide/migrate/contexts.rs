@@ -257,7 +257,23 @@ fn regex_witness_uncached(pattern: &str) -> Option<String> {
                     go(x, out)?;
                 }
             }
-            HirKind::Alternation(v) => go(v.first()?, out)?,
+            // The first alternative a URL can carry (a `#`, `?` or `%` would not reach the
+            // server as written), else the first.
+            HirKind::Alternation(v) => {
+                let mut first = None;
+                for alt in v {
+                    let mut w = String::new();
+                    if go(alt, &mut w).is_none() {
+                        continue;
+                    }
+                    if !w.contains(['#', '?', '%', ' ']) {
+                        first = Some(w);
+                        break;
+                    }
+                    first.get_or_insert(w);
+                }
+                out.push_str(&first?);
+            }
         }
         Some(())
     }
@@ -307,8 +323,27 @@ fn directory_examples(n: &Node) -> Vec<String> {
     }
 }
 
+/// A file name a `<Files>`/`<FilesMatch>` section applies to, if one is found.
+pub(super) fn files_witness(f: &Node) -> Option<String> {
+    let (pat, regex) = section_pattern(f)?;
+    if regex {
+        regex_witness(pat).filter(|w| !w.is_empty() && !w.contains('/') && regex_is_match(pat, w))
+    } else if pat.contains(['*', '?', '[']) {
+        wildcard_witness(pat, true)
+    } else {
+        Some(pat.to_string())
+    }
+}
+
+/// A directory holding an .htaccess file, and the file names its `<Files>` sections apply to.
+#[derive(Debug, Clone)]
+pub(super) struct HtaccessDir {
+    pub dir: PathBuf,
+    pub names: Vec<String>,
+}
+
 /// URLs that reach the sections of one server.
-pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[PathBuf]) -> (BTreeSet<String>, bool) {
+pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir]) -> (BTreeSet<String>, bool) {
     let m = mapping(cfg, server);
     let mut urls: BTreeSet<String> = ["/".to_string(), "/index.html".to_string()].into();
     let mut dir_urls: BTreeSet<String> = ["/".to_string()].into();
@@ -362,24 +397,20 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[PathBuf]) -> 
             stack.push((c, inner_scope.clone()));
         }
     }
-    for d in htaccess_dirs {
-        for u in fs_to_urls(&d.to_string_lossy(), &m) {
+    for h in htaccess_dirs {
+        for u in fs_to_urls(&h.dir.to_string_lossy(), &m) {
             let d = format!("{}/", u.trim_end_matches('/'));
             dir_urls.insert(d.clone());
             urls.insert(d.clone());
             urls.insert(format!("{d}index.html"));
+            // Files its <Files> sections apply to (and, above, ones they do not).
+            for name in &h.names {
+                urls.insert(format!("{d}{name}"));
+            }
         }
     }
     for (f, scope) in files {
-        let Some((pat, regex)) = section_pattern(f) else { continue };
-        let name = if regex {
-            regex_witness(pat).filter(|w| !w.is_empty() && !w.contains('/') && regex_is_match(pat, w))
-        } else if pat.contains(['*', '?', '[']) {
-            wildcard_witness(pat, true)
-        } else {
-            Some(pat.to_string())
-        };
-        let Some(name) = name else { continue };
+        let Some(name) = files_witness(f) else { continue };
         let dirs: Vec<&String> =
             if scope.is_empty() { dir_urls.iter().take(8).collect() } else { scope.iter().collect() };
         for d in dirs {
@@ -391,7 +422,7 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[PathBuf]) -> 
 }
 
 /// Every context of the configuration.
-pub(super) fn contexts(cfg: &Config, htaccess_dirs: &[PathBuf]) -> (Vec<Ctx>, bool) {
+pub(super) fn contexts(cfg: &Config, htaccess_dirs: &[HtaccessDir]) -> (Vec<Ctx>, bool) {
     let mut out = Vec::new();
     let mut bounded = false;
     for (i, s) in servers(cfg).iter().enumerate() {
@@ -498,6 +529,13 @@ mod tests {
             let w = regex_witness(re).unwrap_or_else(|| panic!("no witness for {re}"));
             assert!(regex_is_match(re, &w), "{re}: {w}");
         }
+    }
+
+    #[test]
+    fn alternatives_a_url_can_carry_are_preferred() {
+        let re = r"(^#.*#|\.(bak|config|ini)|~)$";
+        let w = regex_witness(re).unwrap();
+        assert!(!w.contains('#') && regex_is_match(re, &w), "{w}");
     }
 
     #[test]

@@ -17,6 +17,7 @@
 mod body;
 mod classes;
 mod contexts;
+mod dead;
 mod describe;
 mod formula;
 mod plan;
@@ -200,6 +201,47 @@ pub fn quick_fixes(ws: &Workspace, path: &Path, range: TextRange) -> Vec<Rewrite
     for s in a.bodies_in(path, range) {
         out.extend(fixes_for(ws, &a, s));
     }
+    let dead: Vec<(dead::DeadBranch, Edit)> = dead_branches(&p.cfg, &a, |f| f == path)
+        .into_iter()
+        .filter(|(d, _)| d.lines.intersect(range).is_some())
+        .collect();
+    for (d, e) in dead {
+        let edits = vec![e];
+        let (after, afs, _) = after_config(ws, &a, &edits);
+        let (changes, _) = a.verify(&after, &afs, &edits, &mut Default::default());
+        if changes.is_empty() {
+            out.push(Rewrite {
+                title: format!("Remove the dead 2.2 branch {} (httpd 2.4 skips it)", d.header),
+                detail: format!(
+                    "httpd 2.4 skips {} without reading its lines, so removing the block changes nothing it does; the old-style rules in it never apply.{}\nProven by the engine: every request class reaching the enclosing sections gets the same status before and after.",
+                    d.header,
+                    ws.standalone_htaccess().then_some(" (Judged by Debian's default modules: no root configuration names this file.)").unwrap_or("")
+                ),
+                edits,
+                preferred: true,
+                changes: vec![],
+            });
+        }
+    }
+    out
+}
+
+/// The dead 2.2 branches holding old-style lines in the files `in_scope` accepts (the
+/// configuration's files and the .htaccess files the walks read), each with the edit removing it.
+fn dead_branches(cfg: &Config, a: &Analysis, in_scope: impl Fn(&Path) -> bool) -> Vec<(dead::DeadBranch, Edit)> {
+    let inactive = |cfg: &Config, id: usize| -> Vec<TextRange> {
+        cfg.inactive.iter().filter(|(f, _)| *f == id).map(|(_, r)| *r).collect()
+    };
+    let mut files: Vec<(Arc<Path>, Arc<str>, Vec<TextRange>)> =
+        cfg.files.iter().enumerate().map(|(i, f)| (f.path.clone(), f.text.clone(), inactive(cfg, i))).collect();
+    files.extend(a.fragments().iter().map(|f| (f.file(0).path.clone(), f.file(0).text.clone(), inactive(f, 0))));
+    let mut out = Vec::new();
+    for (path, text, skipped) in files.into_iter().filter(|(p, _, _)| in_scope(p)) {
+        for d in dead::dead_branches(&text, &skipped) {
+            let e = Edit { path: path.clone(), range: d.lines, new_text: String::new() };
+            out.push((d, e));
+        }
+    }
     out
 }
 
@@ -207,7 +249,7 @@ fn fixes_for(ws: &Workspace, a: &Analysis, s: usize) -> Vec<Rewrite> {
     let label = a.body(s).label();
     let mut out = Vec::new();
     let htaccess_note = if ws.standalone_htaccess() {
-        Some("no root configuration names this .htaccess file: whether its AllowOverride allows AuthConfig (which Require lines need, else every request is a 500) is not known".to_string())
+        Some("no root configuration names this .htaccess file: whether its AllowOverride allows AuthConfig (which Require lines need, else every request is a 500) is not known, and its <IfModule> sections are judged by Debian's default modules".to_string())
     } else {
         a.htaccess_override_problem(s)
     };
@@ -344,7 +386,7 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
     }
     if ws.standalone_htaccess() {
         out.notes.push(format!(
-            "{} was read without its root configuration: the rewrite assumes AllowOverride allows AuthConfig",
+            "{} was read without its root configuration: the rewrite assumes AllowOverride allows AuthConfig, and its <IfModule> sections are judged by Debian's default modules (not the ones a server loads)",
             ws.main.display()
         ));
     }
@@ -354,9 +396,13 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
     };
     let seeds: BTreeSet<usize> = a.old_style().into_iter().filter(|s| in_scope(*s)).collect();
     let mut excluded: BTreeMap<usize, String> = BTreeMap::new();
+    // Bodies whose Require lines httpd would not accept where they stand: no reading of them,
+    // not even the guide's, is a migration (every request would get a 500).
+    let mut unwritable = BTreeSet::new();
     for s in &seeds {
         if let Some(why) = a.htaccess_override_problem(*s) {
             excluded.insert(*s, why);
+            unwritable.insert(*s);
         }
     }
     let mut done: Option<(Cluster, Vec<Edit>)> = None;
@@ -425,7 +471,7 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
     let mut guided = BTreeSet::new();
     if allow_changes {
         for s in excluded.keys() {
-            if cluster.rewrite.contains(s) {
+            if cluster.rewrite.contains(s) || unwritable.contains(s) {
                 continue;
             }
             if let Ok(e) = a.rewrite_edits(*s, Reading::Guide) {
@@ -433,6 +479,28 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
                     edits.extend(e);
                     guided.insert(*s);
                 }
+            }
+        }
+    }
+    // Dead 2.2 branches go (proven on their own: no request class changes).
+    let in_file = |f: &Path| match scope {
+        Scope::Tree => true,
+        Scope::File(x) => f == x,
+    };
+    let mut dead_lines: BTreeSet<(PathBuf, u32)> = BTreeSet::new();
+    let dead = dead_branches(&p.cfg, &a, in_file);
+    if !dead.is_empty() {
+        let dead_edits: Vec<Edit> = dead.iter().map(|(_, e)| e.clone()).collect();
+        let (after, afs, _) = after_config(ws, &a, &dead_edits);
+        let (changes, _) = a.verify(&after, &afs, &dead_edits, &mut Default::default());
+        // (Should the proof ever fail, the blocks stay and are listed as left below.)
+        if changes.is_empty() {
+            for (d, e) in dead {
+                let text = a.original_text(&e.path).unwrap_or_default();
+                let first = text[..usize::from(d.lines.start())].matches('\n').count() as u32 + 1;
+                let last = text[..usize::from(d.lines.end())].trim_end_matches('\n').matches('\n').count() as u32 + 1;
+                dead_lines.extend((first..=last).map(|l| (e.path.to_path_buf(), l)));
+                edits.push(e);
             }
         }
     }
@@ -468,7 +536,7 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
     }
     // Old-style lines that none of the above accounts for (inside conditional sections httpd
     // skips, or inside sections of an .htaccess file) are left too, and said so.
-    let mut accounted: BTreeSet<(PathBuf, u32)> = BTreeSet::new();
+    let mut accounted: BTreeSet<(PathBuf, u32)> = dead_lines;
     let mut mark = |cfg: &Config, nodes: &[Node]| {
         // The body's own lines: its directives and its <Limit> blocks (not nested sections).
         let own = |c: &&Node| c.is("Limit") || c.is("LimitExcept") || !c.is_section();
@@ -566,6 +634,13 @@ fn unaccounted_old_style(text: &str, skipped: &[TextRange], accounted: impl Fn(u
                 "{}: inside {}, which httpd skips with this configuration, so no rewrite of it can be proven; rewrite or remove it by hand",
                 name.text(),
                 header(c)
+            ),
+            // (Sections of the configuration no request reaches are named before; these
+            // are an .htaccess file's.)
+            (None, Some(s)) if s.name_text().to_ascii_lowercase().starts_with("files") => format!(
+                "{}: in {}: no request the configuration can receive reaches it, so no rewrite of it can be proven",
+                name.text(),
+                header(s)
             ),
             (None, Some(s)) => format!(
                 "{}: in {}: the migration does not rewrite old-style rules here; rewrite it by hand",

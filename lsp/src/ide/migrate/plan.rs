@@ -24,7 +24,7 @@ use super::contexts::{self, Ctx};
 use super::describe::{self, Change};
 use super::formula::{self, Reading, Rules};
 use super::Edit;
-use crate::ide::access::{policy_ctx, resolve, FsOverlay, FsView, Resolved};
+use crate::ide::access::{policy_ctx, resolve, wildcard_match, FsOverlay, FsView, Origin, Resolved};
 use crate::ide::config::{self, Config, FileData, FileId, Node, NodeKind};
 use crate::ide::policy::{AuthMerging, PolicyCtx, SectionPolicy};
 use rayon::prelude::*;
@@ -37,6 +37,8 @@ use std::sync::Arc;
 pub(super) enum Key {
     Node(FileId, u32),
     Htaccess(PathBuf),
+    /// A section of an .htaccess file (`<Files>`, `<FilesMatch>`): the file, the section's start.
+    HtaccessSection(PathBuf, u32),
 }
 
 struct Sec {
@@ -156,6 +158,16 @@ impl Setup {
         Setup { dirs, probes, htaccess, files }
     }
 
+    /// An .htaccess file as the walks read it: its pending text, else the disk's (regular
+    /// files only; empty when it cannot be read).
+    pub fn read_htaccess(&self, p: &Path) -> FileData {
+        let (text, bad) = match self.files.get(p) {
+            Some(t) => (t.clone(), None),
+            None => config::decode(config::read_regular(p).unwrap_or_default()),
+        };
+        FileData::new(Arc::from(p), text, bad)
+    }
+
     /// What the walks are told about the file system, with `pending` texts of per-request
     /// files over the ones they had.
     pub fn fs(&self, pending: &BTreeMap<PathBuf, Arc<str>>) -> FsView {
@@ -214,10 +226,11 @@ fn walk_ctx(cfg: &Config, fs: &FsView, c: &Ctx) -> Resolved {
     resolve(cfg, fs, &c.url, c.host.as_deref(), c.local)
 }
 
-fn key_of(node: Option<(FileId, apache_syntax::TextRange)>, path: &Path) -> Key {
-    match node {
-        Some((f, r)) => Key::Node(f, u32::from(r.start())),
-        None => Key::Htaccess(path.to_path_buf()),
+fn key_of(origin: Origin, path: &Path) -> Key {
+    match origin {
+        Origin::Node(f, r) => Key::Node(f, u32::from(r.start())),
+        Origin::Htaccess => Key::Htaccess(path.to_path_buf()),
+        Origin::HtaccessSection(r) => Key::HtaccessSection(path.to_path_buf(), u32::from(r.start())),
     }
 }
 
@@ -233,7 +246,21 @@ impl<'c> Analysis<'c> {
     /// Walks every context of `cfg` (already set up with `setup`).
     pub fn new(cfg: &'c Config, setup: Setup) -> Analysis<'c> {
         let ctx = policy_ctx(cfg);
-        let dirs: Vec<PathBuf> = setup.htaccess.iter().filter_map(|h| h.parent().map(Path::to_path_buf)).collect();
+        let dirs: Vec<contexts::HtaccessDir> = setup
+            .htaccess
+            .iter()
+            .filter_map(|h| {
+                let dir = h.parent()?.to_path_buf();
+                let frag = config::load_fragment_under(Arc::new(setup.read_htaccess(h)), cfg);
+                let names = frag
+                    .nodes
+                    .iter()
+                    .filter(|n| n.is_section() && (n.is("Files") || n.is("FilesMatch")))
+                    .filter_map(contexts::files_witness)
+                    .collect();
+                Some(contexts::HtaccessDir { dir, names })
+            })
+            .collect();
         let (ctxs, bounded) = contexts::contexts(cfg, &dirs);
         if std::env::var_os("APACHE_LSP_MIGRATE_TRACE").is_some() {
             eprintln!("migrate: {} request contexts", ctxs.len());
@@ -278,7 +305,7 @@ impl<'c> Analysis<'c> {
                 let id = match a.sec_of.get(&k) {
                     Some(id) => *id,
                     None => {
-                        if let Key::Htaccess(p) = &k {
+                        if let Key::Htaccess(p) | Key::HtaccessSection(p, _) = &k {
                             a.load_frag(p);
                         }
                         a.secs.push(Sec { key: k.clone(), compat, replaces, merging });
@@ -304,12 +331,9 @@ impl<'c> Analysis<'c> {
         if self.frag_of.contains_key(p) {
             return;
         }
-        let (text, bad) = match self.setup.files.get(p) {
-            Some(t) => (t.clone(), None),
-            None => config::decode(config::read_regular(p).unwrap_or_default()),
-        };
-        let fd = Arc::new(FileData::new(Arc::from(p), text, bad));
-        self.frags.push(config::load_fragment_from(fd));
+        let fd = Arc::new(self.setup.read_htaccess(p));
+        // Read as the walks read it: under the server's modules and Defines.
+        self.frags.push(config::load_fragment_under(fd, self.cfg));
         self.frag_of.insert(p.to_path_buf(), self.frags.len() - 1);
     }
 
@@ -322,6 +346,15 @@ impl<'c> Analysis<'c> {
             Key::Htaccess(p) => {
                 let frag = &self.frags[self.frag_of[p]];
                 Body { cfg: frag, file: 0, node: None, children: &frag.nodes, htaccess: true }
+            }
+            Key::HtaccessSection(p, start) => {
+                let frag = &self.frags[self.frag_of[p]];
+                let n = frag
+                    .nodes
+                    .iter()
+                    .find(|n| u32::from(n.loc.range.start()) == *start)
+                    .expect("a walked .htaccess section is among its file's nodes");
+                Body { cfg: frag, file: 0, node: Some(n), children: &n.children, htaccess: true }
             }
         }
     }
@@ -610,7 +643,7 @@ impl<'c> Analysis<'c> {
             let b = self.body(s);
             let Some(mine) = by_path.get(&*b.path()) else { continue };
             let range = match &sec.key {
-                Key::Node(..) => b.node.map(|n| n.loc.range),
+                Key::Node(..) | Key::HtaccessSection(..) => b.node.map(|n| n.loc.range),
                 Key::Htaccess(_) => None,
             };
             let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -772,9 +805,21 @@ impl<'c> Analysis<'c> {
                 continue;
             }
             match &sec.key {
-                Key::Htaccess(p) if p == path => out.push(s),
+                // The top level, unless the range lies inside one of the file's sections.
+                Key::Htaccess(p) if p == path => {
+                    let frag = &self.frags[self.frag_of[p]];
+                    if !frag.nodes.iter().any(|n| n.is_section() && n.loc.range.contains_range(range)) {
+                        out.push(s);
+                    }
+                }
                 Key::Node(f, _) if *self.cfg.file(*f).path == *path => {
                     let n = self.body(s).node.expect("node body");
+                    if n.loc.range.intersect(range).is_some() {
+                        out.push(s);
+                    }
+                }
+                Key::HtaccessSection(p, _) if p == path => {
+                    let n = self.body(s).node.expect("section body");
                     if n.loc.range.intersect(range).is_some() {
                         out.push(s);
                     }
@@ -788,17 +833,30 @@ impl<'c> Analysis<'c> {
     /// Text of where an .htaccess body's AllowOverride comes from, when it does not allow
     /// AuthConfig (the rewritten lines would then be a 500).
     pub fn htaccess_override_problem(&self, s: usize) -> Option<String> {
-        let Key::Htaccess(p) = &self.secs[s].key else { return None };
-        let dir = p.parent()?;
+        let (Key::Htaccess(p) | Key::HtaccessSection(p, _)) = &self.secs[s].key else { return None };
+        let dir = p.parent()?.to_string_lossy().into_owned();
+        let comps = config::index::components(&dir);
         let mut allow: Option<(&Node, Vec<String>)> = None;
-        let mut dirs: Vec<&Node> = self
+        // As httpd's directory walk: non-regex <Directory> sections (AllowOverride is refused in
+        // the others) whose pattern, wildcards included, matches the path cut to as many
+        // components as it has; shorter ones first, then in configuration order.
+        let mut dirs: Vec<(usize, &Node)> = self
             .cfg
             .walk()
             .filter(|n| n.is_section() && n.is("Directory"))
-            .filter(|n| n.args.first().is_some_and(|a| dir.starts_with(a.trim_end_matches('/')) || a == "/"))
+            .filter_map(|n| {
+                let pat = n.args.first()?;
+                if pat == "~" {
+                    return None;
+                }
+                let k = config::index::components(pat).len();
+                let prefix = format!("/{}", comps.get(..k)?.join("/"));
+                let pat = if k == 0 { "/" } else { pat.trim_end_matches('/') };
+                wildcard_match(pat, &prefix, true).then_some((k, n))
+            })
             .collect();
-        dirs.sort_by_key(|n| n.args.first().map(|a| a.trim_end_matches('/').len()).unwrap_or(0));
-        for d in dirs {
+        dirs.sort_by_key(|(k, _)| *k);
+        for (_, d) in dirs {
             if let Some(ao) = d.children.iter().rev().find(|c| c.is("AllowOverride")) {
                 allow = Some((d, ao.args.clone()));
             }

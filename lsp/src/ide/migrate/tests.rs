@@ -71,11 +71,20 @@ fn check_fixes(fixture: &str, expect: Expect) {
 
 /// The whole tree migrated: rewritten files, then what is left.
 fn check_migrate(fixture: &str, expect: Expect) {
+    check_migrate_with(fixture, false, expect)
+}
+
+/// The whole tree migrated, with or without `--allow-changes`: rewritten files, what is left, and
+/// the access changes accepted.
+fn check_migrate_with(fixture: &str, allow_changes: bool, expect: Expect) {
     let t = Tree::new(fixture);
-    let m = migrate(&t.ws(), Scope::Tree, false);
+    let m = migrate(&t.ws(), Scope::Tree, allow_changes);
     let mut out = t.after(&m.edits);
     for l in &m.left {
         out.push_str(&format!("left: {}\n", t.show(l)));
+    }
+    for c in &m.changes {
+        out.push_str(&format!("change: {}\n", t.show(c)));
     }
     expect.assert_eq(&out);
 }
@@ -356,6 +365,35 @@ fn htaccess_under_a_root_that_allows_only_limit_is_not_preferred() {
 }
 
 #[test]
+fn allow_changes_never_writes_require_where_httpd_would_answer_500() {
+    check_migrate_with(
+        &format!(
+            "{}//- $ROOT/htdocs/sub/.htaccess\nOrder deny,allow\nDeny from all\nAllow from 127.0.0.1\n",
+            conf("<Directory $ROOT/htdocs>\n    AllowOverride Limit\n    Require all granted\n</Directory>\n")
+        ),
+        true,
+        expect![[r#"
+            left: $ROOT/htdocs/sub/.htaccess:1: $ROOT/htdocs/sub/.htaccess: AllowOverride Limit (from <Directory $ROOT/htdocs> at $ROOT/httpd.conf:10) does not allow AuthConfig, so Require lines in $ROOT/htdocs/sub/.htaccess would answer every request with 500; add AuthConfig to that AllowOverride first
+        "#]],
+    );
+}
+
+#[test]
+fn htaccess_under_a_wildcard_directory_that_allows_authconfig() {
+    check_fixes(
+        &format!(
+            "{}//- $ROOT/htdocs/sub/.htaccess\nOrder deny,allow\nDeny fr█om all\nAllow from 127.0.0.1\n",
+            conf("<Directory $ROOT/htdocs>\n    AllowOverride Limit\n</Directory>\n<Directory $ROOT/htdocs/s*/>\n    AllowOverride AuthConfig Limit\n</Directory>\n<Directory ~ \"/htdocs/x\">\n    Require all granted\n</Directory>\n")
+        ),
+        expect![[r#"
+            ## [preferred] Rewrite as Require: $ROOT/htdocs/sub/.htaccess
+            //- $ROOT/htdocs/sub/.htaccess
+            Require ip 127.0.0.1
+        "#]],
+    );
+}
+
+#[test]
 fn htaccess_under_a_root_that_allows_authconfig() {
     check_fixes(
         &format!(
@@ -456,17 +494,89 @@ DocumentRoot $ROOT/www
 //- $ROOT/www/.htaccess
 Order deny,allow
 Deny from all
-<Files a.txt>
+<Files a/b.txt>
     Order allow,deny
     Allow from all
 </Files>
 ",
     );
     let m = migrate(&t.ws(), Scope::Tree, false);
+    // (No file name holds a slash: no request reaches <Files a/b.txt>.)
     expect![[r#"
         $ROOT/httpd.conf:11: Order: in <VirtualHost *:80>: the migration does not rewrite old-style rules here; rewrite it by hand
-        $ROOT/www/.htaccess:4: Order: in <Files a.txt>: the migration does not rewrite old-style rules here; rewrite it by hand"#]].assert_eq(&t.show(&m.left.join("\n")));
+        $ROOT/www/.htaccess:4: Order: in <Files a/b.txt>: no request the configuration can receive reaches it, so no rewrite of it can be proven"#]].assert_eq(&t.show(&m.left.join("\n")));
     assert!(m.changed.keys().any(|p| p.ends_with("www/.htaccess")), "the top level is still rewritten");
+}
+
+#[test]
+fn sections_of_an_htaccess_file_are_rewritten_with_its_top_level() {
+    // httpd merges an .htaccess file's <Files> after the file's own lines, for files in its
+    // directory and below; mod_access_compat's last section with rules decides.
+    check_migrate(
+        &format!(
+            "{}//- $ROOT/htdocs/app/.htaccess\nOrder deny,allow\nDeny from all\n<Files \"public.html\">\n    Order allow,deny\n    Allow from all\n</Files>\n<IfModule mod_authz_host.c>\n  <FilesMatch \"\\.(ini|log)$\">\n    # never served\n    Order allow,deny\n    Deny from all\n  </FilesMatch>\n</IfModule>\n<Files \".ht*\">\n  <Limit GET>\n    Order allow,deny\n    Deny from all\n  </Limit>\n</Files>\n",
+            conf("<Directory $ROOT/htdocs>\n    AllowOverride All\n    Require all granted\n</Directory>\n")
+        ),
+        expect![[r#"
+            //- $ROOT/htdocs/app/.htaccess
+            Require all denied
+            <Files "public.html">
+                Require all granted
+            </Files>
+            <IfModule mod_authz_host.c>
+              <FilesMatch "\.(ini|log)$">
+                # never served
+                Require all denied
+              </FilesMatch>
+            </IfModule>
+            <Files ".ht*">
+              <Limit GET>
+                Require all denied
+              </Limit>
+              <LimitExcept GET>
+                Require all granted
+              </LimitExcept>
+            </Files>
+        "#]],
+    );
+}
+
+#[test]
+fn quick_fix_inside_an_htaccess_files_section() {
+    check_fixes(
+        &format!(
+            "{}//- $ROOT/htdocs/.htaccess\n<Files \".ht*\">\n    Order allow,deny\n    Deny fr█om all\n</Files>\n",
+            conf("<Directory $ROOT/htdocs>\n    AllowOverride All\n    Require all granted\n</Directory>\n")
+        ),
+        expect![[r###"
+            ## [preferred] Rewrite as Require: <Files ".ht*">
+            //- $ROOT/htdocs/.htaccess
+            <Files ".ht*">
+                Require all denied
+            </Files>
+        "###]],
+    );
+}
+
+#[test]
+fn htaccess_conditionals_follow_the_trees_modules() {
+    // The tree does not load mod_status: httpd skips the .htaccess file's <IfModule
+    // mod_status.c> body (Debian's defaults would not), so nothing in it is rewritten.
+    let tree = "//- $ROOT/httpd.conf\nLoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nDocumentRoot $ROOT/htdocs\n<Directory $ROOT/htdocs>\n    AllowOverride All\n</Directory>\n//- $ROOT/htdocs/.htaccess\n<IfModule mod_status.c>\n    Order deny,allow\n    Deny from all\n</IfModule>\n<IfModule mod_access_compat.c>\n    Order allow,deny\n    Allow from all\n</IfModule>\n";
+    check_migrate(
+        tree,
+        expect![[r#"
+            //- $ROOT/htdocs/.htaccess
+            <IfModule mod_status.c>
+                Order deny,allow
+                Deny from all
+            </IfModule>
+            <IfModule mod_access_compat.c>
+                Require all granted
+            </IfModule>
+            left: $ROOT/htdocs/.htaccess:2: Order: inside <IfModule mod_status.c>, which httpd skips with this configuration, so no rewrite of it can be proven; rewrite or remove it by hand
+        "#]],
+    );
 }
 
 #[test]
@@ -485,4 +595,70 @@ fn a_skipped_conditional_is_named_not_the_one_nested_in_it() {
             ),
         ]
     "#]].assert_debug_eq(&left);
+}
+
+#[test]
+fn dead_22_branches_are_removed_and_the_24_branch_kept() {
+    check_migrate(
+        &format!(
+            "{}//- $ROOT/htdocs/.htaccess\n<IfModule mod_authz_core.c>\n    Require all denied\n</IfModule>\n<IfModule !mod_authz_core.c>\n    Order allow,deny\n    Deny from all\n</IfModule>\n<Files \"*.ini\">\n  <IfVersion < 2.3>\n    Order allow,deny\n    Deny from all\n  </IfVersion>\n  <IfVersion >= 2.3>\n    Require all denied\n  </IfVersion>\n</Files>\n<IfModule mod_ssl.c>\n    Order allow,deny\n</IfModule>\n",
+            conf("<Directory $ROOT/htdocs>\n    AllowOverride All\n    <IfModule !mod_authz_core.c>\n        Order allow,deny\n        Allow from all\n    </IfModule>\n    <IfModule mod_authz_core.c>\n        Require all granted\n    </IfModule>\n</Directory>\n")
+        ),
+        expect![[r#"
+            //- $ROOT/htdocs/.htaccess
+            <IfModule mod_authz_core.c>
+                Require all denied
+            </IfModule>
+            <Files "*.ini">
+              <IfVersion >= 2.3>
+                Require all denied
+              </IfVersion>
+            </Files>
+            <IfModule mod_ssl.c>
+                Order allow,deny
+            </IfModule>
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory $ROOT/htdocs>
+                AllowOverride All
+                <IfModule mod_authz_core.c>
+                    Require all granted
+                </IfModule>
+            </Directory>
+            left: $ROOT/htdocs/.htaccess:18: Order: inside <IfModule mod_ssl.c>, which httpd skips with this configuration, so no rewrite of it can be proven; rewrite or remove it by hand
+        "#]],
+    );
+}
+
+#[test]
+fn quick_fix_removes_a_dead_22_branch() {
+    check_fixes(
+        &conf("<Directory $ROOT/htdocs>\n    <IfVersion < 2.3>\n        Order allow,deny\n        Allow fr█om all\n    </IfVersion>\n    <IfVersion >= 2.3>\n        Require all granted\n    </IfVersion>\n</Directory>\n"),
+        expect![[r#"
+            ## [preferred] Remove the dead 2.2 branch <IfVersion < 2.3> (httpd 2.4 skips it)
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory $ROOT/htdocs>
+                <IfVersion >= 2.3>
+                    Require all granted
+                </IfVersion>
+            </Directory>
+        "#]],
+    );
 }
