@@ -233,16 +233,35 @@ pub fn check_paths(paths: &[PathBuf]) -> Result<Vec<Reported>, String> {
 /// more than building it).
 fn check(paths: &[PathBuf], leak: bool) -> Result<Vec<Reported>, String> {
     let mut out: Vec<Reported> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    // Reports already kept, by the hash of (file, line, column, code, message): positions
+    // in `out` (compared in full on a hash match), so no key is cloned.
+    let mut seen: std::collections::HashMap<u64, Vec<u32>> = std::collections::HashMap::new();
+    let key_hash = |r: &Reported| {
+        use std::hash::{BuildHasher, Hash, Hasher};
+        let mut h =
+            std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().build_hasher();
+        (&r.file, r.line, r.column, r.code, &r.message).hash(&mut h);
+        h.finish()
+    };
+    let same = |a: &Reported, b: &Reported| {
+        a.line == b.line && a.column == b.column && a.code == b.code && a.file == b.file && a.message == b.message
+    };
     for (path, main) in targets(paths)? {
         // Diagnostics need no syntax tree once the nodes are built.
+        let phases = Phases::new();
         let cfg = config::load_for_batch(&path, &config::RealFs, main);
-        for d in ide::diagnostics::all(&cfg) {
+        phases.mark("load");
+        let diagnostics = ide::diagnostics::all(&cfg);
+        phases.mark("diagnostics");
+        // Each file's name is rendered once, not once per diagnostic.
+        let mut names: Vec<Option<String>> = vec![None; cfg.files.len()];
+        for d in diagnostics {
             let f = cfg.file(d.file);
             let (line, column) = f.line_index.human(d.range.start(), &f.text);
             let (end_line, end_column) = f.line_index.human(d.range.end(), &f.text);
+            let file = names[d.file].get_or_insert_with(|| f.path.display().to_string()).clone();
             let r = Reported {
-                file: f.path.display().to_string(),
+                file,
                 line,
                 column,
                 end_line,
@@ -251,10 +270,13 @@ fn check(paths: &[PathBuf], leak: bool) -> Result<Vec<Reported>, String> {
                 code: d.code,
                 message: d.message,
             };
-            if seen.insert((r.file.clone(), r.line, r.column, r.code, r.message.clone())) {
+            let kept = seen.entry(key_hash(&r)).or_default();
+            if !kept.iter().any(|&i| same(&out[i as usize], &r)) {
+                kept.push(out.len() as u32);
                 out.push(r);
             }
         }
+        phases.mark("report");
         if leak {
             std::mem::forget(cfg);
         }
@@ -262,19 +284,56 @@ fn check(paths: &[PathBuf], leak: bool) -> Result<Vec<Reported>, String> {
     Ok(out)
 }
 
+/// With `APACHE_LSP_PHASES` set, `check` prints to stderr the time and resident memory
+/// after each phase (for profiling; the report itself is unchanged).
+struct Phases(Option<std::time::Instant>);
+
+impl Phases {
+    fn new() -> Phases {
+        Phases(std::env::var_os("APACHE_LSP_PHASES").map(|_| std::time::Instant::now()))
+    }
+    fn mark(&self, what: &str) {
+        if let Some(t) = self.0 {
+            let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+            let field = |name: &str| {
+                status
+                    .lines()
+                    .find(|l| l.starts_with(name))
+                    .map(|l| l[name.len()..].trim().to_string())
+                    .unwrap_or_default()
+            };
+            eprintln!(
+                "phase {what:<12} {:>8.1} ms  rss {}  peak {}",
+                t.elapsed().as_secs_f64() * 1e3,
+                field("VmRSS:"),
+                field("VmHWM:")
+            );
+        }
+    }
+}
+
 pub fn render(reported: &[Reported], format: Format) -> String {
+    let mut buf = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = render_to(&mut buf, reported, format);
+    String::from_utf8(buf).unwrap_or_default()
+}
+
+/// [`render`], written to `w` as it goes (the report of a big tree is tens of megabytes).
+pub fn render_to(w: &mut impl std::io::Write, reported: &[Reported], format: Format) -> std::io::Result<()> {
     match format {
         Format::Text => {
-            let mut s = String::new();
             for r in reported {
-                s.push_str(&format!("{}:{}:{}: {}[{}]: {}\n", r.file, r.line, r.column, r.severity, r.code, r.message));
+                writeln!(w, "{}:{}:{}: {}[{}]: {}", r.file, r.line, r.column, r.severity, r.code, r.message)?;
             }
             let errors = reported.iter().filter(|r| r.severity == "error").count();
             let warnings = reported.iter().filter(|r| r.severity == "warning").count();
-            s.push_str(&format!("{errors} error(s), {warnings} warning(s)\n"));
-            s
+            writeln!(w, "{errors} error(s), {warnings} warning(s)")
         }
-        Format::Json => serde_json::to_string_pretty(reported).unwrap_or_default() + "\n",
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *w, reported).map_err(std::io::Error::other)?;
+            writeln!(w)
+        }
         Format::Sarif => {
             let results: Vec<serde_json::Value> = reported
                 .iter()
@@ -298,7 +357,8 @@ pub fn render(reported: &[Reported], format: Format) -> String {
                     "results": results
                 }]
             });
-            serde_json::to_string_pretty(&sarif).unwrap_or_default() + "\n"
+            serde_json::to_writer_pretty(&mut *w, &sarif).map_err(std::io::Error::other)?;
+            writeln!(w)
         }
     }
 }
@@ -643,7 +703,15 @@ pub fn main() -> i32 {
         }
         Some(Command::Check { format, paths }) => match check(&paths, true) {
             Ok(reported) => {
-                print!("{}", render(&reported, format));
+                let stdout = std::io::stdout();
+                let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+                if let Err(e) = render_to(&mut w, &reported, format).and_then(|()| std::io::Write::flush(&mut w)) {
+                    // A closed pipe (`| head`) is the reader's choice, not a failure to report.
+                    if e.kind() != std::io::ErrorKind::BrokenPipe {
+                        eprintln!("apache-lsp check: {e}");
+                        return 2;
+                    }
+                }
                 let bad = reported.iter().any(|r| r.severity == "error" || r.severity == "warning");
                 i32::from(bad)
             }

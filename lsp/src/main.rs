@@ -1,3 +1,9 @@
+// Millions of small, short-lived allocations from several threads (check, migrate): glibc
+// malloc spent about a quarter of `check`'s time in the allocator; mimalloc is faster and
+// keeps less memory per thread.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     // Logs go to stderr; stdout belongs to the protocol.
     tracing_subscriber::fmt()

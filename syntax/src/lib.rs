@@ -13,12 +13,14 @@
 //! the analysis layer, not here.
 
 pub mod ast;
+mod flat;
 mod kind;
 mod lexer;
 mod line_index;
 mod parser;
 mod reparse;
 
+pub use flat::{parse_flat, FlatNode, FlatParse};
 pub use kind::{ApacheLanguage, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
 pub use lexer::{is_space, split_words, unquote_word};
 pub use line_index::{Encoding, LineColumn, LineIndex};

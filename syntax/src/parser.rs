@@ -52,23 +52,23 @@ struct Emitter<'l, 'a> {
 }
 
 impl<'l, 'a> Emitter<'l, 'a> {
-    fn flush_upto(&mut self, b: &mut GreenNodeBuilder<'static>, j: usize) {
+    fn flush_upto<S: Sink>(&mut self, b: &mut S, j: usize) {
         while let Some(&(cj, s, e)) = self.line.continuations.get(self.next_cont) {
             if cj > j {
                 break;
             }
-            b.token(CONTINUATION.into(), &self.src[s..e]);
+            b.token(CONTINUATION, &self.src[s..e]);
             self.next_cont += 1;
         }
     }
 
-    fn start(&mut self, b: &mut GreenNodeBuilder<'static>, kind: SyntaxKind, at: usize) {
+    fn start<S: Sink>(&mut self, b: &mut S, kind: SyntaxKind, at: usize) {
         self.flush_upto(b, at);
-        b.start_node(kind.into());
+        b.start_node(kind);
     }
 
     /// Emits `[a, b)` of the joined text as `kind`, split around continuations.
-    fn token(&mut self, bld: &mut GreenNodeBuilder<'static>, kind: SyntaxKind, a: usize, b: usize) {
+    fn token<S: Sink>(&mut self, bld: &mut S, kind: SyntaxKind, a: usize, b: usize) {
         if a >= b {
             return;
         }
@@ -80,29 +80,29 @@ impl<'l, 'a> Emitter<'l, 'a> {
             }
             if cj > piece {
                 let ps = self.line.to_src(piece);
-                bld.token(kind.into(), &self.src[ps..ps + (cj - piece)]);
+                bld.token(kind, &self.src[ps..ps + (cj - piece)]);
             }
-            bld.token(CONTINUATION.into(), &self.src[s..e]);
+            bld.token(CONTINUATION, &self.src[s..e]);
             self.next_cont += 1;
             piece = cj;
         }
         let ps = self.line.to_src(piece);
-        bld.token(kind.into(), &self.src[ps..ps + (b - piece)]);
+        bld.token(kind, &self.src[ps..ps + (b - piece)]);
     }
 
-    fn finish_line(&mut self, bld: &mut GreenNodeBuilder<'static>) {
+    fn finish_line<S: Sink>(&mut self, bld: &mut S) {
         self.flush_upto(bld, usize::MAX);
         if let Some((a, b)) = self.line.nul_tail {
-            bld.token(NUL_TAIL.into(), &self.src[a..b]);
+            bld.token(NUL_TAIL, &self.src[a..b]);
         }
         let nl = self.line.newline();
         if !nl.is_empty() {
-            bld.token(NEWLINE.into(), nl);
+            bld.token(NEWLINE, nl);
         }
     }
 
     /// Whitespace and words (each an ARGUMENT node) of `[a, end)`.
-    fn arguments(&mut self, bld: &mut GreenNodeBuilder<'static>, text: &[u8], mut a: usize, end: usize) {
+    fn arguments<S: Sink>(&mut self, bld: &mut S, text: &[u8], mut a: usize, end: usize) {
         while a < end {
             let w = skip_space(&text[..end], a);
             self.token(bld, WHITESPACE, a, w);
@@ -148,13 +148,39 @@ const NO_ARGS: &[&str] = &["requireall", "requireany", "requirenone", "else"];
 /// Sections that accept one path or pattern only (`server/core.c: dirsection` & co.).
 const SINGLE_PATH: &[&str] = &["directory", "directorymatch", "files", "filesmatch", "location", "locationmatch"];
 
+/// Where the parser's output goes: a rowan builder (the lossless tree), or
+/// [`crate::flat`]'s list of node ranges. Both see the same calls, in the same order.
+pub(crate) trait Sink {
+    fn start_node(&mut self, kind: SyntaxKind);
+    fn token(&mut self, kind: SyntaxKind, text: &str);
+    fn finish_node(&mut self);
+}
+
+impl Sink for GreenNodeBuilder<'static> {
+    fn start_node(&mut self, kind: SyntaxKind) {
+        GreenNodeBuilder::start_node(self, kind.into());
+    }
+    fn token(&mut self, kind: SyntaxKind, text: &str) {
+        GreenNodeBuilder::token(self, kind.into(), text);
+    }
+    fn finish_node(&mut self) {
+        GreenNodeBuilder::finish_node(self);
+    }
+}
+
 /// Parses a whole file. Never fails; see the module docs for the invariants.
 pub fn parse(src: &str) -> Parse {
     let mut b = GreenNodeBuilder::new();
+    let errors = parse_into(src, &mut b);
+    Parse { green: b.finish(), errors }
+}
+
+/// The parser proper, writing to any [`Sink`]; returns the errors, sorted by position.
+pub(crate) fn parse_into<S: Sink>(src: &str, b: &mut S) -> Vec<SyntaxError> {
     let mut errors = Vec::new();
     let mut stack: Vec<Open> = Vec::new();
     let mut too_deep = false;
-    b.start_node(SOURCE_FILE.into());
+    b.start_node(SOURCE_FILE);
 
     for line in logical_lines(src) {
         // Errors point at the last physical line of a continued line, as httpd's do.
@@ -176,7 +202,7 @@ pub fn parse(src: &str) -> Parse {
                 line_range,
             ));
         }
-        if simple_line(&mut b, src, &line) {
+        if simple_line(b, src, &line) {
             continue;
         }
         let text = line.joined().as_bytes();
@@ -212,17 +238,17 @@ pub fn parse(src: &str) -> Parse {
                 }
             }
             let closes = outer.is_some();
-            em.start(&mut b, if closes { SECTION_CLOSER } else { ERROR }, 0);
-            em.token(&mut b, WHITESPACE, 0, first);
-            em.token(&mut b, L_ANGLE_SLASH, first, first + 2);
-            em.start(&mut b, NAME, first + 2);
-            em.token(&mut b, WORD, first + 2, first + 2 + name.len());
+            em.start(b, if closes { SECTION_CLOSER } else { ERROR }, 0);
+            em.token(b, WHITESPACE, 0, first);
+            em.token(b, L_ANGLE_SLASH, first, first + 2);
+            em.start(b, NAME, first + 2);
+            em.token(b, WORD, first + 2, first + 2 + name.len());
             b.finish_node();
             if has_gt {
-                em.token(&mut b, R_ANGLE, wend - 1, wend);
+                em.token(b, R_ANGLE, wend - 1, wend);
             }
-            trailing(&mut em, &mut b, text, wend);
-            em.finish_line(&mut b);
+            trailing(&mut em, b, text, wend);
+            em.finish_line(b);
             b.finish_node();
             if closes && stack.pop().is_some_and(|o| o.node) {
                 b.finish_node(); // SECTION
@@ -236,7 +262,7 @@ pub fn parse(src: &str) -> Parse {
             let lname = name.to_ascii_lowercase();
             let node = stack.len() < MAX_DEPTH;
             if node {
-                em.start(&mut b, SECTION, 0);
+                em.start(b, SECTION, 0);
             } else if !too_deep {
                 too_deep = true;
                 errors.push(err(
@@ -244,17 +270,17 @@ pub fn parse(src: &str) -> Parse {
                     line_range,
                 ));
             }
-            em.start(&mut b, SECTION_HEADER, 0);
-            em.token(&mut b, WHITESPACE, 0, first);
-            em.token(&mut b, L_ANGLE, first, first + 1);
-            em.start(&mut b, NAME, first + 1);
-            em.token(&mut b, WORD, first + 1, first + 1 + name.len());
+            em.start(b, SECTION_HEADER, 0);
+            em.token(b, WHITESPACE, 0, first);
+            em.token(b, L_ANGLE, first, first + 1);
+            em.start(b, NAME, first + 1);
+            em.token(b, WORD, first + 1, first + 1 + name.len());
             b.finish_node();
             let mut nargs = 0;
             let mut words = 0;
             if name_gt {
-                em.token(&mut b, R_ANGLE, wend - 1, wend);
-                trailing(&mut em, &mut b, text, wend);
+                em.token(b, R_ANGLE, wend - 1, wend);
+                trailing(&mut em, b, text, wend);
             } else {
                 let rest = &text[wend..];
                 match memchr::memrchr(b'>', rest) {
@@ -262,18 +288,18 @@ pub fn parse(src: &str) -> Parse {
                         let q = wend + q;
                         nargs = count_words(text, wend, q);
                         words = nargs;
-                        em.arguments(&mut b, text, wend, q);
-                        em.token(&mut b, R_ANGLE, q, q + 1);
-                        trailing(&mut em, &mut b, text, q + 1);
+                        em.arguments(b, text, wend, q);
+                        em.token(b, R_ANGLE, q, q + 1);
+                        trailing(&mut em, b, text, q + 1);
                     }
                     None => {
                         errors.push(err(format!("<{name}> directive missing closing '>'"), line_range));
-                        em.arguments(&mut b, text, wend, text.len());
+                        em.arguments(b, text, wend, text.len());
                         nargs = 1; // do not report a second error
                     }
                 }
             }
-            em.finish_line(&mut b);
+            em.finish_line(b);
             b.finish_node(); // SECTION_HEADER
             if nargs == 0 && NEEDS_ARGS.contains(&lname.as_str()) {
                 errors.push(err(format!("<{name}> directive requires additional arguments"), line_range));
@@ -304,7 +330,7 @@ pub fn parse(src: &str) -> Parse {
     }
     b.finish_node();
     errors.sort_by_key(|e| e.range.start());
-    Parse { green: b.finish(), errors }
+    errors
 }
 
 /// Whether a logical line is a section header or closer (its first word starts with `<`):
@@ -319,7 +345,7 @@ pub(crate) fn is_section_line(line: &LogicalLine<'_>) -> bool {
 /// (emitting nothing) for a section header or closer. These lines produce no errors
 /// and are emitted the same wherever they stand, which is what lets
 /// [`crate::reparse`] re-lex them alone.
-pub(crate) fn simple_line(b: &mut GreenNodeBuilder<'static>, src: &str, line: &LogicalLine<'_>) -> bool {
+pub(crate) fn simple_line<S: Sink>(b: &mut S, src: &str, line: &LogicalLine<'_>) -> bool {
     let text = line.joined().as_bytes();
     let mut em = Emitter { line, src, next_cont: 0 };
     let first = skip_space(text, 0);
@@ -351,7 +377,7 @@ pub(crate) fn simple_line(b: &mut GreenNodeBuilder<'static>, src: &str, line: &L
     true
 }
 
-fn trailing(em: &mut Emitter<'_, '_>, b: &mut GreenNodeBuilder<'static>, text: &[u8], from: usize) {
+fn trailing<S: Sink>(em: &mut Emitter<'_, '_>, b: &mut S, text: &[u8], from: usize) {
     let w = skip_space(text, from);
     em.token(b, WHITESPACE, from, w);
     em.token(b, TRAILING, w, text.len());

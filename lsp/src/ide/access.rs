@@ -229,7 +229,10 @@ fn with_regex<T>(pattern: &str, case_insensitive: bool, f: impl FnOnce(&regex::R
         let mut c = c.borrow_mut();
         let c = &mut c[usize::from(case_insensitive)];
         if !c.contains_key(pattern) {
-            if c.len() > 4096 {
+            // A compiled regex with its search caches takes tens of kilobytes; a big tree has a
+            // pattern per virtual host (`<DirectoryMatch>` of its own root), and walks of one
+            // virtual host's sections come together: keep few, per thread.
+            if c.len() >= 64 {
                 c.clear();
             }
             let r = regex::RegexBuilder::new(pattern).case_insensitive(case_insensitive).build().ok();
@@ -939,10 +942,36 @@ impl Resolved {
         inputs: &crate::ide::setenvif::EnvInputs,
         per_dir: &[(usize, Item)],
     ) -> Outcome {
+        if !self.reads_env() {
+            // No rule on the path tests a variable: what SetEnvIf makes of the request cannot
+            // change the outcome (a batch over every section evaluates thousands of requests).
+            return self.outcome_in(cfg, request, None);
+        }
         let ix = cfg.index();
         let vhost = self.vhost.map(|v| ix.node(cfg, ix.vhosts[v as usize].id));
         let env = crate::ide::setenvif::access_env(cfg, vhost, per_dir, raw_path, request, inputs);
         self.outcome_in(cfg, request, Some(&env))
+    }
+
+    /// Whether evaluating the merged policy can read the request's environment: an
+    /// `Allow/Deny from env=` entry or a `Require env` line (the only readers of it).
+    fn reads_env(&self) -> bool {
+        use policy::authz::{NodeKind as Authz, Provider};
+        let compat = self.compat.as_ref().is_some_and(|c| {
+            c.allows
+                .iter()
+                .chain(&c.denies)
+                .any(|e| matches!(e.spec, policy::HostSpec::EnvPresent(_) | policy::HostSpec::EnvAbsent(_)))
+        });
+        let mut stack: Vec<&policy::authz::AuthzNode> = self.authz.iter().filter_map(|a| a.section.as_ref()).collect();
+        while let Some(n) = stack.pop() {
+            match &n.kind {
+                Authz::Require(r) if matches!(r.provider, Provider::Env(_)) => return true,
+                Authz::Require(_) => {}
+                Authz::Container { children, .. } => stack.extend(children),
+            }
+        }
+        compat
     }
 
     /// [`Resolved::sections`], and the directives of theirs other features read

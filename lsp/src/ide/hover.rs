@@ -298,6 +298,9 @@ fn loc_label(l: &policy::Loc) -> String {
 
 /// Markdown hover at `offset` of `file`.
 pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange, String)> {
+    if let Some(h) = skipped_line_hover(cfg, file, offset) {
+        return Some(h);
+    }
     let chain = path_to(cfg, file, offset);
     let last = *chain.last()?;
     // On a directive name that is not about access: the catalogue entry.
@@ -327,6 +330,52 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
     };
     let trap = defeated_require(cfg, sections).map(trap_text);
     Some((range, policy_markdown(cfg, &url, &host, trap, &[cfg])))
+}
+
+/// Hover on a line inside a conditional section httpd skips (`<IfVersion < 2.4>`,
+/// `<IfModule !mod_authz_core.c>`, a module not loaded): httpd never reads it, so it has no
+/// policy to show; say so, name the conditional, and add the catalogue's entry.
+fn skipped_line_hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange, String)> {
+    // The innermost inactive body holding the offset.
+    let body = cfg
+        .inactive
+        .iter()
+        .filter(|(f, r)| *f == file && r.contains(offset))
+        .map(|(_, r)| *r)
+        .min_by_key(|r| r.len())?;
+    let data = cfg.file(file);
+    let text: &str = &data.text;
+    let line_at = |o: TextSize| {
+        let o = usize::from(o).min(text.len());
+        let start = text[..o].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[o..].find('\n').map_or(text.len(), |i| o + i);
+        (start, end)
+    };
+    let (ls, le) = line_at(offset);
+    let line = &text[ls..le];
+    let word_start = ls + (line.len() - line.trim_start().len());
+    let trimmed = line.trim();
+    if trimmed.is_empty() || trimmed.starts_with('#') {
+        return None;
+    }
+    let word = trimmed.split(|c: char| c.is_whitespace()).next().unwrap_or("");
+    let range = TextRange::new(TextSize::from(word_start as u32), TextSize::from((word_start + trimmed.len()) as u32));
+    // The conditional's header is the line the body starts after.
+    let header_end = usize::from(body.start());
+    let (hs, _) = line_at(TextSize::from(header_end.saturating_sub(1) as u32));
+    let header = text[hs..header_end].trim();
+    let header_line = text[..hs].matches('\n').count() + 1;
+    let v = crate::ide::config::HTTPD_VERSION;
+    let mut md = format!(
+        "**Skipped by httpd**: this line is inside `{header}` (line {header_line}), whose condition is false with this configuration (httpd {}.{}.{}, the modules and Defines it loads), so httpd never reads it: it has no effect.\n",
+        v.0, v.1, v.2
+    );
+    let name = word.trim_start_matches('<').trim_start_matches('/').trim_end_matches('>');
+    if let Some(d) = catalogue::directive(name) {
+        md.push_str("\n---\n\n");
+        md.push_str(&directive_doc(d));
+    }
+    Some((range, md))
 }
 
 fn trap_text(t: Defeated) -> String {
@@ -526,6 +575,24 @@ mod tests {
             ]
         "#]]
         .assert_debug_eq(&refused);
+    }
+
+    #[test]
+    fn hover_on_a_line_httpd_skips_says_so() {
+        let md = check(
+            "//- /srv/httpd.conf\nLoadModule authz_core_module m\nDocumentRoot /nonexistent-docroot\n<Directory /srv/www>\n  <IfVersion < 2.4>\n    Order allow,deny\n    Al█low from all\n  </IfVersion>\n  Require all granted\n</Directory>\n",
+        );
+        expect_test::expect![[r#"
+            **Skipped by httpd**: this line is inside `<IfVersion < 2.4>` (line 4), whose condition is false with this configuration (httpd 2.4.71, the modules and Defines it loads), so httpd never reads it: it has no effect.
+
+            ---"#]].assert_eq(md.lines().take(3).collect::<Vec<_>>().join("\n").as_str());
+        // Nested: the innermost skipped conditional is named.
+        let md = check(
+            "//- /srv/httpd.conf\n<IfModule !mod_authz_core.c>\n  <IfModule mod_access.c>\n    Or█der allow,deny\n  </IfModule>\n</IfModule>\n",
+        );
+        assert!(md.starts_with("**Skipped by httpd**: this line is inside `<IfModule mod_access.c>` (line 2)"), "{md}");
+        // A comment in a skipped body has no hover.
+        assert_eq!(check("//- /srv/httpd.conf\n<IfVersion < 2.4>\n  # Or█der\n</IfVersion>\n"), "");
     }
 
     #[test]

@@ -446,12 +446,12 @@ fn remote_host(lookups: &str, client: IpAddr, host: &HostKnowledge) -> Text {
     }
 }
 
-fn run(rules: &[Rule], stage: Stage, ctx: &Ctx, env: &mut Env) {
-    let mut last: Option<(usize, String)> = None;
+fn run<'r>(rules: impl IntoIterator<Item = &'r Rule>, stage: Stage, ctx: &Ctx, env: &mut Env) {
+    let mut last: Option<(usize, &str)> = None;
     let mut val = Text::Known(String::new());
     for rule in rules {
         if !matches!(rule.attr, Attr::Expr) {
-            let key = (rule.record, rule.attr_key.clone());
+            let key = (rule.record, rule.attr_key.as_str());
             if last.as_ref() != Some(&key) {
                 last = Some(key);
                 val = ctx.value(rule, stage, env);
@@ -619,11 +619,12 @@ pub fn access_env(
         env.vars.insert("unique_id".into(), ("UNIQUE_ID".into(), Val::SetUnknown));
     }
     if loaded("setenvif_module") {
-        let mut server = main.rules.clone();
+        // The main server's lines, then the virtual host's (not copied: this runs per request).
+        let mut own = Vec::new();
         if let Some(v) = vhost {
-            node_rules(cfg, &v.children, 1, &mut server);
+            node_rules(cfg, &v.children, 1, &mut own);
         }
-        run(&server, Stage::Server, &ctx, &mut env);
+        run(main.rules.iter().chain(&own), Stage::Server, &ctx, &mut env);
     }
     // Server-level RewriteRules run in translate_name, between the two stages.
     if loaded("rewrite_module") {

@@ -118,6 +118,10 @@ struct Loader<'a> {
     keep_trees: bool,
     /// Files whose tree was dropped (read again if the file is included again).
     dropped: std::collections::HashSet<FileId>,
+    /// Batch loads without trees: files are parsed by [`apache_syntax::parse_flat`] (same
+    /// nodes and errors, no rowan tree), and their flat parse waits here until their nodes
+    /// are built.
+    flat: Option<HashMap<FileId, apache_syntax::FlatParse>>,
     /// Bytes of text expanded so far (a file counts each time it is included), and
     /// how many inclusions were of a file already read.
     expanded: usize,
@@ -132,10 +136,12 @@ pub fn load(main: &Path, fs: &dyn FileSource) -> Config {
     load_main(main, fs, true)
 }
 
-/// [`load`] (`main`) or [`load_fragment`], for one-shot batch work such as `check`: each
-/// file's syntax tree is dropped as soon as its nodes are built (its text, line index and
-/// parse errors stay; `parse.green` is an empty tree). Trees take several times the
-/// memory of the text, so a big configuration is never held as trees all at once.
+/// [`load`] (`main`) or [`load_fragment`], for one-shot batch work such as `check`: files
+/// are parsed with [`apache_syntax::parse_flat`] (the same nodes and errors as the tree
+/// parser, without a rowan tree), and each flat parse is dropped once the file's nodes are
+/// built; text, line index and parse errors stay, `parse.green` is an empty tree. With
+/// `APACHE_LSP_TREE_PARSE` set, files are parsed into trees, each dropped once its nodes are
+/// built (the path tests compare the flat one with).
 pub fn load_for_batch(path: &Path, fs: &dyn FileSource, main: bool) -> Config {
     if main {
         load_main(path, fs, false)
@@ -195,6 +201,7 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool)
         loaded: HashMap::new(),
         keep_trees,
         dropped: Default::default(),
+        flat: (!keep_trees && std::env::var_os(TREE_PARSE_VAR).is_none()).then(HashMap::new),
         expanded: 0,
         repeats: 0,
         over_limit: false,
@@ -217,12 +224,39 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool)
     l.cfg
 }
 
+/// Set (to anything), batch loads parse with the rowan tree parser instead of the flat one:
+/// for tests that compare the two (the report must not change), not for users.
+pub const TREE_PARSE_VAR: &str = "APACHE_LSP_TREE_PARSE";
+
 /// A file read from `fs`, parsed (or its parse as the source keeps it).
 fn parse_file(fs: &dyn FileSource, path: &Path, text: Arc<str>, not_utf8: Option<usize>) -> Arc<FileData> {
     match fs.parsed(path, &text) {
         Some(fd) if not_utf8.is_none() && *fd.path == *path && fd.text == text => fd,
         _ => Arc::new(FileData::new(Arc::from(path), text, not_utf8)),
     }
+}
+
+/// [`parse_file`], or with `flat` the file's flat parse beside data whose tree stays empty.
+fn file_data(
+    fs: &dyn FileSource,
+    path: &Path,
+    text: Arc<str>,
+    not_utf8: Option<usize>,
+    flat: bool,
+) -> (Arc<FileData>, Option<apache_syntax::FlatParse>) {
+    if !flat {
+        return (parse_file(fs, path, text, not_utf8), None);
+    }
+    let parsed = apache_syntax::parse_flat(&text);
+    let parse = apache_syntax::Parse { green: empty_tree(), errors: parsed.errors.clone() };
+    let line_index = apache_syntax::LineIndex::new(&text);
+    (Arc::new(FileData { path: Arc::from(path), text, parse, line_index, not_utf8 }), Some(parsed))
+}
+
+/// Where a section's body comes from: the tree, or a flat parse (node `usize` of it).
+enum Body<'a> {
+    Tree(&'a ast::Section),
+    Flat(&'a apache_syntax::FlatParse, &'a str, usize),
 }
 
 /// The tree of an empty file, shared by every file whose tree was dropped.
@@ -300,7 +334,12 @@ impl Loader<'_> {
     }
 
     fn add_file(&mut self, path: &Path, text: Arc<str>, not_utf8: Option<usize>) -> FileId {
-        self.add_parsed(parse_file(self.fs, path, text, not_utf8))
+        let (fd, flat) = file_data(self.fs, path, text, not_utf8, self.flat.is_some());
+        let id = self.add_parsed(fd);
+        if let (Some(map), Some(flat)) = (self.flat.as_mut(), flat) {
+            map.insert(id, flat);
+        }
+        id
     }
 
     fn add_parsed(&mut self, fd: Arc<FileData>) -> FileId {
@@ -324,6 +363,17 @@ impl Loader<'_> {
     fn file_nodes(&mut self, id: FileId) -> Vec<Node> {
         self.expanded += self.cfg.files[id].text.len();
         self.stack.push(id);
+        if self.flat.is_some() {
+            // Batch: the flat parse, read once and dropped once the nodes are built (parsed
+            // again if the file is included again).
+            let text = self.cfg.files[id].text.clone();
+            let flat = self.flat.as_mut().and_then(|m| m.remove(&id));
+            let flat = flat.unwrap_or_else(|| apache_syntax::parse_flat(&text));
+            let mut out = Vec::new();
+            self.flat_items(id, &flat, &text, 0, &mut out);
+            self.stack.pop();
+            return out;
+        }
         let fd = &self.cfg.files[id];
         let root = if self.dropped.contains(&id) { apache_syntax::parse(&fd.text).tree() } else { fd.parse.tree() };
         let mut out = Vec::new();
@@ -345,6 +395,39 @@ impl Loader<'_> {
                 ast::Item::Directive(d) => self.directive(file, &d, out),
                 ast::Item::Section(s) => self.section(file, &s, out),
                 ast::Item::Comment(_) | ast::Item::Error(_) => {}
+            }
+        }
+    }
+
+    /// [`Self::items`] over the children of node `parent` of a flat parse.
+    fn flat_items(
+        &mut self,
+        file: FileId,
+        flat: &apache_syntax::FlatParse,
+        src: &str,
+        parent: usize,
+        out: &mut Vec<Node>,
+    ) {
+        use apache_syntax::SyntaxKind::{DIRECTIVE, NAME, SECTION, SECTION_CLOSER, SECTION_HEADER};
+        for c in flat.children(parent) {
+            match flat.kind(c) {
+                DIRECTIVE => {
+                    let range = flat.range(c);
+                    let focus = flat.child(c, NAME).map(|n| flat.range(n)).unwrap_or(range);
+                    let logical = logical_text(src, range).unwrap_or_else(|| flat.directive_logical_text(src, c));
+                    self.directive_at(file, range, focus, logical, out);
+                }
+                SECTION => {
+                    let range = flat.range(c);
+                    let header = flat.child(c, SECTION_HEADER);
+                    let focus = header.map(|h| flat.range(h)).unwrap_or(range);
+                    let name_raw =
+                        header.and_then(|h| flat.child(h, NAME)).map(|n| flat.name_text(src, n)).unwrap_or_default();
+                    let raw_args = header.map(|h| flat.header_raw_args(src, h)).unwrap_or_default();
+                    let closer = flat.child(c, SECTION_CLOSER).map(|x| flat.range(x).start());
+                    self.section_at(file, range, focus, &name_raw, &raw_args, closer, Body::Flat(flat, src, c), out);
+                }
+                _ => {}
             }
         }
     }
@@ -397,9 +480,16 @@ impl Loader<'_> {
         let range = d.syntax().text_range();
         let focus = d.name().map(|n| n.range()).unwrap_or(range);
         let logical = logical_text(&self.cfg.files[file].text, range).unwrap_or_else(|| d.logical_text());
+        self.directive_at(file, range, focus, logical, out)
+    }
+
+    /// A directive at `range` (its name at `focus`) whose logical line is `logical`.
+    fn directive_at(&mut self, file: FileId, range: TextRange, focus: TextRange, logical: String, out: &mut Vec<Node>) {
         let expanded = self.expand(file, range, &logical);
         let (name, raw_args) = split_name(&expanded);
-        let args = split_words(&raw_args);
+        let mut args = split_words(&raw_args);
+        // Nodes live as long as the configuration: no spare capacity (most hold one or two words).
+        args.shrink_to_fit();
         let lname = name.to_ascii_lowercase();
         let loc = self.loc(file, range, focus);
         match lname.as_str() {
@@ -467,16 +557,34 @@ impl Loader<'_> {
         let focus = header.as_ref().map(|h| h.syntax().text_range()).unwrap_or(range);
         let name_raw = s.name_text();
         let raw_args_text = header.as_ref().map(|h| h.raw_args()).unwrap_or_default();
-        let raw = self.expand(file, focus, &raw_args_text);
-        let name = self.expand(file, focus, &name_raw);
-        let args = split_words(&raw);
+        let closer = s.closer().map(|c| c.syntax().text_range().start());
+        self.section_at(file, range, focus, &name_raw, &raw_args_text, closer, Body::Tree(s), out)
+    }
+
+    /// A section at `range` (its header at `focus`), whose closer starts at `closer`.
+    #[allow(clippy::too_many_arguments)]
+    fn section_at(
+        &mut self,
+        file: FileId,
+        range: TextRange,
+        focus: TextRange,
+        name_raw: &str,
+        raw_args_text: &str,
+        closer: Option<apache_syntax::TextSize>,
+        body: Body<'_>,
+        out: &mut Vec<Node>,
+    ) {
+        let raw = self.expand(file, focus, raw_args_text);
+        let name = self.expand(file, focus, name_raw);
+        let mut args = split_words(&raw);
+        args.shrink_to_fit();
         let lname = name.to_ascii_lowercase();
         if let Some(cond) = self.condition(&lname, &args) {
             if cond {
-                self.items(file, s.items(), out);
+                self.body_items(file, &body, out);
             } else {
                 let body_start = focus.end();
-                let body_end = s.closer().map(|c| c.syntax().text_range().start()).unwrap_or(range.end());
+                let body_end = closer.unwrap_or(range.end());
                 if body_start <= body_end {
                     self.cfg.inactive.push((file, TextRange::new(body_start, body_end)));
                 }
@@ -485,8 +593,16 @@ impl Loader<'_> {
         }
         let loc = self.loc(file, range, focus);
         let mut children = Vec::new();
-        self.items(file, s.items(), &mut children);
+        self.body_items(file, &body, &mut children);
+        children.shrink_to_fit();
         out.push(Node { kind: NodeKind::Section, name, args, raw_args: raw, loc, children });
+    }
+
+    fn body_items(&mut self, file: FileId, body: &Body<'_>, out: &mut Vec<Node>) {
+        match *body {
+            Body::Tree(s) => self.items(file, s.items(), out),
+            Body::Flat(flat, src, i) => self.flat_items(file, flat, src, i, out),
+        }
     }
 
     /// Truth of a read-time conditional section, or None for other sections.
@@ -549,15 +665,17 @@ impl Loader<'_> {
         for chunk in paths.chunks(256) {
             let fresh: Vec<&PathBuf> = chunk.iter().filter(|p| !self.loaded.contains_key(*p)).collect();
             let fs = self.fs;
+            let flat = self.flat.is_some();
             use rayon::prelude::*;
-            let read: Vec<(PathBuf, std::io::Result<Arc<FileData>>)> = fresh
+            type Read = std::io::Result<(Arc<FileData>, Option<apache_syntax::FlatParse>)>;
+            let read: Vec<(PathBuf, Read)> = fresh
                 .par_iter()
                 .map(|p| {
-                    let fd = fs.read(p).map(|(text, bad)| parse_file(fs, p, text, bad));
+                    let fd = fs.read(p).map(|(text, bad)| file_data(fs, p, text, bad, flat));
                     ((*p).clone(), fd)
                 })
                 .collect();
-            let mut texts: HashMap<PathBuf, std::io::Result<Arc<FileData>>> = read.into_iter().collect();
+            let mut texts: HashMap<PathBuf, Read> = read.into_iter().collect();
             for path in chunk {
                 if self.cfg.files.len() >= MAX_FILES {
                     self.problem(
@@ -589,7 +707,13 @@ impl Loader<'_> {
                 let id = match known {
                     Some(id) => id,
                     None => match texts.remove(path) {
-                        Some(Ok(fd)) => self.add_parsed(fd),
+                        Some(Ok((fd, flat))) => {
+                            let id = self.add_parsed(fd);
+                            if let (Some(map), Some(flat)) = (self.flat.as_mut(), flat) {
+                                map.insert(id, flat);
+                            }
+                            id
+                        }
                         Some(Err(e)) => {
                             // IncludeOptional is silent only about files that are not there.
                             if !optional || e.kind() != std::io::ErrorKind::NotFound {
