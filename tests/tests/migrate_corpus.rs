@@ -9,7 +9,8 @@
 //! document root under `AllowOverride All`). Server-level lines that would reach outside the
 //! scratch root (Listen, ServerRoot, User, LoadModule, logs, Include, certificates…) are
 //! commented out; absolute file-system paths the file names are moved under the scratch root
-//! (`@ROOT@/fs/…`) and the directories created; `<VirtualHost>` addresses move to the test port.
+//! (`@ROOT@/fs/…`), and so are paths that start with a build-time placeholder (`@@ServerRoot@@/…`,
+//! `@SERVERROOT@/…`, which become `@ROOT@/fs/ServerRoot/…`), and the directories created; `<VirtualHost>` addresses move to the test port.
 //! Every server the file makes httpd connect to — LDAP directories (`AuthLDAPURL`), proxied
 //! back ends and remote proxies (`ProxyPass`, `ProxyPassMatch`, `ProxyPassReverse`,
 //! `BalancerMember`, `ProxyRemote`, `ProxyRemoteMatch`, `ProxySet`, `RewriteRule … [P]`) — is
@@ -24,7 +25,7 @@
 //! A file is skipped only when httpd cannot start with it at all before migration; the counts
 //! (with reasons and files) are printed. Every other file must migrate, pass `apache2 -t`, and
 //! answer exactly the same statuses. In the shared corpus of this writing: 157 files hold
-//! old-style directives, 130 are verified, 27 skipped (modules Debian does not ship — mod_wsgi,
+//! old-style directives, 131 are verified, 26 skipped (modules Debian does not ship — mod_wsgi,
 //! mod_perl, mod_python, mod_php —, unfilled build-time placeholders, syntax 2.4 rejects).
 //! `APACHE_LSP_CORPUS_ONLY=PART` limits the run to files whose path contains PART;
 //! `APACHE_LSP_CORPUS_SHOW=1` also prints each file's modules and its answers before / after.
@@ -297,6 +298,9 @@ fn off_loopback_targets(text: &str) -> Vec<String> {
 const PATH_DIRECTIVES: &[&str] =
     &["<directory", "documentroot", "alias", "scriptalias", "authuserfile", "authgroupfile", "authdbmuserfile"];
 
+/// Placeholders the harness fills in itself (see `HttpdConfig::substitute`).
+const HARNESS_PLACEHOLDERS: &[&str] = &["@ROOT@", "@DOCROOT@", "@PORT@"];
+
 /// How many leading arguments of a path directive are URLs rather than paths.
 fn url_args(directive: &str) -> usize {
     usize::from(matches!(directive, "alias" | "scriptalias"))
@@ -340,14 +344,20 @@ fn words(line: &str) -> Vec<String> {
 }
 
 fn prepare(text: &str, htaccess: bool) -> Prepared {
-    // 1. The top components of absolute paths the file uses for files and directories.
+    // 1. The top components of absolute paths the file uses for files and directories, and
+    // the build-time placeholders (`@@ServerRoot@@/…`, `@SERVERROOT@/…`) its paths start with.
     let mut tops: BTreeSet<String> = BTreeSet::new();
+    let mut placeholders: BTreeSet<String> = BTreeSet::new();
+    let placeholder = Regex::new(r"^(@@?[A-Za-z_]+@@?)(?:/|$)").unwrap();
     for line in text.lines() {
         let w = words(line.trim_start());
         let Some(first) = w.first() else { continue };
         let first = first.to_ascii_lowercase();
         if PATH_DIRECTIVES.contains(&first.as_str()) {
             for a in &w[url_args(&first) + 1..] {
+                if let Some(c) = placeholder.captures(a).filter(|c| !HARNESS_PLACEHOLDERS.contains(&&c[1])) {
+                    placeholders.insert(c[1].to_owned());
+                }
                 if let Some(rest) = a.strip_prefix('/') {
                     if let Some(top) = rest.split('/').next().filter(|t| !t.is_empty() && !t.contains(['*', '?', '[']))
                     {
@@ -357,15 +367,25 @@ fn prepare(text: &str, htaccess: bool) -> Prepared {
             }
         }
     }
+    let alt = |set: &BTreeSet<String>| set.iter().map(|t| regex::escape(t)).collect::<Vec<_>>().join("|");
+    let tops_re = Regex::new(&format!(r#"(^|[\s"'])/({})(/|\s|"|'|>|$)"#, alt(&tops))).unwrap();
+    let placeholders_re = Regex::new(&format!(r#"(^|[\s"'])({})(/|\s|"|'|>|$)"#, alt(&placeholders))).unwrap();
     let moved = |s: &str| -> String {
-        if tops.is_empty() {
-            return s.to_owned();
-        }
-        let alt = tops.iter().map(|t| regex::escape(t)).collect::<Vec<_>>().join("|");
-        let re = Regex::new(&format!(r#"(^|[\s"'])/({alt})(/|\s|"|'|>|$)"#)).unwrap();
+        let mut s = s.to_owned();
         // Twice: adjacent matches share their delimiter.
-        let once = re.replace_all(s, "$1@ROOT@/fs/$2$3").into_owned();
-        re.replace_all(&once, "$1@ROOT@/fs/$2$3").into_owned()
+        for _ in 0..2 {
+            if !tops.is_empty() {
+                s = tops_re.replace_all(&s, "$1@ROOT@/fs/$2$3").into_owned();
+            }
+            if !placeholders.is_empty() {
+                s = placeholders_re
+                    .replace_all(&s, |c: &regex::Captures| {
+                        format!("{}@ROOT@/fs/{}{}", &c[1], c[2].trim_matches('@'), &c[3])
+                    })
+                    .into_owned();
+            }
+        }
+        s
     };
     let mut out = String::new();
     let mut modules: BTreeSet<String> = DEFAULT_MODULES.iter().map(|m| m.to_string()).collect();
