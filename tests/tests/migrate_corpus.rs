@@ -10,7 +10,8 @@
 //! scratch root (Listen, ServerRoot, User, LoadModule, logs, Include, certificates…) are
 //! commented out; absolute file-system paths the file names are moved under the scratch root
 //! (`@ROOT@/fs/…`), and so are paths that start with a build-time placeholder (`@@ServerRoot@@/…`,
-//! `@SERVERROOT@/…`, which become `@ROOT@/fs/ServerRoot/…`), and the directories created; `<VirtualHost>` addresses move to the test port.
+//! `@SERVERROOT@/…`, which become `@ROOT@/fs/ServerRoot/…`), and the directories created;
+//! `<VirtualHost>` addresses move to the test port.
 //! Every server the file makes httpd connect to — LDAP directories (`AuthLDAPURL`), proxied
 //! back ends and remote proxies (`ProxyPass`, `ProxyPassMatch`, `ProxyPassReverse`,
 //! `BalancerMember`, `ProxyRemote`, `ProxyRemoteMatch`, `ProxySet`, `RewriteRule … [P]`) — is
