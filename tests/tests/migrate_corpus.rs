@@ -858,3 +858,51 @@ fn every_corpus_file_with_old_style_rules_migrates_without_changing_httpds_answe
     assert!(failed.is_empty(), "{}", failed.join("\n\n"));
     assert!(verified > 0, "no corpus file could be verified");
 }
+
+#[test]
+fn network_targets_of_the_copy_point_at_a_closed_loopback_port() {
+    let cases = [
+        (
+            "AuthLDAPUrl \"ldaps://ldap-us-ro.apache.org:636 ldap2.example.org/ou=people,dc=apache,dc=org?uid\" NONE",
+            "AuthLDAPUrl \"ldaps://127.0.0.1:9/ou=people,dc=apache,dc=org?uid\" NONE",
+        ),
+        (
+            "  ProxyPass /cobbler_api http://localhost:25151/ retry=0",
+            "  ProxyPass /cobbler_api http://127.0.0.1:9/ retry=0",
+        ),
+        (
+            "ProxyPassMatch ^/(.*\\.php)$ fcgi://127.0.0.1:9000/srv/$1",
+            "ProxyPassMatch ^/(.*\\.php)$ fcgi://127.0.0.1:9/srv/$1",
+        ),
+        ("ProxyPass /a ajp://tomcat:8009/a", "ProxyPass /a ajp://127.0.0.1:9/a"),
+        ("ProxyPass /s https://secure.example.com", "ProxyPass /s http://127.0.0.1:9"),
+        ("ProxyPass balancer://foo1/", "ProxyPass balancer://foo1/"),
+        (
+            "BalancerMember http://@SERVERNAME@:@PORT@/x loadfactor=1",
+            "BalancerMember http://127.0.0.1:9/x loadfactor=1",
+        ),
+        ("ProxyRemote * http://firewall.example.com:81", "ProxyRemote * http://127.0.0.1:9"),
+        (
+            "ProxyPass \"unix:/run/httpd/custodia.sock|http://localhost/keys/\"",
+            "ProxyPass \"unix:@ROOT@/closed.sock|http://localhost/keys/\"",
+        ),
+        (
+            "RewriteRule ^/past/(.*) http://old.example.com/past/$1 [L,P]",
+            "RewriteRule ^/past/(.*) http://127.0.0.1:9/past/$1 [L,P]",
+        ),
+        ("RewriteRule ^/p/(.*) /local/$1 [P]", "RewriteRule ^/p/(.*) http://127.0.0.1:9/local/$1 [P]"),
+        // Not proxied: a redirect connects nowhere.
+        ("RewriteRule ^/r http://example.com/ [R,L]", "RewriteRule ^/r http://example.com/ [R,L]"),
+    ];
+    for (line, want) in cases {
+        let name = line.split_whitespace().next().unwrap().to_ascii_lowercase();
+        let got = to_loopback(line, &name);
+        assert_eq!(got, want, "{line}");
+        assert!(off_loopback_targets(&got).is_empty(), "{got}");
+    }
+    // What the rewrite cannot redirect is reported, so that the file is skipped.
+    let left = off_loopback_targets(
+        "ProxyPass /x http://example.com/\nRewriteRule ^/y $1 [P]\n# ProxyPass /z http://example.org/\n",
+    );
+    assert_eq!(left, ["ProxyPass http://example.com/", "RewriteRule $1"]);
+}
