@@ -242,7 +242,8 @@ fn with_regex<T>(pattern: &str, case_insensitive: bool, f: impl FnOnce(&regex::R
     })
 }
 
-fn regex_matches(pattern: &str, text: &str, case_insensitive: bool) -> Option<bool> {
+/// Whether the regular expression matches (cached per thread); None when it does not compile.
+pub(crate) fn regex_matches(pattern: &str, text: &str, case_insensitive: bool) -> Option<bool> {
     with_regex(pattern, case_insensitive, |r| r.is_match(text))
 }
 

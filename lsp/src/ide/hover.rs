@@ -345,26 +345,21 @@ fn skipped_line_hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(T
         .min_by_key(|r| r.len())?;
     let data = cfg.file(file);
     let text: &str = &data.text;
-    let line_at = |o: TextSize| {
-        let o = usize::from(o).min(text.len());
-        let start = text[..o].rfind('\n').map_or(0, |i| i + 1);
-        let end = text[o..].find('\n').map_or(text.len(), |i| o + i);
-        (start, end)
-    };
-    let (ls, le) = line_at(offset);
-    let line = &text[ls..le];
-    let word_start = ls + (line.len() - line.trim_start().len());
+    let index = &data.line_index;
+    let line_of = |o: TextSize| index.line_col(o, apache_syntax::Encoding::Utf8).line;
+    let line_range = index.line_range(line_of(offset))?;
+    let line = &text[line_range];
     let trimmed = line.trim();
     if trimmed.is_empty() || trimmed.starts_with('#') {
         return None;
     }
     let word = trimmed.split(|c: char| c.is_whitespace()).next().unwrap_or("");
-    let range = TextRange::new(TextSize::from(word_start as u32), TextSize::from((word_start + trimmed.len()) as u32));
+    let word_start = line_range.start() + TextSize::from((line.len() - line.trim_start().len()) as u32);
+    let range = TextRange::at(word_start, TextSize::from(trimmed.len() as u32));
     // The conditional's header is the line the body starts after.
-    let header_end = usize::from(body.start());
-    let (hs, _) = line_at(TextSize::from(header_end.saturating_sub(1) as u32));
-    let header = text[hs..header_end].trim();
-    let header_line = text[..hs].matches('\n').count() + 1;
+    let header_line = line_of(body.start().checked_sub(TextSize::from(1)).unwrap_or_default());
+    let header = text[TextRange::new(index.line_range(header_line)?.start(), body.start())].trim();
+    let header_line = header_line + 1;
     let v = crate::ide::config::HTTPD_VERSION;
     let mut md = format!(
         "**Skipped by httpd**: this line is inside `{header}` (line {header_line}), whose condition is false with this configuration (httpd {}.{}.{}, the modules and Defines it loads), so httpd never reads it: it has no effect.\n",

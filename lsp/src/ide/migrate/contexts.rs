@@ -7,7 +7,7 @@
 //! `<Directory>` mapped back to URLs through DocumentRoot and Alias, each `<Files>` name under
 //! the directories it can apply to, and each directory holding an .htaccess file.
 
-use crate::ide::access::wildcard_match;
+use crate::ide::access::{regex_matches, vhost_address, wildcard_match};
 use crate::ide::config::{Config, Node, NodeKind};
 use std::collections::BTreeSet;
 use std::net::IpAddr;
@@ -76,29 +76,7 @@ pub(super) fn servers(cfg: &Config) -> Vec<Server<'_>> {
 
 /// `<VirtualHost>` address → (IP, None for `*`/`_default_`; port, 0 for any). None for names.
 fn parse_address(arg: &str) -> Option<(Option<IpAddr>, u16)> {
-    let (w, wild) = match arg.strip_suffix(":*") {
-        Some(w) => (w, true),
-        None => (arg, false),
-    };
-    let (host, port) = if let Some(rest) = w.strip_prefix('[') {
-        let (h, p) = rest.split_once(']')?;
-        (h, p.strip_prefix(':'))
-    } else if w.matches(':').count() > 1 {
-        (w, None)
-    } else {
-        match w.rsplit_once(':') {
-            Some((h, p)) => (h, Some(p)),
-            None => (w, None),
-        }
-    };
-    let port = match port {
-        Some(p) if !wild => p.parse().ok()?,
-        _ => 0,
-    };
-    if host == "*" || host.eq_ignore_ascii_case("_default_") {
-        return Some((None, port));
-    }
-    host.parse::<IpAddr>().ok().map(|ip| (Some(ip), port))
+    vhost_address(arg).ok()
 }
 
 fn listen_port(arg: &str) -> Option<u16> {
@@ -284,20 +262,7 @@ fn regex_witness_uncached(pattern: &str) -> Option<String> {
 }
 
 fn regex_is_match(pattern: &str, text: &str) -> bool {
-    type Cache = std::collections::HashMap<String, Option<regex::Regex>>;
-    thread_local! {
-        static CACHE: std::cell::RefCell<Cache> = std::cell::RefCell::new(Cache::new());
-    }
-    CACHE.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.len() > 4096 {
-            c.clear();
-        }
-        c.entry(pattern.to_string())
-            .or_insert_with(|| regex::Regex::new(pattern).ok())
-            .as_ref()
-            .is_some_and(|r| r.is_match(text))
-    })
+    regex_matches(pattern, text, false).unwrap_or(false)
 }
 
 /// The pattern of a section (`<X ~ re>` or `<XMatch re>`) and whether it is a regex.

@@ -396,13 +396,9 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
     };
     let seeds: BTreeSet<usize> = a.old_style().into_iter().filter(|s| in_scope(*s)).collect();
     let mut excluded: BTreeMap<usize, String> = BTreeMap::new();
-    // Bodies whose Require lines httpd would not accept where they stand: no reading of them,
-    // not even the guide's, is a migration (every request would get a 500).
-    let mut unwritable = BTreeSet::new();
     for s in &seeds {
         if let Some(why) = a.htaccess_override_problem(*s) {
             excluded.insert(*s, why);
-            unwritable.insert(*s);
         }
     }
     let mut done: Option<(Cluster, Vec<Edit>)> = None;
@@ -471,7 +467,9 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
     let mut guided = BTreeSet::new();
     if allow_changes {
         for s in excluded.keys() {
-            if cluster.rewrite.contains(s) || unwritable.contains(s) {
+            // Bodies whose Require lines httpd would not accept where they stand: no reading of
+            // them, not even the guide's, is a migration (every request would get a 500).
+            if cluster.rewrite.contains(s) || a.htaccess_override_problem(*s).is_some() {
                 continue;
             }
             if let Ok(e) = a.rewrite_edits(*s, Reading::Guide) {
