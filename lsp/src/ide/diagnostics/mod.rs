@@ -55,9 +55,14 @@ pub fn all(cfg: &Config) -> Vec<Diagnostic> {
     let checks: Vec<Check> = OTHERS.iter().chain(LOCAL).copied().collect();
     let mut out: Vec<Diagnostic> = checks
         .par_iter()
-        .map(|check| {
+        .enumerate()
+        .map(|(i, check)| {
             let mut out = Vec::new();
+            let t = std::time::Instant::now();
             check(cfg, &mut out);
+            if std::env::var_os("APACHE_LSP_PHASES").is_some() {
+                eprintln!("check #{i:<2} {:>8.1} ms  {} findings", t.elapsed().as_secs_f64() * 1e3, out.len());
+            }
             out
         })
         .flatten_iter()
