@@ -9,14 +9,23 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-/// The `apache-lsp` binary of this workspace, built on demand: when it is missing or older than
-/// a source file of the crates it is made of (`cargo test -p apache-lsp-e2e` alone does not build
-/// it; `cargo test --workspace` does, with the workspace's features, and is not redone here).
+/// The `apache-lsp` binary of this workspace, built on demand in the profile of the running
+/// program (a test, or the bench binary): when it is missing or older than a source file of the
+/// crates it is made of (`cargo test -p apache-lsp-e2e` alone does not build it; `cargo test
+/// --workspace` does, with the workspace's features, and is not redone here).
 pub fn server_binary() -> PathBuf {
     static CHECKED: std::sync::OnceLock<()> = std::sync::OnceLock::new();
     let exe = std::env::current_exe().expect("current_exe");
-    // target/<profile>/deps/<test> → target/<profile>/apache-lsp
-    let bin = exe.parent().and_then(|d| d.parent()).map(|d| d.join("apache-lsp")).expect("target dir");
+    // target/<profile>/deps/<test> or target/<profile>/<bin> → target/<profile>/apache-lsp
+    let mut dir = exe.parent().expect("target dir");
+    if dir.file_name().is_some_and(|n| n == "deps") {
+        dir = dir.parent().expect("target dir");
+    }
+    let bin = dir.join("apache-lsp");
+    let profile = match dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") | None => "dev".to_string(),
+        Some(p) => p.to_string(),
+    };
     CHECKED.get_or_init(|| {
         let built = std::fs::metadata(&bin).and_then(|m| m.modified()).ok();
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -27,7 +36,7 @@ pub fn server_binary() -> PathBuf {
         if built.is_none() || newest.is_some_and(|n| Some(n) > built) {
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
             let st = Command::new(cargo)
-                .args(["build", "--quiet", "-p", "apache-lsp", "--bin", "apache-lsp"])
+                .args(["build", "--quiet", "--profile", &profile, "-p", "apache-lsp", "--bin", "apache-lsp"])
                 .status()
                 .expect("cargo build");
             assert!(st.success());
@@ -52,13 +61,14 @@ pub struct Client {
     child: Child,
     /// None once the input was closed.
     stdin: Option<ChildStdin>,
-    rx: Receiver<Value>,
+    /// Messages with the moment their last byte arrived (before parsing them).
+    rx: Receiver<(Instant, Value)>,
     next_id: i64,
-    /// Messages received while waiting for something else.
-    pub backlog: Vec<Value>,
+    /// Messages received while waiting for something else, with their arrival.
+    backlog: Vec<(Instant, Value)>,
 }
 
-fn read_message(r: &mut impl BufRead) -> Option<Value> {
+fn read_message(r: &mut impl BufRead) -> Option<(Instant, Value)> {
     let mut len = None;
     loop {
         let mut line = String::new();
@@ -75,7 +85,8 @@ fn read_message(r: &mut impl BufRead) -> Option<Value> {
     }
     let mut buf = vec![0; len?];
     r.read_exact(&mut buf).ok()?;
-    serde_json::from_slice(&buf).ok()
+    let at = Instant::now();
+    serde_json::from_slice(&buf).ok().map(|v| (at, v))
 }
 
 impl Client {
@@ -96,21 +107,60 @@ impl Client {
 
     /// Spawns a prepared command that runs the server (e.g. the server under a tracer), talking
     /// LSP on its stdin and stdout.
-    pub fn spawn_command(mut cmd: Command) -> Client {
+    pub fn spawn_command(cmd: Command) -> Client {
+        Self::spawn_io(cmd, false).0
+    }
+
+    /// [`Client::spawn_command`], with the server's standard error read line by line
+    /// into the returned channel (for its logs).
+    pub fn spawn_logged(cmd: Command) -> (Client, Receiver<String>) {
+        let (c, lines) = Self::spawn_io(cmd, true);
+        (c, lines.expect("stderr is piped"))
+    }
+
+    fn spawn_io(mut cmd: Command, log: bool) -> (Client, Option<Receiver<String>>) {
+        let stderr = if log { Stdio::piped() } else { Stdio::null() };
         let mut child =
-            cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("spawn apache-lsp");
+            cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(stderr).spawn().expect("spawn apache-lsp");
         let stdin = child.stdin.take().unwrap();
         let stdout = child.stdout.take().unwrap();
+        let lines = child.stderr.take().map(|err| {
+            let (tx, rx) = channel();
+            std::thread::spawn(move || {
+                for line in BufReader::new(err).lines() {
+                    let Ok(line) = line else { break };
+                    if tx.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+            rx
+        });
         let (tx, rx) = channel();
         std::thread::spawn(move || {
-            let mut r = BufReader::new(stdout);
+            let mut r = BufReader::with_capacity(1 << 20, stdout);
             while let Some(msg) = read_message(&mut r) {
                 if tx.send(msg).is_err() {
                     break;
                 }
             }
         });
-        Client { child, stdin: Some(stdin), rx, next_id: 1, backlog: Vec::new() }
+        (Client { child, stdin: Some(stdin), rx, next_id: 1, backlog: Vec::new() }, lines)
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Messages received while waiting for others, oldest first.
+    pub fn backlog(&self) -> impl Iterator<Item = &Value> {
+        self.backlog.iter().map(|(_, m)| m)
+    }
+
+    /// Puts a message back into the backlog (it arrived now).
+    pub fn keep(&mut self, m: Value) {
+        self.backlog.push((Instant::now(), m));
     }
 
     pub fn send_raw(&mut self, bytes: &[u8]) {
@@ -153,19 +203,29 @@ impl Client {
 
     /// Waits for the response to request `id`.
     pub fn response(&mut self, id: i64, timeout: Duration) -> Option<Value> {
-        self.wait_for(timeout, |m| m.get("id") == Some(&json!(id)) && m.get("method").is_none())
+        self.response_at(id, timeout).map(|(_, m)| m)
+    }
+
+    /// [`Client::response`], with the moment it arrived.
+    pub fn response_at(&mut self, id: i64, timeout: Duration) -> Option<(Instant, Value)> {
+        self.wait_for_at(timeout, |m| m.get("id") == Some(&json!(id)) && m.get("method").is_none())
     }
 
     /// Waits for a message matching `pred`, keeping the others in the backlog.
-    pub fn wait_for(&mut self, timeout: Duration, mut pred: impl FnMut(&Value) -> bool) -> Option<Value> {
-        if let Some(i) = self.backlog.iter().position(&mut pred) {
+    pub fn wait_for(&mut self, timeout: Duration, pred: impl FnMut(&Value) -> bool) -> Option<Value> {
+        self.wait_for_at(timeout, pred).map(|(_, m)| m)
+    }
+
+    /// [`Client::wait_for`], with the moment the message arrived.
+    pub fn wait_for_at(&mut self, timeout: Duration, mut pred: impl FnMut(&Value) -> bool) -> Option<(Instant, Value)> {
+        if let Some(i) = self.backlog.iter().position(|(_, m)| pred(m)) {
             return Some(self.backlog.remove(i));
         }
         let deadline = Instant::now() + timeout;
         loop {
             let left = deadline.checked_duration_since(Instant::now())?;
             match self.rx.recv_timeout(left) {
-                Ok(m) => {
+                Ok((at, m)) => {
                     if m.get("method")
                         .and_then(|v| v.as_str())
                         .is_some_and(|s| s.starts_with("window/") || s.starts_with("client/"))
@@ -176,9 +236,9 @@ impl Client {
                         self.send(&json!({"jsonrpc": "2.0", "id": id, "result": null}));
                     }
                     if pred(&m) {
-                        return Some(m);
+                        return Some((at, m));
                     }
-                    self.backlog.push(m);
+                    self.backlog.push((at, m));
                 }
                 Err(RecvTimeoutError::Timeout) => return None,
                 Err(RecvTimeoutError::Disconnected) => return None,
@@ -188,12 +248,22 @@ impl Client {
 
     /// Waits for the diagnostics of `uri`, optionally for a given version.
     pub fn diagnostics(&mut self, uri: &str, version: Option<i64>, timeout: Duration) -> Option<Vec<Value>> {
-        let m = self.wait_for(timeout, |m| {
+        self.diagnostics_at(uri, version, timeout).map(|(_, d)| d)
+    }
+
+    /// [`Client::diagnostics`], with the moment they arrived.
+    pub fn diagnostics_at(
+        &mut self,
+        uri: &str,
+        version: Option<i64>,
+        timeout: Duration,
+    ) -> Option<(Instant, Vec<Value>)> {
+        let (at, m) = self.wait_for_at(timeout, |m| {
             m["method"] == "textDocument/publishDiagnostics"
                 && m["params"]["uri"] == uri
                 && version.is_none_or(|v| m["params"]["version"] == json!(v))
         })?;
-        Some(m["params"]["diagnostics"].as_array().cloned().unwrap_or_default())
+        Some((at, m["params"]["diagnostics"].as_array().cloned().unwrap_or_default()))
     }
 
     pub fn initialize(&mut self, capabilities: Value) -> Value {
@@ -218,9 +288,13 @@ impl Client {
     }
 
     pub fn open(&mut self, uri: &str, text: &str) {
+        self.open_version(uri, text, 1);
+    }
+
+    pub fn open_version(&mut self, uri: &str, text: &str, version: i64) {
         self.notify(
             "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "apacheconf", "version": 1, "text": text}}),
+            json!({"textDocument": {"uri": uri, "languageId": "apacheconf", "version": version, "text": text}}),
         );
     }
 

@@ -105,10 +105,10 @@ fn unknown_methods_and_malformed_messages() {
     let long = c.wait_for(Duration::from_secs(20), |m| {
         m["params"]["message"].as_str().is_some_and(|t| t.contains("header line longer"))
     });
-    assert!(long.is_some(), "the long header line was not reported: {:?}", c.backlog);
-    c.backlog.extend(long);
-    let logs = c.backlog.iter().filter(|m| m["method"] == "window/logMessage").count();
-    assert!(logs >= 4, "malformed messages were not reported: {:?}", c.backlog);
+    assert!(long.is_some(), "the long header line was not reported: {:?}", c.backlog().collect::<Vec<_>>());
+    c.keep(long.unwrap());
+    let logs = c.backlog().filter(|m| m["method"] == "window/logMessage").count();
+    assert!(logs >= 4, "malformed messages were not reported: {:?}", c.backlog().collect::<Vec<_>>());
     // JSON objects tower-lsp cannot decode (which used to end the session): a
     // request with a readable id is answered InvalidRequest, the rest reported.
     c.send(&json!({"jsonrpc": "1.0", "id": 900, "method": "textDocument/documentSymbol", "params": {"textDocument": td(URI)}}));
@@ -458,7 +458,7 @@ fn input_ending_while_a_request_waits_for_the_client_ends_the_server() {
     );
     let edit = c.wait_for(Duration::from_secs(30), |m| m["method"] == "workspace/applyEdit").expect("applyEdit");
     assert!(edit["params"]["edit"]["changes"][URI].is_array(), "{edit}");
-    assert!(c.backlog.iter().all(|m| m["id"] != json!(id)), "answered before the client did");
+    assert!(c.backlog().all(|m| m["id"] != json!(id)), "answered before the client did");
     let st = c.close_input(Duration::from_secs(30)).expect("the server did not exit after its input ended");
     assert_eq!(st.code(), Some(1), "input ended without shutdown");
 }

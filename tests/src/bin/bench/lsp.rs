@@ -19,25 +19,20 @@
 //!
 //! Nothing here asserts a time: it prints medians, 95th percentiles and ratios.
 
+use apache_lsp_e2e::lsp::Client;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
+use std::process::Command;
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 /// Issue #7's targets, in server time.
 const EDIT_TARGET: Duration = Duration::from_millis(5);
 const HOVER_TARGET: Duration = Duration::from_millis(10);
 
-struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    /// Messages with the moment their last byte arrived (before parsing them).
-    rx: Receiver<(Instant, Value)>,
-    next_id: i64,
-    /// Messages received while waiting for another one.
-    backlog: Vec<(Instant, Value)>,
+/// The e2e suite's stdio client, with the server's timing log beside it.
+struct Timed {
+    c: Client,
     /// The server's timing lines (see the module docs): "<what> <uri> [v<version>] [(detail)] <µs>us".
     timings: Receiver<String>,
     /// The last timing line read.
@@ -54,61 +49,12 @@ fn server_cpu(pid: u32) -> Option<Duration> {
     Some(Duration::from_nanos(ns))
 }
 
-fn read_message(r: &mut impl BufRead) -> Option<(Instant, Value)> {
-    let mut len = None;
-    loop {
-        let mut line = String::new();
-        if r.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some(v) = line.strip_prefix("Content-Length: ") {
-            len = v.parse().ok();
-        }
-    }
-    let mut buf = vec![0; len?];
-    r.read_exact(&mut buf).ok()?;
-    let at = Instant::now();
-    serde_json::from_slice(&buf).ok().map(|v| (at, v))
-}
-
-impl Client {
-    fn spawn(exe: &Path) -> Client {
-        let mut child = Command::new(exe)
-            .env("APACHE_LSP_LOG", "apache_lsp::timing=info")
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn apache-lsp");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (ttx, timings) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if let Some((_, rest)) = line.split_once("apache_lsp::timing: ") {
-                    if ttx.send(rest.trim().to_string()).is_err() {
-                        break;
-                    }
-                }
-            }
-        });
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            let mut r = BufReader::with_capacity(1 << 20, stdout);
-            while let Some(msg) = read_message(&mut r) {
-                if tx.send(msg).is_err() {
-                    break;
-                }
-            }
-        });
-        Client { child, stdin, rx, next_id: 1, backlog: Vec::new(), timings, last_timing: String::new() }
+impl Timed {
+    fn spawn(exe: &Path) -> Timed {
+        let mut cmd = Command::new(exe);
+        cmd.env("APACHE_LSP_LOG", "apache_lsp::timing=info").env("NO_COLOR", "1");
+        let (c, log) = Client::spawn_logged(cmd);
+        Timed { c, timings: log, last_timing: String::new() }
     }
 
     /// The server's own time for the next timing line starting with `what` (earlier
@@ -117,101 +63,33 @@ impl Client {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             let line = self.timings.recv_timeout(deadline.checked_duration_since(Instant::now())?).ok()?;
-            if line.starts_with(what) {
-                let us = line.rsplit(' ').next()?.strip_suffix("us")?.parse().ok()?;
-                self.last_timing = line;
+            let Some((_, rest)) = line.split_once("apache_lsp::timing: ") else { continue };
+            let rest = rest.trim();
+            if rest.starts_with(what) {
+                let us = rest.rsplit(' ').next()?.strip_suffix("us")?.parse().ok()?;
+                self.last_timing = rest.to_string();
                 return Some(Duration::from_micros(us));
-            }
-        }
-    }
-
-    fn send(&mut self, msg: &Value) {
-        let body = serde_json::to_vec(msg).unwrap();
-        let mut framed = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
-        framed.extend(body);
-        self.stdin.write_all(&framed).expect("server stdin");
-        self.stdin.flush().expect("server stdin");
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    /// Waits (at most `timeout`) for a message matching `pred`, keeping the others;
-    /// returns it with the moment it arrived.
-    fn wait_for(&mut self, timeout: Duration, pred: impl Fn(&Value) -> bool) -> Option<(Instant, Value)> {
-        if let Some(i) = self.backlog.iter().position(|(_, m)| pred(m)) {
-            return Some(self.backlog.remove(i));
-        }
-        let deadline = Instant::now() + timeout;
-        loop {
-            let (at, m) = self.rx.recv_timeout(deadline.checked_duration_since(Instant::now())?).ok()?;
-            if m.get("id").is_some() && m.get("method").is_some() {
-                // A request from the server (registration, progress): answer it.
-                let id = m["id"].clone();
-                self.send(&json!({"jsonrpc": "2.0", "id": id, "result": null}));
-            }
-            if pred(&m) {
-                return Some((at, m));
-            }
-            if m["method"] == "textDocument/publishDiagnostics" {
-                self.backlog.push((at, m));
             }
         }
     }
 
     /// Sends a request; returns the response and the moment it arrived.
     fn request(&mut self, method: &str, params: Value, timeout: Duration) -> (Instant, Value) {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        self.wait_for(timeout, |m| m.get("id") == Some(&json!(id)) && m.get("method").is_none())
-            .unwrap_or_else(|| panic!("no response to {method} within {timeout:?}"))
+        let id = self.c.send_request(method, params);
+        self.c.response_at(id, timeout).unwrap_or_else(|| panic!("no response to {method} within {timeout:?}"))
     }
 
     fn cpu(&self) -> Duration {
-        server_cpu(self.child.id()).unwrap_or_default()
+        server_cpu(self.c.pid()).unwrap_or_default()
     }
 
     fn initialize(&mut self, options: Value) {
-        let caps = json!({"general": {"positionEncodings": ["utf-16"]}});
-        let _ = self.request(
-            "initialize",
-            json!({"processId": null, "rootUri": null, "capabilities": caps, "initializationOptions": options}),
-            Duration::from_secs(30),
-        );
-        self.notify("initialized", json!({}));
-    }
-
-    fn open(&mut self, uri: &str, text: &str, version: i64) {
-        self.notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "apacheconf", "version": version, "text": text}}),
-        );
+        self.c.initialize_with(json!({"general": {"positionEncodings": ["utf-16"]}}), &[], options);
     }
 
     /// Waits for the diagnostics of a version; returns them and the moment they arrived.
     fn diagnostics(&mut self, uri: &str, version: i64, timeout: Duration) -> Option<(Instant, Vec<Value>)> {
-        let (at, m) = self.wait_for(timeout, |m| {
-            m["method"] == "textDocument/publishDiagnostics"
-                && m["params"]["uri"] == uri
-                && m["params"]["version"] == json!(version)
-        })?;
-        Some((at, m["params"]["diagnostics"].as_array().cloned().unwrap_or_default()))
-    }
-
-    fn shutdown(mut self) {
-        let _ = self.request("shutdown", Value::Null, Duration::from_secs(30));
-        self.notify("exit", Value::Null);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.c.diagnostics_at(uri, Some(version), timeout)
     }
 }
 
@@ -234,7 +112,7 @@ fn stats(mut v: Vec<Duration>, target: Option<Duration>) -> String {
 }
 
 fn uri(p: &Path) -> String {
-    format!("file://{}", p.display())
+    apache_lsp_e2e::lsp::file_uri(p)
 }
 
 /// A deterministic xorshift sequence, so that runs compare.
@@ -300,10 +178,10 @@ fn incremental(exe: &Path, tree: &Path, edits: usize) {
         text.len() as f64 / 1e6,
         text.lines().count()
     );
-    let mut c = Client::spawn(exe);
+    let mut c = Timed::spawn(exe);
     c.initialize(json!({}));
     let t = Instant::now();
-    c.open(&u, &text, 1);
+    c.c.open_version(&u, &text, 1);
     let (at, first) = c.diagnostics(&u, 1, Duration::from_secs(600)).expect("diagnostics after open");
     println!("open → diagnostics: {:.1} ms ({} diagnostics)", (at - t).as_secs_f64() * 1e3, first.len());
 
@@ -332,7 +210,7 @@ fn incremental(exe: &Path, tree: &Path, edits: usize) {
                     json!({"range": {"start": {"line": line, "character": col}, "end": {"line": line, "character": col + 1}}, "text": ""})
                 };
                 let (cpu0, t) = (c.cpu(), Instant::now());
-                c.notify(
+                c.c.notify(
                     "textDocument/didChange",
                     json!({"textDocument": {"uri": u, "version": version}, "contentChanges": [change]}),
                 );
@@ -352,7 +230,7 @@ fn incremental(exe: &Path, tree: &Path, edits: usize) {
     }
     // The document is as it was opened: the diagnostics must be too.
     version += 1;
-    c.notify(
+    c.c.notify(
         "textDocument/didChange",
         json!({"textDocument": {"uri": u, "version": version}, "contentChanges": [{"text": text}]}),
     );
@@ -360,7 +238,7 @@ fn incremental(exe: &Path, tree: &Path, edits: usize) {
     if last != first {
         println!("warning: the diagnostics after the edits differ from those of the original text");
     }
-    c.shutdown();
+    c.c.shutdown();
 }
 
 /// Hovers in the 10 000-vhost workspace.
@@ -370,7 +248,7 @@ fn hover(exe: &Path, tree: &Path, hovers: usize) {
     let mut sites: Vec<PathBuf> = std::fs::read_dir(tree.join("sites")).unwrap().flatten().map(|e| e.path()).collect();
     sites.sort();
     let mut rng = Rng(0xD1B54A32D192ED03);
-    let mut c = Client::spawn(exe);
+    let mut c = Timed::spawn(exe);
     c.initialize(json!({"rootConfig": main}));
     // Ten site files open, as in an editing session.
     let opened: Vec<(String, String)> = (0..10)
@@ -381,7 +259,7 @@ fn hover(exe: &Path, tree: &Path, hovers: usize) {
         .collect();
     let t = Instant::now();
     for (u, text) in &opened {
-        c.open(u, text, 1);
+        c.c.open_version(u, text, 1);
     }
     for (u, _) in &opened {
         c.diagnostics(u, 1, Duration::from_secs(600)).expect("diagnostics after open");
@@ -432,5 +310,5 @@ fn hover(exe: &Path, tree: &Path, hovers: usize) {
         println!("    server time: {}", stats(server, Some(HOVER_TARGET)));
         println!("    client wall: {}", stats(times, None));
     }
-    c.shutdown();
+    c.c.shutdown();
 }

@@ -1,7 +1,10 @@
 //! Benchmarks, run side by side with httpd's own configuration check.
 //!
-//! `cargo run --release -p apache-lsp --bin bench -- [parse|check] [--vhosts N]... [--runs R]`
-//! `cargo run --release -p apache-lsp --bin bench -- lsp [--edits N] [--hovers N]` (see [`lsp`])
+//! `cargo run --release -p apache-lsp-e2e --bin bench -- [parse|check] [--vhosts N]... [--runs R]`
+//! `cargo run --release -p apache-lsp-e2e --bin bench -- lsp [--edits N] [--hovers N]` (see [`lsp`])
+//!
+//! It lives beside the end-to-end tests because it drives the real binary as they do (the
+//! server through their stdio client); the `apache-lsp` binary is built in the same profile.
 //!
 //! Trees come from `../shared/bench/gen_config.py` (seeded, so figures compare
 //! across runs). Nothing here asserts a time: it prints figures and ratios.
@@ -44,7 +47,7 @@ fn main() {
         uname()
     );
     if mode == "lsp" {
-        let exe = std::env::current_exe().unwrap().with_file_name("apache-lsp");
+        let exe = apache_lsp_e2e::lsp::server_binary();
         lsp::run(&exe, &|n| tree(&gen, n), edits, hovers);
         return;
     }
@@ -213,7 +216,7 @@ impl Runs {
 }
 
 fn bench_check(dir: &Path, runs: usize, main: &Path) {
-    let exe = std::env::current_exe().unwrap().with_file_name("apache-lsp");
+    let exe = apache_lsp_e2e::lsp::server_binary();
     let mut files = Vec::new();
     all_files(dir, &mut files);
     files.sort();
@@ -234,6 +237,9 @@ fn bench_check(dir: &Path, runs: usize, main: &Path) {
             }
         }
     }
+    // The other floor: every file read once, by as many threads as there are cores, in this
+    // process (no exec, no output); nothing that reads the tree can be faster.
+    let read = (0..runs).map(|_| read_all_parallel(&files)).collect::<Vec<_>>();
     println!("{:<32} {:>12} {:>14}", "", "median wall", "peak RSS");
     let row = |name: &str, r: &Runs| {
         let note = if r.failed > 0 { format!("  ({} runs failed)", r.failed) } else { String::new() };
@@ -244,6 +250,8 @@ fn bench_check(dir: &Path, runs: usize, main: &Path) {
         row("apache2 -t", &httpd);
     }
     row("cat of the tree (floor)", &cat);
+    let read = median(read).as_secs_f64() * 1e3;
+    println!("{:<32} {read:>9.1} ms", "read, all cores (floor)");
     if has_httpd {
         println!(
             "check is {:.2}x faster than apache2 -t (target >= 10x); its peak RSS is {:.2} of httpd's (target <= 0.5)",
@@ -253,5 +261,37 @@ fn bench_check(dir: &Path, runs: usize, main: &Path) {
     } else {
         println!("apache2 is not installed: no comparison with httpd");
     }
-    println!("check takes {:.1}x the time of cat", ours.median_ms() / cat.median_ms().max(1e-3));
+    println!(
+        "check takes {:.1}x the time of cat and {:.1}x that of the parallel read",
+        ours.median_ms() / cat.median_ms().max(1e-3),
+        ours.median_ms() / read.max(1e-3)
+    );
+    if has_httpd {
+        println!(
+            "10x apache2 -t is {:.1} ms: {:.1}x the parallel read",
+            httpd.median_ms() / 10.0,
+            httpd.median_ms() / 10.0 / read.max(1e-3)
+        );
+    }
+}
+
+/// Wall time to read every file once, split among one thread per core.
+fn read_all_parallel(files: &[PathBuf]) -> Duration {
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let t = Instant::now();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let mut bytes = 0usize;
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(f) = files.get(i) else { break };
+                    bytes += std::fs::read(f).map(|b| b.len()).unwrap_or(0);
+                }
+                std::hint::black_box(bytes)
+            });
+        }
+    });
+    t.elapsed()
 }
