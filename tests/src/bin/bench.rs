@@ -160,6 +160,7 @@ fn bench_parse(dir: &Path, bytes: u64, runs: usize, main: &Path) {
     all_files(dir, &mut files);
     let texts: Vec<String> = files.iter().map(|f| std::fs::read_to_string(f).unwrap()).collect();
     let mut ours = Vec::new();
+    let mut flat = Vec::new();
     let mut httpd = Vec::new();
     for _ in 0..runs {
         let t = Instant::now();
@@ -169,11 +170,24 @@ fn bench_parse(dir: &Path, bytes: u64, runs: usize, main: &Path) {
         }
         ours.push(t.elapsed());
         assert_eq!(errs, 0);
+        let t = Instant::now();
+        let mut nodes = 0;
+        for s in &texts {
+            nodes += apache_syntax::parse_flat(s).nodes.len();
+        }
+        flat.push(t.elapsed());
+        assert!(nodes > 0);
         if Path::new("/usr/sbin/apache2").exists() {
             let (d, _, _) = run_measured(Command::new("/usr/sbin/apache2").arg("-t").arg("-f").arg(main));
             httpd.push(d);
         }
     }
+    let f = median(flat);
+    println!(
+        "flat parse, batch (1 thread):   {:>8.1} ms  {:>7.1} MB/s",
+        f.as_secs_f64() * 1e3,
+        bytes as f64 / 1e6 / f.as_secs_f64()
+    );
     let o = median(ours);
     println!(
         "apache-syntax parse (1 thread): {:>8.1} ms  {:>7.1} MB/s",
