@@ -28,7 +28,7 @@
 //! this process has been given; a start that loses a port race with another process is retried
 //! on a new port.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{self, Read, Write};
@@ -94,6 +94,11 @@ const POLL: Duration = Duration::from_millis(20);
 const START_ATTEMPTS: usize = 5;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 const IO_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a response may take to start. Host-name rules (`Require host`, `Allow from name`)
+/// make httpd look the client up in DNS before it answers; where no name server replies (a CI
+/// machine that reaches only package registries) each lookup waits for the resolver's full
+/// timeout × attempts × name servers: 10 s with glibc's defaults and one server, 30 s with three.
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(40);
 const MAX_RESPONSE: usize = 1 << 20;
 
 /// Whether the httpd binary is installed.
@@ -143,15 +148,41 @@ pub fn rules_name_hosts(text: &str) -> bool {
     names
 }
 
-/// The addresses of `sources` that /etc/hosts names, so that a host lookup of them is answered
-/// on this machine.
+/// The addresses of `sources` whose host lookup is answered on this machine: those /etc/hosts
+/// names, and those the resolver answers (with a name or with "none") within a second. Where no
+/// name server replies, httpd would wait for the resolver's full timeout on every request; such
+/// addresses are left out, with a note. Each address is timed once per process.
 pub fn names_resolved_locally(sources: Vec<IpAddr>) -> Vec<IpAddr> {
+    static PROMPT: OnceLock<Mutex<BTreeMap<IpAddr, bool>>> = OnceLock::new();
     let listed: Vec<IpAddr> = fs::read_to_string("/etc/hosts")
         .unwrap_or_default()
         .lines()
         .filter_map(|l| l.split_whitespace().next()?.parse().ok())
         .collect();
-    sources.into_iter().filter(|ip| listed.contains(ip)).collect()
+    let cache = PROMPT.get_or_init(Default::default);
+    // Unlisted, untimed addresses are looked up side by side: one resolver timeout in all.
+    let untimed: Vec<IpAddr> = {
+        let known = cache.lock().unwrap_or_else(|e| e.into_inner());
+        sources.iter().copied().filter(|ip| !listed.contains(ip) && !known.contains_key(ip)).collect()
+    };
+    std::thread::scope(|scope| {
+        for ip in untimed {
+            scope.spawn(move || {
+                let started = Instant::now();
+                let _ = apache_lsp::cli::resolve_double_reverse(ip);
+                let took = started.elapsed();
+                let prompt = took < Duration::from_secs(1);
+                if !prompt {
+                    eprintln!(
+                        "note: the resolver took {took:.1?} to look up {ip}; no requests from it to host-name rules"
+                    );
+                }
+                cache.lock().unwrap_or_else(|e| e.into_inner()).insert(ip, prompt);
+            });
+        }
+    });
+    let known = cache.lock().unwrap_or_else(|e| e.into_inner());
+    sources.into_iter().filter(|ip| listed.contains(ip) || known.get(ip) == Some(&true)).collect()
 }
 
 /// [`CREDENTIALS`] as owned pairs, ready for [`Request::credentials`].
@@ -839,10 +870,10 @@ impl Request {
             .connect_timeout(&SockAddr::from(destination), CONNECT_TIMEOUT)
             .map_err(|e| format!("{}: connect to {destination}: {e}", what()))?;
         let mut stream = TcpStream::from(socket);
-        stream.set_read_timeout(Some(IO_TIMEOUT)).map_err(|e| e.to_string())?;
+        stream.set_read_timeout(Some(RESPONSE_TIMEOUT)).map_err(|e| e.to_string())?;
         stream.set_write_timeout(Some(IO_TIMEOUT)).map_err(|e| e.to_string())?;
         stream.write_all(self.text().as_bytes()).map_err(|e| format!("{}: write: {e}", what()))?;
-        let deadline = Instant::now() + IO_TIMEOUT;
+        let deadline = Instant::now() + RESPONSE_TIMEOUT;
         let mut raw = Vec::new();
         let mut buf = [0u8; 8192];
         loop {
