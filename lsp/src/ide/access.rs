@@ -954,16 +954,35 @@ impl Resolved {
         self.outcome_in(cfg, request, Some(&env))
     }
 
+    /// Whether no request gets an answer from the access checks: an .htaccess file on the way
+    /// answers 500, or the outcome cannot be known (something on the path is out of our reach,
+    /// httpd would refuse to start). [`Resolved::outcome`] has no 403 for any client then.
+    pub fn answered_before_access_checks(&self) -> bool {
+        self.forbidden_override.is_some() || !self.errors.is_empty() || !self.unknown.is_empty()
+    }
+
+    /// When mod_access_compat's host check certainly refuses `request` with 403 whatever Require
+    /// says ([`policy::host_check_refusal`]), the rule deciding it: what [`Resolved::outcome`] and
+    /// [`Resolved::outcome_with_setenvif`] name, without evaluating the rest. None when only the
+    /// full evaluation knows (no Order/Allow/Deny in effect, Satisfy Any, a rule reading the
+    /// environment, a host check that passes or is unknown, [`Resolved::answered_before_access_checks`]).
+    pub fn host_check_refusal(&self, cfg: &Config, request: &policy::Request) -> Option<policy::Deciding> {
+        if self.answered_before_access_checks() {
+            return None;
+        }
+        let compat = self.compat.as_ref()?;
+        // SetEnvIf decides `Allow from env=`: that is the full evaluation's business.
+        if compat_reads_env(compat) {
+            return None;
+        }
+        policy::host_check_refusal(compat, request, &cfg.index().ctx)
+    }
+
     /// Whether evaluating the merged policy can read the request's environment: an
     /// `Allow/Deny from env=` entry or a `Require env` line (the only readers of it).
     fn reads_env(&self) -> bool {
         use policy::authz::{NodeKind as Authz, Provider};
-        let compat = self.compat.as_ref().is_some_and(|c| {
-            c.allows
-                .iter()
-                .chain(&c.denies)
-                .any(|e| matches!(e.spec, policy::HostSpec::EnvPresent(_) | policy::HostSpec::EnvAbsent(_)))
-        });
+        let compat = self.compat.as_ref().is_some_and(compat_reads_env);
         let mut stack: Vec<&policy::authz::AuthzNode> = self.authz.iter().filter_map(|a| a.section.as_ref()).collect();
         while let Some(n) = stack.pop() {
             match &n.kind {
@@ -1044,6 +1063,14 @@ impl Resolved {
         let ix = cfg.index();
         self.vhost.map(|v| vhost_label(ix.node(cfg, ix.vhosts[v as usize].id)))
     }
+}
+
+/// Whether mod_access_compat's host check reads the request's environment (`Allow/Deny from env=`).
+fn compat_reads_env(c: &CompatConfig) -> bool {
+    c.allows
+        .iter()
+        .chain(&c.denies)
+        .any(|e| matches!(e.spec, policy::HostSpec::EnvPresent(_) | policy::HostSpec::EnvAbsent(_)))
 }
 
 /// Directives outside access control that the other request features read per directory.

@@ -260,17 +260,32 @@ fn defeated(
     // a 200 can mod_dir's DirectoryIndex subrequest change the answer: then the full request.
     // SetEnvIf is evaluated per client, as [`effective`] does.
     let resolved = resolve(cfg, fs, url, host.as_deref(), None);
-    let per_dir = resolved.per_dir(cfg);
-    let inputs = hover_env_inputs(host);
+    if resolved.answered_before_access_checks() {
+        // Every client's outcome is a 500 or unknown: no refusal by mod_access_compat.
+        return None;
+    }
+    let mut full: Option<(Vec<(usize, policy::Item)>, crate::ide::setenvif::EnvInputs)> = None;
     let mut decided = None;
     for (_, ip) in clients {
         let sp = spec(url, host, *ip, None);
-        let mut outcome = resolved.outcome_with_setenvif(cfg, url, &sp.request, &inputs, &per_dir);
-        if outcome.status == Some(200) {
-            outcome = effective(cfg, &sp).outcome;
-        }
-        let d = outcome.deciding.clone()?;
-        if outcome.status != Some(403) || d.layer != Layer::AccessCompat {
+        // With Satisfy All, a host check that refuses the client is the whole answer (a 403
+        // decided by mod_access_compat); otherwise the full evaluation.
+        let d = match resolved.host_check_refusal(cfg, &sp.request) {
+            Some(d) => d,
+            None => {
+                let (per_dir, inputs) = full.get_or_insert_with(|| (resolved.per_dir(cfg), hover_env_inputs(host)));
+                let mut outcome = resolved.outcome_with_setenvif(cfg, url, &sp.request, inputs, per_dir);
+                if outcome.status == Some(200) {
+                    outcome = effective(cfg, &sp).outcome;
+                }
+                let d = outcome.deciding?;
+                if outcome.status != Some(403) {
+                    return None;
+                }
+                d
+            }
+        };
+        if d.layer != Layer::AccessCompat {
             return None;
         }
         // The deciding rule must come from elsewhere.

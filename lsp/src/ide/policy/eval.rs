@@ -1133,6 +1133,25 @@ impl<'a> Eval<'a> {
     }
 }
 
+/// What [`evaluate`] answers when mod_access_compat's host check alone settles the request:
+/// with Satisfy All (or unspecified) for its method, a host check that certainly fails is a 403
+/// whatever Require and authentication say (`ap_process_request_internal` stops there). Returns
+/// the rule deciding that 403, as [`evaluate`] names it; None when the host check passes, is not
+/// known, or Satisfy Any lets Require decide (then only [`evaluate`] knows).
+pub fn host_check_refusal(compat: &CompatConfig, req: &Request, ctx: &PolicyCtx) -> Option<Deciding> {
+    let method = MethodId::resolve(&req.method, &ctx.registered_methods);
+    if compat.satisfy_for(&method).0 == Satisfy::Any {
+        return None;
+    }
+    let authn = AuthnConfig::default();
+    let mut ev = Eval { req, ctx, authn: &authn, method, user: None, trace: vec![], reasons: vec![] };
+    let mut host = ev.host_stage(Some(compat));
+    match host.as_slice() {
+        [(false, ..)] => host.pop().map(|(_, d, _)| d),
+        _ => None,
+    }
+}
+
 /// Evaluate one request against the effective configs (`compat`/`authz` None = no such config
 /// in effect), following `ap_process_request_internal`.
 pub fn evaluate(
