@@ -386,7 +386,8 @@ pub struct FsOverlay {
 
 #[derive(Default)]
 struct FsCache {
-    dirs: HashMap<PathBuf, bool>,
+    /// Keyed by the path's bytes: hashing and comparing a `Path` goes component by component.
+    dirs: HashMap<std::ffi::OsString, bool>,
     files: HashMap<PathBuf, Result<Option<Arc<FileData>>, String>>,
 }
 
@@ -406,11 +407,11 @@ impl FsView {
             return true;
         }
         let Some(c) = &self.cache else { return p.is_dir() };
-        if let Some(&d) = c.lock().unwrap_or_else(|e| e.into_inner()).dirs.get(p) {
+        if let Some(&d) = c.lock().unwrap_or_else(|e| e.into_inner()).dirs.get(p.as_os_str()) {
             return d;
         }
         let d = p.is_dir();
-        c.lock().unwrap_or_else(|e| e.into_inner()).dirs.insert(p.to_path_buf(), d);
+        c.lock().unwrap_or_else(|e| e.into_inner()).dirs.insert(p.as_os_str().to_os_string(), d);
         d
     }
     /// An .htaccess file: its text, None when it is not there (ENOENT, ENOTDIR: httpd
@@ -690,6 +691,8 @@ pub struct Resolved {
     /// The sections that apply, in merge order, with their bodies and policies.
     applied: Vec<Applied>,
     pub compat: Option<CompatConfig>,
+    /// The section of the configuration `compat` comes from (None: none, or an .htaccess file).
+    compat_source: Option<SecId>,
     pub authz: Option<AuthzConfig>,
     pub authn: AuthnConfig,
     /// Startup errors found in the sections that apply (httpd would refuse to start).
@@ -713,6 +716,7 @@ pub fn resolve(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local:
     let mut applied = Vec::new();
     let mut errors = Vec::new();
     let mut compat: Option<CompatConfig> = None;
+    let mut compat_source = None;
     let mut authz: Option<AuthzConfig> = None;
     let mut authn = AuthnConfig::default();
     let mut forbidden_override: Option<String> = None;
@@ -744,6 +748,10 @@ pub fn resolve(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local:
             }
             if p.compat.is_some() {
                 compat = p.compat.clone();
+                compat_source = match c {
+                    Contribution::Section(id) => Some(id),
+                    Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) => None,
+                };
             }
             if let Some(n) = &p.authn {
                 authn = merge_authn(&authn, n);
@@ -758,6 +766,7 @@ pub fn resolve(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local:
         filesystem_path: fs_path,
         applied,
         compat,
+        compat_source,
         authz,
         authn,
         errors,
@@ -976,6 +985,13 @@ impl Resolved {
             return None;
         }
         policy::host_check_refusal(compat, request, &cfg.index().ctx)
+    }
+
+    /// The section of the configuration whose Order/Allow/Deny is in effect (None when none is, or
+    /// when it comes from an .htaccess file): two walks with the same source have the same
+    /// [`Resolved::compat`].
+    pub fn compat_source(&self) -> Option<SecId> {
+        self.compat_source
     }
 
     /// Whether evaluating the merged policy can read the request's environment: an

@@ -3,7 +3,7 @@
 
 use crate::ide::access::{effective_with, resolve, Effective, FsView, RequestSpec};
 use crate::ide::catalogue;
-use crate::ide::config::{Config, FileId, Node, NodeKind};
+use crate::ide::config::{Config, FileId, Node, NodeKind, SecId};
 use crate::ide::policy::{self, HostKnowledge, Layer, Request};
 use apache_syntax::{TextRange, TextSize};
 use std::fmt::Write as _;
@@ -215,21 +215,33 @@ pub struct Defeated {
 
 /// Checks one section for the precedence trap.
 pub fn defeated_require(cfg: &Config, chain: &[&Node]) -> Option<Defeated> {
-    defeated_require_among(cfg, chain, &representative_clients(&[cfg]), &FsView::fresh())
+    defeated_require_among(cfg, chain, &DefeatedBatch::new(&[cfg], FsView::fresh()))
 }
 
-/// [`defeated_require`] for a batch: the clients to try ([`representative_clients`]) and
-/// the file system view are computed once for all sections.
-pub fn defeated_require_among(
-    cfg: &Config,
-    chain: &[&Node],
-    clients: &[(String, IpAddr)],
-    fs: &FsView,
-) -> Option<Defeated> {
+/// What a batch of [`defeated_require`] checks shares: the clients to try
+/// ([`representative_clients`]), the file system view, and the host checks already made.
+pub struct DefeatedBatch {
+    clients: Vec<(String, IpAddr)>,
+    fs: FsView,
+    /// mod_access_compat's answer to a client's GET ([`crate::ide::access::Resolved::host_check_refusal`]),
+    /// by the section whose Order/Allow/Deny is in effect and the client: many sections inherit
+    /// the same rules.
+    host_checks: std::sync::Mutex<std::collections::HashMap<(SecId, IpAddr), Option<policy::Deciding>>>,
+}
+
+impl DefeatedBatch {
+    /// The clients are those the `mentioned` configurations name.
+    pub fn new(mentioned: &[&Config], fs: FsView) -> DefeatedBatch {
+        DefeatedBatch { clients: representative_clients(mentioned), fs, host_checks: Default::default() }
+    }
+}
+
+/// [`defeated_require`] for a batch: what the sections share is computed once ([`DefeatedBatch`]).
+pub fn defeated_require_among(cfg: &Config, chain: &[&Node], batch: &DefeatedBatch) -> Option<Defeated> {
     let section = chain.last()?;
     let (url, host) = url_for(cfg, chain)?;
     let own = Own { cfg, file: cfg.file(section.loc.file).path.to_path_buf(), range: Some(section.loc.range) };
-    defeated(cfg, &section.children, &own, &url, &host, clients, fs)
+    defeated(cfg, &section.children, &own, &url, &host, batch)
 }
 
 /// Where a body of access directives is written: a section, or a whole .htaccess
@@ -249,8 +261,7 @@ fn defeated(
     own: &Own<'_>,
     url: &str,
     host: &Option<String>,
-    clients: &[(String, IpAddr)],
-    fs: &FsView,
+    batch: &DefeatedBatch,
 ) -> Option<Defeated> {
     let req = nodes.iter().find(|c| c.is("Require"))?;
     if nodes.iter().any(|c| matches!(c.name.to_ascii_lowercase().as_str(), "order" | "allow" | "deny" | "satisfy")) {
@@ -259,18 +270,30 @@ fn defeated(
     // The walk does not depend on the client: resolve once, evaluate per client. Only after
     // a 200 can mod_dir's DirectoryIndex subrequest change the answer: then the full request.
     // SetEnvIf is evaluated per client, as [`effective`] does.
-    let resolved = resolve(cfg, fs, url, host.as_deref(), None);
+    let resolved = resolve(cfg, &batch.fs, url, host.as_deref(), None);
     if resolved.answered_before_access_checks() {
         // Every client's outcome is a 500 or unknown: no refusal by mod_access_compat.
         return None;
     }
     let mut full: Option<(Vec<(usize, policy::Item)>, crate::ide::setenvif::EnvInputs)> = None;
     let mut decided = None;
-    for (_, ip) in clients {
+    for (_, ip) in &batch.clients {
         let sp = spec(url, host, *ip, None);
         // With Satisfy All, a host check that refuses the client is the whole answer (a 403
-        // decided by mod_access_compat); otherwise the full evaluation.
-        let d = match resolved.host_check_refusal(cfg, &sp.request) {
+        // decided by mod_access_compat); otherwise the full evaluation. The host check of a GET
+        // depends on the rules in effect and the client only.
+        let refusal = match resolved.compat_source() {
+            Some(src) => {
+                let known = batch.host_checks.lock().unwrap_or_else(|e| e.into_inner()).get(&(src, *ip)).cloned();
+                known.unwrap_or_else(|| {
+                    let r = resolved.host_check_refusal(cfg, &sp.request);
+                    batch.host_checks.lock().unwrap_or_else(|e| e.into_inner()).insert((src, *ip), r.clone());
+                    r
+                })
+            }
+            None => resolved.host_check_refusal(cfg, &sp.request),
+        };
+        let d = match refusal {
             Some(d) => d,
             None => {
                 let (per_dir, inputs) = full.get_or_insert_with(|| (resolved.per_dir(cfg), hover_env_inputs(host)));
@@ -422,8 +445,8 @@ fn access_file_hover(cfg: &Config, server: &Config, chain: &[&Node], offset: Tex
         }
     }
     let own = Own { cfg, file: path.to_path_buf(), range: None };
-    let clients = representative_clients(&[server, cfg]);
-    let trap = defeated(server, &cfg.nodes, &own, &url, &host, &clients, &FsView::fresh()).map(trap_text);
+    let batch = DefeatedBatch::new(&[server, cfg], FsView::fresh());
+    let trap = defeated(server, &cfg.nodes, &own, &url, &host, &batch).map(trap_text);
     Some((range, policy_markdown(server, &url, &host, trap, &[server, cfg])))
 }
 
