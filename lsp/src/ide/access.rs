@@ -216,16 +216,21 @@ fn has_wildcard(s: &str) -> bool {
     s.contains(['*', '?', '['])
 }
 
-/// Runs `f` on the compiled regular expression; None when it does not compile. Compiled
-/// expressions are cached per thread: every request tests every regex section, and compiling
-/// dominates (explain over many requests, hovers, migration checks, the checker's walk of
-/// every section). They are used in place: a clone would start with empty search caches.
-fn with_regex<T>(pattern: &str, case_insensitive: bool, f: impl FnOnce(&regex::Regex) -> T) -> Option<T> {
-    type Cache = [HashMap<String, Option<regex::Regex>>; 2];
-    thread_local! {
-        static CACHE: std::cell::RefCell<Cache> = std::cell::RefCell::new(Default::default());
-    }
-    CACHE.with(|c| {
+/// Per-thread caches of compiled expressions, by case sensitivity then pattern.
+type RegexCache<R> = std::cell::RefCell<[HashMap<String, Option<R>>; 2]>;
+
+/// Runs `f` on the expression `build` compiles from `pattern` (cached in `cache`); None when it
+/// does not compile. Every request tests every regex section, and compiling dominates (explain
+/// over many requests, hovers, migration checks, the checker's walk of every section). They are
+/// used in place: a clone would start with empty search caches.
+fn with_cached<R: 'static, T>(
+    cache: &'static std::thread::LocalKey<RegexCache<R>>,
+    pattern: &str,
+    case_insensitive: bool,
+    build: impl FnOnce() -> Option<R>,
+    f: impl FnOnce(&R) -> T,
+) -> Option<T> {
+    cache.with(|c| {
         let mut c = c.borrow_mut();
         let c = &mut c[usize::from(case_insensitive)];
         if !c.contains_key(pattern) {
@@ -235,16 +240,47 @@ fn with_regex<T>(pattern: &str, case_insensitive: bool, f: impl FnOnce(&regex::R
             if c.len() >= 64 {
                 c.clear();
             }
-            let r = regex::RegexBuilder::new(pattern).case_insensitive(case_insensitive).build().ok();
+            let r = build();
             c.insert(pattern.to_string(), r);
         }
         c.get(pattern).and_then(Option::as_ref).map(f)
     })
 }
 
+/// Runs `f` on the compiled regular expression; None when it does not compile (cached per thread).
+fn with_regex<T>(pattern: &str, case_insensitive: bool, f: impl FnOnce(&regex::Regex) -> T) -> Option<T> {
+    thread_local! {
+        static CACHE: RegexCache<regex::Regex> = Default::default();
+    }
+    let build = || regex::RegexBuilder::new(pattern).case_insensitive(case_insensitive).build().ok();
+    with_cached(&CACHE, pattern, case_insensitive, build, f)
+}
+
 /// Whether the regular expression matches (cached per thread); None when it does not compile.
+///
+/// Built as [`regex::RegexBuilder`] builds it (the same syntax options and size limit over the
+/// same engine: the same patterns compile, the same texts match) but without the search engines
+/// that pay off only over many or long searches (full, one-pass and lazy DFAs): a walk tests each
+/// `<DirectoryMatch>`, `<FilesMatch>` and `<LocationMatch>` against a few short texts, and
+/// building those engines cost more than all its searches.
 pub(crate) fn regex_matches(pattern: &str, text: &str, case_insensitive: bool) -> Option<bool> {
-    with_regex(pattern, case_insensitive, |r| r.is_match(text))
+    use regex_automata::{meta, util::syntax, MatchKind};
+    thread_local! {
+        static CACHE: RegexCache<meta::Regex> = Default::default();
+    }
+    let build = || {
+        // regex 1.x's `RegexBuilder::new` and `build_one_string`, engines left out.
+        let config = meta::Config::new()
+            .nfa_size_limit(Some(10 * (1 << 20)))
+            .match_kind(MatchKind::LeftmostFirst)
+            .utf8_empty(true)
+            .dfa(false)
+            .onepass(false)
+            .hybrid(false);
+        let syntax = syntax::Config::new().case_insensitive(case_insensitive).utf8(true);
+        meta::Builder::new().configure(config).syntax(syntax).build(pattern).ok()
+    };
+    with_cached(&CACHE, pattern, case_insensitive, build, |r| r.is_match(text))
 }
 
 /// URL path → file system path, through Alias/AliasMatch/ScriptAlias or DocumentRoot.
