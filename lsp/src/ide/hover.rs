@@ -665,4 +665,139 @@ mod tests {
             "{md}"
         );
     }
+
+    /// The precedence trap as the full evaluation finds it, client by client (each outcome
+    /// evaluated whole, DirectoryIndex subrequest included): the oracle for [`defeated`]'s
+    /// shortcuts (the host check alone, shared across a batch).
+    fn defeated_by_full_evaluation(cfg: &Config, chain: &[&Node]) -> Option<Defeated> {
+        let section = chain.last()?;
+        let (url, host) = url_for(cfg, chain)?;
+        let req = section.children.iter().find(|c| c.is("Require"))?;
+        let compat_here =
+            |c: &Node| matches!(c.name.to_ascii_lowercase().as_str(), "order" | "allow" | "deny" | "satisfy");
+        if section.children.iter().any(compat_here) {
+            return None;
+        }
+        let resolved = resolve(cfg, &FsView::fresh(), &url, host.as_deref(), None);
+        let per_dir = resolved.per_dir(cfg);
+        let inputs = hover_env_inputs(&host);
+        let mut decided = None;
+        for (_, ip) in representative_clients(&[cfg]) {
+            let sp = spec(&url, &host, ip, None);
+            let mut outcome = resolved.outcome_with_setenvif(cfg, &url, &sp.request, &inputs, &per_dir);
+            if outcome.status == Some(200) {
+                outcome = effective(cfg, &sp).outcome;
+            }
+            let d = outcome.deciding.clone()?;
+            if outcome.status != Some(403) || d.layer != Layer::AccessCompat {
+                return None;
+            }
+            let file = cfg.file(section.loc.file).path.clone();
+            let r = section.loc.range;
+            if d.loc.as_ref().is_some_and(|l| {
+                *l.file == *file && l.range.0 >= u32::from(r.start()) && l.range.1 <= u32::from(r.end())
+            }) {
+                return None;
+            }
+            decided = Some(d);
+        }
+        let d = decided?;
+        Some(Defeated {
+            require: (req.loc.file, cfg.trimmed(&req.loc)),
+            require_text: format!("Require {}", req.raw_args),
+            decided_by: d.rule.clone(),
+            deciding: d.loc,
+        })
+    }
+
+    /// Loads `conf` (`{d}` is a fresh directory holding `www/` with `sub/`, `idx/index.html`,
+    /// `ht/` and `ht2/`, and the `.htaccess` files of `htaccess`) and checks every section holding a
+    /// Require in one batch, as the checker does, against [`defeated_by_full_evaluation`]. Returns
+    /// each finding as `line: decided by`.
+    fn batch_agrees_with_full_evaluation(conf: &str, htaccess: &[(&str, &str)]) -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        for sub in ["www/sub", "www/idx", "www/ht", "www/ht2"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        std::fs::write(dir.path().join("www/idx/index.html"), "x").unwrap();
+        for (at, text) in htaccess {
+            std::fs::write(dir.path().join(at), text).unwrap();
+        }
+        let main = dir.path().join("httpd.conf");
+        let head = "LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nLoadModule setenvif_module m\nLoadModule dir_module m\nLoadModule authn_core_module m\nLoadModule authz_user_module m\nDocumentRoot {d}/www\nDirectoryIndex index.html\n";
+        std::fs::write(&main, format!("{head}{conf}").replace("{d}", &d)).unwrap();
+        let cfg = load(&main, &crate::ide::config::RealFs);
+        let ix = cfg.index();
+        let batch = DefeatedBatch::new(&[&cfg], FsView::cached());
+        let mut found = Vec::new();
+        for id in 0..ix.len() as SecId {
+            let chain = ix.chain(&cfg, id);
+            if !chain.last().is_some_and(|n| n.children.iter().any(|c| c.is("Require"))) {
+                continue;
+            }
+            let fast = defeated_require_among(&cfg, &chain, &batch);
+            let full = defeated_by_full_evaluation(&cfg, &chain);
+            assert_eq!(format!("{fast:?}"), format!("{full:?}"), "section at line {}", chain.last().unwrap().loc.line);
+            if let Some(t) = fast {
+                found.push(format!("{}: {}", chain.last().unwrap().loc.line, t.decided_by));
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn batch_shortcuts_agree_with_the_full_evaluation() {
+        // Location after Directory, compat in the section itself (inside <Limit>), a Location
+        // replacing the inherited rules.
+        let found = batch_agrees_with_full_evaluation(
+            "<Directory />\n  Order deny,allow\n  Deny from all\n</Directory>\n<Location /a>\n  Require local\n</Location>\n<Location /b>\n  <Limit GET>\n    Order allow,deny\n  </Limit>\n  Require all granted\n</Location>\n<Location /c>\n  Order allow,deny\n  Allow from all\n</Location>\n<Location /c/d>\n  Require all denied\n</Location>\n<Directory {d}/www/sub>\n  Require ip 127.0.0.2\n</Directory>\n<Location /e>\n  Require all granted\n</Location>\n",
+            &[],
+        );
+        assert_eq!(found, ["14: Deny from all", "30: Deny from all", "33: Deny from all"]);
+        // Satisfy Any: Require decides after a failed host check.
+        let found = batch_agrees_with_full_evaluation(
+            "<Directory />\n  Order deny,allow\n  Deny from all\n  Satisfy Any\n</Directory>\n<Location /a>\n  Require all denied\n</Location>\n<Location /b>\n  Require all granted\n</Location>\n<Location /sub/>\n  Require all granted\n</Location>\n",
+            &[],
+        );
+        assert!(found.is_empty(), "{found:?}");
+        // <Limit> masks: Satisfy Any for POST only leaves GET to the host check; a Deny for
+        // POST only lets GET through.
+        let found = batch_agrees_with_full_evaluation(
+            "<Directory />\n  Order deny,allow\n  Deny from all\n  <Limit POST>\n    Satisfy Any\n  </Limit>\n</Directory>\n<Location /a>\n  Require all granted\n</Location>\n<Directory {d}/www/sub>\n  <Limit POST>\n    Order allow,deny\n  </Limit>\n</Directory>\n<Location /sub/x>\n  Require all granted\n</Location>\n",
+            &[],
+        );
+        assert_eq!(found, ["17: Deny from all"]);
+        // Allow/Deny from env= (SetEnvIf decides per client), Order mutual-failure.
+        let found = batch_agrees_with_full_evaluation(
+            "SetEnvIf Remote_Addr \"^127\\.0\\.0\\.1$\" ok\n<Directory />\n  Order deny,allow\n  Deny from all\n  Allow from env=ok\n</Directory>\n<Location /a>\n  Require all granted\n</Location>\n<Directory {d}/www/sub>\n  Order allow,deny\n  Allow from env=nobody\n</Directory>\n<Location /sub/x>\n  Require all granted\n</Location>\n<Directory {d}/www/ht>\n  Order mutual-failure\n  Allow from 127.0.0.1\n  Deny from all\n</Directory>\n<Location /ht/x>\n  Require all granted\n</Location>\n<Directory {d}/www/ht2>\n  Order mutual-failure\n  Allow from all\n  Deny from 192.0.2.1\n</Directory>\n<Location /ht2/x>\n  Require all granted\n</Location>\n",
+            &[],
+        );
+        assert_eq!(
+            found,
+            [
+                "23: Order allow,deny: no Allow matches (default deny)",
+                "31: Deny from all (Order mutual-failure: Deny has the last word)"
+            ]
+        );
+        // .htaccess layers: one refuses everyone (its rules have no section), one lets
+        // everyone through the host check.
+        let found = batch_agrees_with_full_evaluation(
+            "<Directory />\n  Order deny,allow\n  Deny from all\n</Directory>\n<Directory {d}/www/ht>\n  AllowOverride All\n</Directory>\n<Location /ht/x>\n  Require all granted\n</Location>\n<Directory {d}/www/ht2>\n  AllowOverride Limit\n  Require all granted\n</Directory>\n<Location /ht2/x>\n  Require local\n</Location>\n",
+            &[("www/ht/.htaccess", "Order allow,deny\nDeny from all\n"), ("www/ht2/.htaccess", "Order deny,allow\nAllow from all\n")],
+        );
+        assert_eq!(found, ["17: Deny from all (Order allow,deny: Deny has the last word)"]);
+        // No rules in effect for the directory, but mod_dir's subrequest for its index meets some.
+        let found = batch_agrees_with_full_evaluation(
+            "<Directory {d}/www/idx>\n  Require all granted\n</Directory>\n<Files index.html>\n  Order allow,deny\n</Files>\n<Location /sub/>\n  Require all granted\n</Location>\n",
+            &[],
+        );
+        assert_eq!(
+            found,
+            [
+                "10: Order allow,deny: no Allow matches (default deny) (DirectoryIndex subrequest /idx/index.html)",
+                "16: Order allow,deny: no Allow matches (default deny) (DirectoryIndex subrequest /sub/index.html)"
+            ]
+        );
+    }
 }
