@@ -233,17 +233,19 @@ fn with_cached<R: 'static, T>(
     cache.with(|c| {
         let mut c = c.borrow_mut();
         let c = &mut c[usize::from(case_insensitive)];
-        if !c.contains_key(pattern) {
-            // A compiled regex with its search caches takes tens of kilobytes; a big tree has a
-            // pattern per virtual host (`<DirectoryMatch>` of its own root), and walks of one
-            // virtual host's sections come together: keep few, per thread.
-            if c.len() >= 64 {
-                c.clear();
-            }
-            let r = build();
-            c.insert(pattern.to_string(), r);
+        if let Some(r) = c.get(pattern) {
+            return r.as_ref().map(f);
         }
-        c.get(pattern).and_then(Option::as_ref).map(f)
+        // A compiled regex with its search caches takes tens of kilobytes; a big tree has a
+        // pattern per virtual host (`<DirectoryMatch>` of its own root), and walks of one
+        // virtual host's sections come together: keep few, per thread.
+        if c.len() >= 64 {
+            c.clear();
+        }
+        let r = build();
+        let out = r.as_ref().map(f);
+        c.insert(pattern.to_string(), r);
+        out
     })
 }
 
@@ -424,7 +426,7 @@ pub struct FsOverlay {
 struct FsCache {
     /// Keyed by the path's bytes: hashing and comparing a `Path` goes component by component.
     dirs: HashMap<std::ffi::OsString, bool>,
-    files: HashMap<PathBuf, Result<Option<Arc<FileData>>, String>>,
+    files: HashMap<std::ffi::OsString, Result<Option<Arc<FileData>>, String>>,
 }
 
 impl FsView {
@@ -470,11 +472,11 @@ impl FsView {
             }
         };
         let Some(c) = &self.cache else { return read() };
-        if let Some(f) = c.lock().unwrap_or_else(|e| e.into_inner()).files.get(p) {
+        if let Some(f) = c.lock().unwrap_or_else(|e| e.into_inner()).files.get(p.as_os_str()) {
             return f.clone();
         }
         let f = read();
-        c.lock().unwrap_or_else(|e| e.into_inner()).files.insert(p.to_path_buf(), f.clone());
+        c.lock().unwrap_or_else(|e| e.into_inner()).files.insert(p.as_os_str().to_os_string(), f.clone());
         f
     }
 }

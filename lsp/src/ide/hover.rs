@@ -195,12 +195,18 @@ fn log_summary(cfg: &Config, e: &Effective) -> String {
 }
 
 fn spec(url: &str, host: &Option<String>, client: IpAddr, user: Option<&str>) -> RequestSpec {
-    let local = if client.is_ipv4() { "127.0.0.1".parse().unwrap() } else { "::1".parse().unwrap() };
-    let mut r = Request::new("GET", client, local);
+    let mut r = Request::new("GET", client, client);
+    set_client(&mut r, client);
     r.user = user.map(str::to_string);
     r.client_host = HostKnowledge::NoName;
     r.groups = Some(Default::default());
     RequestSpec { path: url.to_string(), host: host.clone(), request: r }
+}
+
+/// A hover's request from `client`, over a loopback connection of its address family.
+fn set_client(r: &mut Request, client: IpAddr) {
+    r.client = client;
+    r.local_addr = if client.is_ipv4() { "127.0.0.1".parse().unwrap() } else { "::1".parse().unwrap() };
 }
 
 /// A trap in a section: its Require lines never take effect because an old-style
@@ -277,8 +283,9 @@ fn defeated(
     }
     let mut full: Option<(Vec<(usize, policy::Item)>, crate::ide::setenvif::EnvInputs)> = None;
     let mut decided = None;
+    let mut sp = spec(url, host, batch.clients.first()?.1, None);
     for (_, ip) in &batch.clients {
-        let sp = spec(url, host, *ip, None);
+        set_client(&mut sp.request, *ip);
         // With Satisfy All, a host check that refuses the client is the whole answer (a 403
         // decided by mod_access_compat); otherwise the full evaluation. The host check of a GET
         // depends on the rules in effect and the client only.
