@@ -216,35 +216,73 @@ fn has_wildcard(s: &str) -> bool {
     s.contains(['*', '?', '['])
 }
 
-/// Runs `f` on the compiled regular expression; None when it does not compile. Compiled
-/// expressions are cached per thread: every request tests every regex section, and compiling
-/// dominates (explain over many requests, hovers, migration checks, the checker's walk of
-/// every section). They are used in place: a clone would start with empty search caches.
-fn with_regex<T>(pattern: &str, case_insensitive: bool, f: impl FnOnce(&regex::Regex) -> T) -> Option<T> {
-    type Cache = [HashMap<String, Option<regex::Regex>>; 2];
-    thread_local! {
-        static CACHE: std::cell::RefCell<Cache> = std::cell::RefCell::new(Default::default());
-    }
-    CACHE.with(|c| {
+/// Per-thread caches of compiled expressions, by case sensitivity then pattern.
+type RegexCache<R> = std::cell::RefCell<[HashMap<String, Option<R>>; 2]>;
+
+/// Runs `f` on the expression `build` compiles from `pattern` (cached in `cache`); None when it
+/// does not compile. Every request tests every regex section, and compiling dominates (explain
+/// over many requests, hovers, migration checks, the checker's walk of every section). They are
+/// used in place: a clone would start with empty search caches.
+fn with_cached<R: 'static, T>(
+    cache: &'static std::thread::LocalKey<RegexCache<R>>,
+    pattern: &str,
+    case_insensitive: bool,
+    build: impl FnOnce() -> Option<R>,
+    f: impl FnOnce(&R) -> T,
+) -> Option<T> {
+    cache.with(|c| {
         let mut c = c.borrow_mut();
         let c = &mut c[usize::from(case_insensitive)];
-        if !c.contains_key(pattern) {
-            // A compiled regex with its search caches takes tens of kilobytes; a big tree has a
-            // pattern per virtual host (`<DirectoryMatch>` of its own root), and walks of one
-            // virtual host's sections come together: keep few, per thread.
-            if c.len() >= 64 {
-                c.clear();
-            }
-            let r = regex::RegexBuilder::new(pattern).case_insensitive(case_insensitive).build().ok();
-            c.insert(pattern.to_string(), r);
+        if let Some(r) = c.get(pattern) {
+            return r.as_ref().map(f);
         }
-        c.get(pattern).and_then(Option::as_ref).map(f)
+        // A compiled regex with its search caches takes tens of kilobytes; a big tree has a
+        // pattern per virtual host (`<DirectoryMatch>` of its own root), and walks of one
+        // virtual host's sections come together: keep few, per thread.
+        if c.len() >= 64 {
+            c.clear();
+        }
+        let r = build();
+        let out = r.as_ref().map(f);
+        c.insert(pattern.to_string(), r);
+        out
     })
 }
 
+/// Runs `f` on the compiled regular expression; None when it does not compile (cached per thread).
+fn with_regex<T>(pattern: &str, case_insensitive: bool, f: impl FnOnce(&regex::Regex) -> T) -> Option<T> {
+    thread_local! {
+        static CACHE: RegexCache<regex::Regex> = Default::default();
+    }
+    let build = || regex::RegexBuilder::new(pattern).case_insensitive(case_insensitive).build().ok();
+    with_cached(&CACHE, pattern, case_insensitive, build, f)
+}
+
 /// Whether the regular expression matches (cached per thread); None when it does not compile.
+///
+/// Built as [`regex::RegexBuilder`] builds it (the same syntax options and size limit over the
+/// same engine: the same patterns compile, the same texts match) but without the search engines
+/// that pay off only over many or long searches (full, one-pass and lazy DFAs): a walk tests each
+/// `<DirectoryMatch>`, `<FilesMatch>` and `<LocationMatch>` against a few short texts, and
+/// building those engines cost more than all its searches.
 pub(crate) fn regex_matches(pattern: &str, text: &str, case_insensitive: bool) -> Option<bool> {
-    with_regex(pattern, case_insensitive, |r| r.is_match(text))
+    use regex_automata::{meta, util::syntax, MatchKind};
+    thread_local! {
+        static CACHE: RegexCache<meta::Regex> = Default::default();
+    }
+    let build = || {
+        // regex 1.x's `RegexBuilder::new` and `build_one_string`, engines left out.
+        let config = meta::Config::new()
+            .nfa_size_limit(Some(10 * (1 << 20)))
+            .match_kind(MatchKind::LeftmostFirst)
+            .utf8_empty(true)
+            .dfa(false)
+            .onepass(false)
+            .hybrid(false);
+        let syntax = syntax::Config::new().case_insensitive(case_insensitive).utf8(true);
+        meta::Builder::new().configure(config).syntax(syntax).build(pattern).ok()
+    };
+    with_cached(&CACHE, pattern, case_insensitive, build, |r| r.is_match(text))
 }
 
 /// URL path → file system path, through Alias/AliasMatch/ScriptAlias or DocumentRoot.
@@ -386,8 +424,9 @@ pub struct FsOverlay {
 
 #[derive(Default)]
 struct FsCache {
-    dirs: HashMap<PathBuf, bool>,
-    files: HashMap<PathBuf, Result<Option<Arc<FileData>>, String>>,
+    /// Keyed by the path's bytes: hashing and comparing a `Path` goes component by component.
+    dirs: HashMap<std::ffi::OsString, bool>,
+    files: HashMap<std::ffi::OsString, Result<Option<Arc<FileData>>, String>>,
 }
 
 impl FsView {
@@ -406,11 +445,11 @@ impl FsView {
             return true;
         }
         let Some(c) = &self.cache else { return p.is_dir() };
-        if let Some(&d) = c.lock().unwrap_or_else(|e| e.into_inner()).dirs.get(p) {
+        if let Some(&d) = c.lock().unwrap_or_else(|e| e.into_inner()).dirs.get(p.as_os_str()) {
             return d;
         }
         let d = p.is_dir();
-        c.lock().unwrap_or_else(|e| e.into_inner()).dirs.insert(p.to_path_buf(), d);
+        c.lock().unwrap_or_else(|e| e.into_inner()).dirs.insert(p.as_os_str().to_os_string(), d);
         d
     }
     /// An .htaccess file: its text, None when it is not there (ENOENT, ENOTDIR: httpd
@@ -433,11 +472,11 @@ impl FsView {
             }
         };
         let Some(c) = &self.cache else { return read() };
-        if let Some(f) = c.lock().unwrap_or_else(|e| e.into_inner()).files.get(p) {
+        if let Some(f) = c.lock().unwrap_or_else(|e| e.into_inner()).files.get(p.as_os_str()) {
             return f.clone();
         }
         let f = read();
-        c.lock().unwrap_or_else(|e| e.into_inner()).files.insert(p.to_path_buf(), f.clone());
+        c.lock().unwrap_or_else(|e| e.into_inner()).files.insert(p.as_os_str().to_os_string(), f.clone());
         f
     }
 }
@@ -690,6 +729,8 @@ pub struct Resolved {
     /// The sections that apply, in merge order, with their bodies and policies.
     applied: Vec<Applied>,
     pub compat: Option<CompatConfig>,
+    /// The section of the configuration `compat` comes from (None: none, or an .htaccess file).
+    compat_source: Option<SecId>,
     pub authz: Option<AuthzConfig>,
     pub authn: AuthnConfig,
     /// Startup errors found in the sections that apply (httpd would refuse to start).
@@ -713,6 +754,7 @@ pub fn resolve(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local:
     let mut applied = Vec::new();
     let mut errors = Vec::new();
     let mut compat: Option<CompatConfig> = None;
+    let mut compat_source = None;
     let mut authz: Option<AuthzConfig> = None;
     let mut authn = AuthnConfig::default();
     let mut forbidden_override: Option<String> = None;
@@ -744,6 +786,10 @@ pub fn resolve(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local:
             }
             if p.compat.is_some() {
                 compat = p.compat.clone();
+                compat_source = match c {
+                    Contribution::Section(id) => Some(id),
+                    Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) => None,
+                };
             }
             if let Some(n) = &p.authn {
                 authn = merge_authn(&authn, n);
@@ -758,6 +804,7 @@ pub fn resolve(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local:
         filesystem_path: fs_path,
         applied,
         compat,
+        compat_source,
         authz,
         authn,
         errors,
@@ -954,16 +1001,42 @@ impl Resolved {
         self.outcome_in(cfg, request, Some(&env))
     }
 
+    /// Whether no request gets an answer from the access checks: an .htaccess file on the way
+    /// answers 500, or the outcome cannot be known (something on the path is out of our reach,
+    /// httpd would refuse to start). [`Resolved::outcome`] has no 403 for any client then.
+    pub fn answered_before_access_checks(&self) -> bool {
+        self.forbidden_override.is_some() || !self.errors.is_empty() || !self.unknown.is_empty()
+    }
+
+    /// When mod_access_compat's host check certainly refuses `request` with 403 whatever Require
+    /// says ([`policy::host_check_refusal`]), the rule deciding it: what [`Resolved::outcome`] and
+    /// [`Resolved::outcome_with_setenvif`] name, without evaluating the rest. None when only the
+    /// full evaluation knows (no Order/Allow/Deny in effect, Satisfy Any, a rule reading the
+    /// environment, a host check that passes or is unknown, [`Resolved::answered_before_access_checks`]).
+    pub fn host_check_refusal(&self, cfg: &Config, request: &policy::Request) -> Option<policy::Deciding> {
+        if self.answered_before_access_checks() {
+            return None;
+        }
+        let compat = self.compat.as_ref()?;
+        // SetEnvIf decides `Allow from env=`: that is the full evaluation's business.
+        if compat_reads_env(compat) {
+            return None;
+        }
+        policy::host_check_refusal(compat, request, &cfg.index().ctx)
+    }
+
+    /// The section of the configuration whose Order/Allow/Deny is in effect (None when none is, or
+    /// when it comes from an .htaccess file): two walks with the same source have the same
+    /// [`Resolved::compat`].
+    pub fn compat_source(&self) -> Option<SecId> {
+        self.compat_source
+    }
+
     /// Whether evaluating the merged policy can read the request's environment: an
     /// `Allow/Deny from env=` entry or a `Require env` line (the only readers of it).
     fn reads_env(&self) -> bool {
         use policy::authz::{NodeKind as Authz, Provider};
-        let compat = self.compat.as_ref().is_some_and(|c| {
-            c.allows
-                .iter()
-                .chain(&c.denies)
-                .any(|e| matches!(e.spec, policy::HostSpec::EnvPresent(_) | policy::HostSpec::EnvAbsent(_)))
-        });
+        let compat = self.compat.as_ref().is_some_and(compat_reads_env);
         let mut stack: Vec<&policy::authz::AuthzNode> = self.authz.iter().filter_map(|a| a.section.as_ref()).collect();
         while let Some(n) = stack.pop() {
             match &n.kind {
@@ -1044,6 +1117,14 @@ impl Resolved {
         let ix = cfg.index();
         self.vhost.map(|v| vhost_label(ix.node(cfg, ix.vhosts[v as usize].id)))
     }
+}
+
+/// Whether mod_access_compat's host check reads the request's environment (`Allow/Deny from env=`).
+fn compat_reads_env(c: &CompatConfig) -> bool {
+    c.allows
+        .iter()
+        .chain(&c.denies)
+        .any(|e| matches!(e.spec, policy::HostSpec::EnvPresent(_) | policy::HostSpec::EnvAbsent(_)))
 }
 
 /// Directives outside access control that the other request features read per directory.

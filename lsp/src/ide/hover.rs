@@ -3,7 +3,7 @@
 
 use crate::ide::access::{effective_with, resolve, Effective, FsView, RequestSpec};
 use crate::ide::catalogue;
-use crate::ide::config::{Config, FileId, Node, NodeKind};
+use crate::ide::config::{Config, FileId, Node, NodeKind, SecId};
 use crate::ide::policy::{self, HostKnowledge, Layer, Request};
 use apache_syntax::{TextRange, TextSize};
 use std::fmt::Write as _;
@@ -195,12 +195,18 @@ fn log_summary(cfg: &Config, e: &Effective) -> String {
 }
 
 fn spec(url: &str, host: &Option<String>, client: IpAddr, user: Option<&str>) -> RequestSpec {
-    let local = if client.is_ipv4() { "127.0.0.1".parse().unwrap() } else { "::1".parse().unwrap() };
-    let mut r = Request::new("GET", client, local);
+    let mut r = Request::new("GET", client, client);
+    set_client(&mut r, client);
     r.user = user.map(str::to_string);
     r.client_host = HostKnowledge::NoName;
     r.groups = Some(Default::default());
     RequestSpec { path: url.to_string(), host: host.clone(), request: r }
+}
+
+/// A hover's request from `client`, over a loopback connection of its address family.
+fn set_client(r: &mut Request, client: IpAddr) {
+    r.client = client;
+    r.local_addr = if client.is_ipv4() { "127.0.0.1".parse().unwrap() } else { "::1".parse().unwrap() };
 }
 
 /// A trap in a section: its Require lines never take effect because an old-style
@@ -215,21 +221,33 @@ pub struct Defeated {
 
 /// Checks one section for the precedence trap.
 pub fn defeated_require(cfg: &Config, chain: &[&Node]) -> Option<Defeated> {
-    defeated_require_among(cfg, chain, &representative_clients(&[cfg]), &FsView::fresh())
+    defeated_require_among(cfg, chain, &DefeatedBatch::new(&[cfg], FsView::fresh()))
 }
 
-/// [`defeated_require`] for a batch: the clients to try ([`representative_clients`]) and
-/// the file system view are computed once for all sections.
-pub fn defeated_require_among(
-    cfg: &Config,
-    chain: &[&Node],
-    clients: &[(String, IpAddr)],
-    fs: &FsView,
-) -> Option<Defeated> {
+/// What a batch of [`defeated_require`] checks shares: the clients to try
+/// ([`representative_clients`]), the file system view, and the host checks already made.
+pub struct DefeatedBatch {
+    clients: Vec<(String, IpAddr)>,
+    fs: FsView,
+    /// mod_access_compat's answer to a client's GET ([`crate::ide::access::Resolved::host_check_refusal`]),
+    /// by the section whose Order/Allow/Deny is in effect and the client: many sections inherit
+    /// the same rules.
+    host_checks: std::sync::Mutex<std::collections::HashMap<(SecId, IpAddr), Option<policy::Deciding>>>,
+}
+
+impl DefeatedBatch {
+    /// The clients are those the `mentioned` configurations name.
+    pub fn new(mentioned: &[&Config], fs: FsView) -> DefeatedBatch {
+        DefeatedBatch { clients: representative_clients(mentioned), fs, host_checks: Default::default() }
+    }
+}
+
+/// [`defeated_require`] for a batch: what the sections share is computed once ([`DefeatedBatch`]).
+pub fn defeated_require_among(cfg: &Config, chain: &[&Node], batch: &DefeatedBatch) -> Option<Defeated> {
     let section = chain.last()?;
     let (url, host) = url_for(cfg, chain)?;
     let own = Own { cfg, file: cfg.file(section.loc.file).path.to_path_buf(), range: Some(section.loc.range) };
-    defeated(cfg, &section.children, &own, &url, &host, clients, fs)
+    defeated(cfg, &section.children, &own, &url, &host, batch)
 }
 
 /// Where a body of access directives is written: a section, or a whole .htaccess
@@ -249,8 +267,7 @@ fn defeated(
     own: &Own<'_>,
     url: &str,
     host: &Option<String>,
-    clients: &[(String, IpAddr)],
-    fs: &FsView,
+    batch: &DefeatedBatch,
 ) -> Option<Defeated> {
     let req = nodes.iter().find(|c| c.is("Require"))?;
     if nodes.iter().any(|c| matches!(c.name.to_ascii_lowercase().as_str(), "order" | "allow" | "deny" | "satisfy")) {
@@ -259,18 +276,46 @@ fn defeated(
     // The walk does not depend on the client: resolve once, evaluate per client. Only after
     // a 200 can mod_dir's DirectoryIndex subrequest change the answer: then the full request.
     // SetEnvIf is evaluated per client, as [`effective`] does.
-    let resolved = resolve(cfg, fs, url, host.as_deref(), None);
-    let per_dir = resolved.per_dir(cfg);
-    let inputs = hover_env_inputs(host);
+    let resolved = resolve(cfg, &batch.fs, url, host.as_deref(), None);
+    if resolved.answered_before_access_checks() {
+        // Every client's outcome is a 500 or unknown: no refusal by mod_access_compat.
+        return None;
+    }
+    let mut full: Option<(Vec<(usize, policy::Item)>, crate::ide::setenvif::EnvInputs)> = None;
     let mut decided = None;
-    for (_, ip) in clients {
-        let sp = spec(url, host, *ip, None);
-        let mut outcome = resolved.outcome_with_setenvif(cfg, url, &sp.request, &inputs, &per_dir);
-        if outcome.status == Some(200) {
-            outcome = effective(cfg, &sp).outcome;
-        }
-        let d = outcome.deciding.clone()?;
-        if outcome.status != Some(403) || d.layer != Layer::AccessCompat {
+    let mut sp = spec(url, host, batch.clients.first()?.1, None);
+    for (_, ip) in &batch.clients {
+        set_client(&mut sp.request, *ip);
+        // With Satisfy All, a host check that refuses the client is the whole answer (a 403
+        // decided by mod_access_compat); otherwise the full evaluation. The host check of a GET
+        // depends on the rules in effect and the client only.
+        let refusal = match resolved.compat_source() {
+            Some(src) => {
+                let known = batch.host_checks.lock().unwrap_or_else(|e| e.into_inner()).get(&(src, *ip)).cloned();
+                known.unwrap_or_else(|| {
+                    let r = resolved.host_check_refusal(cfg, &sp.request);
+                    batch.host_checks.lock().unwrap_or_else(|e| e.into_inner()).insert((src, *ip), r.clone());
+                    r
+                })
+            }
+            None => resolved.host_check_refusal(cfg, &sp.request),
+        };
+        let d = match refusal {
+            Some(d) => d,
+            None => {
+                let (per_dir, inputs) = full.get_or_insert_with(|| (resolved.per_dir(cfg), hover_env_inputs(host)));
+                let mut outcome = resolved.outcome_with_setenvif(cfg, url, &sp.request, inputs, per_dir);
+                if outcome.status == Some(200) {
+                    outcome = effective(cfg, &sp).outcome;
+                }
+                let d = outcome.deciding?;
+                if outcome.status != Some(403) {
+                    return None;
+                }
+                d
+            }
+        };
+        if d.layer != Layer::AccessCompat {
             return None;
         }
         // The deciding rule must come from elsewhere.
@@ -407,8 +452,8 @@ fn access_file_hover(cfg: &Config, server: &Config, chain: &[&Node], offset: Tex
         }
     }
     let own = Own { cfg, file: path.to_path_buf(), range: None };
-    let clients = representative_clients(&[server, cfg]);
-    let trap = defeated(server, &cfg.nodes, &own, &url, &host, &clients, &FsView::fresh()).map(trap_text);
+    let batch = DefeatedBatch::new(&[server, cfg], FsView::fresh());
+    let trap = defeated(server, &cfg.nodes, &own, &url, &host, &batch).map(trap_text);
     Some((range, policy_markdown(server, &url, &host, trap, &[server, cfg])))
 }
 
@@ -625,6 +670,141 @@ mod tests {
         assert!(
             md.contains("⚠ `Require ip 127.0.0.2` has no effect here: `Deny from all` (httpd.conf:7) refuses every request first."),
             "{md}"
+        );
+    }
+
+    /// The precedence trap as the full evaluation finds it, client by client (each outcome
+    /// evaluated whole, DirectoryIndex subrequest included): the oracle for [`defeated`]'s
+    /// shortcuts (the host check alone, shared across a batch).
+    fn defeated_by_full_evaluation(cfg: &Config, chain: &[&Node]) -> Option<Defeated> {
+        let section = chain.last()?;
+        let (url, host) = url_for(cfg, chain)?;
+        let req = section.children.iter().find(|c| c.is("Require"))?;
+        let compat_here =
+            |c: &Node| matches!(c.name.to_ascii_lowercase().as_str(), "order" | "allow" | "deny" | "satisfy");
+        if section.children.iter().any(compat_here) {
+            return None;
+        }
+        let resolved = resolve(cfg, &FsView::fresh(), &url, host.as_deref(), None);
+        let per_dir = resolved.per_dir(cfg);
+        let inputs = hover_env_inputs(&host);
+        let mut decided = None;
+        for (_, ip) in representative_clients(&[cfg]) {
+            let sp = spec(&url, &host, ip, None);
+            let mut outcome = resolved.outcome_with_setenvif(cfg, &url, &sp.request, &inputs, &per_dir);
+            if outcome.status == Some(200) {
+                outcome = effective(cfg, &sp).outcome;
+            }
+            let d = outcome.deciding.clone()?;
+            if outcome.status != Some(403) || d.layer != Layer::AccessCompat {
+                return None;
+            }
+            let file = cfg.file(section.loc.file).path.clone();
+            let r = section.loc.range;
+            if d.loc.as_ref().is_some_and(|l| {
+                *l.file == *file && l.range.0 >= u32::from(r.start()) && l.range.1 <= u32::from(r.end())
+            }) {
+                return None;
+            }
+            decided = Some(d);
+        }
+        let d = decided?;
+        Some(Defeated {
+            require: (req.loc.file, cfg.trimmed(&req.loc)),
+            require_text: format!("Require {}", req.raw_args),
+            decided_by: d.rule.clone(),
+            deciding: d.loc,
+        })
+    }
+
+    /// Loads `conf` (`{d}` is a fresh directory holding `www/` with `sub/`, `idx/index.html`,
+    /// `ht/` and `ht2/`, and the `.htaccess` files of `htaccess`) and checks every section holding a
+    /// Require in one batch, as the checker does, against [`defeated_by_full_evaluation`]. Returns
+    /// each finding as `line: decided by`.
+    fn batch_agrees_with_full_evaluation(conf: &str, htaccess: &[(&str, &str)]) -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        for sub in ["www/sub", "www/idx", "www/ht", "www/ht2"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        std::fs::write(dir.path().join("www/idx/index.html"), "x").unwrap();
+        for (at, text) in htaccess {
+            std::fs::write(dir.path().join(at), text).unwrap();
+        }
+        let main = dir.path().join("httpd.conf");
+        let head = "LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nLoadModule setenvif_module m\nLoadModule dir_module m\nLoadModule authn_core_module m\nLoadModule authz_user_module m\nDocumentRoot {d}/www\nDirectoryIndex index.html\n";
+        std::fs::write(&main, format!("{head}{conf}").replace("{d}", &d)).unwrap();
+        let cfg = load(&main, &crate::ide::config::RealFs);
+        let ix = cfg.index();
+        let batch = DefeatedBatch::new(&[&cfg], FsView::cached());
+        let mut found = Vec::new();
+        for id in 0..ix.len() as SecId {
+            let chain = ix.chain(&cfg, id);
+            if !chain.last().is_some_and(|n| n.children.iter().any(|c| c.is("Require"))) {
+                continue;
+            }
+            let fast = defeated_require_among(&cfg, &chain, &batch);
+            let full = defeated_by_full_evaluation(&cfg, &chain);
+            assert_eq!(format!("{fast:?}"), format!("{full:?}"), "section at line {}", chain.last().unwrap().loc.line);
+            if let Some(t) = fast {
+                found.push(format!("{}: {}", chain.last().unwrap().loc.line, t.decided_by));
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn batch_shortcuts_agree_with_the_full_evaluation() {
+        // Location after Directory, compat in the section itself (inside <Limit>), a Location
+        // replacing the inherited rules.
+        let found = batch_agrees_with_full_evaluation(
+            "<Directory />\n  Order deny,allow\n  Deny from all\n</Directory>\n<Location /a>\n  Require local\n</Location>\n<Location /b>\n  <Limit GET>\n    Order allow,deny\n  </Limit>\n  Require all granted\n</Location>\n<Location /c>\n  Order allow,deny\n  Allow from all\n</Location>\n<Location /c/d>\n  Require all denied\n</Location>\n<Directory {d}/www/sub>\n  Require ip 127.0.0.2\n</Directory>\n<Location /e>\n  Require all granted\n</Location>\n",
+            &[],
+        );
+        assert_eq!(found, ["14: Deny from all", "30: Deny from all", "33: Deny from all"]);
+        // Satisfy Any: Require decides after a failed host check.
+        let found = batch_agrees_with_full_evaluation(
+            "<Directory />\n  Order deny,allow\n  Deny from all\n  Satisfy Any\n</Directory>\n<Location /a>\n  Require all denied\n</Location>\n<Location /b>\n  Require all granted\n</Location>\n<Location /sub/>\n  Require all granted\n</Location>\n",
+            &[],
+        );
+        assert!(found.is_empty(), "{found:?}");
+        // <Limit> masks: Satisfy Any for POST only leaves GET to the host check; a Deny for
+        // POST only lets GET through.
+        let found = batch_agrees_with_full_evaluation(
+            "<Directory />\n  Order deny,allow\n  Deny from all\n  <Limit POST>\n    Satisfy Any\n  </Limit>\n</Directory>\n<Location /a>\n  Require all granted\n</Location>\n<Directory {d}/www/sub>\n  <Limit POST>\n    Order allow,deny\n  </Limit>\n</Directory>\n<Location /sub/x>\n  Require all granted\n</Location>\n",
+            &[],
+        );
+        assert_eq!(found, ["17: Deny from all"]);
+        // Allow/Deny from env= (SetEnvIf decides per client), Order mutual-failure.
+        let found = batch_agrees_with_full_evaluation(
+            "SetEnvIf Remote_Addr \"^127\\.0\\.0\\.1$\" ok\n<Directory />\n  Order deny,allow\n  Deny from all\n  Allow from env=ok\n</Directory>\n<Location /a>\n  Require all granted\n</Location>\n<Directory {d}/www/sub>\n  Order allow,deny\n  Allow from env=nobody\n</Directory>\n<Location /sub/x>\n  Require all granted\n</Location>\n<Directory {d}/www/ht>\n  Order mutual-failure\n  Allow from 127.0.0.1\n  Deny from all\n</Directory>\n<Location /ht/x>\n  Require all granted\n</Location>\n<Directory {d}/www/ht2>\n  Order mutual-failure\n  Allow from all\n  Deny from 192.0.2.1\n</Directory>\n<Location /ht2/x>\n  Require all granted\n</Location>\n",
+            &[],
+        );
+        assert_eq!(
+            found,
+            [
+                "23: Order allow,deny: no Allow matches (default deny)",
+                "31: Deny from all (Order mutual-failure: Deny has the last word)"
+            ]
+        );
+        // .htaccess layers: one refuses everyone (its rules have no section), one lets
+        // everyone through the host check.
+        let found = batch_agrees_with_full_evaluation(
+            "<Directory />\n  Order deny,allow\n  Deny from all\n</Directory>\n<Directory {d}/www/ht>\n  AllowOverride All\n</Directory>\n<Location /ht/x>\n  Require all granted\n</Location>\n<Directory {d}/www/ht2>\n  AllowOverride Limit\n  Require all granted\n</Directory>\n<Location /ht2/x>\n  Require local\n</Location>\n",
+            &[("www/ht/.htaccess", "Order allow,deny\nDeny from all\n"), ("www/ht2/.htaccess", "Order deny,allow\nAllow from all\n")],
+        );
+        assert_eq!(found, ["17: Deny from all (Order allow,deny: Deny has the last word)"]);
+        // No rules in effect for the directory, but mod_dir's subrequest for its index meets some.
+        let found = batch_agrees_with_full_evaluation(
+            "<Directory {d}/www/idx>\n  Require all granted\n</Directory>\n<Files index.html>\n  Order allow,deny\n</Files>\n<Location /sub/>\n  Require all granted\n</Location>\n",
+            &[],
+        );
+        assert_eq!(
+            found,
+            [
+                "10: Order allow,deny: no Allow matches (default deny) (DirectoryIndex subrequest /idx/index.html)",
+                "16: Order allow,deny: no Allow matches (default deny) (DirectoryIndex subrequest /sub/index.html)"
+            ]
         );
     }
 }

@@ -178,6 +178,8 @@ pub struct Index {
     pub ctx: PolicyCtx,
     /// Alias/ScriptAlias targets (trailing `/` removed) → the first such alias's source, in walk order.
     alias_targets: HashMap<String, (usize, String)>,
+    /// The lengths of the keys of `alias_targets`, ascending: the only prefixes [`Index::alias_to`] looks up.
+    alias_target_lens: Vec<usize>,
     built: Vec<OnceLock<Arc<Built>>>,
     /// What mod_setenvif's evaluation reads of the main server's level.
     pub(crate) setenvif_main: OnceLock<crate::ide::setenvif::MainLevel>,
@@ -303,6 +305,9 @@ impl Index {
             }
         }
         let built = (0..place.len()).map(|_| OnceLock::new()).collect();
+        let mut alias_target_lens: Vec<usize> = alias_targets.keys().map(String::len).collect();
+        alias_target_lens.sort_unstable();
+        alias_target_lens.dedup();
         Index {
             place,
             by_ptr,
@@ -315,6 +320,7 @@ impl Index {
             by_address: Mutex::new(HashMap::new()),
             ctx,
             alias_targets,
+            alias_target_lens,
             built,
             setenvif_main: OnceLock::new(),
             mentioned_addresses: OnceLock::new(),
@@ -485,7 +491,9 @@ impl Index {
     /// of `path`, with the rest of `path`.
     pub fn alias_to<'p>(&self, path: &'p str) -> Option<(&str, &'p str)> {
         let mut best: Option<(usize, &str, &'p str)> = None;
-        for cut in (0..=path.len()).filter(|&i| path.is_char_boundary(i)) {
+        // Only prefixes as long as some target can match (a batch asks for every section).
+        let cuts = self.alias_target_lens.iter().copied().take_while(|&l| l <= path.len());
+        for cut in cuts.filter(|&i| path.is_char_boundary(i)) {
             if let Some((order, from)) = self.alias_targets.get(&path[..cut]) {
                 if best.map_or(true, |(o, _, _)| *order < o) {
                     best = Some((*order, from.as_str(), &path[cut..]));

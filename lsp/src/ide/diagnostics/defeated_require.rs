@@ -4,7 +4,7 @@
 use super::{Diagnostic, Related};
 use crate::ide::access::FsView;
 use crate::ide::config::{Config, SecId, Severity};
-use crate::ide::hover::{defeated_require_among, representative_clients};
+use crate::ide::hover::{defeated_require_among, DefeatedBatch};
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     check_sections(cfg, &(0..cfg.index().len() as u32).collect::<Vec<_>>(), out);
@@ -13,8 +13,7 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
 /// [`check`] for some sections only.
 pub(super) fn check_sections(cfg: &Config, sections: &[SecId], out: &mut Vec<Diagnostic>) {
     use rayon::prelude::*;
-    let clients = representative_clients(&[cfg]);
-    let fs = FsView::cached();
+    let batch = DefeatedBatch::new(&[cfg], FsView::cached());
     let ix = cfg.index();
     // Only sections holding a Require can hold the trap; each is resolved once, in parallel.
     let found: Vec<Diagnostic> = sections
@@ -22,7 +21,7 @@ pub(super) fn check_sections(cfg: &Config, sections: &[SecId], out: &mut Vec<Dia
         .copied()
         .filter(|&id| ix.node(cfg, id).children.iter().any(|c| c.is("Require")))
         .filter_map(|id| {
-            let t = defeated_require_among(cfg, &ix.chain(cfg, id), &clients, &fs)?;
+            let t = defeated_require_among(cfg, &ix.chain(cfg, id), &batch)?;
             let mut d = Diagnostic::new(
                 t.require.0,
                 t.require.1,

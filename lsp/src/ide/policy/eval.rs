@@ -1133,6 +1133,25 @@ impl<'a> Eval<'a> {
     }
 }
 
+/// What [`evaluate`] answers when mod_access_compat's host check alone settles the request:
+/// with Satisfy All (or unspecified) for its method, a host check that certainly fails is a 403
+/// whatever Require and authentication say (`ap_process_request_internal` stops there). Returns
+/// the rule deciding that 403, as [`evaluate`] names it; None when the host check passes, is not
+/// known, or Satisfy Any lets Require decide (then only [`evaluate`] knows).
+pub fn host_check_refusal(compat: &CompatConfig, req: &Request, ctx: &PolicyCtx) -> Option<Deciding> {
+    let method = MethodId::resolve(&req.method, &ctx.registered_methods);
+    if compat.satisfy_for(&method).0 == Satisfy::Any {
+        return None;
+    }
+    let authn = AuthnConfig::default();
+    let mut ev = Eval { req, ctx, authn: &authn, method, user: None, trace: vec![], reasons: vec![] };
+    let mut host = ev.host_stage(Some(compat));
+    match host.as_slice() {
+        [(false, ..)] => host.pop().map(|(_, d, _)| d),
+        _ => None,
+    }
+}
+
 /// Evaluate one request against the effective configs (`compat`/`authz` None = no such config
 /// in effect), following `ap_process_request_internal`.
 pub fn evaluate(
@@ -1327,6 +1346,62 @@ mod tests {
     }
 
     const BASIC: &str = "AuthType Basic\nAuthName realm\nAuthUserFile /etc/pw\n";
+
+    /// The host check alone ([`host_check_refusal`]) names a refusal only where [`evaluate`]
+    /// answers 403 with the same deciding rule, whatever Require and authentication say:
+    /// Satisfy All/Any (per `<Limit>` mask), every Order, hosts, env= rules, <Limit> lists.
+    #[test]
+    fn host_check_refusal_agrees_with_the_whole_evaluation() {
+        let compats = [
+            "Order deny,allow\nDeny from all",
+            "Order allow,deny\nAllow from 127.0.0.1",
+            "Order allow,deny\nAllow from all\nDeny from 127.0.0.2",
+            "Order mutual-failure\nAllow from 127.0.0.0/8\nDeny from 127.0.0.2",
+            "Order deny,allow\nDeny from all\nSatisfy Any",
+            "Order deny,allow\nDeny from all\n<Limit POST>\nSatisfy Any\n</Limit>",
+            "<Limit POST>\nOrder allow,deny\n</Limit>",
+            "<LimitExcept GET>\nDeny from all\n</LimitExcept>",
+            "Order deny,allow\nDeny from all\nAllow from env=ok",
+            "Order allow,deny\nAllow from example.com",
+            "Satisfy All",
+        ];
+        let authzs =
+            ["", "Require all granted", "Require all denied", "Require local", &format!("{BASIC}Require valid-user")];
+        let mut refused = 0;
+        for c in compats {
+            for a in authzs {
+                let e = chain(&[c, a]);
+                let compat = e.compat.as_ref().expect("rules in effect");
+                for method in ["GET", "POST", "DELETE"] {
+                    for client in ["127.0.0.1", "127.0.0.2", "192.0.2.1"] {
+                        for user in [None, Some("alice")] {
+                            let mut r = req(method, client);
+                            r.user = user.map(str::to_string);
+                            let whole = e.evaluate(&r, &ctx());
+                            if let Some(d) = host_check_refusal(compat, &r, &ctx()) {
+                                refused += 1;
+                                assert_eq!(whole.status, Some(403), "{c:?} {a:?} {method} {client}");
+                                assert_eq!(whole.deciding.as_ref(), Some(&d), "{c:?} {a:?} {method} {client}");
+                            } else if whole.status == Some(403)
+                                && whole.deciding.as_ref().is_some_and(|d| d.layer == Layer::AccessCompat)
+                            {
+                                // Left to the whole evaluation only where Satisfy Any lets Require decide, or
+                                // the host check's answer is not known (env=, host names).
+                                let m = MethodId::resolve(method, &ctx().registered_methods);
+                                assert!(
+                                    compat.satisfy_for(&m).0 == Satisfy::Any
+                                        || c.contains("env=")
+                                        || c.contains(".com"),
+                                    "{c:?} {a:?} {method} {client}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(refused > 100, "{refused}");
+    }
 
     // ---------------------------------------------------------------- §2 access_compat
 

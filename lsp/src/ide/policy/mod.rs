@@ -34,8 +34,8 @@ pub use authz::{
 };
 pub use compat::{compat_from_items, merge_compat, AccessEntry, CompatConfig, Order, Satisfy};
 pub use eval::{
-    evaluate, AuthzStatus, Deciding, EnvKnowledge, EnvVar, HostKnowledge, Layer, LogEntry, LogLevel, Outcome, Request,
-    TraceStep,
+    evaluate, host_check_refusal, AuthzStatus, Deciding, EnvKnowledge, EnvVar, HostKnowledge, Layer, LogEntry,
+    LogLevel, Outcome, Request, TraceStep,
 };
 pub use items::{ConfigError, Item, Loc, ModuleSet, PolicyCtx};
 pub use method::{MethodId, MethodMask};
