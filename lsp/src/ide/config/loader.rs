@@ -1,9 +1,10 @@
 //! Reading a configuration tree: includes, defines, conditionals.
 
 use super::modules::{ModuleSet, HTTPD_VERSION};
-use super::{Config, FileData, FileId, Loc, Node, NodeKind, Problem, Severity, TopLevel};
+use super::{Config, FileData, FileId, Loc, Node, NodeKind, Problem, Severity, TopLevel, Word};
 use apache_syntax::ast::{self, AstNode};
-use apache_syntax::{split_words, TextRange};
+use apache_syntax::{words, TextRange};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -132,6 +133,8 @@ struct Loader<'a> {
     /// For a loader building the nodes of some files in parallel with others
     /// ([`Loader::parallel_run`]): the main loader's files (its own `cfg.files` is empty).
     view: Option<&'a [Arc<FileData>]>,
+    /// Words of the node being made ([`Loader::words`]).
+    scratch: Vec<Word>,
 }
 
 /// Loads the configuration whose main file is `main`.
@@ -210,6 +213,7 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool)
         over_limit: false,
         real: HashMap::new(),
         view: None,
+        scratch: Vec::new(),
     };
     match l.read_file(&path) {
         Ok(id) => l.cfg.nodes = l.file_nodes(id),
@@ -418,8 +422,11 @@ impl Loader<'_> {
                 DIRECTIVE => {
                     let range = flat.range(c);
                     let focus = flat.child(c, NAME).map(|n| flat.range(n)).unwrap_or(range);
-                    let logical = logical_text(src, range).unwrap_or_else(|| flat.directive_logical_text(src, c));
-                    self.directive_at(file, range, focus, logical, out);
+                    let logical = match logical_text(src, range) {
+                        Some(line) => Cow::Borrowed(line),
+                        None => Cow::Owned(flat.directive_logical_text(src, c)),
+                    };
+                    self.directive_at(file, range, focus, &logical, out);
                 }
                 SECTION => {
                     let range = flat.range(c);
@@ -443,9 +450,9 @@ impl Loader<'_> {
     /// Expands `${VAR}` in a logical line the way `ap_resolve_env` does: Define'd
     /// values first, then the environment httpd would see (we only know Debian's
     /// envvars convention, so unknown names stay verbatim and are reported).
-    fn expand(&mut self, file: FileId, range: TextRange, text: &str) -> String {
+    fn expand<'t>(&mut self, file: FileId, range: TextRange, text: &'t str) -> Cow<'t, str> {
         if !text.contains("${") {
-            return text.to_string();
+            return Cow::Borrowed(text);
         }
         let mut out = String::with_capacity(text.len());
         let mut last = 0;
@@ -471,7 +478,7 @@ impl Loader<'_> {
             last = r.end;
         }
         out.push_str(&text[last..]);
-        out
+        Cow::Owned(out)
     }
 
     fn loc(&self, file: FileId, range: TextRange, focus: TextRange) -> Loc {
@@ -487,21 +494,23 @@ impl Loader<'_> {
     fn directive(&mut self, file: FileId, d: &ast::Directive, out: &mut Vec<Node>) {
         let range = d.syntax().text_range();
         let focus = d.name().map(|n| n.range()).unwrap_or(range);
-        let logical = logical_text(&self.cfg.files[file].text, range).unwrap_or_else(|| d.logical_text());
-        self.directive_at(file, range, focus, logical, out)
+        let text = self.cfg.files[file].text.clone();
+        let logical = match logical_text(&text, range) {
+            Some(line) => Cow::Borrowed(line),
+            None => Cow::Owned(d.logical_text()),
+        };
+        self.directive_at(file, range, focus, &logical, out)
     }
 
     /// A directive at `range` (its name at `focus`) whose logical line is `logical`.
-    fn directive_at(&mut self, file: FileId, range: TextRange, focus: TextRange, logical: String, out: &mut Vec<Node>) {
-        let expanded = self.expand(file, range, &logical);
+    fn directive_at(&mut self, file: FileId, range: TextRange, focus: TextRange, logical: &str, out: &mut Vec<Node>) {
+        let expanded = self.expand(file, range, logical);
         let (name, raw_args) = split_name(&expanded);
-        let mut args = split_words(&raw_args);
-        // Nodes live as long as the configuration: no spare capacity (most hold one or two words).
-        args.shrink_to_fit();
-        let lname = name.to_ascii_lowercase();
+        let args = self.words(raw_args);
         let loc = self.loc(file, range, focus);
-        match lname.as_str() {
-            "define" => {
+        let acts = LOADER_DIRECTIVES.iter().position(|l| name.eq_ignore_ascii_case(l)).map(|i| LOADER_DIRECTIVES[i]);
+        match acts {
+            Some("define") => {
                 if let Some(k) = args.first() {
                     if k.contains(':') {
                         self.problem(
@@ -512,37 +521,31 @@ impl Loader<'_> {
                             "Variable name must not contain ':'".into(),
                         );
                     } else {
-                        self.cfg.defines.insert(k.clone(), args.get(1).cloned());
+                        self.cfg.defines.insert(k.to_string(), args.get(1).map(Word::to_string));
                     }
                 }
             }
-            "undefine" => {
+            Some("undefine") => {
                 if let Some(k) = args.first() {
-                    self.cfg.defines.remove(k);
+                    self.cfg.defines.remove(k.as_str());
                 }
             }
-            "serverroot" => {
+            Some("serverroot") => {
                 if let Some(r) = args.first() {
-                    self.cfg.server_root = PathBuf::from(r);
+                    self.cfg.server_root = PathBuf::from(r.as_str());
                 }
             }
-            "loadmodule" => {
+            Some("loadmodule") => {
                 if let Some(id) = args.first() {
                     self.cfg.modules.insert(id);
                 }
             }
-            "include" | "includeoptional" => {
-                out.push(Node {
-                    kind: NodeKind::Directive,
-                    name: name.clone(),
-                    args: args.clone(),
-                    raw_args,
-                    loc,
-                    children: vec![],
-                });
+            Some(lname @ ("include" | "includeoptional")) => {
+                let pattern = args.first().cloned();
+                out.push(Node::new(NodeKind::Directive, &*name, args, raw_args, loc, vec![]));
                 let optional = lname == "includeoptional";
-                if let Some(pattern) = args.first() {
-                    self.include(file, range, pattern, optional, out);
+                if let Some(pattern) = pattern {
+                    self.include(file, range, &pattern, optional, out);
                 } else {
                     self.problem(
                         file,
@@ -556,7 +559,14 @@ impl Loader<'_> {
             }
             _ => {}
         }
-        out.push(Node { kind: NodeKind::Directive, name, args, raw_args, loc, children: vec![] });
+        out.push(Node::new(NodeKind::Directive, &*name, args, raw_args, loc, vec![]));
+    }
+
+    /// The words of `text` as httpd's tokenizer returns them, in a vector of exactly
+    /// their number (nodes live as long as the configuration).
+    fn words(&mut self, text: &str) -> Vec<Word> {
+        self.scratch.extend(words(text).map(|w| Word::from(&*w)));
+        self.scratch.drain(..).collect()
     }
 
     fn section(&mut self, file: FileId, s: &ast::Section, out: &mut Vec<Node>) {
@@ -582,12 +592,10 @@ impl Loader<'_> {
         body: Body<'_>,
         out: &mut Vec<Node>,
     ) {
-        let raw = self.expand(file, focus, raw_args_text);
-        let name = self.expand(file, focus, name_raw);
-        let mut args = split_words(&raw);
-        args.shrink_to_fit();
-        let lname = name.to_ascii_lowercase();
-        if let Some(cond) = self.condition(&lname, &args) {
+        let raw = Word::from(&*self.expand(file, focus, raw_args_text));
+        let name = Word::from(&*self.expand(file, focus, name_raw));
+        let args = self.words(&raw);
+        if let Some(cond) = self.condition(&name, &args) {
             if cond {
                 self.body_items(file, &body, out);
             } else {
@@ -603,7 +611,7 @@ impl Loader<'_> {
         let mut children = Vec::new();
         self.body_items(file, &body, &mut children);
         children.shrink_to_fit();
-        out.push(Node { kind: NodeKind::Section, name, args, raw_args: raw, loc, children });
+        out.push(Node::new(NodeKind::Section, name, args, raw, loc, children));
     }
 
     fn body_items(&mut self, file: FileId, body: &Body<'_>, out: &mut Vec<Node>) {
@@ -614,13 +622,15 @@ impl Loader<'_> {
     }
 
     /// Truth of a read-time conditional section, or None for other sections.
-    fn condition(&self, lname: &str, args: &[String]) -> Option<bool> {
-        let arg = args.first().map(String::as_str).unwrap_or("");
+    fn condition(&self, name: &str, args: &[Word]) -> Option<bool> {
+        let arg = args.first().map(Word::as_str).unwrap_or("");
         let (neg, a) = match arg.strip_prefix('!') {
             Some(rest) => (true, rest),
             None => (false, arg),
         };
-        let v = match lname {
+        const CONDITIONALS: [&str; 6] = ["ifmodule", "ifdefine", "iffile", "ifdirective", "ifsection", "ifversion"];
+        let lname = CONDITIONALS.iter().find(|c| name.eq_ignore_ascii_case(c))?;
+        let v = match *lname {
             "ifmodule" => self.cfg.modules.matches_ifmodule(a),
             "ifdefine" => self.cfg.defines.contains_key(a),
             "iffile" => {
@@ -876,6 +886,7 @@ impl Loader<'_> {
             over_limit: self.over_limit,
             real: HashMap::new(),
             view: Some(&self.cfg.files),
+            scratch: Vec::new(),
         }
     }
 
@@ -938,18 +949,21 @@ fn changes_nothing(flat: &apache_syntax::FlatParse, src: &str) -> bool {
 /// None for the others, whose effect reaches past their own node.
 pub(crate) fn standalone_directive(fd: &FileData, file: FileId, d: &ast::Directive) -> Option<Node> {
     let range = d.syntax().text_range();
-    let logical = logical_text(&fd.text, range).unwrap_or_else(|| d.logical_text());
+    let logical = match logical_text(&fd.text, range) {
+        Some(line) => Cow::Borrowed(line),
+        None => Cow::Owned(d.logical_text()),
+    };
     if logical.contains("${") {
         return None;
     }
     let (name, raw_args) = split_name(&logical);
-    if LOADER_DIRECTIVES.contains(&name.to_ascii_lowercase().as_str()) {
+    if LOADER_DIRECTIVES.iter().any(|l| name.eq_ignore_ascii_case(l)) {
         return None;
     }
     let focus = d.name().map(|n| n.range()).unwrap_or(range);
     let loc = Loc { file, range, focus, line: fd.line_of(range.start()) };
-    let args = split_words(&raw_args);
-    Some(Node { kind: NodeKind::Directive, name, args, raw_args, loc, children: vec![] })
+    let args = words(raw_args).map(|w| Word::from(&*w)).collect();
+    Some(Node::new(NodeKind::Directive, &*name, args, raw_args, loc, vec![]))
 }
 
 /// The files an Include names, in the order httpd reads them
@@ -1062,25 +1076,25 @@ fn collect_dir(dir: &Path, out: &mut Vec<PathBuf>, walking: &mut Vec<PathBuf>) -
 /// A directive's logical line straight from the file's text, when it is one physical line
 /// (what [`ast::Directive::logical_text`] gives, without walking the tree); None when it
 /// is continued over several lines.
-fn logical_text(text: &str, range: TextRange) -> Option<String> {
+fn logical_text(text: &str, range: TextRange) -> Option<&str> {
     let line = text.get(usize::from(range.start())..usize::from(range.end()))?;
     let body = line.strip_suffix('\n').unwrap_or(line);
     // Several physical lines, or a NUL (httpd ignores the rest of its line): ask the tree.
     if body.contains(['\n', '\0']) {
         return None;
     }
-    Some(line.trim_matches(|c: char| c.is_ascii() && apache_syntax::is_space(c as u8)).to_string())
+    Some(line.trim_matches(|c: char| c.is_ascii() && apache_syntax::is_space(c as u8)))
 }
 
-fn split_name(line: &str) -> (String, String) {
+/// A logical line's name (unquoted) and the rest of the line, trimmed.
+fn split_name(line: &str) -> (Cow<'_, str>, &str) {
     let b = line.as_bytes();
     let mut i = 0;
     while i < b.len() && apache_syntax::is_space(b[i]) {
         i += 1;
     }
     let start = i;
-    let words = split_words(&line[start..]);
-    let name = words.first().cloned().unwrap_or_default();
+    let name = words(&line[start..]).next().unwrap_or_default();
     // The name's extent in the line: skip the first word as the tokenizer does.
     let mut j = start;
     if j < b.len() && (b[j] == b'"' || b[j] == b'\'') {
@@ -1095,14 +1109,14 @@ fn split_name(line: &str) -> (String, String) {
             j += 1;
         }
     }
-    (name, line[j..].trim().to_string())
+    (name, line[j..].trim())
 }
 
 /// `<IfVersion [[!]op] version>` against [`HTTPD_VERSION`] (`mod_version.c`).
-fn if_version(args: &[String]) -> bool {
+fn if_version(args: &[Word]) -> bool {
     let (op, ver) = match args {
-        [v] => ("=".to_string(), v.clone()),
-        [op, v, ..] => (op.clone(), v.clone()),
+        [v] => ("=".to_string(), v.to_string()),
+        [op, v, ..] => (op.to_string(), v.to_string()),
         [] => return false,
     };
     let (neg, op) = match op.strip_prefix('!') {
