@@ -216,7 +216,7 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool)
         scratch: Vec::new(),
     };
     match l.read_file(&path) {
-        Ok(id) => l.cfg.nodes = l.file_nodes(id),
+        Ok(id) => l.cfg.nodes = exact(l.file_nodes(id)),
         Err(e) => {
             // Keep an empty file so callers can still report against the path.
             l.cfg.files.push(Arc::new(FileData::new(Arc::from(path.as_path()), Arc::from(""), None)));
@@ -608,9 +608,18 @@ impl Loader<'_> {
             return;
         }
         let loc = self.loc(file, range, focus);
-        let mut children = Vec::new();
+        // Nodes live as long as the configuration: the vector is made at its final size
+        // (shrinking one in place may keep its block), copied once when the guess is wrong.
+        let guess = match body {
+            Body::Flat(flat, _, i) => {
+                use apache_syntax::SyntaxKind::{DIRECTIVE, SECTION};
+                flat.children(i).filter(|&c| matches!(flat.kind(c), DIRECTIVE | SECTION)).count()
+            }
+            Body::Tree(_) => 0,
+        };
+        let mut children = Vec::with_capacity(guess);
         self.body_items(file, &body, &mut children);
-        children.shrink_to_fit();
+        let children = exact(children);
         out.push(Node::new(NodeKind::Section, name, args, raw, loc, children));
     }
 
@@ -915,6 +924,16 @@ impl Loader<'_> {
             .entry(id)
             .or_insert_with(|| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
             .clone()
+    }
+}
+
+/// `v` in a block of exactly its length.
+fn exact(mut v: Vec<Node>) -> Vec<Node> {
+    if v.capacity() == v.len() {
+        v
+    } else {
+        // `collect` from a drain allocates anew (from `into_iter` it would keep the block).
+        v.drain(..).collect()
     }
 }
 
