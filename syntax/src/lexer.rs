@@ -184,6 +184,11 @@ pub(crate) fn skip_space(text: &[u8], mut pos: usize) -> usize {
 /// escapes httpd honours applied (`\"`/`\'` for the same quote and `\\` in quoted
 /// words; `\\` in unquoted words). Every other backslash stays.
 pub fn unquote_word(word: &str) -> String {
+    unquoted(word).into_owned()
+}
+
+/// [`unquote_word`], borrowing from `word` when nothing but the quotes is removed.
+pub fn unquoted(word: &str) -> std::borrow::Cow<'_, str> {
     let b = word.as_bytes();
     let (body, quote) = match b.first() {
         Some(&q @ (b'"' | b'\'')) => {
@@ -196,6 +201,9 @@ pub fn unquote_word(word: &str) -> String {
         }
         _ => (word, None),
     };
+    if !body.contains('\\') {
+        return std::borrow::Cow::Borrowed(body);
+    }
     let bb = body.as_bytes();
     let mut out = Vec::with_capacity(bb.len());
     let mut i = 0;
@@ -208,7 +216,9 @@ pub fn unquote_word(word: &str) -> String {
             i += 1;
         }
     }
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    std::borrow::Cow::Owned(
+        String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    )
 }
 
 /// Whether the quoted body `b` ends such that its last quote char would be escaped.
@@ -229,15 +239,22 @@ fn ends_in_escape(b: &[u8], q: u8) -> bool {
 /// Splits text into words exactly as httpd's `ap_getword_conf` does, returning each
 /// word's value. Used for RAW_ARGS directives and after `${VAR}` expansion.
 pub fn split_words(text: &str) -> Vec<String> {
+    words(text).map(std::borrow::Cow::into_owned).collect()
+}
+
+/// [`split_words`] as an iterator, borrowing each word from `text` when it can.
+pub fn words(text: &str) -> impl Iterator<Item = std::borrow::Cow<'_, str>> {
     let b = text.as_bytes();
-    let mut out = Vec::new();
     let mut pos = skip_space(b, 0);
-    while pos < b.len() {
+    std::iter::from_fn(move || {
+        if pos >= b.len() {
+            return None;
+        }
         let (end, _) = word_end(b, pos);
-        out.push(unquote_word(&text[pos..end]));
+        let w = unquoted(&text[pos..end]);
         pos = skip_space(b, end);
-    }
-    out
+        Some(w)
+    })
 }
 
 #[cfg(test)]

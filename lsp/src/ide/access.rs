@@ -93,8 +93,8 @@ pub fn body_items(cfg: &Config, node: &Node) -> Vec<Item> {
                 let l = c.name.to_ascii_lowercase();
                 if matches!(l.as_str(), "limit" | "limitexcept" | "requireall" | "requireany" | "requirenone") {
                     out.push(Item::Block {
-                        name: c.name.clone(),
-                        args: c.args.clone(),
+                        name: c.name.to_string(),
+                        args: c.arg_strings(),
                         loc,
                         items: body_items(cfg, c),
                     });
@@ -106,7 +106,7 @@ pub fn body_items(cfg: &Config, node: &Node) -> Vec<Item> {
 }
 
 fn directive_item(c: &Node, loc: policy::Loc) -> Item {
-    Item::Directive { name: c.name.clone(), args: c.args.clone(), raw_args: c.raw_args.clone(), loc }
+    Item::Directive { name: c.name.to_string(), args: c.arg_strings(), raw_args: c.raw_args.to_string(), loc }
 }
 
 /// Which modules, methods and providers the server has (computed once per configuration).
@@ -137,7 +137,7 @@ fn vhost_label(n: &Node) -> String {
         .children
         .iter()
         .filter(|c| c.kind == NodeKind::Directive && (c.is("ServerName") || c.is("ServerAlias")))
-        .flat_map(|c| c.args.iter().map(String::as_str))
+        .flat_map(|c| c.words())
         .collect();
     match names.first() {
         Some(first) => format!("{} ({first})", n.args.join(" ")),
@@ -824,14 +824,8 @@ fn htaccess(
     let mut sctx = ctx.clone();
     sctx.htaccess = true;
     let violation = htaccess_override_violation(frag, allow);
-    let top = Node {
-        kind: NodeKind::Section,
-        name: ".htaccess".into(),
-        args: vec![],
-        raw_args: String::new(),
-        loc: config::Loc { file: 0, range: TextRange::default(), focus: TextRange::default(), line: 1 },
-        children: frag.nodes.clone(),
-    };
+    let loc = config::Loc { file: 0, range: TextRange::default(), focus: TextRange::default(), line: 1 };
+    let top = Node::new(NodeKind::Section, ".htaccess", vec![], "", loc, frag.nodes.clone());
     let items = body_items(frag, &top);
     // All layers plus the <Limit> blocks' own errors (TRACE, unknown methods…).
     let (policy, compat_errors, authz_errors) = policy::section_from_items_with_layer_errors(&items, &sctx);
@@ -1062,8 +1056,8 @@ impl Resolved {
                     Contribution::Section(id) => {
                         let n = ix.node(cfg, *id);
                         (
-                            n.name.clone(),
-                            n.args.clone(),
+                            n.name.to_string(),
+                            n.arg_strings(),
                             cfg.file(n.loc.file).path.clone(),
                             Some(n.loc.file),
                             n.loc.range,
@@ -1083,8 +1077,8 @@ impl Resolved {
                     Contribution::HtaccessFiles(fd, frag, i) => {
                         let n = &frag.nodes[*i];
                         (
-                            n.name.clone(),
-                            n.args.clone(),
+                            n.name.to_string(),
+                            n.arg_strings(),
                             fd.path.clone(),
                             None,
                             n.loc.range,

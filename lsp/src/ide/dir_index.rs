@@ -55,12 +55,12 @@ pub struct IndexLookup {
 
 /// The server-level and per-directory directives of `names`, grouped by context in merge
 /// order: the main server's, the virtual host's, then each applied section's.
-fn contexts<'a>(cfg: &'a Config, e: &'a Effective, pred: impl Fn(&str) -> bool) -> Vec<Vec<(&'a str, &'a [String])>> {
-    let top = |nodes: &'a [Node]| -> Vec<(&'a str, &'a [String])> {
+fn contexts<'a>(cfg: &'a Config, e: &'a Effective, pred: impl Fn(&str) -> bool) -> Vec<Vec<(&'a str, Vec<String>)>> {
+    let top = |nodes: &'a [Node]| -> Vec<(&'a str, Vec<String>)> {
         nodes
             .iter()
             .filter(|n| n.kind == NodeKind::Directive && pred(&n.name))
-            .map(|n| (n.name.as_str(), n.args.as_slice()))
+            .map(|n| (n.name.as_str(), n.arg_strings()))
             .collect()
     };
     let mut out = vec![top(&cfg.nodes)];
@@ -77,7 +77,7 @@ fn contexts<'a>(cfg: &'a Config, e: &'a Effective, pred: impl Fn(&str) -> bool) 
                 out.push(Vec::new());
                 last = Some(*sec);
             }
-            out.last_mut().expect("pushed").push((name.as_str(), args.as_slice()));
+            out.last_mut().expect("pushed").push((name.as_str(), args.clone()));
         }
     }
     out
@@ -124,14 +124,14 @@ fn mod_env_vars(cfg: &Config, e: &Effective) -> Vec<(String, EnvVar)> {
                     }
                 }
                 "unsetenv" => {
-                    for k in args {
+                    for k in &args {
                         remove(&mut local, k);
                         unset.push(k.clone());
                     }
                 }
                 _ => {
                     // PassEnv: present if httpd's own environment has it, which we do not know.
-                    for k in args {
+                    for k in &args {
                         remove(&mut local, k);
                         local.push((k.clone(), EnvVar::Unknown));
                     }

@@ -45,12 +45,13 @@ fn path_to(cfg: &Config, file: FileId, offset: TextSize) -> Vec<&Node> {
 /// The URL a section applies to, and the virtual host name to ask for.
 pub fn url_for(cfg: &Config, chain: &[&Node]) -> Option<(String, Option<String>)> {
     let vhost = chain.iter().find(|n| n.is("VirtualHost"));
-    let host = vhost.and_then(|v| v.children.iter().find(|c| c.is("ServerName")).and_then(|c| c.args.first().cloned()));
+    let host =
+        vhost.and_then(|v| v.children.iter().find(|c| c.is("ServerName")).and_then(|c| c.arg(0).map(str::to_string)));
     let section = chain.iter().rev().find(|n| is_container(n) && !n.is("VirtualHost"))?;
-    let arg = |i: usize| section.args.get(i).cloned().unwrap_or_default();
+    let arg = |i: usize| section.arg(i).unwrap_or_default().to_string();
     let docroot = vhost
         .and_then(|v| v.children.iter().find(|c| c.is("DocumentRoot")))
-        .map(|d| d.args.first().cloned())
+        .map(|d| d.arg(0).map(str::to_string))
         .unwrap_or_else(|| cfg.index().main.document_root.clone())
         .map(|d| d.trim_end_matches('/').to_string());
     let l = section.name.to_ascii_lowercase();
@@ -58,8 +59,7 @@ pub fn url_for(cfg: &Config, chain: &[&Node]) -> Option<(String, Option<String>)
         "location" if arg(0) != "~" && !arg(0).contains(['*', '?', '[']) => arg(0),
         "directory" if arg(0) != "~" => directory_url(cfg, &docroot, &arg(0))?,
         "files" if arg(0) != "~" && !arg(0).contains(['*', '?', '[']) => {
-            let dir =
-                chain.iter().rev().find(|n| n.is("Directory")).map(|d| d.args.first().cloned().unwrap_or_default());
+            let dir = chain.iter().rev().find(|n| n.is("Directory")).map(|d| d.arg(0).unwrap_or_default().to_string());
             match (dir, &docroot) {
                 (Some(d), Some(root)) if d.trim_end_matches('/').starts_with(root.as_str()) => {
                     format!("{}/{}", &d.trim_end_matches('/')[root.len()..], arg(0))
@@ -100,7 +100,7 @@ fn access_file_url(server: &Config, dir: &Path) -> Option<(String, Option<String
     };
     let main = docroot_of(&server.nodes);
     let vhosts = server.nodes.iter().filter(|n| n.is_section() && n.is("VirtualHost")).map(|v| {
-        let host = v.children.iter().find(|c| c.is("ServerName")).and_then(|c| c.args.first().cloned());
+        let host = v.children.iter().find(|c| c.is("ServerName")).and_then(|c| c.arg(0).map(str::to_string));
         (docroot_of(&v.children).or_else(|| main.clone()), host)
     });
     std::iter::once((main.clone(), None))
@@ -132,12 +132,12 @@ pub(crate) fn mentioned_addresses(cfg: &Config) -> &[(String, IpAddr)] {
         let mut seen = std::collections::HashSet::new();
         let mut v = Vec::new();
         for n in cfg.walk() {
-            let words: Vec<&String> = if n.is("Allow") || n.is("Deny") {
-                n.args.iter().skip(1).collect()
+            let words: Vec<&str> = if n.is("Allow") || n.is("Deny") {
+                n.words().skip(1).collect()
             } else if n.is("Require")
                 && n.args.iter().skip_while(|w| w.eq_ignore_ascii_case("not")).next().is_some_and(|p| p == "ip")
             {
-                n.args.iter().skip_while(|w| w.eq_ignore_ascii_case("not")).skip(1).collect()
+                n.words().skip_while(|w| w.eq_ignore_ascii_case("not")).skip(1).collect()
             } else {
                 continue;
             };

@@ -321,7 +321,7 @@ impl Analysis {
 fn engine_scope<'a>(
     cfg: &Config,
     place: Option<&Place>,
-    mut names: impl Iterator<Item = &'a String>,
+    mut names: impl Iterator<Item = &'a crate::ide::config::Word>,
 ) -> Option<Vec<usize>> {
     let top = *place?.path.first()?;
     if !cfg.nodes[top].is("VirtualHost") || !cfg.nodes[top].is_section() {

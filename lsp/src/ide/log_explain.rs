@@ -89,7 +89,7 @@ fn urls_for_path(cfg: &Config, server: &Server, path: &str) -> Vec<(String, Stri
             if let [from, to, ..] = d.args.as_slice() {
                 if let Some(rest) = strip_root(path, to) {
                     let url = if rest.is_empty() && !from.ends_with('/') {
-                        from.clone()
+                        from.to_string()
                     } else {
                         format!("{}{rest}", from.trim_end_matches('/'))
                     };
@@ -101,7 +101,7 @@ fn urls_for_path(cfg: &Config, server: &Server, path: &str) -> Vec<(String, Stri
     let root = directives(vh, "DocumentRoot")
         .last()
         .or_else(|| directives(&cfg.nodes, "DocumentRoot").last())
-        .and_then(|d| d.args.first().cloned())
+        .and_then(|d| d.arg(0).map(str::to_string))
         .unwrap_or_else(|| "/var/www/html".into());
     let root =
         if Path::new(&root).is_absolute() { root } else { cfg.server_root.join(root).to_string_lossy().into_owned() };
@@ -115,7 +115,7 @@ fn urls_for_path(cfg: &Config, server: &Server, path: &str) -> Vec<(String, Stri
 fn index_names(cfg: &Config) -> BTreeSet<String> {
     let mut names: BTreeSet<String> = ["index.html".to_string()].into();
     for n in cfg.walk().filter(|n| n.is("DirectoryIndex")) {
-        names.extend(n.args.iter().filter(|a| !a.eq_ignore_ascii_case("disabled")).cloned());
+        names.extend(n.words().filter(|a| !a.eq_ignore_ascii_case("disabled")).map(str::to_string));
     }
     names
 }

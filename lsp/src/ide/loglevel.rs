@@ -136,7 +136,7 @@ fn where_(cfg: &Config, n: &Node) -> String {
 fn context_config(cfg: &Config, nodes: &[Node]) -> LogConfig {
     let mut c = LogConfig::default();
     for n in nodes.iter().filter(|n| n.kind == NodeKind::Directive && n.is("LogLevel")) {
-        c.apply(&n.args, &where_(cfg, n));
+        c.apply(&n.arg_strings(), &where_(cfg, n));
     }
     c
 }

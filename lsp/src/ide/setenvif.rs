@@ -537,7 +537,7 @@ fn node_rules(cfg: &Config, nodes: &[Node], record: usize, out: &mut Vec<Rule>) 
             line: n.loc.line,
             range: (n.loc.range.start().into(), n.loc.range.end().into()),
         };
-        out.extend(parse_rule(&n.name, &n.args, &loc, record));
+        out.extend(parse_rule(&n.name, &n.arg_strings(), &loc, record));
     }
 }
 
@@ -597,7 +597,7 @@ pub fn access_env(
     let server_lookups = vhost
         .and_then(|v| last_directive(&v.children, "HostnameLookups"))
         .or_else(|| main.lookups_at.map(|i| &cfg.nodes[i]))
-        .and_then(|d| d.args.first())
+        .and_then(|d| d.arg(0))
         .map(|a| a.to_ascii_lowercase())
         .unwrap_or_else(|| "off".into());
     let early = |n: &Node| {
@@ -631,7 +631,7 @@ pub fn access_env(
         let top = main.rewrite_rules.iter().map(|&i| &cfg.nodes[i]);
         let top = top.chain(vhost.map(|v| v.children.as_slice()).unwrap_or(&[]).iter().filter(|n| n.is("RewriteRule")));
         for n in top.filter(|n| n.kind == NodeKind::Directive) {
-            for var in rewrite_env_vars(n.args.get(2).map(String::as_str).unwrap_or("")) {
+            for var in rewrite_env_vars(n.arg(2).unwrap_or("")) {
                 let loc = Loc {
                     file: cfg.file(n.loc.file).path.clone(),
                     line: n.loc.line,

@@ -242,8 +242,7 @@ pub fn is_main_config(path: &Path, fs: &dyn FileSource) -> bool {
 /// Whether `path` is named like the server's access files (`AccessFileName`, default `.htaccess`).
 pub fn is_access_file_name(cfg: &Config, path: &Path) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut names: Vec<&str> =
-        cfg.walk().filter(|n| n.is("AccessFileName")).flat_map(|n| n.args.iter().map(String::as_str)).collect();
+    let mut names: Vec<&str> = cfg.walk().filter(|n| n.is("AccessFileName")).flat_map(|n| n.words()).collect();
     if names.is_empty() {
         names.push(".htaccess");
     }

@@ -80,11 +80,11 @@ pub fn symbols(cfg: &Config) -> Vec<Symbol> {
         };
         if n.is_section() && n.is("VirtualHost") {
             let address = n.args.join(" ");
-            let names: Vec<&String> = n
+            let names: Vec<&str> = n
                 .children
                 .iter()
                 .filter(|c| !c.is_section() && (c.is("ServerName") || c.is("ServerAlias")))
-                .flat_map(|c| c.args.iter())
+                .flat_map(|c| c.words())
                 .collect();
             if names.is_empty() {
                 push(address.clone(), SymbolKind::VirtualHost, Some("VirtualHost".into()), &mut out);
@@ -103,14 +103,14 @@ pub fn symbols(cfg: &Config) -> Vec<Symbol> {
             if !unnamed(&n.name) && !n.args.is_empty() {
                 let container = match &vhost {
                     Some(v) => format!("{} in {v}", n.name),
-                    None => n.name.clone(),
+                    None => n.name.to_string(),
                 };
                 push(n.args.join(" "), SymbolKind::Section, Some(container), &mut out);
             }
             stack.extend(n.children.iter().rev().map(|c| (c, vhost.clone())));
         } else if n.is("Define") {
             if let Some(name) = n.args.first() {
-                push(name.clone(), SymbolKind::Define, n.args.get(1).cloned(), &mut out);
+                push(name.to_string(), SymbolKind::Define, n.arg(1).map(str::to_string), &mut out);
             }
         }
     }

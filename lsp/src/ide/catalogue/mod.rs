@@ -464,6 +464,22 @@ fn catalogue() -> &'static Catalogue {
 /// The directive called `name` (case-insensitively, as httpd matches
 /// directive names). Give section names without `<`.
 pub fn directive(name: &str) -> Option<&'static Directive> {
+    directive_id(name).map(DirectiveId::get)
+}
+
+/// A directive's place in the catalogue: what [`directive`] finds for a name, kept
+/// in two bytes (configuration nodes look their name up once, when they are made).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DirectiveId(u16);
+
+impl DirectiveId {
+    pub fn get(self) -> &'static Directive {
+        &catalogue().directives[usize::from(self.0)]
+    }
+}
+
+/// The catalogue's place of the directive `name` (any case).
+pub fn directive_id(name: &str) -> Option<DirectiveId> {
     let cat = catalogue();
     let i = if name.bytes().any(|b| b.is_ascii_uppercase()) {
         // Lowercased on the stack: this runs for every node of every check.
@@ -479,7 +495,7 @@ pub fn directive(name: &str) -> Option<&'static Directive> {
     } else {
         cat.by_name.get(name)
     };
-    i.map(|&i| &cat.directives[i])
+    i.and_then(|&i| u16::try_from(i).ok()).map(DirectiveId)
 }
 
 /// Every directive, sorted by name (case-insensitively).

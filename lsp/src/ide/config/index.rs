@@ -78,11 +78,11 @@ impl Scope {
                 let l = n.name.to_ascii_lowercase();
                 let alias = match l.as_str() {
                     "documentroot" => {
-                        self.document_root = first.cloned();
+                        self.document_root = first.map(|s| s.to_string());
                         None
                     }
                     "accessfilename" => {
-                        self.access_file_name = Some(n.args.clone());
+                        self.access_file_name = Some(n.arg_strings());
                         None
                     }
                     "alias" => Some(0),
@@ -92,14 +92,14 @@ impl Scope {
                     _ => None,
                 };
                 if let (Some(k), [from, to, ..]) = (alias, n.args.as_slice()) {
-                    self.aliases[k].push((from.clone(), to.clone()));
+                    self.aliases[k].push((from.to_string(), to.to_string()));
                 }
             }
             (NodeKind::Section, Some(id)) => {
                 let l = n.name.to_ascii_lowercase();
                 match l.as_str() {
                     "directory" if first.is_some_and(|a| a != "~") => {
-                        let comps = components(first.map(String::as_str).unwrap_or(""));
+                        let comps = components(first.map(|s| s.as_str()).unwrap_or(""));
                         let wild = first.is_some_and(|a| a.contains(['*', '?', '[']));
                         let path = format!("/{}", comps.join("/"));
                         let pos = self.dirs.len() as u32;
@@ -110,8 +110,8 @@ impl Scope {
                         }
                         self.dirs.push(DirSection { id, depth: comps.len(), path, wild });
                     }
-                    "directory" if first.is_some() => self.dir_regex.push((id, n.args.get(1).cloned())),
-                    "directorymatch" => self.dir_regex.push((id, first.cloned())),
+                    "directory" if first.is_some() => self.dir_regex.push((id, n.arg(1).map(str::to_string))),
+                    "directorymatch" => self.dir_regex.push((id, first.map(|s| s.to_string()))),
                     "files" | "filesmatch" => self.files.push(id),
                     "location" | "locationmatch" => self.locations.push(id),
                     "if" | "elseif" | "else" => self.ifs.push(id),
@@ -218,7 +218,7 @@ impl Index {
                 let mut f = SectionFacts::default();
                 for c in &n.children {
                     if c.kind == NodeKind::Directive && c.is("AllowOverride") {
-                        f.allow_override = Some(c.args.clone());
+                        f.allow_override = Some(c.arg_strings());
                     }
                     if c.is_section() {
                         let l = c.name.to_ascii_lowercase();
@@ -288,19 +288,19 @@ impl Index {
         let mut alias_targets: HashMap<String, (usize, String)> = HashMap::new();
         for (i, n) in cfg.walk().enumerate() {
             if n.is_section() && (n.is("Limit") || n.is("LimitExcept")) {
-                ctx.registered_methods.extend(n.args.iter().cloned());
+                ctx.registered_methods.extend(n.words().map(str::to_string));
             }
             if n.is("RegisterHttpMethod") {
-                ctx.registered_methods.extend(n.args.iter().cloned());
+                ctx.registered_methods.extend(n.words().map(str::to_string));
             }
             if n.is_section() && n.is("AuthzProviderAlias") {
                 if let Some(a) = n.args.get(1) {
-                    ctx.extra_authz_providers.insert(a.clone());
+                    ctx.extra_authz_providers.insert(a.to_string());
                 }
             }
             if n.is("Alias") || n.is("ScriptAlias") {
                 if let (Some(from), Some(to)) = (n.args.first(), n.args.get(1)) {
-                    alias_targets.entry(to.trim_end_matches('/').to_string()).or_insert((i, from.clone()));
+                    alias_targets.entry(to.trim_end_matches('/').to_string()).or_insert((i, from.to_string()));
                 }
             }
         }

@@ -1,9 +1,10 @@
 //! Reading a configuration tree: includes, defines, conditionals.
 
 use super::modules::{ModuleSet, HTTPD_VERSION};
-use super::{Config, FileData, FileId, Loc, Node, NodeKind, Problem, Severity, TopLevel};
+use super::{Config, FileData, FileId, Loc, Node, NodeKind, Problem, Severity, TopLevel, Word};
 use apache_syntax::ast::{self, AstNode};
-use apache_syntax::{split_words, TextRange};
+use apache_syntax::{words, TextRange};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -129,6 +130,11 @@ struct Loader<'a> {
     over_limit: bool,
     /// Canonical paths of files, computed when a cycle is looked for.
     real: HashMap<FileId, PathBuf>,
+    /// For a loader building the nodes of some files in parallel with others
+    /// ([`Loader::parallel_run`]): the main loader's files (its own `cfg.files` is empty).
+    view: Option<&'a [Arc<FileData>]>,
+    /// Words of the node being made ([`Loader::words`]).
+    scratch: Vec<Word>,
 }
 
 /// Loads the configuration whose main file is `main`.
@@ -206,9 +212,11 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool)
         repeats: 0,
         over_limit: false,
         real: HashMap::new(),
+        view: None,
+        scratch: Vec::new(),
     };
     match l.read_file(&path) {
-        Ok(id) => l.cfg.nodes = l.file_nodes(id),
+        Ok(id) => l.cfg.nodes = exact(l.file_nodes(id)),
         Err(e) => {
             // Keep an empty file so callers can still report against the path.
             l.cfg.files.push(Arc::new(FileData::new(Arc::from(path.as_path()), Arc::from(""), None)));
@@ -414,8 +422,11 @@ impl Loader<'_> {
                 DIRECTIVE => {
                     let range = flat.range(c);
                     let focus = flat.child(c, NAME).map(|n| flat.range(n)).unwrap_or(range);
-                    let logical = logical_text(src, range).unwrap_or_else(|| flat.directive_logical_text(src, c));
-                    self.directive_at(file, range, focus, logical, out);
+                    let logical = match logical_text(src, range) {
+                        Some(line) => Cow::Borrowed(line),
+                        None => Cow::Owned(flat.directive_logical_text(src, c)),
+                    };
+                    self.directive_at(file, range, focus, &logical, out);
                 }
                 SECTION => {
                     let range = flat.range(c);
@@ -439,9 +450,9 @@ impl Loader<'_> {
     /// Expands `${VAR}` in a logical line the way `ap_resolve_env` does: Define'd
     /// values first, then the environment httpd would see (we only know Debian's
     /// envvars convention, so unknown names stay verbatim and are reported).
-    fn expand(&mut self, file: FileId, range: TextRange, text: &str) -> String {
+    fn expand<'t>(&mut self, file: FileId, range: TextRange, text: &'t str) -> Cow<'t, str> {
         if !text.contains("${") {
-            return text.to_string();
+            return Cow::Borrowed(text);
         }
         let mut out = String::with_capacity(text.len());
         let mut last = 0;
@@ -467,11 +478,15 @@ impl Loader<'_> {
             last = r.end;
         }
         out.push_str(&text[last..]);
-        out
+        Cow::Owned(out)
     }
 
     fn loc(&self, file: FileId, range: TextRange, focus: TextRange) -> Loc {
-        Loc { file, range, focus, line: self.cfg.files[file].line_of(range.start()) }
+        let fd = match self.view {
+            Some(files) => &files[file],
+            None => &self.cfg.files[file],
+        };
+        Loc { file, range, focus, line: fd.line_of(range.start()) }
     }
 
     /// Every directive but those in [`LOADER_DIRECTIVES`] becomes one plain node;
@@ -479,21 +494,23 @@ impl Loader<'_> {
     fn directive(&mut self, file: FileId, d: &ast::Directive, out: &mut Vec<Node>) {
         let range = d.syntax().text_range();
         let focus = d.name().map(|n| n.range()).unwrap_or(range);
-        let logical = logical_text(&self.cfg.files[file].text, range).unwrap_or_else(|| d.logical_text());
-        self.directive_at(file, range, focus, logical, out)
+        let text = self.cfg.files[file].text.clone();
+        let logical = match logical_text(&text, range) {
+            Some(line) => Cow::Borrowed(line),
+            None => Cow::Owned(d.logical_text()),
+        };
+        self.directive_at(file, range, focus, &logical, out)
     }
 
     /// A directive at `range` (its name at `focus`) whose logical line is `logical`.
-    fn directive_at(&mut self, file: FileId, range: TextRange, focus: TextRange, logical: String, out: &mut Vec<Node>) {
-        let expanded = self.expand(file, range, &logical);
+    fn directive_at(&mut self, file: FileId, range: TextRange, focus: TextRange, logical: &str, out: &mut Vec<Node>) {
+        let expanded = self.expand(file, range, logical);
         let (name, raw_args) = split_name(&expanded);
-        let mut args = split_words(&raw_args);
-        // Nodes live as long as the configuration: no spare capacity (most hold one or two words).
-        args.shrink_to_fit();
-        let lname = name.to_ascii_lowercase();
+        let args = self.words(raw_args);
         let loc = self.loc(file, range, focus);
-        match lname.as_str() {
-            "define" => {
+        let acts = LOADER_DIRECTIVES.iter().position(|l| name.eq_ignore_ascii_case(l)).map(|i| LOADER_DIRECTIVES[i]);
+        match acts {
+            Some("define") => {
                 if let Some(k) = args.first() {
                     if k.contains(':') {
                         self.problem(
@@ -504,37 +521,31 @@ impl Loader<'_> {
                             "Variable name must not contain ':'".into(),
                         );
                     } else {
-                        self.cfg.defines.insert(k.clone(), args.get(1).cloned());
+                        self.cfg.defines.insert(k.to_string(), args.get(1).map(Word::to_string));
                     }
                 }
             }
-            "undefine" => {
+            Some("undefine") => {
                 if let Some(k) = args.first() {
-                    self.cfg.defines.remove(k);
+                    self.cfg.defines.remove(k.as_str());
                 }
             }
-            "serverroot" => {
+            Some("serverroot") => {
                 if let Some(r) = args.first() {
-                    self.cfg.server_root = PathBuf::from(r);
+                    self.cfg.server_root = PathBuf::from(r.as_str());
                 }
             }
-            "loadmodule" => {
+            Some("loadmodule") => {
                 if let Some(id) = args.first() {
                     self.cfg.modules.insert(id);
                 }
             }
-            "include" | "includeoptional" => {
-                out.push(Node {
-                    kind: NodeKind::Directive,
-                    name: name.clone(),
-                    args: args.clone(),
-                    raw_args,
-                    loc,
-                    children: vec![],
-                });
+            Some(lname @ ("include" | "includeoptional")) => {
+                let pattern = args.first().cloned();
+                out.push(Node::new(NodeKind::Directive, &*name, args, raw_args, loc, vec![]));
                 let optional = lname == "includeoptional";
-                if let Some(pattern) = args.first() {
-                    self.include(file, range, pattern, optional, out);
+                if let Some(pattern) = pattern {
+                    self.include(file, range, &pattern, optional, out);
                 } else {
                     self.problem(
                         file,
@@ -548,7 +559,14 @@ impl Loader<'_> {
             }
             _ => {}
         }
-        out.push(Node { kind: NodeKind::Directive, name, args, raw_args, loc, children: vec![] });
+        out.push(Node::new(NodeKind::Directive, &*name, args, raw_args, loc, vec![]));
+    }
+
+    /// The words of `text` as httpd's tokenizer returns them, in a vector of exactly
+    /// their number (nodes live as long as the configuration).
+    fn words(&mut self, text: &str) -> Vec<Word> {
+        self.scratch.extend(words(text).map(|w| Word::from(&*w)));
+        self.scratch.drain(..).collect()
     }
 
     fn section(&mut self, file: FileId, s: &ast::Section, out: &mut Vec<Node>) {
@@ -574,12 +592,10 @@ impl Loader<'_> {
         body: Body<'_>,
         out: &mut Vec<Node>,
     ) {
-        let raw = self.expand(file, focus, raw_args_text);
-        let name = self.expand(file, focus, name_raw);
-        let mut args = split_words(&raw);
-        args.shrink_to_fit();
-        let lname = name.to_ascii_lowercase();
-        if let Some(cond) = self.condition(&lname, &args) {
+        let raw = Word::from(&*self.expand(file, focus, raw_args_text));
+        let name = Word::from(&*self.expand(file, focus, name_raw));
+        let args = self.words(&raw);
+        if let Some(cond) = self.condition(&name, &args) {
             if cond {
                 self.body_items(file, &body, out);
             } else {
@@ -592,10 +608,19 @@ impl Loader<'_> {
             return;
         }
         let loc = self.loc(file, range, focus);
-        let mut children = Vec::new();
+        // Nodes live as long as the configuration: the vector is made at its final size
+        // (shrinking one in place may keep its block), copied once when the guess is wrong.
+        let guess = match body {
+            Body::Flat(flat, _, i) => {
+                use apache_syntax::SyntaxKind::{DIRECTIVE, SECTION};
+                flat.children(i).filter(|&c| matches!(flat.kind(c), DIRECTIVE | SECTION)).count()
+            }
+            Body::Tree(_) => 0,
+        };
+        let mut children = Vec::with_capacity(guess);
         self.body_items(file, &body, &mut children);
-        children.shrink_to_fit();
-        out.push(Node { kind: NodeKind::Section, name, args, raw_args: raw, loc, children });
+        let children = exact(children);
+        out.push(Node::new(NodeKind::Section, name, args, raw, loc, children));
     }
 
     fn body_items(&mut self, file: FileId, body: &Body<'_>, out: &mut Vec<Node>) {
@@ -606,13 +631,15 @@ impl Loader<'_> {
     }
 
     /// Truth of a read-time conditional section, or None for other sections.
-    fn condition(&self, lname: &str, args: &[String]) -> Option<bool> {
-        let arg = args.first().map(String::as_str).unwrap_or("");
+    fn condition(&self, name: &str, args: &[Word]) -> Option<bool> {
+        let arg = args.first().map(Word::as_str).unwrap_or("");
         let (neg, a) = match arg.strip_prefix('!') {
             Some(rest) => (true, rest),
             None => (false, arg),
         };
-        let v = match lname {
+        const CONDITIONALS: [&str; 6] = ["ifmodule", "ifdefine", "iffile", "ifdirective", "ifsection", "ifversion"];
+        let lname = CONDITIONALS.iter().find(|c| name.eq_ignore_ascii_case(c))?;
+        let v = match *lname {
             "ifmodule" => self.cfg.modules.matches_ifmodule(a),
             "ifdefine" => self.cfg.defines.contains_key(a),
             "iffile" => {
@@ -676,7 +703,16 @@ impl Loader<'_> {
                 })
                 .collect();
             let mut texts: HashMap<PathBuf, Read> = read.into_iter().collect();
-            for path in chunk {
+            let mut at = 0;
+            while at < chunk.len() {
+                // Files that change nothing the loader reads are built in parallel.
+                let run = self.parallel_run(&chunk[at..], &mut texts, file, range, out);
+                if run > 0 {
+                    at += run;
+                    continue;
+                }
+                let path = &chunk[at];
+                at += 1;
                 if self.cfg.files.len() >= MAX_FILES {
                     self.problem(
                         file,
@@ -755,6 +791,122 @@ impl Loader<'_> {
         }
     }
 
+    /// Builds, in parallel, the nodes of the longest run of files at the start of `paths`
+    /// (files of one Include, read and flat-parsed in `texts`) that the sequential loop
+    /// would read one after the other without any of them changing what the others see:
+    /// new, valid UTF-8 files without any directive the loader acts on
+    /// ([`LOADER_DIRECTIVES`], or a name that `${VAR}` or quotes could turn into one), not
+    /// part of a cycle and within the limits. Their nodes, problems and inactive ranges are
+    /// spliced in file order, so the result is the sequential one. Returns how many files
+    /// it took (0 when fewer than two qualify: the caller reads the next file itself).
+    fn parallel_run(
+        &mut self,
+        paths: &[PathBuf],
+        texts: &mut HashMap<PathBuf, std::io::Result<(Arc<FileData>, Option<apache_syntax::FlatParse>)>>,
+        file: FileId,
+        range: TextRange,
+        out: &mut Vec<Node>,
+    ) -> usize {
+        if self.flat.is_none() || rayon::current_num_threads() < 2 {
+            return 0;
+        }
+        let mut expanded = self.expanded;
+        let mut n = 0;
+        let mut seen = std::collections::HashSet::new();
+        for path in paths {
+            let ok = self.cfg.files.len() + n < MAX_FILES
+                && expanded < MAX_EXPANDED_BYTES
+                && self.repeats < MAX_REPEATS
+                && !self.loaded.contains_key(path)
+                && seen.insert(path)
+                && match texts.get(path) {
+                    Some(Ok((fd, Some(flat)))) => fd.not_utf8.is_none() && changes_nothing(flat, &fd.text),
+                    _ => false,
+                }
+                && !self.cycles_back(path);
+            if !ok {
+                break;
+            }
+            if let Some(Ok((fd, _))) = texts.get(path) {
+                expanded += fd.text.len();
+            }
+            n += 1;
+        }
+        if n < 2 {
+            return 0;
+        }
+        #[cfg(test)]
+        PARALLEL_FILES.with(|c| c.set(c.get() + n));
+        let mut work = Vec::with_capacity(n);
+        for path in &paths[..n] {
+            let Some(Ok((fd, Some(flat)))) = texts.remove(path) else { unreachable!("checked above") };
+            let text = fd.text.clone();
+            let id = self.add_parsed(fd);
+            work.push((id, text, flat));
+        }
+        let threads = rayon::current_num_threads();
+        let per = n.div_ceil(threads);
+        type Built = (Vec<Node>, Vec<Problem>, Vec<(FileId, TextRange)>);
+        let built: Vec<Vec<Built>> = {
+            use rayon::prelude::*;
+            let me = &*self;
+            work.par_chunks(per)
+                .map(|part| {
+                    let mut w = me.worker();
+                    part.iter()
+                        .map(|(id, text, flat)| {
+                            let mut nodes = Vec::new();
+                            w.flat_items(*id, flat, text, 0, &mut nodes);
+                            (nodes, std::mem::take(&mut w.cfg.problems), std::mem::take(&mut w.cfg.inactive))
+                        })
+                        .collect()
+                })
+                .collect()
+        };
+        for ((id, text, _), (nodes, problems, inactive)) in work.iter().zip(built.into_iter().flatten()) {
+            self.cfg.included_from.push((*id, file, range));
+            self.expanded += text.len();
+            self.cfg.problems.extend(problems);
+            self.cfg.inactive.extend(inactive);
+            out.extend(nodes);
+        }
+        n
+    }
+
+    /// A loader that builds nodes with this one's defines, modules and server root, and
+    /// reads its files, without changing it.
+    fn worker(&self) -> Loader<'_> {
+        Loader {
+            fs: self.fs,
+            cfg: Config {
+                modules: self.cfg.modules.clone(),
+                modules_known: self.cfg.modules_known,
+                defines: self.cfg.defines.clone(),
+                server_root: self.cfg.server_root.clone(),
+                ..Config::default()
+            },
+            stack: self.stack.clone(),
+            loaded: HashMap::new(),
+            keep_trees: false,
+            dropped: Default::default(),
+            flat: Some(HashMap::new()),
+            expanded: self.expanded,
+            repeats: self.repeats,
+            over_limit: self.over_limit,
+            real: HashMap::new(),
+            view: Some(&self.cfg.files),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Whether a file not read yet at `path` is one of those being read under another
+    /// name ([`Self::being_read`] before it is added).
+    fn cycles_back(&mut self, path: &Path) -> bool {
+        let me = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let stack = self.stack.clone();
+        stack.into_iter().any(|f| self.real_path(f) == me)
+    }
+
     /// Whether the file is one of those being read, under this name or another
     /// (a symbolic link, `dir/../`): including it again would never end.
     fn being_read(&mut self, id: FileId) -> bool {
@@ -775,10 +927,40 @@ impl Loader<'_> {
     }
 }
 
+/// `v` in a block of exactly its length.
+fn exact(mut v: Vec<Node>) -> Vec<Node> {
+    if v.capacity() == v.len() {
+        v
+    } else {
+        // `collect` from a drain allocates anew (from `into_iter` it would keep the block).
+        v.drain(..).collect()
+    }
+}
+
 /// The directives [`Loader`] acts on while reading (lowercase): they change the
 /// defines, modules, server root or files of everything read after them.
 pub(crate) const LOADER_DIRECTIVES: &[&str] =
     &["define", "undefine", "serverroot", "loadmodule", "include", "includeoptional"];
+
+#[cfg(test)]
+thread_local! {
+    /// How many files this thread's loads built in parallel runs.
+    static PARALLEL_FILES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether reading a file's nodes leaves the loader's state as it was: none of its
+/// directives is one of [`LOADER_DIRECTIVES`], or could become one (a name with `${`,
+/// quotes, escapes or a continuation is taken to be one).
+fn changes_nothing(flat: &apache_syntax::FlatParse, src: &str) -> bool {
+    use apache_syntax::SyntaxKind::{DIRECTIVE, NAME};
+    (0..flat.nodes.len()).filter(|&i| flat.nodes[i].kind == DIRECTIVE).all(|i| {
+        let Some(name) = flat.child(i, NAME) else { return false };
+        let r = flat.range(name);
+        let Some(word) = src.get(usize::from(r.start())..usize::from(r.end())) else { return false };
+        !word.contains(['$', '"', '\'', '\\', '\n', '\r', '\0'])
+            && !LOADER_DIRECTIVES.iter().any(|l| word.eq_ignore_ascii_case(l))
+    })
+}
 
 /// The node the loader makes of a directive that is not one of
 /// [`LOADER_DIRECTIVES`] and has no `${VAR}` reference, made without loading
@@ -786,18 +968,21 @@ pub(crate) const LOADER_DIRECTIVES: &[&str] =
 /// None for the others, whose effect reaches past their own node.
 pub(crate) fn standalone_directive(fd: &FileData, file: FileId, d: &ast::Directive) -> Option<Node> {
     let range = d.syntax().text_range();
-    let logical = logical_text(&fd.text, range).unwrap_or_else(|| d.logical_text());
+    let logical = match logical_text(&fd.text, range) {
+        Some(line) => Cow::Borrowed(line),
+        None => Cow::Owned(d.logical_text()),
+    };
     if logical.contains("${") {
         return None;
     }
     let (name, raw_args) = split_name(&logical);
-    if LOADER_DIRECTIVES.contains(&name.to_ascii_lowercase().as_str()) {
+    if LOADER_DIRECTIVES.iter().any(|l| name.eq_ignore_ascii_case(l)) {
         return None;
     }
     let focus = d.name().map(|n| n.range()).unwrap_or(range);
     let loc = Loc { file, range, focus, line: fd.line_of(range.start()) };
-    let args = split_words(&raw_args);
-    Some(Node { kind: NodeKind::Directive, name, args, raw_args, loc, children: vec![] })
+    let args = words(raw_args).map(|w| Word::from(&*w)).collect();
+    Some(Node::new(NodeKind::Directive, &*name, args, raw_args, loc, vec![]))
 }
 
 /// The files an Include names, in the order httpd reads them
@@ -910,25 +1095,25 @@ fn collect_dir(dir: &Path, out: &mut Vec<PathBuf>, walking: &mut Vec<PathBuf>) -
 /// A directive's logical line straight from the file's text, when it is one physical line
 /// (what [`ast::Directive::logical_text`] gives, without walking the tree); None when it
 /// is continued over several lines.
-fn logical_text(text: &str, range: TextRange) -> Option<String> {
+fn logical_text(text: &str, range: TextRange) -> Option<&str> {
     let line = text.get(usize::from(range.start())..usize::from(range.end()))?;
     let body = line.strip_suffix('\n').unwrap_or(line);
     // Several physical lines, or a NUL (httpd ignores the rest of its line): ask the tree.
     if body.contains(['\n', '\0']) {
         return None;
     }
-    Some(line.trim_matches(|c: char| c.is_ascii() && apache_syntax::is_space(c as u8)).to_string())
+    Some(line.trim_matches(|c: char| c.is_ascii() && apache_syntax::is_space(c as u8)))
 }
 
-fn split_name(line: &str) -> (String, String) {
+/// A logical line's name (unquoted) and the rest of the line, trimmed.
+fn split_name(line: &str) -> (Cow<'_, str>, &str) {
     let b = line.as_bytes();
     let mut i = 0;
     while i < b.len() && apache_syntax::is_space(b[i]) {
         i += 1;
     }
     let start = i;
-    let words = split_words(&line[start..]);
-    let name = words.first().cloned().unwrap_or_default();
+    let name = words(&line[start..]).next().unwrap_or_default();
     // The name's extent in the line: skip the first word as the tokenizer does.
     let mut j = start;
     if j < b.len() && (b[j] == b'"' || b[j] == b'\'') {
@@ -943,14 +1128,14 @@ fn split_name(line: &str) -> (String, String) {
             j += 1;
         }
     }
-    (name, line[j..].trim().to_string())
+    (name, line[j..].trim())
 }
 
 /// `<IfVersion [[!]op] version>` against [`HTTPD_VERSION`] (`mod_version.c`).
-fn if_version(args: &[String]) -> bool {
+fn if_version(args: &[Word]) -> bool {
     let (op, ver) = match args {
-        [v] => ("=".to_string(), v.clone()),
-        [op, v, ..] => (op.clone(), v.clone()),
+        [v] => ("=".to_string(), v.to_string()),
+        [op, v, ..] => (op.to_string(), v.to_string()),
         [] => return false,
     };
     let (neg, op) = match op.strip_prefix('!') {
@@ -1045,5 +1230,131 @@ mod tests {
         assert_eq!(limits.len(), 1, "{:?}", cfg.problems);
         assert!(limits[0].message.contains("included again and again"), "{}", limits[0].message);
         assert!(cfg.walk().filter(|n| n.is("X")).count() <= MAX_REPEATS + 1);
+    }
+
+    /// Everything a load gives but the syntax trees, for comparing two loads.
+    fn summary(cfg: &Config) -> String {
+        let files: Vec<_> = cfg.files.iter().map(|f| (f.path.display().to_string(), f.parse.errors.clone())).collect();
+        let mut defines: Vec<_> = cfg.defines.iter().collect();
+        defines.sort();
+        format!(
+            "{files:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{defines:?}\n{:?}\n{}",
+            cfg.nodes, cfg.problems, cfg.inactive, cfg.included_from, cfg.modules, cfg.modules_known
+        )
+    }
+
+    /// A batch load of `main` in a pool of `threads` threads, and how many files it built
+    /// in parallel runs.
+    fn batch_load(main: &Path, threads: usize) -> (Config, usize) {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let before = PARALLEL_FILES.with(|c| c.get());
+            let cfg = load_for_batch(main, &RealFs, true);
+            (cfg, PARALLEL_FILES.with(|c| c.get()) - before)
+        })
+    }
+
+    /// Writes `files` (path relative to a new directory, text) and loads `main.conf` in
+    /// batch with four threads, with one, and with the tree loader: all three must agree.
+    /// Returns the parallel load and how many files it built in parallel.
+    fn parallel_matches_sequential(files: &[(&str, &str)]) -> (Config, usize) {
+        let dir = tempfile::tempdir().unwrap();
+        for (p, t) in files {
+            let path = dir.path().join(p);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, t.replace("ROOT", &dir.path().display().to_string())).unwrap();
+        }
+        let main = dir.path().join("main.conf");
+        let (par, n) = batch_load(&main, 4);
+        let (seq, n1) = batch_load(&main, 1);
+        assert_eq!(n1, 0, "one thread never builds in parallel");
+        assert_eq!(summary(&par), summary(&seq));
+        let tree = load(&main, &RealFs);
+        assert_eq!(summary(&par), summary(&tree));
+        (par, n)
+    }
+
+    /// Files 00..39 of a glob, `special` replacing some of them.
+    fn glob_files(special: &[(usize, &'static str)]) -> Vec<(String, String)> {
+        (0..40)
+            .map(|i| {
+                let text = special.iter().find(|(j, _)| *j == i).map(|(_, t)| t.to_string());
+                (format!("conf.d/{i:02}.conf"), text.unwrap_or_else(|| format!("<Directory /d{i}>\nRequire ip 10.0.0.{i} ${{X}}\n</Directory>\n<IfDefine X>\nInDef {i}\n</IfDefine>\n<IfModule headers_module>\nHeader set A {i}\n</IfModule>\n")))
+            })
+            .collect()
+    }
+
+    fn run(main: &str, files: Vec<(String, String)>) -> (Config, usize) {
+        let mut all: Vec<(&str, &str)> = vec![("main.conf", main)];
+        all.extend(files.iter().map(|(p, t)| (p.as_str(), t.as_str())));
+        parallel_matches_sequential(&all)
+    }
+
+    const MAIN: &str = "LoadModule authz_core_module m.so\nInclude ROOT/conf.d/*.conf\nAfter ${X}\n";
+
+    #[test]
+    fn a_define_in_one_file_of_a_glob_changes_how_the_later_ones_are_read() {
+        let (cfg, n) = run(MAIN, glob_files(&[(17, "Define X seventeen\n")]));
+        assert!(n >= 30, "{n} files built in parallel");
+        let in_def = cfg.walk().filter(|n| n.is("InDef")).count();
+        assert_eq!(in_def, 22, "files 18..39 see X");
+        assert!(cfg.walk().any(|n| n.is("Require") && n.args.last().is_some_and(|a| a == "seventeen")));
+        let undefined = cfg.problems.iter().filter(|p| p.code == "undefined-variable").count();
+        assert_eq!(undefined, 17, "${{X}} in files 00..16 only: {:?}", cfg.problems);
+        let (cfg, _) = run(MAIN, glob_files(&[(3, "Define X three\n"), (20, "UnDefine X\n")]));
+        assert_eq!(cfg.walk().filter(|n| n.is("InDef")).count(), 16, "files 4..19 see X");
+    }
+
+    #[test]
+    fn a_load_module_in_one_file_of_a_glob_enables_if_module_in_the_next() {
+        let (cfg, n) = run(MAIN, glob_files(&[(9, "LoadModule headers_module mod_headers.so\n")]));
+        assert!(n >= 30, "{n} files built in parallel");
+        assert_eq!(cfg.walk().filter(|n| n.is("Header")).count(), 30, "files 10..39");
+        // A name only `${VAR}` makes a LoadModule, and a quoted one, are read in order too.
+        let (cfg, _) = run(
+            "Define LM LoadModule\nInclude ROOT/conf.d/*.conf\n",
+            glob_files(&[(5, "${LM} headers_module m.so\n"), (30, "\"UnDefine\" LM\n")]),
+        );
+        assert_eq!(cfg.walk().filter(|n| n.is("Header")).count(), 33, "files 6..39 but 30");
+    }
+
+    #[test]
+    fn nested_includes_cycles_and_server_root_in_a_glob_are_read_in_order() {
+        let (cfg, _) = run(
+            MAIN,
+            glob_files(&[
+                (4, "Include ROOT/conf.d/*.conf\n"),
+                (8, "Include ROOT/extra/one.conf\n"),
+                (12, "ServerRoot ROOT/extra\n"),
+                (13, "<IfFile one.conf>\nSeesExtra\n</IfFile>\n"),
+                (25, "Include ROOT/main.conf\n"),
+            ])
+            .into_iter()
+            .chain([("extra/one.conf".to_string(), "Define X one\nOne\n".to_string())])
+            .collect(),
+        );
+        assert!(cfg.problems.iter().filter(|p| p.code == "include-cycle").count() >= 2, "{:?}", cfg.problems);
+        assert!(cfg.walk().any(|n| n.is("SeesExtra")));
+        assert!(cfg.walk().any(|n| n.is("One")));
+    }
+
+    #[test]
+    fn a_symlink_to_a_file_being_read_is_a_cycle_in_a_parallel_run_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir(d.join("conf.d")).unwrap();
+        std::fs::write(d.join("main.conf"), format!("Include {}/conf.d/*.conf\n", d.display())).unwrap();
+        std::fs::write(d.join("inner.conf"), format!("Include {}/conf.d/*.conf\nX\n", d.display())).unwrap();
+        for i in 0..10 {
+            std::fs::write(d.join(format!("conf.d/{i:02}.conf")), format!("Y {i}\n")).unwrap();
+        }
+        std::fs::remove_file(d.join("conf.d/05.conf")).unwrap();
+        std::os::unix::fs::symlink(d.join("main.conf"), d.join("conf.d/05.conf")).unwrap();
+        let main = d.join("main.conf");
+        let (par, n) = batch_load(&main, 4);
+        let (seq, _) = batch_load(&main, 1);
+        assert!(n >= 5, "{n}");
+        assert_eq!(summary(&par), summary(&seq));
+        assert_eq!(par.problems.iter().filter(|p| p.code == "include-cycle").count(), 1, "{:?}", par.problems);
     }
 }

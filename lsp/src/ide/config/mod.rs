@@ -26,6 +26,7 @@ pub use loader::{
 };
 pub use modules::{ModuleSet, HTTPD_VERSION};
 
+use crate::ide::catalogue::DirectiveId;
 use apache_syntax::{LineIndex, LocalChange, Parse, TextRange, TextSize};
 use std::path::Path;
 use std::sync::Arc;
@@ -93,22 +94,58 @@ pub enum NodeKind {
     Section,
 }
 
+/// A node's name or one of its words: up to 24 bytes are kept inline (most
+/// configuration words are short), longer ones on the heap; derefs to `&str`.
+pub type Word = compact_str::CompactString;
+
 /// A directive or section after conditionals, includes and `${VAR}` were applied.
 #[derive(Debug, Clone)]
 pub struct Node {
     pub kind: NodeKind,
     /// The name as written (after variable expansion), e.g. `Require`, `Directory`.
-    pub name: String,
+    pub name: Word,
     /// Arguments as httpd's tokenizer returns them.
-    pub args: Vec<String>,
+    pub args: Vec<Word>,
     /// The rest of the line after the name, for RAW_ARGS directives.
-    pub raw_args: String,
+    pub raw_args: Word,
     pub loc: Loc,
     /// Body of a section (Include'd files spliced in, conditionals resolved).
     pub children: Vec<Node>,
+    /// The catalogue's entry for `name`, looked up once when the node is made
+    /// ([`Node::new`]); None for a name the catalogue does not know.
+    pub directive_id: Option<DirectiveId>,
 }
 
 impl Node {
+    /// A node, its name looked up in the catalogue.
+    pub fn new(
+        kind: NodeKind,
+        name: impl Into<Word>,
+        args: Vec<Word>,
+        raw_args: impl Into<Word>,
+        loc: Loc,
+        children: Vec<Node>,
+    ) -> Node {
+        let name = name.into();
+        let directive_id = crate::ide::catalogue::directive_id(&name);
+        Node { kind, name, args, raw_args: raw_args.into(), loc, children, directive_id }
+    }
+    /// The catalogue's entry for this node's name (`Require`, `Directory`), if it knows it.
+    pub fn directive(&self) -> Option<&'static crate::ide::catalogue::Directive> {
+        self.directive_id.map(DirectiveId::get)
+    }
+    /// Argument `i`, if there is one.
+    pub fn arg(&self, i: usize) -> Option<&str> {
+        self.args.get(i).map(Word::as_str)
+    }
+    /// The arguments as owned strings.
+    pub fn arg_strings(&self) -> Vec<String> {
+        self.args.iter().map(Word::to_string).collect()
+    }
+    /// The arguments as `&str`.
+    pub fn words(&self) -> impl Iterator<Item = &str> + '_ {
+        self.args.iter().map(Word::as_str)
+    }
     pub fn is(&self, name: &str) -> bool {
         self.name.eq_ignore_ascii_case(name)
     }

@@ -35,8 +35,7 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
         }
         // Require group where only mod_authz_dbm provides groups.
         for c in section.walk().filter(|c| c.is("Require")) {
-            let words: Vec<&str> =
-                c.args.iter().map(String::as_str).skip_while(|w| w.eq_ignore_ascii_case("not")).collect();
+            let words: Vec<&str> = c.words().skip_while(|w| w.eq_ignore_ascii_case("not")).collect();
             if words.first() == Some(&"group") && dbm && cfg.modules_known {
                 let msg = if groupfile {
                     "`Require group` comes from mod_authz_groupfile, not mod_authz_dbm: with AuthDBMGroupFile every user gets 401 (AH01664). Use `Require dbm-group`"

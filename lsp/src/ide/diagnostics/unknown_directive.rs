@@ -80,7 +80,7 @@ fn display_name(node: &crate::ide::config::Node) -> String {
     if node.kind == NodeKind::Section {
         format!("<{}", node.name)
     } else {
-        node.name.clone()
+        node.name.to_string()
     }
 }
 

@@ -81,19 +81,13 @@ impl<'a> Body<'a> {
         match self.node {
             Some(n) => body_items(self.cfg, n),
             None => {
-                let top = Node {
-                    kind: NodeKind::Section,
-                    name: ".htaccess".into(),
-                    args: vec![],
-                    raw_args: String::new(),
-                    loc: crate::ide::config::Loc {
-                        file: self.file,
-                        range: TextRange::default(),
-                        focus: TextRange::default(),
-                        line: 1,
-                    },
-                    children: self.children.to_vec(),
+                let loc = crate::ide::config::Loc {
+                    file: self.file,
+                    range: TextRange::default(),
+                    focus: TextRange::default(),
+                    line: 1,
                 };
+                let top = Node::new(NodeKind::Section, ".htaccess", vec![], "", loc, self.children.to_vec());
                 body_items(self.cfg, &top)
             }
         }
@@ -111,7 +105,7 @@ impl<'a> Body<'a> {
         for n in self.children.iter().filter(|n| is_limit(n)) {
             if n.walk().any(|d| d.kind == NodeKind::Directive && is_compat(&d.name)) {
                 for a in &n.args {
-                    out.push((MethodId::resolve(a, &ctx.registered_methods), a.clone()));
+                    out.push((MethodId::resolve(a, &ctx.registered_methods), a.to_string()));
                 }
             }
         }
@@ -170,7 +164,7 @@ impl<'a> Body<'a> {
                     parts.rules_have_limit = true;
                     let header = text[usize::from(lines(c).start())..].lines().next().unwrap_or("").trim();
                     let body: Vec<String> = reqs.iter().map(|r| self.element_text(r)).collect();
-                    let spec = LimitSpec { except: c.is("LimitExcept"), methods: c.args.clone() };
+                    let spec = LimitSpec { except: c.is("LimitExcept"), methods: c.arg_strings() };
                     parts.rules.push(Rule {
                         text: format!(
                             "{header}\n{}\n</{}>",

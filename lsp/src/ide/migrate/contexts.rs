@@ -100,14 +100,14 @@ fn mapping(cfg: &Config, server: &Server) -> Mapping {
     };
     let root = own("DocumentRoot")
         .first()
-        .and_then(|d| d.args.first().cloned())
+        .and_then(|d| d.arg(0).map(str::to_string))
         .unwrap_or_else(|| "/var/www/html".to_string());
     let root =
         if Path::new(&root).is_absolute() { root } else { cfg.server_root.join(root).to_string_lossy().to_string() };
     let mut aliases = Vec::new();
     for d in own("Alias").into_iter().chain(own("ScriptAlias")) {
         if let [from, to, ..] = d.args.as_slice() {
-            aliases.push((from.clone(), to.clone()));
+            aliases.push((from.to_string(), to.to_string()));
         }
     }
     Mapping { docroot: root.trim_end_matches('/').to_string(), aliases }
@@ -439,7 +439,7 @@ pub(super) fn find_htaccess(cfg: &Config) -> Vec<PathBuf> {
     let names: Vec<String> = cfg
         .walk()
         .filter(|n| n.kind == NodeKind::Directive && n.is("AccessFileName"))
-        .flat_map(|n| n.args.clone())
+        .flat_map(|n| n.arg_strings())
         .chain(std::iter::once(".htaccess".to_string()))
         .collect::<BTreeSet<_>>()
         .into_iter()

@@ -152,7 +152,7 @@ impl Setup {
             };
             let reached = mappings.iter().any(|m| contexts::maps_to_url(m, p));
             if !reached && !probes.iter().any(|(_, t, h)| t == p && *h == home) {
-                probes.push((format!("{PROBE_PREFIX}{}__", probes.len()), p.clone(), home));
+                probes.push((format!("{PROBE_PREFIX}{}__", probes.len()), p.to_string(), home));
             }
         }
         Setup { dirs, probes, htaccess, files }
@@ -189,14 +189,9 @@ impl Setup {
     /// Adds the probe aliases (before the configuration is first used: its index is built then).
     pub fn apply(&self, cfg: &mut Config) {
         for (from, to, home) in &self.probes {
-            let node = Node {
-                kind: NodeKind::Directive,
-                name: "Alias".into(),
-                args: vec![from.clone(), to.clone()],
-                raw_args: format!("{from} {to}"),
-                loc: config::Loc { file: 0, range: Default::default(), focus: Default::default(), line: 0 },
-                children: vec![],
-            };
+            let loc = config::Loc { file: 0, range: Default::default(), focus: Default::default(), line: 0 };
+            let args = vec![from.into(), to.into()];
+            let node = Node::new(NodeKind::Directive, "Alias", args, format!("{from} {to}"), loc, vec![]);
             match home.and_then(|i| cfg.nodes.get_mut(i)) {
                 Some(vhost) => vhost.children.push(node),
                 None => cfg.nodes.push(node),
@@ -858,7 +853,7 @@ impl<'c> Analysis<'c> {
         dirs.sort_by_key(|(k, _)| *k);
         for (_, d) in dirs {
             if let Some(ao) = d.children.iter().rev().find(|c| c.is("AllowOverride")) {
-                allow = Some((d, ao.args.clone()));
+                allow = Some((d, ao.arg_strings()));
             }
         }
         let ok = |a: &[String]| a.iter().any(|w| w.eq_ignore_ascii_case("All") || w.eq_ignore_ascii_case("AuthConfig"));
