@@ -3,60 +3,84 @@
 //! and sections that mix old and new access control.
 
 use super::Diagnostic;
-use crate::ide::config::{Config, NodeKind, Severity};
+use crate::ide::access;
+use crate::ide::config::{Config, Node, NodeKind, Severity};
+use crate::ide::policy;
+
+/// Blocks that are part of their section's body, not sections of their own here.
+fn is_inner_block(name: &str) -> bool {
+    ["Limit", "LimitExcept", "RequireAll", "RequireAny", "RequireNone", "VirtualHost"]
+        .iter()
+        .any(|b| name.eq_ignore_ascii_case(b))
+}
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let groupfile = cfg.modules.contains("authz_groupfile_module");
-    let dbm = cfg.modules.contains("authz_dbm_module");
-    let ix = cfg.index();
-    // Every section in file order; its layers are built once, shared with the request walk.
-    for id in 0..ix.len() as u32 {
-        let section = ix.node(cfg, id);
-        let l = section.name.to_ascii_lowercase();
-        if matches!(l.as_str(), "limit" | "limitexcept" | "requireall" | "requireany" | "requirenone" | "virtualhost") {
+    let dbm_group = cfg.modules.contains("authz_dbm_module") && cfg.modules_known;
+    let ctx = &cfg.index().ctx;
+    // Every section in file order; only its access layers are built, and dropped after.
+    for section in super::sections(cfg) {
+        if is_inner_block(&section.name) {
             continue;
         }
-        let built = ix.built(cfg, id);
-        for e in built.compat_errors.iter().chain(&built.authz_errors) {
-            let Some(file) = cfg.file_id(&e.loc.file) else { continue };
-            let range = apache_syntax::TextRange::new(e.loc.range.0.into(), e.loc.range.1.into());
-            let severity = if cfg.modules_known || !e.message.starts_with("Unknown Authz provider") {
-                Severity::Error
-            } else {
-                Severity::Warning
-            };
-            out.push(Diagnostic::new(
-                file,
-                range,
-                severity,
-                "access-config",
-                format!("httpd 2.4 will not start: {}", e.message),
-            ));
-        }
-        // Require group where only mod_authz_dbm provides groups.
-        for c in section.walk().filter(|c| c.is("Require")) {
-            let words: Vec<&str> =
-                c.args.iter().map(String::as_str).skip_while(|w| w.eq_ignore_ascii_case("not")).collect();
-            if words.first() == Some(&"group") && dbm && cfg.modules_known {
-                let msg = if groupfile {
-                    "`Require group` comes from mod_authz_groupfile, not mod_authz_dbm: with AuthDBMGroupFile every user gets 401 (AH01664). Use `Require dbm-group`"
+        let items = access::access_layer_items(cfg, section);
+        if !items.is_empty() {
+            let compat_errors = policy::compat_from_items(&items, ctx).1;
+            let authz_errors = policy::authz_from_items(&items, ctx).1;
+            for e in compat_errors.iter().chain(&authz_errors) {
+                let Some(file) = cfg.file_id(&e.loc.file) else { continue };
+                let range = apache_syntax::TextRange::new(e.loc.range.0.into(), e.loc.range.1.into());
+                let severity = if cfg.modules_known || !e.message.starts_with("Unknown Authz provider") {
+                    Severity::Error
                 } else {
-                    "httpd 2.4 will not start: Unknown Authz provider: group (mod_authz_dbm provides `dbm-group`). Use `Require dbm-group`"
+                    Severity::Warning
                 };
-                out.push(Diagnostic::new(c.loc.file, cfg.trimmed(&c.loc), Severity::Error, "require-group-dbm", msg));
+                out.push(Diagnostic::new(
+                    file,
+                    range,
+                    severity,
+                    "access-config",
+                    format!("httpd 2.4 will not start: {}", e.message),
+                ));
+            }
+        }
+        // Require group where only mod_authz_dbm provides groups: each Require once, from
+        // the innermost section holding it (the blocks of its body are walked through).
+        if dbm_group {
+            let mut stack: Vec<&Node> = vec![section];
+            while let Some(c) = stack.pop() {
+                if c.is("Require") {
+                    let mut words = c.args.iter().map(|w| -> &str { w }).skip_while(|w| w.eq_ignore_ascii_case("not"));
+                    if words.next() == Some("group") {
+                        let msg = if groupfile {
+                            "`Require group` comes from mod_authz_groupfile, not mod_authz_dbm: with AuthDBMGroupFile every user gets 401 (AH01664). Use `Require dbm-group`"
+                        } else {
+                            "httpd 2.4 will not start: Unknown Authz provider: group (mod_authz_dbm provides `dbm-group`). Use `Require dbm-group`"
+                        };
+                        out.push(Diagnostic::new(
+                            c.loc.file,
+                            cfg.trimmed(&c.loc),
+                            Severity::Error,
+                            "require-group-dbm",
+                            msg,
+                        ));
+                    }
+                }
+                if std::ptr::eq(c, section) || is_inner_block(&c.name) {
+                    stack.extend(c.children.iter().rev());
+                }
             }
         }
         // Old and new in one section.
         let has_old = section.children.iter().any(|c| {
-            c.kind == NodeKind::Directive && matches!(c.name.to_ascii_lowercase().as_str(), "order" | "allow" | "deny")
+            c.kind == NodeKind::Directive && ["Order", "Allow", "Deny"].iter().any(|o| c.name.eq_ignore_ascii_case(o))
         });
-        let new: Vec<_> = section
-            .children
-            .iter()
-            .filter(|c| c.is("Require") || c.is("RequireAll") || c.is("RequireAny") || c.is("RequireNone"))
-            .collect();
         if has_old {
-            for r in new {
+            for r in section
+                .children
+                .iter()
+                .filter(|c| c.is("Require") || c.is("RequireAll") || c.is("RequireAny") || c.is("RequireNone"))
+            {
                 out.push(Diagnostic::new(
                     r.loc.file,
                     r.loc.focus,

@@ -47,23 +47,32 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
         }
     };
     let known = known.as_ref();
-    // Depth first with an explicit stack: nesting depth is the file's to choose.
-    let mut stack: Vec<(&Node, Scope)> = cfg.nodes.iter().rev().map(|n| (n, top.clone())).collect();
-    while let Some((node, scope)) = stack.pop() {
+    let mut loaded_of = super::ModulesLoaded::new(cfg);
+    // Depth first with an explicit stack: nesting depth is the file's to choose. Each
+    // section's scope is made once, in `scopes`; the nodes refer to it by position.
+    let mut scopes: Vec<Scope> = vec![top];
+    let mut stack: Vec<(&Node, usize)> = cfg.nodes.iter().rev().map(|n| (n, 0)).collect();
+    while let Some((node, at)) = stack.pop() {
         let Some(d) = catalogue::directive(&node.name) else { continue };
         if d.status == catalogue::Status::Removed {
             continue;
         }
-        let loaded = d.modules().any(|m| m == "core" || cfg.modules.contains(m));
-        if cfg.modules_known && !loaded {
+        if cfg.modules_known && !loaded_of.of(d) {
             continue; // httpd stops at "Invalid command" first; module-not-loaded says so
         }
+        let scope = &scopes[at];
         if let Some(refused) = scope.check(d) {
             out.push(diagnostic(cfg, node, d, &refused, known));
         }
         if node.kind == NodeKind::Section {
             if let Some(inner) = scope.enter(&node.name) {
-                stack.extend(node.children.iter().rev().map(|c| (c, inner.clone())));
+                let inner_at = if inner == *scope {
+                    at
+                } else {
+                    scopes.push(inner);
+                    scopes.len() - 1
+                };
+                stack.extend(node.children.iter().rev().map(|c| (c, inner_at)));
             }
         }
     }

@@ -117,6 +117,34 @@ pub(crate) fn engine_for(cfg: &Config, sections: &[crate::ide::config::SecId], o
     defeated_require::check_sections(cfg, sections, out);
 }
 
+/// Every section of the configuration, depth first in file order (the order of
+/// [`SecId`](crate::ide::config::SecId)s), without visiting directives.
+pub(crate) fn sections(cfg: &Config) -> impl Iterator<Item = &crate::ide::config::Node> {
+    let mut stack: Vec<&crate::ide::config::Node> = cfg.nodes.iter().rev().filter(|n| n.is_section()).collect();
+    std::iter::from_fn(move || {
+        let n = stack.pop()?;
+        stack.extend(n.children.iter().rev().filter(|c| c.is_section()));
+        Some(n)
+    })
+}
+
+/// Whether the module(s) providing a directive are loaded (or it is the core's), asked
+/// once per directive of the catalogue in a pass over every node.
+pub(crate) struct ModulesLoaded<'c> {
+    cfg: &'c Config,
+    memo: rustc_hash::FxHashMap<*const crate::ide::catalogue::Directive, bool>,
+}
+
+impl<'c> ModulesLoaded<'c> {
+    pub(crate) fn new(cfg: &'c Config) -> Self {
+        ModulesLoaded { cfg, memo: Default::default() }
+    }
+    pub(crate) fn of(&mut self, d: &'static crate::ide::catalogue::Directive) -> bool {
+        let cfg = self.cfg;
+        *self.memo.entry(d).or_insert_with(|| d.modules().any(|m| m == "core" || cfg.modules.contains(m)))
+    }
+}
+
 /// File order: by file, position and code (then message, so that the order never
 /// depends on which check ran first), without duplicates.
 pub(crate) fn sort(out: &mut Vec<Diagnostic>) {

@@ -9,11 +9,17 @@ use crate::ide::catalogue;
 use crate::ide::config::{Config, NodeKind, Severity};
 
 /// Directives whose arguments the access-policy checks validate precisely.
-const VALIDATED_ELSEWHERE: &[&str] = &["order", "allow", "deny", "satisfy", "require", "authmerging"];
+const VALIDATED_ELSEWHERE: &[&str] = &["Order", "Allow", "Deny", "Satisfy", "Require", "AuthMerging"];
+
+/// Order/Allow/Deny/Satisfy, which have their own check with a migration hint.
+fn is_old_style(name: &str) -> bool {
+    VALIDATED_ELSEWHERE[..4].iter().any(|o| name.eq_ignore_ascii_case(o))
+}
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     // LoadModule of something we have never heard of: it may define anything.
     let foreign_module = cfg.modules.iter().any(|m| catalogue::module_by_identifier(m).is_none());
+    let mut loaded = super::ModulesLoaded::new(cfg);
     for node in cfg.walk() {
         if node.name.is_empty() {
             continue;
@@ -37,12 +43,8 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
                 if d.status == catalogue::Status::Removed {
                     continue; // reported by the removed-directive check
                 }
-                let loaded = d.module.split_whitespace().any(|m| m == "core" || cfg.modules.contains(m));
-                if !loaded {
-                    // Order/Allow/Deny/Satisfy have their own check with a migration hint.
-                    let old_style =
-                        matches!(node.name.to_ascii_lowercase().as_str(), "order" | "allow" | "deny" | "satisfy");
-                    if cfg.modules_known && !old_style {
+                if !loaded.of(d) {
+                    if cfg.modules_known && !is_old_style(&node.name) {
                         out.push(Diagnostic::new(
                             node.loc.file,
                             range,
@@ -58,7 +60,7 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
                     continue;
                 }
                 if node.kind == NodeKind::Directive
-                    && !VALIDATED_ELSEWHERE.contains(&node.name.to_ascii_lowercase().as_str())
+                    && !VALIDATED_ELSEWHERE.iter().any(|v| node.name.eq_ignore_ascii_case(v))
                 {
                     if let Some(msg) = catalogue::check_arg_count(d.args, node.args.len()) {
                         let severity = if cfg.modules_known { Severity::Error } else { Severity::Warning };
@@ -77,10 +79,11 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
 }
 
 fn display_name(node: &crate::ide::config::Node) -> String {
+    let name: &str = &node.name;
     if node.kind == NodeKind::Section {
-        format!("<{}", node.name)
+        format!("<{name}")
     } else {
-        node.name.clone()
+        name.to_owned()
     }
 }
 
