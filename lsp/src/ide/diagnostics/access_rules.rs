@@ -17,17 +17,29 @@ fn is_inner_block(name: &str) -> bool {
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let groupfile = cfg.modules.contains("authz_groupfile_module");
     let dbm_group = cfg.modules.contains("authz_dbm_module") && cfg.modules_known;
-    let ctx = &cfg.index().ctx;
-    // Every section in file order; only its access layers are built, and dropped after.
-    for section in super::sections(cfg) {
+    let ix = cfg.index();
+    // Every section in file order: its errors from its policy when the request walk built
+    // it, else from its access layers alone (not kept).
+    for (id, section) in super::sections(cfg) {
         if is_inner_block(&section.name) {
             continue;
         }
-        let items = access::access_layer_items(cfg, section);
-        if !items.is_empty() {
-            let compat_errors = policy::compat_from_items(&items, ctx).1;
-            let authz_errors = policy::authz_from_items(&items, ctx).1;
-            for e in compat_errors.iter().chain(&authz_errors) {
+        let built = ix.built_if_made(id);
+        let made;
+        let (compat_errors, authz_errors) = match built {
+            Some(b) => (&b.compat_errors, &b.authz_errors),
+            None => {
+                let items = access::access_layer_items(cfg, section);
+                made = if items.is_empty() {
+                    (vec![], vec![])
+                } else {
+                    (policy::compat_from_items(&items, &ix.ctx).1, policy::authz_from_items(&items, &ix.ctx).1)
+                };
+                (&made.0, &made.1)
+            }
+        };
+        {
+            for e in compat_errors.iter().chain(authz_errors) {
                 let Some(file) = cfg.file_id(&e.loc.file) else { continue };
                 let range = apache_syntax::TextRange::new(e.loc.range.0.into(), e.loc.range.1.into());
                 let severity = if cfg.modules_known || !e.message.starts_with("Unknown Authz provider") {

@@ -62,8 +62,8 @@ fn is_old(name: &str) -> bool {
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let compat_loaded = !cfg.modules_known || cfg.modules.contains("access_compat_module");
-    let ctx = &cfg.index().ctx;
-    for section in super::sections(cfg) {
+    let ix = cfg.index();
+    for (id, section) in super::sections(cfg) {
         let olds = || section.children.iter().filter(|c| c.kind == NodeKind::Directive && is_old(&c.name));
         if olds().next().is_none() {
             continue;
@@ -81,10 +81,15 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
             }
             continue;
         }
-        // What the block does, said once for all its old-style lines; only its access
-        // layers are built, and dropped after.
-        let compat = policy::compat_from_items(&access::access_layer_items(cfg, section), ctx).0;
-        let what = compat.as_ref().map(describe).unwrap_or_default();
+        // What the block does, said once for all its old-style lines: from the section's
+        // policy when the request walk built it, else from its compat layer alone (not kept).
+        let what = match ix.built_if_made(id) {
+            Some(built) => built.policy.compat.as_ref().map(describe),
+            None => {
+                policy::compat_from_items(&access::access_layer_items(cfg, section), &ix.ctx).0.as_ref().map(describe)
+            }
+        }
+        .unwrap_or_default();
         let tail = format!("` is deprecated (mod_access_compat); this block {what}");
         for d in olds() {
             let name: &str = &d.name;

@@ -6,7 +6,7 @@
 
 use super::Diagnostic;
 use crate::ide::catalogue;
-use crate::ide::config::{Config, NodeKind, Severity};
+use crate::ide::config::{Config, Node, NodeKind, Severity};
 
 /// Directives whose arguments the access-policy checks validate precisely.
 const VALIDATED_ELSEWHERE: &[&str] = &["Order", "Allow", "Deny", "Satisfy", "Require", "AuthMerging"];
@@ -16,16 +16,32 @@ fn is_old_style(name: &str) -> bool {
     VALIDATED_ELSEWHERE[..4].iter().any(|o| name.eq_ignore_ascii_case(o))
 }
 
-pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
-    // LoadModule of something we have never heard of: it may define anything.
-    let foreign_module = cfg.modules.iter().any(|m| catalogue::module_by_identifier(m).is_none());
-    let mut loaded = super::ModulesLoaded::new(cfg);
-    for node in cfg.walk() {
+/// What the check knows of the whole configuration.
+pub(super) struct Known {
+    /// LoadModule of something we have never heard of: it may define anything.
+    foreign_module: bool,
+}
+
+impl Known {
+    pub(super) fn new(cfg: &Config) -> Known {
+        Known { foreign_module: cfg.modules.iter().any(|m| catalogue::module_by_identifier(m).is_none()) }
+    }
+
+    /// Checks `node`, the directive `d` of the catalogue (`None`: unknown).
+    pub(super) fn node(
+        &self,
+        cfg: &Config,
+        node: &Node,
+        d: Option<&'static catalogue::Directive>,
+        loaded: &mut super::ModulesLoaded,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        let foreign_module = self.foreign_module;
         if node.name.is_empty() {
-            continue;
+            return;
         }
         let range = node.loc.focus;
-        match catalogue::directive(&node.name) {
+        match d {
             None => {
                 let (severity, known) = if cfg.modules_known && !foreign_module {
                     (Severity::Error, true)
@@ -41,7 +57,7 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
             }
             Some(d) => {
                 if d.status == catalogue::Status::Removed {
-                    continue; // reported by the removed-directive check
+                    return; // reported by the removed-directive check
                 }
                 if !loaded.of(d) {
                     if cfg.modules_known && !is_old_style(&node.name) {
@@ -57,7 +73,7 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
                             ),
                         ));
                     }
-                    continue;
+                    return;
                 }
                 if node.kind == NodeKind::Directive
                     && !VALIDATED_ELSEWHERE.iter().any(|v| node.name.eq_ignore_ascii_case(v))
