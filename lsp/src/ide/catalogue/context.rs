@@ -238,13 +238,33 @@ impl Scope {
         &self.sections
     }
 
+    /// Whether a section's body is read in the scope the section stands in (the
+    /// conditional sections: `<IfModule>`, `<IfDefine>`…).
+    pub fn transparent(written: &str) -> bool {
+        ["IfModule", "IfDefine", "IfVersion", "IfFile", "IfDirective", "IfSection"]
+            .iter()
+            .any(|n| written.eq_ignore_ascii_case(n))
+    }
+
     /// The scope of a section's body. `None` when httpd does not read the body
     /// where it stands (`<Macro>` bodies are read where the macro is used) or the
     /// section is unknown.
     pub fn enter(&self, written: &str) -> Option<Scope> {
+        if Scope::transparent(written) {
+            return Some(self.clone());
+        }
+        // Lowercased on the stack (section names are short; longer ones are none of these).
+        let mut buf = [0u8; 24];
+        let lower = match buf.get_mut(..written.len()) {
+            Some(b) => {
+                b.copy_from_slice(written.as_bytes());
+                b.make_ascii_lowercase();
+                std::str::from_utf8(b).unwrap_or("")
+            }
+            None => "",
+        };
         let mut s = self.clone();
-        match written.to_ascii_lowercase().as_str() {
-            "ifmodule" | "ifdefine" | "ifversion" | "iffile" | "ifdirective" | "ifsection" => return Some(s),
+        match lower {
             "virtualhost" => s.virtual_host = Some(true),
             "directory" | "directorymatch" | "location" | "locationmatch" => {
                 s.in_path = true;

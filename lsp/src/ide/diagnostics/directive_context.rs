@@ -103,10 +103,10 @@ impl Walk {
         if node.kind != NodeKind::Section {
             return None;
         }
-        let inner = scope.enter(&node.name)?;
-        if inner == *scope {
+        if Scope::transparent(&node.name) {
             return Some(at);
         }
+        let inner = scope.enter(&node.name)?;
         self.scopes.push(inner);
         Some(self.scopes.len() - 1)
     }

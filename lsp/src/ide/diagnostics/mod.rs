@@ -56,7 +56,7 @@ pub fn all(cfg: &Config) -> Vec<Diagnostic> {
     ];
     // The checks are independent: run them side by side, then put them in file order.
     let checks: Vec<(&str, Check)> = OTHERS.iter().chain(LOCAL).copied().collect();
-    let mut out: Vec<Diagnostic> = checks
+    let found = checks
         .par_iter()
         .enumerate()
         .map(|(i, (name, check))| {
@@ -72,8 +72,13 @@ pub fn all(cfg: &Config) -> Vec<Diagnostic> {
             }
             out
         })
-        .flatten_iter()
-        .collect();
+        .collect::<Vec<Vec<Diagnostic>>>();
+    // Sized once (the findings of a big tree are tens of megabytes), each check's freed
+    // once moved.
+    let mut out = Vec::with_capacity(found.iter().map(Vec::len).sum());
+    for mut f in found {
+        out.append(&mut f);
+    }
     sort(&mut out);
     out
 }
