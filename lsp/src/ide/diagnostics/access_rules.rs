@@ -14,6 +14,27 @@ fn is_inner_block(name: &str) -> bool {
         .any(|b| name.eq_ignore_ascii_case(b))
 }
 
+fn is_compat(name: &str) -> bool {
+    ["Order", "Allow", "Deny", "Satisfy"].iter().any(|n| name.eq_ignore_ascii_case(n))
+}
+
+fn is_authz(name: &str) -> bool {
+    ["Require", "AuthMerging", "AuthzSendForbiddenOnFailure"].iter().any(|n| name.eq_ignore_ascii_case(n))
+}
+
+fn is_require_block(name: &str) -> bool {
+    ["RequireAll", "RequireAny", "RequireNone"].iter().any(|n| name.eq_ignore_ascii_case(n))
+}
+
+/// Whether some item, at any depth, is one `pick` (given its name and whether it is a
+/// block) picks.
+fn holds(items: &[policy::Item], pick: &dyn Fn(&str, bool) -> bool) -> bool {
+    items.iter().any(|i| match i {
+        policy::Item::Directive { name, .. } => pick(name, false),
+        policy::Item::Block { name, items, .. } => pick(name, true) || holds(items, pick),
+    })
+}
+
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let groupfile = cfg.modules.contains("authz_groupfile_module");
     let dbm_group = cfg.modules.contains("authz_dbm_module") && cfg.modules_known;
@@ -30,11 +51,13 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
             Some(b) => (&b.compat_errors, &b.authz_errors),
             None => {
                 let items = access::access_layer_items(cfg, section);
-                made = if items.is_empty() {
-                    (vec![], vec![])
-                } else {
-                    (policy::compat_from_items(&items, &ix.ctx).1, policy::authz_from_items(&items, &ix.ctx).1)
-                };
+                // A layer without any of its directives has nothing to say.
+                let compat = holds(&items, &|name, block| !block && is_compat(name));
+                let authz = holds(&items, &|name, block| if block { is_require_block(name) } else { is_authz(name) });
+                made = (
+                    if compat { policy::compat_from_items(&items, &ix.ctx).1 } else { vec![] },
+                    if authz { policy::authz_from_items(&items, &ix.ctx).1 } else { vec![] },
+                );
                 (&made.0, &made.1)
             }
         };
