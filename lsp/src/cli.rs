@@ -225,55 +225,127 @@ fn walk_configs(
 
 /// Diagnostics of every file reachable from `paths`, deduplicated.
 pub fn check_paths(paths: &[PathBuf]) -> Result<Vec<Reported>, String> {
-    check(paths, false)
+    let mut out = Vec::new();
+    let result = each_finding(&targets(paths)?, false, &mut |f| {
+        out.push(f.to_owned());
+        Ok(())
+    });
+    // Collecting into memory cannot fail.
+    debug_assert!(result.is_ok());
+    Ok(out)
 }
 
-/// [`check_paths`]; with `leak`, the loaded configurations are never freed (the
-/// command line's process ends right after: freeing a big tree node by node costs
-/// more than building it).
-fn check(paths: &[PathBuf], leak: bool) -> Result<Vec<Reported>, String> {
-    let mut out: Vec<Reported> = Vec::new();
-    // Reports already kept, by the hash of (file, line, column, code, message): positions
-    // in `out` (compared in full on a hash match), so no key is cloned.
-    let mut seen: std::collections::HashMap<u64, Vec<u32>> = std::collections::HashMap::new();
-    let key_hash = |r: &Reported| {
-        use std::hash::{BuildHasher, Hash, Hasher};
-        let mut h =
-            std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().build_hasher();
-        (&r.file, r.line, r.column, r.code, &r.message).hash(&mut h);
-        h.finish()
-    };
-    let same = |a: &Reported, b: &Reported| {
-        a.line == b.line && a.column == b.column && a.code == b.code && a.file == b.file && a.message == b.message
-    };
-    for (path, main) in targets(paths)? {
+/// One finding as the report gives it, borrowed from the analysis.
+#[derive(Debug, Clone, Copy)]
+pub struct Finding<'a> {
+    pub file: &'a str,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub severity: &'static str,
+    pub code: &'static str,
+    pub message: &'a str,
+}
+
+impl Finding<'_> {
+    pub fn to_owned(&self) -> Reported {
+        Reported {
+            file: self.file.to_owned(),
+            line: self.line,
+            column: self.column,
+            end_line: self.end_line,
+            end_column: self.end_column,
+            severity: self.severity,
+            code: self.code,
+            message: self.message.to_owned(),
+        }
+    }
+}
+
+impl Reported {
+    pub fn as_finding(&self) -> Finding<'_> {
+        Finding {
+            file: &self.file,
+            line: self.line,
+            column: self.column,
+            end_line: self.end_line,
+            end_column: self.end_column,
+            severity: self.severity,
+            code: self.code,
+            message: &self.message,
+        }
+    }
+}
+
+/// Gives `emit` the diagnostics of every target, in order, each once: a finding is the
+/// same as an earlier one when its file name, line, column, code and message are (the
+/// first is kept). With `leak`, the loaded configurations are never freed (the command
+/// line's process ends right after: freeing a big tree node by node costs more than
+/// building it). Stops at `emit`'s first error.
+fn each_finding(
+    targets: &[(PathBuf, bool)],
+    leak: bool,
+    emit: &mut dyn FnMut(&Finding) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    use std::collections::{HashMap, HashSet};
+    // Findings kept so far by file name, for the names whose findings can meet again:
+    // those of several files of one configuration (one file included under two paths
+    // that print alike) and, with several targets, every one.
+    let mut kept: HashMap<String, HashSet<(u32, u32, &'static str, String)>> = HashMap::new();
+    for (path, main) in targets {
         // Diagnostics need no syntax tree once the nodes are built.
         let phases = Phases::new();
-        let cfg = config::load_for_batch(&path, &config::RealFs, main);
+        let cfg = config::load_for_batch(path, &config::RealFs, *main);
         phases.mark("load");
         let diagnostics = ide::diagnostics::all(&cfg);
         phases.mark("diagnostics");
-        // Each file's name is rendered once, not once per diagnostic.
-        let mut names: Vec<Option<String>> = vec![None; cfg.files.len()];
-        for d in diagnostics {
-            let f = cfg.file(d.file);
-            let (line, column) = f.line_index.human(d.range.start(), &f.text);
-            let (end_line, end_column) = f.line_index.human(d.range.end(), &f.text);
-            let file = names[d.file].get_or_insert_with(|| f.path.display().to_string()).clone();
-            let r = Reported {
-                file,
-                line,
-                column,
-                end_line,
-                end_column,
-                severity: severity_name(d.severity),
-                code: d.code,
-                message: d.message,
-            };
-            let kept = seen.entry(key_hash(&r)).or_default();
-            if !kept.iter().any(|&i| same(&out[i as usize], &r)) {
-                kept.push(out.len() as u32);
-                out.push(r);
+        let names: Vec<String> = cfg.files.iter().map(|f| f.path.display().to_string()).collect();
+        let mut files_named: HashMap<&str, u32> = HashMap::with_capacity(names.len());
+        for n in &names {
+            *files_named.entry(n.as_str()).or_default() += 1;
+        }
+        // Sorted by file, position, code and message: one file after the other, and a
+        // finding's twins (same line and column) next to it. Each is dropped once reported.
+        let mut rest = diagnostics.into_iter().peekable();
+        while let Some(file) = rest.peek().map(|d| d.file) {
+            let f = cfg.file(file);
+            let name = &names[file];
+            let remember = targets.len() > 1 || files_named[name.as_str()] > 1;
+            let mut seen = remember.then(|| kept.remove(name).unwrap_or_default());
+            // The findings already reported at the current line and column.
+            let mut here: Vec<ide::diagnostics::Diagnostic> = Vec::new();
+            let mut at = (0, 0);
+            while let Some(d) = rest.next_if(|d| d.file == file) {
+                let (line, column) = f.line_index.human(d.range.start(), &f.text);
+                if (line, column) != at {
+                    here.clear();
+                    at = (line, column);
+                }
+                let twin = match &mut seen {
+                    Some(seen) => !seen.insert((line, column, d.code, d.message.clone())),
+                    None => here.iter().any(|k| k.code == d.code && k.message == d.message),
+                };
+                if twin {
+                    continue;
+                }
+                let (end_line, end_column) = f.line_index.human(d.range.end(), &f.text);
+                emit(&Finding {
+                    file: name,
+                    line,
+                    column,
+                    end_line,
+                    end_column,
+                    severity: severity_name(d.severity),
+                    code: d.code,
+                    message: &d.message,
+                })?;
+                if seen.is_none() {
+                    here.push(d);
+                }
+            }
+            if let Some(seen) = seen {
+                kept.insert(name.clone(), seen);
             }
         }
         phases.mark("report");
@@ -281,7 +353,7 @@ fn check(paths: &[PathBuf], leak: bool) -> Result<Vec<Reported>, String> {
             std::mem::forget(cfg);
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// With `APACHE_LSP_PHASES` set, `check` prints to stderr the time and resident memory
@@ -313,54 +385,202 @@ impl Phases {
 }
 
 pub fn render(reported: &[Reported], format: Format) -> String {
-    let mut buf = Vec::new();
+    let mut r = Renderer::new(Vec::new(), format);
     // Writing to a Vec cannot fail.
-    let _ = render_to(&mut buf, reported, format);
-    String::from_utf8(buf).unwrap_or_default()
+    let _ = reported.iter().try_for_each(|f| r.add(&f.as_finding()));
+    String::from_utf8(r.finish().unwrap_or_default()).unwrap_or_default()
 }
 
-/// [`render`], written to `w` as it goes (the report of a big tree is tens of megabytes).
-pub fn render_to(w: &mut impl std::io::Write, reported: &[Reported], format: Format) -> std::io::Result<()> {
-    match format {
-        Format::Text => {
-            for r in reported {
-                writeln!(w, "{}:{}:{}: {}[{}]: {}", r.file, r.line, r.column, r.severity, r.code, r.message)?;
+/// A report written as its findings come (the report of a big tree is tens of
+/// megabytes): the same text as rendering them all at once. After the reader went
+/// away (a closed pipe, `| head`), findings are still counted but no longer written.
+pub struct Renderer<W: std::io::Write> {
+    w: W,
+    format: Format,
+    count: usize,
+    errors: usize,
+    warnings: usize,
+    closed: bool,
+    /// SARIF: the document around its results (before, indentation of a result, after).
+    sarif: Option<(String, String, String)>,
+    scratch: Vec<u8>,
+}
+
+impl<W: std::io::Write> Renderer<W> {
+    pub fn new(w: W, format: Format) -> Self {
+        Renderer { w, format, count: 0, errors: 0, warnings: 0, closed: false, sarif: None, scratch: Vec::new() }
+    }
+
+    /// Whether something of severity warning or above was reported.
+    pub fn found_problems(&self) -> bool {
+        self.errors + self.warnings > 0
+    }
+
+    pub fn add(&mut self, f: &Finding) -> std::io::Result<()> {
+        match f.severity {
+            "error" => self.errors += 1,
+            "warning" => self.warnings += 1,
+            _ => {}
+        }
+        self.count += 1;
+        if self.closed {
+            return Ok(());
+        }
+        let written = self.write_finding(f);
+        self.check(written)
+    }
+
+    /// Writes what follows the last finding and flushes; gives back the writer.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        if !self.closed {
+            let written = self.write_end().and_then(|()| self.w.flush());
+            self.check(written)?;
+        }
+        Ok(self.w)
+    }
+
+    fn check(&mut self, written: std::io::Result<()>) -> std::io::Result<()> {
+        match written {
+            // A closed pipe is the reader's choice, not a failure to report.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
             }
-            let errors = reported.iter().filter(|r| r.severity == "error").count();
-            let warnings = reported.iter().filter(|r| r.severity == "warning").count();
-            writeln!(w, "{errors} error(s), {warnings} warning(s)")
-        }
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut *w, reported).map_err(std::io::Error::other)?;
-            writeln!(w)
-        }
-        Format::Sarif => {
-            let results: Vec<serde_json::Value> = reported
-                .iter()
-                .map(|r| {
-                    serde_json::json!({
-                        "ruleId": r.code,
-                        "level": match r.severity { "error" => "error", "warning" => "warning", _ => "note" },
-                        "message": { "text": r.message },
-                        "locations": [{ "physicalLocation": {
-                            "artifactLocation": { "uri": format!("file://{}", r.file) },
-                            "region": { "startLine": r.line, "startColumn": r.column, "endLine": r.end_line, "endColumn": r.end_column }
-                        }}]
-                    })
-                })
-                .collect();
-            let sarif = serde_json::json!({
-                "version": "2.1.0",
-                "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-                "runs": [{
-                    "tool": { "driver": { "name": "apache-lsp", "version": env!("CARGO_PKG_VERSION"), "informationUri": "https://httpd.apache.org/docs/2.4/" } },
-                    "results": results
-                }]
-            });
-            serde_json::to_writer_pretty(&mut *w, &sarif).map_err(std::io::Error::other)?;
-            writeln!(w)
+            other => other,
         }
     }
+
+    fn write_finding(&mut self, f: &Finding) -> std::io::Result<()> {
+        let w = &mut self.w;
+        match self.format {
+            Format::Text => {
+                w.write_all(f.file.as_bytes())?;
+                write!(w, ":{}:{}: {}[{}]: ", f.line, f.column, f.severity, f.code)?;
+                w.write_all(f.message.as_bytes())?;
+                w.write_all(b"\n")
+            }
+            Format::Json => {
+                // serde_json's pretty layout of `[Reported]`, field by field.
+                w.write_all(if self.count == 1 { b"[\n  {\n    \"file\": " } else { b",\n  {\n    \"file\": " })?;
+                json_str(w, f.file)?;
+                write!(
+                    w,
+                    ",\n    \"line\": {},\n    \"column\": {},\n    \"end_line\": {},\n    \"end_column\": {},\n    \"severity\": ",
+                    f.line, f.column, f.end_line, f.end_column
+                )?;
+                json_str(w, f.severity)?;
+                w.write_all(b",\n    \"code\": ")?;
+                json_str(w, f.code)?;
+                w.write_all(b",\n    \"message\": ")?;
+                json_str(w, f.message)?;
+                w.write_all(b"\n  }")
+            }
+            Format::Sarif => {
+                if self.sarif.is_none() {
+                    self.sarif = Some(sarif_frame());
+                }
+                let (before, indent, _) = self.sarif.as_ref().expect("set above");
+                if self.count == 1 {
+                    w.write_all(before.as_bytes())?;
+                } else {
+                    w.write_all(b",\n")?;
+                    w.write_all(indent.as_bytes())?;
+                }
+                self.scratch.clear();
+                serde_json::to_writer_pretty(&mut self.scratch, &sarif_result(f)).map_err(std::io::Error::other)?;
+                // Each line of the result at the results' depth (strings hold no line breaks).
+                for (i, line) in self.scratch.split(|&b| b == b'\n').enumerate() {
+                    if i > 0 {
+                        w.write_all(b"\n")?;
+                        w.write_all(indent.as_bytes())?;
+                    }
+                    w.write_all(line)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn write_end(&mut self) -> std::io::Result<()> {
+        let w = &mut self.w;
+        match self.format {
+            Format::Text => writeln!(w, "{} error(s), {} warning(s)", self.errors, self.warnings),
+            Format::Json => w.write_all(if self.count == 0 { b"[]\n" } else { b"\n]\n" }),
+            Format::Sarif => match &self.sarif {
+                Some((_, _, after)) => {
+                    w.write_all(after.as_bytes())?;
+                    writeln!(w)
+                }
+                None => {
+                    serde_json::to_writer_pretty(&mut *w, &sarif_document(vec![])).map_err(std::io::Error::other)?;
+                    writeln!(w)
+                }
+            },
+        }
+    }
+}
+
+/// `s` as a JSON string, escaped as serde_json escapes it.
+fn json_str(w: &mut impl std::io::Write, s: &str) -> std::io::Result<()> {
+    if needs_escape(s.as_bytes()) {
+        return serde_json::to_writer(w, s).map_err(std::io::Error::other);
+    }
+    w.write_all(b"\"")?;
+    w.write_all(s.as_bytes())?;
+    w.write_all(b"\"")
+}
+
+/// Whether JSON needs some byte of `b` escaped: a control character, `"` or `\\`.
+/// Eight bytes at a time (this runs over every byte of a report of tens of megabytes).
+fn needs_escape(b: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // A byte of `x` is zero, or less than `n`: the exact tests of "Bit Twiddling Hacks".
+    let less_than = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGHS != 0;
+    let zero = |x: u64| less_than(x, 1);
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        if less_than(x, 0x20) || zero(x ^ (ONES * u64::from(b'"'))) || zero(x ^ (ONES * u64::from(b'\\'))) {
+            return true;
+        }
+    }
+    chunks.remainder().iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\')
+}
+
+fn sarif_result(r: &Finding) -> serde_json::Value {
+    serde_json::json!({
+        "ruleId": r.code,
+        "level": match r.severity { "error" => "error", "warning" => "warning", _ => "note" },
+        "message": { "text": r.message },
+        "locations": [{ "physicalLocation": {
+            "artifactLocation": { "uri": format!("file://{}", r.file) },
+            "region": { "startLine": r.line, "startColumn": r.column, "endLine": r.end_line, "endColumn": r.end_column }
+        }}]
+    })
+}
+
+fn sarif_document(results: Vec<serde_json::Value>) -> serde_json::Value {
+    serde_json::json!({
+        "version": "2.1.0",
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "runs": [{
+            "tool": { "driver": { "name": "apache-lsp", "version": env!("CARGO_PKG_VERSION"), "informationUri": "https://httpd.apache.org/docs/2.4/" } },
+            "results": results
+        }]
+    })
+}
+
+/// The SARIF document with one result, cut around it: the text before the first result
+/// (ending with its indentation), the indentation, and the text after the last result.
+fn sarif_frame() -> (String, String, String) {
+    const MARK: &str = "\u{1}result";
+    let text = serde_json::to_string_pretty(&sarif_document(vec![serde_json::json!(MARK)])).unwrap_or_default();
+    let quoted = serde_json::to_string(MARK).unwrap_or_default();
+    let at = text.find(&quoted).unwrap_or(text.len());
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = (at + quoted.len()).min(text.len());
+    (text[..at].to_string(), text[line_start..at].to_string(), text[end..].to_string())
 }
 
 /// Builds the request an `explain` invocation describes.
@@ -701,24 +921,88 @@ pub fn main() -> i32 {
             }
             0
         }
-        Some(Command::Check { format, paths }) => match check(&paths, true) {
-            Ok(reported) => {
-                let stdout = std::io::stdout();
-                let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-                if let Err(e) = render_to(&mut w, &reported, format).and_then(|()| std::io::Write::flush(&mut w)) {
-                    // A closed pipe (`| head`) is the reader's choice, not a failure to report.
-                    if e.kind() != std::io::ErrorKind::BrokenPipe {
-                        eprintln!("apache-lsp check: {e}");
-                        return 2;
-                    }
+        Some(Command::Check { format, paths }) => {
+            let targets = match targets(&paths) {
+                Ok(t) => t,
+                Err(e) => {
+                    eprintln!("apache-lsp check: {e}");
+                    return 2;
                 }
-                let bad = reported.iter().any(|r| r.severity == "error" || r.severity == "warning");
-                i32::from(bad)
-            }
-            Err(e) => {
+            };
+            let stdout = std::io::stdout();
+            let mut report = Renderer::new(std::io::BufWriter::with_capacity(1 << 16, stdout.lock()), format);
+            let written = each_finding(&targets, true, &mut |f| report.add(f));
+            let bad = report.found_problems();
+            if let Err(e) = written.and_then(|()| report.finish().map(drop)) {
                 eprintln!("apache-lsp check: {e}");
-                2
+                return 2;
             }
-        },
+            i32::from(bad)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn needs_escape_finds_what_serde_json_escapes() {
+        for len in 0..20 {
+            let plain: String = "aé~ {}/!#".chars().cycle().take(len).collect();
+            assert!(!needs_escape(plain.as_bytes()), "{plain:?}");
+            for special in ['"', '\\', '\n', '\t', '\u{0}', '\u{1f}'] {
+                for at in 0..=plain.len() {
+                    if !plain.is_char_boundary(at) {
+                        continue;
+                    }
+                    let s = format!("{}{special}{}", &plain[..at], &plain[at..]);
+                    assert!(needs_escape(s.as_bytes()), "{s:?}");
+                }
+            }
+        }
+        // Each byte value against serde_json's own answer.
+        for b in 0u8..=0x7f {
+            let s = format!("abcdefg{}hij", b as char);
+            let escaped = serde_json::to_string(&s).unwrap() != format!("\"{s}\"");
+            assert_eq!(needs_escape(s.as_bytes()), escaped, "{b:#x}");
+        }
+    }
+
+    #[test]
+    fn streamed_reports_render_as_serde_json_renders_them() {
+        let r = |file: &str, line: u32, severity: &'static str, message: &str| Reported {
+            file: file.into(),
+            line,
+            column: 3,
+            end_line: line,
+            end_column: 9,
+            severity,
+            code: "some-code",
+            message: message.into(),
+        };
+        let all = vec![
+            r("/a b/é.conf", 1, "error", "plain"),
+            r("/a\"q\".conf", 2, "warning", "tab\there, quote \" and back\\slash"),
+            r("/c.conf", 3, "information", "ctl \u{1} end"),
+        ];
+        for n in 0..=all.len() {
+            let some = &all[..n];
+            let json = serde_json::to_string_pretty(some).unwrap() + "\n";
+            assert_eq!(render(some, Format::Json), json);
+            let sarif = serde_json::to_string_pretty(&sarif_document(
+                some.iter().map(|r| sarif_result(&r.as_finding())).collect(),
+            ))
+            .unwrap()
+                + "\n";
+            assert_eq!(render(some, Format::Sarif), sarif);
+        }
+        let text = [r("/a b/é.conf", 1, "error", "plain"), r("/a\"q\".conf", 2, "warning", "quote \" there")];
+        expect_test::expect![[r#"
+            /a b/é.conf:1:3: error[some-code]: plain
+            /a"q".conf:2:3: warning[some-code]: quote " there
+            1 error(s), 1 warning(s)
+        "#]]
+        .assert_eq(&render(&text, Format::Text));
     }
 }

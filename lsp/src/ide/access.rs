@@ -105,6 +105,37 @@ pub fn body_items(cfg: &Config, node: &Node) -> Vec<Item> {
     out
 }
 
+/// [`body_items`] with only what the compat and authz layers read: their directives
+/// ([`policy::access_layer_directive`]) and the blocks that may hold them. Building
+/// those two layers ([`policy::compat_from_items`], [`policy::authz_from_items`]) from
+/// it gives what building them from the whole body gives, without copying the rest of
+/// the section; a section without access control gives no items (and no allocation).
+pub fn access_layer_items(cfg: &Config, node: &Node) -> Vec<Item> {
+    let mut out = Vec::new();
+    for c in &node.children {
+        let name: &str = &c.name;
+        let keep = match c.kind {
+            NodeKind::Directive => policy::access_layer_directive(name),
+            NodeKind::Section => ["Limit", "LimitExcept", "RequireAll", "RequireAny", "RequireNone"]
+                .iter()
+                .any(|b| name.eq_ignore_ascii_case(b)),
+        };
+        if !keep {
+            continue;
+        }
+        let loc = ploc(cfg, c.loc.file, c.loc.range, c.loc.line);
+        let args = c.args.iter().map(|a| <str as ToOwned>::to_owned(a)).collect();
+        out.push(match c.kind {
+            NodeKind::Directive => {
+                let raw_args: &str = &c.raw_args;
+                Item::Directive { name: name.to_owned(), args, raw_args: raw_args.to_owned(), loc }
+            }
+            NodeKind::Section => Item::Block { name: name.to_owned(), args, loc, items: access_layer_items(cfg, c) },
+        });
+    }
+    out
+}
+
 fn directive_item(c: &Node, loc: policy::Loc) -> Item {
     Item::Directive { name: c.name.to_string(), args: c.arg_strings(), raw_args: c.raw_args.to_string(), loc }
 }
@@ -1213,6 +1244,42 @@ pub fn normalize_url(u: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Building the compat and authz layers from [`access_layer_items`] gives what
+    /// building them from the whole body gives: configurations and errors, in order.
+    #[test]
+    fn access_layer_items_build_the_same_layers() {
+        let fx = crate::ide::diagnostics::tests::Fixture::parse(concat!(
+            "//- /etc/httpd/httpd.conf\n",
+            "LoadModule authz_core_module m.so\nLoadModule authz_host_module m.so\n",
+            "<Directory /a>\n  Options None\n  order deny,allow\n  Deny from all\n  Allow from 10.0.0.0/8 .example.com\n",
+            "  Satisfy Any\n  AuthType Basic\n  Require valid-user\n  AuthMerging Or\n",
+            "  <Limit POST PURGE>\n    Deny from 192.0.2.1\n    Require ip 10.1\n    DirectoryIndex x\n  </Limit>\n",
+            "  <LimitExcept GET>\n    Order allow,deny\n  </LimitExcept>\n  <Limit TRACE>\n    Allow from all\n  </Limit>\n",
+            "  <RequireAll>\n    Require not ip 10.2\n    Header set X y\n    Order deny,allow\n  </RequireAll>\n",
+            "  <RequireAny>\n    Options None\n  </RequireAny>\n  <RequireAny>\n    Require not host a\n  </RequireAny>\n",
+            "  <Files x>\n    Require all denied\n  </Files>\n  Allow frm 1.2.3.4\n  Require frobnicate\n",
+            "  AuthzSendForbiddenOnFailure On\n  Order sideways\n</Directory>\n",
+            "<Location /b>\n  SetHandler none\n</Location>\n",
+        ));
+        let cfg = config::load(Path::new("/etc/httpd/httpd.conf"), &fx);
+        let ctx = &cfg.index().ctx;
+        let mut checked = 0;
+        for section in cfg.walk().filter(|n| n.is_section()) {
+            let (all, filtered) = (body_items(&cfg, section), access_layer_items(&cfg, section));
+            assert!(filtered.len() <= all.len());
+            assert_eq!(policy::compat_from_items(&filtered, ctx), policy::compat_from_items(&all, ctx));
+            assert_eq!(policy::authz_from_items(&filtered, ctx), policy::authz_from_items(&all, ctx));
+            checked += usize::from(!all.is_empty());
+        }
+        assert!(checked >= 3, "{checked}");
+        let dir = &cfg.nodes.iter().find(|n| n.is("Directory")).unwrap();
+        let (_, compat_errors) = policy::compat_from_items(&access_layer_items(&cfg, dir), ctx);
+        let (_, authz_errors) = policy::authz_from_items(&access_layer_items(&cfg, dir), ctx);
+        assert!(compat_errors.len() >= 2 && !authz_errors.is_empty(), "{compat_errors:?} {authz_errors:?}");
+        let location = &cfg.nodes.iter().find(|n| n.is("Location")).unwrap();
+        assert!(access_layer_items(&cfg, location).is_empty());
+    }
 
     #[test]
     fn alias_matching_follows_mod_alias() {

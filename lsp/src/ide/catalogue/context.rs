@@ -50,7 +50,7 @@ const NOT_IN_HTACCESS: u32 = 0x20;
 const NOT_IN_PROXY: u32 = 0x40;
 const NOT_IN_DIR_LOC_FILE: u32 = NOT_IN_DIRECTORY | NOT_IN_LOCATION | NOT_IN_FILES;
 
-fn flag_bits(list: &str) -> u32 {
+pub(super) fn flag_bits(list: &str) -> u32 {
     list.split('|')
         .map(|f| match f.trim() {
             "OR_LIMIT" => OR_LIMIT,
@@ -133,7 +133,7 @@ impl Overrides {
 
     /// Whether the class a directive needs is granted, or the directive is listed.
     pub fn grants(&self, d: &Directive) -> bool {
-        self.mask & flag_bits(d.req_override) != 0 || self.lists(d)
+        self.mask & d.req_bits != 0 || self.lists(d)
     }
 
     fn lists(&self, d: &Directive) -> bool {
@@ -238,13 +238,33 @@ impl Scope {
         &self.sections
     }
 
+    /// Whether a section's body is read in the scope the section stands in (the
+    /// conditional sections: `<IfModule>`, `<IfDefine>`…).
+    pub fn transparent(written: &str) -> bool {
+        ["IfModule", "IfDefine", "IfVersion", "IfFile", "IfDirective", "IfSection"]
+            .iter()
+            .any(|n| written.eq_ignore_ascii_case(n))
+    }
+
     /// The scope of a section's body. `None` when httpd does not read the body
     /// where it stands (`<Macro>` bodies are read where the macro is used) or the
     /// section is unknown.
     pub fn enter(&self, written: &str) -> Option<Scope> {
+        if Scope::transparent(written) {
+            return Some(self.clone());
+        }
+        // Lowercased on the stack (section names are short; longer ones are none of these).
+        let mut buf = [0u8; 24];
+        let lower = match buf.get_mut(..written.len()) {
+            Some(b) => {
+                b.copy_from_slice(written.as_bytes());
+                b.make_ascii_lowercase();
+                std::str::from_utf8(b).unwrap_or("")
+            }
+            None => "",
+        };
         let mut s = self.clone();
-        match written.to_ascii_lowercase().as_str() {
-            "ifmodule" | "ifdefine" | "ifversion" | "iffile" | "ifdirective" | "ifsection" => return Some(s),
+        match lower {
             "virtualhost" => s.virtual_host = Some(true),
             "directory" | "directorymatch" | "location" | "locationmatch" => {
                 s.in_path = true;
@@ -279,16 +299,17 @@ impl Scope {
     /// httpd's verdict on `d` here: `None` when accepted (or when what decides
     /// is unknown: a fragment's virtual host, an .htaccess file's AllowOverride).
     pub fn check(&self, d: &Directive) -> Option<Refused> {
-        let req = flag_bits(d.req_override);
+        let req = d.req_bits;
         if req & EXEC_ON_READ != 0 && !self.htaccess {
             // Run while reading, before any section handler: the top-level mask, no path.
             return None;
         }
-        let name = d.httpd_name();
+        // Spelled out only for a message (this runs for every node of a configuration).
+        let name = || d.httpd_name();
         let kind = if self.htaccess { Refusal::Request } else { Refusal::Startup };
         if let (Some(mask), false) = (self.mask, d.req_override.is_empty()) {
-            let listed = self.override_list.iter().any(|n| n.eq_ignore_ascii_case(&name));
-            if mask & req == 0 && !listed {
+            if mask & req == 0 && !self.override_list.iter().any(|n| n.eq_ignore_ascii_case(&name())) {
+                let name = name();
                 let by_allow_override = self.htaccess && req & OR_ALL != 0;
                 if self.htaccess && mask & NONFATAL_OVERRIDE != 0 {
                     return Some(Refused {
@@ -306,6 +327,7 @@ impl Scope {
         } else if self.htaccess && !d.req_override.is_empty() && req & OR_ALL == 0 {
             // Whatever AllowOverride says, no class lets this directive into .htaccess
             // (AllowOverrideList aside, which we do not know either).
+            let name = name();
             let message = match self.sections.last() {
                 Some(parent) => format!("{name} not allowed in <{parent}> context"),
                 None => format!("{name} not allowed here"),
@@ -315,12 +337,12 @@ impl Scope {
         let gt = if d.is_section { ">" } else { "" };
         let refuse = |within: &str| {
             Some(Refused {
-                message: format!("{name}{gt} cannot occur within {within}"),
+                message: format!("{}{gt} cannot occur within {within}", name()),
                 kind,
                 by_allow_override: false,
             })
         };
-        let forbidden = flag_bits(d.not_in);
+        let forbidden = d.not_in_bits;
         if forbidden & NOT_IN_VIRTUALHOST != 0 && self.virtual_host == Some(true) {
             return refuse("<VirtualHost> section");
         }

@@ -329,6 +329,10 @@ pub struct Directive {
     /// The spelling httpd's command table registers, when it differs from
     /// [`Directive::name`] (`order`, `Timeout`): httpd's messages use it.
     pub c_name: &'static str,
+    /// [`Directive::req_override`] and [`Directive::not_in`] as bit masks (parsed once:
+    /// the context check asks for them at every node).
+    pub(crate) req_bits: u32,
+    pub(crate) not_in_bits: u32,
 }
 
 impl Directive {
@@ -387,7 +391,8 @@ pub struct Module {
 
 struct Catalogue {
     directives: Vec<Directive>,
-    by_name: HashMap<String, usize>,
+    /// Looked up once per node by several checks: a fast hash for short keys.
+    by_name: rustc_hash::FxHashMap<String, usize>,
     modules: Vec<Module>,
     by_identifier: HashMap<&'static str, usize>,
     by_source: HashMap<&'static str, usize>,
@@ -427,6 +432,8 @@ fn parse_directives() -> Vec<Directive> {
                 req_override: f.get(12).copied().unwrap_or(""),
                 not_in: f.get(13).copied().unwrap_or(""),
                 c_name: f.get(14).copied().unwrap_or(""),
+                req_bits: context::flag_bits(f.get(12).copied().unwrap_or("")),
+                not_in_bits: context::flag_bits(f.get(13).copied().unwrap_or("")),
             }
         })
         .collect()

@@ -430,6 +430,11 @@ impl Index {
         chain
     }
 
+    /// [`Index::built`] if something asked for it already (else `None`: nothing is built).
+    pub fn built_if_made(&self, id: SecId) -> Option<&Arc<Built>> {
+        self.built.get(id as usize)?.get()
+    }
+
     /// The section's body and policy (built once, with the server's [`PolicyCtx`]).
     pub fn built(&self, cfg: &Config, id: SecId) -> Arc<Built> {
         self.built[id as usize]

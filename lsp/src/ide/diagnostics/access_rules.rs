@@ -3,59 +3,119 @@
 //! and sections that mix old and new access control.
 
 use super::Diagnostic;
-use crate::ide::config::{Config, NodeKind, Severity};
+use crate::ide::access;
+use crate::ide::config::{Config, Node, NodeKind, Severity};
+use crate::ide::policy;
+
+/// Blocks that are part of their section's body, not sections of their own here.
+fn is_inner_block(name: &str) -> bool {
+    ["Limit", "LimitExcept", "RequireAll", "RequireAny", "RequireNone", "VirtualHost"]
+        .iter()
+        .any(|b| name.eq_ignore_ascii_case(b))
+}
+
+fn is_compat(name: &str) -> bool {
+    ["Order", "Allow", "Deny", "Satisfy"].iter().any(|n| name.eq_ignore_ascii_case(n))
+}
+
+fn is_authz(name: &str) -> bool {
+    ["Require", "AuthMerging", "AuthzSendForbiddenOnFailure"].iter().any(|n| name.eq_ignore_ascii_case(n))
+}
+
+fn is_require_block(name: &str) -> bool {
+    ["RequireAll", "RequireAny", "RequireNone"].iter().any(|n| name.eq_ignore_ascii_case(n))
+}
+
+/// Whether some item, at any depth, is one `pick` (given its name and whether it is a
+/// block) picks.
+fn holds(items: &[policy::Item], pick: &dyn Fn(&str, bool) -> bool) -> bool {
+    items.iter().any(|i| match i {
+        policy::Item::Directive { name, .. } => pick(name, false),
+        policy::Item::Block { name, items, .. } => pick(name, true) || holds(items, pick),
+    })
+}
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let groupfile = cfg.modules.contains("authz_groupfile_module");
-    let dbm = cfg.modules.contains("authz_dbm_module");
+    let dbm_group = cfg.modules.contains("authz_dbm_module") && cfg.modules_known;
     let ix = cfg.index();
-    // Every section in file order; its layers are built once, shared with the request walk.
-    for id in 0..ix.len() as u32 {
-        let section = ix.node(cfg, id);
-        let l = section.name.to_ascii_lowercase();
-        if matches!(l.as_str(), "limit" | "limitexcept" | "requireall" | "requireany" | "requirenone" | "virtualhost") {
+    // Every section in file order: its errors from its policy when the request walk built
+    // it, else from its access layers alone (not kept).
+    for (id, section) in super::sections(cfg) {
+        if is_inner_block(&section.name) {
             continue;
         }
-        let built = ix.built(cfg, id);
-        for e in built.compat_errors.iter().chain(&built.authz_errors) {
-            let Some(file) = cfg.file_id(&e.loc.file) else { continue };
-            let range = apache_syntax::TextRange::new(e.loc.range.0.into(), e.loc.range.1.into());
-            let severity = if cfg.modules_known || !e.message.starts_with("Unknown Authz provider") {
-                Severity::Error
-            } else {
-                Severity::Warning
-            };
-            out.push(Diagnostic::new(
-                file,
-                range,
-                severity,
-                "access-config",
-                format!("httpd 2.4 will not start: {}", e.message),
-            ));
-        }
-        // Require group where only mod_authz_dbm provides groups.
-        for c in section.walk().filter(|c| c.is("Require")) {
-            let words: Vec<&str> = c.words().skip_while(|w| w.eq_ignore_ascii_case("not")).collect();
-            if words.first() == Some(&"group") && dbm && cfg.modules_known {
-                let msg = if groupfile {
-                    "`Require group` comes from mod_authz_groupfile, not mod_authz_dbm: with AuthDBMGroupFile every user gets 401 (AH01664). Use `Require dbm-group`"
+        let built = ix.built_if_made(id);
+        let made;
+        let (compat_errors, authz_errors) = match built {
+            Some(b) => (&b.compat_errors, &b.authz_errors),
+            None => {
+                let items = access::access_layer_items(cfg, section);
+                // A layer without any of its directives has nothing to say.
+                let compat = holds(&items, &|name, block| !block && is_compat(name));
+                let authz = holds(&items, &|name, block| if block { is_require_block(name) } else { is_authz(name) });
+                made = (
+                    if compat { policy::compat_from_items(&items, &ix.ctx).1 } else { vec![] },
+                    if authz { policy::authz_from_items(&items, &ix.ctx).1 } else { vec![] },
+                );
+                (&made.0, &made.1)
+            }
+        };
+        {
+            for e in compat_errors.iter().chain(authz_errors) {
+                let Some(file) = cfg.file_id(&e.loc.file) else { continue };
+                let range = apache_syntax::TextRange::new(e.loc.range.0.into(), e.loc.range.1.into());
+                let severity = if cfg.modules_known || !e.message.starts_with("Unknown Authz provider") {
+                    Severity::Error
                 } else {
-                    "httpd 2.4 will not start: Unknown Authz provider: group (mod_authz_dbm provides `dbm-group`). Use `Require dbm-group`"
+                    Severity::Warning
                 };
-                out.push(Diagnostic::new(c.loc.file, cfg.trimmed(&c.loc), Severity::Error, "require-group-dbm", msg));
+                out.push(Diagnostic::new(
+                    file,
+                    range,
+                    severity,
+                    "access-config",
+                    format!("httpd 2.4 will not start: {}", e.message),
+                ));
+            }
+        }
+        // Require group where only mod_authz_dbm provides groups: each Require once, from
+        // the innermost section holding it (the blocks of its body are walked through).
+        if dbm_group {
+            let mut stack: Vec<&Node> = vec![section];
+            while let Some(c) = stack.pop() {
+                if c.is("Require") {
+                    let mut words = c.words().skip_while(|w| w.eq_ignore_ascii_case("not"));
+                    if words.next() == Some("group") {
+                        let msg = if groupfile {
+                            "`Require group` comes from mod_authz_groupfile, not mod_authz_dbm: with AuthDBMGroupFile every user gets 401 (AH01664). Use `Require dbm-group`"
+                        } else {
+                            "httpd 2.4 will not start: Unknown Authz provider: group (mod_authz_dbm provides `dbm-group`). Use `Require dbm-group`"
+                        };
+                        out.push(Diagnostic::new(
+                            c.loc.file,
+                            cfg.trimmed(&c.loc),
+                            Severity::Error,
+                            "require-group-dbm",
+                            msg,
+                        ));
+                    }
+                }
+                if std::ptr::eq(c, section) || is_inner_block(&c.name) {
+                    stack.extend(c.children.iter().rev());
+                }
             }
         }
         // Old and new in one section.
         let has_old = section.children.iter().any(|c| {
-            c.kind == NodeKind::Directive && matches!(c.name.to_ascii_lowercase().as_str(), "order" | "allow" | "deny")
+            c.kind == NodeKind::Directive && ["Order", "Allow", "Deny"].iter().any(|o| c.name.eq_ignore_ascii_case(o))
         });
-        let new: Vec<_> = section
-            .children
-            .iter()
-            .filter(|c| c.is("Require") || c.is("RequireAll") || c.is("RequireAny") || c.is("RequireNone"))
-            .collect();
         if has_old {
-            for r in new {
+            for r in section
+                .children
+                .iter()
+                .filter(|c| c.is("Require") || c.is("RequireAll") || c.is("RequireAny") || c.is("RequireNone"))
+            {
                 out.push(Diagnostic::new(
                     r.loc.file,
                     r.loc.focus,

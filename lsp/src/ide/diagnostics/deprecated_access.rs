@@ -2,6 +2,7 @@
 //! block does today.
 
 use super::Diagnostic;
+use crate::ide::access;
 use crate::ide::config::{Config, NodeKind, Severity};
 use crate::ide::policy::{self, HostSpec, Order, Satisfy};
 
@@ -54,42 +55,50 @@ pub fn describe(c: &policy::CompatConfig) -> String {
     }
 }
 
+/// Order, Allow, Deny or Satisfy (as written, any case).
+fn is_old(name: &str) -> bool {
+    ["Order", "Allow", "Deny", "Satisfy"].iter().any(|o| name.eq_ignore_ascii_case(o))
+}
+
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let compat_loaded = !cfg.modules_known || cfg.modules.contains("access_compat_module");
     let ix = cfg.index();
-    for id in 0..ix.len() as u32 {
-        let section = ix.node(cfg, id);
-        let olds: Vec<_> = section
-            .children
-            .iter()
-            .filter(|c| {
-                c.kind == NodeKind::Directive
-                    && matches!(c.name.to_ascii_lowercase().as_str(), "order" | "allow" | "deny" | "satisfy")
-            })
-            .collect();
-        if olds.is_empty() {
+    for (id, section) in super::sections(cfg) {
+        let olds = || section.children.iter().filter(|c| c.kind == NodeKind::Directive && is_old(&c.name));
+        if olds().next().is_none() {
             continue;
         }
-        // The section's layers are built once, shared with the request walk.
-        let what = ix.built(cfg, id).policy.compat.as_ref().map(describe).unwrap_or_default();
-        for d in olds {
-            if !compat_loaded {
+        if !compat_loaded {
+            for d in olds() {
+                let name: &str = &d.name;
                 out.push(Diagnostic::new(
                     d.loc.file,
                     d.loc.focus,
                     Severity::Error,
                     "access-compat-not-loaded",
-                    format!("httpd 2.4 will not start: Invalid command '{}': it comes from mod_access_compat, which is not loaded; use Require", d.name),
+                    format!("httpd 2.4 will not start: Invalid command '{name}': it comes from mod_access_compat, which is not loaded; use Require"),
                 ));
-                continue;
             }
-            let mut diag = Diagnostic::new(
-                d.loc.file,
-                cfg.trimmed(&d.loc),
-                Severity::Warning,
-                "deprecated-access",
-                format!("`{}` is deprecated (mod_access_compat); this block {what}", d.name),
-            );
+            continue;
+        }
+        // What the block does, said once for all its old-style lines: from the section's
+        // policy when the request walk built it, else from its compat layer alone (not kept).
+        let what = match ix.built_if_made(id) {
+            Some(built) => built.policy.compat.as_ref().map(describe),
+            None => {
+                policy::compat_from_items(&access::access_layer_items(cfg, section), &ix.ctx).0.as_ref().map(describe)
+            }
+        }
+        .unwrap_or_default();
+        let tail = format!("` is deprecated (mod_access_compat); this block {what}");
+        for d in olds() {
+            let name: &str = &d.name;
+            let mut message = String::with_capacity(1 + name.len() + tail.len());
+            message.push('`');
+            message.push_str(name);
+            message.push_str(&tail);
+            let mut diag =
+                Diagnostic::new(d.loc.file, cfg.trimmed(&d.loc), Severity::Warning, "deprecated-access", message);
             diag.deprecated = true;
             out.push(diag);
         }

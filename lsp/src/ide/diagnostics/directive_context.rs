@@ -18,54 +18,97 @@ use crate::ide::config::{Config, HtaccessOverrides, Node, NodeKind, Severity, To
 use apache_syntax::{TextRange, TextSize};
 use std::path::Path;
 
+#[cfg(test)]
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
-    let known = overrides_in_force(cfg);
-    let top = match &cfg.top {
-        TopLevel::Main => Scope::server_config(),
-        TopLevel::Fragment => Scope::fragment(),
-        TopLevel::Htaccess => {
-            let overrides =
-                known.as_ref().map(|h| Overrides::parse(h.allow_override.as_deref(), h.allow_override_list.as_deref()));
-            if let (Some(h), Some(o)) = (&known, &overrides) {
-                if !o.reads_htaccess() {
-                    if let Some(file) = cfg.nodes.first().map(|n| n.loc.file) {
-                        out.push(Diagnostic::new(
-                            file,
-                            TextRange::empty(TextSize::from(0)),
-                            Severity::Warning,
-                            "htaccess-ignored",
-                            format!(
-                                "httpd never reads this file: {} for its directory, so nothing here takes effect",
-                                allow_override_text(h)
-                            ),
-                        ));
-                    }
-                    return;
-                }
-            }
-            Scope::htaccess(overrides.as_ref())
-        }
-    };
-    let known = known.as_ref();
+    let Some(mut walk) = Walk::start(cfg, out) else { return };
+    let mut loaded = super::ModulesLoaded::new(cfg);
     // Depth first with an explicit stack: nesting depth is the file's to choose.
-    let mut stack: Vec<(&Node, Scope)> = cfg.nodes.iter().rev().map(|n| (n, top.clone())).collect();
-    while let Some((node, scope)) = stack.pop() {
-        let Some(d) = catalogue::directive(&node.name) else { continue };
-        if d.status == catalogue::Status::Removed {
-            continue;
+    let mut stack: Vec<(&Node, usize)> = cfg.nodes.iter().rev().map(|n| (n, Walk::TOP)).collect();
+    while let Some((node, at)) = stack.pop() {
+        let d = catalogue::directive(&node.name);
+        if let Some(inner) = walk.node(cfg, node, d, at, &mut loaded, out) {
+            stack.extend(node.children.iter().rev().map(|c| (c, inner)));
         }
-        let loaded = d.modules().any(|m| m == "core" || cfg.modules.contains(m));
-        if cfg.modules_known && !loaded {
-            continue; // httpd stops at "Invalid command" first; module-not-loaded says so
-        }
-        if let Some(refused) = scope.check(d) {
-            out.push(diagnostic(cfg, node, d, &refused, known));
-        }
-        if node.kind == NodeKind::Section {
-            if let Some(inner) = scope.enter(&node.name) {
-                stack.extend(node.children.iter().rev().map(|c| (c, inner.clone())));
+    }
+}
+
+/// The check's state along a depth-first walk of the tree: the scope of each section
+/// entered, made once (the nodes refer to it by position).
+pub(super) struct Walk {
+    scopes: Vec<Scope>,
+    known: Option<HtaccessOverrides>,
+}
+
+impl Walk {
+    /// The position of the top level's scope.
+    pub(super) const TOP: usize = 0;
+
+    /// `None` when nothing in the configuration is checked (an .htaccess file httpd
+    /// never reads, which is said once).
+    pub(super) fn start(cfg: &Config, out: &mut Vec<Diagnostic>) -> Option<Walk> {
+        let known = overrides_in_force(cfg);
+        let top = match &cfg.top {
+            TopLevel::Main => Scope::server_config(),
+            TopLevel::Fragment => Scope::fragment(),
+            TopLevel::Htaccess => {
+                let overrides = known
+                    .as_ref()
+                    .map(|h| Overrides::parse(h.allow_override.as_deref(), h.allow_override_list.as_deref()));
+                if let (Some(h), Some(o)) = (&known, &overrides) {
+                    if !o.reads_htaccess() {
+                        if let Some(file) = cfg.nodes.first().map(|n| n.loc.file) {
+                            out.push(Diagnostic::new(
+                                file,
+                                TextRange::empty(TextSize::from(0)),
+                                Severity::Warning,
+                                "htaccess-ignored",
+                                format!(
+                                    "httpd never reads this file: {} for its directory, so nothing here takes effect",
+                                    allow_override_text(h)
+                                ),
+                            ));
+                        }
+                        return None;
+                    }
+                }
+                Scope::htaccess(overrides.as_ref())
             }
+        };
+        Some(Walk { scopes: vec![top], known })
+    }
+
+    /// Checks `node` (the directive `d` of the catalogue), read in the scope at position
+    /// `at`; gives the position of the scope its children are read in, `None` when they
+    /// are not checked (httpd stops before, or does not know the section).
+    pub(super) fn node(
+        &mut self,
+        cfg: &Config,
+        node: &Node,
+        d: Option<&'static catalogue::Directive>,
+        at: usize,
+        loaded: &mut super::ModulesLoaded,
+        out: &mut Vec<Diagnostic>,
+    ) -> Option<usize> {
+        let d = d?;
+        if d.status == catalogue::Status::Removed {
+            return None;
         }
+        if cfg.modules_known && !loaded.of(d) {
+            return None; // httpd stops at "Invalid command" first; module-not-loaded says so
+        }
+        let scope = &self.scopes[at];
+        if let Some(refused) = scope.check(d) {
+            out.push(diagnostic(cfg, node, d, &refused, self.known.as_ref()));
+        }
+        if node.kind != NodeKind::Section {
+            return None;
+        }
+        if Scope::transparent(&node.name) {
+            return Some(at);
+        }
+        let inner = scope.enter(&node.name)?;
+        self.scopes.push(inner);
+        Some(self.scopes.len() - 1)
     }
 }
 

@@ -49,24 +49,36 @@ impl Diagnostic {
 /// All diagnostics of the configuration, in file order.
 pub fn all(cfg: &Config) -> Vec<Diagnostic> {
     use rayon::prelude::*;
-    const OTHERS: &[Check] =
-        &[|cfg, out| (0..cfg.files.len()).for_each(|file| syntax(cfg, file, out)), problems, engine];
+    const OTHERS: &[(&str, Check)] = &[
+        ("syntax", |cfg, out| (0..cfg.files.len()).for_each(|file| syntax(cfg, file, out))),
+        ("problems", problems),
+        ("engine", engine),
+    ];
     // The checks are independent: run them side by side, then put them in file order.
-    let checks: Vec<Check> = OTHERS.iter().chain(LOCAL).copied().collect();
-    let mut out: Vec<Diagnostic> = checks
+    let checks: Vec<(&str, Check)> = OTHERS.iter().chain(LOCAL).copied().collect();
+    let found = checks
         .par_iter()
         .enumerate()
-        .map(|(i, check)| {
+        .map(|(i, (name, check))| {
             let mut out = Vec::new();
             let t = std::time::Instant::now();
             check(cfg, &mut out);
             if std::env::var_os("APACHE_LSP_PHASES").is_some() {
-                eprintln!("check #{i:<2} {:>8.1} ms  {} findings", t.elapsed().as_secs_f64() * 1e3, out.len());
+                eprintln!(
+                    "check #{i:<2} {name:<16} {:>8.1} ms  {} findings",
+                    t.elapsed().as_secs_f64() * 1e3,
+                    out.len()
+                );
             }
             out
         })
-        .flatten_iter()
-        .collect();
+        .collect::<Vec<Vec<Diagnostic>>>();
+    // Sized once (the findings of a big tree are tens of megabytes), each check's freed
+    // once moved.
+    let mut out = Vec::with_capacity(found.iter().map(Vec::len).sum());
+    for mut f in found {
+        out.append(&mut f);
+    }
     sort(&mut out);
     out
 }
@@ -90,7 +102,7 @@ pub(crate) fn problems(cfg: &Config, out: &mut Vec<Diagnostic>) {
 /// configuration that only loading changes (modules, [`Config::top`], the policy
 /// context); each finding lies inside the node it is about.
 pub(crate) fn local(cfg: &Config, out: &mut Vec<Diagnostic>) {
-    for check in LOCAL {
+    for (_, check) in LOCAL {
         check(cfg, out);
     }
 }
@@ -98,13 +110,32 @@ pub(crate) fn local(cfg: &Config, out: &mut Vec<Diagnostic>) {
 type Check = fn(&Config, &mut Vec<Diagnostic>);
 
 /// The checks of [`local`].
-const LOCAL: &[Check] = &[
-    unknown_directive::check,
-    deprecated_access::check,
-    removed_directive::check,
-    directive_context::check,
-    access_rules::check,
-];
+const LOCAL: &[(&str, Check)] =
+    &[("nodes", nodes), ("deprecated-access", deprecated_access::check), ("access-rules", access_rules::check)];
+
+/// The checks that look at every node on its own (unknown-directive,
+/// removed-directive, directive-context), in one walk: each node is looked up in the
+/// catalogue once.
+fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
+    use directive_context::Walk;
+    let known = unknown_directive::Known::new(cfg);
+    let mut loaded = ModulesLoaded::new(cfg);
+    // The context check reads each node in the scope its parents make, and skips what
+    // httpd would not read that far (`None`).
+    let mut context = Walk::start(cfg, out);
+    let top = context.as_ref().map(|_| Walk::TOP);
+    let mut stack: Vec<(&crate::ide::config::Node, Option<usize>)> = cfg.nodes.iter().rev().map(|n| (n, top)).collect();
+    while let Some((node, at)) = stack.pop() {
+        let d = crate::ide::catalogue::directive(&node.name);
+        known.node(cfg, node, d, &mut loaded, out);
+        removed_directive::node(node, d, out);
+        let inner = match (&mut context, at) {
+            (Some(context), Some(at)) => context.node(cfg, node, d, at, &mut loaded, out),
+            _ => None,
+        };
+        stack.extend(node.children.iter().rev().map(|c| (c, inner)));
+    }
+}
 
 /// Checks that evaluate requests across the whole configuration.
 pub(crate) fn engine(cfg: &Config, out: &mut Vec<Diagnostic>) {
@@ -115,6 +146,37 @@ pub(crate) fn engine(cfg: &Config, out: &mut Vec<Diagnostic>) {
 /// bodies (a finding is about the section whose body holds it).
 pub(crate) fn engine_for(cfg: &Config, sections: &[crate::ide::config::SecId], out: &mut Vec<Diagnostic>) {
     defeated_require::check_sections(cfg, sections, out);
+}
+
+/// Every section of the configuration with its [`SecId`](crate::ide::config::SecId),
+/// depth first in file order, without visiting directives.
+pub(crate) fn sections(cfg: &Config) -> impl Iterator<Item = (crate::ide::config::SecId, &crate::ide::config::Node)> {
+    let mut stack: Vec<&crate::ide::config::Node> = cfg.nodes.iter().rev().filter(|n| n.is_section()).collect();
+    let mut id = 0;
+    std::iter::from_fn(move || {
+        let n = stack.pop()?;
+        stack.extend(n.children.iter().rev().filter(|c| c.is_section()));
+        debug_assert!(std::ptr::eq(cfg.index().node(cfg, id), n), "sections are numbered as the index numbers them");
+        id += 1;
+        Some((id - 1, n))
+    })
+}
+
+/// Whether the module(s) providing a directive are loaded (or it is the core's), asked
+/// once per directive of the catalogue in a pass over every node.
+pub(crate) struct ModulesLoaded<'c> {
+    cfg: &'c Config,
+    memo: rustc_hash::FxHashMap<*const crate::ide::catalogue::Directive, bool>,
+}
+
+impl<'c> ModulesLoaded<'c> {
+    pub(crate) fn new(cfg: &'c Config) -> Self {
+        ModulesLoaded { cfg, memo: Default::default() }
+    }
+    pub(crate) fn of(&mut self, d: &'static crate::ide::catalogue::Directive) -> bool {
+        let cfg = self.cfg;
+        *self.memo.entry(d).or_insert_with(|| d.modules().any(|m| m == "core" || cfg.modules.contains(m)))
+    }
 }
 
 /// File order: by file, position and code (then message, so that the order never

@@ -2,22 +2,22 @@
 
 use super::Diagnostic;
 use crate::ide::catalogue::{self, Status};
-use crate::ide::config::{Config, Severity};
+use crate::ide::config::{Node, Severity};
 
-pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
-    for n in cfg.walk() {
-        if let Some(d) = catalogue::directive(&n.name).filter(|d| d.status == Status::Removed) {
-            out.push(Diagnostic::new(
-                n.loc.file,
-                n.loc.focus,
-                Severity::Error,
-                "removed-directive",
-                format!(
-                    "httpd 2.4 will not start: Invalid command '{}' (removed in 2.4: {}). Delete it; authorization now combines through RequireAny/RequireAll/RequireNone",
-                    n.name, d.description
-                ),
-            ));
-        }
+/// Checks `n`, the directive `d` of the catalogue.
+pub(super) fn node(n: &Node, d: Option<&'static catalogue::Directive>, out: &mut Vec<Diagnostic>) {
+    if let Some(d) = d.filter(|d| d.status == Status::Removed) {
+        let name: &str = &n.name;
+        out.push(Diagnostic::new(
+            n.loc.file,
+            n.loc.focus,
+            Severity::Error,
+            "removed-directive",
+            format!(
+                "httpd 2.4 will not start: Invalid command '{name}' (removed in 2.4: {}). Delete it; authorization now combines through RequireAny/RequireAll/RequireNone",
+                d.description
+            ),
+        ));
     }
 }
 

@@ -6,20 +6,42 @@
 
 use super::Diagnostic;
 use crate::ide::catalogue;
-use crate::ide::config::{Config, NodeKind, Severity};
+use crate::ide::config::{Config, Node, NodeKind, Severity};
 
 /// Directives whose arguments the access-policy checks validate precisely.
-const VALIDATED_ELSEWHERE: &[&str] = &["order", "allow", "deny", "satisfy", "require", "authmerging"];
+const VALIDATED_ELSEWHERE: &[&str] = &["Order", "Allow", "Deny", "Satisfy", "Require", "AuthMerging"];
 
-pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
-    // LoadModule of something we have never heard of: it may define anything.
-    let foreign_module = cfg.modules.iter().any(|m| catalogue::module_by_identifier(m).is_none());
-    for node in cfg.walk() {
+/// Order/Allow/Deny/Satisfy, which have their own check with a migration hint.
+fn is_old_style(name: &str) -> bool {
+    VALIDATED_ELSEWHERE[..4].iter().any(|o| name.eq_ignore_ascii_case(o))
+}
+
+/// What the check knows of the whole configuration.
+pub(super) struct Known {
+    /// LoadModule of something we have never heard of: it may define anything.
+    foreign_module: bool,
+}
+
+impl Known {
+    pub(super) fn new(cfg: &Config) -> Known {
+        Known { foreign_module: cfg.modules.iter().any(|m| catalogue::module_by_identifier(m).is_none()) }
+    }
+
+    /// Checks `node`, the directive `d` of the catalogue (`None`: unknown).
+    pub(super) fn node(
+        &self,
+        cfg: &Config,
+        node: &Node,
+        d: Option<&'static catalogue::Directive>,
+        loaded: &mut super::ModulesLoaded,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        let foreign_module = self.foreign_module;
         if node.name.is_empty() {
-            continue;
+            return;
         }
         let range = node.loc.focus;
-        match catalogue::directive(&node.name) {
+        match d {
             None => {
                 let (severity, known) = if cfg.modules_known && !foreign_module {
                     (Severity::Error, true)
@@ -35,14 +57,10 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
             }
             Some(d) => {
                 if d.status == catalogue::Status::Removed {
-                    continue; // reported by the removed-directive check
+                    return; // reported by the removed-directive check
                 }
-                let loaded = d.module.split_whitespace().any(|m| m == "core" || cfg.modules.contains(m));
-                if !loaded {
-                    // Order/Allow/Deny/Satisfy have their own check with a migration hint.
-                    let old_style =
-                        matches!(node.name.to_ascii_lowercase().as_str(), "order" | "allow" | "deny" | "satisfy");
-                    if cfg.modules_known && !old_style {
+                if !loaded.of(d) {
+                    if cfg.modules_known && !is_old_style(&node.name) {
                         out.push(Diagnostic::new(
                             node.loc.file,
                             range,
@@ -55,10 +73,10 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
                             ),
                         ));
                     }
-                    continue;
+                    return;
                 }
                 if node.kind == NodeKind::Directive
-                    && !VALIDATED_ELSEWHERE.contains(&node.name.to_ascii_lowercase().as_str())
+                    && !VALIDATED_ELSEWHERE.iter().any(|v| node.name.eq_ignore_ascii_case(v))
                 {
                     if let Some(msg) = catalogue::check_arg_count(d.args, node.args.len()) {
                         let severity = if cfg.modules_known { Severity::Error } else { Severity::Warning };
@@ -77,10 +95,11 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
 }
 
 fn display_name(node: &crate::ide::config::Node) -> String {
+    let name: &str = &node.name;
     if node.kind == NodeKind::Section {
-        format!("<{}", node.name)
+        format!("<{name}")
     } else {
-        node.name.to_string()
+        name.to_owned()
     }
 }
 

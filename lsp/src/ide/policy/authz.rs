@@ -342,7 +342,7 @@ impl Container {
 
 struct Builder<'a> {
     ctx: &'a PolicyCtx,
-    registered: BTreeSet<String>,
+    registered: std::borrow::Cow<'a, BTreeSet<String>>,
     errors: Vec<ConfigError>,
     has_conf: bool,
     op: AuthMerging,
@@ -559,7 +559,7 @@ fn check_section(node: &mut AuthzNode, is_conf: bool, errors: &mut Vec<ConfigErr
 pub fn authz_from_items(items: &[Item], ctx: &PolicyCtx) -> (Option<AuthzConfig>, Vec<ConfigError>) {
     let mut b = Builder {
         ctx,
-        registered: ctx.registered_methods.clone(),
+        registered: std::borrow::Cow::Borrowed(&ctx.registered_methods),
         errors: vec![],
         has_conf: false,
         op: AuthMerging::Unset,

@@ -123,7 +123,7 @@ fn is_compat_directive(item: &Item) -> bool {
 
 struct Builder<'a> {
     ctx: &'a PolicyCtx,
-    registered: BTreeSet<String>,
+    registered: std::borrow::Cow<'a, BTreeSet<String>>,
     conf: Option<CompatConfig>,
     errors: Vec<ConfigError>,
 }
@@ -240,7 +240,8 @@ impl Builder<'_> {
 /// Order/Allow/Deny/Satisfy at all (→ inherit). Errors of `<Limit>` blocks themselves are not
 /// reported here (see [`super::section_from_items`]); such blocks are skipped.
 pub fn compat_from_items(items: &[Item], ctx: &PolicyCtx) -> (Option<CompatConfig>, Vec<ConfigError>) {
-    let mut b = Builder { ctx, registered: ctx.registered_methods.clone(), conf: None, errors: vec![] };
+    let mut b =
+        Builder { ctx, registered: std::borrow::Cow::Borrowed(&ctx.registered_methods), conf: None, errors: vec![] };
     b.walk(items, &MethodMask::all(), None, false);
     (b.conf, b.errors)
 }

@@ -229,13 +229,39 @@ impl fmt::Display for MethodMask {
     }
 }
 
+/// Method names registered so far (`<Limit>` registers the names it does not know).
+pub(crate) trait Registered {
+    fn has(&self, method: &str) -> bool;
+    fn add(&mut self, method: String);
+}
+
+impl Registered for BTreeSet<String> {
+    fn has(&self, method: &str) -> bool {
+        self.contains(method)
+    }
+    fn add(&mut self, method: String) {
+        self.insert(method);
+    }
+}
+
+/// The server's registered methods, copied only when a block registers another one (most
+/// sections register none: the policy builders run for every section of a big tree).
+impl Registered for std::borrow::Cow<'_, BTreeSet<String>> {
+    fn has(&self, method: &str) -> bool {
+        self.contains(method)
+    }
+    fn add(&mut self, method: String) {
+        self.to_mut().insert(method);
+    }
+}
+
 /// The `cmd->limited` inside a `<Limit>`/`<LimitExcept>` block nested in a context whose mask is
 /// `outer` (`server/core.c: ap_limit_section`). Registers unknown method names in `registered`
 /// (as httpd does at config time). Returns httpd's error message on failure.
 pub(crate) fn limit_block_mask(
     block: &Item,
     outer: &MethodMask,
-    registered: &mut BTreeSet<String>,
+    registered: &mut impl Registered,
     htaccess: bool,
 ) -> Result<MethodMask, String> {
     let Item::Block { name, args, .. } = block else {
@@ -252,7 +278,7 @@ pub(crate) fn limit_block_mask(
         // quoted word is looked up as the method "".
         let id = match MethodId::builtin_number(method) {
             Some(n) => MethodId::Builtin(n),
-            None if registered.contains(method.as_str()) => MethodId::Extension(method.clone()),
+            None if registered.has(method) => MethodId::Extension(method.clone()),
             None => MethodId::Invalid,
         };
         let id = match id {
@@ -265,7 +291,7 @@ pub(crate) fn limit_block_mask(
                         "Could not register method '{method}' for {cmd_name} from .htaccess configuration"
                     ));
                 }
-                registered.insert(method.clone());
+                registered.add(method.clone());
                 MethodId::Extension(method.clone())
             }
             other => other,

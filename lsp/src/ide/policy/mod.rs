@@ -79,6 +79,15 @@ pub fn section_from_items_with_layer_errors(
     (SectionPolicy { compat, authz, authn, errors, registered_methods }, compat_errors, authz_errors)
 }
 
+/// Whether [`compat_from_items`] or [`authz_from_items`] read a directive called `name`
+/// (besides the `<Limit>`/`<LimitExcept>`/`<RequireAll|Any|None>` blocks holding them):
+/// items without the others build the same two layers ([`crate::ide::access::access_layer_items`]).
+pub fn access_layer_directive(name: &str) -> bool {
+    ["Order", "Allow", "Deny", "Satisfy", "Require", "AuthMerging", "AuthzSendForbiddenOnFailure"]
+        .iter()
+        .any(|n| name.eq_ignore_ascii_case(n))
+}
+
 /// The merged configuration in effect at some point of the walk.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EffectivePolicy {
