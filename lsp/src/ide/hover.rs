@@ -108,12 +108,15 @@ fn access_file_url(server: &Config, dir: &Path) -> Option<(String, Option<String
         .find_map(|(root, host)| directory_url(server, &root, &dir).map(|u| (u, host)))
 }
 
+/// How many addresses the rules mention a table shows at most.
+const MENTIONED_SHOWN: usize = 5;
+
 /// The clients a table shows: a local one, each address the rules mention (at most
-/// five), and an outsider.
+/// [`MENTIONED_SHOWN`]), and an outsider.
 pub fn representative_clients(cfgs: &[&Config]) -> Vec<(String, IpAddr)> {
     let mut v: Vec<(String, IpAddr)> = vec![("local (127.0.0.1)".into(), "127.0.0.1".parse().unwrap())];
     for (w, ip) in cfgs.iter().flat_map(|c| mentioned_addresses(c).iter()) {
-        if v.len() == 6 {
+        if v.len() == 1 + MENTIONED_SHOWN {
             break;
         }
         if !v.iter().any(|(_, a)| a == ip) {
@@ -124,9 +127,11 @@ pub fn representative_clients(cfgs: &[&Config]) -> Vec<(String, IpAddr)> {
     v
 }
 
-/// Every address the configuration's Allow, Deny and `Require ip` lines name, in
-/// walk order without repeats (as written, and its network address). A walk over the
-/// whole configuration: done once per configuration (kept in its index).
+/// The first addresses the configuration's Allow, Deny and `Require ip` lines name, in
+/// walk order without repeats (as written, and its network address): as many as
+/// [`representative_clients`] can take from one configuration (one more than it shows,
+/// as 127.0.0.1 may be among them), so the walk stops early in a big configuration
+/// (an edit of an access rule asks again). Kept in the configuration's index.
 pub(crate) fn mentioned_addresses(cfg: &Config) -> &[(String, IpAddr)] {
     cfg.index().mentioned_addresses.get_or_init(|| {
         let mut seen = std::collections::HashSet::new();
@@ -146,6 +151,9 @@ pub(crate) fn mentioned_addresses(cfg: &Config) -> &[(String, IpAddr)] {
                     let ip = net.network();
                     if seen.insert(ip) {
                         v.push((w.to_string(), ip));
+                        if v.len() > MENTIONED_SHOWN {
+                            return v;
+                        }
                     }
                 }
             }

@@ -83,11 +83,12 @@ impl Analysis {
         &self.cfg
     }
 
-    /// The diagnostics of one file, in file order.
-    pub fn diagnostics(&mut self, file: FileId) -> Vec<Diagnostic> {
+    /// The diagnostics of one file, in file order, borrowed (a big file has thousands:
+    /// the caller converts them without copying them first).
+    pub fn diagnostics(&mut self, file: FileId) -> Vec<&Diagnostic> {
         self.refresh_engine();
-        let mut out: Vec<Diagnostic> = self.findings.get(file).into_iter().flatten().map(|(_, d)| d.clone()).collect();
-        diagnostics::sort(&mut out);
+        let mut out: Vec<&Diagnostic> = self.findings.get(file).into_iter().flatten().map(|(_, d)| d).collect();
+        diagnostics::sort_refs(&mut out);
         out
     }
 
@@ -546,6 +547,11 @@ fn shift(r: TextRange, q: TextSize, delta: i64) -> TextRange {
 fn shift_config(cfg: &mut Config, file: FileId, q: TextSize, delta: i64, line_delta: i64) {
     let mut stack: Vec<&mut Node> = cfg.nodes.iter_mut().collect();
     while let Some(n) = stack.pop() {
+        if n.loc.file == file && n.loc.range.end() < q {
+            // Before the edit: so is everything of `file` inside it (other files' nodes
+            // below it, from an Include, do not move).
+            continue;
+        }
         if n.loc.file == file {
             if n.loc.range.start() >= q {
                 n.loc.line = (i64::from(n.loc.line) + line_delta).max(1) as u32;

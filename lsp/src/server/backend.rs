@@ -76,16 +76,16 @@ impl Backend {
                     let analysed = t.elapsed();
                     let diags = found
                         .into_iter()
-                        .filter_map(|mut d| {
-                            match overrides.get(d.code).map(|s| s.to_ascii_lowercase()).as_deref() {
+                        .filter_map(|d| {
+                            let severity = match overrides.get(d.code).map(|s| s.to_ascii_lowercase()).as_deref() {
                                 Some("off") | Some("none") => return None,
-                                Some("error") => d.severity = ide::Severity::Error,
-                                Some("warning") => d.severity = ide::Severity::Warning,
-                                Some("information") | Some("info") => d.severity = ide::Severity::Information,
-                                Some("hint") => d.severity = ide::Severity::Hint,
-                                _ => {}
-                            }
-                            Some(to_lsp_diagnostic(&l.cfg, fd, enc, d))
+                                Some("error") => ide::Severity::Error,
+                                Some("warning") => ide::Severity::Warning,
+                                Some("information") | Some("info") => ide::Severity::Information,
+                                Some("hint") => ide::Severity::Hint,
+                                _ => d.severity,
+                            };
+                            Some(to_lsp_diagnostic(&l.cfg, fd, enc, d, severity))
                         })
                         .collect::<Vec<_>>();
                     let converted = t.elapsed() - analysed;
@@ -231,7 +231,8 @@ fn to_lsp_diagnostic(
     cfg: &ide::Config,
     fd: &ide::FileData,
     enc: Encoding,
-    d: ide::diagnostics::Diagnostic,
+    d: &ide::diagnostics::Diagnostic,
+    severity: ide::Severity,
 ) -> Diagnostic {
     let related: Vec<DiagnosticRelatedInformation> = d
         .related
@@ -249,10 +250,10 @@ fn to_lsp_diagnostic(
         .collect();
     Diagnostic {
         range: convert::range(&fd.line_index, enc, d.range),
-        severity: Some(convert::severity(d.severity)),
+        severity: Some(convert::severity(severity)),
         code: Some(NumberOrString::String(d.code.to_string())),
         source: Some("apache-lsp".into()),
-        message: d.message,
+        message: d.message.clone(),
         related_information: (!related.is_empty()).then_some(related),
         tags: d.deprecated.then(|| vec![DiagnosticTag::DEPRECATED]),
         ..Default::default()

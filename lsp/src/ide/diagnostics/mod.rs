@@ -182,16 +182,25 @@ impl<'c> ModulesLoaded<'c> {
 /// File order: by file, position and code (then message, so that the order never
 /// depends on which check ran first), without duplicates.
 pub(crate) fn sort(out: &mut Vec<Diagnostic>) {
-    out.sort_by(|a, b| {
-        (a.file, a.range.start(), a.code, &a.message, a.range.end()).cmp(&(
-            b.file,
-            b.range.start(),
-            b.code,
-            &b.message,
-            b.range.end(),
-        ))
-    });
+    out.sort_by(order);
     out.dedup();
+}
+
+/// [`sort`] for borrowed diagnostics.
+pub(crate) fn sort_refs(out: &mut Vec<&Diagnostic>) {
+    out.sort_by(|a, b| order(a, b));
+    out.dedup();
+}
+
+/// File order: by file, start, code, message, end.
+fn order(a: &Diagnostic, b: &Diagnostic) -> std::cmp::Ordering {
+    (a.file, a.range.start(), a.code, &a.message, a.range.end()).cmp(&(
+        b.file,
+        b.range.start(),
+        b.code,
+        &b.message,
+        b.range.end(),
+    ))
 }
 
 /// Diagnostics of one file of the configuration.
