@@ -74,7 +74,7 @@ impl Backend {
                     let fd = l.cfg.file(l.file);
                     let found = analysis.diagnostics(l.file);
                     let analysed = t.elapsed();
-                    let diags = found
+                    let items: Vec<(&ide::diagnostics::Diagnostic, ide::Severity)> = found
                         .into_iter()
                         .filter_map(|d| {
                             let severity = match overrides.get(d.code).map(|s| s.to_ascii_lowercase()).as_deref() {
@@ -85,14 +85,21 @@ impl Backend {
                                 Some("hint") => ide::Severity::Hint,
                                 _ => d.severity,
                             };
-                            Some(to_lsp_diagnostic(&l.cfg, fd, enc, d, severity))
+                            Some((d, severity))
                         })
-                        .collect::<Vec<_>>();
+                        .collect();
                     let converted = t.elapsed() - analysed;
-                    let n = diags.len();
+                    let n = items.len();
                     let mut published = state.published.lock().unwrap();
                     let json = published.entry(p.clone()).or_default();
-                    let frame = match json.update(diags) {
+                    // Only the diagnostics that differ from those last published are
+                    // converted and serialized.
+                    let updated = json.update_with(
+                        &items,
+                        |(d, severity), old| converts_to(&l.cfg, fd, enc, d, *severity, old),
+                        |(d, severity)| to_lsp_diagnostic(&l.cfg, fd, enc, d, *severity),
+                    );
+                    let frame = match updated {
                         Ok(()) => Ok(json.frame(&uri, Some(version))),
                         Err(diags) => Err(PublishDiagnosticsParams::new(uri, diags, Some(version))),
                     };
@@ -117,7 +124,7 @@ impl Backend {
             let t = std::time::Instant::now();
             self.publish(frame).await;
             let detail = format!(
-                "(edit {applied:?}, analysis {analysed:?}, conversion {converted:?}, serializing {n} {serialized:?}, \
+                "(edit {applied:?}, analysis {analysed:?}, severities {converted:?}, converting and serializing the changed of {n} {serialized:?}, \
                  queueing {:?})",
                 t.elapsed()
             );
@@ -258,6 +265,27 @@ fn to_lsp_diagnostic(
         tags: d.deprecated.then(|| vec![DiagnosticTag::DEPRECATED]),
         ..Default::default()
     }
+}
+
+/// Whether `d` with `severity` converts to `old` (as [`to_lsp_diagnostic`] would make
+/// it), without making it unless it has related information.
+fn converts_to(
+    cfg: &ide::Config,
+    fd: &ide::FileData,
+    enc: Encoding,
+    d: &ide::diagnostics::Diagnostic,
+    severity: ide::Severity,
+    old: &Diagnostic,
+) -> bool {
+    if !d.related.is_empty() {
+        return to_lsp_diagnostic(cfg, fd, enc, d, severity) == *old;
+    }
+    old.related_information.is_none()
+        && old.message == d.message
+        && old.severity == Some(convert::severity(severity))
+        && matches!(&old.code, Some(NumberOrString::String(c)) if c == d.code)
+        && old.tags.as_deref() == d.deprecated.then_some(&[DiagnosticTag::DEPRECATED][..])
+        && old.range == convert::range(&fd.line_index, enc, d.range)
 }
 
 /// Symbols nest at most this deep; deeper ones hang from their ancestor at the

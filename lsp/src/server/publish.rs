@@ -31,26 +31,50 @@ impl DiagnosticsJson {
     /// Replaces the diagnostics, reusing the JSON of the unchanged ones at the start
     /// and at the end. Gives the diagnostics back if one could not be serialized
     /// (then nothing is kept).
+    #[cfg(test)]
     pub fn update(&mut self, diags: Vec<Diagnostic>) -> Result<(), Vec<Diagnostic>> {
+        self.update_with(&diags, |a, b| a == b, Clone::clone)
+    }
+
+    /// [`DiagnosticsJson::update`] from items that become diagnostics: `same` tells
+    /// whether an item would convert to a kept diagnostic, so that only the items
+    /// between the unchanged start and end are converted (a keystroke in a file of
+    /// thousands of diagnostics converts a few). On a serialization error, gives back
+    /// every item converted.
+    pub fn update_with<T>(
+        &mut self,
+        items: &[T],
+        same: impl Fn(&T, &Diagnostic) -> bool,
+        convert: impl Fn(&T) -> Diagnostic,
+    ) -> Result<(), Vec<Diagnostic>> {
         let old = std::mem::take(self);
-        let prefix = diags.iter().zip(&old.diags).take_while(|(a, b)| a == b).count();
-        let most = diags.len().min(old.diags.len()) - prefix;
-        let suffix = diags.iter().rev().zip(old.diags.iter().rev()).take(most).take_while(|(a, b)| a == b).count();
+        let prefix = items.iter().zip(&old.diags).take_while(|(a, b)| same(a, b)).count();
+        let most = items.len().min(old.diags.len()) - prefix;
+        let suffix = items.iter().rev().zip(old.diags.iter().rev()).take(most).take_while(|(a, b)| same(a, b)).count();
         let mut json = Vec::with_capacity(old.json.len() + 4096);
         json.extend_from_slice(&old.json[..old.start(prefix)]);
-        let mut ends = Vec::with_capacity(diags.len());
+        let mut ends = Vec::with_capacity(items.len());
         ends.extend_from_slice(&old.ends[..prefix]);
-        for d in &diags[prefix..diags.len() - suffix] {
-            if let Err(e) = serde_json::to_writer(&mut json, d) {
+        let mut diags = Vec::with_capacity(items.len());
+        let from = old.start(old.diags.len() - suffix);
+        let old_ends = old.ends[old.diags.len() - suffix..].to_vec();
+        let mut old_diags = old.diags;
+        let kept_end = old_diags.split_off(old_diags.len() - suffix);
+        old_diags.truncate(prefix);
+        diags.extend(old_diags);
+        for item in &items[prefix..items.len() - suffix] {
+            let d = convert(item);
+            if let Err(e) = serde_json::to_writer(&mut json, &d) {
                 tracing::error!("serializing a diagnostic: {e}");
-                return Err(diags);
+                return Err(items.iter().map(convert).collect());
             }
+            diags.push(d);
             ends.push(json.len());
         }
-        let from = old.start(old.diags.len() - suffix);
         let at = json.len();
         json.extend_from_slice(&old.json[from..]);
-        ends.extend(old.ends[old.diags.len() - suffix..].iter().map(|e| e - from + at));
+        ends.extend(old_ends.iter().map(|e| e - from + at));
+        diags.extend(kept_end);
         *self = DiagnosticsJson { diags, json, ends };
         Ok(())
     }
@@ -146,5 +170,32 @@ mod tests {
             };
             assert_eq!(bytes, fresh, "list {n}");
         }
+    }
+
+    /// Items that convert to the diagnostics kept at the start and the end are not
+    /// converted again, and the frame is the one a fresh list gives.
+    #[test]
+    fn update_with_converts_only_the_changed_middle() {
+        let uri = Url::parse("file:///etc/apache2/a.conf").unwrap();
+        let make = |(line, msg): &(u32, &str)| diag(*line, msg);
+        let same = |item: &(u32, &str), old: &Diagnostic| make(item) == *old;
+        let mut json = DiagnosticsJson::default();
+        let first: Vec<(u32, &str)> = (0..20).map(|i| (i, "Order")).collect();
+        json.update_with(&first, same, make).unwrap();
+        let mut second = first.clone();
+        second[7] = (7, "Allow");
+        second.insert(12, (12, "Deny"));
+        let calls = std::cell::Cell::new(0);
+        json.update_with(&second, same, |item| {
+            calls.set(calls.get() + 1);
+            make(item)
+        })
+        .unwrap();
+        // Items 7 to 12 lie between the unchanged start (0..7) and end (13..).
+        assert_eq!(calls.get(), 6);
+        let mut fresh = DiagnosticsJson::default();
+        fresh.update(second.iter().map(make).collect()).unwrap();
+        assert_eq!(json.frame(&uri, Some(2)).to_bytes(), fresh.frame(&uri, Some(2)).to_bytes());
+        assert_eq!(json.diags, fresh.diags);
     }
 }
