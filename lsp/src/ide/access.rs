@@ -8,6 +8,7 @@
 //! request with [`crate::ide::policy`]. It reads the file system only to know
 //! which path components exist and to read `.htaccess` files.
 
+use super::regex_cache::{with_cached, RegexCache};
 use crate::ide::config::index::{components, Built, Scope};
 use crate::ide::config::{self, Config, FileData, FileId, Index, Node, NodeKind, SecId};
 use crate::ide::policy::{
@@ -247,38 +248,10 @@ fn has_wildcard(s: &str) -> bool {
     s.contains(['*', '?', '['])
 }
 
-/// Per-thread caches of compiled expressions, by case sensitivity then pattern.
-type RegexCache<R> = std::cell::RefCell<[HashMap<String, Option<R>>; 2]>;
-
-/// Runs `f` on the expression `build` compiles from `pattern` (cached in `cache`); None when it
-/// does not compile. Every request tests every regex section, and compiling dominates (explain
-/// over many requests, hovers, migration checks, the checker's walk of every section). They are
-/// used in place: a clone would start with empty search caches.
-fn with_cached<R: 'static, T>(
-    cache: &'static std::thread::LocalKey<RegexCache<R>>,
-    pattern: &str,
-    case_insensitive: bool,
-    build: impl FnOnce() -> Option<R>,
-    f: impl FnOnce(&R) -> T,
-) -> Option<T> {
-    cache.with(|c| {
-        let mut c = c.borrow_mut();
-        let c = &mut c[usize::from(case_insensitive)];
-        if let Some(r) = c.get(pattern) {
-            return r.as_ref().map(f);
-        }
-        // A compiled regex with its search caches takes tens of kilobytes; a big tree has a
-        // pattern per virtual host (`<DirectoryMatch>` of its own root), and walks of one
-        // virtual host's sections come together: keep few, per thread.
-        if c.len() >= 64 {
-            c.clear();
-        }
-        let r = build();
-        let out = r.as_ref().map(f);
-        c.insert(pattern.to_string(), r);
-        out
-    })
-}
+/// Compiled section patterns kept per thread. A compiled regex with its search caches takes tens
+/// of kilobytes; a big tree has a pattern per virtual host (`<DirectoryMatch>` of its own root),
+/// and walks of one virtual host's sections come together: keep few.
+const PATTERNS_KEPT: usize = 64;
 
 /// Runs `f` on the compiled regular expression; None when it does not compile (cached per thread).
 fn with_regex<T>(pattern: &str, case_insensitive: bool, f: impl FnOnce(&regex::Regex) -> T) -> Option<T> {
@@ -286,7 +259,7 @@ fn with_regex<T>(pattern: &str, case_insensitive: bool, f: impl FnOnce(&regex::R
         static CACHE: RegexCache<regex::Regex> = Default::default();
     }
     let build = || regex::RegexBuilder::new(pattern).case_insensitive(case_insensitive).build().ok();
-    with_cached(&CACHE, pattern, case_insensitive, build, f)
+    with_cached(&CACHE, PATTERNS_KEPT, pattern, case_insensitive, build, f)
 }
 
 /// Whether the regular expression matches (cached per thread); None when it does not compile.
@@ -313,7 +286,7 @@ pub(crate) fn regex_matches(pattern: &str, text: &str, case_insensitive: bool) -
         let syntax = syntax::Config::new().case_insensitive(case_insensitive).utf8(true);
         meta::Builder::new().configure(config).syntax(syntax).build(pattern).ok()
     };
-    with_cached(&CACHE, pattern, case_insensitive, build, |r| r.is_match(text))
+    with_cached(&CACHE, PATTERNS_KEPT, pattern, case_insensitive, build, |r| r.is_match(text))
 }
 
 /// URL path → file system path, through Alias/AliasMatch/ScriptAlias or DocumentRoot.

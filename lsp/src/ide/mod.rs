@@ -30,6 +30,7 @@ pub mod migrate;
 pub mod navigation;
 pub mod policy;
 pub mod references;
+mod regex_cache;
 pub mod selection_ranges;
 pub mod semantic_tokens;
 pub mod setenvif;

@@ -293,23 +293,16 @@ fn non_regex_pattern(s: &str) -> Option<String> {
     Some(out)
 }
 
-/// A compiled PCRE-like regex (bytes, no Unicode classes, as httpd's PCRE without UTF).
-fn compile(pattern: &str, icase: bool) -> Option<regex::bytes::Regex> {
-    type Cache = std::collections::HashMap<(String, bool), Option<regex::bytes::Regex>>;
+/// Runs `f` on a compiled PCRE-like regex (bytes, no Unicode classes, as httpd's PCRE
+/// without UTF), cached per thread; None when it does not compile. A configuration's
+/// SetEnvIf lines are few and every request runs all of them: keep many.
+fn with_compiled<T>(pattern: &str, icase: bool, f: impl FnOnce(&regex::bytes::Regex) -> T) -> Option<T> {
+    use super::regex_cache::{with_cached, RegexCache};
     thread_local! {
-        static CACHE: std::cell::RefCell<Cache> = std::cell::RefCell::new(Cache::new());
+        static CACHE: RegexCache<regex::bytes::Regex> = Default::default();
     }
-    CACHE.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.len() > 1024 {
-            c.clear();
-        }
-        c.entry((pattern.to_string(), icase))
-            .or_insert_with(|| {
-                regex::bytes::RegexBuilder::new(pattern).unicode(false).case_insensitive(icase).build().ok()
-            })
-            .clone()
-    })
+    let build = || regex::bytes::RegexBuilder::new(pattern).unicode(false).case_insensitive(icase).build().ok();
+    with_cached(&CACHE, 1024, pattern, icase, build, f)
 }
 
 /// `ap_pregsub`: `&` and `$0`…`$9` are replaced by the match and its groups; `\c` is `c`.
@@ -413,9 +406,6 @@ impl Ctx<'_> {
                 if !self.inputs.headers_complete {
                     return unknown_header(&format!("matching /{re}/"));
                 }
-                let Some(r) = compile(re, rule.icase) else {
-                    return Text::Unknown(format!("the header-name regular expression {re} is not supported"));
-                };
                 let mut merged: Vec<(String, String)> = Vec::new();
                 for (n, v) in &self.inputs.headers {
                     match merged.iter_mut().find(|(m, _)| m.eq_ignore_ascii_case(n)) {
@@ -426,8 +416,13 @@ impl Ctx<'_> {
                         None => merged.push((n.clone(), v.clone())),
                     }
                 }
-                let last = merged.iter().rev().find(|(n, _)| r.is_match(n.as_bytes())).map(|(_, v)| v.clone());
-                Text::Known(last.unwrap_or_default())
+                let last = with_compiled(re, rule.icase, |r| {
+                    merged.iter().rev().find(|(n, _)| r.is_match(n.as_bytes())).map(|(_, v)| v.clone())
+                });
+                match last {
+                    Some(last) => Text::Known(last.unwrap_or_default()),
+                    None => Text::Unknown(format!("the header-name regular expression {re} is not supported")),
+                }
             }
         }
     }
@@ -470,8 +465,8 @@ fn run<'r>(rules: impl IntoIterator<Item = &'r Rule>, stage: Stage, ctx: &Ctx, e
                     };
                     (Ok(ok), None)
                 }
-                None => match compile(&rule.pattern, rule.icase) {
-                    Some(re) => (Ok(re.is_match(v.as_bytes())), Some(v.clone())),
+                None => match with_compiled(&rule.pattern, rule.icase, |re| re.is_match(v.as_bytes())) {
+                    Some(m) => (Ok(m), Some(v.clone())),
                     None => (Err(format!("the regular expression {} is not supported", rule.pattern)), None),
                 },
             },
@@ -489,11 +484,10 @@ fn run<'r>(rules: impl IntoIterator<Item = &'r Rule>, stage: Stage, ctx: &Ctx, e
                         Feature::Set(t) if t.starts_with('!') => Val::Absent,
                         Feature::Set(t) => match (&rule.literal, &subject) {
                             (None, Some(s)) => {
-                                let re = compile(&rule.pattern, rule.icase).expect("compiled above");
-                                match re.captures(s.as_bytes()) {
-                                    Some(c) => Val::Set(regsub(t, s.as_bytes(), &c)),
-                                    None => Val::Set(t.clone()),
-                                }
+                                let set = with_compiled(&rule.pattern, rule.icase, |re| {
+                                    re.captures(s.as_bytes()).map(|c| regsub(t, s.as_bytes(), &c))
+                                });
+                                Val::Set(set.expect("compiled above").unwrap_or_else(|| t.clone()))
                             }
                             _ => Val::Set(t.clone()),
                         },
