@@ -75,6 +75,27 @@ impl SourceFile {
 }
 
 /// Text of a node without line continuations or line breaks: what httpd sees.
+/// The text after a directive's or section header's name (up to a header's `>`), without
+/// continuations, trimmed of the blanks httpd's `apr_isspace` knows (ASCII only: a
+/// no-break space is part of the argument, as httpd reads it).
+fn raw_args(node: &SyntaxNode) -> String {
+    let mut s = String::new();
+    for a in node.children_with_tokens().skip_while(|e| e.kind() != NAME).skip(1) {
+        match a {
+            rowan::NodeOrToken::Node(n) => s.push_str(&logical(&n)),
+            rowan::NodeOrToken::Token(t) if t.kind() == WHITESPACE => s.push_str(t.text()),
+            rowan::NodeOrToken::Token(t) if t.kind() == R_ANGLE => break,
+            _ => {}
+        }
+    }
+    trim_blanks(&s).to_string()
+}
+
+/// `s` without httpd's blanks at either end.
+pub fn trim_blanks(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_ascii() && crate::lexer::is_space(c as u8))
+}
+
 fn logical(node: &SyntaxNode) -> String {
     let mut s = String::new();
     for t in node.descendants_with_tokens().filter_map(|e| e.into_token()) {
@@ -94,19 +115,11 @@ impl Directive {
     }
     /// The logical line, continuations removed and blanks trimmed.
     pub fn logical_text(&self) -> String {
-        logical(&self.0).trim_matches(|c: char| c.is_ascii() && crate::lexer::is_space(c as u8)).to_string()
+        trim_blanks(&logical(&self.0)).to_string()
     }
     /// Everything after the name, as a RAW_ARGS directive (`Require`) receives it.
     pub fn raw_args(&self) -> String {
-        let mut s = String::new();
-        for a in self.0.children_with_tokens().skip_while(|e| e.kind() != NAME).skip(1) {
-            match a {
-                rowan::NodeOrToken::Node(n) => s.push_str(&logical(&n)),
-                rowan::NodeOrToken::Token(t) if t.kind() == WHITESPACE => s.push_str(t.text()),
-                _ => {}
-            }
-        }
-        s.trim_matches(|c: char| c.is_ascii() && crate::lexer::is_space(c as u8)).to_string()
+        raw_args(&self.0)
     }
 }
 
@@ -146,16 +159,7 @@ impl SectionHeader {
     /// The header's argument text between the name and the closing `>`, as the
     /// section handler receives it.
     pub fn raw_args(&self) -> String {
-        let mut s = String::new();
-        for a in self.0.children_with_tokens().skip_while(|e| e.kind() != NAME).skip(1) {
-            match a {
-                rowan::NodeOrToken::Node(n) => s.push_str(&logical(&n)),
-                rowan::NodeOrToken::Token(t) if t.kind() == WHITESPACE => s.push_str(t.text()),
-                rowan::NodeOrToken::Token(t) if t.kind() == R_ANGLE => break,
-                _ => {}
-            }
-        }
-        s.trim().to_string()
+        raw_args(&self.0)
     }
 }
 

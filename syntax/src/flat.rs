@@ -145,7 +145,7 @@ impl FlatParse {
             let keep = s.trim_end_matches(['\n', '\r']).len();
             s.truncate(keep);
         }
-        s.trim().to_string()
+        crate::ast::trim_blanks(&s).to_string()
     }
 
     /// The text of `[start, end)` without continuations and NUL tails (what httpd reads).

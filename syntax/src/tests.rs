@@ -403,3 +403,18 @@ fn lines_of_16_mib_are_too_long_for_httpd() {
     assert!(p.errors[0].message.starts_with("Line too long"), "{}", p.errors[0].message);
     assert_eq!(p.syntax_node().text().to_string(), long);
 }
+
+/// Raw arguments lose only the blanks httpd's `apr_isspace` knows: a no-break space at
+/// the end of a section's or a directive's arguments is part of them, in both parsers.
+#[test]
+fn raw_args_keep_a_trailing_no_break_space() {
+    let src = "<Directory /srv/x\u{a0}>\n  Require ip 10.0.0.1\u{a0}\t\n</Directory>\n";
+    let root = parse(src).syntax_node();
+    let section = root.descendants().find_map(crate::ast::Section::cast).expect("a section");
+    assert_eq!(section.header().expect("a header").raw_args(), "/srv/x\u{a0}");
+    let directive = root.descendants().find_map(crate::ast::Directive::cast).expect("a directive");
+    assert_eq!(directive.raw_args(), "ip 10.0.0.1\u{a0}");
+    let flat = crate::parse_flat(src);
+    let header = (0..flat.nodes.len()).find(|&i| flat.nodes[i].kind == crate::SyntaxKind::SECTION_HEADER);
+    assert_eq!(flat.header_raw_args(src, header.expect("a flat header")), "/srv/x\u{a0}");
+}
