@@ -463,15 +463,17 @@ fn judge(
         if !matches!(l.level, LogLevel::Alert | LogLevel::Error | LogLevel::Warning) && l.ah_code.is_empty() {
             continue;
         }
+        // httpd escapes what it writes (non-ASCII bytes as \xhh).
+        let message = apache_lsp::ide::error_log::escape(&l.message);
         if l.ah_code.is_empty() {
             // Messages without a code (e.g. an .htaccess error, logged as "<file>: <message>").
-            if !log.contains(&l.message) {
+            if !log.contains(&message) {
                 problems.push(format!("predicted log message `{}` is not in httpd's log", l.message));
             }
         } else if !log.contains(l.ah_code) {
             problems.push(format!("predicted log entry {}: {} is not in httpd's log", l.ah_code, l.message));
         } else if MESSAGE_CODES.contains(&l.ah_code) {
-            if log.contains(&format!("{}: {}", l.ah_code, l.message)) {
+            if log.contains(&format!("{}: {}", l.ah_code, message)) {
                 *checked.entry(l.ah_code.to_owned()).or_default() += 1;
             } else {
                 problems.push(format!("predicted log message `{}: {}` differs from httpd's", l.ah_code, l.message));

@@ -1190,3 +1190,22 @@ fn generated_configurations_agree_with_httpd() {
         assert_logged(&summary.report, &["AH01797", "AH01630", "AH01631"]);
     }
 }
+
+// =============================================================================================
+// 15. Section arguments: only httpd's ASCII blanks end them
+
+/// A no-break space at the end of a `<Directory>` path is part of the path (ap_getword_conf
+/// stops only at apr_isspace): the section applies to the directory whose name ends in one,
+/// not to the one without it.
+#[test]
+fn a_no_break_space_is_part_of_a_section_path() {
+    let case = Case::new(
+        "no-break space in a Directory path",
+        "<Directory @DOCROOT@/nb\u{a0}>\n  Require all denied\n</Directory>\n",
+    )
+    .file("htdocs/nb\u{a0}/index.html", "x\n")
+    .file("htdocs/nb/index.html", "x\n")
+    .urls(&["/nb%C2%A0/index.html", "/nb/index.html"], &["GET"])
+    .expect(|p| if p.url.starts_with("/nb%C2%A0") { 403 } else { 200 });
+    check_all("", vec![case]);
+}

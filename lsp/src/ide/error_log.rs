@@ -99,6 +99,28 @@ const REFUSALS: &[(&str, LogLayer)] = &[
     ("AH00028", LogLayer::Core),
 ];
 
+/// A message as httpd writes it to the error log (`ap_escape_errorlog_item`): bytes outside
+/// printable ASCII as `\xhh` (lowercase), `\n` `\r` `\t` `\b` `\v` for those controls, a
+/// backslash doubled; a double quote is left as it is. [`unescape`] undoes it.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for &b in s.as_bytes() {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            8 => out.push_str("\\b"),
+            11 => out.push_str("\\v"),
+            0x20..=0x7e => out.push(b as char),
+            _ => {
+                let _ = std::fmt::Write::write_fmt(&mut out, format_args!("\\x{b:02x}"));
+            }
+        }
+    }
+    out
+}
+
 /// `ap_escape_errorlog_item` undone: `\xHH`, `\\`, `\n`, `\r`, `\t`, `\b`, `\v`; bytes, then
 /// UTF-8 (invalid sequences replaced).
 pub fn unescape(s: &str) -> String {
@@ -420,6 +442,13 @@ mod tests {
         // Escapes of backslash and quote, and a lone backslash.
         assert_eq!(unescape(r"a\\b\x41\q\"), "a\\bA\\q\\");
         assert_eq!(unescape(r"\xZZ\x4"), r"\xZZ\x4");
+    }
+
+    #[test]
+    fn escaping_is_what_httpd_writes_and_unescape_undoes_it() {
+        let raw = "/srv/nb\u{a0}/a\\b \"q\"\t\u{7f}é";
+        assert_eq!(escape(raw), r#"/srv/nb\xc2\xa0/a\\b "q"\t\x7f\xc3\xa9"#);
+        assert_eq!(unescape(&escape(raw)), raw);
     }
 
     #[test]

@@ -69,10 +69,11 @@ pub fn level_name(l: LogLevel) -> &'static str {
     }
 }
 
-/// An entry as httpd writes it after the `[pid …] [client …]` part.
+/// An entry as httpd writes it after the `[pid …] [client …]` part (the message escaped as
+/// httpd escapes it: a path with non-ASCII bytes shows them as `\xhh`).
 pub fn log_line(l: &LogEntry) -> String {
     let code = if l.ah_code.is_empty() { String::new() } else { format!("{}: ", l.ah_code) };
-    format!("[{}:{}] {code}{}", l.module, level_name(l.level), l.message)
+    format!("[{}:{}] {code}{}", l.module, level_name(l.level), crate::ide::error_log::escape(&l.message))
 }
 
 /// The access-log line shape for this request.
