@@ -661,7 +661,7 @@ fn htaccess_override_violation(frag: &Config, allow: &[String]) -> Option<(u32, 
     let top = Scope::htaccess(Some(&overrides));
     let mut stack: Vec<(&Node, Scope)> = frag.nodes.iter().rev().map(|n| (n, top.clone())).collect();
     while let Some((n, scope)) = stack.pop() {
-        let Some(d) = crate::ide::catalogue::directive(&n.name) else { continue };
+        let Some(d) = n.directive() else { continue };
         if let Some(r) = scope.check(d).filter(|r| r.kind == Refusal::Request) {
             return Some((u32::from(n.loc.range.start()), format!("{path}: {}", r.message)));
         }

@@ -1,7 +1,7 @@
 //! Feature: code actions — rewrite old-style access blocks into Require, delete
 //! removed directives, and fix a whole file at once.
 
-use crate::ide::catalogue::{self, Status};
+use crate::ide::catalogue::Status;
 use crate::ide::config::{Config, FileId, FileSource, NodeKind};
 use crate::ide::migrate::{self, Edit, Scope, Workspace};
 use apache_syntax::TextRange;
@@ -40,7 +40,7 @@ impl LoadContext<'_> {
 }
 
 fn is_compat(name: &str) -> bool {
-    matches!(name.to_ascii_lowercase().as_str(), "order" | "allow" | "deny" | "satisfy")
+    crate::ide::policy::is_compat_directive(name)
 }
 
 /// Whether `range` of `file` touches old-style lines (cheap: no proof is attempted otherwise).
@@ -92,7 +92,7 @@ pub fn code_actions(cfg: &Config, lc: &LoadContext, file: FileId, range: TextRan
     }
     for n in cfg.walk() {
         if n.loc.file == file && n.loc.range.intersect(range).is_some() {
-            if let Some(d) = catalogue::directive(&n.name).filter(|d| d.status == Status::Removed) {
+            if let Some(d) = n.directive().filter(|d| d.status == Status::Removed) {
                 let text = &cfg.file(file).text;
                 let start = text[..usize::from(n.loc.range.start())].rfind('\n').map(|i| i + 1).unwrap_or(0);
                 let r = TextRange::new((start as u32).into(), n.loc.range.end());

@@ -278,7 +278,7 @@ fn defeated(
     batch: &DefeatedBatch,
 ) -> Option<Defeated> {
     let req = nodes.iter().find(|c| c.is("Require"))?;
-    if nodes.iter().any(|c| matches!(c.name.to_ascii_lowercase().as_str(), "order" | "allow" | "deny" | "satisfy")) {
+    if nodes.iter().any(|c| policy::is_compat_directive(&c.name)) {
         return None;
     }
     // The walk does not depend on the client: resolve once, evaluate per client. Only after
@@ -688,9 +688,7 @@ mod tests {
         let section = chain.last()?;
         let (url, host) = url_for(cfg, chain)?;
         let req = section.children.iter().find(|c| c.is("Require"))?;
-        let compat_here =
-            |c: &Node| matches!(c.name.to_ascii_lowercase().as_str(), "order" | "allow" | "deny" | "satisfy");
-        if section.children.iter().any(compat_here) {
+        if section.children.iter().any(|c| policy::is_compat_directive(&c.name)) {
             return None;
         }
         let resolved = resolve(cfg, &FsView::fresh(), &url, host.as_deref(), None);

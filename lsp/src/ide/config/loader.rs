@@ -422,10 +422,7 @@ impl Loader<'_> {
                 DIRECTIVE => {
                     let range = flat.range(c);
                     let focus = flat.child(c, NAME).map(|n| flat.range(n)).unwrap_or(range);
-                    let logical = match logical_text(src, range) {
-                        Some(line) => Cow::Borrowed(line),
-                        None => Cow::Owned(flat.directive_logical_text(src, c)),
-                    };
+                    let logical = logical_text(src, range, || flat.directive_logical_text(src, c));
                     self.directive_at(file, range, focus, &logical, out);
                 }
                 SECTION => {
@@ -495,10 +492,7 @@ impl Loader<'_> {
         let range = d.syntax().text_range();
         let focus = d.name().map(|n| n.range()).unwrap_or(range);
         let text = self.cfg.files[file].text.clone();
-        let logical = match logical_text(&text, range) {
-            Some(line) => Cow::Borrowed(line),
-            None => Cow::Owned(d.logical_text()),
-        };
+        let logical = logical_text(&text, range, || d.logical_text());
         self.directive_at(file, range, focus, &logical, out)
     }
 
@@ -903,8 +897,13 @@ impl Loader<'_> {
     /// name ([`Self::being_read`] before it is added).
     fn cycles_back(&mut self, path: &Path) -> bool {
         let me = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        self.real_path_on_stack(&me)
+    }
+
+    /// Whether one of the files being read has the canonical path `real`.
+    fn real_path_on_stack(&mut self, real: &Path) -> bool {
         let stack = self.stack.clone();
-        stack.into_iter().any(|f| self.real_path(f) == me)
+        stack.into_iter().any(|f| self.real_path(f) == real)
     }
 
     /// Whether the file is one of those being read, under this name or another
@@ -914,8 +913,7 @@ impl Loader<'_> {
             return true;
         }
         let me = self.real_path(id);
-        let stack = self.stack.clone();
-        stack.into_iter().any(|f| self.real_path(f) == me)
+        self.real_path_on_stack(&me)
     }
 
     fn real_path(&mut self, id: FileId) -> PathBuf {
@@ -968,10 +966,7 @@ fn changes_nothing(flat: &apache_syntax::FlatParse, src: &str) -> bool {
 /// None for the others, whose effect reaches past their own node.
 pub(crate) fn standalone_directive(fd: &FileData, file: FileId, d: &ast::Directive) -> Option<Node> {
     let range = d.syntax().text_range();
-    let logical = match logical_text(&fd.text, range) {
-        Some(line) => Cow::Borrowed(line),
-        None => Cow::Owned(d.logical_text()),
-    };
+    let logical = logical_text(&fd.text, range, || d.logical_text());
     if logical.contains("${") {
         return None;
     }
@@ -1092,17 +1087,18 @@ fn collect_dir(dir: &Path, out: &mut Vec<PathBuf>, walking: &mut Vec<PathBuf>) -
     Ok(())
 }
 
-/// A directive's logical line straight from the file's text, when it is one physical line
-/// (what [`ast::Directive::logical_text`] gives, without walking the tree); None when it
-/// is continued over several lines.
-fn logical_text(text: &str, range: TextRange) -> Option<&str> {
-    let line = text.get(usize::from(range.start())..usize::from(range.end()))?;
+/// A directive's logical line: straight from the file's text when it is one physical line,
+/// else what `continued` gives (the parser's logical text, continuations removed).
+fn logical_text<'t>(text: &'t str, range: TextRange, continued: impl FnOnce() -> String) -> Cow<'t, str> {
+    let Some(line) = text.get(usize::from(range.start())..usize::from(range.end())) else {
+        return Cow::Owned(continued());
+    };
     let body = line.strip_suffix('\n').unwrap_or(line);
-    // Several physical lines, or a NUL (httpd ignores the rest of its line): ask the tree.
+    // Several physical lines, or a NUL (httpd ignores the rest of its line): ask the parser.
     if body.contains(['\n', '\0']) {
-        return None;
+        return Cow::Owned(continued());
     }
-    Some(line.trim_matches(|c: char| c.is_ascii() && apache_syntax::is_space(c as u8)))
+    Cow::Borrowed(line.trim_matches(|c: char| c.is_ascii() && apache_syntax::is_space(c as u8)))
 }
 
 /// A logical line's name (unquoted) and the rest of the line, trimmed.

@@ -14,14 +14,6 @@ fn is_inner_block(name: &str) -> bool {
         .any(|b| name.eq_ignore_ascii_case(b))
 }
 
-fn is_compat(name: &str) -> bool {
-    ["Order", "Allow", "Deny", "Satisfy"].iter().any(|n| name.eq_ignore_ascii_case(n))
-}
-
-fn is_authz(name: &str) -> bool {
-    ["Require", "AuthMerging", "AuthzSendForbiddenOnFailure"].iter().any(|n| name.eq_ignore_ascii_case(n))
-}
-
 fn is_require_block(name: &str) -> bool {
     ["RequireAll", "RequireAny", "RequireNone"].iter().any(|n| name.eq_ignore_ascii_case(n))
 }
@@ -52,8 +44,14 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
             None => {
                 let items = access::access_layer_items(cfg, section);
                 // A layer without any of its directives has nothing to say.
-                let compat = holds(&items, &|name, block| !block && is_compat(name));
-                let authz = holds(&items, &|name, block| if block { is_require_block(name) } else { is_authz(name) });
+                let compat = holds(&items, &|name, block| !block && policy::is_compat_directive(name));
+                let authz = holds(&items, &|name, block| {
+                    if block {
+                        is_require_block(name)
+                    } else {
+                        policy::is_authz_directive(name)
+                    }
+                });
                 made = (
                     if compat { policy::compat_from_items(&items, &ix.ctx).1 } else { vec![] },
                     if authz { policy::authz_from_items(&items, &ix.ctx).1 } else { vec![] },

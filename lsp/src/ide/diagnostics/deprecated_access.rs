@@ -55,16 +55,13 @@ pub fn describe(c: &policy::CompatConfig) -> String {
     }
 }
 
-/// Order, Allow, Deny or Satisfy (as written, any case).
-fn is_old(name: &str) -> bool {
-    ["Order", "Allow", "Deny", "Satisfy"].iter().any(|o| name.eq_ignore_ascii_case(o))
-}
-
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let compat_loaded = !cfg.modules_known || cfg.modules.contains("access_compat_module");
     let ix = cfg.index();
     for (id, section) in super::sections(cfg) {
-        let olds = || section.children.iter().filter(|c| c.kind == NodeKind::Directive && is_old(&c.name));
+        let olds = || {
+            section.children.iter().filter(|c| c.kind == NodeKind::Directive && policy::is_compat_directive(&c.name))
+        };
         if olds().next().is_none() {
             continue;
         }

@@ -25,7 +25,7 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     // Depth first with an explicit stack: nesting depth is the file's to choose.
     let mut stack: Vec<(&Node, usize)> = cfg.nodes.iter().rev().map(|n| (n, Walk::TOP)).collect();
     while let Some((node, at)) = stack.pop() {
-        let d = catalogue::directive(&node.name);
+        let d = node.directive();
         if let Some(inner) = walk.node(cfg, node, d, at, &mut loaded, out) {
             stack.extend(node.children.iter().rev().map(|c| (c, inner)));
         }

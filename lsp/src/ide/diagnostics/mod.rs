@@ -126,7 +126,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let top = context.as_ref().map(|_| Walk::TOP);
     let mut stack: Vec<(&crate::ide::config::Node, Option<usize>)> = cfg.nodes.iter().rev().map(|n| (n, top)).collect();
     while let Some((node, at)) = stack.pop() {
-        let d = crate::ide::catalogue::directive(&node.name);
+        let d = node.directive();
         known.node(cfg, node, d, &mut loaded, out);
         removed_directive::node(node, d, out);
         let inner = match (&mut context, at) {

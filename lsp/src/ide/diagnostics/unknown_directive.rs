@@ -11,11 +11,6 @@ use crate::ide::config::{Config, Node, NodeKind, Severity};
 /// Directives whose arguments the access-policy checks validate precisely.
 const VALIDATED_ELSEWHERE: &[&str] = &["Order", "Allow", "Deny", "Satisfy", "Require", "AuthMerging"];
 
-/// Order/Allow/Deny/Satisfy, which have their own check with a migration hint.
-fn is_old_style(name: &str) -> bool {
-    VALIDATED_ELSEWHERE[..4].iter().any(|o| name.eq_ignore_ascii_case(o))
-}
-
 /// What the check knows of the whole configuration.
 pub(super) struct Known {
     /// LoadModule of something we have never heard of: it may define anything.
@@ -60,7 +55,8 @@ impl Known {
                     return; // reported by the removed-directive check
                 }
                 if !loaded.of(d) {
-                    if cfg.modules_known && !is_old_style(&node.name) {
+                    // Order/Allow/Deny/Satisfy have their own check with a migration hint.
+                    if cfg.modules_known && !crate::ide::policy::is_compat_directive(&node.name) {
                         out.push(Diagnostic::new(
                             node.loc.file,
                             range,

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub(super) fn is_compat(name: &str) -> bool {
-    matches!(name.to_ascii_lowercase().as_str(), "order" | "allow" | "deny" | "satisfy")
+    crate::ide::policy::is_compat_directive(name)
 }
 
 fn is_require_element(n: &Node) -> bool {

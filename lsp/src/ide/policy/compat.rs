@@ -118,7 +118,7 @@ const ORDER_USAGE: &str = "order takes one argument, 'allow,deny', 'deny,allow',
 const SATISFY_USAGE: &str = "Satisfy takes one argument, access policy if both allow and require used ('all' or 'any')";
 
 fn is_compat_directive(item: &Item) -> bool {
-    ["Order", "Allow", "Deny", "Satisfy"].iter().any(|n| item.is_directive(n))
+    matches!(item, Item::Directive { name, .. } if super::is_compat_directive(name))
 }
 
 struct Builder<'a> {

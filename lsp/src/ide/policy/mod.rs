@@ -83,9 +83,19 @@ pub fn section_from_items_with_layer_errors(
 /// (besides the `<Limit>`/`<LimitExcept>`/`<RequireAll|Any|None>` blocks holding them):
 /// items without the others build the same two layers ([`crate::ide::access::access_layer_items`]).
 pub fn access_layer_directive(name: &str) -> bool {
-    ["Order", "Allow", "Deny", "Satisfy", "Require", "AuthMerging", "AuthzSendForbiddenOnFailure"]
-        .iter()
-        .any(|n| name.eq_ignore_ascii_case(n))
+    is_compat_directive(name) || is_authz_directive(name)
+}
+
+/// mod_access_compat's directives, which [`compat_from_items`] reads: Order, Allow, Deny,
+/// Satisfy (any case, as httpd matches directive names).
+pub fn is_compat_directive(name: &str) -> bool {
+    ["Order", "Allow", "Deny", "Satisfy"].iter().any(|n| name.eq_ignore_ascii_case(n))
+}
+
+/// The mod_authz_core directives [`authz_from_items`] reads besides the Require blocks:
+/// Require, AuthMerging, AuthzSendForbiddenOnFailure.
+pub fn is_authz_directive(name: &str) -> bool {
+    ["Require", "AuthMerging", "AuthzSendForbiddenOnFailure"].iter().any(|n| name.eq_ignore_ascii_case(n))
 }
 
 /// The merged configuration in effect at some point of the walk.
