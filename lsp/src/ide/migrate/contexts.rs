@@ -113,6 +113,13 @@ fn mapping(cfg: &Config, server: &Server) -> Mapping {
     Mapping { docroot: root.trim_end_matches('/').to_string(), aliases }
 }
 
+impl Mapping {
+    /// The directories URLs map to: the document root and the alias targets.
+    fn roots(&self) -> Vec<&str> {
+        std::iter::once(self.docroot.as_str()).chain(self.aliases.iter().map(|(_, to)| to.as_str())).collect()
+    }
+}
+
 /// URLs that map to the file system path `p` (a directory or file), through the document
 /// root or an alias.
 fn fs_to_urls(p: &str, m: &Mapping) -> Vec<String> {
@@ -184,10 +191,13 @@ fn wildcard_witness(pattern: &str, pathname: bool) -> Option<String> {
     wildcard_match(pattern, &out, pathname).then_some(out)
 }
 
-/// [`regex_witness_uncached`], remembered per pattern (main-server sections are asked about
+/// How many strings [`regex_witnesses`] builds for one pattern at most.
+const WITNESSES: usize = 8;
+
+/// [`regex_witnesses_uncached`], remembered per pattern (main-server sections are asked about
 /// once per server).
-pub(super) fn regex_witness(pattern: &str) -> Option<String> {
-    type Cache = std::collections::HashMap<String, Option<String>>;
+fn regex_witnesses(pattern: &str) -> Vec<String> {
+    type Cache = std::collections::HashMap<String, Vec<String>>;
     thread_local! {
         static CACHE: std::cell::RefCell<Cache> = std::cell::RefCell::new(Cache::new());
     }
@@ -196,12 +206,16 @@ pub(super) fn regex_witness(pattern: &str) -> Option<String> {
         if c.len() > 4096 {
             c.clear();
         }
-        c.entry(pattern.to_string()).or_insert_with(|| regex_witness_uncached(pattern)).clone()
+        c.entry(pattern.to_string()).or_insert_with(|| regex_witnesses_uncached(pattern)).clone()
     })
 }
 
-/// A string the regular expression matches (not anchored), if one is easy to build.
-fn regex_witness_uncached(pattern: &str) -> Option<String> {
+/// Strings the regular expression matches (not anchored), if they are easy to build: every
+/// alternative of every alternation is in one of them (up to [`WITNESSES`]), so that a section
+/// such as `<LocationMatch "^/app/(admin|api)">` is asked about for each of its branches, whose
+/// URLs other sections may treat differently. Alternatives a URL can carry come first (a `#`,
+/// `?`, `%` or space would not reach the server as written).
+fn regex_witnesses_uncached(pattern: &str) -> Vec<String> {
     use regex_syntax::hir::{Class, Hir, HirKind};
     fn pick_char(ranges: &[(char, char)]) -> Option<char> {
         let inside = |c: char| ranges.iter().any(|(a, b)| *a <= c && c <= *b);
@@ -211,54 +225,55 @@ fn regex_witness_uncached(pattern: &str) -> Option<String> {
             .find(|c| inside(*c) && !"/?#%".contains(*c))
             .or_else(|| ranges.iter().map(|r| r.0).find(|c| *c != '\n'))
     }
-    fn go(h: &Hir, out: &mut String) -> Option<()> {
-        match h.kind() {
-            HirKind::Empty | HirKind::Look(_) => {}
-            HirKind::Literal(l) => out.push_str(std::str::from_utf8(&l.0).ok()?),
+    let carried = |w: &String| !w.contains(['#', '?', '%', ' ']);
+    // Each node's witnesses, never empty; a node without one fails the whole pattern.
+    fn go(h: &Hir, carried: &dyn Fn(&String) -> bool) -> Option<Vec<String>> {
+        Some(match h.kind() {
+            HirKind::Empty | HirKind::Look(_) => vec![String::new()],
+            HirKind::Literal(l) => vec![std::str::from_utf8(&l.0).ok()?.to_string()],
             HirKind::Class(Class::Unicode(c)) => {
                 let ranges: Vec<(char, char)> = c.iter().map(|r| (r.start(), r.end())).collect();
-                out.push(pick_char(&ranges)?);
+                vec![pick_char(&ranges)?.to_string()]
             }
             HirKind::Class(Class::Bytes(c)) => {
                 let ranges: Vec<(char, char)> =
                     c.iter().filter(|r| r.end() < 0x80).map(|r| (r.start() as char, r.end() as char)).collect();
-                out.push(pick_char(&ranges)?);
+                vec![pick_char(&ranges)?.to_string()]
             }
             HirKind::Repetition(r) => {
-                for _ in 0..r.min.min(8) {
-                    go(&r.sub, out)?;
+                let times = r.min.min(8) as usize;
+                if times == 0 {
+                    vec![String::new()]
+                } else {
+                    go(&r.sub, carried)?.into_iter().map(|w| w.repeat(times)).collect()
                 }
             }
-            HirKind::Capture(c) => go(&c.sub, out)?,
+            HirKind::Capture(c) => go(&c.sub, carried)?,
+            // The i-th witness takes the i-th (cycling) of each part's: every part's every
+            // witness is used, without the parts' product.
             HirKind::Concat(v) => {
-                for x in v {
-                    go(x, out)?;
-                }
+                let parts = v.iter().map(|x| go(x, carried)).collect::<Option<Vec<_>>>()?;
+                let n = parts.iter().map(Vec::len).max().unwrap_or(1).min(WITNESSES);
+                (0..n).map(|i| parts.iter().map(|p| p[i % p.len()].as_str()).collect()).collect()
             }
-            // The first alternative a URL can carry (a `#`, `?` or `%` would not reach the
-            // server as written), else the first.
             HirKind::Alternation(v) => {
-                let mut first = None;
-                for alt in v {
-                    let mut w = String::new();
-                    if go(alt, &mut w).is_none() {
-                        continue;
-                    }
-                    if !w.contains(['#', '?', '%', ' ']) {
-                        first = Some(w);
-                        break;
-                    }
-                    first.get_or_insert(w);
+                let mut all: Vec<String> = v.iter().filter_map(|alt| go(alt, carried)).flatten().collect();
+                if all.is_empty() {
+                    return None;
                 }
-                out.push_str(&first?);
+                // Stable: carried ones first, each branch's order kept.
+                all.sort_by_key(|w| !carried(w));
+                all.dedup();
+                all.truncate(WITNESSES);
+                all
             }
-        }
-        Some(())
+        })
     }
-    let hir = regex_syntax::ParserBuilder::new().build().parse(pattern).ok()?;
-    let mut out = String::new();
-    go(&hir, &mut out)?;
-    Some(out)
+    let Ok(hir) = regex_syntax::ParserBuilder::new().build().parse(pattern) else { return vec![] };
+    let mut out = go(&hir, &carried).unwrap_or_default();
+    out.sort_by_key(|w| !carried(w));
+    out.dedup();
+    out
 }
 
 fn regex_is_match(pattern: &str, text: &str) -> bool {
@@ -273,14 +288,22 @@ fn section_pattern(n: &Node) -> Option<(&str, bool)> {
     pat.map(|p| (p.as_str(), regex))
 }
 
-/// Directory paths a `<Directory>`/`<DirectoryMatch>` section applies to, as examples.
-fn directory_examples(n: &Node) -> Vec<String> {
+/// Directory paths a `<Directory>`/`<DirectoryMatch>` section applies to, as examples. A regex
+/// is not anchored unless it says so: `<DirectoryMatch "/app/private">` applies to every
+/// directory whose path holds `/app/private`, so its witness is also tried under each of
+/// `roots` (the directories URLs map to), where requests can reach it.
+fn directory_examples(n: &Node, roots: &[&str]) -> Vec<String> {
     let Some((pat, regex)) = section_pattern(n) else { return vec![] };
     if regex {
-        match regex_witness(pat) {
-            Some(w) if w.starts_with('/') && regex_is_match(pat, &w) => vec![w],
-            _ => vec![],
+        let mut out: Vec<String> = Vec::new();
+        for w in regex_witnesses(pat) {
+            let tail = if w.starts_with('/') { w.clone() } else { format!("/{w}") };
+            let here = std::iter::once(w).chain(roots.iter().map(|r| format!("{}{tail}", r.trim_end_matches('/'))));
+            out.extend(
+                here.filter(|p| p.starts_with('/') && regex_is_match(pat, p) && !out.contains(p)).collect::<Vec<_>>(),
+            );
         }
+        out
     } else if pat.contains(['*', '?', '[']) {
         wildcard_witness(pat, true).into_iter().collect()
     } else {
@@ -290,13 +313,21 @@ fn directory_examples(n: &Node) -> Vec<String> {
 
 /// A file name a `<Files>`/`<FilesMatch>` section applies to, if one is found.
 pub(super) fn files_witness(f: &Node) -> Option<String> {
-    let (pat, regex) = section_pattern(f)?;
+    files_witnesses(f).into_iter().next()
+}
+
+/// File names a `<Files>`/`<FilesMatch>` section applies to (one per branch of a regex).
+fn files_witnesses(f: &Node) -> Vec<String> {
+    let Some((pat, regex)) = section_pattern(f) else { return vec![] };
     if regex {
-        regex_witness(pat).filter(|w| !w.is_empty() && !w.contains('/') && regex_is_match(pat, w))
+        regex_witnesses(pat)
+            .into_iter()
+            .filter(|w| !w.is_empty() && !w.contains('/') && regex_is_match(pat, w))
+            .collect()
     } else if pat.contains(['*', '?', '[']) {
-        wildcard_witness(pat, true)
+        wildcard_witness(pat, true).into_iter().collect()
     } else {
-        Some(pat.to_string())
+        vec![pat.to_string()]
     }
 }
 
@@ -312,6 +343,8 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     let m = mapping(cfg, server);
     let mut urls: BTreeSet<String> = ["/".to_string(), "/index.html".to_string()].into();
     let mut dir_urls: BTreeSet<String> = ["/".to_string()].into();
+    // URL paths of Location sections, as directories a file may be asked for in.
+    let mut location_dirs: BTreeSet<String> = BTreeSet::new();
     let scope: Vec<&Node> =
         cfg.nodes.iter().chain(server.vhost.map(|v| v.children.iter()).into_iter().flatten()).collect();
     let mut files: Vec<(&Node, Vec<String>)> = Vec::new();
@@ -326,17 +359,22 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
             "location" | "locationmatch" => {
                 if let Some((pat, regex)) = section_pattern(n) {
                     if regex {
-                        if let Some(w) = regex_witness(pat) {
+                        for w in regex_witnesses(pat) {
                             for u in [w.clone(), format!("/{w}"), format!("/x{w}")] {
                                 if u.starts_with('/') && regex_is_match(pat, &u) {
+                                    location_dirs.insert(format!("{}/", u.trim_end_matches('/')));
                                     urls.insert(u);
                                     break;
                                 }
                             }
                         }
                     } else if pat.contains(['*', '?', '[']) {
-                        urls.extend(wildcard_witness(pat, true));
+                        if let Some(u) = wildcard_witness(pat, true) {
+                            location_dirs.insert(format!("{}/", u.trim_end_matches('/')));
+                            urls.insert(u);
+                        }
                     } else if pat.starts_with('/') {
+                        location_dirs.insert(format!("{}/", pat.trim_end_matches('/')));
                         urls.insert(pat.to_string());
                         urls.insert(format!("{}/x", pat.trim_end_matches('/')));
                     }
@@ -344,7 +382,7 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
             }
             "directory" | "directorymatch" => {
                 let mut here = Vec::new();
-                for p in directory_examples(n) {
+                for p in directory_examples(n, &m.roots()) {
                     for u in fs_to_urls(&p, &m) {
                         let d = format!("{}/", u.trim_end_matches('/'));
                         here.push(d.clone());
@@ -375,11 +413,18 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         }
     }
     for (f, scope) in files {
-        let Some(name) = files_witness(f) else { continue };
-        let dirs: Vec<&String> =
-            if scope.is_empty() { dir_urls.iter().take(8).collect() } else { scope.iter().collect() };
+        let names = files_witnesses(f);
+        // A <Files> section inside a <Directory> applies below it too, where other sections
+        // (a deeper Directory, a DirectoryMatch, an .htaccess, a Location) may set other rules:
+        // the file is asked for in each directory named under the scope as well.
+        let dirs: Vec<&String> = if scope.is_empty() {
+            dir_urls.iter().take(8).chain(location_dirs.iter().take(8)).collect()
+        } else {
+            // (The scope's own directories are among them.)
+            dir_urls.iter().chain(&location_dirs).filter(|d| scope.iter().any(|s| d.starts_with(s.as_str()))).collect()
+        };
         for d in dirs {
-            urls.insert(format!("{d}{name}"));
+            urls.extend(names.iter().map(|name| format!("{d}{name}")));
         }
     }
     let bounded = urls.len() > MAX_URLS_PER_SERVER;
@@ -413,8 +458,10 @@ pub(super) fn named_dirs(cfg: &Config) -> BTreeSet<PathBuf> {
             }
         }
     }
+    let mappings = mappings(cfg);
+    let roots: Vec<&str> = mappings.iter().flat_map(Mapping::roots).collect();
     for n in cfg.walk().filter(|n| n.is_section() && (n.is("Directory") || n.is("DirectoryMatch"))) {
-        for p in directory_examples(n) {
+        for p in directory_examples(n, &roots) {
             out.insert(PathBuf::from(p.trim_end_matches('/')));
         }
     }
@@ -491,15 +538,27 @@ mod tests {
     #[test]
     fn regex_witnesses_match_their_regex() {
         for re in ["^/api/v[0-9]+/(internal|debug)", "\\.(?i:bak|old|orig|sw[op]|dist)$", "^\\.ht", "^/(a|b)/x?$"] {
-            let w = regex_witness(re).unwrap_or_else(|| panic!("no witness for {re}"));
-            assert!(regex_is_match(re, &w), "{re}: {w}");
+            let ws = regex_witnesses(re);
+            assert!(!ws.is_empty(), "no witness for {re}");
+            for w in ws {
+                assert!(regex_is_match(re, &w), "{re}: {w}");
+            }
         }
+    }
+
+    #[test]
+    fn every_branch_of_an_alternation_has_a_witness() {
+        assert_eq!(regex_witnesses("^/c76/(sub|a)"), ["/c76/sub", "/c76/a"]);
+        assert_eq!(regex_witnesses("^/(ab|cd)/(pp|qq|rr)$"), ["/ab/pp", "/cd/qq", "/ab/rr"]);
+        // Never more than WITNESSES, however many branches.
+        let many = format!("^/({})$", (0..20).map(|i| format!("b{i}")).collect::<Vec<_>>().join("|"));
+        assert_eq!(regex_witnesses(&many).len(), WITNESSES);
     }
 
     #[test]
     fn alternatives_a_url_can_carry_are_preferred() {
         let re = r"(^#.*#|\.(bak|config|ini)|~)$";
-        let w = regex_witness(re).unwrap();
+        let w = regex_witnesses(re).into_iter().next().unwrap();
         assert!(!w.contains('#') && regex_is_match(re, &w), "{w}");
     }
 
