@@ -85,7 +85,7 @@ pub fn in_order(cfg: &Config) -> impl Iterator<Item = Diagnostic> {
             out
         })
         .collect::<Vec<Vec<Diagnostic>>>();
-    Merged { parts: found.into_iter().map(|f| f.into_iter().peekable()).collect(), pending: None }
+    Merged::new(found)
 }
 
 /// Sorted runs merged as [`sort`] would order and deduplicate their concatenation:
@@ -98,6 +98,9 @@ struct Merged {
 }
 
 impl Merged {
+    fn new(runs: Vec<Vec<Diagnostic>>) -> Merged {
+        Merged { parts: runs.into_iter().map(|r| r.into_iter().peekable()).collect(), pending: None }
+    }
     /// The least head of the runs, the earliest run's on a tie.
     fn take_least(&mut self) -> Option<Diagnostic> {
         let mut least: Option<(usize, &Diagnostic)> = None;
@@ -309,6 +312,27 @@ pub(crate) mod tests {
         let fx = Fixture::parse(fixture);
         let cfg = load(Path::new(&fx.0[0].0), &fx);
         render_diagnostics(&cfg, &super::all(&cfg))
+    }
+
+    /// Merging sorted runs gives what sorting and deduplicating their concatenation
+    /// gives: ties in run order, equal neighbours once, unequal twins (same place, code
+    /// and message, another severity) both kept where they fall.
+    #[test]
+    fn merged_runs_equal_the_sorted_concatenation() {
+        use super::{sort, Diagnostic, Merged};
+        use crate::ide::config::Severity::{Error, Warning};
+        let d = |at: u32, code, message: &str, severity| {
+            Diagnostic::new(0, apache_syntax::TextRange::empty(at.into()), severity, code, message)
+        };
+        let runs = vec![
+            vec![d(1, "a", "x", Warning), d(5, "b", "y", Warning), d(9, "a", "x", Warning)],
+            vec![d(1, "a", "x", Error), d(1, "a", "x", Warning), d(5, "b", "y", Warning)],
+            vec![],
+            vec![d(0, "c", "z", Error), d(5, "b", "y", Warning), d(9, "a", "w", Warning)],
+        ];
+        let mut sorted: Vec<Diagnostic> = runs.iter().flatten().cloned().collect();
+        sort(&mut sorted);
+        assert_eq!(Merged::new(runs).collect::<Vec<_>>(), sorted);
     }
 
     /// Diagnostics as `file:line: severity[code]: message` lines.
