@@ -289,10 +289,12 @@ fn each_finding(
     emit: &mut dyn FnMut(&Finding) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     use std::collections::{HashMap, HashSet};
+    // A finding as twins are told apart: line, column, code and (shared) message.
+    type Key = (u32, u32, &'static str, std::sync::Arc<str>);
     // Findings kept so far by file name, for the names whose findings can meet again:
     // those of several files of one configuration (one file included under two paths
     // that print alike) and, with several targets, every one.
-    let mut kept: HashMap<String, HashSet<(u32, u32, &'static str, std::sync::Arc<str>)>> = HashMap::new();
+    let mut kept: HashMap<String, HashSet<Key>> = HashMap::new();
     for (path, main) in targets {
         // Diagnostics need no syntax tree once the nodes are built.
         let phases = Phases::new();
