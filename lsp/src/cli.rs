@@ -289,16 +289,18 @@ fn each_finding(
     emit: &mut dyn FnMut(&Finding) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     use std::collections::{HashMap, HashSet};
+    // A finding as twins are told apart: line, column, code and (shared) message.
+    type Key = (u32, u32, &'static str, std::sync::Arc<str>);
     // Findings kept so far by file name, for the names whose findings can meet again:
     // those of several files of one configuration (one file included under two paths
     // that print alike) and, with several targets, every one.
-    let mut kept: HashMap<String, HashSet<(u32, u32, &'static str, String)>> = HashMap::new();
+    let mut kept: HashMap<String, HashSet<Key>> = HashMap::new();
     for (path, main) in targets {
         // Diagnostics need no syntax tree once the nodes are built.
         let phases = Phases::new();
         let cfg = config::load_for_batch(path, &config::RealFs, *main);
         phases.mark("load");
-        let diagnostics = ide::diagnostics::all(&cfg);
+        let diagnostics = ide::diagnostics::in_order(&cfg);
         phases.mark("diagnostics");
         let names: Vec<String> = cfg.files.iter().map(|f| f.path.display().to_string()).collect();
         let mut files_named: HashMap<&str, u32> = HashMap::with_capacity(names.len());
@@ -307,7 +309,7 @@ fn each_finding(
         }
         // Sorted by file, position, code and message: one file after the other, and a
         // finding's twins (same line and column) next to it. Each is dropped once reported.
-        let mut rest = diagnostics.into_iter().peekable();
+        let mut rest = diagnostics.peekable();
         while let Some(file) = rest.peek().map(|d| d.file) {
             let f = cfg.file(file);
             let name = &names[file];

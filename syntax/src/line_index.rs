@@ -216,8 +216,11 @@ fn utf16_len(utf8_len: u8) -> u32 {
 fn scan(text: &str, base: usize) -> (Vec<TextSize>, Vec<TextSize>, Vec<(TextSize, u8)>) {
     let b = text.as_bytes();
     let at = |i: usize| TextSize::from((base + i) as u32);
-    let mut ends = Vec::new();
-    let mut starts = Vec::new();
+    // Sized from a count first: an index lives as long as its file, and vectors grown by
+    // doubling would keep up to half their room spare (LineIndex::new adds one end more).
+    let lines = memchr::memchr_iter(b'\n', b).count();
+    let mut ends = Vec::with_capacity(lines + 1);
+    let mut starts = Vec::with_capacity(lines);
     for nl in memchr::memchr_iter(b'\n', b) {
         let end = if nl > 0 && b[nl - 1] == b'\r' { nl - 1 } else { nl };
         ends.push(at(end));

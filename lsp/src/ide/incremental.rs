@@ -221,7 +221,7 @@ impl Analysis {
                     && !p
                         .path
                         .iter()
-                        .scan(&self.cfg.nodes, |l, &i| {
+                        .scan(&self.cfg.nodes[..], |l, &i| {
                             let n = &l[i];
                             *l = &n.children;
                             Some(n)
@@ -235,14 +235,14 @@ impl Analysis {
         let (q, delta) = (change.old.end(), change.delta());
         let line_delta = i64::from(fd.line_of(change.new.end())) - i64::from(old_fd.line_of(q));
         let cfg = Arc::make_mut(&mut self.cfg);
-        // The replaced nodes go first: their positions are in the replaced text.
-        if let Some(p) = &place {
-            level_mut(&mut cfg.nodes, &p.path).drain(p.start..p.start + p.count);
-        }
         shift_config(cfg, file, q, delta, line_delta);
+        // The replaced nodes were shifted with the rest (harmlessly: shifts are total) and
+        // are replaced in one splice, so that a level keeps its block when the count does
+        // not change (the index finds sections by address, `Index::directives_edited`).
         if let Some(p) = &place {
-            let level = level_mut(&mut cfg.nodes, &p.path);
-            level.splice(p.start..p.start, new_nodes.iter().cloned());
+            edit_level(&mut cfg.nodes, &p.path, |l| {
+                l.splice(p.start..p.start + p.count, new_nodes.iter().cloned());
+            });
         }
         cfg.files[file] = fd;
         if index_kept {
@@ -445,12 +445,15 @@ fn level<'a>(nodes: &'a [Node], path: &[usize]) -> &'a [Node] {
     path.iter().fold(nodes, |l, &i| &l[i].children)
 }
 
-fn level_mut<'a>(nodes: &'a mut Vec<Node>, path: &[usize]) -> &'a mut Vec<Node> {
-    let mut l = nodes;
-    for &i in path {
-        l = &mut l[i].children;
+/// Applies `edit` to the list of nodes at `path`: the top level, or a section's body.
+fn edit_level(nodes: &mut Vec<Node>, path: &[usize], edit: impl FnOnce(&mut Vec<Node>)) {
+    match path.split_last() {
+        None => edit(nodes),
+        Some((&last, outer)) => {
+            let level = outer.iter().fold(&mut nodes[..], |l, &i| &mut l[i].children[..]);
+            level[last].edit_children(edit);
+        }
     }
-    l
 }
 
 /// Finds the `count` nodes of `file` inside `region` (or, with none, where nodes

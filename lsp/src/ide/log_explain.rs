@@ -83,10 +83,10 @@ fn strip_root<'p>(path: &'p str, root: &str) -> Option<&'p str> {
 /// The URLs of `server` that mod_alias or the DocumentRoot map to `path`, with how.
 fn urls_for_path(cfg: &Config, server: &Server, path: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let vh: &[Node] = server.node.map(|v| v.children.as_slice()).unwrap_or(&[]);
+    let vh: &[Node] = server.node.map(|v| &v.children[..]).unwrap_or(&[]);
     for name in ["Alias", "ScriptAlias"] {
         for d in directives(vh, name).chain(directives(&cfg.nodes, name)) {
-            if let [from, to, ..] = d.args.as_slice() {
+            if let [from, to, ..] = &d.args[..] {
                 if let Some(rest) = strip_root(path, to) {
                     let url = if rest.is_empty() && !from.ends_with('/') {
                         from.to_string()

@@ -623,7 +623,7 @@ pub fn access_env(
     // Server-level RewriteRules run in translate_name, between the two stages.
     if loaded("rewrite_module") {
         let top = main.rewrite_rules.iter().map(|&i| &cfg.nodes[i]);
-        let top = top.chain(vhost.map(|v| v.children.as_slice()).unwrap_or(&[]).iter().filter(|n| n.is("RewriteRule")));
+        let top = top.chain(vhost.map(|v| &v.children[..]).unwrap_or(&[]).iter().filter(|n| n.is("RewriteRule")));
         for n in top.filter(|n| n.kind == NodeKind::Directive) {
             for var in rewrite_env_vars(n.arg(2).unwrap_or("")) {
                 let loc = Loc {

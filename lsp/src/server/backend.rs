@@ -260,7 +260,7 @@ fn to_lsp_diagnostic(
         severity: Some(convert::severity(severity)),
         code: Some(NumberOrString::String(d.code.to_string())),
         source: Some("apache-lsp".into()),
-        message: d.message.clone(),
+        message: d.message.to_string(),
         related_information: (!related.is_empty()).then_some(related),
         tags: d.deprecated.then(|| vec![DiagnosticTag::DEPRECATED]),
         ..Default::default()
@@ -281,7 +281,7 @@ fn converts_to(
         return to_lsp_diagnostic(cfg, fd, enc, d, severity) == *old;
     }
     old.related_information.is_none()
-        && old.message == d.message
+        && *old.message == *d.message
         && old.severity == Some(convert::severity(severity))
         && matches!(&old.code, Some(NumberOrString::String(c)) if c == d.code)
         && old.tags.as_deref() == d.deprecated.then_some(&[DiagnosticTag::DEPRECATED][..])

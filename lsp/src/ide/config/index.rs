@@ -91,7 +91,7 @@ impl Scope {
                     "scriptaliasmatch" => Some(3),
                     _ => None,
                 };
-                if let (Some(k), [from, to, ..]) = (alias, n.args.as_slice()) {
+                if let (Some(k), [from, to, ..]) = (alias, &n.args[..]) {
                     self.aliases[k].push((from.to_string(), to.to_string()));
                 }
             }

@@ -99,25 +99,29 @@ pub enum NodeKind {
 pub type Word = compact_str::CompactString;
 
 /// A directive or section after conditionals, includes and `${VAR}` were applied.
+///
+/// A big configuration holds close to a million of them for as long as it is loaded:
+/// the lists are boxed slices (no capacity word, never grown once made).
 #[derive(Debug, Clone)]
 pub struct Node {
     pub kind: NodeKind,
     /// The name as written (after variable expansion), e.g. `Require`, `Directory`.
     pub name: Word,
     /// Arguments as httpd's tokenizer returns them.
-    pub args: Vec<Word>,
+    pub args: Box<[Word]>,
     /// The rest of the line after the name, for RAW_ARGS directives.
     pub raw_args: Word,
     pub loc: Loc,
     /// Body of a section (Include'd files spliced in, conditionals resolved).
-    pub children: Vec<Node>,
+    pub children: Box<[Node]>,
     /// The catalogue's entry for `name`, looked up once when the node is made
     /// ([`Node::new`]); None for a name the catalogue does not know.
     pub directive_id: Option<DirectiveId>,
 }
 
 impl Node {
-    /// A node, its name looked up in the catalogue.
+    /// A node, its name looked up in the catalogue. The vectors are kept as they are
+    /// when they hold no spare room, else copied once into blocks of their length.
     pub fn new(
         kind: NodeKind,
         name: impl Into<Word>,
@@ -128,7 +132,23 @@ impl Node {
     ) -> Node {
         let name = name.into();
         let directive_id = crate::ide::catalogue::directive_id(&name);
-        Node { kind, name, args, raw_args: raw_args.into(), loc, children, directive_id }
+        Node {
+            kind,
+            name,
+            args: args.into_boxed_slice(),
+            raw_args: raw_args.into(),
+            loc,
+            children: children.into_boxed_slice(),
+            directive_id,
+        }
+    }
+    /// Changes the body of a section: taken out as a vector for the edit and boxed again
+    /// after it, in the same block when its length did not change (the index finds
+    /// sections by address).
+    pub fn edit_children(&mut self, edit: impl FnOnce(&mut Vec<Node>)) {
+        let mut children = std::mem::take(&mut self.children).into_vec();
+        edit(&mut children);
+        self.children = children.into_boxed_slice();
     }
     /// The catalogue's entry for this node's name (`Require`, `Directory`), if it knows it.
     pub fn directive(&self) -> Option<&'static crate::ide::catalogue::Directive> {

@@ -2,7 +2,7 @@
 //! negative Require in an OR context, empty containers, unknown providers…),
 //! and sections that mix old and new access control.
 
-use super::Diagnostic;
+use super::{Diagnostic, Messages};
 use crate::ide::access;
 use crate::ide::config::{Config, Node, NodeKind, Severity};
 use crate::ide::policy;
@@ -31,6 +31,8 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let groupfile = cfg.modules.contains("authz_groupfile_module");
     let dbm_group = cfg.modules.contains("authz_dbm_module") && cfg.modules_known;
     let ix = cfg.index();
+    // The same errors recur in blocks that read alike.
+    let mut messages = Messages::default();
     // Every section in file order: its errors from its policy when the request walk built
     // it, else from its access layers alone (not kept).
     for (id, section) in super::sections(cfg) {
@@ -73,7 +75,7 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
                     range,
                     severity,
                     "access-config",
-                    format!("httpd 2.4 will not start: {}", e.message),
+                    messages.get(&format!("httpd 2.4 will not start: {}", e.message)),
                 ));
             }
         }
@@ -95,7 +97,7 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
                             cfg.trimmed(&c.loc),
                             Severity::Error,
                             "require-group-dbm",
-                            msg,
+                            messages.get(msg),
                         ));
                     }
                 }
@@ -119,7 +121,7 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
                     r.loc.focus,
                     Severity::Warning,
                     "mixed-access",
-                    "old (Order/Allow/Deny) and new (Require) access control in one section: both must pass unless Satisfy Any, and they inherit separately",
+                    messages.get("old (Order/Allow/Deny) and new (Require) access control in one section: both must pass unless Satisfy Any, and they inherit separately"),
                 ));
             }
         }

@@ -1,7 +1,7 @@
 //! Check: old-style access directives (mod_access_compat), each saying what its
 //! block does today.
 
-use super::Diagnostic;
+use super::{Diagnostic, Messages};
 use crate::ide::access;
 use crate::ide::config::{Config, NodeKind, Severity};
 use crate::ide::policy::{self, HostSpec, Order, Satisfy};
@@ -58,6 +58,9 @@ pub fn describe(c: &policy::CompatConfig) -> String {
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let compat_loaded = !cfg.modules_known || cfg.modules.contains("access_compat_module");
     let ix = cfg.index();
+    // Blocks that read alike (the same rules in many virtual hosts) give the same messages.
+    let mut messages = Messages::default();
+    let mut text = String::new();
     for (id, section) in super::sections(cfg) {
         let olds = || {
             section.children.iter().filter(|c| c.kind == NodeKind::Directive && policy::is_compat_directive(&c.name))
@@ -68,12 +71,13 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
         if !compat_loaded {
             for d in olds() {
                 let name: &str = &d.name;
+                let message = messages.get(&format!("httpd 2.4 will not start: Invalid command '{name}': it comes from mod_access_compat, which is not loaded; use Require"));
                 out.push(Diagnostic::new(
                     d.loc.file,
                     d.loc.focus,
                     Severity::Error,
                     "access-compat-not-loaded",
-                    format!("httpd 2.4 will not start: Invalid command '{name}': it comes from mod_access_compat, which is not loaded; use Require"),
+                    message,
                 ));
             }
             continue;
@@ -87,13 +91,12 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
             }
         }
         .unwrap_or_default();
-        let tail = format!("` is deprecated (mod_access_compat); this block {what}");
         for d in olds() {
-            let name: &str = &d.name;
-            let mut message = String::with_capacity(1 + name.len() + tail.len());
-            message.push('`');
-            message.push_str(name);
-            message.push_str(&tail);
+            text.clear();
+            for part in ["`", &d.name, "` is deprecated (mod_access_compat); this block ", &what] {
+                text.push_str(part);
+            }
+            let message = messages.get(&text);
             let mut diag =
                 Diagnostic::new(d.loc.file, cfg.trimmed(&d.loc), Severity::Warning, "deprecated-access", message);
             diag.deprecated = true;

@@ -14,6 +14,7 @@ mod unknown_directive;
 
 use super::config::{Config, FileId, Severity};
 use apache_syntax::TextRange;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Related {
@@ -28,7 +29,9 @@ pub struct Diagnostic {
     pub range: TextRange,
     pub severity: Severity,
     pub code: &'static str,
-    pub message: String,
+    /// Shared by findings that say the same thing ([`Messages`]): a big configuration
+    /// repeats its blocks, and a check's findings on them their words.
+    pub message: Arc<str>,
     /// Rendered struck through by editors (old-style access directives).
     pub deprecated: bool,
     pub related: Vec<Related>,
@@ -40,7 +43,7 @@ impl Diagnostic {
         range: TextRange,
         severity: Severity,
         code: &'static str,
-        message: impl Into<String>,
+        message: impl Into<Arc<str>>,
     ) -> Self {
         Diagnostic { file, range, severity, code, message: message.into(), deprecated: false, related: vec![] }
     }
@@ -48,13 +51,21 @@ impl Diagnostic {
 
 /// All diagnostics of the configuration, in file order.
 pub fn all(cfg: &Config) -> Vec<Diagnostic> {
+    in_order(cfg).collect()
+}
+
+/// [`all`] as an iterator: the checks run at once, then their findings come in file
+/// order, each moved out as it is taken. A report written as they come never holds a
+/// second, merged copy of them (tens of megabytes on a big tree).
+pub fn in_order(cfg: &Config) -> impl Iterator<Item = Diagnostic> {
     use rayon::prelude::*;
     const OTHERS: &[(&str, Check)] = &[
         ("syntax", |cfg, out| (0..cfg.files.len()).for_each(|file| syntax(cfg, file, out))),
         ("problems", problems),
         ("engine", engine),
     ];
-    // The checks are independent: run them side by side, then put them in file order.
+    // The checks are independent: run them side by side, each sorting its own findings;
+    // then merge them in file order.
     let checks: Vec<(&str, Check)> = OTHERS.iter().chain(LOCAL).copied().collect();
     let found = checks
         .par_iter()
@@ -63,6 +74,7 @@ pub fn all(cfg: &Config) -> Vec<Diagnostic> {
             let mut out = Vec::new();
             let t = std::time::Instant::now();
             check(cfg, &mut out);
+            out.sort_by(order);
             if std::env::var_os("APACHE_LSP_PHASES").is_some() {
                 eprintln!(
                     "check #{i:<2} {name:<16} {:>8.1} ms  {} findings",
@@ -73,14 +85,70 @@ pub fn all(cfg: &Config) -> Vec<Diagnostic> {
             out
         })
         .collect::<Vec<Vec<Diagnostic>>>();
-    // Sized once (the findings of a big tree are tens of megabytes), each check's freed
-    // once moved.
-    let mut out = Vec::with_capacity(found.iter().map(Vec::len).sum());
-    for mut f in found {
-        out.append(&mut f);
+    Merged::new(found)
+}
+
+/// Sorted runs merged as [`sort`] would order and deduplicate their concatenation:
+/// among findings that order alike the earlier run's come first (the sort is stable),
+/// and a finding equal to the one before it is dropped.
+struct Merged {
+    parts: Vec<std::iter::Peekable<std::vec::IntoIter<Diagnostic>>>,
+    /// The next finding to give, held until the ones after it equal to it are skipped.
+    pending: Option<Diagnostic>,
+}
+
+impl Merged {
+    fn new(runs: Vec<Vec<Diagnostic>>) -> Merged {
+        Merged { parts: runs.into_iter().map(|r| r.into_iter().peekable()).collect(), pending: None }
     }
-    sort(&mut out);
-    out
+    /// The least head of the runs, the earliest run's on a tie.
+    fn take_least(&mut self) -> Option<Diagnostic> {
+        let mut least: Option<(usize, &Diagnostic)> = None;
+        for (i, part) in self.parts.iter_mut().enumerate() {
+            if let Some(d) = part.peek() {
+                if least.is_none_or(|(_, l)| order(d, l).is_lt()) {
+                    least = Some((i, d));
+                }
+            }
+        }
+        let i = least?.0;
+        self.parts[i].next()
+    }
+}
+
+impl Iterator for Merged {
+    type Item = Diagnostic;
+    fn next(&mut self) -> Option<Diagnostic> {
+        let current = match self.pending.take() {
+            Some(d) => d,
+            None => self.take_least()?,
+        };
+        loop {
+            match self.take_least() {
+                Some(d) if d == current => continue,
+                next => {
+                    self.pending = next;
+                    return Some(current);
+                }
+            }
+        }
+    }
+}
+
+/// Interned messages: equal texts share one allocation ([`Diagnostic::message`]).
+#[derive(Default)]
+pub(crate) struct Messages(rustc_hash::FxHashSet<Arc<str>>);
+
+impl Messages {
+    /// The shared copy of `text`.
+    pub(crate) fn get(&mut self, text: &str) -> Arc<str> {
+        if let Some(m) = self.0.get(text) {
+            return m.clone();
+        }
+        let m: Arc<str> = Arc::from(text);
+        self.0.insert(m.clone());
+        m
+    }
 }
 
 // The checks, grouped by what their findings depend on, so that an edit can be
@@ -244,6 +312,27 @@ pub(crate) mod tests {
         let fx = Fixture::parse(fixture);
         let cfg = load(Path::new(&fx.0[0].0), &fx);
         render_diagnostics(&cfg, &super::all(&cfg))
+    }
+
+    /// Merging sorted runs gives what sorting and deduplicating their concatenation
+    /// gives: ties in run order, equal neighbours once, unequal twins (same place, code
+    /// and message, another severity) both kept where they fall.
+    #[test]
+    fn merged_runs_equal_the_sorted_concatenation() {
+        use super::{sort, Diagnostic, Merged};
+        use crate::ide::config::Severity::{Error, Warning};
+        let d = |at: u32, code, message: &str, severity| {
+            Diagnostic::new(0, apache_syntax::TextRange::empty(at.into()), severity, code, message)
+        };
+        let runs = vec![
+            vec![d(1, "a", "x", Warning), d(5, "b", "y", Warning), d(9, "a", "x", Warning)],
+            vec![d(1, "a", "x", Error), d(1, "a", "x", Warning), d(5, "b", "y", Warning)],
+            vec![],
+            vec![d(0, "c", "z", Error), d(5, "b", "y", Warning), d(9, "a", "w", Warning)],
+        ];
+        let mut sorted: Vec<Diagnostic> = runs.iter().flatten().cloned().collect();
+        sort(&mut sorted);
+        assert_eq!(Merged::new(runs).collect::<Vec<_>>(), sorted);
     }
 
     /// Diagnostics as `file:line: severity[code]: message` lines.

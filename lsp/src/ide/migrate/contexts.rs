@@ -106,7 +106,7 @@ fn mapping(cfg: &Config, server: &Server) -> Mapping {
         if Path::new(&root).is_absolute() { root } else { cfg.server_root.join(root).to_string_lossy().to_string() };
     let mut aliases = Vec::new();
     for d in own("Alias").into_iter().chain(own("ScriptAlias")) {
-        if let [from, to, ..] = d.args.as_slice() {
+        if let [from, to, ..] = &d.args[..] {
             aliases.push((from.to_string(), to.to_string()));
         }
     }

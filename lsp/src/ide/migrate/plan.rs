@@ -193,7 +193,7 @@ impl Setup {
             let args = vec![from.into(), to.into()];
             let node = Node::new(NodeKind::Directive, "Alias", args, format!("{from} {to}"), loc, vec![]);
             match home.and_then(|i| cfg.nodes.get_mut(i)) {
-                Some(vhost) => vhost.children.push(node),
+                Some(vhost) => vhost.edit_children(|c| c.push(node)),
                 None => cfg.nodes.push(node),
             }
         }
