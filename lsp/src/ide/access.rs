@@ -748,72 +748,133 @@ pub struct Resolved {
 /// Walks the sections a request for `path` (on `host`, over a connection to `local`) meets
 /// and merges them.
 pub fn resolve(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local: Option<(IpAddr, u16)>) -> Resolved {
+    walk_request(cfg, fs, path, host, local).merge(cfg)
+}
+
+/// One request's walk: the sections it meets, in merge order, before their policies are
+/// merged ([`Walked::merge`]). A batch that needs only which section's Order/Allow/Deny is in
+/// effect asks [`Walked::before_merge`] and merges only when that does not tell.
+pub struct Walked {
+    vhost: Option<u32>,
+    url: String,
+    filesystem_path: PathBuf,
+    phases: Vec<Vec<Contribution>>,
+    unknown: Vec<String>,
+}
+
+/// What a walk tells of mod_access_compat's layer without merging the sections' policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BeforeMerge {
+    /// No request gets an answer from the access checks ([`Resolved::answered_before_access_checks`]:
+    /// something on the path is out of reach, or a section has startup errors).
+    AnsweredBeforeAccessChecks,
+    /// The Order/Allow/Deny in effect are this section's ([`Resolved::compat_source`]), and the
+    /// access checks answer.
+    CompatFrom(SecId),
+    /// Only the merge tells: an .htaccess file is on the way, or no section sets Order/Allow/Deny.
+    Merge,
+}
+
+/// The walk of [`resolve`].
+pub fn walk_request(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local: Option<(IpAddr, u16)>) -> Walked {
     let ix = cfg.index();
     let mut unknown = Vec::new();
     let vhost = pick_vhost(ix, host, local, &mut unknown);
     let server = Server { main: &ix.main, vhost: vhost.map(|v| &ix.vhosts[v as usize].scope) };
     let url = normalize_url(path);
-    let fs_path = request_filename_in(fs, &translate(&server, cfg, &url));
-    let phases = walk(cfg, fs, &server, &url, &fs_path, &mut unknown);
-    let mut applied = Vec::new();
-    let mut errors = Vec::new();
-    let mut compat: Option<CompatConfig> = None;
-    let mut compat_source = None;
-    let mut authz: Option<AuthzConfig> = None;
-    let mut authn = AuthnConfig::default();
-    let mut forbidden_override: Option<String> = None;
-    for phase in phases {
-        let start = applied.len();
-        for c in phase {
-            let (built, items) = match &c {
-                Contribution::Section(id) => (ix.built(cfg, *id), None),
-                Contribution::Htaccess(fd, allow, frag) => {
-                    let (built, items, first_error) = htaccess(fd, frag, allow, &ix.ctx);
-                    if forbidden_override.is_none() {
-                        forbidden_override = first_error;
-                    }
-                    (built, Some(items))
-                }
-                Contribution::HtaccessFiles(_, frag, i) => {
-                    // (Its errors are the file's: found when the file is read, above.)
-                    let items = body_items(frag, &frag.nodes[*i]);
-                    let mut sctx = ix.ctx.clone();
-                    sctx.htaccess = true;
-                    let (policy, compat_errors, authz_errors) =
-                        policy::section_from_items_with_layer_errors(&items, &sctx);
-                    (Arc::new(Built { policy, compat_errors, authz_errors }), Some(items))
-                }
-            };
-            let p = &built.policy;
-            if matches!(c, Contribution::Section(_)) {
-                errors.extend(p.errors.iter().cloned());
-            }
-            if p.compat.is_some() {
-                compat = p.compat.clone();
-                compat_source = match c {
-                    Contribution::Section(id) => Some(id),
-                    Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) => None,
-                };
-            }
-            if let Some(n) = &p.authn {
-                authn = merge_authn(&authn, n);
-            }
-            applied.push((c, built, items));
+    let filesystem_path = request_filename_in(fs, &translate(&server, cfg, &url));
+    let phases = walk(cfg, fs, &server, &url, &filesystem_path, &mut unknown);
+    Walked { vhost, url, filesystem_path, phases, unknown }
+}
+
+impl Walked {
+    /// What the walk tells of mod_access_compat's layer from each section's
+    /// [`crate::ide::config::index::PolicyOutline`] alone: what [`Walked::merge`] would put in
+    /// [`Resolved::compat_source`] and [`Resolved::answered_before_access_checks`], when that
+    /// does not take an .htaccess file's policy.
+    pub fn before_merge(&self, cfg: &Config) -> BeforeMerge {
+        if !self.unknown.is_empty() {
+            return BeforeMerge::AnsweredBeforeAccessChecks;
         }
-        authz = fold_phase(authz.as_ref(), applied[start..].iter().map(|(_, b, _)| b.policy.authz.as_ref()));
+        let ix = cfg.index();
+        let mut source = None;
+        for c in self.phases.iter().flatten() {
+            let Contribution::Section(id) = c else { return BeforeMerge::Merge };
+            let outline = ix.outline(cfg, *id);
+            if outline.has_errors {
+                return BeforeMerge::AnsweredBeforeAccessChecks;
+            }
+            if outline.sets_compat {
+                source = Some(*id);
+            }
+        }
+        source.map_or(BeforeMerge::Merge, BeforeMerge::CompatFrom)
     }
-    Resolved {
-        vhost,
-        url,
-        filesystem_path: fs_path,
-        applied,
-        compat,
-        compat_source,
-        authz,
-        authn,
-        errors,
-        unknown,
-        forbidden_override,
+
+    /// Merges the sections' policies, phase by phase, as httpd does.
+    pub fn merge(self, cfg: &Config) -> Resolved {
+        let ix = cfg.index();
+        let Walked { vhost, url, filesystem_path, phases, unknown } = self;
+        let mut applied = Vec::new();
+        let mut errors = Vec::new();
+        let mut compat: Option<CompatConfig> = None;
+        let mut compat_source = None;
+        let mut authz: Option<AuthzConfig> = None;
+        let mut authn = AuthnConfig::default();
+        let mut forbidden_override: Option<String> = None;
+        for phase in phases {
+            let start = applied.len();
+            for c in phase {
+                let (built, items) = match &c {
+                    Contribution::Section(id) => (ix.built(cfg, *id), None),
+                    Contribution::Htaccess(fd, allow, frag) => {
+                        let (built, items, first_error) = htaccess(fd, frag, allow, &ix.ctx);
+                        if forbidden_override.is_none() {
+                            forbidden_override = first_error;
+                        }
+                        (built, Some(items))
+                    }
+                    Contribution::HtaccessFiles(_, frag, i) => {
+                        // (Its errors are the file's: found when the file is read, above.)
+                        let items = body_items(frag, &frag.nodes[*i]);
+                        let mut sctx = ix.ctx.clone();
+                        sctx.htaccess = true;
+                        let (policy, compat_errors, authz_errors) =
+                            policy::section_from_items_with_layer_errors(&items, &sctx);
+                        (Arc::new(Built { policy, compat_errors, authz_errors }), Some(items))
+                    }
+                };
+                let p = &built.policy;
+                if matches!(c, Contribution::Section(_)) {
+                    errors.extend(p.errors.iter().cloned());
+                }
+                if p.compat.is_some() {
+                    compat = p.compat.clone();
+                    compat_source = match c {
+                        Contribution::Section(id) => Some(id),
+                        Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) => None,
+                    };
+                }
+                if let Some(n) = &p.authn {
+                    authn = merge_authn(&authn, n);
+                }
+                applied.push((c, built, items));
+            }
+            authz = fold_phase(authz.as_ref(), applied[start..].iter().map(|(_, b, _)| b.policy.authz.as_ref()));
+        }
+        Resolved {
+            vhost,
+            url,
+            filesystem_path,
+            applied,
+            compat,
+            compat_source,
+            authz,
+            authn,
+            errors,
+            unknown,
+            forbidden_override,
+        }
     }
 }
 
@@ -1015,12 +1076,7 @@ impl Resolved {
         if self.answered_before_access_checks() {
             return None;
         }
-        let compat = self.compat.as_ref()?;
-        // SetEnvIf decides `Allow from env=`: that is the full evaluation's business.
-        if compat_reads_env(compat) {
-            return None;
-        }
-        policy::host_check_refusal(compat, request, &cfg.index().ctx)
+        compat_refusal(self.compat.as_ref()?, request, &cfg.index().ctx)
     }
 
     /// The section of the configuration whose Order/Allow/Deny is in effect (None when none is, or
@@ -1115,6 +1171,22 @@ impl Resolved {
         let ix = cfg.index();
         self.vhost.map(|v| vhost_label(ix.node(cfg, ix.vhosts[v as usize].id)))
     }
+}
+
+/// [`Resolved::host_check_refusal`] where the Order/Allow/Deny in effect are section `source`'s
+/// ([`BeforeMerge::CompatFrom`]): the merge would take them as they are.
+pub fn host_check_refusal_by(cfg: &Config, source: SecId, request: &policy::Request) -> Option<policy::Deciding> {
+    let ix = cfg.index();
+    compat_refusal(ix.built(cfg, source).policy.compat.as_ref()?, request, &ix.ctx)
+}
+
+/// [`policy::host_check_refusal`], except for rules SetEnvIf decides (`Allow from env=`): those
+/// are the full evaluation's business.
+fn compat_refusal(compat: &CompatConfig, request: &policy::Request, ctx: &PolicyCtx) -> Option<policy::Deciding> {
+    if compat_reads_env(compat) {
+        return None;
+    }
+    policy::host_check_refusal(compat, request, ctx)
 }
 
 /// Whether mod_access_compat's host check reads the request's environment (`Allow/Deny from env=`).

@@ -31,16 +31,15 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let groupfile = cfg.modules.contains("authz_groupfile_module");
     let dbm_group = cfg.modules.contains("authz_dbm_module") && cfg.modules_known;
     let ix = cfg.index();
-    // Every section in file order: its errors from its policy when the request walk built
-    // it, else from its access layers alone (not kept).
+    // Every section in file order: its errors from its policy or its outline when the request
+    // walk made one, else from its access layers alone (not kept).
     for (id, section) in super::sections(cfg) {
         if is_inner_block(&section.name) {
             continue;
         }
-        let built = ix.built_if_made(id);
         let made;
-        let (compat_errors, authz_errors) = match built {
-            Some(b) => (&b.compat_errors, &b.authz_errors),
+        let (compat_errors, authz_errors) = match ix.layer_errors_if_made(id) {
+            Some(errors) => errors,
             None => {
                 let items = access::access_layer_items(cfg, section);
                 // A layer without any of its directives has nothing to say.
@@ -56,7 +55,7 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
                     if compat { policy::compat_from_items(&items, &ix.ctx).1 } else { vec![] },
                     if authz { policy::authz_from_items(&items, &ix.ctx).1 } else { vec![] },
                 );
-                (&made.0, &made.1)
+                (made.0.as_slice(), made.1.as_slice())
             }
         };
         {
