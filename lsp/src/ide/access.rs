@@ -15,7 +15,6 @@ use crate::ide::policy::{
     self, evaluate, fold_phase, merge_authn, AuthnConfig, AuthzConfig, CompatConfig, Item, Outcome, PolicyCtx,
 };
 use apache_syntax::TextRange;
-use std::collections::HashMap;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -112,11 +111,23 @@ pub fn body_items(cfg: &Config, node: &Node) -> Vec<Item> {
 /// it gives what building them from the whole body gives, without copying the rest of
 /// the section; a section without access control gives no items (and no allocation).
 pub fn access_layer_items(cfg: &Config, node: &Node) -> Vec<Item> {
+    items_reading(cfg, node, policy::access_layer_directive)
+}
+
+/// [`body_items`] with only what a section's policy ([`policy::section_from_items`]) reads:
+/// the directives of its three layers ([`policy::policy_directive`]) and the blocks that may
+/// hold them. Building the policy from it gives what building it from the whole body gives.
+pub fn policy_items(cfg: &Config, node: &Node) -> Vec<Item> {
+    items_reading(cfg, node, policy::policy_directive)
+}
+
+/// [`body_items`] with the directives `reads` names and every block that may hold them.
+fn items_reading(cfg: &Config, node: &Node, reads: fn(&str) -> bool) -> Vec<Item> {
     let mut out = Vec::new();
     for c in &node.children {
         let name: &str = &c.name;
         let keep = match c.kind {
-            NodeKind::Directive => policy::access_layer_directive(name),
+            NodeKind::Directive => reads(name),
             NodeKind::Section => ["Limit", "LimitExcept", "RequireAll", "RequireAny", "RequireNone"]
                 .iter()
                 .any(|b| name.eq_ignore_ascii_case(b)),
@@ -131,7 +142,7 @@ pub fn access_layer_items(cfg: &Config, node: &Node) -> Vec<Item> {
                 let raw_args: &str = &c.raw_args;
                 Item::Directive { name: name.to_owned(), args, raw_args: raw_args.to_owned(), loc }
             }
-            NodeKind::Section => Item::Block { name: name.to_owned(), args, loc, items: access_layer_items(cfg, c) },
+            NodeKind::Section => Item::Block { name: name.to_owned(), args, loc, items: items_reading(cfg, c, reads) },
         });
     }
     out
@@ -429,8 +440,9 @@ pub struct FsOverlay {
 #[derive(Default)]
 struct FsCache {
     /// Keyed by the path's bytes: hashing and comparing a `Path` goes component by component.
-    dirs: HashMap<std::ffi::OsString, bool>,
-    files: HashMap<std::ffi::OsString, Result<Option<Arc<FileData>>, String>>,
+    /// (Fx: a batch looks up tens of thousands of long paths several times each.)
+    dirs: rustc_hash::FxHashMap<std::ffi::OsString, bool>,
+    files: rustc_hash::FxHashMap<std::ffi::OsString, Result<Option<Arc<FileData>>, String>>,
 }
 
 impl FsView {
@@ -497,17 +509,10 @@ fn walk(
     let ix = cfg.index();
     let path = fs_path.to_string_lossy().to_string();
     let comps = components(&path);
-    // How far the walk goes: the deepest existing directory, plus a final
-    // component that is a file or does not exist.
-    let mut depth = 0;
-    let mut cur = PathBuf::from("/");
-    for (i, c) in comps.iter().enumerate() {
-        cur.push(c);
-        depth = i + 1;
-        if !fs.is_dir(&cur) {
-            break;
-        }
-    }
+    // How far the walk goes: the deepest existing directory, plus a final component that is a
+    // file or does not exist. `fs_path` ([`request_filename_in`]) ends there, every component
+    // before its last one a directory.
+    let depth = comps.len();
     let mut dir_phase: Vec<Contribution> = Vec::new();
     let access_file_name = server
         .vhost
@@ -526,10 +531,10 @@ fn walk(
                 dir_phase.push(Contribution::Section(id));
             }
         }
-        // The .htaccess of the directory at this depth (only real directories).
-        if k <= comps.len()
-            && !allow_override.iter().all(|a| a.eq_ignore_ascii_case("None"))
-            && fs.is_dir(Path::new(&prefix))
+        // The .htaccess of the directory at this depth (only real directories: those above the
+        // last component are).
+        if !allow_override.iter().all(|a| a.eq_ignore_ascii_case("None"))
+            && (k < depth || fs.is_dir(Path::new(&prefix)))
         {
             for name in &access_file_name {
                 let p = Path::new(&prefix).join(name);
@@ -1290,16 +1295,18 @@ pub fn normalize_url(u: &str) -> String {
 mod tests {
     use super::*;
 
-    /// Building the compat and authz layers from [`access_layer_items`] gives what
-    /// building them from the whole body gives: configurations and errors, in order.
+    /// Building the compat and authz layers from [`access_layer_items`], and the whole policy
+    /// from [`policy_items`], gives what building them from the whole body gives:
+    /// configurations and errors, in order.
     #[test]
-    fn access_layer_items_build_the_same_layers() {
+    fn filtered_items_build_the_same_layers() {
         let fx = crate::ide::diagnostics::tests::Fixture::parse(concat!(
             "//- /etc/httpd/httpd.conf\n",
             "LoadModule authz_core_module m.so\nLoadModule authz_host_module m.so\n",
             "<Directory /a>\n  Options None\n  order deny,allow\n  Deny from all\n  Allow from 10.0.0.0/8 .example.com\n",
             "  Satisfy Any\n  AuthType Basic\n  Require valid-user\n  AuthMerging Or\n",
-            "  <Limit POST PURGE>\n    Deny from 192.0.2.1\n    Require ip 10.1\n    DirectoryIndex x\n  </Limit>\n",
+            "  AuthName \"a b\"\n  AuthUserFile /f\n  AuthBasicProvider file nosuch\n  AuthDigestProvider file\n  AuthName\n",
+            "  <Limit POST PURGE>\n    Deny from 192.0.2.1\n    Require ip 10.1\n    DirectoryIndex x\n    AuthGroupFile /g\n  </Limit>\n",
             "  <LimitExcept GET>\n    Order allow,deny\n  </LimitExcept>\n  <Limit TRACE>\n    Allow from all\n  </Limit>\n",
             "  <RequireAll>\n    Require not ip 10.2\n    Header set X y\n    Order deny,allow\n  </RequireAll>\n",
             "  <RequireAny>\n    Options None\n  </RequireAny>\n  <RequireAny>\n    Require not host a\n  </RequireAny>\n",
@@ -1315,6 +1322,8 @@ mod tests {
             assert!(filtered.len() <= all.len());
             assert_eq!(policy::compat_from_items(&filtered, ctx), policy::compat_from_items(&all, ctx));
             assert_eq!(policy::authz_from_items(&filtered, ctx), policy::authz_from_items(&all, ctx));
+            let policy = |items: &[Item]| format!("{:?}", policy::section_from_items_with_layer_errors(items, ctx));
+            assert_eq!(policy(&policy_items(&cfg, section)), policy(&all));
             checked += usize::from(!all.is_empty());
         }
         assert!(checked >= 3, "{checked}");

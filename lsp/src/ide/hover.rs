@@ -14,10 +14,9 @@ use std::sync::{Arc, Mutex};
 
 /// Request-matching sections a hover explains.
 fn is_container(n: &Node) -> bool {
-    matches!(
-        n.name.to_ascii_lowercase().as_str(),
-        "directory" | "directorymatch" | "location" | "locationmatch" | "files" | "filesmatch" | "virtualhost"
-    )
+    ["Directory", "DirectoryMatch", "Location", "LocationMatch", "Files", "FilesMatch", "VirtualHost"]
+        .iter()
+        .any(|k| n.name.eq_ignore_ascii_case(k))
 }
 
 /// The chain of nodes from the top to the innermost node of `file` containing `offset`.

@@ -490,7 +490,7 @@ impl Index {
     }
 
     fn build_policy(&self, cfg: &Config, id: SecId) -> Built {
-        let items = crate::ide::access::body_items(cfg, self.node(cfg, id));
+        let items = crate::ide::access::policy_items(cfg, self.node(cfg, id));
         let (policy, compat_errors, authz_errors) = policy::section_from_items_with_layer_errors(&items, &self.ctx);
         Built { policy, compat_errors, authz_errors }
     }
