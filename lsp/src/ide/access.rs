@@ -15,7 +15,6 @@ use crate::ide::policy::{
     self, evaluate, fold_phase, merge_authn, AuthnConfig, AuthzConfig, CompatConfig, Item, Outcome, PolicyCtx,
 };
 use apache_syntax::TextRange;
-use std::collections::HashMap;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -112,11 +111,23 @@ pub fn body_items(cfg: &Config, node: &Node) -> Vec<Item> {
 /// it gives what building them from the whole body gives, without copying the rest of
 /// the section; a section without access control gives no items (and no allocation).
 pub fn access_layer_items(cfg: &Config, node: &Node) -> Vec<Item> {
+    items_reading(cfg, node, policy::access_layer_directive)
+}
+
+/// [`body_items`] with only what a section's policy ([`policy::section_from_items`]) reads:
+/// the directives of its three layers ([`policy::policy_directive`]) and the blocks that may
+/// hold them. Building the policy from it gives what building it from the whole body gives.
+pub fn policy_items(cfg: &Config, node: &Node) -> Vec<Item> {
+    items_reading(cfg, node, policy::policy_directive)
+}
+
+/// [`body_items`] with the directives `reads` names and every block that may hold them.
+fn items_reading(cfg: &Config, node: &Node, reads: fn(&str) -> bool) -> Vec<Item> {
     let mut out = Vec::new();
     for c in &node.children {
         let name: &str = &c.name;
         let keep = match c.kind {
-            NodeKind::Directive => policy::access_layer_directive(name),
+            NodeKind::Directive => reads(name),
             NodeKind::Section => ["Limit", "LimitExcept", "RequireAll", "RequireAny", "RequireNone"]
                 .iter()
                 .any(|b| name.eq_ignore_ascii_case(b)),
@@ -131,7 +142,7 @@ pub fn access_layer_items(cfg: &Config, node: &Node) -> Vec<Item> {
                 let raw_args: &str = &c.raw_args;
                 Item::Directive { name: name.to_owned(), args, raw_args: raw_args.to_owned(), loc }
             }
-            NodeKind::Section => Item::Block { name: name.to_owned(), args, loc, items: access_layer_items(cfg, c) },
+            NodeKind::Section => Item::Block { name: name.to_owned(), args, loc, items: items_reading(cfg, c, reads) },
         });
     }
     out
@@ -429,8 +440,9 @@ pub struct FsOverlay {
 #[derive(Default)]
 struct FsCache {
     /// Keyed by the path's bytes: hashing and comparing a `Path` goes component by component.
-    dirs: HashMap<std::ffi::OsString, bool>,
-    files: HashMap<std::ffi::OsString, Result<Option<Arc<FileData>>, String>>,
+    /// (Fx: a batch looks up tens of thousands of long paths several times each.)
+    dirs: rustc_hash::FxHashMap<std::ffi::OsString, bool>,
+    files: rustc_hash::FxHashMap<std::ffi::OsString, Result<Option<Arc<FileData>>, String>>,
 }
 
 impl FsView {
@@ -497,17 +509,10 @@ fn walk(
     let ix = cfg.index();
     let path = fs_path.to_string_lossy().to_string();
     let comps = components(&path);
-    // How far the walk goes: the deepest existing directory, plus a final
-    // component that is a file or does not exist.
-    let mut depth = 0;
-    let mut cur = PathBuf::from("/");
-    for (i, c) in comps.iter().enumerate() {
-        cur.push(c);
-        depth = i + 1;
-        if !fs.is_dir(&cur) {
-            break;
-        }
-    }
+    // How far the walk goes: the deepest existing directory, plus a final component that is a
+    // file or does not exist. `fs_path` ([`request_filename_in`]) ends there, every component
+    // before its last one a directory.
+    let depth = comps.len();
     let mut dir_phase: Vec<Contribution> = Vec::new();
     let access_file_name = server
         .vhost
@@ -526,10 +531,10 @@ fn walk(
                 dir_phase.push(Contribution::Section(id));
             }
         }
-        // The .htaccess of the directory at this depth (only real directories).
-        if k <= comps.len()
-            && !allow_override.iter().all(|a| a.eq_ignore_ascii_case("None"))
-            && fs.is_dir(Path::new(&prefix))
+        // The .htaccess of the directory at this depth (only real directories: those above the
+        // last component are).
+        if !allow_override.iter().all(|a| a.eq_ignore_ascii_case("None"))
+            && (k < depth || fs.is_dir(Path::new(&prefix)))
         {
             for name in &access_file_name {
                 let p = Path::new(&prefix).join(name);
@@ -748,72 +753,133 @@ pub struct Resolved {
 /// Walks the sections a request for `path` (on `host`, over a connection to `local`) meets
 /// and merges them.
 pub fn resolve(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local: Option<(IpAddr, u16)>) -> Resolved {
+    walk_request(cfg, fs, path, host, local).merge(cfg)
+}
+
+/// One request's walk: the sections it meets, in merge order, before their policies are
+/// merged ([`Walked::merge`]). A batch that needs only which section's Order/Allow/Deny is in
+/// effect asks [`Walked::before_merge`] and merges only when that does not tell.
+pub struct Walked {
+    vhost: Option<u32>,
+    url: String,
+    filesystem_path: PathBuf,
+    phases: Vec<Vec<Contribution>>,
+    unknown: Vec<String>,
+}
+
+/// What a walk tells of mod_access_compat's layer without merging the sections' policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BeforeMerge {
+    /// No request gets an answer from the access checks ([`Resolved::answered_before_access_checks`]:
+    /// something on the path is out of reach, or a section has startup errors).
+    AnsweredBeforeAccessChecks,
+    /// The Order/Allow/Deny in effect are this section's ([`Resolved::compat_source`]), and the
+    /// access checks answer.
+    CompatFrom(SecId),
+    /// Only the merge tells: an .htaccess file is on the way, or no section sets Order/Allow/Deny.
+    Merge,
+}
+
+/// The walk of [`resolve`].
+pub fn walk_request(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local: Option<(IpAddr, u16)>) -> Walked {
     let ix = cfg.index();
     let mut unknown = Vec::new();
     let vhost = pick_vhost(ix, host, local, &mut unknown);
     let server = Server { main: &ix.main, vhost: vhost.map(|v| &ix.vhosts[v as usize].scope) };
     let url = normalize_url(path);
-    let fs_path = request_filename_in(fs, &translate(&server, cfg, &url));
-    let phases = walk(cfg, fs, &server, &url, &fs_path, &mut unknown);
-    let mut applied = Vec::new();
-    let mut errors = Vec::new();
-    let mut compat: Option<CompatConfig> = None;
-    let mut compat_source = None;
-    let mut authz: Option<AuthzConfig> = None;
-    let mut authn = AuthnConfig::default();
-    let mut forbidden_override: Option<String> = None;
-    for phase in phases {
-        let start = applied.len();
-        for c in phase {
-            let (built, items) = match &c {
-                Contribution::Section(id) => (ix.built(cfg, *id), None),
-                Contribution::Htaccess(fd, allow, frag) => {
-                    let (built, items, first_error) = htaccess(fd, frag, allow, &ix.ctx);
-                    if forbidden_override.is_none() {
-                        forbidden_override = first_error;
-                    }
-                    (built, Some(items))
-                }
-                Contribution::HtaccessFiles(_, frag, i) => {
-                    // (Its errors are the file's: found when the file is read, above.)
-                    let items = body_items(frag, &frag.nodes[*i]);
-                    let mut sctx = ix.ctx.clone();
-                    sctx.htaccess = true;
-                    let (policy, compat_errors, authz_errors) =
-                        policy::section_from_items_with_layer_errors(&items, &sctx);
-                    (Arc::new(Built { policy, compat_errors, authz_errors }), Some(items))
-                }
-            };
-            let p = &built.policy;
-            if matches!(c, Contribution::Section(_)) {
-                errors.extend(p.errors.iter().cloned());
-            }
-            if p.compat.is_some() {
-                compat = p.compat.clone();
-                compat_source = match c {
-                    Contribution::Section(id) => Some(id),
-                    Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) => None,
-                };
-            }
-            if let Some(n) = &p.authn {
-                authn = merge_authn(&authn, n);
-            }
-            applied.push((c, built, items));
+    let filesystem_path = request_filename_in(fs, &translate(&server, cfg, &url));
+    let phases = walk(cfg, fs, &server, &url, &filesystem_path, &mut unknown);
+    Walked { vhost, url, filesystem_path, phases, unknown }
+}
+
+impl Walked {
+    /// What the walk tells of mod_access_compat's layer from each section's
+    /// [`crate::ide::config::index::PolicyOutline`] alone: what [`Walked::merge`] would put in
+    /// [`Resolved::compat_source`] and [`Resolved::answered_before_access_checks`], when that
+    /// does not take an .htaccess file's policy.
+    pub fn before_merge(&self, cfg: &Config) -> BeforeMerge {
+        if !self.unknown.is_empty() {
+            return BeforeMerge::AnsweredBeforeAccessChecks;
         }
-        authz = fold_phase(authz.as_ref(), applied[start..].iter().map(|(_, b, _)| b.policy.authz.as_ref()));
+        let ix = cfg.index();
+        let mut source = None;
+        for c in self.phases.iter().flatten() {
+            let Contribution::Section(id) = c else { return BeforeMerge::Merge };
+            let outline = ix.outline(cfg, *id);
+            if outline.has_errors {
+                return BeforeMerge::AnsweredBeforeAccessChecks;
+            }
+            if outline.sets_compat {
+                source = Some(*id);
+            }
+        }
+        source.map_or(BeforeMerge::Merge, BeforeMerge::CompatFrom)
     }
-    Resolved {
-        vhost,
-        url,
-        filesystem_path: fs_path,
-        applied,
-        compat,
-        compat_source,
-        authz,
-        authn,
-        errors,
-        unknown,
-        forbidden_override,
+
+    /// Merges the sections' policies, phase by phase, as httpd does.
+    pub fn merge(self, cfg: &Config) -> Resolved {
+        let ix = cfg.index();
+        let Walked { vhost, url, filesystem_path, phases, unknown } = self;
+        let mut applied = Vec::new();
+        let mut errors = Vec::new();
+        let mut compat: Option<CompatConfig> = None;
+        let mut compat_source = None;
+        let mut authz: Option<AuthzConfig> = None;
+        let mut authn = AuthnConfig::default();
+        let mut forbidden_override: Option<String> = None;
+        for phase in phases {
+            let start = applied.len();
+            for c in phase {
+                let (built, items) = match &c {
+                    Contribution::Section(id) => (ix.built(cfg, *id), None),
+                    Contribution::Htaccess(fd, allow, frag) => {
+                        let (built, items, first_error) = htaccess(fd, frag, allow, &ix.ctx);
+                        if forbidden_override.is_none() {
+                            forbidden_override = first_error;
+                        }
+                        (built, Some(items))
+                    }
+                    Contribution::HtaccessFiles(_, frag, i) => {
+                        // (Its errors are the file's: found when the file is read, above.)
+                        let items = body_items(frag, &frag.nodes[*i]);
+                        let mut sctx = ix.ctx.clone();
+                        sctx.htaccess = true;
+                        let (policy, compat_errors, authz_errors) =
+                            policy::section_from_items_with_layer_errors(&items, &sctx);
+                        (Arc::new(Built { policy, compat_errors, authz_errors }), Some(items))
+                    }
+                };
+                let p = &built.policy;
+                if matches!(c, Contribution::Section(_)) {
+                    errors.extend(p.errors.iter().cloned());
+                }
+                if p.compat.is_some() {
+                    compat = p.compat.clone();
+                    compat_source = match c {
+                        Contribution::Section(id) => Some(id),
+                        Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) => None,
+                    };
+                }
+                if let Some(n) = &p.authn {
+                    authn = merge_authn(&authn, n);
+                }
+                applied.push((c, built, items));
+            }
+            authz = fold_phase(authz.as_ref(), applied[start..].iter().map(|(_, b, _)| b.policy.authz.as_ref()));
+        }
+        Resolved {
+            vhost,
+            url,
+            filesystem_path,
+            applied,
+            compat,
+            compat_source,
+            authz,
+            authn,
+            errors,
+            unknown,
+            forbidden_override,
+        }
     }
 }
 
@@ -1015,12 +1081,7 @@ impl Resolved {
         if self.answered_before_access_checks() {
             return None;
         }
-        let compat = self.compat.as_ref()?;
-        // SetEnvIf decides `Allow from env=`: that is the full evaluation's business.
-        if compat_reads_env(compat) {
-            return None;
-        }
-        policy::host_check_refusal(compat, request, &cfg.index().ctx)
+        compat_refusal(self.compat.as_ref()?, request, &cfg.index().ctx)
     }
 
     /// The section of the configuration whose Order/Allow/Deny is in effect (None when none is, or
@@ -1115,6 +1176,22 @@ impl Resolved {
         let ix = cfg.index();
         self.vhost.map(|v| vhost_label(ix.node(cfg, ix.vhosts[v as usize].id)))
     }
+}
+
+/// [`Resolved::host_check_refusal`] where the Order/Allow/Deny in effect are section `source`'s
+/// ([`BeforeMerge::CompatFrom`]): the merge would take them as they are.
+pub fn host_check_refusal_by(cfg: &Config, source: SecId, request: &policy::Request) -> Option<policy::Deciding> {
+    let ix = cfg.index();
+    compat_refusal(ix.built(cfg, source).policy.compat.as_ref()?, request, &ix.ctx)
+}
+
+/// [`policy::host_check_refusal`], except for rules SetEnvIf decides (`Allow from env=`): those
+/// are the full evaluation's business.
+fn compat_refusal(compat: &CompatConfig, request: &policy::Request, ctx: &PolicyCtx) -> Option<policy::Deciding> {
+    if compat_reads_env(compat) {
+        return None;
+    }
+    policy::host_check_refusal(compat, request, ctx)
 }
 
 /// Whether mod_access_compat's host check reads the request's environment (`Allow/Deny from env=`).
@@ -1218,16 +1295,18 @@ pub fn normalize_url(u: &str) -> String {
 mod tests {
     use super::*;
 
-    /// Building the compat and authz layers from [`access_layer_items`] gives what
-    /// building them from the whole body gives: configurations and errors, in order.
+    /// Building the compat and authz layers from [`access_layer_items`], and the whole policy
+    /// from [`policy_items`], gives what building them from the whole body gives:
+    /// configurations and errors, in order.
     #[test]
-    fn access_layer_items_build_the_same_layers() {
+    fn filtered_items_build_the_same_layers() {
         let fx = crate::ide::diagnostics::tests::Fixture::parse(concat!(
             "//- /etc/httpd/httpd.conf\n",
             "LoadModule authz_core_module m.so\nLoadModule authz_host_module m.so\n",
             "<Directory /a>\n  Options None\n  order deny,allow\n  Deny from all\n  Allow from 10.0.0.0/8 .example.com\n",
             "  Satisfy Any\n  AuthType Basic\n  Require valid-user\n  AuthMerging Or\n",
-            "  <Limit POST PURGE>\n    Deny from 192.0.2.1\n    Require ip 10.1\n    DirectoryIndex x\n  </Limit>\n",
+            "  AuthName \"a b\"\n  AuthUserFile /f\n  AuthBasicProvider file nosuch\n  AuthDigestProvider file\n  AuthName\n",
+            "  <Limit POST PURGE>\n    Deny from 192.0.2.1\n    Require ip 10.1\n    DirectoryIndex x\n    AuthGroupFile /g\n  </Limit>\n",
             "  <LimitExcept GET>\n    Order allow,deny\n  </LimitExcept>\n  <Limit TRACE>\n    Allow from all\n  </Limit>\n",
             "  <RequireAll>\n    Require not ip 10.2\n    Header set X y\n    Order deny,allow\n  </RequireAll>\n",
             "  <RequireAny>\n    Options None\n  </RequireAny>\n  <RequireAny>\n    Require not host a\n  </RequireAny>\n",
@@ -1243,6 +1322,8 @@ mod tests {
             assert!(filtered.len() <= all.len());
             assert_eq!(policy::compat_from_items(&filtered, ctx), policy::compat_from_items(&all, ctx));
             assert_eq!(policy::authz_from_items(&filtered, ctx), policy::authz_from_items(&all, ctx));
+            let policy = |items: &[Item]| format!("{:?}", policy::section_from_items_with_layer_errors(items, ctx));
+            assert_eq!(policy(&policy_items(&cfg, section)), policy(&all));
             checked += usize::from(!all.is_empty());
         }
         assert!(checked >= 3, "{checked}");

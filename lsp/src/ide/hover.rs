@@ -1,21 +1,22 @@
 //! Feature: hover — the effective, merged access policy of a section, and what
 //! the catalogue knows of a directive.
 
-use crate::ide::access::{effective_with, resolve, Effective, FsView, RequestSpec};
+use crate::ide::access::{self, effective_with, BeforeMerge, Effective, FsView, RequestSpec};
 use crate::ide::catalogue;
 use crate::ide::config::{Config, FileId, Node, NodeKind, SecId};
 use crate::ide::policy::{self, HostKnowledge, Layer, Request};
 use apache_syntax::{TextRange, TextSize};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::net::IpAddr;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 /// Request-matching sections a hover explains.
 fn is_container(n: &Node) -> bool {
-    matches!(
-        n.name.to_ascii_lowercase().as_str(),
-        "directory" | "directorymatch" | "location" | "locationmatch" | "files" | "filesmatch" | "virtualhost"
-    )
+    ["Directory", "DirectoryMatch", "Location", "LocationMatch", "Files", "FilesMatch", "VirtualHost"]
+        .iter()
+        .any(|k| n.name.eq_ignore_ascii_case(k))
 }
 
 /// The chain of nodes from the top to the innermost node of `file` containing `offset`.
@@ -237,10 +238,9 @@ pub fn defeated_require(cfg: &Config, chain: &[&Node]) -> Option<Defeated> {
 pub struct DefeatedBatch {
     clients: Vec<(String, IpAddr)>,
     fs: FsView,
-    /// mod_access_compat's answer to a client's GET ([`crate::ide::access::Resolved::host_check_refusal`]),
-    /// by the section whose Order/Allow/Deny is in effect and the client: many sections inherit
-    /// the same rules.
-    host_checks: std::sync::Mutex<std::collections::HashMap<(SecId, IpAddr), Option<policy::Deciding>>>,
+    /// mod_access_compat's answer to each client's GET ([`access::host_check_refusal_by`]), by
+    /// the section whose Order/Allow/Deny is in effect: many sections inherit the same rules.
+    host_checks: Mutex<HashMap<SecId, Arc<[Option<policy::Deciding>]>>>,
 }
 
 impl DefeatedBatch {
@@ -248,13 +248,39 @@ impl DefeatedBatch {
     pub fn new(mentioned: &[&Config], fs: FsView) -> DefeatedBatch {
         DefeatedBatch { clients: representative_clients(mentioned), fs, host_checks: Default::default() }
     }
+
+    /// The host check's answer to each client, in order, where section `source`'s
+    /// Order/Allow/Deny are in effect. The host check of a GET depends on those rules and the
+    /// client only (not on the URL or the Host asked for).
+    fn host_checks(
+        &self,
+        cfg: &Config,
+        source: SecId,
+        url: &str,
+        host: &Option<String>,
+    ) -> Arc<[Option<policy::Deciding>]> {
+        if let Some(known) = self.host_checks.lock().unwrap_or_else(|e| e.into_inner()).get(&source) {
+            return known.clone();
+        }
+        let mut sp = spec(url, host, self.clients[0].1, None);
+        let checks: Arc<[_]> = self
+            .clients
+            .iter()
+            .map(|(_, ip)| {
+                set_client(&mut sp.request, *ip);
+                access::host_check_refusal_by(cfg, source, &sp.request)
+            })
+            .collect();
+        self.host_checks.lock().unwrap_or_else(|e| e.into_inner()).insert(source, checks.clone());
+        checks
+    }
 }
 
 /// [`defeated_require`] for a batch: what the sections share is computed once ([`DefeatedBatch`]).
 pub fn defeated_require_among(cfg: &Config, chain: &[&Node], batch: &DefeatedBatch) -> Option<Defeated> {
     let section = chain.last()?;
     let (url, host) = url_for(cfg, chain)?;
-    let own = Own { cfg, file: cfg.file(section.loc.file).path.to_path_buf(), range: Some(section.loc.range) };
+    let own = Own { cfg, file: cfg.file(section.loc.file).path.clone(), range: Some(section.loc.range) };
     defeated(cfg, &section.children, &own, &url, &host, batch)
 }
 
@@ -262,8 +288,16 @@ pub fn defeated_require_among(cfg: &Config, chain: &[&Node], batch: &DefeatedBat
 /// file (`cfg` holds its text).
 struct Own<'a> {
     cfg: &'a Config,
-    file: std::path::PathBuf,
+    file: Arc<Path>,
     range: Option<TextRange>,
+}
+
+impl Own<'_> {
+    /// Whether a rule is written here.
+    fn holds(&self, l: &policy::Loc) -> bool {
+        *l.file == *self.file
+            && self.range.is_none_or(|r| l.range.0 >= u32::from(r.start()) && l.range.1 <= u32::from(r.end()))
+    }
 }
 
 /// The precedence trap for a body of directives (`nodes`, evaluated at `url`): it has
@@ -281,67 +315,74 @@ fn defeated(
     if nodes.iter().any(|c| policy::is_compat_directive(&c.name)) {
         return None;
     }
-    // The walk does not depend on the client: resolve once, evaluate per client. Only after
-    // a 200 can mod_dir's DirectoryIndex subrequest change the answer: then the full request.
-    // SetEnvIf is evaluated per client, as [`effective`] does.
-    let resolved = resolve(cfg, &batch.fs, url, host.as_deref(), None);
-    if resolved.answered_before_access_checks() {
+    // The walk does not depend on the client: walk once, evaluate per client.
+    let walked = access::walk_request(cfg, &batch.fs, url, host.as_deref(), None);
+    // With Satisfy All, a host check that refuses the client is the whole answer (a 403 decided
+    // by mod_access_compat). When it refuses every client, the rules in effect are all there is
+    // to know, and the walk tells whose they are without merging the sections' policies.
+    match walked.before_merge(cfg) {
         // Every client's outcome is a 500 or unknown: no refusal by mod_access_compat.
+        BeforeMerge::AnsweredBeforeAccessChecks => return None,
+        BeforeMerge::CompatFrom(source) => {
+            let checks = batch.host_checks(cfg, source, url, host);
+            if checks.iter().all(Option::is_some) {
+                return trap(req, own, checks.iter().map(Option::as_ref));
+            }
+        }
+        BeforeMerge::Merge => {}
+    }
+    let resolved = walked.merge(cfg);
+    if resolved.answered_before_access_checks() {
         return None;
     }
+    // Otherwise the full evaluation for the clients the host check does not refuse. Only after
+    // a 200 can mod_dir's DirectoryIndex subrequest change the answer: then the full request.
+    // SetEnvIf is evaluated per client, as [`effective`] does.
+    let checks = resolved.compat_source().map(|source| batch.host_checks(cfg, source, url, host));
     let mut full: Option<(Vec<(usize, policy::Item)>, crate::ide::setenvif::EnvInputs)> = None;
-    let mut decided = None;
     let mut sp = spec(url, host, batch.clients.first()?.1, None);
-    for (_, ip) in &batch.clients {
+    let decisions = batch.clients.iter().enumerate().map(|(i, (_, ip))| {
         set_client(&mut sp.request, *ip);
-        // With Satisfy All, a host check that refuses the client is the whole answer (a 403
-        // decided by mod_access_compat); otherwise the full evaluation. The host check of a GET
-        // depends on the rules in effect and the client only.
-        let refusal = match resolved.compat_source() {
-            Some(src) => {
-                let known = batch.host_checks.lock().unwrap_or_else(|e| e.into_inner()).get(&(src, *ip)).cloned();
-                known.unwrap_or_else(|| {
-                    let r = resolved.host_check_refusal(cfg, &sp.request);
-                    batch.host_checks.lock().unwrap_or_else(|e| e.into_inner()).insert((src, *ip), r.clone());
-                    r
-                })
-            }
+        let refusal = match &checks {
+            Some(checks) => checks[i].clone(),
             None => resolved.host_check_refusal(cfg, &sp.request),
         };
-        let d = match refusal {
-            Some(d) => d,
-            None => {
-                let (per_dir, inputs) = full.get_or_insert_with(|| (resolved.per_dir(cfg), hover_env_inputs(host)));
-                let mut outcome = resolved.outcome_with_setenvif(cfg, url, &sp.request, inputs, per_dir);
-                if outcome.status == Some(200) {
-                    outcome = effective(cfg, &sp).outcome;
-                }
-                let d = outcome.deciding?;
-                if outcome.status != Some(403) {
-                    return None;
-                }
-                d
+        refusal.or_else(|| {
+            let (per_dir, inputs) = full.get_or_insert_with(|| (resolved.per_dir(cfg), hover_env_inputs(host)));
+            let mut outcome = resolved.outcome_with_setenvif(cfg, url, &sp.request, inputs, per_dir);
+            if outcome.status == Some(200) {
+                outcome = effective(cfg, &sp).outcome;
             }
-        };
-        if d.layer != Layer::AccessCompat {
-            return None;
-        }
-        // The deciding rule must come from elsewhere.
-        let from_here = d.loc.as_ref().is_some_and(|l| {
-            *l.file == *own.file
-                && own.range.is_none_or(|r| l.range.0 >= u32::from(r.start()) && l.range.1 <= u32::from(r.end()))
-        });
-        if from_here {
+            outcome.deciding.filter(|_| outcome.status == Some(403))
+        })
+    });
+    trap(req, own, decisions)
+}
+
+/// The trap, given what decides each representative client's request, in order (None: not a
+/// 403): it holds when every one is refused by mod_access_compat, by a rule written elsewhere;
+/// the last one names the rule.
+fn trap<D: std::borrow::Borrow<policy::Deciding>>(
+    req: &Node,
+    own: &Own<'_>,
+    decisions: impl IntoIterator<Item = Option<D>>,
+) -> Option<Defeated> {
+    let mut decided = None;
+    for d in decisions {
+        let d = d?;
+        let deciding = d.borrow();
+        if deciding.layer != Layer::AccessCompat || deciding.loc.as_ref().is_some_and(|l| own.holds(l)) {
             return None;
         }
         decided = Some(d);
     }
     let d = decided?;
+    let d = d.borrow();
     Some(Defeated {
         require: (req.loc.file, own.cfg.trimmed(&req.loc)),
         require_text: format!("Require {}", req.raw_args),
         decided_by: d.rule.clone(),
-        deciding: d.loc,
+        deciding: d.loc.clone(),
     })
 }
 
@@ -459,7 +500,7 @@ fn access_file_hover(cfg: &Config, server: &Config, chain: &[&Node], offset: Tex
             url = format!("{}/{name}", url.trim_end_matches('/'));
         }
     }
-    let own = Own { cfg, file: path.to_path_buf(), range: None };
+    let own = Own { cfg, file: path.clone(), range: None };
     let batch = DefeatedBatch::new(&[server, cfg], FsView::fresh());
     let trap = defeated(server, &cfg.nodes, &own, &url, &host, &batch).map(trap_text);
     Some((range, policy_markdown(server, &url, &host, trap, &[server, cfg])))
@@ -570,6 +611,7 @@ pub(crate) fn directive_doc(d: &catalogue::Directive) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ide::access::resolve;
     use crate::ide::config::load;
     use crate::ide::diagnostics::tests::Fixture;
     use std::path::Path;

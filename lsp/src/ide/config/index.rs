@@ -159,6 +159,31 @@ pub struct Built {
     pub authz_errors: Vec<policy::ConfigError>,
 }
 
+/// What a batch over many requests reads of a section's policy without merging it
+/// (`access::Walked::before_merge`), and the layer errors the access-rules check reports: kept
+/// for every section a batch walks, where the [`Built`] policies of tens of thousands of
+/// sections would take tens of megabytes.
+#[derive(Debug)]
+pub struct PolicyOutline {
+    /// Whether the section sets mod_access_compat's layer (its policy's `compat` is Some).
+    pub sets_compat: bool,
+    /// Whether the section has startup errors (its policy's `errors`).
+    pub has_errors: bool,
+    /// [`Built::compat_errors`] and [`Built::authz_errors`], when either has some.
+    layer_errors: Option<Box<(Vec<policy::ConfigError>, Vec<policy::ConfigError>)>>,
+}
+
+impl PolicyOutline {
+    fn of(b: &Built) -> PolicyOutline {
+        let errors = !b.compat_errors.is_empty() || !b.authz_errors.is_empty();
+        PolicyOutline {
+            sets_compat: b.policy.compat.is_some(),
+            has_errors: !b.policy.errors.is_empty(),
+            layer_errors: errors.then(|| Box::new((b.compat_errors.clone(), b.authz_errors.clone()))),
+        }
+    }
+}
+
 pub struct Index {
     /// Per section: its parent section (or [`TOP`]) and its position among the parent's children.
     place: Vec<(u32, u32)>,
@@ -181,6 +206,7 @@ pub struct Index {
     /// The lengths of the keys of `alias_targets`, ascending: the only prefixes [`Index::alias_to`] looks up.
     alias_target_lens: Vec<usize>,
     built: Vec<OnceLock<Arc<Built>>>,
+    outlines: Vec<OnceLock<PolicyOutline>>,
     /// What mod_setenvif's evaluation reads of the main server's level.
     pub(crate) setenvif_main: OnceLock<crate::ide::setenvif::MainLevel>,
     /// The addresses access rules name (`hover::mentioned_addresses`).
@@ -305,6 +331,7 @@ impl Index {
             }
         }
         let built = (0..place.len()).map(|_| OnceLock::new()).collect();
+        let outlines = (0..place.len()).map(|_| OnceLock::new()).collect();
         let mut alias_target_lens: Vec<usize> = alias_targets.keys().map(String::len).collect();
         alias_target_lens.sort_unstable();
         alias_target_lens.dedup();
@@ -322,6 +349,7 @@ impl Index {
             alias_targets,
             alias_target_lens,
             built,
+            outlines,
             setenvif_main: OnceLock::new(),
             mentioned_addresses: OnceLock::new(),
         }
@@ -355,6 +383,9 @@ impl Index {
         }
         for b in &mut self.built {
             *b = OnceLock::new();
+        }
+        for o in &mut self.outlines {
+            *o = OnceLock::new();
         }
         self.setenvif_main = OnceLock::new();
         self.mentioned_addresses = OnceLock::new();
@@ -435,17 +466,33 @@ impl Index {
         self.built.get(id as usize)?.get()
     }
 
-    /// The section's body and policy (built once, with the server's [`PolicyCtx`]).
+    /// The errors of the section's compat and authz layers ([`Built::compat_errors`],
+    /// [`Built::authz_errors`]) if something built its policy already (else `None`: nothing is built).
+    pub fn layer_errors_if_made(&self, id: SecId) -> Option<(&[policy::ConfigError], &[policy::ConfigError])> {
+        if let Some(b) = self.built.get(id as usize)?.get() {
+            return Some((&b.compat_errors, &b.authz_errors));
+        }
+        let o = self.outlines.get(id as usize)?.get()?;
+        Some(o.layer_errors.as_deref().map_or((&[], &[]), |(c, a)| (c, a)))
+    }
+
+    /// The section's policy (built once, with the server's [`PolicyCtx`]).
     pub fn built(&self, cfg: &Config, id: SecId) -> Arc<Built> {
-        self.built[id as usize]
-            .get_or_init(|| {
-                let n = self.node(cfg, id);
-                let items = crate::ide::access::body_items(cfg, n);
-                let (policy, compat_errors, authz_errors) =
-                    policy::section_from_items_with_layer_errors(&items, &self.ctx);
-                Arc::new(Built { policy, compat_errors, authz_errors })
-            })
-            .clone()
+        self.built[id as usize].get_or_init(|| Arc::new(self.build_policy(cfg, id))).clone()
+    }
+
+    /// What a batch reads of the section's policy ([`PolicyOutline`]), kept without the policy.
+    pub fn outline(&self, cfg: &Config, id: SecId) -> &PolicyOutline {
+        self.outlines[id as usize].get_or_init(|| match self.built[id as usize].get() {
+            Some(b) => PolicyOutline::of(b),
+            None => PolicyOutline::of(&self.build_policy(cfg, id)),
+        })
+    }
+
+    fn build_policy(&self, cfg: &Config, id: SecId) -> Built {
+        let items = crate::ide::access::policy_items(cfg, self.node(cfg, id));
+        let (policy, compat_errors, authz_errors) = policy::section_from_items_with_layer_errors(&items, &self.ctx);
+        Built { policy, compat_errors, authz_errors }
     }
 
     /// The first virtual host in `set` (ascending; None = all) answering to `host`.

@@ -33,16 +33,15 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let ix = cfg.index();
     // The same errors recur in blocks that read alike.
     let mut messages = Messages::default();
-    // Every section in file order: its errors from its policy when the request walk built
-    // it, else from its access layers alone (not kept).
+    // Every section in file order: its errors from its policy or its outline when the request
+    // walk made one, else from its access layers alone (not kept).
     for (id, section) in super::sections(cfg) {
         if is_inner_block(&section.name) {
             continue;
         }
-        let built = ix.built_if_made(id);
         let made;
-        let (compat_errors, authz_errors) = match built {
-            Some(b) => (&b.compat_errors, &b.authz_errors),
+        let (compat_errors, authz_errors) = match ix.layer_errors_if_made(id) {
+            Some(errors) => errors,
             None => {
                 let items = access::access_layer_items(cfg, section);
                 // A layer without any of its directives has nothing to say.
@@ -58,26 +57,24 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
                     if compat { policy::compat_from_items(&items, &ix.ctx).1 } else { vec![] },
                     if authz { policy::authz_from_items(&items, &ix.ctx).1 } else { vec![] },
                 );
-                (&made.0, &made.1)
+                (made.0.as_slice(), made.1.as_slice())
             }
         };
-        {
-            for e in compat_errors.iter().chain(authz_errors) {
-                let Some(file) = cfg.file_id(&e.loc.file) else { continue };
-                let range = apache_syntax::TextRange::new(e.loc.range.0.into(), e.loc.range.1.into());
-                let severity = if cfg.modules_known || !e.message.starts_with("Unknown Authz provider") {
-                    Severity::Error
-                } else {
-                    Severity::Warning
-                };
-                out.push(Diagnostic::new(
-                    file,
-                    range,
-                    severity,
-                    "access-config",
-                    messages.get(&format!("httpd 2.4 will not start: {}", e.message)),
-                ));
-            }
+        for e in compat_errors.iter().chain(authz_errors) {
+            let Some(file) = cfg.file_id(&e.loc.file) else { continue };
+            let range = apache_syntax::TextRange::new(e.loc.range.0.into(), e.loc.range.1.into());
+            let severity = if cfg.modules_known || !e.message.starts_with("Unknown Authz provider") {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
+            out.push(Diagnostic::new(
+                file,
+                range,
+                severity,
+                "access-config",
+                messages.get(&format!("httpd 2.4 will not start: {}", e.message)),
+            ));
         }
         // Require group where only mod_authz_dbm provides groups: each Require once, from
         // the innermost section holding it (the blocks of its body are walked through).

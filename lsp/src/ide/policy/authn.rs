@@ -219,6 +219,11 @@ fn walk(
     }
 }
 
+/// Whether [`authn_from_items`] reads a directive called `name` (any case).
+pub fn is_authn_directive(name: &str) -> bool {
+    AUTHN_DIRECTIVES.iter().chain(DIGEST_DIRECTIVES).any(|d| d.eq_ignore_ascii_case(name))
+}
+
 /// Build a section's authentication settings. `None` when the section has none of the
 /// directives (→ inherit).
 pub fn authn_from_items(items: &[Item], ctx: &PolicyCtx) -> (Option<AuthnConfig>, Vec<ConfigError>) {

@@ -86,6 +86,14 @@ pub fn access_layer_directive(name: &str) -> bool {
     is_compat_directive(name) || is_authz_directive(name)
 }
 
+/// Whether [`section_from_items`] reads a directive called `name` (besides the blocks holding
+/// them): the access layers' ([`access_layer_directive`]) and authentication's
+/// ([`authn::is_authn_directive`]); items without the others build the same policy
+/// ([`crate::ide::access::policy_items`]).
+pub fn policy_directive(name: &str) -> bool {
+    access_layer_directive(name) || authn::is_authn_directive(name)
+}
+
 /// mod_access_compat's directives, which [`compat_from_items`] reads: Order, Allow, Deny,
 /// Satisfy (any case, as httpd matches directive names).
 pub fn is_compat_directive(name: &str) -> bool {
