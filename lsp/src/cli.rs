@@ -146,18 +146,9 @@ pub enum Format {
     Sarif,
 }
 
-/// One reported diagnostic, with 1-based positions.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Reported {
-    pub file: String,
-    pub line: u32,
-    pub column: u32,
-    pub end_line: u32,
-    pub end_column: u32,
-    pub severity: &'static str,
-    pub code: &'static str,
-    pub message: String,
-}
+/// One reported diagnostic, with 1-based positions, owning its texts (what [`check_paths`]
+/// returns).
+pub type Reported = Finding<String>;
 
 pub fn severity_name(s: Severity) -> &'static str {
     match s {
@@ -235,46 +226,41 @@ pub fn check_paths(paths: &[PathBuf]) -> Result<Vec<Reported>, String> {
     Ok(out)
 }
 
-/// One finding as the report gives it, borrowed from the analysis.
-#[derive(Debug, Clone, Copy)]
-pub struct Finding<'a> {
-    pub file: &'a str,
+/// One finding as the report gives it, with 1-based positions: its texts are borrowed from the
+/// analysis while the report streams (`Finding<&str>`), owned when kept ([`Reported`]).
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct Finding<S> {
+    pub file: S,
     pub line: u32,
     pub column: u32,
     pub end_line: u32,
     pub end_column: u32,
     pub severity: &'static str,
     pub code: &'static str,
-    pub message: &'a str,
+    pub message: S,
 }
 
-impl Finding<'_> {
-    pub fn to_owned(&self) -> Reported {
-        Reported {
-            file: self.file.to_owned(),
+impl<S: AsRef<str>> Finding<S> {
+    /// The same finding with its texts made by `f`.
+    fn map<'a, T>(&'a self, f: impl Fn(&'a str) -> T) -> Finding<T> {
+        Finding {
+            file: f(self.file.as_ref()),
             line: self.line,
             column: self.column,
             end_line: self.end_line,
             end_column: self.end_column,
             severity: self.severity,
             code: self.code,
-            message: self.message.to_owned(),
+            message: f(self.message.as_ref()),
         }
     }
-}
 
-impl Reported {
-    pub fn as_finding(&self) -> Finding<'_> {
-        Finding {
-            file: &self.file,
-            line: self.line,
-            column: self.column,
-            end_line: self.end_line,
-            end_column: self.end_column,
-            severity: self.severity,
-            code: self.code,
-            message: &self.message,
-        }
+    pub fn to_owned(&self) -> Reported {
+        self.map(str::to_owned)
+    }
+
+    pub fn as_finding(&self) -> Finding<&str> {
+        self.map(|s| s)
     }
 }
 
@@ -286,7 +272,7 @@ impl Reported {
 fn each_finding(
     targets: &[(PathBuf, bool)],
     leak: bool,
-    emit: &mut dyn FnMut(&Finding) -> std::io::Result<()>,
+    emit: &mut dyn FnMut(&Finding<&str>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     use std::collections::{HashMap, HashSet};
     // A finding as twins are told apart: line, column, code and (shared) message.
@@ -418,7 +404,7 @@ impl<W: std::io::Write> Renderer<W> {
         self.errors + self.warnings > 0
     }
 
-    pub fn add(&mut self, f: &Finding) -> std::io::Result<()> {
+    pub fn add(&mut self, f: &Finding<&str>) -> std::io::Result<()> {
         match f.severity {
             "error" => self.errors += 1,
             "warning" => self.warnings += 1,
@@ -452,7 +438,7 @@ impl<W: std::io::Write> Renderer<W> {
         }
     }
 
-    fn write_finding(&mut self, f: &Finding) -> std::io::Result<()> {
+    fn write_finding(&mut self, f: &Finding<&str>) -> std::io::Result<()> {
         let w = &mut self.w;
         match self.format {
             Format::Text => {
@@ -550,7 +536,7 @@ fn needs_escape(b: &[u8]) -> bool {
     chunks.remainder().iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\')
 }
 
-fn sarif_result(r: &Finding) -> serde_json::Value {
+fn sarif_result(r: &Finding<&str>) -> serde_json::Value {
     serde_json::json!({
         "ruleId": r.code,
         "level": match r.severity { "error" => "error", "warning" => "warning", _ => "note" },
