@@ -93,8 +93,8 @@ pub fn body_items(cfg: &Config, node: &Node) -> Vec<Item> {
                 let l = c.name.to_ascii_lowercase();
                 if matches!(l.as_str(), "limit" | "limitexcept" | "requireall" | "requireany" | "requirenone") {
                     out.push(Item::Block {
-                        name: c.name.to_string(),
-                        args: c.arg_strings(),
+                        name: c.name.clone(),
+                        args: c.args.to_vec(),
                         loc,
                         items: body_items(cfg, c),
                     });
@@ -136,20 +136,17 @@ fn items_reading(cfg: &Config, node: &Node, reads: fn(&str) -> bool) -> Vec<Item
             continue;
         }
         let loc = ploc(cfg, c.loc.file, c.loc.range, c.loc.line);
-        let args = c.args.iter().map(|a| <str as ToOwned>::to_owned(a)).collect();
+        let args = c.args.to_vec();
         out.push(match c.kind {
-            NodeKind::Directive => {
-                let raw_args: &str = &c.raw_args;
-                Item::Directive { name: name.to_owned(), args, raw_args: raw_args.to_owned(), loc }
-            }
-            NodeKind::Section => Item::Block { name: name.to_owned(), args, loc, items: items_reading(cfg, c, reads) },
+            NodeKind::Directive => Item::Directive { name: c.name.clone(), args, raw_args: c.raw_args.clone(), loc },
+            NodeKind::Section => Item::Block { name: c.name.clone(), args, loc, items: items_reading(cfg, c, reads) },
         });
     }
     out
 }
 
 fn directive_item(c: &Node, loc: policy::Loc) -> Item {
-    Item::Directive { name: c.name.to_string(), args: c.arg_strings(), raw_args: c.raw_args.to_string(), loc }
+    Item::Directive { name: c.name.clone(), args: c.args.to_vec(), raw_args: c.raw_args.clone(), loc }
 }
 
 /// Which modules, methods and providers the server has (computed once per configuration).
@@ -514,34 +511,46 @@ fn walk(
     // before its last one a directory.
     let depth = comps.len();
     let mut dir_phase: Vec<Contribution> = Vec::new();
-    let access_file_name = server
+    // AccessFileName: the vhost's, else the main server's, else httpd's default.
+    static DEFAULT_ACCESS_FILE: std::sync::LazyLock<[String; 1]> =
+        std::sync::LazyLock::new(|| [".htaccess".to_string()]);
+    let names: &[String] = server
         .vhost
-        .and_then(|v| v.access_file_name.clone())
-        .or_else(|| server.main.access_file_name.clone())
-        .unwrap_or_else(|| vec![".htaccess".to_string()]);
-    let mut allow_override: Vec<String> = vec!["None".into()];
+        .and_then(|v| v.access_file_name.as_deref())
+        .or(server.main.access_file_name.as_deref())
+        .unwrap_or(&DEFAULT_ACCESS_FILE[..]);
+    const NONE: &[String] = &[];
+    let mut allow_override: &[String] = NONE;
+    // The directory at depth k: "/" then "/a", "/a/b", … grown one component at a time.
+    let mut prefix = String::with_capacity(path.len() + 1);
+    prefix.push('/');
     // <Directory> sections by component count, then in order (the main server's, then the vhost's).
     for k in 0..=depth {
-        let prefix = format!("/{}", comps[..k.min(comps.len())].join("/"));
+        if k > 0 {
+            if k > 1 {
+                prefix.push('/');
+            }
+            prefix.push_str(comps[k - 1]);
+        }
         for scope in server.scopes() {
             for id in scope.dirs_at(k, &prefix, |pat, text| wildcard_match(pat, text, true)) {
                 if let Some(ao) = &ix.facts[id as usize].allow_override {
-                    allow_override = ao.clone();
+                    allow_override = ao;
                 }
                 dir_phase.push(Contribution::Section(id));
             }
         }
         // The .htaccess of the directory at this depth (only real directories: those above the
-        // last component are).
+        // last component are). No AllowOverride yet means None.
         if !allow_override.iter().all(|a| a.eq_ignore_ascii_case("None"))
             && (k < depth || fs.is_dir(Path::new(&prefix)))
         {
-            for name in &access_file_name {
+            for name in names {
                 let p = Path::new(&prefix).join(name);
                 match fs.read(&p) {
                     Ok(Some(fd)) => {
                         let frag = Arc::new(config::load_fragment_under(fd.clone(), cfg));
-                        dir_phase.push(Contribution::Htaccess(fd, allow_override.clone(), frag));
+                        dir_phase.push(Contribution::Htaccess(fd, allow_override.to_vec(), frag));
                         break;
                     }
                     Ok(None) => {}

@@ -77,7 +77,7 @@ fn contexts<'a>(cfg: &'a Config, e: &'a Effective, pred: impl Fn(&str) -> bool) 
                 out.push(Vec::new());
                 last = Some(*sec);
             }
-            out.last_mut().expect("pushed").push((name.as_str(), args.clone()));
+            out.last_mut().expect("pushed").push((name.as_str(), args.iter().map(|a| a.to_string()).collect()));
         }
     }
     out

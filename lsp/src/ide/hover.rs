@@ -295,8 +295,9 @@ struct Own<'a> {
 impl Own<'_> {
     /// Whether a rule is written here.
     fn holds(&self, l: &policy::Loc) -> bool {
-        *l.file == *self.file
-            && self.range.is_none_or(|r| l.range.0 >= u32::from(r.start()) && l.range.1 <= u32::from(r.end()))
+        // The range first: comparing paths goes component by component.
+        self.range.is_none_or(|r| l.range.0 >= u32::from(r.start()) && l.range.1 <= u32::from(r.end()))
+            && (Arc::ptr_eq(&l.file, &self.file) || *l.file == *self.file)
     }
 }
 

@@ -74,7 +74,7 @@ impl LogConfig {
         LogConfig { level: Some(Setting { level: 4, set_by: None }), modules: BTreeMap::new() }
     }
 
-    fn apply(&mut self, args: &[String], set_by: &str) {
+    fn apply<S: std::ops::Deref<Target = str>>(&mut self, args: &[S], set_by: &str) {
         for a in args {
             match a.rsplit_once(':') {
                 None => {
@@ -136,7 +136,7 @@ fn where_(cfg: &Config, n: &Node) -> String {
 fn context_config(cfg: &Config, nodes: &[Node]) -> LogConfig {
     let mut c = LogConfig::default();
     for n in nodes.iter().filter(|n| n.kind == NodeKind::Directive && n.is("LogLevel")) {
-        c.apply(&n.arg_strings(), &where_(cfg, n));
+        c.apply(&n.args, &where_(cfg, n));
     }
     c
 }

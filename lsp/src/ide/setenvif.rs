@@ -25,7 +25,7 @@
 //!   a run of lines testing the same attribute reads it once.
 
 use crate::ide::access::normalize_url;
-use crate::ide::config::{Config, Node, NodeKind};
+use crate::ide::config::{Config, Node, NodeKind, Word};
 use crate::ide::policy::{EnvKnowledge, EnvVar, HostKnowledge, Item, Loc, Request};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -197,10 +197,10 @@ impl Env {
     }
 }
 
-fn parse_rule(name: &str, args: &[String], loc: &Loc, record: usize) -> Option<Rule> {
+fn parse_rule(name: &str, args: &[Word], loc: &Loc, record: usize) -> Option<Rule> {
     let l = name.to_ascii_lowercase();
     let icase = l.ends_with("nocase");
-    let (attr_name, rest): (&str, &[String]) = match l.as_str() {
+    let (attr_name, rest): (&str, &[Word]) = match l.as_str() {
         "setenvif" | "setenvifnocase" => (args.first()?.as_str(), &args[1..]),
         "browsermatch" | "browsermatchnocase" => ("User-Agent", args),
         "setenvifexpr" => ("", args),
@@ -246,7 +246,7 @@ fn parse_rule(name: &str, args: &[String], loc: &Loc, record: usize) -> Option<R
         text,
         attr,
         attr_key: attr_name.to_ascii_lowercase(),
-        pattern: pattern.clone(),
+        pattern: pattern.to_string(),
         icase,
         literal: non_regex_pattern(pattern),
         features,
@@ -531,7 +531,7 @@ fn node_rules(cfg: &Config, nodes: &[Node], record: usize, out: &mut Vec<Rule>) 
             line: n.loc.line,
             range: (n.loc.range.start().into(), n.loc.range.end().into()),
         };
-        out.extend(parse_rule(&n.name, &n.arg_strings(), &loc, record));
+        out.extend(parse_rule(&n.name, &n.args, &loc, record));
     }
 }
 
@@ -655,7 +655,7 @@ pub fn access_env(
             Item::Directive { name, args, .. } if name.eq_ignore_ascii_case("HostnameLookups") => args.first(),
             _ => None,
         }) {
-            ctx.lookups = l.to_ascii_lowercase();
+            ctx.lookups = l.to_ascii_lowercase().to_string();
         }
         run(&rules, Stage::PerDir, &ctx, &mut env);
     }

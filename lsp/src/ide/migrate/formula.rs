@@ -343,7 +343,7 @@ mod tests {
         for i in &it {
             if let crate::ide::policy::Item::Block { args, .. } = i {
                 for a in args {
-                    methods.push((MethodId::resolve(a, &Default::default()), a.clone()));
+                    methods.push((MethodId::resolve(a, &Default::default()), a.to_string()));
                 }
             }
         }

@@ -185,7 +185,7 @@ fn walk(
                                 errors.push(ConfigError::new(loc, format!("Unknown Authn provider: {w}")));
                                 break;
                             }
-                            names.push(w.clone());
+                            names.push(w.to_string());
                         }
                         let slot = if lname == "authbasicprovider" {
                             &mut c.basic_providers

@@ -26,7 +26,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::addr::{parse_require_ip, IpSubnet};
-use super::items::{getword_conf, getwords_conf, ConfigError, Item, Loc, PolicyCtx};
+use super::items::{getword_conf, getwords_conf, ConfigError, Item, Loc, PolicyCtx, Word};
 use super::method::{is_limit, is_require_container, limit_block_mask, MethodId, MethodMask};
 
 /// Logic of a container node.
@@ -451,7 +451,7 @@ impl Builder<'_> {
     fn add_section(
         &mut self,
         name: &str,
-        args: &[String],
+        args: &[Word],
         loc: &Loc,
         body: &[Item],
         limited: &MethodMask,

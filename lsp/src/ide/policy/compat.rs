@@ -210,7 +210,7 @@ impl Builder<'_> {
                                     Ok(spec) => {
                                         let entry = AccessEntry {
                                             spec,
-                                            text: word.clone(),
+                                            text: word.to_string(),
                                             methods: limited.clone(),
                                             loc: loc.clone(),
                                         };

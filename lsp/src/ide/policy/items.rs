@@ -16,6 +16,10 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
+/// Names and arguments: short strings stored inline (the same type as the configuration
+/// model's words, so items are made from nodes without allocating).
+pub type Word = compact_str::CompactString;
+
 /// Where something was written: file path + 1-based line, and a byte range in that file.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Loc {
@@ -29,18 +33,18 @@ pub struct Loc {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Item {
     Directive {
-        name: String,
+        name: Word,
         /// Tokenized like httpd's `ap_getword_conf`.
-        args: Vec<String>,
+        args: Vec<Word>,
         /// Rest of line after the name, trimmed, for RAW_ARGS directives such as Require.
-        raw_args: String,
+        raw_args: Word,
         loc: Loc,
     },
     Block {
         /// "Limit", "LimitExcept", "RequireAll", "RequireAny", "RequireNone" (other nested
         /// blocks like Files are not given here).
-        name: String,
-        args: Vec<String>,
+        name: Word,
+        args: Vec<Word>,
         loc: Loc,
         items: Vec<Item>,
     },
@@ -271,7 +275,12 @@ pub(crate) mod test_util {
                 let name = close.trim_end_matches('>').trim();
                 let (open, args, bloc, body) = stack.pop().expect("unbalanced close");
                 assert!(open.eq_ignore_ascii_case(name), "expected </{open}> saw </{name}>");
-                stack.last_mut().expect("unbalanced").3.push(Item::Block { name: open, args, loc: bloc, items: body });
+                stack.last_mut().expect("unbalanced").3.push(Item::Block {
+                    name: open.into(),
+                    args: args.into_iter().map(Word::from).collect(),
+                    loc: bloc,
+                    items: body,
+                });
             } else if let Some(open) = line.strip_prefix('<') {
                 let inner = match open.rfind('>') {
                     Some(p) => &open[..p],
@@ -288,9 +297,9 @@ pub(crate) mod test_util {
                     None => (line, ""),
                 };
                 stack.last_mut().unwrap().3.push(Item::Directive {
-                    name: name.to_string(),
-                    args: tokenize_all(rest),
-                    raw_args: rest.to_string(),
+                    name: name.into(),
+                    args: tokenize_all(rest).into_iter().map(Word::from).collect(),
+                    raw_args: rest.into(),
                     loc,
                 });
             }

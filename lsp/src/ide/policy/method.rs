@@ -278,7 +278,7 @@ pub(crate) fn limit_block_mask(
         // quoted word is looked up as the method "".
         let id = match MethodId::builtin_number(method) {
             Some(n) => MethodId::Builtin(n),
-            None if registered.has(method) => MethodId::Extension(method.clone()),
+            None if registered.has(method) => MethodId::Extension(method.to_string()),
             None => MethodId::Invalid,
         };
         let id = match id {
@@ -291,8 +291,8 @@ pub(crate) fn limit_block_mask(
                         "Could not register method '{method}' for {cmd_name} from .htaccess configuration"
                     ));
                 }
-                registered.add(method.clone());
-                MethodId::Extension(method.clone())
+                registered.add(method.to_string());
+                MethodId::Extension(method.to_string())
             }
             other => other,
         };
