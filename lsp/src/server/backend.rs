@@ -251,7 +251,7 @@ fn to_lsp_diagnostic(
                     uri: convert::path_to_url(&f.path)?,
                     range: convert::range(&f.line_index, enc, r.range),
                 },
-                message: r.message.clone(),
+                message: r.message.to_string(),
             })
         })
         .collect();

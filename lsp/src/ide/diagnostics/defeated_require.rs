@@ -1,7 +1,7 @@
 //! Check: the precedence trap — a `Require` that never takes effect because an
 //! old-style rule inherited from another section refuses every request first.
 
-use super::{Diagnostic, Related};
+use super::{Diagnostic, Messages, Related};
 use crate::ide::access::FsView;
 use crate::ide::config::{Config, SecId, Severity};
 use crate::ide::hover::{defeated_require_among, DefeatedBatch};
@@ -16,30 +16,27 @@ pub(super) fn check_sections(cfg: &Config, sections: &[SecId], out: &mut Vec<Dia
     let batch = DefeatedBatch::new(&[cfg], FsView::cached());
     let ix = cfg.index();
     // Only sections holding a Require can hold the trap; each is resolved once, in parallel.
+    // Texts are shared per worker: many virtual hosts repeat the same Require and rule.
     let found: Vec<Diagnostic> = sections
         .par_iter()
         .copied()
         .filter(|&id| ix.node(cfg, id).children.iter().any(|c| c.is("Require")))
-        .filter_map(|id| {
+        .map_init(Messages::default, |messages, id| {
             let t = defeated_require_among(cfg, &ix.chain(cfg, id), &batch)?;
-            let mut d = Diagnostic::new(
-                t.require.0,
-                t.require.1,
-                Severity::Warning,
-                "defeated-require",
-                format!("`{}` has no effect here: `{}` inherited from another section refuses every request first (old and new rules must both pass)", t.require_text, t.decided_by),
-            );
+            let message = messages.get(&format!("`{}` has no effect here: `{}` inherited from another section refuses every request first (old and new rules must both pass)", t.require_text, t.decided_by));
+            let mut d = Diagnostic::new(t.require.0, t.require.1, Severity::Warning, "defeated-require", message);
             if let Some(l) = &t.deciding {
                 if let Some(file) = cfg.file_id(&l.file) {
                     d.related.push(Related {
                         file,
                         range: apache_syntax::TextRange::new(l.range.0.into(), l.range.1.into()),
-                        message: format!("`{}` decides first", t.decided_by),
+                        message: messages.get(&format!("`{}` decides first", t.decided_by)),
                     });
                 }
             }
             Some(d)
         })
+        .flatten()
         .collect();
     out.extend(found);
 }

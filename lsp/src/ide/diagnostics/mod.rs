@@ -20,7 +20,8 @@ use std::sync::Arc;
 pub struct Related {
     pub file: FileId,
     pub range: TextRange,
-    pub message: String,
+    /// Shared as [`Diagnostic::message`] is.
+    pub message: Arc<str>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
