@@ -1228,7 +1228,14 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
 /// Like [`effective`]; with `env`, the request environment is what mod_setenvif makes of the
 /// request ([`crate::ide::setenvif::access_env`]) instead of `spec.request.env`.
 pub fn effective_with(cfg: &Config, spec: &RequestSpec, env: Option<&crate::ide::setenvif::EnvInputs>) -> Effective {
-    let mut e = walk_and_evaluate(cfg, spec, env);
+    let mut e = walk_and_evaluate(cfg, &FsView::fresh(), spec, env);
+    crate::ide::dir_index::apply(cfg, spec, &mut e);
+    e
+}
+
+/// [`effective`] seen through `fs`: a batch of requests asks the disk each question once.
+pub fn effective_in(cfg: &Config, fs: &FsView, spec: &RequestSpec) -> Effective {
+    let mut e = walk_and_evaluate(cfg, fs, spec, None);
     crate::ide::dir_index::apply(cfg, spec, &mut e);
     e
 }
@@ -1236,12 +1243,13 @@ pub fn effective_with(cfg: &Config, spec: &RequestSpec, env: Option<&crate::ide:
 /// One request without mod_dir's subrequest: what a subrequest itself is.
 pub fn walk_and_evaluate(
     cfg: &Config,
+    fs: &FsView,
     spec: &RequestSpec,
     env_inputs: Option<&crate::ide::setenvif::EnvInputs>,
 ) -> Effective {
     let ix = cfg.index();
     let local = spec.request.local_port.map(|p| (spec.request.local_addr, p));
-    let r = resolve(cfg, &FsView::fresh(), &spec.path, spec.host.as_deref(), local);
+    let r = resolve(cfg, fs, &spec.path, spec.host.as_deref(), local);
     let (sections, per_dir) = r.sections_and_per_dir(cfg);
     let vhost = r.vhost.map(|v| ix.node(cfg, ix.vhosts[v as usize].id));
     let env = env_inputs

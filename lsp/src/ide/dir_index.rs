@@ -15,7 +15,7 @@
 //! Invariants: no IO besides what [`crate::ide::access`] does (existence of the index files);
 //! an unknown subrequest outcome makes the request's outcome unknown.
 
-use crate::ide::access::{normalize_url, walk_and_evaluate, Effective, RequestSpec};
+use crate::ide::access::{normalize_url, walk_and_evaluate, Effective, FsView, RequestSpec};
 use crate::ide::config::{Config, Node, NodeKind};
 use crate::ide::policy::{self, EnvVar, Item, TraceStep};
 use std::path::{Path, PathBuf};
@@ -207,7 +207,7 @@ pub fn apply(cfg: &Config, spec: &RequestSpec, e: &mut Effective) {
         req.method = "GET".into();
         req.env = env.clone();
         let sub_spec = RequestSpec { path: sub_url(&url, name), host: spec.host.clone(), request: req };
-        let sub = walk_and_evaluate(cfg, &sub_spec, None);
+        let sub = walk_and_evaluate(cfg, &FsView::fresh(), &sub_spec, None);
         let same = section_ids(&sub) == main_ids;
         let regular = sub.filesystem_path.is_file();
         let status = if same { Some(200) } else { sub.outcome.status };
