@@ -1228,14 +1228,17 @@ pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
 /// Like [`effective`]; with `env`, the request environment is what mod_setenvif makes of the
 /// request ([`crate::ide::setenvif::access_env`]) instead of `spec.request.env`.
 pub fn effective_with(cfg: &Config, spec: &RequestSpec, env: Option<&crate::ide::setenvif::EnvInputs>) -> Effective {
-    let mut e = walk_and_evaluate(cfg, &FsView::fresh(), spec, env);
-    crate::ide::dir_index::apply(cfg, spec, &mut e);
-    e
+    effective_in(cfg, &FsView::fresh(), spec, env)
 }
 
-/// [`effective`] seen through `fs`: a batch of requests asks the disk each question once.
-pub fn effective_in(cfg: &Config, fs: &FsView, spec: &RequestSpec) -> Effective {
-    let mut e = walk_and_evaluate(cfg, fs, spec, None);
+/// [`effective_with`] seen through `fs`: a batch of requests asks the disk each question once.
+pub fn effective_in(
+    cfg: &Config,
+    fs: &FsView,
+    spec: &RequestSpec,
+    env: Option<&crate::ide::setenvif::EnvInputs>,
+) -> Effective {
+    let mut e = walk_and_evaluate(cfg, fs, spec, env);
     crate::ide::dir_index::apply(cfg, spec, &mut e);
     e
 }

@@ -352,7 +352,7 @@ fn defeated(
             let (per_dir, inputs) = full.get_or_insert_with(|| (resolved.per_dir(cfg), hover_env_inputs(host)));
             let mut outcome = resolved.outcome_with_setenvif(cfg, url, &sp.request, inputs, per_dir);
             if outcome.status == Some(200) {
-                outcome = access::effective_in(cfg, &batch.fs, &sp).outcome;
+                outcome = access::effective_in(cfg, &batch.fs, &sp, Some(inputs)).outcome;
             }
             outcome.deciding.filter(|_| outcome.status == Some(403))
         })
