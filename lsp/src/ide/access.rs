@@ -534,7 +534,7 @@ fn walk(
         }
         for scope in server.scopes() {
             for id in scope.dirs_at(k, &prefix, |pat, text| wildcard_match(pat, text, true)) {
-                if let Some(ao) = &ix.facts[id as usize].allow_override {
+                if let Some(ao) = ix.allow_override(id) {
                     allow_override = ao;
                 }
                 dir_phase.push(Contribution::Section(id));
@@ -594,7 +594,7 @@ fn walk(
     for c in &dir_phase {
         match c {
             Contribution::Section(id) => {
-                files_candidates.extend(ix.facts[*id as usize].files.iter().map(|f| Contribution::Section(*f)))
+                files_candidates.extend(ix.files_in(*id).iter().map(|f| Contribution::Section(*f)))
             }
             Contribution::Htaccess(fd, _, frag) => files_candidates.extend(
                 htaccess_files_sections(frag).map(|(i, _)| Contribution::HtaccessFiles(fd.clone(), frag.clone(), i)),
@@ -647,10 +647,10 @@ fn walk(
     // <If> sections anywhere on the way: we do not evaluate ap_expr.
     let mut if_sections: Vec<SecId> = server.scopes().flat_map(|s| s.ifs.iter().copied()).collect();
     for id in in_phase(&dir_phase).into_iter().chain(in_phase(&files_phase)).chain(in_phase(&loc_phase)) {
-        if_sections.extend(ix.facts[id as usize].ifs.iter().copied());
+        if_sections.extend(ix.ifs_in(id).iter().copied());
     }
     for id in if_sections {
-        if ix.facts[id as usize].holds_access {
+        if ix.holds_access(id) {
             let s = ix.node(cfg, id);
             unknown.push(format!(
                 "<{}> at {}:{} holds access rules, and its expression is not evaluated",

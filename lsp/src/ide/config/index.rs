@@ -34,8 +34,9 @@ pub struct Scope {
     pub aliases: [Vec<(String, String)>; 4],
     /// `<Directory path>` sections (not `~`), in order.
     pub dirs: Vec<DirSection>,
-    /// Positions in `dirs` of the plain ones, by their normalised path (`/a/b`).
-    dir_exact: HashMap<String, Vec<u32>>,
+    /// Positions in `dirs` of the plain ones, sorted by their normalised path (`/a/b`), then
+    /// position (a lookup is a binary search, and costs no map per virtual host).
+    dir_exact: Vec<u32>,
     /// Positions in `dirs` of the wildcard ones.
     dir_wild: Vec<u32>,
     /// `<DirectoryMatch re>` and `<Directory ~ re>`: the section and its expression.
@@ -60,7 +61,10 @@ impl Scope {
     /// Plain and wildcard `<Directory>` sections of `depth` components matching the
     /// directory `prefix` (normalised, `/a/b`), in order. `wildcard` matches a pattern.
     pub fn dirs_at(&self, depth: usize, prefix: &str, wildcard: impl Fn(&str, &str) -> bool) -> Vec<SecId> {
-        let mut pos: Vec<u32> = self.dir_exact.get(prefix).cloned().unwrap_or_default();
+        let path = |p: &u32| self.dirs[*p as usize].path.as_str();
+        let from = self.dir_exact.partition_point(|p| path(p) < prefix);
+        let to = from + self.dir_exact[from..].partition_point(|p| path(p) == prefix);
+        let mut pos: Vec<u32> = self.dir_exact[from..to].to_vec();
         for &p in &self.dir_wild {
             let d = &self.dirs[p as usize];
             if d.depth == depth && wildcard(&d.path, prefix) {
@@ -69,6 +73,13 @@ impl Scope {
         }
         pos.sort_unstable();
         pos.into_iter().map(|p| self.dirs[p as usize].id).collect()
+    }
+
+    /// Once every node was added: sorts the lookup of plain `<Directory>` paths.
+    fn finish(mut self) -> Scope {
+        let dirs = &self.dirs;
+        self.dir_exact.sort_unstable_by(|a, b| dirs[*a as usize].path.cmp(&dirs[*b as usize].path).then(a.cmp(b)));
+        self
     }
 
     fn add(&mut self, n: &Node, id: Option<SecId>) {
@@ -103,12 +114,12 @@ impl Scope {
                         let wild = first.is_some_and(|a| a.contains(['*', '?', '[']));
                         let path = format!("/{}", comps.join("/"));
                         let pos = self.dirs.len() as u32;
+                        self.dirs.push(DirSection { id, depth: comps.len(), path, wild });
                         if wild {
                             self.dir_wild.push(pos);
                         } else {
-                            self.dir_exact.entry(path.clone()).or_default().push(pos);
+                            self.dir_exact.push(pos); // sorted by `finish`
                         }
-                        self.dirs.push(DirSection { id, depth: comps.len(), path, wild });
                     }
                     "directory" if first.is_some() => self.dir_regex.push((id, n.arg(1).map(str::to_string))),
                     "directorymatch" => self.dir_regex.push((id, first.map(|s| s.to_string()))),
@@ -137,17 +148,23 @@ pub struct VirtualHost {
     pub addrs: Vec<(Option<IpAddr>, u16)>,
 }
 
-/// Facts of one section that the walk needs.
-#[derive(Debug, Default)]
-pub struct SectionFacts {
-    /// Arguments of the last `AllowOverride` in its body.
-    pub allow_override: Option<Vec<String>>,
-    /// Nested `<Files>`/`<FilesMatch>` and `<If>`/`<ElseIf>`/`<Else>` sections.
-    pub files: Vec<SecId>,
-    pub ifs: Vec<SecId>,
-    /// An access directive somewhere in its body.
-    pub holds_access: bool,
+/// Facts of one section that the walk needs ([`Index::allow_override`], [`Index::files_in`],
+/// [`Index::ifs_in`], [`Index::holds_access`]): 24 bytes, its lists kept in the index's shared
+/// arrays (a big tree has hundreds of thousands of sections, nearly all without any).
+#[derive(Debug, Clone, Copy)]
+struct SectionFacts {
+    /// The arguments of the last `AllowOverride` in its body: `Index::overrides[allow_override]`
+    /// ([`NONE`]: none).
+    allow_override: u32,
+    /// Nested `<Files>`/`<FilesMatch>`, and `<If>`/`<ElseIf>`/`<Else>` sections: ranges of `Index::nested`.
+    files: (u32, u32),
+    ifs: (u32, u32),
+    /// An access directive somewhere in its body (for `<If>` sections).
+    holds_access: bool,
 }
+
+/// No entry (in [`SectionFacts`]).
+const NONE: u32 = u32::MAX;
 
 /// The policy built from a section's body. (The body itself is not kept: a batch over
 /// every section would hold a second copy of the configuration.)
@@ -187,12 +204,16 @@ impl PolicyOutline {
 pub struct Index {
     /// Per section: its parent section (or [`TOP`]) and its position among the parent's children.
     place: Vec<(u32, u32)>,
-    by_ptr: HashMap<usize, SecId>,
-    pub facts: Vec<SectionFacts>,
+    by_ptr: rustc_hash::FxHashMap<usize, SecId>,
+    facts: Vec<SectionFacts>,
+    /// The lists of [`SectionFacts`].
+    overrides: Vec<Box<[String]>>,
+    nested: Vec<SecId>,
     pub main: Scope,
     pub vhosts: Vec<VirtualHost>,
     /// Virtual hosts by ServerName/ServerAlias (lowercased, scheme and port removed), in order.
-    exact_names: HashMap<String, Vec<u32>>,
+    /// (name, virtual host), sorted: the hosts of a name are a range, in order.
+    exact_names: Vec<(Box<str>, u32)>,
     /// Names with wildcards: (virtual host, pattern).
     wild_names: Vec<(u32, String)>,
     /// What cannot be known of virtual hosts whose addresses name hosts.
@@ -223,7 +244,7 @@ impl Index {
     pub fn build(cfg: &Config) -> Index {
         // Number the sections, depth first (iteratively), remembering where each sits.
         let mut place = Vec::new();
-        let mut by_ptr = HashMap::new();
+        let mut by_ptr = rustc_hash::FxHashMap::default();
         let mut stack: Vec<(&Node, u32, u32)> =
             cfg.nodes.iter().enumerate().rev().map(|(i, n)| (n, TOP, i as u32)).collect();
         let mut order: Vec<&Node> = Vec::new();
@@ -238,34 +259,37 @@ impl Index {
             stack.extend(n.children.iter().enumerate().rev().map(|(i, c)| (c, id, i as u32)));
         }
         let id_of = |n: &Node| by_ptr.get(&(n as *const Node as usize)).copied();
+        let (mut overrides, mut nested) = (Vec::new(), Vec::new());
+        let is_if = |n: &Node| ["If", "ElseIf", "Else"].iter().any(|k| n.name.eq_ignore_ascii_case(k));
         let facts: Vec<SectionFacts> = order
             .iter()
             .map(|n| {
-                let mut f = SectionFacts::default();
-                for c in &n.children {
-                    if c.kind == NodeKind::Directive && c.is("AllowOverride") {
-                        f.allow_override = Some(c.arg_strings());
-                    }
-                    if c.is_section() {
-                        let l = c.name.to_ascii_lowercase();
-                        match l.as_str() {
-                            "files" | "filesmatch" => f.files.extend(id_of(c)),
-                            "if" | "elseif" | "else" => f.ifs.extend(id_of(c)),
-                            _ => {}
+                let mut nested_where = |pick: &dyn Fn(&Node) -> bool| {
+                    let start = nested.len() as u32;
+                    nested.extend(n.children.iter().filter(|c| c.is_section() && pick(c)).filter_map(|c| id_of(c)));
+                    (start, nested.len() as u32)
+                };
+                let files = nested_where(&|c| {
+                    c.name.eq_ignore_ascii_case("Files") || c.name.eq_ignore_ascii_case("FilesMatch")
+                });
+                let ifs = nested_where(&is_if);
+                let allow_override =
+                    match n.children.iter().rfind(|c| c.kind == NodeKind::Directive && c.is("AllowOverride")) {
+                        Some(c) => {
+                            overrides.push(c.arg_strings().into_boxed_slice());
+                            overrides.len() as u32 - 1
                         }
-                    }
-                }
-                let l = n.name.to_ascii_lowercase();
-                if matches!(l.as_str(), "if" | "elseif" | "else") {
-                    f.holds_access = n.walk().any(|d| crate::ide::access::is_access_directive(&d.name));
-                }
-                f
+                        None => NONE,
+                    };
+                let holds_access = is_if(n) && n.walk().any(|d| crate::ide::access::is_access_directive(&d.name));
+                SectionFacts { allow_override, files, ifs, holds_access }
             })
             .collect();
+        drop(order);
 
         let mut main = Scope::default();
         let mut vhosts = Vec::new();
-        let mut exact_names: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut exact_names: Vec<(Box<str>, u32)> = Vec::new();
         let mut wild_names = Vec::new();
         let mut host_addresses = Vec::new();
         for n in &cfg.nodes {
@@ -282,10 +306,7 @@ impl Index {
                             if name.contains(['*', '?', '[']) {
                                 wild_names.push((vid, name));
                             } else {
-                                let v = exact_names.entry(name).or_default();
-                                if v.last() != Some(&vid) {
-                                    v.push(vid);
-                                }
+                                exact_names.push((name.into_boxed_str(), vid));
                             }
                         }
                     }
@@ -301,7 +322,7 @@ impl Index {
                         )),
                     }
                 }
-                vhosts.push(VirtualHost { id: id.unwrap_or(TOP), scope, addrs });
+                vhosts.push(VirtualHost { id: id.unwrap_or(TOP), scope: scope.finish(), addrs });
             } else {
                 main.add(n, id);
             }
@@ -339,9 +360,15 @@ impl Index {
             place,
             by_ptr,
             facts,
-            main,
+            overrides,
+            nested,
+            main: main.finish(),
             vhosts,
-            exact_names,
+            exact_names: {
+                exact_names.sort_unstable();
+                exact_names.dedup();
+                exact_names
+            },
             wild_names,
             host_addresses,
             by_address: Mutex::new(HashMap::new()),
@@ -390,6 +417,29 @@ impl Index {
         self.setenvif_main = OnceLock::new();
         self.mentioned_addresses = OnceLock::new();
         true
+    }
+
+    /// The arguments of the last `AllowOverride` in the section's body.
+    pub fn allow_override(&self, id: SecId) -> Option<&[String]> {
+        let i = self.facts[id as usize].allow_override;
+        (i != NONE).then(|| &*self.overrides[i as usize])
+    }
+
+    /// The `<Files>`/`<FilesMatch>` sections directly in the section's body, in order.
+    pub fn files_in(&self, id: SecId) -> &[SecId] {
+        let (from, to) = self.facts[id as usize].files;
+        &self.nested[from as usize..to as usize]
+    }
+
+    /// The `<If>`/`<ElseIf>`/`<Else>` sections directly in the section's body, in order.
+    pub fn ifs_in(&self, id: SecId) -> &[SecId] {
+        let (from, to) = self.facts[id as usize].ifs;
+        &self.nested[from as usize..to as usize]
+    }
+
+    /// Whether an `<If>`/`<ElseIf>`/`<Else>` section holds an access directive at any depth.
+    pub fn holds_access(&self, id: SecId) -> bool {
+        self.facts[id as usize].holds_access
     }
 
     /// The section's id, when `n` is a section of this configuration.
@@ -499,7 +549,9 @@ impl Index {
     pub fn vhost_by_name(&self, host: &str, set: Option<&[u32]>) -> Option<u32> {
         let host = host.split(':').next().unwrap_or(host).to_ascii_lowercase();
         let member = |v: u32| set.map_or(true, |s| s.binary_search(&v).is_ok());
-        let exact = self.exact_names.get(&host).and_then(|vs| vs.iter().copied().find(|&v| member(v)));
+        let from = self.exact_names.partition_point(|(n, _)| **n < *host);
+        let exact =
+            self.exact_names[from..].iter().take_while(|(n, _)| **n == *host).map(|&(_, v)| v).find(|&v| member(v));
         let wild = self
             .wild_names
             .iter()
