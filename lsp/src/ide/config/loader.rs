@@ -130,6 +130,8 @@ struct Loader<'a> {
     over_limit: bool,
     /// Canonical paths of files, computed when a cycle is looked for.
     real: HashMap<FileId, PathBuf>,
+    /// Device and inode of files being read, by id ([`file_identity`], cached).
+    identity: HashMap<FileId, Option<(u64, u64)>>,
     /// For a loader building the nodes of some files in parallel with others
     /// ([`Loader::parallel_run`]): the main loader's files (its own `cfg.files` is empty).
     view: Option<&'a [Arc<FileData>]>,
@@ -212,6 +214,7 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool)
         repeats: 0,
         over_limit: false,
         real: HashMap::new(),
+        identity: HashMap::new(),
         view: None,
         scratch: Vec::new(),
     };
@@ -888,6 +891,7 @@ impl Loader<'_> {
             repeats: self.repeats,
             over_limit: self.over_limit,
             real: HashMap::new(),
+            identity: HashMap::new(),
             view: Some(&self.cfg.files),
             scratch: Vec::new(),
         }
@@ -896,8 +900,24 @@ impl Loader<'_> {
     /// Whether a file not read yet at `path` is one of those being read under another
     /// name ([`Self::being_read`] before it is added).
     fn cycles_back(&mut self, path: &Path) -> bool {
+        if self.none_on_stack_is(file_identity(path)) {
+            return false;
+        }
         let me = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         self.real_path_on_stack(&me)
+    }
+
+    /// Whether the file of identity `me` is known to be none of those being read: each has
+    /// an identity on disk and none is `me` (then no canonical path can be theirs either, and
+    /// a stat spares the several system calls of resolving one: ten thousand included files).
+    fn none_on_stack_is(&mut self, me: Option<(u64, u64)>) -> bool {
+        let Some(me) = me else { return false };
+        let stack = self.stack.clone();
+        stack.into_iter().all(|f| {
+            let path = &self.cfg.files[f].path;
+            let theirs = *self.identity.entry(f).or_insert_with(|| file_identity(path));
+            theirs.is_some_and(|t| t != me)
+        })
     }
 
     /// Whether one of the files being read has the canonical path `real`.
@@ -912,6 +932,9 @@ impl Loader<'_> {
         if self.stack.contains(&id) {
             return true;
         }
+        if self.none_on_stack_is(file_identity(&self.cfg.files[id].path)) {
+            return false;
+        }
         let me = self.real_path(id);
         self.real_path_on_stack(&me)
     }
@@ -923,6 +946,12 @@ impl Loader<'_> {
             .or_insert_with(|| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
             .clone()
     }
+}
+
+/// Which file is at `path` on disk: its device and inode (None when it cannot be stat'ed).
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
 /// `v` in a block of exactly its length.
