@@ -841,26 +841,24 @@ impl Loader<'_> {
             let id = self.add_parsed(fd);
             work.push((id, text, flat));
         }
-        let threads = rayon::current_num_threads();
-        let per = n.div_ceil(threads);
         type Built = (Vec<Node>, Vec<Problem>, Vec<(FileId, TextRange)>);
-        let built: Vec<Vec<Built>> = {
+        // File by file, a worker loader per piece of the work rayon splits off: files differ in
+        // size, and halves fixed in advance left one core idle while the other finished.
+        let built: Vec<Built> = {
             use rayon::prelude::*;
             let me = &*self;
-            work.par_chunks(per)
-                .map(|part| {
-                    let mut w = me.worker();
-                    part.iter()
-                        .map(|(id, text, flat)| {
-                            let mut nodes = Vec::new();
-                            w.flat_items(*id, flat, text, 0, &mut nodes);
-                            (nodes, std::mem::take(&mut w.cfg.problems), std::mem::take(&mut w.cfg.inactive))
-                        })
-                        .collect()
-                })
+            work.par_iter()
+                .map_init(
+                    || me.worker(),
+                    |w, (id, text, flat)| {
+                        let mut nodes = Vec::new();
+                        w.flat_items(*id, flat, text, 0, &mut nodes);
+                        (nodes, std::mem::take(&mut w.cfg.problems), std::mem::take(&mut w.cfg.inactive))
+                    },
+                )
                 .collect()
         };
-        for ((id, text, _), (nodes, problems, inactive)) in work.iter().zip(built.into_iter().flatten()) {
+        for ((id, text, _), (nodes, problems, inactive)) in work.iter().zip(built) {
             self.cfg.included_from.push((*id, file, range));
             self.expanded += text.len();
             self.cfg.problems.extend(problems);
