@@ -256,6 +256,44 @@ fn has_wildcard(s: &str) -> bool {
     s.contains(['*', '?', '['])
 }
 
+/// How a `<Directory>`, `<Files>` or `<Location>` section (or its `…Match` form) names what it
+/// applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SectionPattern<'a> {
+    /// `<X ~ re>` or `<XMatch re>`.
+    Regex(&'a str),
+    /// A pattern with `*`, `?` or `[` (fnmatch).
+    Wildcard(&'a str),
+    /// A plain path or name.
+    Plain(&'a str),
+}
+
+/// The pattern of a section; None when it has no argument.
+pub(crate) fn section_pattern(n: &Node) -> Option<SectionPattern<'_>> {
+    let tilde = n.args.first().is_some_and(|a| a == "~");
+    let pat = if tilde { n.args.get(1) } else { n.args.first() }?.as_str();
+    let named_match =
+        n.name.len() >= 5 && n.name.get(n.name.len() - 5..).is_some_and(|t| t.eq_ignore_ascii_case("match"));
+    Some(if tilde || named_match {
+        SectionPattern::Regex(pat)
+    } else if has_wildcard(pat) {
+        SectionPattern::Wildcard(pat)
+    } else {
+        SectionPattern::Plain(pat)
+    })
+}
+
+/// Whether the section applies to `text`: its regex (case-sensitive) or wildcard matches, or
+/// `plain` says its plain pattern does.
+fn section_applies(n: &Node, text: &str, plain: impl Fn(&str, &str) -> bool) -> bool {
+    match section_pattern(n) {
+        Some(SectionPattern::Regex(re)) => regex_matches(re, text, false).unwrap_or(false),
+        Some(SectionPattern::Wildcard(w)) => wildcard_match(w, text, true),
+        Some(SectionPattern::Plain(p)) => plain(p, text),
+        None => false,
+    }
+}
+
 /// Compiled section patterns kept per thread. A compiled regex with its search caches takes tens
 /// of kilobytes; a big tree has a pattern per virtual host (`<DirectoryMatch>` of its own root),
 /// and walks of one virtual host's sections come together: keep few.
@@ -612,35 +650,14 @@ fn walk(
             Contribution::HtaccessFiles(_, frag, i) => &frag.nodes[*i],
             Contribution::Htaccess(..) => continue,
         };
-        let regex = f.is("FilesMatch") || f.args.first().is_some_and(|a| a == "~");
-        let pat = if f.args.first().is_some_and(|a| a == "~") { f.args.get(1) } else { f.args.first() };
-        let Some(pat) = pat else { continue };
-        let m = if regex {
-            regex_matches(pat, base, false).unwrap_or(false)
-        } else if has_wildcard(pat) {
-            wildcard_match(pat, base, true)
-        } else {
-            pat == base
-        };
-        if m {
+        if section_applies(f, base, |name, base| name == base) {
             files_phase.push(c);
         }
     }
     // Location: main server's then the vhost's, in config order, against the URL.
     let mut loc_phase = Vec::new();
     for id in server.scopes().flat_map(|s| s.locations.iter().copied()) {
-        let l = ix.node(cfg, id);
-        let regex = l.is("LocationMatch") || l.args.first().is_some_and(|a| a == "~");
-        let pat = if l.args.first().is_some_and(|a| a == "~") { l.args.get(1) } else { l.args.first() };
-        let Some(pat) = pat else { continue };
-        let m = if regex {
-            regex_matches(pat, url, false).unwrap_or(false)
-        } else if has_wildcard(pat) {
-            wildcard_match(pat, url, true)
-        } else {
-            location_prefix(pat, url)
-        };
-        if m {
+        if section_applies(ix.node(cfg, id), url, location_prefix) {
             loc_phase.push(Contribution::Section(id));
         }
     }

@@ -7,7 +7,7 @@
 //! `<Directory>` mapped back to URLs through DocumentRoot and Alias, each `<Files>` name under
 //! the directories it can apply to, and each directory holding an .htaccess file.
 
-use crate::ide::access::{regex_matches, vhost_address, wildcard_match};
+use crate::ide::access::{regex_matches, section_pattern, vhost_address, wildcard_match, SectionPattern};
 use crate::ide::config::{Config, Node, NodeKind};
 use std::collections::BTreeSet;
 use std::net::IpAddr;
@@ -280,34 +280,27 @@ fn regex_is_match(pattern: &str, text: &str) -> bool {
     regex_matches(pattern, text, false).unwrap_or(false)
 }
 
-/// The pattern of a section (`<X ~ re>` or `<XMatch re>`) and whether it is a regex.
-fn section_pattern(n: &Node) -> Option<(&str, bool)> {
-    let tilde = n.args.first().is_some_and(|a| a == "~");
-    let regex = tilde || n.name.to_ascii_lowercase().ends_with("match");
-    let pat = if tilde { n.args.get(1) } else { n.args.first() };
-    pat.map(|p| (p.as_str(), regex))
-}
-
 /// Directory paths a `<Directory>`/`<DirectoryMatch>` section applies to, as examples. A regex
 /// is not anchored unless it says so: `<DirectoryMatch "/app/private">` applies to every
 /// directory whose path holds `/app/private`, so its witness is also tried under each of
 /// `roots` (the directories URLs map to), where requests can reach it.
 fn directory_examples(n: &Node, roots: &[&str]) -> Vec<String> {
-    let Some((pat, regex)) = section_pattern(n) else { return vec![] };
-    if regex {
-        let mut out: Vec<String> = Vec::new();
-        for w in regex_witnesses(pat) {
-            let tail = if w.starts_with('/') { w.clone() } else { format!("/{w}") };
-            let here = std::iter::once(w).chain(roots.iter().map(|r| format!("{}{tail}", r.trim_end_matches('/'))));
-            out.extend(
-                here.filter(|p| p.starts_with('/') && regex_is_match(pat, p) && !out.contains(p)).collect::<Vec<_>>(),
-            );
+    match section_pattern(n) {
+        Some(SectionPattern::Regex(pat)) => {
+            let mut out: Vec<String> = Vec::new();
+            for w in regex_witnesses(pat) {
+                let tail = if w.starts_with('/') { w.clone() } else { format!("/{w}") };
+                let here = std::iter::once(w).chain(roots.iter().map(|r| format!("{}{tail}", r.trim_end_matches('/'))));
+                out.extend(
+                    here.filter(|p| p.starts_with('/') && regex_is_match(pat, p) && !out.contains(p))
+                        .collect::<Vec<_>>(),
+                );
+            }
+            out
         }
-        out
-    } else if pat.contains(['*', '?', '[']) {
-        wildcard_witness(pat, true).into_iter().collect()
-    } else {
-        vec![pat.to_string()]
+        Some(SectionPattern::Wildcard(pat)) => wildcard_witness(pat, true).into_iter().collect(),
+        Some(SectionPattern::Plain(pat)) => vec![pat.to_string()],
+        None => vec![],
     }
 }
 
@@ -318,16 +311,14 @@ pub(super) fn files_witness(f: &Node) -> Option<String> {
 
 /// File names a `<Files>`/`<FilesMatch>` section applies to (one per branch of a regex).
 fn files_witnesses(f: &Node) -> Vec<String> {
-    let Some((pat, regex)) = section_pattern(f) else { return vec![] };
-    if regex {
-        regex_witnesses(pat)
+    match section_pattern(f) {
+        Some(SectionPattern::Regex(pat)) => regex_witnesses(pat)
             .into_iter()
             .filter(|w| !w.is_empty() && !w.contains('/') && regex_is_match(pat, w))
-            .collect()
-    } else if pat.contains(['*', '?', '[']) {
-        wildcard_witness(pat, true).into_iter().collect()
-    } else {
-        vec![pat.to_string()]
+            .collect(),
+        Some(SectionPattern::Wildcard(pat)) => wildcard_witness(pat, true).into_iter().collect(),
+        Some(SectionPattern::Plain(pat)) => vec![pat.to_string()],
+        None => vec![],
     }
 }
 
@@ -356,30 +347,31 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         let l = n.name.to_ascii_lowercase();
         let mut inner_scope = dir_scope.clone();
         match l.as_str() {
-            "location" | "locationmatch" => {
-                if let Some((pat, regex)) = section_pattern(n) {
-                    if regex {
-                        for w in regex_witnesses(pat) {
-                            for u in [w.clone(), format!("/{w}"), format!("/x{w}")] {
-                                if u.starts_with('/') && regex_is_match(pat, &u) {
-                                    location_dirs.insert(format!("{}/", u.trim_end_matches('/')));
-                                    urls.insert(u);
-                                    break;
-                                }
+            "location" | "locationmatch" => match section_pattern(n) {
+                Some(SectionPattern::Regex(pat)) => {
+                    for w in regex_witnesses(pat) {
+                        for u in [w.clone(), format!("/{w}"), format!("/x{w}")] {
+                            if u.starts_with('/') && regex_is_match(pat, &u) {
+                                location_dirs.insert(format!("{}/", u.trim_end_matches('/')));
+                                urls.insert(u);
+                                break;
                             }
                         }
-                    } else if pat.contains(['*', '?', '[']) {
-                        if let Some(u) = wildcard_witness(pat, true) {
-                            location_dirs.insert(format!("{}/", u.trim_end_matches('/')));
-                            urls.insert(u);
-                        }
-                    } else if pat.starts_with('/') {
-                        location_dirs.insert(format!("{}/", pat.trim_end_matches('/')));
-                        urls.insert(pat.to_string());
-                        urls.insert(format!("{}/x", pat.trim_end_matches('/')));
                     }
                 }
-            }
+                Some(SectionPattern::Wildcard(pat)) => {
+                    if let Some(u) = wildcard_witness(pat, true) {
+                        location_dirs.insert(format!("{}/", u.trim_end_matches('/')));
+                        urls.insert(u);
+                    }
+                }
+                Some(SectionPattern::Plain(pat)) if pat.starts_with('/') => {
+                    location_dirs.insert(format!("{}/", pat.trim_end_matches('/')));
+                    urls.insert(pat.to_string());
+                    urls.insert(format!("{}/x", pat.trim_end_matches('/')));
+                }
+                _ => {}
+            },
             "directory" | "directorymatch" => {
                 let mut here = Vec::new();
                 for p in directory_examples(n, &m.roots()) {
