@@ -616,3 +616,61 @@ pub fn file_ids(cfg: &Config) -> HashMap<Arc<Path>, FileId> {
     }
     m
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ide::config::{load, Config};
+    use crate::ide::diagnostics::tests::Fixture;
+    use std::path::Path;
+
+    fn cfg(text: &str) -> Config {
+        let fx = Fixture::parse(&format!("//- /etc/httpd/httpd.conf\n{text}"));
+        load(Path::new("/etc/httpd/httpd.conf"), &fx)
+    }
+
+    /// The first line of each section `dirs_at` gives.
+    fn dirs_at(c: &Config, depth: usize, prefix: &str) -> Vec<u32> {
+        let ix = c.index();
+        let found = ix.main.dirs_at(depth, prefix, |p, t| crate::ide::access::wildcard_match(p, t, true));
+        found.into_iter().map(|id| ix.node(c, id).loc.line).collect()
+    }
+
+    #[test]
+    fn plain_and_wildcard_directories_come_in_file_order() {
+        let c = cfg("<Directory /srv/a>\n</Directory>\n<Directory /srv/*>\n</Directory>\n<Directory /srv/b>\n</Directory>\n<Directory \"/srv/a/\">\n</Directory>\n<Directory /srv//a>\n</Directory>\n<Directory /srv>\n</Directory>\n");
+        assert_eq!(dirs_at(&c, 2, "/srv/a"), [1, 3, 7, 9]);
+        assert_eq!(dirs_at(&c, 2, "/srv/b"), [3, 5]);
+        assert_eq!(dirs_at(&c, 2, "/srv/c"), [3]);
+        assert_eq!(dirs_at(&c, 1, "/srv"), [11]);
+        assert_eq!(dirs_at(&c, 2, "/srv/aa"), [3]);
+        assert!(dirs_at(&c, 0, "/").is_empty());
+    }
+
+    #[test]
+    fn a_host_name_picks_the_first_virtual_host_that_has_it() {
+        let c = cfg("<VirtualHost *:80>\n  ServerName b.example\n</VirtualHost>\n<VirtualHost *:80>\n  ServerName a.example\n  ServerAlias b.example B.Example:8080 http://c.example\n</VirtualHost>\n<VirtualHost *:80>\n  ServerAlias *.example\n</VirtualHost>\n<VirtualHost *:80>\n  ServerName a.example\n</VirtualHost>\n");
+        let ix = c.index();
+        assert_eq!(ix.vhost_by_name("a.example", None), Some(1));
+        assert_eq!(ix.vhost_by_name("B.EXAMPLE:443", None), Some(0));
+        assert_eq!(ix.vhost_by_name("b.example", Some(&[1, 3])), Some(1));
+        assert_eq!(ix.vhost_by_name("c.example", None), Some(1));
+        // A wildcard name of an earlier host wins over an exact name of a later one.
+        assert_eq!(ix.vhost_by_name("a.example", Some(&[2, 3])), Some(2));
+        assert_eq!(ix.vhost_by_name("z.example", None), Some(2));
+        assert_eq!(ix.vhost_by_name("example", None), None);
+    }
+
+    #[test]
+    fn section_facts_list_nested_sections_and_the_last_allow_override() {
+        let c = cfg("<Directory /srv>\n  AllowOverride None\n  <Files a>\n  </Files>\n  <If \"true\">\n    Require all denied\n  </If>\n  <FilesMatch b>\n  </FilesMatch>\n  AllowOverride AuthConfig Limit\n</Directory>\n<Location />\n</Location>\n");
+        let ix = c.index();
+        let line = |id: u32| ix.node(&c, id).loc.line;
+        assert_eq!(ix.allow_override(0), Some(&["AuthConfig".to_string(), "Limit".to_string()][..]));
+        assert_eq!(ix.files_in(0).iter().map(|&i| line(i)).collect::<Vec<_>>(), [3, 8]);
+        assert_eq!(ix.ifs_in(0).iter().map(|&i| line(i)).collect::<Vec<_>>(), [5]);
+        assert!(ix.holds_access(ix.ifs_in(0)[0]));
+        let location = (0..ix.len() as u32).find(|&i| line(i) == 12).unwrap();
+        assert_eq!(ix.allow_override(location), None);
+        assert!(ix.files_in(location).is_empty() && ix.ifs_in(location).is_empty());
+    }
+}
