@@ -1299,9 +1299,12 @@ pub fn normalize_url(u: &str) -> String {
     let b = u.as_bytes();
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() + 0 && i + 2 <= b.len() - 1 {
-            if let Ok(v) = u8::from_str_radix(&u[i + 1..i + 3], 16) {
-                bytes.push(v);
+        // Two hex digits, as `ap_unescape_url` wants (bytes: the next ones may be part of a
+        // multibyte character, and a sign is not a digit).
+        let hex = |at: usize| b.get(at).and_then(|&c| char::from(c).to_digit(16));
+        if b[i] == b'%' {
+            if let (Some(high), Some(low)) = (hex(i + 1), hex(i + 2)) {
+                bytes.push((high * 16 + low) as u8);
                 i += 3;
                 continue;
             }
@@ -1331,6 +1334,34 @@ pub fn normalize_url(u: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `%XX` needs two hex digits; anything else stays as written, multibyte text included
+    /// (a `<Location "/%aé">` once made the checker panic slicing inside the `é`).
+    #[test]
+    fn percent_escapes_are_decoded_only_with_two_hex_digits() {
+        assert_eq!(normalize_url("/a%2Fb/%41%62c"), "/a/b/Abc");
+        assert_eq!(normalize_url("/%aé"), "/%aé");
+        assert_eq!(normalize_url("/é%"), "/é%");
+        assert_eq!(normalize_url("/x%4"), "/x%4");
+        assert_eq!(normalize_url("/%+a/%-1"), "/%+a/%-1");
+        assert_eq!(normalize_url("/%c3%a9/./b/../"), "/é/");
+        assert_eq!(normalize_url("/%ff"), "/\u{FFFD}");
+    }
+
+    /// The checker on a configuration whose Location names such a URL: findings, no panic.
+    #[test]
+    fn a_location_with_a_broken_escape_before_multibyte_text_is_checked() {
+        let fx = crate::ide::diagnostics::tests::Fixture::parse(concat!(
+            "//- /etc/httpd/httpd.conf
+",
+            "LoadModule authz_core_module m.so\nLoadModule access_compat_module m.so\n",
+            "<Directory />\n  Order deny,allow\n  Deny from all\n</Directory>\n",
+            "<Location \"/%aé\">\n  Require all granted\n</Location>\n",
+        ));
+        let cfg = crate::ide::config::load(Path::new("/etc/httpd/httpd.conf"), &fx);
+        let found = crate::ide::diagnostics::all(&cfg);
+        assert!(found.iter().any(|d| d.code == "defeated-require"), "{found:?}");
+    }
 
     /// Building the compat and authz layers from [`access_layer_items`], and the whole policy
     /// from [`policy_items`], gives what building them from the whole body gives:
