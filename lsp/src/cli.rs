@@ -670,10 +670,7 @@ fn needs_host_name(cfg: &config::Config) -> bool {
     cfg.walk().any(|n| {
         let words = |skip: usize| n.args.iter().skip(skip);
         if n.is("Require") {
-            words(0)
-                .skip_while(|w| w.eq_ignore_ascii_case("not"))
-                .next()
-                .is_some_and(|p| p.eq_ignore_ascii_case("host"))
+            words(0).find(|w| !w.eq_ignore_ascii_case("not")).is_some_and(|p| p.eq_ignore_ascii_case("host"))
         } else if n.is("Allow") || n.is("Deny") {
             words(1).any(|w| {
                 !(w.eq_ignore_ascii_case("all")

@@ -211,7 +211,7 @@ pub(crate) fn parse_into<S: Sink>(src: &str, b: &mut S) -> Vec<SyntaxError> {
         let (wend, _) = word_end(text, first);
         let word = &line.joined()[first..wend];
         if let Some(name) = word.strip_prefix("</") {
-            let has_gt = name.len() > 0 && name.ends_with('>');
+            let has_gt = name.ends_with('>');
             let name = if has_gt { &name[..name.len() - 1] } else { name };
             let matches_top = stack.last().map(|o| o.name.eq_ignore_ascii_case(name));
             let outer = stack.iter().rposition(|o| o.name.eq_ignore_ascii_case(name));

@@ -141,7 +141,7 @@ pub(crate) fn mentioned_addresses(cfg: &Config) -> &[(String, IpAddr)] {
             let words: Vec<&str> = if n.is("Allow") || n.is("Deny") {
                 n.words().skip(1).collect()
             } else if n.is("Require")
-                && n.args.iter().skip_while(|w| w.eq_ignore_ascii_case("not")).next().is_some_and(|p| p == "ip")
+                && n.args.iter().find(|w| !w.eq_ignore_ascii_case("not")).is_some_and(|p| p == "ip")
             {
                 n.words().skip_while(|w| w.eq_ignore_ascii_case("not")).skip(1).collect()
             } else {

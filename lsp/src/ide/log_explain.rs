@@ -278,7 +278,7 @@ fn section_of(e: &Explained, loc: &Loc) -> Option<String> {
             .iter()
             .flat_map(|ix| ix.tries.iter().filter_map(|t| t.effective.as_ref()).flat_map(|s| s.sections.iter())),
     );
-    all.filter(|s| in_section(s)).last().map(|s| {
+    all.filter(|s| in_section(s)).next_back().map(|s| {
         format!(
             "<{}{}{}> at {}:{}",
             s.kind,

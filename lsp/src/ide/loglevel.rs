@@ -178,7 +178,7 @@ pub fn suppressed(cfg: &Config, e: &Effective) -> Vec<Option<String>> {
     if let Some(ix) = &e.index {
         for t in &ix.tries {
             if let Some(s) = &t.effective {
-                owners.extend(std::iter::repeat(s).take(s.outcome.log.len()));
+                owners.extend(std::iter::repeat_n(s, s.outcome.log.len()));
             }
         }
     }

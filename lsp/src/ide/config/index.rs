@@ -266,7 +266,7 @@ impl Index {
             .map(|n| {
                 let mut nested_where = |pick: &dyn Fn(&Node) -> bool| {
                     let start = nested.len() as u32;
-                    nested.extend(n.children.iter().filter(|c| c.is_section() && pick(c)).filter_map(|c| id_of(c)));
+                    nested.extend(n.children.iter().filter(|c| c.is_section() && pick(c)).filter_map(id_of));
                     (start, nested.len() as u32)
                 };
                 let files = nested_where(&|c| {
@@ -548,14 +548,14 @@ impl Index {
     /// The first virtual host in `set` (ascending; None = all) answering to `host`.
     pub fn vhost_by_name(&self, host: &str, set: Option<&[u32]>) -> Option<u32> {
         let host = host.split(':').next().unwrap_or(host).to_ascii_lowercase();
-        let member = |v: u32| set.map_or(true, |s| s.binary_search(&v).is_ok());
+        let member = |v: u32| set.is_none_or(|s| s.binary_search(&v).is_ok());
         let from = self.exact_names.partition_point(|(n, _)| **n < *host);
         let exact =
             self.exact_names[from..].iter().take_while(|(n, _)| **n == *host).map(|&(_, v)| v).find(|&v| member(v));
         let wild = self
             .wild_names
             .iter()
-            .filter(|(v, _)| member(*v) && exact.map_or(true, |e| *v < e))
+            .filter(|(v, _)| member(*v) && exact.is_none_or(|e| *v < e))
             .find(|(_, p)| crate::ide::access::wildcard_match(p, &host, false))
             .map(|(v, _)| *v);
         match (exact, wild) {
@@ -599,7 +599,7 @@ impl Index {
         let cuts = self.alias_target_lens.iter().copied().take_while(|&l| l <= path.len());
         for cut in cuts.filter(|&i| path.is_char_boundary(i)) {
             if let Some((order, from)) = self.alias_targets.get(&path[..cut]) {
-                if best.map_or(true, |(o, _, _)| *order < o) {
+                if best.is_none_or(|(o, _, _)| *order < o) {
                     best = Some((*order, from.as_str(), &path[cut..]));
                 }
             }

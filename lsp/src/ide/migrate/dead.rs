@@ -107,7 +107,7 @@ pub(super) fn dead_branches(text: &str, skipped: &[TextRange]) -> Vec<DeadBranch
         }
         let body =
             TextRange::new(header.syntax().text_range().end(), s.closer().unwrap().syntax().text_range().start());
-        if !skipped.iter().any(|r| *r == body) {
+        if !skipped.contains(&body) {
             continue;
         }
         let args: Vec<String> = apache_syntax::split_words(&header.raw_args());

@@ -215,7 +215,7 @@ pub fn quick_fixes(ws: &Workspace, path: &Path, range: TextRange) -> Vec<Rewrite
                 detail: format!(
                     "httpd 2.4 skips {} without reading its lines, so removing the block changes nothing it does; the old-style rules in it never apply.{}\nProven by the engine: every request class reaching the enclosing sections gets the same status before and after.",
                     d.header,
-                    ws.standalone_htaccess().then_some(" (Judged by Debian's default modules: no root configuration names this file.)").unwrap_or("")
+                    if ws.standalone_htaccess() { " (Judged by Debian's default modules: no root configuration names this file.)" } else { "" }
                 ),
                 edits,
                 preferred: true,
