@@ -1056,8 +1056,14 @@ pub fn resolve_include(full: &Path) -> Result<Vec<PathBuf>, IncludeError> {
         }
     }
     out.sort_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
-    for p in out {
-        if p.is_dir() {
+    // Which matches are directories, asked in parallel: a glob over ten thousand files
+    // would otherwise wait for ten thousand calls one after the other.
+    let dirs: Vec<bool> = {
+        use rayon::prelude::*;
+        out.par_iter().map(|p| p.is_dir()).collect()
+    };
+    for (p, is_dir) in out.into_iter().zip(dirs) {
+        if is_dir {
             collect_dir(&p, &mut files, &mut Vec::new())?;
         } else {
             files.push(p);
