@@ -9,6 +9,15 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
+/// `apache-lsp migrate --write MAIN`, run to its end (the suites that rewrite a tree in place).
+pub fn migrate_write(main: &std::path::Path) -> std::process::Output {
+    Command::new(server_binary())
+        .args(["migrate", "--write"])
+        .arg(main)
+        .output()
+        .expect("run apache-lsp migrate --write")
+}
+
 /// The `apache-lsp` binary of this workspace, built on demand in the profile of the running
 /// program (a test, or the bench binary): when it is missing or older than a source file of the
 /// crates it is made of (`cargo test -p apache-lsp-e2e` alone does not build it; `cargo test

@@ -36,7 +36,6 @@ use apache_lsp_e2e::httpd::{self, config_test, sources, Httpd, HttpdConfig, Requ
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Mutex;
 
 fn corpus_dir() -> Option<PathBuf> {
@@ -727,11 +726,7 @@ fn run_one(corpus: &Path, file: &Path) -> Result1 {
     let root = work.root().display().to_string();
     let target = work.root().join(if htaccess { "htdocs/.htaccess" } else { "site.conf" });
     let copy_before = std::fs::read(&target).unwrap();
-    let out = Command::new(apache_lsp_e2e::lsp::server_binary())
-        .args(["migrate", "--write"])
-        .arg(&main)
-        .output()
-        .expect("run apache-lsp migrate");
+    let out = apache_lsp_e2e::lsp::migrate_write(&main);
     if out.status.code() == Some(2) || out.status.code().is_none() {
         return Result1::Failed(format!("{rel}: migrate --write failed: {}", String::from_utf8_lossy(&out.stderr)));
     }

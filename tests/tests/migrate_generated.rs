@@ -17,7 +17,6 @@
 use apache_lsp_e2e::differential::{generate_cases, Case, GENERATED_COMMON};
 use apache_lsp_e2e::httpd::{self, config_test, Httpd, HttpdConfig};
 use std::collections::BTreeMap;
-use std::process::Command;
 
 /// Where the generated part of the main file starts: the text after it is what the test
 /// carries from the migrated file into the server started after the migration.
@@ -96,11 +95,7 @@ fn run_batch(batch: &[&Case], found: &mut Found) {
     // The same configuration in a root of its own, migrated in place by the real binary.
     let migrated = config_for(&cases);
     let main = migrated.write().expect("write the configuration");
-    let out = Command::new(apache_lsp_e2e::lsp::server_binary())
-        .args(["migrate", "--write"])
-        .arg(&main)
-        .output()
-        .expect("run apache-lsp migrate --write");
+    let out = apache_lsp_e2e::lsp::migrate_write(&main);
     assert!(out.status.code() != Some(2), "migrate --write failed:\n{}", String::from_utf8_lossy(&out.stderr));
     let root = migrated.root().display().to_string();
     let back = |text: String| text.replace(&root, "@ROOT@");

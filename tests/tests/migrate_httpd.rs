@@ -662,11 +662,7 @@ fn check(c: &Case) {
     // `apache-lsp migrate --write` on the tree (in place, last): it writes what the library
     // computes, touching only access lines.
     let lib = migrate::migrate(&ws, Scope::Tree, false);
-    let out = Command::new(apache_lsp_e2e::lsp::server_binary())
-        .args(["migrate", "--write"])
-        .arg(&main)
-        .output()
-        .expect("run apache-lsp migrate");
+    let out = apache_lsp_e2e::lsp::migrate_write(&main);
     assert!(out.status.code() != Some(2), "migrate --write failed: {}", String::from_utf8_lossy(&out.stderr));
     let written = read_texts(c, &root_path);
     assert_eq!(written, applied(&root_path, &before_texts, &lib.edits), "--write differs from the library's edits");

@@ -5,7 +5,7 @@
 //! bytes that are not UTF-8). The result is checked by `apache2 -t` and by httpd's answers.
 
 use apache_lsp_e2e::httpd::{self, config_test, sources, Httpd, HttpdConfig, Request};
-use apache_lsp_e2e::lsp::server_binary;
+use apache_lsp_e2e::lsp::{migrate_write, server_binary};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -89,10 +89,6 @@ fn site(dir: &str, i: usize) -> Vec<u8> {
     s.push_str(&format!("</Directory>{eol}"));
     s.push_str(&format!("# trailing \t comment @BAD@ without a final newline"));
     s.replace("@BAD@", "\u{1}").into_bytes().into_iter().map(|b| if b == 1 { 0xff } else { b }).collect()
-}
-
-fn migrate_write(main: &Path) -> std::process::Output {
-    Command::new(server_binary()).args(["migrate", "--write"]).arg(main).output().expect("run apache-lsp migrate")
 }
 
 /// `migrate --write` started with the test pause: returns once it says it is ready to write.
