@@ -268,12 +268,14 @@ pub(crate) enum SectionPattern<'a> {
     Plain(&'a str),
 }
 
-/// The pattern of a section; None when it has no argument.
+/// The pattern of a section; None when it has none. As in httpd's `dirsection`, `filesection`
+/// and `urlsection`, a `…Match` section's first word is its expression (even `~`); otherwise a
+/// first word `~` announces the expression after it.
 pub(crate) fn section_pattern(n: &Node) -> Option<SectionPattern<'_>> {
-    let tilde = n.args.first().is_some_and(|a| a == "~");
-    let pat = if tilde { n.args.get(1) } else { n.args.first() }?.as_str();
     let named_match =
         n.name.len() >= 5 && n.name.get(n.name.len() - 5..).is_some_and(|t| t.eq_ignore_ascii_case("match"));
+    let tilde = !named_match && n.args.first().is_some_and(|a| a == "~");
+    let pat = if tilde { n.args.get(1) } else { n.args.first() }?.as_str();
     Some(if tilde || named_match {
         SectionPattern::Regex(pat)
     } else if has_wildcard(pat) {
@@ -1334,6 +1336,32 @@ pub fn normalize_url(u: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `~` announces an expression in the plain forms; a `…Match` section's first word is its
+    /// expression, `~` included (httpd's dirsection/filesection/urlsection).
+    #[test]
+    fn section_patterns_as_httpd_reads_them() {
+        let fx = crate::ide::diagnostics::tests::Fixture::parse(concat!(
+            "//- /etc/httpd/httpd.conf\n",
+            "<Directory ~ \"^/a\">\n</Directory>\n<DirectoryMatch ~>\n</DirectoryMatch>\n",
+            "<FilesMatch \"\\.x$\">\n</FilesMatch>\n<Files *.y>\n</Files>\n<Location /p>\n</Location>\n",
+            "<Directory ~>\n</Directory>\n",
+        ));
+        let cfg = crate::ide::config::load(Path::new("/etc/httpd/httpd.conf"), &fx);
+        let found: Vec<_> = cfg.nodes.iter().filter(|n| n.is_section()).map(section_pattern).collect();
+        use SectionPattern::*;
+        assert_eq!(
+            found,
+            [
+                Some(Regex("^/a")),
+                Some(Regex("~")),
+                Some(Regex("\\.x$")),
+                Some(Wildcard("*.y")),
+                Some(Plain("/p")),
+                None
+            ]
+        );
+    }
 
     /// `%XX` needs two hex digits; anything else stays as written, multibyte text included
     /// (a `<Location "/%aé">` once made the checker panic slicing inside the `é`).

@@ -12,6 +12,7 @@
 //! [`SecId`], resolved back to their node through the tree ([`Index::node`]).
 
 use super::{Config, FileId, Node, NodeKind};
+use crate::ide::access::{section_pattern, SectionPattern};
 use crate::ide::policy::{self, PolicyCtx, SectionPolicy};
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -109,20 +110,25 @@ impl Scope {
             (NodeKind::Section, Some(id)) => {
                 let l = n.name.to_ascii_lowercase();
                 match l.as_str() {
-                    "directory" if first.is_some_and(|a| a != "~") => {
-                        let comps = components(first.map(|s| s.as_str()).unwrap_or(""));
-                        let wild = first.is_some_and(|a| a.contains(['*', '?', '[']));
-                        let path = format!("/{}", comps.join("/"));
-                        let pos = self.dirs.len() as u32;
-                        self.dirs.push(DirSection { id, depth: comps.len(), path, wild });
-                        if wild {
-                            self.dir_wild.push(pos);
-                        } else {
-                            self.dir_exact.push(pos); // sorted by `finish`
+                    "directory" | "directorymatch" => match section_pattern(n) {
+                        Some(p @ (SectionPattern::Plain(dir) | SectionPattern::Wildcard(dir))) => {
+                            let comps = components(dir);
+                            let wild = matches!(p, SectionPattern::Wildcard(_));
+                            let path = format!("/{}", comps.join("/"));
+                            let pos = self.dirs.len() as u32;
+                            self.dirs.push(DirSection { id, depth: comps.len(), path, wild });
+                            if wild {
+                                self.dir_wild.push(pos);
+                            } else {
+                                self.dir_exact.push(pos); // sorted by `finish`
+                            }
                         }
-                    }
-                    "directory" if first.is_some() => self.dir_regex.push((id, n.arg(1).map(str::to_string))),
-                    "directorymatch" => self.dir_regex.push((id, first.map(|s| s.to_string()))),
+                        Some(SectionPattern::Regex(re)) => self.dir_regex.push((id, Some(re.to_string()))),
+                        // A regex section without its expression (`<Directory ~>`, `<DirectoryMatch>`):
+                        // it cannot be evaluated.
+                        None if l == "directorymatch" || first.is_some() => self.dir_regex.push((id, None)),
+                        None => {}
+                    },
                     "files" | "filesmatch" => self.files.push(id),
                     "location" | "locationmatch" => self.locations.push(id),
                     "if" | "elseif" | "else" => self.ifs.push(id),
