@@ -601,7 +601,7 @@ pub fn request_spec(a: &ExplainArgs, cfg: &config::Config) -> Result<ide::access
     // Group membership from AuthGroupFile files the configuration names.
     let mut groups = std::collections::BTreeMap::new();
     for n in cfg.walk().filter(|n| n.is("AuthGroupFile")) {
-        if let Some(p) = n.args.first() {
+        if let Some(p) = n.args().first() {
             let p = if std::path::Path::new(p).is_absolute() { PathBuf::from(p) } else { cfg.server_root.join(p) };
             if let Ok(text) = config::read_regular(&p).map(|b| String::from_utf8_lossy(&b).into_owned()) {
                 for line in text.lines() {
@@ -668,7 +668,7 @@ pub fn request_inputs(a: &ExplainArgs) -> Result<ide::setenvif::EnvInputs, Strin
 /// (`Require host`, `Allow/Deny from` a name) or HostnameLookups (SetEnvIf Remote_Host).
 fn needs_host_name(cfg: &config::Config) -> bool {
     cfg.walk().any(|n| {
-        let words = |skip: usize| n.args.iter().skip(skip);
+        let words = |skip: usize| n.args().iter().skip(skip);
         if n.is("Require") {
             words(0).find(|w| !w.eq_ignore_ascii_case("not")).is_some_and(|p| p.eq_ignore_ascii_case("host"))
         } else if n.is("Allow") || n.is("Deny") {
@@ -678,7 +678,7 @@ fn needs_host_name(cfg: &config::Config) -> bool {
                     || ide::policy::IpSubnet::parse_word(w).is_ok())
             })
         } else {
-            n.is("HostnameLookups") && n.args.first().is_some_and(|a| !a.eq_ignore_ascii_case("off"))
+            n.is("HostnameLookups") && n.args().first().is_some_and(|a| !a.eq_ignore_ascii_case("off"))
         }
     })
 }

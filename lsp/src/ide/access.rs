@@ -90,11 +90,11 @@ pub fn body_items(cfg: &Config, node: &Node) -> Vec<Item> {
         match c.kind {
             NodeKind::Directive => out.push(directive_item(c, loc)),
             NodeKind::Section => {
-                let l = c.name.to_ascii_lowercase();
+                let l = c.canonical().to_ascii_lowercase();
                 if matches!(l.as_str(), "limit" | "limitexcept" | "requireall" | "requireany" | "requirenone") {
                     out.push(Item::Block {
-                        name: c.name.clone(),
-                        args: c.args.to_vec(),
+                        name: c.name().into(),
+                        args: c.args().to_vec(),
                         loc,
                         items: body_items(cfg, c),
                     });
@@ -125,7 +125,7 @@ pub fn policy_items(cfg: &Config, node: &Node) -> Vec<Item> {
 fn items_reading(cfg: &Config, node: &Node, reads: fn(&str) -> bool) -> Vec<Item> {
     let mut out = Vec::new();
     for c in &node.children {
-        let name: &str = &c.name;
+        let name: &str = c.name();
         let keep = match c.kind {
             NodeKind::Directive => reads(name),
             NodeKind::Section => ["Limit", "LimitExcept", "RequireAll", "RequireAny", "RequireNone"]
@@ -136,17 +136,17 @@ fn items_reading(cfg: &Config, node: &Node, reads: fn(&str) -> bool) -> Vec<Item
             continue;
         }
         let loc = ploc(cfg, c.loc.file, c.loc.range, c.loc.line);
-        let args = c.args.to_vec();
+        let args = c.args().to_vec();
         out.push(match c.kind {
-            NodeKind::Directive => Item::Directive { name: c.name.clone(), args, raw_args: c.raw_args.clone(), loc },
-            NodeKind::Section => Item::Block { name: c.name.clone(), args, loc, items: items_reading(cfg, c, reads) },
+            NodeKind::Directive => Item::Directive { name: c.name().into(), args, raw_args: c.raw_args().into(), loc },
+            NodeKind::Section => Item::Block { name: c.name().into(), args, loc, items: items_reading(cfg, c, reads) },
         });
     }
     out
 }
 
 fn directive_item(c: &Node, loc: policy::Loc) -> Item {
-    Item::Directive { name: c.name.clone(), args: c.args.to_vec(), raw_args: c.raw_args.clone(), loc }
+    Item::Directive { name: c.name().into(), args: c.args().to_vec(), raw_args: c.raw_args().into(), loc }
 }
 
 /// Which modules, methods and providers the server has (computed once per configuration).
@@ -180,8 +180,8 @@ fn vhost_label(n: &Node) -> String {
         .flat_map(|c| c.words())
         .collect();
     match names.first() {
-        Some(first) => format!("{} ({first})", n.args.join(" ")),
-        None => n.args.join(" "),
+        Some(first) => format!("{} ({first})", n.args().join(" ")),
+        None => n.args().join(" "),
     }
 }
 
@@ -273,9 +273,9 @@ pub(crate) enum SectionPattern<'a> {
 /// first word `~` announces the expression after it.
 pub(crate) fn section_pattern(n: &Node) -> Option<SectionPattern<'_>> {
     let named_match =
-        n.name.len() >= 5 && n.name.get(n.name.len() - 5..).is_some_and(|t| t.eq_ignore_ascii_case("match"));
-    let tilde = !named_match && n.args.first().is_some_and(|a| a == "~");
-    let pat = if tilde { n.args.get(1) } else { n.args.first() }?.as_str();
+        n.name().len() >= 5 && n.name().get(n.name().len() - 5..).is_some_and(|t| t.eq_ignore_ascii_case("match"));
+    let tilde = !named_match && n.args().first().is_some_and(|a| a == "~");
+    let pat = if tilde { n.args().get(1) } else { n.args().first() }?;
     Some(if tilde || named_match {
         SectionPattern::Regex(pat)
     } else if has_wildcard(pat) {
@@ -611,8 +611,11 @@ fn walk(
                 Some(Some(true)) => dir_phase.push(Contribution::Section(*id)),
                 Some(None) => {
                     let d = ix.node(cfg, *id);
-                    unknown
-                        .push(format!("cannot evaluate the regular expression of <{}> at line {}", d.name, d.loc.line))
+                    unknown.push(format!(
+                        "cannot evaluate the regular expression of <{}> at line {}",
+                        d.name(),
+                        d.loc.line
+                    ))
                 }
                 _ => {}
             }
@@ -673,7 +676,7 @@ fn walk(
             let s = ix.node(cfg, id);
             unknown.push(format!(
                 "<{}> at {}:{} holds access rules, and its expression is not evaluated",
-                s.name,
+                s.name(),
                 cfg.file(s.loc.file).path.display(),
                 s.loc.line
             ));
@@ -698,7 +701,7 @@ fn htaccess_override_violation(frag: &Config, allow: &[String]) -> Option<(u32, 
         if let Some(r) = scope.check(d).filter(|r| r.kind == Refusal::Request) {
             return Some((u32::from(n.loc.range.start()), format!("{path}: {}", r.message)));
         }
-        if let Some(inner) = n.is_section().then(|| scope.enter(&n.name)).flatten() {
+        if let Some(inner) = n.is_section().then(|| scope.enter(n.name())).flatten() {
             stack.extend(n.children.iter().rev().map(|c| (c, inner.clone())));
         }
     }
@@ -923,7 +926,7 @@ fn htaccess(
     sctx.htaccess = true;
     let violation = htaccess_override_violation(frag, allow);
     let loc = config::Loc { file: 0, range: TextRange::default(), focus: TextRange::default(), line: 1 };
-    let top = Node::new(NodeKind::Section, ".htaccess", vec![], "", loc, frag.nodes.clone());
+    let top = Node::new(NodeKind::Section, ".htaccess", [""; 0], "", loc, frag.nodes.clone());
     let items = body_items(frag, &top);
     // All layers plus the <Limit> blocks' own errors (TRACE, unknown methods…).
     let (policy, compat_errors, authz_errors) = policy::section_from_items_with_layer_errors(&items, &sctx);
@@ -1059,7 +1062,7 @@ impl Resolved {
                 Contribution::Section(id) => {
                     // Only directives are per-directory inputs: no need to build the whole body.
                     for d in ix.node(cfg, *id).children.iter().filter(|d| d.kind == NodeKind::Directive) {
-                        if is_per_dir_input(&d.name) {
+                        if is_per_dir_input(d.name()) {
                             out.push((i, directive_item(d, ploc(cfg, d.loc.file, d.loc.range, d.loc.line))));
                         }
                     }
@@ -1149,7 +1152,7 @@ impl Resolved {
                     Contribution::Section(id) => {
                         let n = ix.node(cfg, *id);
                         (
-                            n.name.to_string(),
+                            n.name().to_string(),
                             n.arg_strings(),
                             cfg.file(n.loc.file).path.clone(),
                             Some(n.loc.file),
@@ -1170,7 +1173,7 @@ impl Resolved {
                     Contribution::HtaccessFiles(fd, frag, i) => {
                         let n = &frag.nodes[*i];
                         (
-                            n.name.to_string(),
+                            n.name().to_string(),
                             n.arg_strings(),
                             fd.path.clone(),
                             None,

@@ -46,7 +46,8 @@ fn is_compat(name: &str) -> bool {
 /// Whether `range` of `file` touches old-style lines (cheap: no proof is attempted otherwise).
 fn touches_old_style(cfg: &Config, file: FileId, range: Option<TextRange>) -> bool {
     let hit = |r: TextRange| range.is_none_or(|q| r.intersect(q).is_some());
-    let top_level = cfg.nodes.iter().any(|n| n.loc.file == file && n.kind == NodeKind::Directive && is_compat(&n.name));
+    let top_level =
+        cfg.nodes.iter().any(|n| n.loc.file == file && n.kind == NodeKind::Directive && is_compat(n.name()));
     // Old-style lines in bodies httpd skips (a dead 2.2 branch may be removed).
     let text = &cfg.file(file).text;
     let skipped = cfg
@@ -60,7 +61,7 @@ fn touches_old_style(cfg: &Config, file: FileId, range: Option<TextRange>) -> bo
             n.is_section()
                 && n.loc.file == file
                 && hit(n.loc.range)
-                && n.children.iter().any(|c| c.walk().any(|d| d.kind == NodeKind::Directive && is_compat(&d.name)))
+                && n.children.iter().any(|c| c.walk().any(|d| d.kind == NodeKind::Directive && is_compat(d.name())))
         })
 }
 

@@ -348,7 +348,7 @@ impl Ctx<'_> {
     fn define_names(&self) -> Vec<(String, Option<String>)> {
         let mut out: Vec<(String, Option<String>)> = Vec::new();
         for n in self.cfg.walk().filter(|n| n.is("Define")) {
-            if let Some(name) = n.args.first().filter(|a| !a.contains(':')) {
+            if let Some(name) = n.args().first().filter(|a| !a.contains(':')) {
                 if !out.iter().any(|(k, _)| k == name) {
                     out.push((name.to_string(), n.arg(1).map(str::to_string)));
                 }
@@ -574,7 +574,7 @@ fn sections_enclosing_file(cfg: &Config, file: FileId) -> Vec<String> {
     while let Some((n, depth)) = stack.pop() {
         path.truncate(depth);
         if is_target(n) {
-            return path.iter().map(|s| s.name.to_string()).collect();
+            return path.iter().map(|s| s.name().to_string()).collect();
         }
         if n.is_section() {
             path.push(n);
@@ -586,14 +586,13 @@ fn sections_enclosing_file(cfg: &Config, file: FileId) -> Vec<String> {
 
 /// Variables a directive sets for requests (`SetEnv`, `SetEnvIf`, `BrowserMatch`…).
 fn env_names_set(n: &Node) -> Vec<String> {
-    let assignments: &[crate::ide::config::Word] = match n.name.to_ascii_lowercase().as_str() {
+    let assignments = match n.canonical().to_ascii_lowercase().as_str() {
         "setenv" => return n.arg(0).map(str::to_string).into_iter().collect(),
-        "setenvif" | "setenvifnocase" => n.args.get(2..).unwrap_or_default(),
-        "browsermatch" | "browsermatchnocase" | "setenvifexpr" => n.args.get(1..).unwrap_or_default(),
+        "setenvif" | "setenvifnocase" => n.args().skip(2),
+        "browsermatch" | "browsermatchnocase" | "setenvifexpr" => n.args().skip(1),
         _ => return vec![],
     };
     assignments
-        .iter()
         .map(|a| a.trim_start_matches('!').split('=').next().unwrap_or("").to_string())
         .filter(|a| !a.is_empty())
         .collect()

@@ -59,8 +59,8 @@ fn contexts<'a>(cfg: &'a Config, e: &'a Effective, pred: impl Fn(&str) -> bool) 
     let top = |nodes: &'a [Node]| -> Vec<(&'a str, Vec<String>)> {
         nodes
             .iter()
-            .filter(|n| n.kind == NodeKind::Directive && pred(&n.name))
-            .map(|n| (n.name.as_str(), n.arg_strings()))
+            .filter(|n| n.kind == NodeKind::Directive && pred(n.name()))
+            .map(|n| (n.name(), n.arg_strings()))
             .collect()
     };
     let mut out = vec![top(&cfg.nodes)];

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 fn is_container(n: &Node) -> bool {
     ["Directory", "DirectoryMatch", "Location", "LocationMatch", "Files", "FilesMatch", "VirtualHost"]
         .iter()
-        .any(|k| n.name.eq_ignore_ascii_case(k))
+        .any(|k| n.canonical().eq_ignore_ascii_case(k))
 }
 
 /// The chain of nodes from the top to the innermost node of `file` containing `offset`.
@@ -55,7 +55,7 @@ pub fn url_for(cfg: &Config, chain: &[&Node]) -> Option<(String, Option<String>)
         .map(|d| d.arg(0).map(str::to_string))
         .unwrap_or_else(|| cfg.index().main.document_root.clone())
         .map(|d| d.trim_end_matches('/').to_string());
-    let l = section.name.to_ascii_lowercase();
+    let l = section.canonical().to_ascii_lowercase();
     let url = match l.as_str() {
         "location" if arg(0) != "~" && !arg(0).contains(['*', '?', '[']) => arg(0),
         "directory" if arg(0) != "~" => directory_url(cfg, &docroot, &arg(0))?,
@@ -96,7 +96,7 @@ fn access_file_url(server: &Config, dir: &Path) -> Option<(String, Option<String
             .iter()
             .rev()
             .find(|c| c.kind == NodeKind::Directive && c.is("DocumentRoot"))
-            .and_then(|d| d.args.first())
+            .and_then(|d| d.args().first())
             .map(|d| d.trim_end_matches('/').to_string())
     };
     let main = docroot_of(&server.nodes);
@@ -141,7 +141,7 @@ pub(crate) fn mentioned_addresses(cfg: &Config) -> &[(String, IpAddr)] {
             let words: Vec<&str> = if n.is("Allow") || n.is("Deny") {
                 n.words().skip(1).collect()
             } else if n.is("Require")
-                && n.args.iter().find(|w| !w.eq_ignore_ascii_case("not")).is_some_and(|p| p == "ip")
+                && n.args().iter().find(|w| !w.eq_ignore_ascii_case("not")).is_some_and(|p| p == "ip")
             {
                 n.words().skip_while(|w| w.eq_ignore_ascii_case("not")).skip(1).collect()
             } else {
@@ -313,7 +313,7 @@ fn defeated(
     batch: &DefeatedBatch,
 ) -> Option<Defeated> {
     let req = nodes.iter().find(|c| c.is("Require"))?;
-    if nodes.iter().any(|c| policy::is_compat_directive(&c.name)) {
+    if nodes.iter().any(|c| policy::is_compat_directive(c.canonical())) {
         return None;
     }
     // The walk does not depend on the client: walk once, evaluate per client.
@@ -381,7 +381,7 @@ fn trap<D: std::borrow::Borrow<policy::Deciding>>(
     let d = d.borrow();
     Some(Defeated {
         require: (req.loc.file, own.cfg.trimmed(&req.loc)),
-        require_text: format!("Require {}", req.raw_args),
+        require_text: format!("Require {}", req.raw_args()),
         decided_by: d.rule.clone(),
         deciding: d.loc.clone(),
     })
@@ -400,13 +400,13 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
     let last = *chain.last()?;
     // On a directive name that is not about access: the catalogue entry.
     if last.kind == NodeKind::Directive
-        && !crate::ide::access::is_access_directive(&last.name)
-        && !last.name.to_ascii_lowercase().starts_with("auth")
+        && !crate::ide::access::is_access_directive(last.name())
+        && !last.canonical().to_ascii_lowercase().starts_with("auth")
     {
         if !last.loc.focus.contains_inclusive(offset) {
             return None;
         }
-        let d = catalogue::directive(&last.name)?;
+        let d = catalogue::directive(last.name())?;
         return Some((last.loc.focus, directive_doc(d)));
     }
     if let Some(server) = &cfg.enclosing {
@@ -421,7 +421,7 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
     }
     let range = if last.kind == NodeKind::Directive { last.loc.range } else { last.loc.focus };
     let Some((url, host)) = url_for(cfg, sections) else {
-        return Some((range, format!("**<{} {}>**\n\nNo URL reaches this section through DocumentRoot or Alias, so there is no request to evaluate.", section.name, section.args.join(" "))));
+        return Some((range, format!("**<{} {}>**\n\nNo URL reaches this section through DocumentRoot or Alias, so there is no request to evaluate.", section.name(), section.args().join(" "))));
     };
     let trap = defeated_require(cfg, sections).map(trap_text);
     Some((range, policy_markdown(cfg, &url, &host, trap, &[cfg])))
@@ -496,7 +496,7 @@ fn access_file_hover(cfg: &Config, server: &Config, chain: &[&Node], offset: Tex
             ),
         ));
     };
-    if let Some(name) = chain.iter().find(|n| n.is("Files")).and_then(|f| f.args.first()) {
+    if let Some(name) = chain.iter().find(|n| n.is("Files")).and_then(|f| f.args().first()) {
         if !name.contains(['*', '?', '[', '~']) {
             url = format!("{}/{name}", url.trim_end_matches('/'));
         }
@@ -731,7 +731,7 @@ mod tests {
         let section = chain.last()?;
         let (url, host) = url_for(cfg, chain)?;
         let req = section.children.iter().find(|c| c.is("Require"))?;
-        if section.children.iter().any(|c| policy::is_compat_directive(&c.name)) {
+        if section.children.iter().any(|c| policy::is_compat_directive(&c.name())) {
             return None;
         }
         let resolved = resolve(cfg, &FsView::fresh(), &url, host.as_deref(), None);
@@ -760,7 +760,7 @@ mod tests {
         let d = decided?;
         Some(Defeated {
             require: (req.loc.file, cfg.trimmed(&req.loc)),
-            require_text: format!("Require {}", req.raw_args),
+            require_text: format!("Require {}", req.raw_args()),
             decided_by: d.rule.clone(),
             deciding: d.loc,
         })

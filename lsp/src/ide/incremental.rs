@@ -142,7 +142,7 @@ impl Analysis {
         let mut old_names = Vec::with_capacity(old_dirs.len());
         for d in &old_dirs {
             match standalone_directive(&old_fd, file, d) {
-                Some(n) => old_names.push(n.name),
+                Some(n) => old_names.push(n.name().to_string()),
                 None => return false,
             }
         }
@@ -150,12 +150,14 @@ impl Analysis {
         // methods RegisterHttpMethod names: a change there reaches every section.
         if old_names
             .iter()
-            .chain(new_nodes.iter().map(|n| &n.name))
+            .map(String::as_str)
+            .chain(new_nodes.iter().map(|n| n.name()))
             .any(|n| n.eq_ignore_ascii_case("RegisterHttpMethod"))
         {
             return false;
         }
-        let engine_dirty = old_names.iter().chain(new_nodes.iter().map(|n| &n.name)).any(|name| read_by_engine(name));
+        let engine_dirty =
+            old_names.iter().map(String::as_str).chain(new_nodes.iter().map(|n| n.name())).any(read_by_engine);
 
         // Where the replaced nodes are: nowhere when the lines are in a conditional
         // section whose condition is false.
@@ -192,7 +194,7 @@ impl Analysis {
         };
         // The engine findings the edit can change: those of the top-level nodes
         // [`engine_scope`] names, or all of them.
-        let names = || old_names.iter().chain(new_nodes.iter().map(|n| &n.name));
+        let names = || old_names.iter().map(String::as_str).chain(new_nodes.iter().map(|n| n.name()));
         let engine_tops = match engine_dirty && !self.engine_stale {
             true => engine_scope(&self.cfg, place.as_ref(), names()),
             false => None,
@@ -322,7 +324,7 @@ impl Analysis {
 fn engine_scope<'a>(
     cfg: &Config,
     place: Option<&Place>,
-    mut names: impl Iterator<Item = &'a crate::ide::config::Word>,
+    mut names: impl Iterator<Item = &'a str>,
 ) -> Option<Vec<usize>> {
     let top = *place?.path.first()?;
     if !cfg.nodes[top].is("VirtualHost") || !cfg.nodes[top].is_section() {
@@ -344,7 +346,7 @@ fn engine_scope<'a>(
             out.push(i);
             continue;
         }
-        let name = n.children.iter().find(|c| c.is("ServerName")).and_then(|c| c.args.first());
+        let name = n.children.iter().find(|c| c.is("ServerName")).and_then(|c| c.args().first());
         let own = name.is_some_and(|name| {
             let host = name.split("://").last().unwrap_or(name);
             ix.vhost_by_name(host, None) == Some(vhost)

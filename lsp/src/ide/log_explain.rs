@@ -86,7 +86,7 @@ fn urls_for_path(cfg: &Config, server: &Server, path: &str) -> Vec<(String, Stri
     let vh: &[Node] = server.node.map(|v| &v.children[..]).unwrap_or(&[]);
     for name in ["Alias", "ScriptAlias"] {
         for d in directives(vh, name).chain(directives(&cfg.nodes, name)) {
-            if let [from, to, ..] = &d.args[..] {
+            if let (Some(from), Some(to)) = (d.arg(0), d.arg(1)) {
                 if let Some(rest) = strip_root(path, to) {
                     let url = if rest.is_empty() && !from.ends_with('/') {
                         from.to_string()
@@ -144,12 +144,12 @@ fn addressings(server: &Server, client: IpAddr) -> Vec<(Option<String>, IpAddr, 
                 .iter()
                 .filter(|c| c.kind == NodeKind::Directive && (c.is("ServerName") || c.is("ServerAlias")))
             {
-                if let Some(name) = c.args.first() {
+                if let Some(name) = c.args().first() {
                     let name = name.split("://").last().unwrap_or(name);
                     out.push((Some(name.split(':').next().unwrap_or(name).to_string()), local, None));
                 }
             }
-            for a in &v.args {
+            for a in &v.args() {
                 if let Ok((ip, port)) = vhost_address(a) {
                     out.push((None, ip.unwrap_or(local), Some(if port == 0 { 80 } else { port })));
                 }

@@ -74,7 +74,7 @@ impl LogConfig {
         LogConfig { level: Some(Setting { level: 4, set_by: None }), modules: BTreeMap::new() }
     }
 
-    fn apply<S: std::ops::Deref<Target = str>>(&mut self, args: &[S], set_by: &str) {
+    fn apply<'a>(&mut self, args: impl IntoIterator<Item = &'a str>, set_by: &str) {
         for a in args {
             match a.rsplit_once(':') {
                 None => {
@@ -130,13 +130,13 @@ impl LogConfig {
 }
 
 fn where_(cfg: &Config, n: &Node) -> String {
-    format!("`LogLevel {}` at {}:{}", n.raw_args, cfg.file(n.loc.file).path.display(), n.loc.line)
+    format!("`LogLevel {}` at {}:{}", n.raw_args(), cfg.file(n.loc.file).path.display(), n.loc.line)
 }
 
 fn context_config(cfg: &Config, nodes: &[Node]) -> LogConfig {
     let mut c = LogConfig::default();
     for n in nodes.iter().filter(|n| n.kind == NodeKind::Directive && n.is("LogLevel")) {
-        c.apply(&n.args, &where_(cfg, n));
+        c.apply(n.args(), &where_(cfg, n));
     }
     c
 }
@@ -162,7 +162,10 @@ pub fn request_config(cfg: &Config, e: &Effective) -> LogConfig {
             section = LogConfig::default();
         }
         last = Some(*sec);
-        section.apply(args, &format!("`LogLevel {raw_args}` at {}:{}", loc.file.display(), loc.line));
+        section.apply(
+            args.iter().map(|a| a.as_str()),
+            &format!("`LogLevel {raw_args}` at {}:{}", loc.file.display(), loc.line),
+        );
     }
     if last.is_some() {
         cur = cur.merged(&section);
@@ -205,7 +208,7 @@ mod tests {
         let mut c = LogConfig::server_default();
         for l in lines {
             let mut ctx = LogConfig::default();
-            ctx.apply(&l.iter().map(|s| s.to_string()).collect::<Vec<_>>(), "here");
+            ctx.apply(l.iter().copied(), "here");
             c = c.merged(&ctx);
         }
         c

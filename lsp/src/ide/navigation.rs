@@ -380,9 +380,9 @@ pub fn envvars_definition(cfg: &Config, name: &str, fs: &dyn FileSource) -> Opti
 pub fn directory_sections(cfg: &Config, dir: &Path) -> Vec<NavTarget> {
     let want = dir.to_string_lossy().trim_end_matches('/').to_string();
     cfg.walk()
-        .filter(|n| n.is_section() && n.is("Directory") && n.args.len() == 1)
+        .filter(|n| n.is_section() && n.is("Directory") && n.args().len() == 1)
         .filter(|n| {
-            let p = Path::new(&n.args[0]);
+            let p = Path::new(n.arg(0).unwrap_or_default());
             let p = if p.is_absolute() { p.to_path_buf() } else { cfg.server_root.join(p) };
             p.to_string_lossy().trim_end_matches('/') == want
         })

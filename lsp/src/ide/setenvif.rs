@@ -25,7 +25,7 @@
 //!   a run of lines testing the same attribute reads it once.
 
 use crate::ide::access::normalize_url;
-use crate::ide::config::{Config, Node, NodeKind, Word};
+use crate::ide::config::{Config, Node, NodeKind};
 use crate::ide::policy::{EnvKnowledge, EnvVar, HostKnowledge, Item, Loc, Request};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -197,11 +197,11 @@ impl Env {
     }
 }
 
-fn parse_rule(name: &str, args: &[Word], loc: &Loc, record: usize) -> Option<Rule> {
+fn parse_rule<S: std::ops::Deref<Target = str>>(name: &str, args: &[S], loc: &Loc, record: usize) -> Option<Rule> {
     let l = name.to_ascii_lowercase();
     let icase = l.ends_with("nocase");
-    let (attr_name, rest): (&str, &[Word]) = match l.as_str() {
-        "setenvif" | "setenvifnocase" => (args.first()?.as_str(), &args[1..]),
+    let (attr_name, rest): (&str, &[S]) = match l.as_str() {
+        "setenvif" | "setenvifnocase" => (&**args.first()?, &args[1..]),
         "browsermatch" | "browsermatchnocase" => ("User-Agent", args),
         "setenvifexpr" => ("", args),
         _ => return None,
@@ -525,13 +525,13 @@ fn rules_of(items: &[Item], record: usize, out: &mut Vec<Rule>) {
 }
 
 fn node_rules(cfg: &Config, nodes: &[Node], record: usize, out: &mut Vec<Rule>) {
-    for n in nodes.iter().filter(|n| n.kind == NodeKind::Directive && is_setenvif(&n.name)) {
+    for n in nodes.iter().filter(|n| n.kind == NodeKind::Directive && is_setenvif(n.name())) {
         let loc = Loc {
             file: cfg.file(n.loc.file).path.clone(),
             line: n.loc.line,
             range: (n.loc.range.start().into(), n.loc.range.end().into()),
         };
-        out.extend(parse_rule(&n.name, &n.args, &loc, record));
+        out.extend(parse_rule(n.name(), &n.args().collect::<Vec<_>>(), &loc, record));
     }
 }
 
@@ -554,7 +554,7 @@ impl MainLevel {
         MainLevel {
             lookups_at: cfg.nodes.iter().rposition(|n| directive(n, "HostnameLookups")),
             early_headers: cfg.nodes.iter().any(|n| {
-                directive(n, "RequestHeader") && n.args.last().is_some_and(|a| a.eq_ignore_ascii_case("early"))
+                directive(n, "RequestHeader") && n.args().last().is_some_and(|a| a.eq_ignore_ascii_case("early"))
             }),
             rules,
             rewrite_rules: (0..cfg.nodes.len()).filter(|&i| directive(&cfg.nodes[i], "RewriteRule")).collect(),
@@ -597,7 +597,7 @@ pub fn access_env(
     let early = |n: &Node| {
         n.kind == NodeKind::Directive
             && n.is("RequestHeader")
-            && n.args.last().is_some_and(|a| a.eq_ignore_ascii_case("early"))
+            && n.args().last().is_some_and(|a| a.eq_ignore_ascii_case("early"))
     };
     let early_headers =
         loaded("headers_module") && (main.early_headers || vhost.is_some_and(|v| v.children.iter().any(early)));
@@ -632,7 +632,7 @@ pub fn access_env(
                     range: (n.loc.range.start().into(), n.loc.range.end().into()),
                 };
                 let rule = Rule {
-                    text: format!("RewriteRule {}", n.raw_args),
+                    text: format!("RewriteRule {}", n.raw_args()),
                     attr: Attr::Expr,
                     attr_key: String::new(),
                     pattern: String::new(),

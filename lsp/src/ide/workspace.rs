@@ -267,18 +267,18 @@ fn served_directories(cfg: &Config) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for n in cfg.walk() {
         if !n.is_section() && n.is("DocumentRoot") {
-            out.extend(n.args.first().map(|a| abs(a)));
+            out.extend(n.args().first().map(&abs));
         } else if !n.is_section() && (n.is("Alias") || n.is("ScriptAlias")) {
-            out.extend(n.args.last().map(|a| abs(a)));
-        } else if n.is_section() && n.is("Directory") && n.args.len() == 1 {
+            out.extend(n.args().last().map(&abs));
+        } else if n.is_section() && n.is("Directory") && n.args().len() == 1 {
             let allows = n
                 .children
                 .iter()
                 .rev()
                 .find(|c| c.is("AllowOverride"))
-                .is_some_and(|c| !c.args.iter().all(|a| a.eq_ignore_ascii_case("None")));
+                .is_some_and(|c| !c.args().iter().all(|a| a.eq_ignore_ascii_case("None")));
             if allows {
-                out.push(abs(&n.args[0]));
+                out.push(abs(n.arg(0).unwrap_or_default()));
             }
         }
     }

@@ -79,7 +79,7 @@ pub fn symbols(cfg: &Config) -> Vec<Symbol> {
             out.push(Symbol { name, kind, container, file, full_range, focus_range });
         };
         if n.is_section() && n.is("VirtualHost") {
-            let address = n.args.join(" ");
+            let address = n.args().join(" ");
             let names: Vec<&str> = n
                 .children
                 .iter()
@@ -100,16 +100,16 @@ pub fn symbols(cfg: &Config) -> Vec<Symbol> {
             continue;
         }
         if n.is_section() {
-            if !unnamed(&n.name) && !n.args.is_empty() {
+            if !unnamed(n.name()) && !n.args().is_empty() {
                 let container = match &vhost {
-                    Some(v) => format!("{} in {v}", n.name),
-                    None => n.name.to_string(),
+                    Some(v) => format!("{} in {v}", n.name()),
+                    None => n.name().to_string(),
                 };
-                push(n.args.join(" "), SymbolKind::Section, Some(container), &mut out);
+                push(n.args().join(" "), SymbolKind::Section, Some(container), &mut out);
             }
             stack.extend(n.children.iter().rev().map(|c| (c, vhost.clone())));
         } else if n.is("Define") {
-            if let Some(name) = n.args.first() {
+            if let Some(name) = n.args().first() {
                 push(name.to_string(), SymbolKind::Define, n.arg(1).map(str::to_string), &mut out);
             }
         }

@@ -84,10 +84,10 @@ impl Scope {
     }
 
     fn add(&mut self, n: &Node, id: Option<SecId>) {
-        let first = n.args.first();
+        let first = n.args().first();
         match (n.kind, id) {
             (NodeKind::Directive, _) => {
-                let l = n.name.to_ascii_lowercase();
+                let l = n.canonical().to_ascii_lowercase();
                 let alias = match l.as_str() {
                     "documentroot" => {
                         self.document_root = first.map(|s| s.to_string());
@@ -103,12 +103,12 @@ impl Scope {
                     "scriptaliasmatch" => Some(3),
                     _ => None,
                 };
-                if let (Some(k), [from, to, ..]) = (alias, &n.args[..]) {
+                if let (Some(k), Some(from), Some(to)) = (alias, n.arg(0), n.arg(1)) {
                     self.aliases[k].push((from.to_string(), to.to_string()));
                 }
             }
             (NodeKind::Section, Some(id)) => {
-                let l = n.name.to_ascii_lowercase();
+                let l = n.canonical().to_ascii_lowercase();
                 match l.as_str() {
                     "directory" | "directorymatch" => match section_pattern(n) {
                         Some(p @ (SectionPattern::Plain(dir) | SectionPattern::Wildcard(dir))) => {
@@ -266,7 +266,7 @@ impl Index {
         }
         let id_of = |n: &Node| by_ptr.get(&(n as *const Node as usize)).copied();
         let (mut overrides, mut nested) = (Vec::new(), Vec::new());
-        let is_if = |n: &Node| ["If", "ElseIf", "Else"].iter().any(|k| n.name.eq_ignore_ascii_case(k));
+        let is_if = |n: &Node| ["If", "ElseIf", "Else"].iter().any(|k| n.canonical().eq_ignore_ascii_case(k));
         let facts: Vec<SectionFacts> = order
             .iter()
             .map(|n| {
@@ -276,7 +276,7 @@ impl Index {
                     (start, nested.len() as u32)
                 };
                 let files = nested_where(&|c| {
-                    c.name.eq_ignore_ascii_case("Files") || c.name.eq_ignore_ascii_case("FilesMatch")
+                    c.canonical().eq_ignore_ascii_case("Files") || c.canonical().eq_ignore_ascii_case("FilesMatch")
                 });
                 let ifs = nested_where(&is_if);
                 let allow_override =
@@ -287,7 +287,7 @@ impl Index {
                         }
                         None => NONE,
                     };
-                let holds_access = is_if(n) && n.walk().any(|d| crate::ide::access::is_access_directive(&d.name));
+                let holds_access = is_if(n) && n.walk().any(|d| crate::ide::access::is_access_directive(d.name()));
                 SectionFacts { allow_override, files, ifs, holds_access }
             })
             .collect();
@@ -306,7 +306,7 @@ impl Index {
                 for c in &n.children {
                     scope.add(c, id_of(c));
                     if c.kind == NodeKind::Directive && (c.is("ServerName") || c.is("ServerAlias")) {
-                        for name in &c.args {
+                        for name in &c.args() {
                             let name = name.split("://").last().unwrap_or(name).split(':').next().unwrap_or(name);
                             let name = name.to_ascii_lowercase();
                             if name.contains(['*', '?', '[']) {
@@ -318,12 +318,12 @@ impl Index {
                     }
                 }
                 let mut addrs = Vec::new();
-                for a in &n.args {
+                for a in &n.args() {
                     match crate::ide::access::vhost_address(a) {
                         Ok(x) => addrs.push(x),
                         Err(name) => host_addresses.push(format!(
                             "<VirtualHost {}> at line {} names the host {name}, which httpd resolves at startup",
-                            n.args.join(" "),
+                            n.args().join(" "),
                             n.loc.line
                         )),
                     }
@@ -347,12 +347,12 @@ impl Index {
                 ctx.registered_methods.extend(n.words().map(str::to_string));
             }
             if n.is_section() && n.is("AuthzProviderAlias") {
-                if let Some(a) = n.args.get(1) {
+                if let Some(a) = n.args().get(1) {
                     ctx.extra_authz_providers.insert(a.to_string());
                 }
             }
             if n.is("Alias") || n.is("ScriptAlias") {
-                if let (Some(from), Some(to)) = (n.args.first(), n.args.get(1)) {
+                if let (Some(from), Some(to)) = (n.args().first(), n.args().get(1)) {
                     alias_targets.entry(to.trim_end_matches('/').to_string()).or_insert((i, from.to_string()));
                 }
             }

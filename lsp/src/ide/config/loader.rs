@@ -1,7 +1,7 @@
 //! Reading a configuration tree: includes, defines, conditionals.
 
 use super::modules::{ModuleSet, HTTPD_VERSION};
-use super::{Config, FileData, FileId, Loc, Node, NodeKind, Problem, Severity, TopLevel, Word};
+use super::{Config, FileData, FileId, Loc, Node, NodeKind, Problem, Severity, TopLevel};
 use apache_syntax::ast::{self, AstNode};
 use apache_syntax::{words, TextRange};
 use std::borrow::Cow;
@@ -141,8 +141,6 @@ struct Loader<'a> {
     /// For a loader building the nodes of some files in parallel with others
     /// ([`Loader::parallel_run`]): the main loader's files (its own `cfg.files` is empty).
     view: Option<&'a [Arc<FileData>]>,
-    /// Words of the node being made ([`Loader::words`]).
-    scratch: Vec<Word>,
 }
 
 /// Loads the configuration whose main file is `main`.
@@ -222,7 +220,6 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool)
         real: HashMap::new(),
         identity: HashMap::new(),
         view: None,
-        scratch: Vec::new(),
     };
     match l.read_file(&path) {
         Ok(id) => l.cfg.nodes = exact(l.file_nodes(id)),
@@ -509,9 +506,13 @@ impl Loader<'_> {
     fn directive_at(&mut self, file: FileId, range: TextRange, focus: TextRange, logical: &str, out: &mut Vec<Node>) {
         let expanded = self.expand(file, range, logical);
         let (name, raw_args) = split_name(&expanded);
-        let args = self.words(raw_args);
         let loc = self.loc(file, range, focus);
         let acts = LOADER_DIRECTIVES.iter().position(|l| name.eq_ignore_ascii_case(l)).map(|i| LOADER_DIRECTIVES[i]);
+        if acts.is_none() {
+            out.push(Node::new(NodeKind::Directive, &name, words(raw_args), raw_args, loc, vec![]));
+            return;
+        }
+        let args = Self::words(raw_args);
         match acts {
             Some("define") => {
                 if let Some(k) = args.first() {
@@ -524,18 +525,18 @@ impl Loader<'_> {
                             "Variable name must not contain ':'".into(),
                         );
                     } else {
-                        self.cfg.defines.insert(k.to_string(), args.get(1).map(Word::to_string));
+                        self.cfg.defines.insert(k.to_string(), args.get(1).map(|v| v.to_string()));
                     }
                 }
             }
             Some("undefine") => {
                 if let Some(k) = args.first() {
-                    self.cfg.defines.remove(k.as_str());
+                    self.cfg.defines.remove(&**k);
                 }
             }
             Some("serverroot") => {
                 if let Some(r) = args.first() {
-                    self.cfg.server_root = PathBuf::from(r.as_str());
+                    self.cfg.server_root = PathBuf::from(&**r);
                 }
             }
             Some("loadmodule") => {
@@ -545,7 +546,7 @@ impl Loader<'_> {
             }
             Some(lname @ ("include" | "includeoptional")) => {
                 let pattern = args.first().cloned();
-                out.push(Node::new(NodeKind::Directive, &*name, args, raw_args, loc, vec![]));
+                out.push(Node::new(NodeKind::Directive, &name, &args, raw_args, loc, vec![]));
                 let optional = lname == "includeoptional";
                 if let Some(pattern) = pattern {
                     self.include(file, range, &pattern, optional, out);
@@ -562,14 +563,12 @@ impl Loader<'_> {
             }
             _ => {}
         }
-        out.push(Node::new(NodeKind::Directive, &*name, args, raw_args, loc, vec![]));
+        out.push(Node::new(NodeKind::Directive, &name, &args, raw_args, loc, vec![]));
     }
 
-    /// The words of `text` as httpd's tokenizer returns them, in a vector of exactly
-    /// their number (nodes live as long as the configuration).
-    fn words(&mut self, text: &str) -> Vec<Word> {
-        self.scratch.extend(words(text).map(|w| Word::from(&*w)));
-        self.scratch.drain(..).collect()
+    /// The words of `text` as httpd's tokenizer returns them (copied into the node made of them).
+    fn words(text: &str) -> Vec<Cow<'_, str>> {
+        words(text).collect()
     }
 
     fn section(&mut self, file: FileId, s: &ast::Section, out: &mut Vec<Node>) {
@@ -595,10 +594,9 @@ impl Loader<'_> {
         body: Body<'_>,
         out: &mut Vec<Node>,
     ) {
-        let raw = Word::from(&*self.expand(file, focus, raw_args_text));
-        let name = Word::from(&*self.expand(file, focus, name_raw));
-        let args = self.words(&raw);
-        if let Some(cond) = self.condition(&name, &args) {
+        let raw = self.expand(file, focus, raw_args_text);
+        let name = self.expand(file, focus, name_raw);
+        if let Some(cond) = self.condition(&name, &raw) {
             if cond {
                 self.body_items(file, &body, out);
             } else {
@@ -623,7 +621,7 @@ impl Loader<'_> {
         let mut children = Vec::with_capacity(guess);
         self.body_items(file, &body, &mut children);
         let children = exact(children);
-        out.push(Node::new(NodeKind::Section, name, args, raw, loc, children));
+        out.push(Node::new(NodeKind::Section, &name, words(&raw), &raw, loc, children));
     }
 
     fn body_items(&mut self, file: FileId, body: &Body<'_>, out: &mut Vec<Node>) {
@@ -634,14 +632,15 @@ impl Loader<'_> {
     }
 
     /// Truth of a read-time conditional section, or None for other sections.
-    fn condition(&self, name: &str, args: &[Word]) -> Option<bool> {
-        let arg = args.first().map(Word::as_str).unwrap_or("");
+    fn condition(&self, name: &str, raw_args: &str) -> Option<bool> {
+        const CONDITIONALS: [&str; 6] = ["ifmodule", "ifdefine", "iffile", "ifdirective", "ifsection", "ifversion"];
+        let lname = CONDITIONALS.iter().find(|c| name.eq_ignore_ascii_case(c))?;
+        let args = Self::words(raw_args);
+        let arg = args.first().map(|a| &**a).unwrap_or("");
         let (neg, a) = match arg.strip_prefix('!') {
             Some(rest) => (true, rest),
             None => (false, arg),
         };
-        const CONDITIONALS: [&str; 6] = ["ifmodule", "ifdefine", "iffile", "ifdirective", "ifsection", "ifversion"];
-        let lname = CONDITIONALS.iter().find(|c| name.eq_ignore_ascii_case(c))?;
         let v = match *lname {
             "ifmodule" => self.cfg.modules.matches_ifmodule(a),
             "ifdefine" => self.cfg.defines.contains_key(a),
@@ -654,7 +653,7 @@ impl Loader<'_> {
             "ifsection" => {
                 crate::ide::catalogue::directive(a).is_some_and(|d| d.is_section && self.module_loaded(d.module))
             }
-            "ifversion" => return Some(if_version(args)),
+            "ifversion" => return Some(if_version(&args)),
             _ => return None,
         };
         Some(v != neg)
@@ -897,7 +896,6 @@ impl Loader<'_> {
             real: HashMap::new(),
             identity: HashMap::new(),
             view: Some(&self.cfg.files),
-            scratch: Vec::new(),
         }
     }
 
@@ -964,7 +962,7 @@ fn exact(mut v: Vec<Node>) -> Vec<Node> {
         v
     } else {
         // `collect` from a drain allocates anew (from `into_iter` it would keep the block).
-        v.drain(..).collect()
+        std::mem::take(&mut v)
     }
 }
 
@@ -1009,8 +1007,7 @@ pub(crate) fn standalone_directive(fd: &FileData, file: FileId, d: &ast::Directi
     }
     let focus = d.name().map(|n| n.range()).unwrap_or(range);
     let loc = Loc { file, range, focus, line: fd.line_of(range.start()) };
-    let args = words(raw_args).map(|w| Word::from(&*w)).collect();
-    Some(Node::new(NodeKind::Directive, &*name, args, raw_args, loc, vec![]))
+    Some(Node::new(NodeKind::Directive, &name, words(raw_args), raw_args, loc, vec![]))
 }
 
 /// The files an Include names, in the order httpd reads them
@@ -1167,7 +1164,7 @@ fn split_name(line: &str) -> (Cow<'_, str>, &str) {
 }
 
 /// `<IfVersion [[!]op] version>` against [`HTTPD_VERSION`] (`mod_version.c`).
-fn if_version(args: &[Word]) -> bool {
+fn if_version(args: &[Cow<'_, str>]) -> bool {
     let (op, ver) = match args {
         [v] => ("=".to_string(), v.to_string()),
         [op, v, ..] => (op.to_string(), v.to_string()),
@@ -1222,7 +1219,7 @@ mod tests {
     }
 
     fn names(cfg: &Config) -> Vec<String> {
-        cfg.walk().map(|n| format!("{} {}", n.name, n.args.join(" "))).collect()
+        cfg.walk().map(|n| format!("{} {}", n.name(), n.args().join(" "))).collect()
     }
 
     #[test]
@@ -1333,7 +1330,7 @@ mod tests {
         assert!(n >= 30, "{n} files built in parallel");
         let in_def = cfg.walk().filter(|n| n.is("InDef")).count();
         assert_eq!(in_def, 22, "files 18..39 see X");
-        assert!(cfg.walk().any(|n| n.is("Require") && n.args.last().is_some_and(|a| a == "seventeen")));
+        assert!(cfg.walk().any(|n| n.is("Require") && n.args().last().is_some_and(|a| a == "seventeen")));
         let undefined = cfg.problems.iter().filter(|p| p.code == "undefined-variable").count();
         assert_eq!(undefined, 17, "${{X}} in files 00..16 only: {:?}", cfg.problems);
         let (cfg, _) = run(MAIN, glob_files(&[(3, "Define X three\n"), (20, "UnDefine X\n")]));

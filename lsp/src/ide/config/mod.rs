@@ -15,6 +15,7 @@
 pub mod index;
 mod loader;
 mod modules;
+mod node_text;
 
 pub use index::{Index, SecId};
 pub(crate) use loader::standalone_directive;
@@ -25,6 +26,7 @@ pub use loader::{
     read_regular, resolve_include, FileSource, IncludeError, RealFs,
 };
 pub use modules::{ModuleSet, HTTPD_VERSION};
+pub use node_text::{Args, NodeText};
 
 use crate::ide::catalogue::DirectiveId;
 use apache_syntax::{LineIndex, LocalChange, Parse, TextRange, TextSize};
@@ -101,16 +103,14 @@ pub type Word = compact_str::CompactString;
 /// A directive or section after conditionals, includes and `${VAR}` were applied.
 ///
 /// A big configuration holds close to a million of them for as long as it is loaded:
-/// the lists are boxed slices (no capacity word, never grown once made).
+/// the name and words share one block ([`NodeText`]) and the body is a boxed slice (no
+/// capacity word, never grown once made).
 #[derive(Debug, Clone)]
 pub struct Node {
     pub kind: NodeKind,
-    /// The name as written (after variable expansion), e.g. `Require`, `Directory`.
-    pub name: Word,
-    /// Arguments as httpd's tokenizer returns them.
-    pub args: Box<[Word]>,
-    /// The rest of the line after the name, for RAW_ARGS directives.
-    pub raw_args: Word,
+    /// The name as written (after variable expansion), the rest of the line after
+    /// it (for RAW_ARGS directives), and its arguments as httpd's tokenizer returns them.
+    text: NodeText,
     pub loc: Loc,
     /// Body of a section (Include'd files spliced in, conditionals resolved).
     pub children: Box<[Node]>,
@@ -120,27 +120,35 @@ pub struct Node {
 }
 
 impl Node {
-    /// A node, its name looked up in the catalogue. The vectors are kept as they are
-    /// when they hold no spare room, else copied once into blocks of their length.
-    pub fn new(
+    /// A node, its name looked up in the catalogue.
+    pub fn new<S: AsRef<str>>(
         kind: NodeKind,
-        name: impl Into<Word>,
-        args: Vec<Word>,
-        raw_args: impl Into<Word>,
+        name: &str,
+        args: impl IntoIterator<Item = S>,
+        raw_args: &str,
         loc: Loc,
         children: Vec<Node>,
     ) -> Node {
-        let name = name.into();
-        let directive_id = crate::ide::catalogue::directive_id(&name);
+        let directive_id = crate::ide::catalogue::directive_id(name);
         Node {
             kind,
-            name,
-            args: args.into_boxed_slice(),
-            raw_args: raw_args.into(),
+            text: NodeText::new(name, raw_args, args),
             loc,
             children: children.into_boxed_slice(),
             directive_id,
         }
+    }
+    /// The name as written (after variable expansion), e.g. `Require`, `Directory`.
+    pub fn name(&self) -> &str {
+        self.text.name()
+    }
+    /// Arguments as httpd's tokenizer returns them.
+    pub fn args(&self) -> Args<'_> {
+        self.text.args()
+    }
+    /// The rest of the line after the name, for RAW_ARGS directives.
+    pub fn raw_args(&self) -> &str {
+        self.text.raw_args()
     }
     /// Changes the body of a section: taken out as a vector for the edit and boxed again
     /// after it, in the same block when its length did not change (the index finds
@@ -156,18 +164,27 @@ impl Node {
     }
     /// Argument `i`, if there is one.
     pub fn arg(&self, i: usize) -> Option<&str> {
-        self.args.get(i).map(Word::as_str)
+        self.args().get(i)
     }
     /// The arguments as owned strings.
     pub fn arg_strings(&self) -> Vec<String> {
-        self.args.iter().map(Word::to_string).collect()
+        self.args().to_vec()
     }
     /// The arguments as `&str`.
-    pub fn words(&self) -> impl Iterator<Item = &str> + '_ {
-        self.args.iter().map(Word::as_str)
+    pub fn words(&self) -> Args<'_> {
+        self.args()
+    }
+    /// The name as the catalogue spells it when it knows it, else as written: equal to
+    /// [`Node::name`] but for ASCII case, and read without touching the node's words
+    /// (checks compare the names of every node).
+    pub fn canonical(&self) -> &str {
+        match self.directive_id {
+            Some(id) => id.get().name,
+            None => self.name(),
+        }
     }
     pub fn is(&self, name: &str) -> bool {
-        self.name.eq_ignore_ascii_case(name)
+        self.canonical().eq_ignore_ascii_case(name)
     }
     pub fn is_section(&self) -> bool {
         self.kind == NodeKind::Section

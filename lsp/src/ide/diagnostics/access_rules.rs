@@ -36,7 +36,7 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     // Every section in file order: its errors from its policy or its outline when the request
     // walk made one, else from its access layers alone (not kept).
     for (id, section) in super::sections(cfg) {
-        if is_inner_block(&section.name) {
+        if is_inner_block(section.name()) {
             continue;
         }
         let made;
@@ -98,14 +98,15 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
                         ));
                     }
                 }
-                if std::ptr::eq(c, section) || is_inner_block(&c.name) {
+                if std::ptr::eq(c, section) || is_inner_block(c.name()) {
                     stack.extend(c.children.iter().rev());
                 }
             }
         }
         // Old and new in one section.
         let has_old = section.children.iter().any(|c| {
-            c.kind == NodeKind::Directive && ["Order", "Allow", "Deny"].iter().any(|o| c.name.eq_ignore_ascii_case(o))
+            c.kind == NodeKind::Directive
+                && ["Order", "Allow", "Deny"].iter().any(|o| c.canonical().eq_ignore_ascii_case(o))
         });
         if has_old {
             for r in section

@@ -63,14 +63,17 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let mut text = String::new();
     for (id, section) in super::sections(cfg) {
         let olds = || {
-            section.children.iter().filter(|c| c.kind == NodeKind::Directive && policy::is_compat_directive(&c.name))
+            section
+                .children
+                .iter()
+                .filter(|c| c.kind == NodeKind::Directive && policy::is_compat_directive(c.canonical()))
         };
         if olds().next().is_none() {
             continue;
         }
         if !compat_loaded {
             for d in olds() {
-                let name: &str = &d.name;
+                let name: &str = d.name();
                 let message = messages.get(&format!("httpd 2.4 will not start: Invalid command '{name}': it comes from mod_access_compat, which is not loaded; use Require"));
                 out.push(Diagnostic::new(
                     d.loc.file,
@@ -93,7 +96,7 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
         .unwrap_or_default();
         for d in olds() {
             text.clear();
-            for part in ["`", &d.name, "` is deprecated (mod_access_compat); this block ", &what] {
+            for part in ["`", d.name(), "` is deprecated (mod_access_compat); this block ", &what] {
                 text.push_str(part);
             }
             let message = messages.get(&text);

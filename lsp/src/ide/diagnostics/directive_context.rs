@@ -103,10 +103,10 @@ impl Walk {
         if node.kind != NodeKind::Section {
             return None;
         }
-        if Scope::transparent(&node.name) {
+        if Scope::transparent(node.name()) {
             return Some(at);
         }
-        let inner = scope.enter(&node.name)?;
+        let inner = scope.enter(node.name())?;
         self.scopes.push(inner);
         Some(self.scopes.len() - 1)
     }
@@ -195,7 +195,7 @@ pub fn htaccess_overrides(root: &Config, dir: &Path) -> Option<HtaccessOverrides
         if !n.is("Directory") {
             return false;
         }
-        let Some(p) = n.args.first().filter(|a| *a != "~") else { return false };
+        let Some(p) = n.args().first().filter(|a| *a != "~") else { return false };
         let pc: Vec<&str> = p.split('/').filter(|c| !c.is_empty()).collect();
         pc.len() <= comps.len()
             && wildcard_match(&format!("/{}", pc.join("/")), &format!("/{}", comps[..pc.len()].join("/")), true)
@@ -210,7 +210,7 @@ pub fn htaccess_overrides(root: &Config, dir: &Path) -> Option<HtaccessOverrides
         return None;
     }
     let mut sections: Vec<&Node> = root.nodes.iter().filter(|n| matches(n)).collect();
-    sections.sort_by_key(|n| n.args[0].split('/').filter(|c| !c.is_empty()).count());
+    sections.sort_by_key(|n| n.arg(0).unwrap_or_default().split('/').filter(|c| !c.is_empty()).count());
     let mut out = HtaccessOverrides::default();
     for s in sections {
         for c in &s.children {

@@ -7,7 +7,7 @@ use crate::ide::config::{Node, Severity};
 /// Checks `n`, the directive `d` of the catalogue.
 pub(super) fn node(n: &Node, d: Option<&'static catalogue::Directive>, out: &mut Vec<Diagnostic>) {
     if let Some(d) = d.filter(|d| d.status == Status::Removed) {
-        let name: &str = &n.name;
+        let name: &str = n.name();
         out.push(Diagnostic::new(
             n.loc.file,
             n.loc.focus,

@@ -32,7 +32,7 @@ impl Known {
         out: &mut Vec<Diagnostic>,
     ) {
         let foreign_module = self.foreign_module;
-        if node.name.is_empty() {
+        if node.canonical().is_empty() {
             return;
         }
         let range = node.loc.focus;
@@ -56,7 +56,7 @@ impl Known {
                 }
                 if !loaded.of(d) {
                     // Order/Allow/Deny/Satisfy have their own check with a migration hint.
-                    if cfg.modules_known && !crate::ide::policy::is_compat_directive(&node.name) {
+                    if cfg.modules_known && !crate::ide::policy::is_compat_directive(node.canonical()) {
                         out.push(Diagnostic::new(
                             node.loc.file,
                             range,
@@ -72,9 +72,9 @@ impl Known {
                     return;
                 }
                 if node.kind == NodeKind::Directive
-                    && !VALIDATED_ELSEWHERE.iter().any(|v| node.name.eq_ignore_ascii_case(v))
+                    && !VALIDATED_ELSEWHERE.iter().any(|v| node.canonical().eq_ignore_ascii_case(v))
                 {
-                    if let Some(msg) = catalogue::check_arg_count(d.args, node.args.len()) {
+                    if let Some(msg) = catalogue::check_arg_count(d.args, node.args().len()) {
                         let severity = if cfg.modules_known { Severity::Error } else { Severity::Warning };
                         out.push(Diagnostic::new(
                             node.loc.file,
@@ -91,7 +91,7 @@ impl Known {
 }
 
 fn display_name(node: &crate::ide::config::Node) -> String {
-    let name: &str = &node.name;
+    let name: &str = node.name();
     if node.kind == NodeKind::Section {
         format!("<{name}")
     } else {

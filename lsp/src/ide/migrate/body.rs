@@ -87,7 +87,7 @@ impl<'a> Body<'a> {
                     focus: TextRange::default(),
                     line: 1,
                 };
-                let top = Node::new(NodeKind::Section, ".htaccess", vec![], "", loc, self.children.to_vec());
+                let top = Node::new(NodeKind::Section, ".htaccess", [""; 0], "", loc, self.children.to_vec());
                 body_items(self.cfg, &top)
             }
         }
@@ -103,8 +103,8 @@ impl<'a> Body<'a> {
     pub fn limit_methods(&self, ctx: &PolicyCtx) -> Vec<(MethodId, String)> {
         let mut out = Vec::new();
         for n in self.children.iter().filter(|n| is_limit(n)) {
-            if n.walk().any(|d| d.kind == NodeKind::Directive && is_compat(&d.name)) {
-                for a in &n.args {
+            if n.walk().any(|d| d.kind == NodeKind::Directive && is_compat(d.name())) {
+                for a in &n.args() {
                     out.push((MethodId::resolve(a, &ctx.registered_methods), a.to_string()));
                 }
             }
@@ -135,11 +135,12 @@ impl<'a> Body<'a> {
         let mut parts =
             Parts { compat: vec![], rules: vec![], rule_lines: vec![], rules_have_limit: false, anchors: vec![] };
         for c in self.children {
-            if c.walk().any(|d| d.loc.file != self.file) && (is_require_element(c) || is_compat(&c.name) || is_limit(c))
+            if c.walk().any(|d| d.loc.file != self.file)
+                && (is_require_element(c) || is_compat(c.name()) || is_limit(c))
             {
                 return Err("some of its access lines come from an included file".into());
             }
-            if c.kind == NodeKind::Directive && is_compat(&c.name) {
+            if c.kind == NodeKind::Directive && is_compat(c.name()) {
                 parts.compat.push(lines(c));
                 parts.anchors.push(lines(c).start());
             } else if is_require_element(c) {
@@ -147,11 +148,11 @@ impl<'a> Body<'a> {
                 parts.rule_lines.push(lines(c));
                 parts.anchors.push(lines(c).start());
             } else if is_limit(c) {
-                if c.children.iter().any(|d| is_limit(d) && d.walk().any(|x| is_compat(&x.name) || x.is("Require"))) {
+                if c.children.iter().any(|d| is_limit(d) && d.walk().any(|x| is_compat(x.name()) || x.is("Require"))) {
                     return Err("it nests <Limit> blocks inside <Limit>; rewrite those by hand".into());
                 }
                 let old: Vec<&Node> =
-                    c.children.iter().filter(|d| d.kind == NodeKind::Directive && is_compat(&d.name)).collect();
+                    c.children.iter().filter(|d| d.kind == NodeKind::Directive && is_compat(d.name())).collect();
                 let reqs: Vec<&Node> = c.children.iter().filter(|d| is_require_element(d)).collect();
                 let block_text = &text[usize::from(lines(c).start())..usize::from(lines(c).end())];
                 let comments = block_text.lines().filter(|l| l.trim_start().starts_with('#')).count();
@@ -169,7 +170,7 @@ impl<'a> Body<'a> {
                         text: format!(
                             "{header}\n{}\n</{}>",
                             super::formula::indent_block(&body.join("\n"), "  "),
-                            c.name
+                            c.name()
                         ),
                         limit: Some((spec, body)),
                     });

@@ -48,9 +48,9 @@ pub(super) fn servers(cfg: &Config) -> Vec<Server<'_>> {
         return out;
     }
     let vhost_ports: Vec<Option<u16>> =
-        vhosts.iter().flat_map(|v| v.args.iter().map(|a| parse_address(a).map(|(_, p)| p))).collect();
+        vhosts.iter().flat_map(|v| v.args().iter().map(|a| parse_address(a).map(|(_, p)| p))).collect();
     for l in cfg.nodes.iter().filter(|n| n.kind == NodeKind::Directive && n.is("Listen")) {
-        let Some(port) = l.args.first().and_then(|a| listen_port(a)) else { continue };
+        let Some(port) = l.args().first().and_then(listen_port) else { continue };
         let taken = vhost_ports.iter().any(|p| matches!(p, Some(0)) || *p == Some(port) || p.is_none());
         if !taken {
             out.push(Server { vhost: None, host: None, local: Some(("127.0.0.1".parse().unwrap(), port)) });
@@ -62,10 +62,10 @@ pub(super) fn servers(cfg: &Config) -> Vec<Server<'_>> {
             .children
             .iter()
             .filter(|c| c.kind == NodeKind::Directive && (c.is("ServerName") || c.is("ServerAlias")))
-            .flat_map(|c| c.args.iter())
+            .flat_map(|c| c.args().iter())
             .map(|n| n.split("://").last().unwrap_or(n).split(':').next().unwrap_or(n).to_string())
             .find(|n| !n.contains(['*', '?']));
-        let local = v.args.first().and_then(|a| parse_address(a)).and_then(|(ip, port)| {
+        let local = v.args().first().and_then(parse_address).and_then(|(ip, port)| {
             let ip = ip.unwrap_or_else(|| "127.0.0.1".parse().unwrap());
             (port != 0).then_some((ip, port))
         });
@@ -106,7 +106,7 @@ fn mapping(cfg: &Config, server: &Server) -> Mapping {
         if Path::new(&root).is_absolute() { root } else { cfg.server_root.join(root).to_string_lossy().to_string() };
     let mut aliases = Vec::new();
     for d in own("Alias").into_iter().chain(own("ScriptAlias")) {
-        if let [from, to, ..] = &d.args[..] {
+        if let (Some(from), Some(to)) = (d.arg(0), d.arg(1)) {
             aliases.push((from.to_string(), to.to_string()));
         }
     }
@@ -344,7 +344,7 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         if !n.is_section() || n.is("VirtualHost") {
             continue;
         }
-        let l = n.name.to_ascii_lowercase();
+        let l = n.canonical().to_ascii_lowercase();
         let mut inner_scope = dir_scope.clone();
         match l.as_str() {
             "location" | "locationmatch" => match section_pattern(n) {
@@ -491,8 +491,8 @@ pub(super) fn find_htaccess(cfg: &Config) -> Vec<PathBuf> {
     }
     for n in cfg.walk().filter(|n| n.is_section() && n.is("Directory")) {
         let ao = n.children.iter().rev().find(|c| c.is("AllowOverride"));
-        if ao.is_some_and(|a| !a.args.iter().all(|x| x.eq_ignore_ascii_case("None"))) {
-            if let Some(p) = n.args.first().filter(|p| p.starts_with('/') && !p.contains(['*', '?', '['])) {
+        if ao.is_some_and(|a| !a.args().iter().all(|x| x.eq_ignore_ascii_case("None"))) {
+            if let Some(p) = n.args().first().filter(|p| p.starts_with('/') && !p.contains(['*', '?', '['])) {
                 if p != "/" {
                     roots.insert(PathBuf::from(p));
                 }

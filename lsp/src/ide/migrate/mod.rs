@@ -510,13 +510,16 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
     // Old-style sections no request reaches cannot be proven either way.
     let request_sections =
         ["directory", "directorymatch", "files", "filesmatch", "location", "locationmatch", "if", "elseif", "else"];
-    for n in p.cfg.walk().filter(|n| n.is_section() && request_sections.contains(&n.name.to_ascii_lowercase().as_str()))
+    for n in p
+        .cfg
+        .walk()
+        .filter(|n| n.is_section() && request_sections.contains(&n.canonical().to_ascii_lowercase().as_str()))
     {
         let in_file = match scope {
             Scope::Tree => true,
             Scope::File(f) => *p.cfg.file(n.loc.file).path == *f,
         };
-        let old = n.children.iter().any(|c| !c.is_section() && body::is_compat(&c.name));
+        let old = n.children.iter().any(|c| !c.is_section() && body::is_compat(c.name()));
         if in_file && old && a.sec(&plan::Key::Node(n.loc.file, u32::from(n.loc.range.start()))).is_none() {
             let why = if n.is("If") || n.is("ElseIf") || n.is("Else") {
                 "rules inside <If> are not rewritten: their expression is evaluated per request, which the proof does not do"
@@ -527,8 +530,8 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
                 "{}:{}: <{} {}>: {why}",
                 p.cfg.file(n.loc.file).path.display(),
                 n.loc.line,
-                n.name,
-                n.args.join(" ")
+                n.name(),
+                n.args().join(" ")
             ));
         }
     }
@@ -540,7 +543,7 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
         let own = |c: &&Node| c.is("Limit") || c.is("LimitExcept") || !c.is_section();
         let mut stack: Vec<&Node> = nodes.iter().filter(own).collect();
         while let Some(n) = stack.pop() {
-            if n.kind == config::NodeKind::Directive && body::is_compat(&n.name) {
+            if n.kind == config::NodeKind::Directive && body::is_compat(n.name()) {
                 accounted.insert((cfg.file(n.loc.file).path.to_path_buf(), n.loc.line));
             }
             stack.extend(n.children.iter().filter(own));

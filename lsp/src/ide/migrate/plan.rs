@@ -147,7 +147,7 @@ impl Setup {
             scopes.extend(top.walk().map(|n| (home, n)));
         }
         for (home, n) in scopes.into_iter().filter(|(_, n)| n.is_section() && n.is("Directory")) {
-            let Some(p) = n.args.first().filter(|p| p.starts_with('/') && !p.contains(['*', '?', '['])) else {
+            let Some(p) = n.args().first().filter(|p| p.starts_with('/') && !p.contains(['*', '?', '['])) else {
                 continue;
             };
             let reached = mappings.iter().any(|m| contexts::maps_to_url(m, p));
@@ -190,8 +190,7 @@ impl Setup {
     pub fn apply(&self, cfg: &mut Config) {
         for (from, to, home) in &self.probes {
             let loc = config::Loc { file: 0, range: Default::default(), focus: Default::default(), line: 0 };
-            let args = vec![from.into(), to.into()];
-            let node = Node::new(NodeKind::Directive, "Alias", args, format!("{from} {to}"), loc, vec![]);
+            let node = Node::new(NodeKind::Directive, "Alias", [from, to], &format!("{from} {to}"), loc, vec![]);
             match home.and_then(|i| cfg.nodes.get_mut(i)) {
                 Some(vhost) => vhost.edit_children(|c| c.push(node)),
                 None => cfg.nodes.push(node),
@@ -840,7 +839,7 @@ impl<'c> Analysis<'c> {
             .walk()
             .filter(|n| n.is_section() && n.is("Directory"))
             .filter_map(|n| {
-                let pat = n.args.first()?;
+                let pat = n.args().first()?;
                 if pat == "~" {
                     return None;
                 }
@@ -862,7 +861,7 @@ impl<'c> Analysis<'c> {
             Some((d, a)) => Some(format!(
                 "AllowOverride {} (from {} at {}:{}) does not allow AuthConfig, so Require lines in {} would answer every request with 500; add AuthConfig to that AllowOverride first",
                 a.join(" "),
-                d.args.first().map(|x| format!("<Directory {x}>")).unwrap_or_default(),
+                d.args().first().map(|x| format!("<Directory {x}>")).unwrap_or_default(),
                 self.cfg.file(d.loc.file).path.display(),
                 d.loc.line,
                 p.display()
