@@ -90,8 +90,7 @@ pub fn body_items(cfg: &Config, node: &Node) -> Vec<Item> {
         match c.kind {
             NodeKind::Directive => out.push(directive_item(c, loc)),
             NodeKind::Section => {
-                let l = c.canonical().to_ascii_lowercase();
-                if matches!(l.as_str(), "limit" | "limitexcept" | "requireall" | "requireany" | "requirenone") {
+                if matches!(c.known(), "Limit" | "LimitExcept" | "RequireAll" | "RequireAny" | "RequireNone") {
                     out.push(Item::Block {
                         name: c.name().into(),
                         args: c.args().to_vec(),

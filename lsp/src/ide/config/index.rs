@@ -84,23 +84,22 @@ impl Scope {
     }
 
     fn add(&mut self, n: &Node, id: Option<SecId>) {
-        let first = n.args().first();
+        // Names as the catalogue spells them (`Node::known`): no lowercased copy per node.
         match (n.kind, id) {
             (NodeKind::Directive, _) => {
-                let l = n.canonical().to_ascii_lowercase();
-                let alias = match l.as_str() {
-                    "documentroot" => {
-                        self.document_root = first.map(|s| s.to_string());
+                let alias = match n.known() {
+                    "DocumentRoot" => {
+                        self.document_root = n.arg(0).map(|s| s.to_string());
                         None
                     }
-                    "accessfilename" => {
+                    "AccessFileName" => {
                         self.access_file_name = Some(n.arg_strings());
                         None
                     }
-                    "alias" => Some(0),
-                    "scriptalias" => Some(1),
-                    "aliasmatch" => Some(2),
-                    "scriptaliasmatch" => Some(3),
+                    "Alias" => Some(0),
+                    "ScriptAlias" => Some(1),
+                    "AliasMatch" => Some(2),
+                    "ScriptAliasMatch" => Some(3),
                     _ => None,
                 };
                 if let (Some(k), Some(from), Some(to)) = (alias, n.arg(0), n.arg(1)) {
@@ -108,9 +107,9 @@ impl Scope {
                 }
             }
             (NodeKind::Section, Some(id)) => {
-                let l = n.canonical().to_ascii_lowercase();
-                match l.as_str() {
-                    "directory" | "directorymatch" => match section_pattern(n) {
+                let known = n.known();
+                match known {
+                    "Directory" | "DirectoryMatch" => match section_pattern(n) {
                         Some(p @ (SectionPattern::Plain(dir) | SectionPattern::Wildcard(dir))) => {
                             let comps = components(dir);
                             let wild = matches!(p, SectionPattern::Wildcard(_));
@@ -126,12 +125,12 @@ impl Scope {
                         Some(SectionPattern::Regex(re)) => self.dir_regex.push((id, Some(re.to_string()))),
                         // A regex section without its expression (`<Directory ~>`, `<DirectoryMatch>`):
                         // it cannot be evaluated.
-                        None if l == "directorymatch" || first.is_some() => self.dir_regex.push((id, None)),
+                        None if known == "DirectoryMatch" || n.arg(0).is_some() => self.dir_regex.push((id, None)),
                         None => {}
                     },
-                    "files" | "filesmatch" => self.files.push(id),
-                    "location" | "locationmatch" => self.locations.push(id),
-                    "if" | "elseif" | "else" => self.ifs.push(id),
+                    "Files" | "FilesMatch" => self.files.push(id),
+                    "Location" | "LocationMatch" => self.locations.push(id),
+                    "If" | "ElseIf" | "Else" => self.ifs.push(id),
                     _ => {}
                 }
             }
@@ -266,7 +265,7 @@ impl Index {
         }
         let id_of = |n: &Node| by_ptr.get(&(n as *const Node as usize)).copied();
         let (mut overrides, mut nested) = (Vec::new(), Vec::new());
-        let is_if = |n: &Node| ["If", "ElseIf", "Else"].iter().any(|k| n.canonical().eq_ignore_ascii_case(k));
+        let is_if = |n: &Node| matches!(n.known(), "If" | "ElseIf" | "Else");
         let facts: Vec<SectionFacts> = order
             .iter()
             .map(|n| {
@@ -275,9 +274,7 @@ impl Index {
                     nested.extend(n.children.iter().filter(|c| c.is_section() && pick(c)).filter_map(id_of));
                     (start, nested.len() as u32)
                 };
-                let files = nested_where(&|c| {
-                    c.canonical().eq_ignore_ascii_case("Files") || c.canonical().eq_ignore_ascii_case("FilesMatch")
-                });
+                let files = nested_where(&|c| matches!(c.known(), "Files" | "FilesMatch"));
                 let ifs = nested_where(&is_if);
                 let allow_override =
                     match n.children.iter().rfind(|c| c.kind == NodeKind::Directive && c.is("AllowOverride")) {
@@ -628,6 +625,39 @@ mod tests {
     use crate::ide::config::{load, Config};
     use crate::ide::diagnostics::tests::Fixture;
     use std::path::Path;
+
+    /// The spellings the index and the walk match `Node::known` against: a name the
+    /// catalogue spelled differently would never match.
+    #[test]
+    fn names_matched_through_known_are_the_catalogue_spellings() {
+        for name in [
+            "DocumentRoot",
+            "AccessFileName",
+            "Alias",
+            "ScriptAlias",
+            "AliasMatch",
+            "ScriptAliasMatch",
+            "Directory",
+            "DirectoryMatch",
+            "Files",
+            "FilesMatch",
+            "Location",
+            "LocationMatch",
+            "If",
+            "ElseIf",
+            "Else",
+            "Limit",
+            "LimitExcept",
+            "RequireAll",
+            "RequireAny",
+            "RequireNone",
+        ] {
+            assert_eq!(crate::ide::catalogue::directive(name).map(|d| d.name), Some(name));
+        }
+        let c = cfg("<directorymatch ^/x>\n</directorymatch>\nfrobnicate on\n");
+        assert_eq!(c.nodes[0].known(), "DirectoryMatch");
+        assert_eq!(c.nodes[1].known(), "");
+    }
 
     fn cfg(text: &str) -> Config {
         let fx = Fixture::parse(&format!("//- /etc/httpd/httpd.conf\n{text}"));

@@ -183,6 +183,12 @@ impl Node {
             None => self.name(),
         }
     }
+    /// The name as the catalogue spells it, or "" when it does not know it: for matching
+    /// against the catalogue's spellings (`match n.known() { "DocumentRoot" => … }`), which
+    /// compares names as httpd does, case aside, without a lowercased copy.
+    pub fn known(&self) -> &'static str {
+        self.directive_id.map_or("", |id| id.get().name)
+    }
     pub fn is(&self, name: &str) -> bool {
         self.canonical().eq_ignore_ascii_case(name)
     }
