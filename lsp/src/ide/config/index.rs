@@ -139,6 +139,14 @@ impl Scope {
     }
 }
 
+/// The key of a section in [`Index::by_ptr`]: its address in units of nodes. Distinct nodes
+/// never overlap, so keys stay distinct, and unlike addresses (multiples of the node's
+/// alignment) they vary in their low bits, which Fx hashing of an integer passes on to the
+/// table's bucket index.
+fn node_key(n: &Node) -> usize {
+    n as *const Node as usize / std::mem::size_of::<Node>()
+}
+
 /// Components of a normalised absolute path (`/` has none).
 pub fn components(p: &str) -> Vec<&str> {
     p.split('/').filter(|c| !c.is_empty()).collect()
@@ -209,6 +217,7 @@ impl PolicyOutline {
 pub struct Index {
     /// Per section: its parent section (or [`TOP`]) and its position among the parent's children.
     place: Vec<(u32, u32)>,
+    /// Sections by address ([`node_key`]).
     by_ptr: rustc_hash::FxHashMap<usize, SecId>,
     facts: Vec<SectionFacts>,
     /// The lists of [`SectionFacts`].
@@ -259,11 +268,11 @@ impl Index {
             }
             let id = place.len() as u32;
             place.push((parent, pos));
-            by_ptr.insert(n as *const Node as usize, id);
+            by_ptr.insert(node_key(n), id);
             order.push(n);
             stack.extend(n.children.iter().enumerate().rev().map(|(i, c)| (c, id, i as u32)));
         }
-        let id_of = |n: &Node| by_ptr.get(&(n as *const Node as usize)).copied();
+        let id_of = |n: &Node| by_ptr.get(&node_key(n)).copied();
         let (mut overrides, mut nested) = (Vec::new(), Vec::new());
         let is_if = |n: &Node| matches!(n.known(), "If" | "ElseIf" | "Else");
         let facts: Vec<SectionFacts> = order
@@ -447,7 +456,7 @@ impl Index {
 
     /// The section's id, when `n` is a section of this configuration.
     pub fn id(&self, n: &Node) -> Option<SecId> {
-        self.by_ptr.get(&(n as *const Node as usize)).copied()
+        self.by_ptr.get(&node_key(n)).copied()
     }
 
     /// The node of a section.
