@@ -668,7 +668,7 @@ pub fn request_inputs(a: &ExplainArgs) -> Result<ide::setenvif::EnvInputs, Strin
 /// (`Require host`, `Allow/Deny from` a name) or HostnameLookups (SetEnvIf Remote_Host).
 fn needs_host_name(cfg: &config::Config) -> bool {
     cfg.walk().any(|n| {
-        let words = |skip: usize| n.args().iter().skip(skip);
+        let words = |skip: usize| n.args().skip(skip);
         if n.is("Require") {
             words(0).find(|w| !w.eq_ignore_ascii_case("not")).is_some_and(|p| p.eq_ignore_ascii_case("host"))
         } else if n.is("Allow") || n.is("Deny") {

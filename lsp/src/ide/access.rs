@@ -176,7 +176,7 @@ fn vhost_label(n: &Node) -> String {
         .children
         .iter()
         .filter(|c| c.kind == NodeKind::Directive && (c.is("ServerName") || c.is("ServerAlias")))
-        .flat_map(|c| c.words())
+        .flat_map(|c| c.args())
         .collect();
     match names.first() {
         Some(first) => format!("{} ({first})", n.args().join(" ")),

@@ -139,11 +139,9 @@ pub(crate) fn mentioned_addresses(cfg: &Config) -> &[(String, IpAddr)] {
         let mut v = Vec::new();
         for n in cfg.walk() {
             let words: Vec<&str> = if n.is("Allow") || n.is("Deny") {
-                n.words().skip(1).collect()
-            } else if n.is("Require")
-                && n.args().iter().find(|w| !w.eq_ignore_ascii_case("not")).is_some_and(|p| p == "ip")
-            {
-                n.words().skip_while(|w| w.eq_ignore_ascii_case("not")).skip(1).collect()
+                n.args().skip(1).collect()
+            } else if n.is("Require") && n.args().find(|w| !w.eq_ignore_ascii_case("not")).is_some_and(|p| p == "ip") {
+                n.args().skip_while(|w| w.eq_ignore_ascii_case("not")).skip(1).collect()
             } else {
                 continue;
             };
@@ -731,7 +729,7 @@ mod tests {
         let section = chain.last()?;
         let (url, host) = url_for(cfg, chain)?;
         let req = section.children.iter().find(|c| c.is("Require"))?;
-        if section.children.iter().any(|c| policy::is_compat_directive(&c.name())) {
+        if section.children.iter().any(|c| policy::is_compat_directive(c.canonical())) {
             return None;
         }
         let resolved = resolve(cfg, &FsView::fresh(), &url, host.as_deref(), None);

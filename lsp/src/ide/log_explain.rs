@@ -115,7 +115,7 @@ fn urls_for_path(cfg: &Config, server: &Server, path: &str) -> Vec<(String, Stri
 fn index_names(cfg: &Config) -> BTreeSet<String> {
     let mut names: BTreeSet<String> = ["index.html".to_string()].into();
     for n in cfg.walk().filter(|n| n.is("DirectoryIndex")) {
-        names.extend(n.words().filter(|a| !a.eq_ignore_ascii_case("disabled")).map(str::to_string));
+        names.extend(n.args().filter(|a| !a.eq_ignore_ascii_case("disabled")).map(str::to_string));
     }
     names
 }

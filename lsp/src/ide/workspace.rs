@@ -242,7 +242,7 @@ pub fn is_main_config(path: &Path, fs: &dyn FileSource) -> bool {
 /// Whether `path` is named like the server's access files (`AccessFileName`, default `.htaccess`).
 pub fn is_access_file_name(cfg: &Config, path: &Path) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut names: Vec<&str> = cfg.walk().filter(|n| n.is("AccessFileName")).flat_map(|n| n.words()).collect();
+    let mut names: Vec<&str> = cfg.walk().filter(|n| n.is("AccessFileName")).flat_map(|n| n.args()).collect();
     if names.is_empty() {
         names.push(".htaccess");
     }
@@ -276,7 +276,7 @@ fn served_directories(cfg: &Config) -> Vec<PathBuf> {
                 .iter()
                 .rev()
                 .find(|c| c.is("AllowOverride"))
-                .is_some_and(|c| !c.args().iter().all(|a| a.eq_ignore_ascii_case("None")));
+                .is_some_and(|c| !c.args().all(|a| a.eq_ignore_ascii_case("None")));
             if allows {
                 out.push(abs(n.arg(0).unwrap_or_default()));
             }

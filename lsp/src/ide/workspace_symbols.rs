@@ -84,7 +84,7 @@ pub fn symbols(cfg: &Config) -> Vec<Symbol> {
                 .children
                 .iter()
                 .filter(|c| !c.is_section() && (c.is("ServerName") || c.is("ServerAlias")))
-                .flat_map(|c| c.words())
+                .flat_map(|c| c.args())
                 .collect();
             if names.is_empty() {
                 push(address.clone(), SymbolKind::VirtualHost, Some("VirtualHost".into()), &mut out);

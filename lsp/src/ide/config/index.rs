@@ -347,10 +347,10 @@ impl Index {
         let mut alias_targets: HashMap<String, (usize, String)> = HashMap::new();
         for (i, n) in cfg.walk().enumerate() {
             if n.is_section() && (n.is("Limit") || n.is("LimitExcept")) {
-                ctx.registered_methods.extend(n.words().map(str::to_string));
+                ctx.registered_methods.extend(n.args().map(str::to_string));
             }
             if n.is("RegisterHttpMethod") {
-                ctx.registered_methods.extend(n.words().map(str::to_string));
+                ctx.registered_methods.extend(n.args().map(str::to_string));
             }
             if n.is_section() && n.is("AuthzProviderAlias") {
                 if let Some(a) = n.args().get(1) {

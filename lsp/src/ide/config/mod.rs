@@ -170,10 +170,6 @@ impl Node {
     pub fn arg_strings(&self) -> Vec<String> {
         self.args().to_vec()
     }
-    /// The arguments as `&str`.
-    pub fn words(&self) -> Args<'_> {
-        self.args()
-    }
     /// The name as the catalogue spells it when it knows it, else as written: equal to
     /// [`Node::name`] but for ASCII case, and read without touching the node's words
     /// (checks compare the names of every node).

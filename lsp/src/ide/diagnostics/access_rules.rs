@@ -82,7 +82,7 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
             let mut stack: Vec<&Node> = vec![section];
             while let Some(c) = stack.pop() {
                 if c.is("Require") {
-                    let mut words = c.words().skip_while(|w| w.eq_ignore_ascii_case("not"));
+                    let mut words = c.args().skip_while(|w| w.eq_ignore_ascii_case("not"));
                     if words.next() == Some("group") {
                         let msg = if groupfile {
                             "`Require group` comes from mod_authz_groupfile, not mod_authz_dbm: with AuthDBMGroupFile every user gets 401 (AH01664). Use `Require dbm-group`"

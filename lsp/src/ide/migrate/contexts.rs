@@ -48,7 +48,7 @@ pub(super) fn servers(cfg: &Config) -> Vec<Server<'_>> {
         return out;
     }
     let vhost_ports: Vec<Option<u16>> =
-        vhosts.iter().flat_map(|v| v.args().iter().map(|a| parse_address(a).map(|(_, p)| p))).collect();
+        vhosts.iter().flat_map(|v| v.args().map(|a| parse_address(a).map(|(_, p)| p))).collect();
     for l in cfg.nodes.iter().filter(|n| n.kind == NodeKind::Directive && n.is("Listen")) {
         let Some(port) = l.args().first().and_then(listen_port) else { continue };
         let taken = vhost_ports.iter().any(|p| matches!(p, Some(0)) || *p == Some(port) || p.is_none());
@@ -62,7 +62,7 @@ pub(super) fn servers(cfg: &Config) -> Vec<Server<'_>> {
             .children
             .iter()
             .filter(|c| c.kind == NodeKind::Directive && (c.is("ServerName") || c.is("ServerAlias")))
-            .flat_map(|c| c.args().iter())
+            .flat_map(|c| c.args())
             .map(|n| n.split("://").last().unwrap_or(n).split(':').next().unwrap_or(n).to_string())
             .find(|n| !n.contains(['*', '?']));
         let local = v.args().first().and_then(parse_address).and_then(|(ip, port)| {
@@ -491,7 +491,7 @@ pub(super) fn find_htaccess(cfg: &Config) -> Vec<PathBuf> {
     }
     for n in cfg.walk().filter(|n| n.is_section() && n.is("Directory")) {
         let ao = n.children.iter().rev().find(|c| c.is("AllowOverride"));
-        if ao.is_some_and(|a| !a.args().iter().all(|x| x.eq_ignore_ascii_case("None"))) {
+        if ao.is_some_and(|a| !a.args().all(|x| x.eq_ignore_ascii_case("None"))) {
             if let Some(p) = n.args().first().filter(|p| p.starts_with('/') && !p.contains(['*', '?', '['])) {
                 if p != "/" {
                     roots.insert(PathBuf::from(p));
