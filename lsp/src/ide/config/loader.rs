@@ -902,11 +902,18 @@ impl Loader<'_> {
     /// Whether a file not read yet at `path` is one of those being read under another
     /// name ([`Self::being_read`] before it is added).
     fn cycles_back(&mut self, path: &Path) -> bool {
+        self.on_stack(path, |_| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+    }
+
+    /// Whether the file at `path` is one of those being read: first by its identity on disk
+    /// (one stat), then, only when that cannot rule it out, by its canonical path (`real`).
+    fn on_stack(&mut self, path: &Path, real: impl FnOnce(&mut Self) -> PathBuf) -> bool {
         if self.none_on_stack_is(file_identity(path)) {
             return false;
         }
-        let me = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        self.real_path_on_stack(&me)
+        let me = real(self);
+        let stack = self.stack.clone();
+        stack.into_iter().any(|f| self.real_path(f) == me)
     }
 
     /// Whether the file of identity `me` is known to be none of those being read: each has
@@ -922,23 +929,14 @@ impl Loader<'_> {
         })
     }
 
-    /// Whether one of the files being read has the canonical path `real`.
-    fn real_path_on_stack(&mut self, real: &Path) -> bool {
-        let stack = self.stack.clone();
-        stack.into_iter().any(|f| self.real_path(f) == real)
-    }
-
     /// Whether the file is one of those being read, under this name or another
     /// (a symbolic link, `dir/../`): including it again would never end.
     fn being_read(&mut self, id: FileId) -> bool {
         if self.stack.contains(&id) {
             return true;
         }
-        if self.none_on_stack_is(file_identity(&self.cfg.files[id].path)) {
-            return false;
-        }
-        let me = self.real_path(id);
-        self.real_path_on_stack(&me)
+        let path = self.cfg.files[id].path.clone();
+        self.on_stack(&path, |l| l.real_path(id))
     }
 
     fn real_path(&mut self, id: FileId) -> PathBuf {
