@@ -65,46 +65,28 @@ pub fn in_order(cfg: &Config) -> impl Iterator<Item = Diagnostic> {
         ("problems", problems),
         ("engine", engine),
     ];
-    /// The checks that do not read the section index ([`Config::index`]).
-    const WITHOUT_INDEX: &[&str] = &["syntax", "problems", "nodes"];
-    let phases = std::env::var_os("APACHE_LSP_PHASES").is_some();
     // The checks are independent: run them side by side, each sorting its own findings;
     // then merge them in file order.
     let checks: Vec<(&str, Check)> = OTHERS.iter().chain(LOCAL).copied().collect();
-    let run = |early: bool| {
-        checks
-            .par_iter()
-            .enumerate()
-            .filter(|(_, (name, _))| WITHOUT_INDEX.contains(name) == early)
-            .map(|(i, (name, check))| {
-                let mut out = Vec::new();
-                let t = std::time::Instant::now();
-                check(cfg, &mut out);
-                out.sort_by(order);
-                if phases {
-                    let ms = t.elapsed().as_secs_f64() * 1e3;
-                    eprintln!("check #{i:<2} {name:<16} {ms:>8.1} ms  {} findings", out.len());
-                }
-                (i, out)
-            })
-            .collect::<Vec<(usize, Vec<Diagnostic>)>>()
-    };
-    // The index is built on one core (a walk in order) while the checks that do not need it
-    // run on the other; then the checks that read it.
-    let (mut found, ()) = rayon::join(
-        || run(true),
-        || {
+    let found = checks
+        .par_iter()
+        .enumerate()
+        .map(|(i, (name, check))| {
+            let mut out = Vec::new();
             let t = std::time::Instant::now();
-            cfg.index();
-            if phases {
-                eprintln!("index             {:>8.1} ms", t.elapsed().as_secs_f64() * 1e3);
+            check(cfg, &mut out);
+            out.sort_by(order);
+            if std::env::var_os("APACHE_LSP_PHASES").is_some() {
+                eprintln!(
+                    "check #{i:<2} {name:<16} {:>8.1} ms  {} findings",
+                    t.elapsed().as_secs_f64() * 1e3,
+                    out.len()
+                );
             }
-        },
-    );
-    found.extend(run(false));
-    // Merged in the checks' order: findings that order alike come as the checks are listed.
-    found.sort_by_key(|(i, _)| *i);
-    Merged::new(found.into_iter().map(|(_, out)| out).collect())
+            out
+        })
+        .collect::<Vec<Vec<Diagnostic>>>();
+    Merged::new(found)
 }
 
 /// Sorted runs merged as [`sort`] would order and deduplicate their concatenation:
