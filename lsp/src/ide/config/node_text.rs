@@ -271,6 +271,13 @@ mod tests {
         }
     }
 
+    /// A big configuration holds close to a million nodes: their size is a budget.
+    #[test]
+    fn a_node_stays_small() {
+        assert!(std::mem::size_of::<super::super::Node>() <= 72, "{}", std::mem::size_of::<super::super::Node>());
+        assert_eq!(std::mem::size_of::<NodeText>(), 16);
+    }
+
     #[test]
     fn long_texts_keep_their_lengths() {
         let long = "x".repeat(70_000);
