@@ -49,29 +49,41 @@ pub fn url_for(cfg: &Config, chain: &[&Node]) -> Option<(String, Option<String>)
     let host =
         vhost.and_then(|v| v.children.iter().find(|c| c.is("ServerName")).and_then(|c| c.arg(0).map(str::to_string)));
     let section = chain.iter().rev().find(|n| is_container(n) && !n.is("VirtualHost"))?;
-    let arg = |i: usize| section.arg(i).unwrap_or_default().to_string();
     let docroot = vhost
         .and_then(|v| v.children.iter().find(|c| c.is("DocumentRoot")))
         .map(|d| d.arg(0).map(str::to_string))
         .unwrap_or_else(|| cfg.index().main.document_root.clone())
         .map(|d| d.trim_end_matches('/').to_string());
-    let l = section.canonical().to_ascii_lowercase();
-    let url = match l.as_str() {
-        "location" if arg(0) != "~" && !arg(0).contains(['*', '?', '[']) => arg(0),
-        "directory" if arg(0) != "~" => directory_url(cfg, &docroot, &arg(0))?,
-        "files" if arg(0) != "~" && !arg(0).contains(['*', '?', '[']) => {
+    // Patterns as the walk classifies them (`access::section_pattern`); a section without
+    // one is read as its empty pattern (`<Location>`: the whole site).
+    use access::SectionPattern::{Plain, Wildcard};
+    let pattern = access::section_pattern(section);
+    let url = match (section.known(), pattern) {
+        ("Location", Some(Plain(_)) | None) => p_or_empty(pattern).to_string(),
+        ("Directory", Some(Plain(_) | Wildcard(_)) | None) => directory_url(cfg, &docroot, p_or_empty(pattern))?,
+        ("Files", Some(Plain(_)) | None) => {
+            let name = p_or_empty(pattern);
             let dir = chain.iter().rev().find(|n| n.is("Directory")).map(|d| d.arg(0).unwrap_or_default().to_string());
             match (dir, &docroot) {
                 (Some(d), Some(root)) if d.trim_end_matches('/').starts_with(root.as_str()) => {
-                    format!("{}/{}", &d.trim_end_matches('/')[root.len()..], arg(0))
+                    format!("{}/{}", &d.trim_end_matches('/')[root.len()..], name)
                 }
-                (None, _) => format!("/{}", arg(0)),
+                (None, _) => format!("/{name}"),
                 _ => return None,
             }
         }
         _ => return None,
     };
     Some((if url.is_empty() { "/".into() } else { url }, host))
+}
+
+/// A section's pattern text, "" for none.
+fn p_or_empty(pattern: Option<access::SectionPattern<'_>>) -> &str {
+    use access::SectionPattern::{Plain, Regex, Wildcard};
+    match pattern {
+        Some(Plain(p) | Wildcard(p) | Regex(p)) => p,
+        None => "",
+    }
 }
 
 /// The URL of a directory: through an Alias to it, or below the DocumentRoot (a
@@ -614,6 +626,20 @@ mod tests {
     use crate::ide::config::load;
     use crate::ide::diagnostics::tests::Fixture;
     use std::path::Path;
+
+    /// The URL each top-level section of the main server is asked at: patterns classified as
+    /// the walk classifies them; a section without an argument is its empty pattern.
+    #[test]
+    fn url_for_reads_patterns_as_the_walk_does() {
+        let fx = Fixture::parse(
+            "//- /etc/httpd/httpd.conf\nDocumentRoot /srv/www\n<Location /admin>\n</Location>\n<Location>\n</Location>\n<Location ~ ^/x>\n</Location>\n<Location /a*>\n</Location>\n<Directory /srv/www/sub*>\n</Directory>\n<Directory ~ ^/srv>\n</Directory>\n<Files a.php>\n</Files>\n<Files *.php>\n</Files>\n<LocationMatch ^/y>\n</LocationMatch>\n",
+        );
+        let cfg = load(Path::new(&fx.0[0].0), &fx);
+        let urls: Vec<Option<String>> =
+            cfg.nodes.iter().filter(|n| n.is_section()).map(|n| url_for(&cfg, &[n]).map(|(u, _)| u)).collect();
+        let want = [Some("/admin"), Some("/"), None, None, Some("/sub*/"), None, Some("/a.php"), None, None];
+        assert_eq!(urls, want.map(|u| u.map(str::to_string)));
+    }
 
     /// `█` marks the cursor (it cannot clash with `$` in regexes or `${VAR}`).
     fn check(fixture: &str) -> String {
