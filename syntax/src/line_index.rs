@@ -134,6 +134,12 @@ impl LineIndex {
     }
 
     /// Line and column of `offset`, clamped into the text and onto a character boundary.
+    /// The 0-based line of `offset` (clamped to the text): [`LineIndex::line_col`]'s line,
+    /// without the column (a character never spans a line break).
+    pub fn line(&self, offset: TextSize) -> u32 {
+        self.line_of(offset.min(self.len)) as u32
+    }
+
     pub fn line_col(&self, offset: TextSize, enc: Encoding) -> LineColumn {
         let offset = self.char_start(offset.min(self.len));
         let line = self.line_of(offset);
@@ -240,6 +246,16 @@ fn scan(text: &str, base: usize) -> (Vec<TextSize>, Vec<TextSize>, Vec<(TextSize
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_is_line_col_s_line_at_every_offset() {
+        let text = "Define é 😀x\r\nb\n\nü\n";
+        let idx = LineIndex::new(text);
+        for o in 0..=text.len() as u32 + 3 {
+            let o = TextSize::from(o);
+            assert_eq!(idx.line(o), idx.line_col(o, Encoding::Utf8).line, "{o:?}");
+        }
+    }
 
     #[test]
     fn utf16_columns_count_surrogate_pairs() {

@@ -77,8 +77,13 @@ pub struct Effective {
     pub index: Option<Box<crate::ide::dir_index::IndexLookup>>,
 }
 
-fn ploc(cfg: &Config, file: FileId, range: TextRange, line: u32) -> policy::Loc {
-    policy::Loc { file: cfg.file(file).path.clone(), line, range: (range.start().into(), range.end().into()) }
+fn ploc(cfg: &Config, loc: &config::Loc) -> policy::Loc {
+    let (fd, range) = (cfg.file(loc.file), loc.range);
+    policy::Loc {
+        file: fd.path.clone(),
+        line: fd.line_of(range.start()),
+        range: (range.start().into(), range.end().into()),
+    }
 }
 
 /// A section body as the policy builders take it: directives and the access
@@ -86,7 +91,7 @@ fn ploc(cfg: &Config, file: FileId, range: TextRange, line: u32) -> policy::Loc 
 pub fn body_items(cfg: &Config, node: &Node) -> Vec<Item> {
     let mut out = Vec::new();
     for c in &node.children {
-        let loc = ploc(cfg, c.loc.file, c.loc.range, c.loc.line);
+        let loc = ploc(cfg, &c.loc);
         match c.kind {
             NodeKind::Directive => out.push(directive_item(c, loc)),
             NodeKind::Section => {
@@ -134,7 +139,7 @@ fn items_reading(cfg: &Config, node: &Node, reads: fn(&str) -> bool) -> Vec<Item
         if !keep {
             continue;
         }
-        let loc = ploc(cfg, c.loc.file, c.loc.range, c.loc.line);
+        let loc = ploc(cfg, &c.loc);
         let args = c.args().to_vec();
         out.push(match c.kind {
             NodeKind::Directive => Item::Directive { name: c.name().into(), args, raw_args: c.raw_args().into(), loc },
@@ -613,7 +618,7 @@ fn walk(
                     unknown.push(format!(
                         "cannot evaluate the regular expression of <{}> at line {}",
                         d.name(),
-                        d.loc.line
+                        cfg.line(&d.loc)
                     ))
                 }
                 _ => {}
@@ -677,7 +682,7 @@ fn walk(
                 "<{}> at {}:{} holds access rules, and its expression is not evaluated",
                 s.name(),
                 cfg.file(s.loc.file).path.display(),
-                s.loc.line
+                cfg.line(&s.loc)
             ));
         }
     }
@@ -924,7 +929,7 @@ fn htaccess(
     let mut sctx = ctx.clone();
     sctx.htaccess = true;
     let violation = htaccess_override_violation(frag, allow);
-    let loc = config::Loc { file: 0, range: TextRange::default(), focus: TextRange::default(), line: 1 };
+    let loc = config::Loc { file: 0, range: TextRange::default(), focus: TextRange::default() };
     let top = Node::new(NodeKind::Section, ".htaccess", [""; 0], "", loc, frag.nodes.clone());
     let items = body_items(frag, &top);
     // All layers plus the <Limit> blocks' own errors (TRACE, unknown methods…).
@@ -1062,7 +1067,7 @@ impl Resolved {
                     // Only directives are per-directory inputs: no need to build the whole body.
                     for d in ix.node(cfg, *id).children.iter().filter(|d| d.kind == NodeKind::Directive) {
                         if is_per_dir_input(d.name()) {
-                            out.push((i, directive_item(d, ploc(cfg, d.loc.file, d.loc.range, d.loc.line))));
+                            out.push((i, directive_item(d, ploc(cfg, &d.loc))));
                         }
                     }
                 }
@@ -1156,7 +1161,7 @@ impl Resolved {
                             cfg.file(n.loc.file).path.clone(),
                             Some(n.loc.file),
                             n.loc.range,
-                            n.loc.line,
+                            cfg.line(&n.loc),
                             body_items(cfg, n),
                         )
                     }
@@ -1177,7 +1182,7 @@ impl Resolved {
                             fd.path.clone(),
                             None,
                             n.loc.range,
-                            n.loc.line,
+                            frag.line(&n.loc),
                             items.clone().unwrap_or_default(),
                         )
                     }

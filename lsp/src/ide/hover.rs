@@ -818,9 +818,14 @@ mod tests {
             }
             let fast = defeated_require_among(&cfg, &chain, &batch);
             let full = defeated_by_full_evaluation(&cfg, &chain);
-            assert_eq!(format!("{fast:?}"), format!("{full:?}"), "section at line {}", chain.last().unwrap().loc.line);
+            assert_eq!(
+                format!("{fast:?}"),
+                format!("{full:?}"),
+                "section at line {}",
+                cfg.line(&chain.last().unwrap().loc)
+            );
             if let Some(t) = fast {
-                found.push(format!("{}: {}", chain.last().unwrap().loc.line, t.decided_by));
+                found.push(format!("{}: {}", cfg.line(&chain.last().unwrap().loc), t.decided_by));
             }
         }
         found

@@ -237,7 +237,7 @@ impl Analysis {
         let (q, delta) = (change.old.end(), change.delta());
         let line_delta = i64::from(fd.line_of(change.new.end())) - i64::from(old_fd.line_of(q));
         let cfg = Arc::make_mut(&mut self.cfg);
-        shift_config(cfg, file, q, delta, line_delta);
+        shift_config(cfg, file, q, delta);
         // The replaced nodes were shifted with the rest (harmlessly: shifts are total) and
         // are replaced in one splice, so that a level keeps its block when the count does
         // not change (the index finds sections by address, `Index::directives_edited`).
@@ -549,7 +549,7 @@ fn shift(r: TextRange, q: TextSize, delta: i64) -> TextRange {
 }
 
 /// Moves every position of `file` in the configuration.
-fn shift_config(cfg: &mut Config, file: FileId, q: TextSize, delta: i64, line_delta: i64) {
+fn shift_config(cfg: &mut Config, file: FileId, q: TextSize, delta: i64) {
     let mut stack: Vec<&mut Node> = cfg.nodes.iter_mut().collect();
     while let Some(n) = stack.pop() {
         if n.loc.file == file && n.loc.range.end() < q {
@@ -558,9 +558,6 @@ fn shift_config(cfg: &mut Config, file: FileId, q: TextSize, delta: i64, line_de
             continue;
         }
         if n.loc.file == file {
-            if n.loc.range.start() >= q {
-                n.loc.line = (i64::from(n.loc.line) + line_delta).max(1) as u32;
-            }
             n.loc.range = shift(n.loc.range, q, delta);
             n.loc.focus = shift(n.loc.focus, q, delta);
         }

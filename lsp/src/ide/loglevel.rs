@@ -130,7 +130,7 @@ impl LogConfig {
 }
 
 fn where_(cfg: &Config, n: &Node) -> String {
-    format!("`LogLevel {}` at {}:{}", n.raw_args(), cfg.file(n.loc.file).path.display(), n.loc.line)
+    format!("`LogLevel {}` at {}:{}", n.raw_args(), cfg.file(n.loc.file).path.display(), cfg.line(&n.loc))
 }
 
 fn context_config(cfg: &Config, nodes: &[Node]) -> LogConfig {

@@ -528,7 +528,7 @@ fn node_rules(cfg: &Config, nodes: &[Node], record: usize, out: &mut Vec<Rule>) 
     for n in nodes.iter().filter(|n| n.kind == NodeKind::Directive && is_setenvif(n.name())) {
         let loc = Loc {
             file: cfg.file(n.loc.file).path.clone(),
-            line: n.loc.line,
+            line: cfg.line(&n.loc),
             range: (n.loc.range.start().into(), n.loc.range.end().into()),
         };
         out.extend(parse_rule(n.name(), &n.args().collect::<Vec<_>>(), &loc, record));
@@ -628,7 +628,7 @@ pub fn access_env(
             for var in rewrite_env_vars(n.arg(2).unwrap_or("")) {
                 let loc = Loc {
                     file: cfg.file(n.loc.file).path.clone(),
-                    line: n.loc.line,
+                    line: cfg.line(&n.loc),
                     range: (n.loc.range.start().into(), n.loc.range.end().into()),
                 };
                 let rule = Rule {

@@ -330,7 +330,7 @@ impl Index {
                         Err(name) => host_addresses.push(format!(
                             "<VirtualHost {}> at line {} names the host {name}, which httpd resolves at startup",
                             n.args().join(" "),
-                            n.loc.line
+                            cfg.line(&n.loc)
                         )),
                     }
                 }
@@ -677,7 +677,7 @@ mod tests {
     fn dirs_at(c: &Config, depth: usize, prefix: &str) -> Vec<u32> {
         let ix = c.index();
         let found = ix.main.dirs_at(depth, prefix, |p, t| crate::ide::access::wildcard_match(p, t, true));
-        found.into_iter().map(|id| ix.node(c, id).loc.line).collect()
+        found.into_iter().map(|id| c.line(&ix.node(c, id).loc)).collect()
     }
 
     #[test]
@@ -709,7 +709,7 @@ mod tests {
     fn section_facts_list_nested_sections_and_the_last_allow_override() {
         let c = cfg("<Directory /srv>\n  AllowOverride None\n  <Files a>\n  </Files>\n  <If \"true\">\n    Require all denied\n  </If>\n  <FilesMatch b>\n  </FilesMatch>\n  AllowOverride AuthConfig Limit\n</Directory>\n<Location />\n</Location>\n");
         let ix = c.index();
-        let line = |id: u32| ix.node(&c, id).loc.line;
+        let line = |id: u32| c.line(&ix.node(&c, id).loc);
         assert_eq!(ix.allow_override(0), Some(&["AuthConfig".to_string(), "Limit".to_string()][..]));
         assert_eq!(ix.files_in(0).iter().map(|&i| line(i)).collect::<Vec<_>>(), [3, 8]);
         assert_eq!(ix.ifs_in(0).iter().map(|&i| line(i)).collect::<Vec<_>>(), [5]);

@@ -138,9 +138,6 @@ struct Loader<'a> {
     real: HashMap<FileId, PathBuf>,
     /// Device and inode of files being read, by id ([`file_identity`], cached).
     identity: HashMap<FileId, Option<(u64, u64)>>,
-    /// For a loader building the nodes of some files in parallel with others
-    /// ([`Loader::parallel_run`]): the main loader's files (its own `cfg.files` is empty).
-    view: Option<&'a [Arc<FileData>]>,
 }
 
 /// Loads the configuration whose main file is `main`.
@@ -219,7 +216,6 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool)
         over_limit: false,
         real: HashMap::new(),
         identity: HashMap::new(),
-        view: None,
     };
     match l.read_file(&path) {
         Ok(id) => l.cfg.nodes = exact(l.file_nodes(id)),
@@ -485,11 +481,7 @@ impl Loader<'_> {
     }
 
     fn loc(&self, file: FileId, range: TextRange, focus: TextRange) -> Loc {
-        let fd = match self.view {
-            Some(files) => &files[file],
-            None => &self.cfg.files[file],
-        };
-        Loc { file, range, focus, line: fd.line_of(range.start()) }
+        Loc { file, range, focus }
     }
 
     /// Every directive but those in [`LOADER_DIRECTIVES`] becomes one plain node;
@@ -895,7 +887,6 @@ impl Loader<'_> {
             over_limit: self.over_limit,
             real: HashMap::new(),
             identity: HashMap::new(),
-            view: Some(&self.cfg.files),
         }
     }
 
@@ -1004,7 +995,7 @@ pub(crate) fn standalone_directive(fd: &FileData, file: FileId, d: &ast::Directi
         return None;
     }
     let focus = d.name().map(|n| n.range()).unwrap_or(range);
-    let loc = Loc { file, range, focus, line: fd.line_of(range.start()) };
+    let loc = Loc { file, range, focus };
     Some(Node::new(NodeKind::Directive, &name, words(raw_args), raw_args, loc, vec![]))
 }
 

@@ -74,7 +74,7 @@ impl FileData {
     }
     /// 1-based line of an offset.
     pub fn line_of(&self, offset: apache_syntax::TextSize) -> u32 {
-        self.line_index.line_col(offset, apache_syntax::Encoding::Utf8).line + 1
+        self.line_index.line(offset) + 1
     }
 }
 
@@ -86,8 +86,6 @@ pub struct Loc {
     pub range: TextRange,
     /// The name's range (the directive name, or the section header).
     pub focus: TextRange,
-    /// 1-based line of the start.
-    pub line: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -355,6 +353,11 @@ impl Config {
     }
     pub fn file(&self, id: FileId) -> &FileData {
         &self.files[id]
+    }
+    /// 1-based line where a node starts (found in its file's line index, not kept in every
+    /// node: close to a million of them on a big tree).
+    pub fn line(&self, loc: &Loc) -> u32 {
+        self.file(loc.file).line_of(loc.range.start())
     }
     /// Every node of the main server and its sections, depth first.
     pub fn walk(&self) -> impl Iterator<Item = &Node> {

@@ -216,7 +216,7 @@ pub fn htaccess_overrides(root: &Config, dir: &Path) -> Option<HtaccessOverrides
         for c in &s.children {
             if c.is("AllowOverride") {
                 out.allow_override = Some(c.arg_strings());
-                out.set_at = Some((root.file(c.loc.file).path.to_path_buf(), c.loc.line));
+                out.set_at = Some((root.file(c.loc.file).path.to_path_buf(), root.line(&c.loc)));
             } else if c.is("AllowOverrideList") {
                 out.allow_override_list = Some(c.arg_strings());
             }

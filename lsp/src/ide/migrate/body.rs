@@ -73,7 +73,7 @@ impl<'a> Body<'a> {
 
     /// `file:line`.
     pub fn place(&self) -> String {
-        let line = self.node.map(|n| n.loc.line).unwrap_or(1);
+        let line = self.node.map(|n| self.cfg.line(&n.loc)).unwrap_or(1);
         format!("{}:{line}", self.path().display())
     }
 
@@ -85,7 +85,6 @@ impl<'a> Body<'a> {
                     file: self.file,
                     range: TextRange::default(),
                     focus: TextRange::default(),
-                    line: 1,
                 };
                 let top = Node::new(NodeKind::Section, ".htaccess", [""; 0], "", loc, self.children.to_vec());
                 body_items(self.cfg, &top)

@@ -529,7 +529,7 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
             out.left.push(format!(
                 "{}:{}: <{} {}>: {why}",
                 p.cfg.file(n.loc.file).path.display(),
-                n.loc.line,
+                p.cfg.line(&n.loc),
                 n.name(),
                 n.args().join(" ")
             ));
@@ -544,7 +544,7 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
         let mut stack: Vec<&Node> = nodes.iter().filter(own).collect();
         while let Some(n) = stack.pop() {
             if n.kind == config::NodeKind::Directive && body::is_compat(n.name()) {
-                accounted.insert((cfg.file(n.loc.file).path.to_path_buf(), n.loc.line));
+                accounted.insert((cfg.file(n.loc.file).path.to_path_buf(), cfg.line(&n.loc)));
             }
             stack.extend(n.children.iter().filter(own));
         }
@@ -557,7 +557,7 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
         if out
             .left
             .iter()
-            .any(|l| l.starts_with(&format!("{}:{}: ", p.cfg.file(n.loc.file).path.display(), n.loc.line)))
+            .any(|l| l.starts_with(&format!("{}:{}: ", p.cfg.file(n.loc.file).path.display(), p.cfg.line(&n.loc))))
         {
             mark(&p.cfg, &n.children);
         }

@@ -189,7 +189,7 @@ impl Setup {
     /// Adds the probe aliases (before the configuration is first used: its index is built then).
     pub fn apply(&self, cfg: &mut Config) {
         for (from, to, home) in &self.probes {
-            let loc = config::Loc { file: 0, range: Default::default(), focus: Default::default(), line: 0 };
+            let loc = config::Loc { file: 0, range: Default::default(), focus: Default::default() };
             let node = Node::new(NodeKind::Directive, "Alias", [from, to], &format!("{from} {to}"), loc, vec![]);
             match home.and_then(|i| cfg.nodes.get_mut(i)) {
                 Some(vhost) => vhost.edit_children(|c| c.push(node)),
@@ -863,7 +863,7 @@ impl<'c> Analysis<'c> {
                 a.join(" "),
                 d.args().first().map(|x| format!("<Directory {x}>")).unwrap_or_default(),
                 self.cfg.file(d.loc.file).path.display(),
-                d.loc.line,
+                self.cfg.line(&d.loc),
                 p.display()
             )),
             None => Some(format!(
