@@ -32,22 +32,20 @@ pub struct LineIndex {
     len: TextSize,
     /// Where each line starts; the first line starts at 0.
     starts: Vec<TextSize>,
-    /// Where each line's content ends (before its `\r\n` or `\n`).
-    content_ends: Vec<TextSize>,
+    /// The lines that end in `\r\n`, in order (few or none in most files: a line's content
+    /// end is found from the next line's start, not kept per line).
+    crlf: Vec<u32>,
     /// Every character of more than one byte: its offset and UTF-8 length, in order.
     wide: Vec<(TextSize, u8)>,
 }
 
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
-        let mut idx =
-            LineIndex { len: TextSize::of(text), starts: vec![0.into()], content_ends: Vec::new(), wide: Vec::new() };
-        let (ends, starts, wide) = scan(text, 0);
-        idx.content_ends = ends;
-        idx.starts.extend(starts);
-        idx.wide = wide;
-        idx.content_ends.push(idx.len);
-        idx
+        let (crlf, starts, wide) = scan(text, 0);
+        let mut all = Vec::with_capacity(starts.len() + 1);
+        all.push(0.into());
+        all.extend(starts);
+        LineIndex { len: TextSize::of(text), starts: all, crlf, wide }
     }
 
     /// Brings the index from the text before an edit to `new_text`, in which the
@@ -74,19 +72,20 @@ impl LineIndex {
         // The old region ends after the line holding the end of the deletion.
         let old_end = self.starts.get(last + 1).copied().unwrap_or(self.len);
         let new_end = if last + 1 < self.starts.len() { shift(old_end) } else { new_len };
-        let (ends, starts, wide) =
+        let (crlf, starts, wide) =
             scan(&new_text[usize::from(region_start)..usize::from(new_end)], usize::from(region_start));
-        // Lines first..=last are replaced by the lines the region holds now.
-        let tail_ends: Vec<TextSize> = self.content_ends[last + 1..].iter().map(|&o| shift(o)).collect();
+        // Lines first..=last are replaced by the lines the region holds now: the lines after
+        // them move by the change in the number of line breaks.
+        let breaks_before = (last - first + usize::from(last + 1 < self.starts.len())) as i64;
+        let moved = starts.len() as i64 - breaks_before;
+        let a = self.crlf.partition_point(|&l| (l as usize) < first);
+        let b = self.crlf.partition_point(|&l| (l as usize) <= last);
+        let tail_crlf: Vec<u32> = self.crlf[b..].iter().map(|&l| (i64::from(l) + moved) as u32).collect();
+        self.crlf.truncate(a);
+        self.crlf.extend(crlf.iter().map(|&j| first as u32 + j));
+        self.crlf.extend(tail_crlf);
         let tail_starts: Vec<TextSize> =
             self.starts[(last + 2).min(self.starts.len())..].iter().map(|&o| shift(o)).collect();
-        self.content_ends.truncate(first);
-        self.content_ends.extend(ends);
-        if last + 1 < self.starts.len() {
-            self.content_ends.extend(tail_ends);
-        } else {
-            self.content_ends.push(new_len);
-        }
         self.starts.truncate(first + 1);
         self.starts.extend(starts);
         self.starts.extend(tail_starts);
@@ -112,6 +111,14 @@ impl LineIndex {
         self.len == TextSize::from(0)
     }
 
+    /// Where a line's content ends: before its `\n` or `\r\n`, or at the end of the text.
+    fn content_end(&self, line: usize) -> TextSize {
+        match self.starts.get(line + 1) {
+            Some(&next) => next - TextSize::from(1 + u32::from(self.crlf.binary_search(&(line as u32)).is_ok())),
+            None => self.len,
+        }
+    }
+
     /// The line holding `offset` (clamped into the text).
     fn line_of(&self, offset: TextSize) -> usize {
         self.starts.partition_point(|&s| s <= offset).saturating_sub(1)
@@ -133,13 +140,13 @@ impl LineIndex {
         &self.wide[a..b]
     }
 
-    /// Line and column of `offset`, clamped into the text and onto a character boundary.
     /// The 0-based line of `offset` (clamped to the text): [`LineIndex::line_col`]'s line,
     /// without the column (a character never spans a line break).
     pub fn line(&self, offset: TextSize) -> u32 {
         self.line_of(offset.min(self.len)) as u32
     }
 
+    /// Line and column of `offset`, clamped into the text and onto a character boundary.
     pub fn line_col(&self, offset: TextSize, enc: Encoding) -> LineColumn {
         let offset = self.char_start(offset.min(self.len));
         let line = self.line_of(offset);
@@ -160,7 +167,7 @@ impl LineIndex {
         if line >= self.starts.len() {
             return self.len;
         }
-        let (start, end) = (self.starts[line], self.content_ends[line]);
+        let (start, end) = (self.starts[line], self.content_end(line));
         let off = match enc {
             Encoding::Utf8 => u64::from(u32::from(start)) + u64::from(pos.col),
             Encoding::Utf16 => {
@@ -193,7 +200,7 @@ impl LineIndex {
     /// The range of a line's content, without its line break.
     pub fn line_range(&self, line: u32) -> Option<TextRange> {
         let l = line as usize;
-        Some(TextRange::new(*self.starts.get(l)?, *self.content_ends.get(l)?))
+        Some(TextRange::new(*self.starts.get(l)?, self.content_end(l)))
     }
 
     /// 1-based line and column, the way compilers print them (UTF-8 columns count characters).
@@ -219,17 +226,21 @@ fn utf16_len(utf8_len: u8) -> u32 {
 /// Content ends and line starts (after each `\n`) of `text`, and its multi-byte
 /// characters, as offsets plus `base`.
 #[allow(clippy::type_complexity)]
-fn scan(text: &str, base: usize) -> (Vec<TextSize>, Vec<TextSize>, Vec<(TextSize, u8)>) {
+/// The line breaks of `text` (which starts a line, at offset `base`): which of them are
+/// `\r\n` (by their index among the breaks), where the lines after them start, and the
+/// multi-byte characters.
+fn scan(text: &str, base: usize) -> (Vec<u32>, Vec<TextSize>, Vec<(TextSize, u8)>) {
     let b = text.as_bytes();
     let at = |i: usize| TextSize::from((base + i) as u32);
     // Sized from a count first: an index lives as long as its file, and vectors grown by
-    // doubling would keep up to half their room spare (LineIndex::new adds one end more).
+    // doubling would keep up to half their room spare (LineIndex::new adds the first start).
     let lines = memchr::memchr_iter(b'\n', b).count();
-    let mut ends = Vec::with_capacity(lines + 1);
+    let mut crlf = Vec::new();
     let mut starts = Vec::with_capacity(lines);
-    for nl in memchr::memchr_iter(b'\n', b) {
-        let end = if nl > 0 && b[nl - 1] == b'\r' { nl - 1 } else { nl };
-        ends.push(at(end));
+    for (j, nl) in memchr::memchr_iter(b'\n', b).enumerate() {
+        if nl > 0 && b[nl - 1] == b'\r' {
+            crlf.push(j as u32);
+        }
         starts.push(at(nl + 1));
     }
     let mut wide = Vec::new();
@@ -240,7 +251,7 @@ fn scan(text: &str, base: usize) -> (Vec<TextSize>, Vec<TextSize>, Vec<(TextSize
             }
         }
     }
-    (ends, starts, wide)
+    (crlf, starts, wide)
 }
 
 #[cfg(test)]
