@@ -275,9 +275,18 @@ pub(crate) enum SectionPattern<'a> {
 /// The pattern of a section; None when it has none. As in httpd's `dirsection`, `filesection`
 /// and `urlsection`, a `…Match` section's first word is its expression (even `~`); otherwise a
 /// first word `~` announces the expression after it.
+impl<'a> SectionPattern<'a> {
+    /// The pattern as written (the expression, for a regex).
+    pub(crate) fn text(self) -> &'a str {
+        match self {
+            SectionPattern::Regex(p) | SectionPattern::Wildcard(p) | SectionPattern::Plain(p) => p,
+        }
+    }
+}
+
 pub(crate) fn section_pattern(n: &Node) -> Option<SectionPattern<'_>> {
-    let named_match =
-        n.name().len() >= 5 && n.name().get(n.name().len() - 5..).is_some_and(|t| t.eq_ignore_ascii_case("match"));
+    let name = n.name();
+    let named_match = name.len() >= 5 && name.get(name.len() - 5..).is_some_and(|t| t.eq_ignore_ascii_case("match"));
     let tilde = !named_match && n.args().first().is_some_and(|a| a == "~");
     let pat = if tilde { n.args().get(1) } else { n.args().first() }?;
     Some(if tilde || named_match {

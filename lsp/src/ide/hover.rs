@@ -59,10 +59,12 @@ pub fn url_for(cfg: &Config, chain: &[&Node]) -> Option<(String, Option<String>)
     use access::SectionPattern::{Plain, Wildcard};
     let pattern = access::section_pattern(section);
     let url = match (section.known(), pattern) {
-        ("Location", Some(Plain(_)) | None) => p_or_empty(pattern).to_string(),
-        ("Directory", Some(Plain(_) | Wildcard(_)) | None) => directory_url(cfg, &docroot, p_or_empty(pattern))?,
+        ("Location", Some(Plain(_)) | None) => pattern.map_or("", |p| p.text()).to_string(),
+        ("Directory", Some(Plain(_) | Wildcard(_)) | None) => {
+            directory_url(cfg, &docroot, pattern.map_or("", |p| p.text()))?
+        }
         ("Files", Some(Plain(_)) | None) => {
-            let name = p_or_empty(pattern);
+            let name = pattern.map_or("", |p| p.text());
             let dir = chain.iter().rev().find(|n| n.is("Directory")).map(|d| d.arg(0).unwrap_or_default().to_string());
             match (dir, &docroot) {
                 (Some(d), Some(root)) if d.trim_end_matches('/').starts_with(root.as_str()) => {
@@ -75,15 +77,6 @@ pub fn url_for(cfg: &Config, chain: &[&Node]) -> Option<(String, Option<String>)
         _ => return None,
     };
     Some((if url.is_empty() { "/".into() } else { url }, host))
-}
-
-/// A section's pattern text, "" for none.
-fn p_or_empty(pattern: Option<access::SectionPattern<'_>>) -> &str {
-    use access::SectionPattern::{Plain, Regex, Wildcard};
-    match pattern {
-        Some(Plain(p) | Wildcard(p) | Regex(p)) => p,
-        None => "",
-    }
 }
 
 /// The URL of a directory: through an Alias to it, or below the DocumentRoot (a

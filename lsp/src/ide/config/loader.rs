@@ -504,7 +504,7 @@ impl Loader<'_> {
             out.push(Node::new(NodeKind::Directive, &name, words(raw_args), raw_args, loc, vec![]));
             return;
         }
-        let args = Self::words(raw_args);
+        let args: Vec<Cow<'_, str>> = words(raw_args).collect();
         match acts {
             Some("define") => {
                 if let Some(k) = args.first() {
@@ -556,11 +556,6 @@ impl Loader<'_> {
             _ => {}
         }
         out.push(Node::new(NodeKind::Directive, &name, &args, raw_args, loc, vec![]));
-    }
-
-    /// The words of `text` as httpd's tokenizer returns them (copied into the node made of them).
-    fn words(text: &str) -> Vec<Cow<'_, str>> {
-        words(text).collect()
     }
 
     fn section(&mut self, file: FileId, s: &ast::Section, out: &mut Vec<Node>) {
@@ -627,7 +622,7 @@ impl Loader<'_> {
     fn condition(&self, name: &str, raw_args: &str) -> Option<bool> {
         const CONDITIONALS: [&str; 6] = ["ifmodule", "ifdefine", "iffile", "ifdirective", "ifsection", "ifversion"];
         let lname = CONDITIONALS.iter().find(|c| name.eq_ignore_ascii_case(c))?;
-        let args = Self::words(raw_args);
+        let args: Vec<Cow<'_, str>> = words(raw_args).collect();
         let arg = args.first().map(|a| &**a).unwrap_or("");
         let (neg, a) = match arg.strip_prefix('!') {
             Some(rest) => (true, rest),

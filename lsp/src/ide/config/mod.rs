@@ -172,9 +172,9 @@ impl Node {
     /// [`Node::name`] but for ASCII case, and read without touching the node's words
     /// (checks compare the names of every node).
     pub fn canonical(&self) -> &str {
-        match self.directive_id {
-            Some(id) => id.get().name,
-            None => self.name(),
+        match self.known() {
+            "" => self.name(),
+            known => known,
         }
     }
     /// The name as the catalogue spells it, or "" when it does not know it: for matching
