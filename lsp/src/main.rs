@@ -4,7 +4,16 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// `mi_option_purge_delay` in mimalloc.h (the crate names no constant for it).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
 fn main() {
+    // mimalloc 3 gives freed pages back to the system a second after they empty; a
+    // `check` of a big tree frees and refills tens of megabytes between its phases within
+    // that second, so its peak held them twice. 10 ms keeps its speed (alternating runs
+    // on 10 000 virtual hosts) and lowers that peak by about 12 MB.
+    // SAFETY: sets a plain integer option; mimalloc reads options atomically.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 10) };
     // Logs go to stderr; stdout belongs to the protocol.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)

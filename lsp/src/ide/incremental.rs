@@ -242,9 +242,7 @@ impl Analysis {
         // are replaced in one splice, so that a level keeps its block when the count does
         // not change (the index finds sections by address, `Index::directives_edited`).
         if let Some(p) = &place {
-            edit_level(&mut cfg.nodes, &p.path, |l| {
-                l.splice(p.start..p.start + p.count, new_nodes.iter().cloned());
-            });
+            splice_level(&mut cfg.nodes, &p.path, p.start..p.start + p.count, &new_nodes);
         }
         cfg.files[file] = fd;
         if index_kept {
@@ -447,13 +445,16 @@ fn level<'a>(nodes: &'a [Node], path: &[usize]) -> &'a [Node] {
     path.iter().fold(nodes, |l, &i| &l[i].children)
 }
 
-/// Applies `edit` to the list of nodes at `path`: the top level, or a section's body.
-fn edit_level(nodes: &mut Vec<Node>, path: &[usize], edit: impl FnOnce(&mut Vec<Node>)) {
+/// Replaces the nodes at `range` of the list at `path` (the top level, or a section's
+/// body) by `new`. A list keeps its block when the count does not change.
+fn splice_level(nodes: &mut Vec<Node>, path: &[usize], range: std::ops::Range<usize>, new: &[Node]) {
     match path.split_last() {
-        None => edit(nodes),
+        None => {
+            nodes.splice(range, new.iter().cloned());
+        }
         Some((&last, outer)) => {
             let level = outer.iter().fold(&mut nodes[..], |l, &i| &mut l[i].children[..]);
-            level[last].edit_children(edit);
+            level[last].children.splice(range, new.iter().cloned());
         }
     }
 }

@@ -32,6 +32,7 @@ use crate::ide::catalogue::DirectiveId;
 use apache_syntax::{LineIndex, LocalChange, Parse, TextRange, TextSize};
 use std::path::Path;
 use std::sync::Arc;
+use thin_vec::ThinVec;
 
 /// Index of a file in [`Config::files`].
 pub type FileId = usize;
@@ -110,8 +111,9 @@ pub struct Node {
     /// it (for RAW_ARGS directives), and its arguments as httpd's tokenizer returns them.
     text: NodeText,
     pub loc: Loc,
-    /// Body of a section (Include'd files spliced in, conditionals resolved).
-    pub children: Box<[Node]>,
+    /// Body of a section (Include'd files spliced in, conditionals resolved). A thin
+    /// vector: one pointer, which most nodes (directives, with no body) leave empty.
+    pub children: ThinVec<Node>,
     /// The catalogue's entry for `name`, looked up once when the node is made
     /// ([`Node::new`]); None for a name the catalogue does not know.
     pub directive_id: Option<DirectiveId>,
@@ -128,13 +130,7 @@ impl Node {
         children: Vec<Node>,
     ) -> Node {
         let directive_id = crate::ide::catalogue::directive_id(name);
-        Node {
-            kind,
-            text: NodeText::new(name, raw_args, args),
-            loc,
-            children: children.into_boxed_slice(),
-            directive_id,
-        }
+        Node { kind, text: NodeText::new(name, raw_args, args), loc, children: ThinVec::from(children), directive_id }
     }
     /// The name as written (after variable expansion), e.g. `Require`, `Directory`.
     pub fn name(&self) -> &str {
@@ -147,14 +143,6 @@ impl Node {
     /// The rest of the line after the name, for RAW_ARGS directives.
     pub fn raw_args(&self) -> &str {
         self.text.raw_args()
-    }
-    /// Changes the body of a section: taken out as a vector for the edit and boxed again
-    /// after it, in the same block when its length did not change (the index finds
-    /// sections by address).
-    pub fn edit_children(&mut self, edit: impl FnOnce(&mut Vec<Node>)) {
-        let mut children = std::mem::take(&mut self.children).into_vec();
-        edit(&mut children);
-        self.children = children.into_boxed_slice();
     }
     /// The catalogue's entry for this node's name (`Require`, `Directory`), if it knows it.
     pub fn directive(&self) -> Option<&'static crate::ide::catalogue::Directive> {

@@ -271,10 +271,10 @@ mod tests {
         }
     }
 
-    /// A big configuration holds close to a million nodes: their size is a budget (64 bytes).
+    /// A big configuration holds close to a million nodes: their size is a budget (56 bytes).
     #[test]
     fn a_node_stays_small() {
-        assert!(std::mem::size_of::<super::super::Node>() <= 64, "{}", std::mem::size_of::<super::super::Node>());
+        assert!(std::mem::size_of::<super::super::Node>() <= 56, "{}", std::mem::size_of::<super::super::Node>());
         assert_eq!(std::mem::size_of::<NodeText>(), 16);
     }
 

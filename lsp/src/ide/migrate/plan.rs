@@ -192,7 +192,7 @@ impl Setup {
             let loc = config::Loc { file: 0, range: Default::default(), focus: Default::default() };
             let node = Node::new(NodeKind::Directive, "Alias", [from, to], &format!("{from} {to}"), loc, vec![]);
             match home.and_then(|i| cfg.nodes.get_mut(i)) {
-                Some(vhost) => vhost.edit_children(|c| c.push(node)),
+                Some(vhost) => vhost.children.push(node),
                 None => cfg.nodes.push(node),
             }
         }
