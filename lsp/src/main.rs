@@ -8,12 +8,17 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 fn main() {
-    // mimalloc 3 gives freed pages back to the system a second after they empty; a
-    // `check` of a big tree frees and refills tens of megabytes between its phases within
-    // that second, so its peak held them twice. 10 ms keeps its speed (alternating runs
-    // on 10 000 virtual hosts) and lowers that peak by about 12 MB.
-    // SAFETY: sets a plain integer option; mimalloc reads options atomically.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 10) };
+    // mimalloc 3 gives freed pages back to the system a second after they empty. A batch
+    // command over a big tree frees and refills tens of megabytes between its phases
+    // within that second, so its peak held them twice: for `check` of 10 000 virtual
+    // hosts, 10 ms lowers the peak by about 12 MB at the same speed (alternating runs).
+    // The language server keeps the default: purging pages between keystrokes made an
+    // edit's reparse fault them in again (edit stage 0.3 -> 0.9 ms in `bench lsp`).
+    let batch = std::env::args_os().nth(1).is_some_and(|a| a == "check" || a == "migrate" || a == "explain");
+    if batch {
+        // SAFETY: sets a plain integer option; mimalloc reads options atomically.
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 10) };
+    }
     // Logs go to stderr; stdout belongs to the protocol.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
