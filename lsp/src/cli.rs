@@ -49,7 +49,7 @@ pub enum Command {
     },
     /// Explain what httpd does with one request: the sections that apply, in
     /// merge order, the rule that decides, and the status.
-    Explain(ExplainArgs),
+    Explain(Box<ExplainArgs>),
 }
 
 #[derive(clap::Args, Debug)]
@@ -969,7 +969,7 @@ mod tests {
             code: "some-code",
             message: message.into(),
         };
-        let all = vec![
+        let all = [
             r("/a b/é.conf", 1, "error", "plain"),
             r("/a\"q\".conf", 2, "warning", "tab\there, quote \" and back\\slash"),
             r("/c.conf", 3, "information", "ctl \u{1} end"),

@@ -330,7 +330,7 @@ fn twenty_thousand_nested_sections_in_the_server() {
             count += level.len();
             level = level.iter().flat_map(|s| s["children"].as_array().cloned().unwrap_or_default()).collect();
         }
-        assert!(depth <= 48 && depth >= 40, "{name}: symbols nested {depth} deep");
+        assert!((40..=48).contains(&depth), "{name}: symbols nested {depth} deep");
         // One symbol per section the parser keeps (past its depth bound the tree is flat).
         let openers = body.lines().filter(|l| l.starts_with('<') && !l.starts_with("</")).count();
         assert_eq!(count, openers.min(apache_syntax::MAX_DEPTH), "{name}: symbols lost");
@@ -422,7 +422,7 @@ fn unreadable_files_and_directories() {
     for (p, mode) in [(dir, 0o755), (&*bin, 0o755), (&dir.join("secret.conf"), 0), (&dir.join("locked"), 0)] {
         std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
     }
-    std::fs::set_permissions(dir.join("locked-glob"), std::fs::Permissions::from_mode(0)).unwrap();
+    std::fs::set_permissions(dir.join("locked-glob"), std::fs::Permissions::from_mode(0o000)).unwrap();
     let r = check_with(bin, dir, &["httpd.conf"], root.then_some("65534"));
     let missing = lines_with(&r, "include-missing");
     assert_eq!(missing.len(), 4, "{}\n{}", r.stdout, r.stderr);
@@ -512,7 +512,7 @@ fn unreadable_htaccess_agrees_with_httpd() {
     let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
     let root = httpd.config().root().to_path_buf();
     let locked = root.join("htdocs/locked/.htaccess");
-    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0)).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
     assert_eq!(httpd.send(&Request::get("/dir/")).unwrap(), 403, "a directory named .htaccess");
     assert_eq!(httpd.send(&Request::get("/locked/")).unwrap(), 403, "a mode-000 .htaccess");
     assert!(httpd.error_log().contains("AH00529"), "{}", httpd.error_log());

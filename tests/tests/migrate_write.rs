@@ -87,7 +87,7 @@ fn site(dir: &str, i: usize) -> Vec<u8> {
     s.push_str(&format!("\tAllow from 127.0.0.{}{eol}", 1 + i % 3));
     s.push_str(&format!("\tDirectoryIndex  index.html\t# kept{eol}"));
     s.push_str(&format!("</Directory>{eol}"));
-    s.push_str(&format!("# trailing \t comment @BAD@ without a final newline"));
+    s.push_str("# trailing \t comment @BAD@ without a final newline");
     s.replace("@BAD@", "\u{1}").into_bytes().into_iter().map(|b| if b == 1 { 0xff } else { b }).collect()
 }
 
@@ -106,7 +106,7 @@ fn paused(main: &Path, go: &Path) -> Child {
     let deadline = Instant::now() + Duration::from_secs(60);
     while Instant::now() < deadline {
         line.clear();
-        if err.read_line(&mut line).unwrap() == 0 {
+        if err.read_line(&mut line).unwrap_or(0) == 0 {
             break;
         }
         if line.contains("ready to write") {
@@ -116,6 +116,7 @@ fn paused(main: &Path, go: &Path) -> Child {
         }
     }
     let _ = child.kill();
+    let _ = child.wait();
     panic!("migrate --write never got ready to write (last line {line:?})");
 }
 

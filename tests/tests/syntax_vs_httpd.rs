@@ -61,7 +61,7 @@ fn check_reports_syntax_errors_on_the_line_httpd_names() {
         );
         std::fs::write(&file, format!("{pre}{text}")).unwrap();
         let httpd = httpd_line(&file);
-        let reported = apache_lsp::cli::check_paths(&[file.clone()]).unwrap();
+        let reported = apache_lsp::cli::check_paths(std::slice::from_ref(&file)).unwrap();
         let errors: Vec<u32> =
             reported.iter().filter(|r| r.severity == "error" && r.code == "syntax").map(|r| r.line).collect();
         match httpd {

@@ -273,12 +273,12 @@ fn section_of(e: &Explained, loc: &Loc) -> Option<String> {
             && (s.kind == ".htaccess"
                 || (u32::from(s.range.start()) <= loc.range.0 && loc.range.1 <= u32::from(s.range.end())))
     };
-    let all = e.sections.iter().chain(
+    let mut all = e.sections.iter().chain(
         e.index
             .iter()
             .flat_map(|ix| ix.tries.iter().filter_map(|t| t.effective.as_ref()).flat_map(|s| s.sections.iter())),
     );
-    all.filter(|s| in_section(s)).next_back().map(|s| {
+    all.rfind(|s| in_section(s)).map(|s| {
         format!(
             "<{}{}{}> at {}:{}",
             s.kind,
@@ -323,8 +323,9 @@ pub fn summarize(cfg: &Config, text: &str, base: &Request, resolve: &dyn Fn(IpAd
     let mut s = Summary::default();
     // Same entry (code, message, client, user) → same result.
     type Key = (Option<String>, String, Option<IpAddr>, Option<String>);
-    let mut cache: BTreeMap<Key, Result<(String, String, Option<String>, Option<String>, String), String>> =
-        BTreeMap::new();
+    // What an entry comes to: its fields as the summary shows them, or why it could not be read.
+    type Outcome = Result<(String, String, Option<String>, Option<String>, String), String>;
+    let mut cache: BTreeMap<Key, Outcome> = BTreeMap::new();
     let mut groups: BTreeMap<(Option<String>, String, Option<String>), Group> = BTreeMap::new();
     for (i, raw) in text.lines().enumerate() {
         s.lines += 1;

@@ -19,6 +19,9 @@ use std::net::IpAddr;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// Positions in [`Index::vhosts`], shared by the lookups that found them.
+type VhostList = Arc<Vec<u32>>;
+
 /// A section of the configuration: its number in a preorder walk of the tree.
 pub type SecId = u32;
 /// Parent of the top-level nodes in [`Index::place`].
@@ -233,7 +236,7 @@ pub struct Index {
     /// What cannot be known of virtual hosts whose addresses name hosts.
     pub host_addresses: Vec<String>,
     /// Virtual hosts for a connection's address and port, computed on demand.
-    by_address: Mutex<HashMap<(IpAddr, u16), Arc<Vec<u32>>>>,
+    by_address: Mutex<HashMap<(IpAddr, u16), VhostList>>,
     /// Which modules, methods and providers the server has.
     pub ctx: PolicyCtx,
     /// Alias/ScriptAlias targets (trailing `/` removed) → the first such alias's source, in walk order.

@@ -246,14 +246,11 @@ fn parse_file(fs: &dyn FileSource, path: &Path, text: Arc<str>, not_utf8: Option
     }
 }
 
+/// A file read for a parallel run: its data, and its flat parse when one was asked for.
+type ReadFile = (Arc<FileData>, Option<apache_syntax::FlatParse>);
+
 /// [`parse_file`], or with `flat` the file's flat parse beside data whose tree stays empty.
-fn file_data(
-    fs: &dyn FileSource,
-    path: &Path,
-    text: Arc<str>,
-    not_utf8: Option<usize>,
-    flat: bool,
-) -> (Arc<FileData>, Option<apache_syntax::FlatParse>) {
+fn file_data(fs: &dyn FileSource, path: &Path, text: Arc<str>, not_utf8: Option<usize>, flat: bool) -> ReadFile {
     if !flat {
         return (parse_file(fs, path, text, not_utf8), None);
     }
@@ -791,7 +788,7 @@ impl Loader<'_> {
     fn parallel_run(
         &mut self,
         paths: &[PathBuf],
-        texts: &mut HashMap<PathBuf, std::io::Result<(Arc<FileData>, Option<apache_syntax::FlatParse>)>>,
+        texts: &mut HashMap<PathBuf, std::io::Result<ReadFile>>,
         file: FileId,
         range: TextRange,
         out: &mut Vec<Node>,

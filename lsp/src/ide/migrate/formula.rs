@@ -183,10 +183,11 @@ fn host_lines(order: Order, a: &[&AccessEntry], d: &[&AccessEntry], reading: Rea
 pub(super) fn classes(c: &CompatConfig, methods: &[(MethodId, String)], reading: Reading) -> Vec<Class> {
     // Atoms: each named method, then the rest (every method none names; `M_INVALID` stands
     // for them: it is in exactly the masks that are `<LimitExcept>` or unrestricted).
-    let mut atoms: Vec<(Option<&(MethodId, String)>, MethodId)> =
-        methods.iter().map(|m| (Some(m), m.0.clone())).collect();
+    type Named<'m> = Option<&'m (MethodId, String)>;
+    let mut atoms: Vec<(Named, MethodId)> = methods.iter().map(|m| (Some(m), m.0.clone())).collect();
     atoms.push((None, MethodId::Invalid));
-    let mut out: Vec<(Vec<Option<&(MethodId, String)>>, Vec<String>, bool)> = Vec::new();
+    // Atoms that read alike: their methods, the host lines and whether Satisfy is Any.
+    let mut out: Vec<(Vec<Named>, Vec<String>, bool)> = Vec::new();
     for (named, id) in atoms {
         let (order, _) = c.order_for(&id);
         let a: Vec<&AccessEntry> = c.allows_for(&id).collect();

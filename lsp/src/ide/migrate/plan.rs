@@ -693,7 +693,10 @@ impl<'c> Analysis<'c> {
             groups.entry(key.as_str()).or_default().push(i);
         }
         let groups: Vec<Vec<usize>> = groups.into_values().collect();
-        let decided: Vec<(Vec<usize>, Dims, Vec<(classes::Class, Option<u16>, Option<u16>)>)> = groups
+        // Per group: its members, the dimensions found, and each class with its status before
+        // and after.
+        type Decided = (Vec<usize>, Dims, Vec<(classes::Class, Option<u16>, Option<u16>)>);
+        let decided: Vec<Decided> = groups
             .into_par_iter()
             .map(|members| {
                 let (w, _, e2, _) = &walked[members[0]];
