@@ -257,6 +257,138 @@ impl std::fmt::Debug for Index {
     }
 }
 
+/// A section's id, from its node.
+type IdOf<'a> = dyn Fn(&Node) -> Option<SecId> + Sync + 'a;
+
+/// What [`scopes`] finds: the main server's scope, the virtual hosts, their exact and
+/// wildcard names, and the messages about addresses httpd would resolve.
+type Scopes = (Scope, Vec<VirtualHost>, Vec<(Box<str>, u32)>, Vec<(u32, String)>, Vec<String>);
+
+/// Per section, in `order`: its [`SectionFacts`]; with the `AllowOverride` lists and
+/// nested section ids the facts point into.
+fn section_facts(order: &[&Node], id_of: &IdOf) -> (Vec<SectionFacts>, Vec<Box<[String]>>, Vec<SecId>) {
+    let (mut overrides, mut nested) = (Vec::new(), Vec::new());
+    let is_if = |n: &Node| matches!(n.known(), "If" | "ElseIf" | "Else");
+    let facts = order
+        .iter()
+        .map(|n| {
+            let mut nested_where = |pick: &dyn Fn(&Node) -> bool| {
+                let start = nested.len() as u32;
+                nested.extend(n.children.iter().filter(|c| c.is_section() && pick(c)).filter_map(id_of));
+                (start, nested.len() as u32)
+            };
+            let files = nested_where(&|c| matches!(c.known(), "Files" | "FilesMatch"));
+            let ifs = nested_where(&is_if);
+            let allow_override =
+                match n.children.iter().rfind(|c| c.kind == NodeKind::Directive && c.is("AllowOverride")) {
+                    Some(c) => {
+                        overrides.push(c.arg_strings().into_boxed_slice());
+                        overrides.len() as u32 - 1
+                    }
+                    None => NONE,
+                };
+            let holds_access = is_if(n) && n.walk().any(|d| crate::ide::access::is_access_directive(d.name()));
+            SectionFacts { allow_override, files, ifs, holds_access }
+        })
+        .collect();
+    (facts, overrides, nested)
+}
+
+/// The main server's scope and each virtual host's (in file order), with the host names
+/// (exact, lowercase and sorted later; wildcard) and the addresses httpd would resolve.
+fn scopes(cfg: &Config, id_of: &IdOf) -> Scopes {
+    use rayon::prelude::*;
+    let mut main = Scope::default();
+    let mut hosts: Vec<&Node> = Vec::new();
+    for n in &cfg.nodes {
+        if n.is_section() && n.is("VirtualHost") {
+            hosts.push(n);
+        } else {
+            main.add(n, id_of(n));
+        }
+    }
+    // Each virtual host's body on its own: they are many, and read nothing of each other.
+    struct Host {
+        vhost: VirtualHost,
+        names: Vec<String>,
+        resolved: Vec<String>,
+    }
+    let built: Vec<Host> = hosts
+        .par_iter()
+        .map(|n| {
+            let mut scope = Scope::default();
+            let mut names = Vec::new();
+            for c in &n.children {
+                scope.add(c, id_of(c));
+                if c.kind == NodeKind::Directive && (c.is("ServerName") || c.is("ServerAlias")) {
+                    for name in &c.args() {
+                        let name = name.split("://").last().unwrap_or(name).split(':').next().unwrap_or(name);
+                        names.push(name.to_ascii_lowercase());
+                    }
+                }
+            }
+            let mut addrs = Vec::new();
+            let mut resolved = Vec::new();
+            for a in &n.args() {
+                match crate::ide::access::vhost_address(a) {
+                    Ok(x) => addrs.push(x),
+                    Err(name) => resolved.push(format!(
+                        "<VirtualHost {}> at line {} names the host {name}, which httpd resolves at startup",
+                        n.args().join(" "),
+                        cfg.line(&n.loc)
+                    )),
+                }
+            }
+            Host { vhost: VirtualHost { id: id_of(n).unwrap_or(TOP), scope: scope.finish(), addrs }, names, resolved }
+        })
+        .collect();
+    let mut vhosts = Vec::with_capacity(built.len());
+    let (mut exact_names, mut wild_names, mut host_addresses) = (Vec::new(), Vec::new(), Vec::new());
+    for (vid, h) in built.into_iter().enumerate() {
+        let vid = vid as u32;
+        for name in h.names {
+            if name.contains(['*', '?', '[']) {
+                wild_names.push((vid, name));
+            } else {
+                exact_names.push((name.into_boxed_str(), vid));
+            }
+        }
+        host_addresses.extend(h.resolved);
+        vhosts.push(h.vhost);
+    }
+    (main.finish(), vhosts, exact_names, wild_names, host_addresses)
+}
+
+/// What the whole configuration tells every policy (modules, registered methods, provider
+/// aliases), and each `Alias`/`ScriptAlias` target (without its final `/`) with the first
+/// such directive naming it: its position in a walk of the tree, and its URL.
+fn server_context(cfg: &Config) -> (PolicyCtx, HashMap<String, (usize, String)>) {
+    let mut ctx = PolicyCtx {
+        modules: policy::ModuleSet::only(cfg.modules.iter().map(|s| s.to_string())),
+        ..PolicyCtx::default()
+    };
+    let mut alias_targets: HashMap<String, (usize, String)> = HashMap::new();
+    for (i, n) in cfg.walk().enumerate() {
+        if n.is_section() && (n.is("Limit") || n.is("LimitExcept")) {
+            ctx.registered_methods.extend(n.args().map(str::to_string));
+        }
+        if n.is("RegisterHttpMethod") {
+            ctx.registered_methods.extend(n.args().map(str::to_string));
+        }
+        if n.is_section() && n.is("AuthzProviderAlias") {
+            if let Some(a) = n.args().get(1) {
+                ctx.extra_authz_providers.insert(a.to_string());
+            }
+        }
+        if n.is("Alias") || n.is("ScriptAlias") {
+            if let (Some(from), Some(to)) = (n.args().first(), n.args().get(1)) {
+                alias_targets.entry(to.trim_end_matches('/').to_string()).or_insert((i, from.to_string()));
+            }
+        }
+    }
+    (ctx, alias_targets)
+}
+
 impl Index {
     pub fn build(cfg: &Config) -> Index {
         // Number the sections, depth first (iteratively), remembering where each sits.
@@ -276,96 +408,17 @@ impl Index {
             stack.extend(n.children.iter().enumerate().rev().map(|(i, c)| (c, id, i as u32)));
         }
         let id_of = |n: &Node| by_ptr.get(&node_key(n)).copied();
-        let (mut overrides, mut nested) = (Vec::new(), Vec::new());
-        let is_if = |n: &Node| matches!(n.known(), "If" | "ElseIf" | "Else");
-        let facts: Vec<SectionFacts> = order
-            .iter()
-            .map(|n| {
-                let mut nested_where = |pick: &dyn Fn(&Node) -> bool| {
-                    let start = nested.len() as u32;
-                    nested.extend(n.children.iter().filter(|c| c.is_section() && pick(c)).filter_map(id_of));
-                    (start, nested.len() as u32)
-                };
-                let files = nested_where(&|c| matches!(c.known(), "Files" | "FilesMatch"));
-                let ifs = nested_where(&is_if);
-                let allow_override =
-                    match n.children.iter().rfind(|c| c.kind == NodeKind::Directive && c.is("AllowOverride")) {
-                        Some(c) => {
-                            overrides.push(c.arg_strings().into_boxed_slice());
-                            overrides.len() as u32 - 1
-                        }
-                        None => NONE,
-                    };
-                let holds_access = is_if(n) && n.walk().any(|d| crate::ide::access::is_access_directive(d.name()));
-                SectionFacts { allow_override, files, ifs, holds_access }
-            })
-            .collect();
+        // The sections' facts, the servers' scopes and the server-wide context read the tree
+        // independently: built side by side (the index is the one phase of `check` that
+        // would otherwise leave a core idle).
+        let (
+            (facts, overrides, nested),
+            ((main, vhosts, mut exact_names, wild_names, host_addresses), (ctx, alias_targets)),
+        ) = rayon::join(
+            || section_facts(&order, &id_of),
+            || rayon::join(|| scopes(cfg, &id_of), || server_context(cfg)),
+        );
         drop(order);
-
-        let mut main = Scope::default();
-        let mut vhosts = Vec::new();
-        let mut exact_names: Vec<(Box<str>, u32)> = Vec::new();
-        let mut wild_names = Vec::new();
-        let mut host_addresses = Vec::new();
-        for n in &cfg.nodes {
-            let id = id_of(n);
-            if n.is_section() && n.is("VirtualHost") {
-                let vid = vhosts.len() as u32;
-                let mut scope = Scope::default();
-                for c in &n.children {
-                    scope.add(c, id_of(c));
-                    if c.kind == NodeKind::Directive && (c.is("ServerName") || c.is("ServerAlias")) {
-                        for name in &c.args() {
-                            let name = name.split("://").last().unwrap_or(name).split(':').next().unwrap_or(name);
-                            let name = name.to_ascii_lowercase();
-                            if name.contains(['*', '?', '[']) {
-                                wild_names.push((vid, name));
-                            } else {
-                                exact_names.push((name.into_boxed_str(), vid));
-                            }
-                        }
-                    }
-                }
-                let mut addrs = Vec::new();
-                for a in &n.args() {
-                    match crate::ide::access::vhost_address(a) {
-                        Ok(x) => addrs.push(x),
-                        Err(name) => host_addresses.push(format!(
-                            "<VirtualHost {}> at line {} names the host {name}, which httpd resolves at startup",
-                            n.args().join(" "),
-                            cfg.line(&n.loc)
-                        )),
-                    }
-                }
-                vhosts.push(VirtualHost { id: id.unwrap_or(TOP), scope: scope.finish(), addrs });
-            } else {
-                main.add(n, id);
-            }
-        }
-
-        let mut ctx = PolicyCtx {
-            modules: policy::ModuleSet::only(cfg.modules.iter().map(|s| s.to_string())),
-            ..PolicyCtx::default()
-        };
-        let mut alias_targets: HashMap<String, (usize, String)> = HashMap::new();
-        for (i, n) in cfg.walk().enumerate() {
-            if n.is_section() && (n.is("Limit") || n.is("LimitExcept")) {
-                ctx.registered_methods.extend(n.args().map(str::to_string));
-            }
-            if n.is("RegisterHttpMethod") {
-                ctx.registered_methods.extend(n.args().map(str::to_string));
-            }
-            if n.is_section() && n.is("AuthzProviderAlias") {
-                if let Some(a) = n.args().get(1) {
-                    ctx.extra_authz_providers.insert(a.to_string());
-                }
-            }
-            if n.is("Alias") || n.is("ScriptAlias") {
-                if let (Some(from), Some(to)) = (n.args().first(), n.args().get(1)) {
-                    alias_targets.entry(to.trim_end_matches('/').to_string()).or_insert((i, from.to_string()));
-                }
-            }
-        }
         let built = (0..place.len()).map(|_| OnceLock::new()).collect();
         let outlines = (0..place.len()).map(|_| OnceLock::new()).collect();
         let mut alias_target_lens: Vec<usize> = alias_targets.keys().map(String::len).collect();
@@ -377,7 +430,7 @@ impl Index {
             facts,
             overrides,
             nested,
-            main: main.finish(),
+            main,
             vhosts,
             exact_names: {
                 exact_names.sort_unstable();
