@@ -365,9 +365,18 @@ impl Phases {
                     .map(|l| l[name.len()..].trim().to_string())
                     .unwrap_or_default()
             };
+            // CPU time of every thread so far: beside the wall time, how busy the cores were.
+            // SAFETY: getrusage fills the zeroed struct it is given and keeps no pointer.
+            let cpu = unsafe {
+                let mut u: libc::rusage = std::mem::zeroed();
+                libc::getrusage(libc::RUSAGE_SELF, &mut u);
+                let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+                secs(u.ru_utime) + secs(u.ru_stime)
+            };
             eprintln!(
-                "phase {what:<12} {:>8.1} ms  rss {}  peak {}",
+                "phase {what:<12} {:>8.1} ms  cpu {:>8.1} ms  rss {}  peak {}",
                 t.elapsed().as_secs_f64() * 1e3,
+                cpu * 1e3,
                 field("VmRSS:"),
                 field("VmHWM:")
             );

@@ -796,20 +796,32 @@ impl Loader<'_> {
         if self.flat.is_none() || rayon::current_num_threads() < 2 {
             return 0;
         }
+        // What each file needs to be built alongside the others: that it leaves the loader as
+        // it was, and its identity on disk (for cycles); asked of every file at once, as the
+        // answers cost a scan and a stat each.
+        let alone: Vec<(bool, Option<(u64, u64)>)> = {
+            use rayon::prelude::*;
+            paths
+                .par_iter()
+                .map(|path| match texts.get(path) {
+                    Some(Ok((fd, Some(flat)))) if fd.not_utf8.is_none() && changes_nothing(flat, &fd.text) => {
+                        (true, file_identity(path))
+                    }
+                    _ => (false, None),
+                })
+                .collect()
+        };
         let mut expanded = self.expanded;
         let mut n = 0;
         let mut seen = std::collections::HashSet::new();
-        for path in paths {
+        for (path, &(quiet, identity)) in paths.iter().zip(&alone) {
             let ok = self.cfg.files.len() + n < MAX_FILES
                 && expanded < MAX_EXPANDED_BYTES
                 && self.repeats < MAX_REPEATS
                 && !self.loaded.contains_key(path)
                 && seen.insert(path)
-                && match texts.get(path) {
-                    Some(Ok((fd, Some(flat)))) => fd.not_utf8.is_none() && changes_nothing(flat, &fd.text),
-                    _ => false,
-                }
-                && !self.cycles_back(path);
+                && quiet
+                && !self.cycles_back(path, identity);
             if !ok {
                 break;
             }
@@ -884,14 +896,16 @@ impl Loader<'_> {
 
     /// Whether a file not read yet at `path` is one of those being read under another
     /// name ([`Self::being_read`] before it is added).
-    fn cycles_back(&mut self, path: &Path) -> bool {
-        self.on_stack(path, |_| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+    /// `identity`: the file's identity on disk ([`file_identity`]), asked beforehand.
+    fn cycles_back(&mut self, path: &Path, identity: Option<(u64, u64)>) -> bool {
+        self.on_stack(identity, |_| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
     }
 
-    /// Whether the file at `path` is one of those being read: first by its identity on disk
-    /// (one stat), then, only when that cannot rule it out, by its canonical path (`real`).
-    fn on_stack(&mut self, path: &Path, real: impl FnOnce(&mut Self) -> PathBuf) -> bool {
-        if self.none_on_stack_is(file_identity(path)) {
+    /// Whether the file of identity `identity` (the file's device and inode, from one stat)
+    /// is one of those being read: first by that identity, then, only when it cannot rule
+    /// the file out, by its canonical path (`real`).
+    fn on_stack(&mut self, identity: Option<(u64, u64)>, real: impl FnOnce(&mut Self) -> PathBuf) -> bool {
+        if self.none_on_stack_is(identity) {
             return false;
         }
         let me = real(self);
@@ -919,7 +933,7 @@ impl Loader<'_> {
             return true;
         }
         let path = self.cfg.files[id].path.clone();
-        self.on_stack(&path, |l| l.real_path(id))
+        self.on_stack(file_identity(&path), |l| l.real_path(id))
     }
 
     fn real_path(&mut self, id: FileId) -> PathBuf {
