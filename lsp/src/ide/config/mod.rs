@@ -102,8 +102,8 @@ pub type Word = compact_str::CompactString;
 /// A directive or section after conditionals, includes and `${VAR}` were applied.
 ///
 /// A big configuration holds close to a million of them for as long as it is loaded:
-/// the name and words share one block ([`NodeText`]) and the body is a boxed slice (no
-/// capacity word, never grown once made).
+/// the name and words share one block ([`NodeText`]) and the body is a thin vector (one
+/// pointer; its length and capacity live in its block, and an empty body has none).
 #[derive(Debug, Clone)]
 pub struct Node {
     pub kind: NodeKind,
