@@ -586,10 +586,10 @@ fn sections_enclosing_file(cfg: &Config, file: FileId) -> Vec<String> {
 
 /// Variables a directive sets for requests (`SetEnv`, `SetEnvIf`, `BrowserMatch`…).
 fn env_names_set(n: &Node) -> Vec<String> {
-    let assignments = match n.canonical().to_ascii_lowercase().as_str() {
-        "setenv" => return n.arg(0).map(str::to_string).into_iter().collect(),
-        "setenvif" | "setenvifnocase" => n.args().skip(2),
-        "browsermatch" | "browsermatchnocase" | "setenvifexpr" => n.args().skip(1),
+    let assignments = match n.known() {
+        "SetEnv" => return n.arg(0).map(str::to_string).into_iter().collect(),
+        "SetEnvIf" | "SetEnvIfNoCase" => n.args().skip(2),
+        "BrowserMatch" | "BrowserMatchNoCase" | "SetEnvIfExpr" => n.args().skip(1),
         _ => return vec![],
     };
     assignments

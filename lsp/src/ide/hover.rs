@@ -404,7 +404,7 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
     // On a directive name that is not about access: the catalogue entry.
     if last.kind == NodeKind::Directive
         && !crate::ide::access::is_access_directive(last.name())
-        && !last.canonical().to_ascii_lowercase().starts_with("auth")
+        && !last.canonical().get(..4).is_some_and(|p| p.eq_ignore_ascii_case("auth"))
     {
         if !last.loc.focus.contains_inclusive(offset) {
             return None;

@@ -691,8 +691,8 @@ mod tests {
     use crate::ide::diagnostics::tests::Fixture;
     use std::path::Path;
 
-    /// The spellings the index and the walk match `Node::known` against: a name the
-    /// catalogue spelled differently would never match.
+    /// The spellings the index, the walk, completion and migrate match `Node::known`
+    /// against: a name the catalogue spelled differently would never match.
     #[test]
     fn names_matched_through_known_are_the_catalogue_spellings() {
         for name in [
@@ -716,6 +716,12 @@ mod tests {
             "RequireAll",
             "RequireAny",
             "RequireNone",
+            "SetEnv",
+            "SetEnvIf",
+            "SetEnvIfNoCase",
+            "BrowserMatch",
+            "BrowserMatchNoCase",
+            "SetEnvIfExpr",
         ] {
             assert_eq!(crate::ide::catalogue::directive(name).map(|d| d.name), Some(name));
         }

@@ -344,10 +344,9 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         if !n.is_section() || n.is("VirtualHost") {
             continue;
         }
-        let l = n.canonical().to_ascii_lowercase();
         let mut inner_scope = dir_scope.clone();
-        match l.as_str() {
-            "location" | "locationmatch" => match section_pattern(n) {
+        match n.known() {
+            "Location" | "LocationMatch" => match section_pattern(n) {
                 Some(SectionPattern::Regex(pat)) => {
                     for w in regex_witnesses(pat) {
                         for u in [w.clone(), format!("/{w}"), format!("/x{w}")] {
@@ -372,7 +371,7 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
                 }
                 _ => {}
             },
-            "directory" | "directorymatch" => {
+            "Directory" | "DirectoryMatch" => {
                 let mut here = Vec::new();
                 for p in directory_examples(n, &m.roots()) {
                     for u in fs_to_urls(&p, &m) {
@@ -385,7 +384,7 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
                 }
                 inner_scope = Some(here);
             }
-            "files" | "filesmatch" => files.push((n, dir_scope.clone().unwrap_or_default())),
+            "Files" | "FilesMatch" => files.push((n, dir_scope.clone().unwrap_or_default())),
             _ => {}
         }
         for c in &n.children {

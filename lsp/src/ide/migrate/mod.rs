@@ -509,12 +509,8 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
     }
     // Old-style sections no request reaches cannot be proven either way.
     let request_sections =
-        ["directory", "directorymatch", "files", "filesmatch", "location", "locationmatch", "if", "elseif", "else"];
-    for n in p
-        .cfg
-        .walk()
-        .filter(|n| n.is_section() && request_sections.contains(&n.canonical().to_ascii_lowercase().as_str()))
-    {
+        ["Directory", "DirectoryMatch", "Files", "FilesMatch", "Location", "LocationMatch", "If", "ElseIf", "Else"];
+    for n in p.cfg.walk().filter(|n| n.is_section() && request_sections.contains(&n.known())) {
         let in_file = match scope {
             Scope::Tree => true,
             Scope::File(f) => *p.cfg.file(n.loc.file).path == *f,
