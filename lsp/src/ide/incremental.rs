@@ -139,25 +139,20 @@ impl Analysis {
                 None => return false,
             }
         }
-        let mut old_names = Vec::with_capacity(old_dirs.len());
+        // The replaced directives as nodes of the old text: only their names are read.
+        let mut old_nodes = Vec::with_capacity(old_dirs.len());
         for d in &old_dirs {
             match standalone_directive(&old_fd, file, d) {
-                Some(n) => old_names.push(n.name().to_string()),
+                Some(n) => old_nodes.push(n),
                 None => return false,
             }
         }
         // The policy context of the whole configuration (kept in `ctx`) counts the
         // methods RegisterHttpMethod names: a change there reaches every section.
-        if old_names
-            .iter()
-            .map(String::as_str)
-            .chain(new_nodes.iter().map(|n| n.name()))
-            .any(|n| n.eq_ignore_ascii_case("RegisterHttpMethod"))
-        {
+        if names_of(&old_nodes, &new_nodes).any(|n| n.eq_ignore_ascii_case("RegisterHttpMethod")) {
             return false;
         }
-        let engine_dirty =
-            old_names.iter().map(String::as_str).chain(new_nodes.iter().map(|n| n.name())).any(read_by_engine);
+        let engine_dirty = names_of(&old_nodes, &new_nodes).any(read_by_engine);
 
         // Where the replaced nodes are: nowhere when the lines are in a conditional
         // section whose condition is false.
@@ -194,9 +189,8 @@ impl Analysis {
         };
         // The engine findings the edit can change: those of the top-level nodes
         // [`engine_scope`] names, or all of them.
-        let names = || old_names.iter().map(String::as_str).chain(new_nodes.iter().map(|n| n.name()));
         let engine_tops = match engine_dirty && !self.engine_stale {
-            true => engine_scope(&self.cfg, place.as_ref(), names()),
+            true => engine_scope(&self.cfg, place.as_ref(), names_of(&old_nodes, &new_nodes)),
             false => None,
         };
         let engine_old: Vec<(FileId, TextRange)> =
@@ -219,7 +213,8 @@ impl Analysis {
         let index_kept = match &place {
             Some(p) => {
                 p.count == new_nodes.len()
-                    && !names().any(|n| crate::ide::config::Index::READS.contains(&n.to_ascii_lowercase().as_str()))
+                    && !names_of(&old_nodes, &new_nodes)
+                        .any(|n| crate::ide::config::Index::READS.contains(&n.to_ascii_lowercase().as_str()))
                     && !p
                         .path
                         .iter()
@@ -309,6 +304,11 @@ impl Analysis {
         }
         true
     }
+}
+
+/// The names of the directives an edit replaces and of those it writes.
+fn names_of<'a>(old: &'a [Node], new: &'a [Node]) -> impl Iterator<Item = &'a str> {
+    old.iter().chain(new).map(|n| n.name())
 }
 
 /// The top-level nodes whose engine findings an edit of `names` at `place` can
