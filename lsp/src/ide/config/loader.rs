@@ -249,6 +249,10 @@ fn parse_file(fs: &dyn FileSource, path: &Path, text: Arc<str>, not_utf8: Option
 /// A file read for a parallel run: its data, and its flat parse when one was asked for.
 type ReadFile = (Arc<FileData>, Option<apache_syntax::FlatParse>);
 
+/// A file of an Include, read: its data (or why not), and, when it leaves the loader as
+/// it was (no directive the loader acts on), its identity on disk ([`file_identity`]).
+type Fresh = (std::io::Result<ReadFile>, Option<Option<(u64, u64)>>);
+
 /// [`parse_file`], or with `flat` the file's flat parse beside data whose tree stays empty.
 fn file_data(fs: &dyn FileSource, path: &Path, text: Arc<str>, not_utf8: Option<usize>, flat: bool) -> ReadFile {
     if !flat {
@@ -680,15 +684,23 @@ impl Loader<'_> {
             let fs = self.fs;
             let flat = self.flat.is_some();
             use rayon::prelude::*;
-            type Read = std::io::Result<(Arc<FileData>, Option<apache_syntax::FlatParse>)>;
-            let read: Vec<(PathBuf, Read)> = fresh
+            // Beside each file, read in the same pass, what `parallel_run` asks of it: whether
+            // it leaves the loader as it was (a scan of its flat parse) and, if so, its
+            // identity on disk (a stat, for cycles).
+            let read: Vec<(PathBuf, Fresh)> = fresh
                 .par_iter()
                 .map(|p| {
                     let fd = fs.read(p).map(|(text, bad)| file_data(fs, p, text, bad, flat));
-                    ((*p).clone(), fd)
+                    let quiet = match &fd {
+                        Ok((fd, Some(flat))) if fd.not_utf8.is_none() && changes_nothing(flat, &fd.text) => {
+                            Some(file_identity(p))
+                        }
+                        _ => None,
+                    };
+                    ((*p).clone(), (fd, quiet))
                 })
                 .collect();
-            let mut texts: HashMap<PathBuf, Read> = read.into_iter().collect();
+            let mut texts: HashMap<PathBuf, Fresh> = read.into_iter().collect();
             let mut at = 0;
             while at < chunk.len() {
                 // Files that change nothing the loader reads are built in parallel.
@@ -728,7 +740,7 @@ impl Loader<'_> {
                 let known = self.loaded.get(path).copied();
                 let id = match known {
                     Some(id) => id,
-                    None => match texts.remove(path) {
+                    None => match texts.remove(path).map(|(read, _)| read) {
                         Some(Ok((fd, flat))) => {
                             let id = self.add_parsed(fd);
                             if let (Some(map), Some(flat)) = (self.flat.as_mut(), flat) {
@@ -788,7 +800,7 @@ impl Loader<'_> {
     fn parallel_run(
         &mut self,
         paths: &[PathBuf],
-        texts: &mut HashMap<PathBuf, std::io::Result<ReadFile>>,
+        texts: &mut HashMap<PathBuf, Fresh>,
         file: FileId,
         range: TextRange,
         out: &mut Vec<Node>,
@@ -796,36 +808,23 @@ impl Loader<'_> {
         if self.flat.is_none() || rayon::current_num_threads() < 2 {
             return 0;
         }
-        // What each file needs to be built alongside the others: that it leaves the loader as
-        // it was, and its identity on disk (for cycles); asked of every file at once, as the
-        // answers cost a scan and a stat each.
-        let alone: Vec<(bool, Option<(u64, u64)>)> = {
-            use rayon::prelude::*;
-            paths
-                .par_iter()
-                .map(|path| match texts.get(path) {
-                    Some(Ok((fd, Some(flat)))) if fd.not_utf8.is_none() && changes_nothing(flat, &fd.text) => {
-                        (true, file_identity(path))
-                    }
-                    _ => (false, None),
-                })
-                .collect()
-        };
         let mut expanded = self.expanded;
         let mut n = 0;
         let mut seen = std::collections::HashSet::new();
-        for (path, &(quiet, identity)) in paths.iter().zip(&alone) {
+        for path in paths {
             let ok = self.cfg.files.len() + n < MAX_FILES
                 && expanded < MAX_EXPANDED_BYTES
                 && self.repeats < MAX_REPEATS
                 && !self.loaded.contains_key(path)
                 && seen.insert(path)
-                && quiet
-                && !self.cycles_back(path, identity);
+                && match texts.get(path) {
+                    Some((_, Some(identity))) => !self.cycles_back(path, *identity),
+                    _ => false,
+                };
             if !ok {
                 break;
             }
-            if let Some(Ok((fd, _))) = texts.get(path) {
+            if let Some((Ok((fd, _)), _)) = texts.get(path) {
                 expanded += fd.text.len();
             }
             n += 1;
@@ -837,7 +836,7 @@ impl Loader<'_> {
         PARALLEL_FILES.with(|c| c.set(c.get() + n));
         let mut work = Vec::with_capacity(n);
         for path in &paths[..n] {
-            let Some(Ok((fd, Some(flat)))) = texts.remove(path) else { unreachable!("checked above") };
+            let Some((Ok((fd, Some(flat))), _)) = texts.remove(path) else { unreachable!("checked above") };
             let text = fd.text.clone();
             let id = self.add_parsed(fd);
             work.push((id, text, flat));
