@@ -1301,10 +1301,10 @@ mod tests {
     }
 
     /// Files 00..39 of a glob, `special` replacing some of them.
-    fn glob_files(special: &[(usize, &'static str)]) -> Vec<(String, String)> {
+    fn glob_files(special: &[(usize, impl AsRef<str>)]) -> Vec<(String, String)> {
         (0..40)
             .map(|i| {
-                let text = special.iter().find(|(j, _)| *j == i).map(|(_, t)| t.to_string());
+                let text = special.iter().find(|(j, _)| *j == i).map(|(_, t)| t.as_ref().to_string());
                 (format!("conf.d/{i:02}.conf"), text.unwrap_or_else(|| format!("<Directory /d{i}>\nRequire ip 10.0.0.{i} ${{X}}\n</Directory>\n<IfDefine X>\nInDef {i}\n</IfDefine>\n<IfModule headers_module>\nHeader set A {i}\n</IfModule>\n")))
             })
             .collect()
@@ -1362,6 +1362,24 @@ mod tests {
         assert!(cfg.problems.iter().filter(|p| p.code == "include-cycle").count() >= 2, "{:?}", cfg.problems);
         assert!(cfg.walk().any(|n| n.is("SeesExtra")));
         assert!(cfg.walk().any(|n| n.is("One")));
+    }
+
+    #[test]
+    fn runs_between_defines_are_built_in_parallel_each_from_what_was_read_with_the_file() {
+        // Every third file defines the next value of X: the glob's chunk is built as many short
+        // parallel runs, each asking the facts gathered when the chunk was read.
+        let special: Vec<(usize, String)> = (2..40).step_by(3).map(|i| (i, format!("Define X v{i}\n"))).collect();
+        let (cfg, n) = run(MAIN, glob_files(&special));
+        // Runs of two files between Defines, and file 39 alone (a run of one is read in order).
+        assert_eq!(n, 40 - special.len() - 1, "every file but the Defines and the last is in a parallel run");
+        // Each Require sees the value of the Define just before its file (none before file 2).
+        let seen: Vec<String> =
+            cfg.walk().filter(|n| n.is("Require")).map(|n| n.args().last().unwrap_or_default().to_string()).collect();
+        let expected: Vec<String> = (0..40)
+            .filter(|i| i % 3 != 2)
+            .map(|i| if i < 2 { "${X}".to_string() } else { format!("v{}", i - (i + 1) % 3) })
+            .collect();
+        assert_eq!(seen, expected);
     }
 
     #[test]
