@@ -38,5 +38,10 @@ pub(super) fn check_sections(cfg: &Config, sections: &[SecId], out: &mut Vec<Dia
         })
         .flatten()
         .collect();
-    out.extend(found);
+    // Moved when nothing is there yet (the checker's case): extending would copy them.
+    if out.is_empty() {
+        *out = found;
+    } else {
+        out.extend(found);
+    }
 }

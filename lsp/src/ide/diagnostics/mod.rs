@@ -35,7 +35,9 @@ pub struct Diagnostic {
     pub message: Arc<str>,
     /// Rendered struck through by editors (old-style access directives).
     pub deprecated: bool,
-    pub related: Vec<Related>,
+    /// A thin vector (one pointer): most findings have none, and a big tree has a
+    /// hundred thousand findings.
+    pub related: thin_vec::ThinVec<Related>,
 }
 
 impl Diagnostic {
@@ -46,7 +48,15 @@ impl Diagnostic {
         code: &'static str,
         message: impl Into<Arc<str>>,
     ) -> Self {
-        Diagnostic { file, range, severity, code, message: message.into(), deprecated: false, related: vec![] }
+        Diagnostic {
+            file,
+            range,
+            severity,
+            code,
+            message: message.into(),
+            deprecated: false,
+            related: thin_vec::ThinVec::new(),
+        }
     }
 }
 
@@ -317,6 +327,13 @@ pub(crate) mod tests {
         let fx = Fixture::parse(fixture);
         let cfg = load(Path::new(&fx.0[0].0), &fx);
         render_diagnostics(&cfg, &super::all(&cfg))
+    }
+
+    /// A big tree has a hundred thousand findings, all held until the report: their size
+    /// is a budget (64 bytes).
+    #[test]
+    fn a_finding_stays_small() {
+        assert!(std::mem::size_of::<super::Diagnostic>() <= 64, "{}", std::mem::size_of::<super::Diagnostic>());
     }
 
     /// Merging sorted runs gives what sorting and deduplicating their concatenation
