@@ -272,9 +272,6 @@ pub(crate) enum SectionPattern<'a> {
     Plain(&'a str),
 }
 
-/// The pattern of a section; None when it has none. As in httpd's `dirsection`, `filesection`
-/// and `urlsection`, a `…Match` section's first word is its expression (even `~`); otherwise a
-/// first word `~` announces the expression after it.
 impl<'a> SectionPattern<'a> {
     /// The pattern as written (the expression, for a regex).
     pub(crate) fn text(self) -> &'a str {
@@ -284,6 +281,9 @@ impl<'a> SectionPattern<'a> {
     }
 }
 
+/// The pattern of a section; None when it has none. As in httpd's `dirsection`, `filesection`
+/// and `urlsection`, a `…Match` section's first word is its expression (even `~`); otherwise a
+/// first word `~` announces the expression after it.
 pub(crate) fn section_pattern(n: &Node) -> Option<SectionPattern<'_>> {
     let name = n.name();
     let named_match = name.len() >= 5 && name.get(name.len() - 5..).is_some_and(|t| t.eq_ignore_ascii_case("match"));

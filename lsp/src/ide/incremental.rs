@@ -214,7 +214,7 @@ impl Analysis {
             Some(p) => {
                 p.count == new_nodes.len()
                     && !names_of(&old_nodes, &new_nodes)
-                        .any(|n| crate::ide::config::Index::READS.contains(&n.to_ascii_lowercase().as_str()))
+                        .any(|n| crate::ide::config::Index::READS.iter().any(|r| r.eq_ignore_ascii_case(n)))
                     && !p
                         .path
                         .iter()

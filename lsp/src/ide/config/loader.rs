@@ -137,7 +137,7 @@ struct Loader<'a> {
     /// Canonical paths of files, computed when a cycle is looked for.
     real: HashMap<FileId, PathBuf>,
     /// Device and inode of files being read, by id ([`file_identity`], cached).
-    identity: HashMap<FileId, Option<(u64, u64)>>,
+    identity: HashMap<FileId, Option<Identity>>,
 }
 
 /// Loads the configuration whose main file is `main`.
@@ -251,7 +251,10 @@ type ReadFile = (Arc<FileData>, Option<apache_syntax::FlatParse>);
 
 /// A file of an Include, read: its data (or why not), and, when it leaves the loader as
 /// it was (no directive the loader acts on), its identity on disk ([`file_identity`]).
-type Fresh = (std::io::Result<ReadFile>, Option<Option<(u64, u64)>>);
+type Fresh = (std::io::Result<ReadFile>, Option<Option<Identity>>);
+
+/// Which file is on disk at a path: its device and inode ([`file_identity`]).
+type Identity = (u64, u64);
 
 /// [`parse_file`], or with `flat` the file's flat parse beside data whose tree stays empty.
 fn file_data(fs: &dyn FileSource, path: &Path, text: Arc<str>, not_utf8: Option<usize>, flat: bool) -> ReadFile {
@@ -481,10 +484,6 @@ impl Loader<'_> {
         Cow::Owned(out)
     }
 
-    fn loc(&self, file: FileId, range: TextRange, focus: TextRange) -> Loc {
-        Loc { file, range, focus }
-    }
-
     /// Every directive but those in [`LOADER_DIRECTIVES`] becomes one plain node;
     /// those (and `${VAR}` references) change what the loader reads after them.
     fn directive(&mut self, file: FileId, d: &ast::Directive, out: &mut Vec<Node>) {
@@ -499,7 +498,7 @@ impl Loader<'_> {
     fn directive_at(&mut self, file: FileId, range: TextRange, focus: TextRange, logical: &str, out: &mut Vec<Node>) {
         let expanded = self.expand(file, range, logical);
         let (name, raw_args) = split_name(&expanded);
-        let loc = self.loc(file, range, focus);
+        let loc = Loc { file, range, focus };
         let acts = LOADER_DIRECTIVES.iter().position(|l| name.eq_ignore_ascii_case(l)).map(|i| LOADER_DIRECTIVES[i]);
         if acts.is_none() {
             out.push(Node::new(NodeKind::Directive, &name, words(raw_args), raw_args, loc, vec![]));
@@ -596,9 +595,10 @@ impl Loader<'_> {
             }
             return;
         }
-        let loc = self.loc(file, range, focus);
-        // Nodes live as long as the configuration: the vector is made at its final size
-        // (shrinking one in place may keep its block), copied once when the guess is wrong.
+        let loc = Loc { file, range, focus };
+        // Gathered in a vector of the guessed size, then moved once into the node's body,
+        // whose block `Node::new` makes of the exact size (nodes live as long as the
+        // configuration).
         let guess = match body {
             Body::Flat(flat, _, i) => {
                 use apache_syntax::SyntaxKind::{DIRECTIVE, SECTION};
@@ -608,7 +608,6 @@ impl Loader<'_> {
         };
         let mut children = Vec::with_capacity(guess);
         self.body_items(file, &body, &mut children);
-        let children = exact(children);
         out.push(Node::new(NodeKind::Section, &name, words(&raw), &raw, loc, children));
     }
 
@@ -893,17 +892,17 @@ impl Loader<'_> {
         }
     }
 
-    /// Whether a file not read yet at `path` is one of those being read under another
-    /// name ([`Self::being_read`] before it is added).
-    /// `identity`: the file's identity on disk ([`file_identity`]), asked beforehand.
-    fn cycles_back(&mut self, path: &Path, identity: Option<(u64, u64)>) -> bool {
+    /// Whether a file not read yet at `path`, whose identity on disk was asked beforehand,
+    /// is one of those being read under another name ([`Self::being_read`] before it is
+    /// added).
+    fn cycles_back(&mut self, path: &Path, identity: Option<Identity>) -> bool {
         self.on_stack(identity, |_| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
     }
 
     /// Whether the file of identity `identity` (the file's device and inode, from one stat)
     /// is one of those being read: first by that identity, then, only when it cannot rule
     /// the file out, by its canonical path (`real`).
-    fn on_stack(&mut self, identity: Option<(u64, u64)>, real: impl FnOnce(&mut Self) -> PathBuf) -> bool {
+    fn on_stack(&mut self, identity: Option<Identity>, real: impl FnOnce(&mut Self) -> PathBuf) -> bool {
         if self.none_on_stack_is(identity) {
             return false;
         }
@@ -915,7 +914,7 @@ impl Loader<'_> {
     /// Whether the file of identity `me` is known to be none of those being read: each has
     /// an identity on disk and none is `me` (then no canonical path can be theirs either, and
     /// a stat spares the several system calls of resolving one: ten thousand included files).
-    fn none_on_stack_is(&mut self, me: Option<(u64, u64)>) -> bool {
+    fn none_on_stack_is(&mut self, me: Option<Identity>) -> bool {
         let Some(me) = me else { return false };
         let stack = self.stack.clone();
         stack.into_iter().all(|f| {
@@ -945,19 +944,23 @@ impl Loader<'_> {
 }
 
 /// Which file is at `path` on disk: its device and inode (None when it cannot be stat'ed).
-fn file_identity(path: &Path) -> Option<(u64, u64)> {
+fn file_identity(path: &Path) -> Option<Identity> {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
-/// `v` in a block of exactly its length.
+/// `v` in a block of exactly its length (the top level; section bodies are made exact by
+/// `Node::new`).
 fn exact(mut v: Vec<Node>) -> Vec<Node> {
     if v.capacity() == v.len() {
-        v
-    } else {
-        // `collect` from a drain allocates anew (from `into_iter` it would keep the block).
-        std::mem::take(&mut v)
+        return v;
     }
+    // Moved into a new block of its length: shrinking in place may keep the old block.
+    // (Not `std::mem::take`, which clippy offers for `drain(..).collect()`: it moves the
+    // vector whole, spare room included.)
+    let mut out = Vec::with_capacity(v.len());
+    out.append(&mut v);
+    out
 }
 
 /// The directives [`Loader`] acts on while reading (lowercase): they change the
