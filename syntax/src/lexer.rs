@@ -24,7 +24,8 @@ pub(crate) struct LogicalLine<'a> {
     pub(crate) nul_tail: Option<(usize, usize)>,
     /// Joined text without continuations (borrowed when there are none).
     joined: std::borrow::Cow<'a, str>,
-    /// For each segment: (offset in `joined`, offset in source).
+    /// For each segment: (offset in `joined`, offset in source). Empty for a line without
+    /// continuations (most lines), whose one segment is `(0, start)`: no allocation then.
     segments: Vec<(usize, usize)>,
     /// For each continuation: (offset in `joined` where it sits, source range).
     pub(crate) continuations: Vec<(usize, usize, usize)>,
@@ -40,7 +41,7 @@ pub(crate) fn logical_lines(src: &str) -> impl Iterator<Item = LogicalLine<'_>> 
             return None;
         }
         let start = pos;
-        let mut segments = vec![(0usize, start)];
+        let mut segments = Vec::new();
         let mut continuations = Vec::new();
         let mut joined: Option<String> = None;
         let mut seg_start = start;
@@ -79,6 +80,9 @@ pub(crate) fn logical_lines(src: &str) -> impl Iterator<Item = LogicalLine<'_>> 
                         return Some(finish(src, start, content_end, nl + 1, joined, segments, continuations));
                     }
                     let bs = content_end - 1;
+                    if segments.is_empty() {
+                        segments.push((0, start));
+                    }
                     let j = joined.get_or_insert_with(String::new);
                     j.push_str(&src[seg_start..bs]);
                     continuations.push((j.len(), bs, nl + 1));
@@ -115,6 +119,9 @@ impl<'a> LogicalLine<'a> {
     /// Source offset of a position in the joined text. At a segment boundary the
     /// position maps to the start of the later segment.
     pub(crate) fn to_src(&self, j: usize) -> usize {
+        if self.segments.is_empty() {
+            return self.start + j;
+        }
         let k = match self.segments.binary_search_by(|&(sj, _)| sj.cmp(&j)) {
             Ok(k) => k,
             Err(k) => k - 1,

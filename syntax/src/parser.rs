@@ -72,6 +72,12 @@ impl<'l, 'a> Emitter<'l, 'a> {
         if a >= b {
             return;
         }
+        if self.line.continuations.is_empty() {
+            // One segment: joined offsets are source offsets from the line's start.
+            let s = self.line.start;
+            bld.token(kind, &self.src[s + a..s + b]);
+            return;
+        }
         self.flush_upto(bld, a);
         let mut piece = a;
         while let Some(&(cj, s, e)) = self.line.continuations.get(self.next_cont) {
