@@ -24,6 +24,7 @@ pub mod formatting;
 pub mod goto_definition;
 pub mod hover;
 pub mod incremental;
+mod literal_regex;
 pub mod log_explain;
 pub mod loglevel;
 pub mod migrate;
