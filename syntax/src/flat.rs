@@ -3,12 +3,14 @@
 //!
 //! [`parse_flat`] runs the same parser as [`crate::parse`] (one code path, writing to
 //! another [`Sink`]), so it finds the same nodes with the same ranges and the same
-//! errors, by construction; tokens are only counted, never stored or hashed. The
+//! errors, by construction; tokens are only counted, never stored or hashed, and so are
+//! `ARGUMENT` nodes (a word each, nearly half of all nodes, which the loader never reads:
+//! it splits a directive's logical text itself). The
 //! accessors mirror the [`crate::ast`] ones the configuration loader uses, and give the
 //! same strings (a proptest below checks both claims on arbitrary input).
 //!
-//! Invariant: `nodes[0]` is the `SOURCE_FILE`; nodes are in preorder, and a node's
-//! descendants are exactly `i + 1 .. nodes[i].next`.
+//! Invariant: `nodes[0]` is the `SOURCE_FILE`; nodes are the tree's but `ARGUMENT`, in
+//! preorder, and a node's descendants are exactly `i + 1 .. nodes[i].next`.
 
 use crate::lexer::{is_space, unquote_word};
 use crate::parser::{parse_into, Sink, SyntaxError};
@@ -45,6 +47,10 @@ struct FlatSink {
 
 impl Sink for FlatSink {
     fn start_node(&mut self, kind: SyntaxKind) {
+        if kind == ARGUMENT {
+            self.open.push(SKIPPED);
+            return;
+        }
         self.open.push(self.out.nodes.len());
         let at = self.offset;
         self.out.nodes.push(FlatNode { kind, start: at, end: at, next: 0, r_angle: u32::MAX });
@@ -54,8 +60,7 @@ impl Sink for FlatSink {
         match kind {
             CONTINUATION | NUL_TAIL => self.out.gaps.push((self.offset, end)),
             R_ANGLE => {
-                if let Some(&i) = self.open.last() {
-                    let n = &mut self.out.nodes[i];
+                if let Some(n) = self.open.last().and_then(|&i| self.out.nodes.get_mut(i)) {
                     if n.kind == SECTION_HEADER {
                         n.r_angle = self.offset;
                     }
@@ -66,7 +71,7 @@ impl Sink for FlatSink {
         self.offset = end;
     }
     fn finish_node(&mut self) {
-        if let Some(i) = self.open.pop() {
+        if let Some(i) = self.open.pop().filter(|&i| i != SKIPPED) {
             let next = self.out.nodes.len() as u32;
             let n = &mut self.out.nodes[i];
             n.end = self.offset;
@@ -75,7 +80,10 @@ impl Sink for FlatSink {
     }
 }
 
-/// Parses `src` as [`crate::parse`] does, keeping node ranges only.
+/// In [`FlatSink::open`]: an `ARGUMENT` node, not kept.
+const SKIPPED: usize = usize::MAX;
+
+/// Parses `src` as [`crate::parse`] does, keeping node ranges only (`ARGUMENT` nodes left out).
 pub fn parse_flat(src: &str) -> FlatParse {
     let mut sink = FlatSink {
         out: FlatParse { nodes: Vec::with_capacity(src.len() / 16), ..FlatParse::default() },
@@ -175,18 +183,19 @@ mod tests {
     use crate::ast::{self, AstNode};
     use proptest::prelude::*;
 
-    /// Every node of the tree (preorder) against the flat list: kinds, ranges, errors, and
-    /// the strings the loader reads (directive logical text, names, header arguments).
+    /// Every node of the tree but `ARGUMENT` (preorder) against the flat list: kinds, ranges,
+    /// errors, and the strings the loader reads (directive logical text, names, header arguments).
     fn same_as_tree(src: &str) -> Result<(), TestCaseError> {
         let tree = crate::parse(src);
         let flat = parse_flat(src);
         prop_assert_eq!(&flat.errors, &tree.errors);
-        let nodes: Vec<_> = tree.syntax_node().descendants().collect();
+        let kept = |n: &crate::SyntaxNode| n.kind() != ARGUMENT;
+        let nodes: Vec<_> = tree.syntax_node().descendants().filter(kept).collect();
         prop_assert_eq!(nodes.len(), flat.nodes.len());
         for (i, n) in nodes.iter().enumerate() {
             prop_assert_eq!(n.kind(), flat.kind(i));
             prop_assert_eq!(n.text_range(), flat.range(i));
-            let children: Vec<TextRange> = n.children().map(|c| c.text_range()).collect();
+            let children: Vec<TextRange> = n.children().filter(kept).map(|c| c.text_range()).collect();
             let flat_children: Vec<TextRange> = flat.children(i).map(|c| flat.range(c)).collect();
             prop_assert_eq!(children, flat_children);
             if let Some(d) = ast::Directive::cast(n.clone()) {

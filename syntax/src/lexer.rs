@@ -150,9 +150,23 @@ impl<'a> LogicalLine<'a> {
 }
 
 /// httpd's `apr_isspace` (C locale), excluding the newline the lexer already removed.
+#[inline]
 pub fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+    // One load instead of a chain of compares: every byte of every word is tested.
+    SPACE[usize::from(b)]
 }
+
+/// [`is_space`] by byte.
+static SPACE: [bool; 256] = {
+    let mut t = [false; 256];
+    let spaces = [b' ', b'\t', b'\n', b'\r', 0x0b, 0x0c];
+    let mut i = 0;
+    while i < spaces.len() {
+        t[spaces[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
 
 /// Ends at the end of the word starting at `pos` (which must not be a blank), the way
 /// `ap_getword_conf` delimits it. Returns the end offset and whether it was quoted.
