@@ -332,20 +332,27 @@ fn with_regex<T>(pattern: &str, case_insensitive: bool, f: impl FnOnce(&regex::R
 /// building those engines cost more than all its searches.
 pub(crate) fn regex_matches(pattern: &str, text: &str, case_insensitive: bool) -> Option<bool> {
     use regex_automata::{meta, util::syntax, MatchKind};
-    /// A pattern of literal text and groups is matched without compiling it.
-    enum Compiled {
-        Literal(crate::ide::literal_regex::Literal),
-        Engine(meta::Regex),
-    }
     thread_local! {
-        static CACHE: RegexCache<Compiled> = Default::default();
+        static LITERALS: RegexCache<crate::ide::literal_regex::Literal> = Default::default();
+        static CACHE: RegexCache<meta::Regex> = Default::default();
+    }
+    // A pattern of literal text and groups is matched without compiling it. Those are kept
+    // apart (and many more of them: they are small), so that a big tree's one pattern per
+    // virtual host does not push the shared compiled ones out.
+    if !case_insensitive {
+        let literal = with_cached(
+            &LITERALS,
+            LITERALS_KEPT,
+            pattern,
+            false,
+            || crate::ide::literal_regex::parse(pattern),
+            |l| l.is_match(text),
+        );
+        if literal.is_some() {
+            return literal;
+        }
     }
     let build = || {
-        if !case_insensitive {
-            if let Some(l) = crate::ide::literal_regex::parse(pattern) {
-                return Some(Compiled::Literal(l));
-            }
-        }
         // regex 1.x's `RegexBuilder::new` and `build_one_string`, engines left out.
         let config = meta::Config::new()
             .nfa_size_limit(Some(10 * (1 << 20)))
@@ -355,13 +362,13 @@ pub(crate) fn regex_matches(pattern: &str, text: &str, case_insensitive: bool) -
             .onepass(false)
             .hybrid(false);
         let syntax = syntax::Config::new().case_insensitive(case_insensitive).utf8(true);
-        meta::Builder::new().configure(config).syntax(syntax).build(pattern).ok().map(Compiled::Engine)
+        meta::Builder::new().configure(config).syntax(syntax).build(pattern).ok()
     };
-    with_cached(&CACHE, PATTERNS_KEPT, pattern, case_insensitive, build, |r| match r {
-        Compiled::Literal(l) => l.is_match(text),
-        Compiled::Engine(r) => r.is_match(text),
-    })
+    with_cached(&CACHE, PATTERNS_KEPT, pattern, case_insensitive, build, |r| r.is_match(text))
 }
+
+/// Literal section patterns ([`crate::ide::literal_regex`]) kept per thread.
+const LITERALS_KEPT: usize = 4096;
 
 /// URL path → file system path, through Alias/AliasMatch/ScriptAlias or DocumentRoot.
 fn translate(server: &Server, cfg: &Config, url: &str) -> PathBuf {
