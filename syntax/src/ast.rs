@@ -211,6 +211,21 @@ pub struct VarRef {
     pub name: String,
 }
 
+/// Whether `text` holds a `${`: the start of a [`var_refs`] reference. (Asked of every line
+/// of every file: a byte search, not a substring search, whose set-up costs more than most
+/// lines.)
+pub fn has_var_ref(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'$', &b[from..]) {
+        if b.get(from + i + 1) == Some(&b'{') {
+            return true;
+        }
+        from += i + 1;
+    }
+    false
+}
+
 /// The `${NAME}` references in a piece of text, as `ap_resolve_env` finds them.
 pub fn var_refs(text: &str) -> Vec<VarRef> {
     let b = text.as_bytes();

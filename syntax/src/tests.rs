@@ -350,6 +350,11 @@ mod props {
             let p = crate::parse(&s);
             prop_assert_eq!(p.syntax_node().text().to_string(), s);
         }
+
+        #[test]
+        fn has_var_ref_is_a_search_for_dollar_brace(s in "[${}a é]{0,20}") {
+            prop_assert_eq!(crate::ast::has_var_ref(&s), s.contains("${"));
+        }
     }
 }
 

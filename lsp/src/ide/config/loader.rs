@@ -454,7 +454,7 @@ impl Loader<'_> {
     /// values first, then the environment httpd would see (we only know Debian's
     /// envvars convention, so unknown names stay verbatim and are reported).
     fn expand<'t>(&mut self, file: FileId, range: TextRange, text: &'t str) -> Cow<'t, str> {
-        if !text.contains("${") {
+        if !apache_syntax::ast::has_var_ref(text) {
             return Cow::Borrowed(text);
         }
         let mut out = String::with_capacity(text.len());
@@ -995,7 +995,7 @@ fn changes_nothing(flat: &apache_syntax::FlatParse, src: &str) -> bool {
 pub(crate) fn standalone_directive(fd: &FileData, file: FileId, d: &ast::Directive) -> Option<Node> {
     let range = d.syntax().text_range();
     let logical = logical_text(&fd.text, range, || d.logical_text());
-    if logical.contains("${") {
+    if apache_syntax::ast::has_var_ref(&logical) {
         return None;
     }
     let (name, raw_args) = split_name(&logical);
