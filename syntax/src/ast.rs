@@ -93,7 +93,11 @@ fn raw_args(node: &SyntaxNode) -> String {
 
 /// `s` without httpd's blanks at either end.
 pub fn trim_blanks(s: &str) -> &str {
-    s.trim_matches(|c: char| c.is_ascii() && crate::lexer::is_space(c as u8))
+    // By bytes: blanks are ASCII, so the cuts fall on character boundaries.
+    let b = s.as_bytes();
+    let start = b.iter().position(|&c| !crate::lexer::is_space(c)).unwrap_or(b.len());
+    let end = b.iter().rposition(|&c| !crate::lexer::is_space(c)).map_or(start, |e| e + 1);
+    &s[start..end]
 }
 
 fn logical(node: &SyntaxNode) -> String {

@@ -12,7 +12,7 @@
 //! Invariant: `nodes[0]` is the `SOURCE_FILE`; nodes are the tree's but `ARGUMENT`, in
 //! preorder, and a node's descendants are exactly `i + 1 .. nodes[i].next`.
 
-use crate::lexer::{is_space, unquote_word};
+use crate::lexer::unquote_word;
 use crate::parser::{parse_into, Sink, SyntaxError};
 use crate::SyntaxKind::{self, *};
 use rowan::{TextRange, TextSize};
@@ -129,9 +129,7 @@ impl FlatParse {
     /// [`crate::ast::Directive::logical_text`] of the DIRECTIVE node `i`.
     pub fn directive_logical_text(&self, src: &str, i: usize) -> String {
         let n = &self.nodes[i];
-        self.logical_keep_newlines(src, n.start, n.end)
-            .trim_matches(|c: char| c.is_ascii() && is_space(c as u8))
-            .to_string()
+        crate::ast::trim_blanks(&self.logical_keep_newlines(src, n.start, n.end)).to_string()
     }
 
     /// [`crate::ast::Name::text`] of the NAME node `i`.

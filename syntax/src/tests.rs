@@ -352,6 +352,12 @@ mod props {
         }
 
         #[test]
+        fn trim_blanks_trims_httpd_s_blanks_only(s in "[ \t\r\n\x0b\x0ca é😀\u{a0}]{0,12}") {
+            let by_char = s.trim_matches(|c: char| c.is_ascii() && crate::lexer::is_space(c as u8));
+            prop_assert_eq!(crate::ast::trim_blanks(&s), by_char);
+        }
+
+        #[test]
         fn has_var_ref_is_a_search_for_dollar_brace(s in "[${}a é]{0,20}") {
             prop_assert_eq!(crate::ast::has_var_ref(&s), s.contains("${"));
         }

@@ -1128,10 +1128,10 @@ fn logical_text<'t>(text: &'t str, range: TextRange, continued: impl FnOnce() ->
     };
     let body = line.strip_suffix('\n').unwrap_or(line);
     // Several physical lines, or a NUL (httpd ignores the rest of its line): ask the parser.
-    if body.contains(['\n', '\0']) {
+    if memchr::memchr2(b'\n', 0, body.as_bytes()).is_some() {
         return Cow::Owned(continued());
     }
-    Cow::Borrowed(line.trim_matches(|c: char| c.is_ascii() && apache_syntax::is_space(c as u8)))
+    Cow::Borrowed(apache_syntax::ast::trim_blanks(line))
 }
 
 /// A logical line's name (unquoted) and the rest of the line, trimmed.
