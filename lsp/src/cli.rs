@@ -274,13 +274,14 @@ fn each_finding(
     leak: bool,
     emit: &mut dyn FnMut(&Finding<&str>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    use std::collections::{HashMap, HashSet};
+    // (Fx: the names are hashed once per file of a tree of thousands.)
+    use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
     // A finding as twins are told apart: line, column, code and (shared) message.
     type Key = (u32, u32, &'static str, std::sync::Arc<str>);
     // Findings kept so far by file name, for the names whose findings can meet again:
     // those of several files of one configuration (one file included under two paths
     // that print alike) and, with several targets, every one.
-    let mut kept: HashMap<String, HashSet<Key>> = HashMap::new();
+    let mut kept: HashMap<String, HashSet<Key>> = HashMap::default();
     for (path, main) in targets {
         // Diagnostics need no syntax tree once the nodes are built.
         let phases = Phases::new();
@@ -292,7 +293,7 @@ fn each_finding(
         let diagnostics = ide::diagnostics::in_order(&cfg);
         phases.mark("diagnostics");
         let names: Vec<String> = cfg.files.iter().map(|f| f.path.display().to_string()).collect();
-        let mut files_named: HashMap<&str, u32> = HashMap::with_capacity(names.len());
+        let mut files_named: HashMap<&str, u32> = HashMap::with_capacity_and_hasher(names.len(), Default::default());
         for n in &names {
             *files_named.entry(n.as_str()).or_default() += 1;
         }

@@ -2,11 +2,9 @@
 //! matching (`access`) and SetEnvIf (`setenvif`), which compile with different engines
 //! and options.
 
-use std::collections::HashMap;
-
 /// A per-thread cache of compiled expressions, by case sensitivity then pattern (None: the
 /// pattern does not compile).
-pub(crate) type RegexCache<R> = std::cell::RefCell<[HashMap<String, Option<R>>; 2]>;
+pub(crate) type RegexCache<R> = std::cell::RefCell<[rustc_hash::FxHashMap<String, Option<R>>; 2]>;
 
 /// Runs `f` on the expression `build` compiles from `pattern` (cached in `cache`, which is
 /// emptied when it holds `keep` patterns of one case sensitivity); None when it does not
