@@ -501,7 +501,7 @@ impl Loader<'_> {
         let loc = Loc { file, range, focus };
         let acts = LOADER_DIRECTIVES.iter().position(|l| name.eq_ignore_ascii_case(l)).map(|i| LOADER_DIRECTIVES[i]);
         if acts.is_none() {
-            out.push(Node::new(NodeKind::Directive, &name, words(raw_args), raw_args, loc, vec![]));
+            out.push(Node::of_line(NodeKind::Directive, &name, raw_args, loc, vec![]));
             return;
         }
         let args: Vec<Cow<'_, str>> = words(raw_args).collect();
@@ -608,7 +608,7 @@ impl Loader<'_> {
         };
         let mut children = Vec::with_capacity(guess);
         self.body_items(file, &body, &mut children);
-        out.push(Node::new(NodeKind::Section, &name, words(&raw), &raw, loc, children));
+        out.push(Node::of_line(NodeKind::Section, &name, &raw, loc, children));
     }
 
     fn body_items(&mut self, file: FileId, body: &Body<'_>, out: &mut Vec<Node>) {
@@ -1004,7 +1004,7 @@ pub(crate) fn standalone_directive(fd: &FileData, file: FileId, d: &ast::Directi
     }
     let focus = d.name().map(|n| n.range()).unwrap_or(range);
     let loc = Loc { file, range, focus };
-    Some(Node::new(NodeKind::Directive, &name, words(raw_args), raw_args, loc, vec![]))
+    Some(Node::of_line(NodeKind::Directive, &name, raw_args, loc, vec![]))
 }
 
 /// The files an Include names, in the order httpd reads them

@@ -22,6 +22,31 @@ const SPLIT: &str = "S";
 const LISTED: &str = "L";
 
 impl NodeText {
+    /// [`NodeText::new`] with the words httpd's tokenizer makes of `raw_args`
+    /// ([`apache_syntax::words`]). A text without quotes, backslashes or blanks other than
+    /// single spaces (most lines) is its words split at spaces: then they are neither
+    /// tokenized nor compared, and the block is written straight to its allocation.
+    pub fn of_line(name: &str, raw_args: &str) -> NodeText {
+        let b = raw_args.as_bytes();
+        // Starting "after a space", a leading space reads as a doubled one.
+        let mut prev = b' ';
+        let plain = b.iter().all(|&c| {
+            let ok = !matches!(c, b'"' | b'\'' | b'\\') && !(apache_syntax::is_space(c) && (c != b' ' || prev == b' '));
+            prev = c;
+            ok
+        }) && (b.is_empty() || prev != b' ');
+        if !plain {
+            return NodeText::new(name, raw_args, apache_syntax::words(raw_args));
+        }
+        let mut s = String::with_capacity(1 + len_digits(name.len()) + name.len() + len_digits(b.len()) + b.len());
+        s.push_str(SPLIT);
+        push_len(&mut s, name.len());
+        s.push_str(name);
+        push_len(&mut s, raw_args.len());
+        s.push_str(raw_args);
+        NodeText(s.into_boxed_str())
+    }
+
     pub fn new<S: AsRef<str>>(name: &str, raw_args: &str, args: impl IntoIterator<Item = S>) -> NodeText {
         thread_local! {
             /// The block is written here, then copied once into an allocation of its size.
@@ -108,6 +133,16 @@ impl fmt::Debug for NodeText {
 }
 
 /// A length in ASCII: six bits per byte, lowest first; bit 6 says more bytes follow.
+/// How many bytes [`push_len`] writes for `n`.
+fn len_digits(mut n: usize) -> usize {
+    let mut d = 1;
+    while n >= 64 {
+        n >>= 6;
+        d += 1;
+    }
+    d
+}
+
 fn push_len(s: &mut String, mut n: usize) {
     loop {
         let low = (n & 0x3f) as u8;
@@ -268,6 +303,8 @@ mod tests {
             proptest::prop_assert_eq!(t.raw_args(), raw.as_str());
             proptest::prop_assert_eq!(t.args().collect::<Vec<_>>(), words.iter().map(String::as_str).collect::<Vec<_>>());
             proptest::prop_assert_eq!(t.args().len(), words.len());
+            // The words of the line itself: the same block, however it is made.
+            proptest::prop_assert_eq!(NodeText::of_line("Name", &raw), t);
         }
     }
 
@@ -276,6 +313,19 @@ mod tests {
     fn a_node_stays_small() {
         assert!(std::mem::size_of::<super::super::Node>() <= 56, "{}", std::mem::size_of::<super::super::Node>());
         assert_eq!(std::mem::size_of::<NodeText>(), 16);
+    }
+
+    #[test]
+    fn plain_lines_are_split_at_spaces() {
+        for raw in ["", "a", "from 10.0.0.0/8 192.168.1.1", "a  b", " a", "a ", "a\tb", "\"a b\"", "é\u{a0}x"] {
+            let words: Vec<_> = apache_syntax::words(raw).collect();
+            assert_eq!(NodeText::of_line("Allow", raw), NodeText::new("Allow", raw, &words), "{raw:?}");
+        }
+        for n in [0, 63, 64, 4095, 4096, 70_000] {
+            let mut s = String::new();
+            push_len(&mut s, n);
+            assert_eq!(s.len(), len_digits(n));
+        }
     }
 
     #[test]
