@@ -409,17 +409,30 @@ pub fn request_filename(translated: &Path) -> PathBuf {
 
 fn request_filename_in(fs: &FsView, translated: &Path) -> PathBuf {
     let s = translated.to_string_lossy();
-    let mut cur = PathBuf::from("/");
-    for c in components(&s) {
-        cur.push(c);
-        if !fs.is_dir(&cur) {
-            return cur;
+    let comps = components(&s);
+    // The path grown one component at a time ("/a", "/a/b", …: what `PathBuf::push` writes),
+    // and where each of those prefixes ends.
+    let mut full = String::with_capacity(s.len() + 1);
+    let mut ends = Vec::with_capacity(comps.len());
+    for c in &comps {
+        full.push('/');
+        full.push_str(c);
+        ends.push(full.len());
+    }
+    // A directory's ancestors are directories: the walk of a batch starts after the deepest
+    // prefix the disk already told is one (most requests share all but their last components).
+    let known = (0..comps.len()).rev().find(|&k| fs.disk_said_dir(&full[..ends[k]]));
+    for &end in &ends[known.map_or(0, |k| k + 1)..] {
+        if !fs.is_dir(Path::new(&full[..end])) {
+            return PathBuf::from(&full[..end]);
         }
     }
-    if s.ends_with('/') && cur != Path::new("/") {
-        PathBuf::from(format!("{}/", cur.display()))
+    if full.is_empty() {
+        PathBuf::from("/")
+    } else if s.ends_with('/') {
+        PathBuf::from(format!("{full}/"))
     } else {
-        cur
+        PathBuf::from(full)
     }
 }
 
@@ -538,6 +551,13 @@ impl FsView {
         c.lock().unwrap_or_else(|e| e.into_inner()).dirs.insert(p.as_os_str().to_os_string(), d);
         d
     }
+    /// Whether a cached view already found `p` to be a directory on the disk (not only in
+    /// the overlay: an overlaid directory's parents may be missing).
+    fn disk_said_dir(&self, p: &str) -> bool {
+        let Some(c) = &self.cache else { return false };
+        c.lock().unwrap_or_else(|e| e.into_inner()).dirs.get(std::ffi::OsStr::new(p)) == Some(&true)
+    }
+
     /// An .htaccess file: its text, None when it is not there (ENOENT, ENOTDIR: httpd
     /// goes on), or why it cannot be read (httpd stops with 403, AH00529).
     fn read(&self, p: &Path) -> Result<Option<Arc<FileData>>, String> {

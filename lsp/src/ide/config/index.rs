@@ -68,6 +68,10 @@ impl Scope {
         let path = |p: &u32| self.dirs[*p as usize].path.as_str();
         let from = self.dir_exact.partition_point(|p| path(p) < prefix);
         let to = from + self.dir_exact[from..].partition_point(|p| path(p) == prefix);
+        if self.dir_wild.is_empty() {
+            // Already in order (equal paths are sorted by position); none: no allocation.
+            return self.dir_exact[from..to].iter().map(|&p| self.dirs[p as usize].id).collect();
+        }
         let mut pos: Vec<u32> = self.dir_exact[from..to].to_vec();
         for &p in &self.dir_wild {
             let d = &self.dirs[p as usize];
