@@ -3,9 +3,10 @@
 //!
 //! [`parse_flat`] runs the same parser as [`crate::parse`] (one code path, writing to
 //! another [`Sink`]), so it finds the same nodes with the same ranges and the same
-//! errors, by construction; tokens are only counted, never stored or hashed, and so are
-//! `ARGUMENT` nodes (a word each, nearly half of all nodes, which the loader never reads:
-//! it splits a directive's logical text itself). The
+//! errors, by construction; tokens are only counted, never stored or hashed. `ARGUMENT`
+//! nodes (a word each, nearly half of all nodes) are not made at all: the loader never
+//! reads them (it splits a directive's logical text itself), so the parser hands this
+//! sink each run of arguments as one token ([`Sink::ARGUMENTS`]). The
 //! accessors mirror the [`crate::ast`] ones the configuration loader uses, and give the
 //! same strings (a proptest below checks both claims on arbitrary input).
 //!
@@ -46,11 +47,8 @@ struct FlatSink {
 }
 
 impl Sink for FlatSink {
+    const ARGUMENTS: bool = false;
     fn start_node(&mut self, kind: SyntaxKind) {
-        if kind == ARGUMENT {
-            self.open.push(SKIPPED);
-            return;
-        }
         self.open.push(self.out.nodes.len());
         let at = self.offset;
         self.out.nodes.push(FlatNode { kind, start: at, end: at, next: 0, r_angle: u32::MAX });
@@ -71,7 +69,7 @@ impl Sink for FlatSink {
         self.offset = end;
     }
     fn finish_node(&mut self) {
-        if let Some(i) = self.open.pop().filter(|&i| i != SKIPPED) {
+        if let Some(i) = self.open.pop() {
             let next = self.out.nodes.len() as u32;
             let n = &mut self.out.nodes[i];
             n.end = self.offset;
@@ -79,9 +77,6 @@ impl Sink for FlatSink {
         }
     }
 }
-
-/// In [`FlatSink::open`]: an `ARGUMENT` node, not kept.
-const SKIPPED: usize = usize::MAX;
 
 /// Parses `src` as [`crate::parse`] does, keeping node ranges only (`ARGUMENT` nodes left out).
 pub fn parse_flat(src: &str) -> FlatParse {

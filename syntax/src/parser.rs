@@ -109,6 +109,12 @@ impl<'l, 'a> Emitter<'l, 'a> {
 
     /// Whitespace and words (each an ARGUMENT node) of `[a, end)`.
     fn arguments<S: Sink>(&mut self, bld: &mut S, text: &[u8], mut a: usize, end: usize) {
+        if !S::ARGUMENTS {
+            // The sink keeps neither ARGUMENT nodes nor their tokens: only the span, and the
+            // continuations in it.
+            self.token(bld, WORD, a, end);
+            return;
+        }
         while a < end {
             let w = skip_space(&text[..end], a);
             self.token(bld, WHITESPACE, a, w);
@@ -157,6 +163,9 @@ const SINGLE_PATH: &[&str] = &["directory", "directorymatch", "files", "filesmat
 /// Where the parser's output goes: a rowan builder (the lossless tree), or
 /// [`crate::flat`]'s list of node ranges. Both see the same calls, in the same order.
 pub(crate) trait Sink {
+    /// Whether the sink keeps the ARGUMENT nodes and their tokens; when not, the parser
+    /// hands it each run of arguments as one token (its continuations apart).
+    const ARGUMENTS: bool = true;
     fn start_node(&mut self, kind: SyntaxKind);
     fn token(&mut self, kind: SyntaxKind, text: &str);
     fn finish_node(&mut self);
