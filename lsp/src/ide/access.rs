@@ -125,18 +125,39 @@ pub fn policy_items(cfg: &Config, node: &Node) -> Vec<Item> {
     items_reading(cfg, node, policy::policy_directive)
 }
 
+/// Whether [`items_reading`] keeps a child: a directive `reads` names, or a block that may
+/// hold one.
+fn keeps(c: &Node, reads: fn(&str) -> bool) -> bool {
+    let name: &str = c.name();
+    match c.kind {
+        NodeKind::Directive => reads(name),
+        NodeKind::Section => ["Limit", "LimitExcept", "RequireAll", "RequireAny", "RequireNone"]
+            .iter()
+            .any(|b| name.eq_ignore_ascii_case(b)),
+    }
+}
+
+/// The nodes of a section's body that [`policy_items`] reads, in its order, each with its
+/// depth: all a section's policy is made of but where it is written.
+pub(crate) fn policy_input(node: &Node) -> impl Iterator<Item = (usize, &Node)> {
+    let mut stack: Vec<(usize, &Node)> = node.children.iter().rev().map(|c| (0, c)).collect();
+    std::iter::from_fn(move || loop {
+        let (depth, c) = stack.pop()?;
+        if !keeps(c, policy::policy_directive) {
+            continue;
+        }
+        if c.kind == NodeKind::Section {
+            stack.extend(c.children.iter().rev().map(|g| (depth + 1, g)));
+        }
+        return Some((depth, c));
+    })
+}
+
 /// [`body_items`] with the directives `reads` names and every block that may hold them.
 fn items_reading(cfg: &Config, node: &Node, reads: fn(&str) -> bool) -> Vec<Item> {
     let mut out = Vec::new();
     for c in &node.children {
-        let name: &str = c.name();
-        let keep = match c.kind {
-            NodeKind::Directive => reads(name),
-            NodeKind::Section => ["Limit", "LimitExcept", "RequireAll", "RequireAny", "RequireNone"]
-                .iter()
-                .any(|b| name.eq_ignore_ascii_case(b)),
-        };
-        if !keep {
+        if !keeps(c, reads) {
             continue;
         }
         let loc = ploc(cfg, &c.loc);

@@ -249,6 +249,10 @@ pub struct Index {
     alias_target_lens: Vec<usize>,
     built: Vec<OnceLock<Arc<Built>>>,
     outlines: Vec<OnceLock<PolicyOutline>>,
+    /// Outlines without layer errors already made, by a hash of their section's
+    /// [`crate::ide::access::policy_input`], with the section they were made of: a big tree
+    /// repeats the same access blocks in thousands of virtual hosts.
+    outline_memo: Mutex<rustc_hash::FxHashMap<u64, (SecId, bool, bool)>>,
     /// What mod_setenvif's evaluation reads of the main server's level.
     pub(crate) setenvif_main: OnceLock<crate::ide::setenvif::MainLevel>,
     /// The addresses access rules name (`hover::mentioned_addresses`).
@@ -449,6 +453,7 @@ impl Index {
             alias_target_lens,
             built,
             outlines,
+            outline_memo: Mutex::default(),
             setenvif_main: OnceLock::new(),
             mentioned_addresses: OnceLock::new(),
         }
@@ -486,6 +491,7 @@ impl Index {
         for o in &mut self.outlines {
             *o = OnceLock::new();
         }
+        self.outline_memo = Mutex::default();
         self.setenvif_main = OnceLock::new();
         self.mentioned_addresses = OnceLock::new();
         true
@@ -607,8 +613,47 @@ impl Index {
     pub fn outline(&self, cfg: &Config, id: SecId) -> &PolicyOutline {
         self.outlines[id as usize].get_or_init(|| match self.built[id as usize].get() {
             Some(b) => PolicyOutline::of(b),
-            None => PolicyOutline::of(&self.build_policy(cfg, id)),
+            None => self.outline_of_input(cfg, id),
         })
+    }
+
+    /// The outline of a section whose policy is not built: that of an earlier section that
+    /// reads the same (a policy is made of its body's names and words; where they are written
+    /// shows only in errors, and outlines with errors are not shared), else built.
+    fn outline_of_input(&self, cfg: &Config, id: SecId) -> PolicyOutline {
+        use std::hash::{Hash, Hasher};
+        let node = self.node(cfg, id);
+        let mut h = rustc_hash::FxHasher::default();
+        for (depth, c) in crate::ide::access::policy_input(node) {
+            (depth, c.kind == NodeKind::Section, c.text.block()).hash(&mut h);
+        }
+        let key = h.finish();
+        let same = |a: &Node, b: &Node| {
+            let (mut x, mut y) = (crate::ide::access::policy_input(a), crate::ide::access::policy_input(b));
+            loop {
+                match (x.next(), y.next()) {
+                    (None, None) => return true,
+                    (Some((dx, cx)), Some((dy, cy)))
+                        if dx == dy && cx.kind == cy.kind && cx.text.block() == cy.text.block() => {}
+                    _ => return false,
+                }
+            }
+        };
+        let seen = self.outline_memo.lock().unwrap_or_else(|e| e.into_inner()).get(&key).copied();
+        if let Some((rep, sets_compat, has_errors)) = seen {
+            if same(self.node(cfg, rep), node) {
+                return PolicyOutline { sets_compat, has_errors, layer_errors: None };
+            }
+        }
+        let outline = PolicyOutline::of(&self.build_policy(cfg, id));
+        if outline.layer_errors.is_none() {
+            self.outline_memo.lock().unwrap_or_else(|e| e.into_inner()).entry(key).or_insert((
+                id,
+                outline.sets_compat,
+                outline.has_errors,
+            ));
+        }
+        outline
     }
 
     fn build_policy(&self, cfg: &Config, id: SecId) -> Built {
@@ -737,6 +782,34 @@ mod tests {
     fn cfg(text: &str) -> Config {
         let fx = Fixture::parse(&format!("//- /etc/httpd/httpd.conf\n{text}"));
         load(Path::new("/etc/httpd/httpd.conf"), &fx)
+    }
+
+    /// Sections that read alike share one outline; each is the one its own policy gives,
+    /// and a section whose layers have errors keeps its own (its errors name its lines).
+    #[test]
+    fn outlines_shared_by_alike_bodies_are_their_own() {
+        let body = "Order deny,allow\nDeny from all\nAllow from 10.1\n<Limit GET>\nRequire all granted\n</Limit>\nAuthType Basic\n";
+        let bad = "Require ip 300.1.1.1\n";
+        let text = format!(
+            "<Directory /a>\n{body}</Directory>\n<Location /b>\n{body}</Location>\n<Directory /c>\n{bad}</Directory>\n<Directory /d>\n{bad}</Directory>\n<Directory /e>\nOrder deny,allow\nDeny from all\n</Directory>\n"
+        );
+        let c = cfg(&text);
+        let ix = c.index();
+        for id in 0..ix.len() as u32 {
+            let own = super::PolicyOutline::of(&ix.build_policy(&c, id));
+            let got = ix.outline(&c, id);
+            assert_eq!((got.sets_compat, got.has_errors), (own.sets_compat, own.has_errors), "section {id}");
+            assert_eq!(got.layer_errors.is_some(), own.layer_errors.is_some(), "section {id}");
+            if let (Some(g), Some(o)) = (&got.layer_errors, &own.layer_errors) {
+                assert_eq!(g.1.first().map(|e| e.loc.line), o.1.first().map(|e| e.loc.line), "section {id}");
+            }
+        }
+        // /a's outline was made (section 0; 1 is its <Limit>), /b's (2) taken from it; /c and
+        // /d (4, 5: errors) are not shared.
+        let memo = ix.outline_memo.lock().unwrap();
+        assert!(ix.outline(&c, 0).layer_errors.is_none() && ix.outline(&c, 4).layer_errors.is_some());
+        assert!(memo.values().any(|&(rep, ..)| rep == 0));
+        assert!(!memo.values().any(|&(rep, ..)| rep == 2 || rep == 4 || rep == 5));
     }
 
     /// The first line of each section `dirs_at` gives.

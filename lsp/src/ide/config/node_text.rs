@@ -95,6 +95,12 @@ impl NodeText {
         })
     }
 
+    /// The whole block: two nodes with the same block have the same name, raw arguments
+    /// and arguments.
+    pub(crate) fn block(&self) -> &str {
+        &self.0
+    }
+
     pub fn name(&self) -> &str {
         let (len, at) = read_len(&self.0, 1);
         &self.0[at..at + len]
