@@ -26,6 +26,11 @@ const MAX_REPEATS: usize = if cfg!(test) { 2_000 } else { 100_000 };
 pub trait FileSource: Sync {
     /// The file's text, and the offset of its first invalid UTF-8 byte if any.
     fn read(&self, path: &Path) -> std::io::Result<(Arc<str>, Option<usize>)>;
+    /// [`FileSource::read`], with the file's identity on disk (device and inode) when
+    /// reading it found that out anyway; None leaves the loader to ask the disk itself.
+    fn read_identified(&self, path: &Path) -> (std::io::Result<(Arc<str>, Option<usize>)>, Option<Identity>) {
+        (self.read(path), None)
+    }
     /// Whether a regular file is there, without reading it (a log or key file may be
     /// huge or unreadable to us; navigation only needs to know it exists).
     fn exists(&self, path: &Path) -> bool {
@@ -53,12 +58,24 @@ impl FileSource for RealFs {
         let bytes = read_regular(path)?;
         Ok(decode(bytes))
     }
+    fn read_identified(&self, path: &Path) -> (std::io::Result<(Arc<str>, Option<usize>)>, Option<Identity>) {
+        match read_regular_identified(path) {
+            Ok((bytes, identity)) => (Ok(decode(bytes)), Some(identity)),
+            Err(e) => (Err(e), None),
+        }
+    }
 }
 
 /// The bytes of a regular file. Anything else (a FIFO, a device, a directory) is
 /// refused before it is opened, as `ap_pcfg_openfile` refuses it (AH00554), so that
 /// reading can never block or never end; `/dev/null` is allowed, as there.
 pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    read_regular_identified(path).map(|(bytes, _)| bytes)
+}
+
+/// [`read_regular`], with the file's identity from the same stat.
+fn read_regular_identified(path: &Path) -> std::io::Result<(Vec<u8>, Identity)> {
+    use std::os::unix::fs::MetadataExt;
     let meta = std::fs::metadata(path)?;
     if !meta.is_file() && path != Path::new("/dev/null") {
         let what = file_kind(&meta);
@@ -73,7 +90,7 @@ pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     bytes.try_reserve_exact(usize::try_from(meta.len()).unwrap_or(usize::MAX))?;
     std::io::Read::read_to_end(&mut std::io::Read::take(&file, u64::MAX), &mut bytes)?;
-    Ok(bytes)
+    Ok((bytes, (meta.dev(), meta.ino())))
 }
 
 /// What kind of file system object this is, for messages.
@@ -689,10 +706,11 @@ impl Loader<'_> {
             let read: Vec<(PathBuf, Fresh)> = fresh
                 .par_iter()
                 .map(|p| {
-                    let fd = fs.read(p).map(|(text, bad)| file_data(fs, p, text, bad, flat));
+                    let (read, identity) = fs.read_identified(p);
+                    let fd = read.map(|(text, bad)| file_data(fs, p, text, bad, flat));
                     let quiet = match &fd {
                         Ok((fd, Some(flat))) if fd.not_utf8.is_none() && changes_nothing(flat, &fd.text) => {
-                            Some(file_identity(p))
+                            Some(identity.or_else(|| file_identity(p)))
                         }
                         _ => None,
                     };
