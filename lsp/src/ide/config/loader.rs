@@ -266,9 +266,15 @@ fn parse_file(fs: &dyn FileSource, path: &Path, text: Arc<str>, not_utf8: Option
 /// A file read for a parallel run: its data, and its flat parse when one was asked for.
 type ReadFile = (Arc<FileData>, Option<apache_syntax::FlatParse>);
 
-/// A file of an Include, read: its data (or why not), and, when it leaves the loader as
-/// it was (no directive the loader acts on), its identity on disk ([`file_identity`]).
-type Fresh = (std::io::Result<ReadFile>, Option<Option<Identity>>);
+/// A file of an Include, read, with what [`Loader::parallel_run`] asks of it.
+struct Fresh {
+    /// Its data, or why it could not be read.
+    read: std::io::Result<ReadFile>,
+    /// Whether it leaves the loader as it was (no directive the loader acts on).
+    quiet: bool,
+    /// Its identity on disk ([`file_identity`]), asked only of a quiet file.
+    identity: Option<Identity>,
+}
 
 /// Which file is on disk at a path: its device and inode ([`file_identity`]).
 type Identity = (u64, u64);
@@ -707,14 +713,10 @@ impl Loader<'_> {
                 .par_iter()
                 .map(|p| {
                     let (read, identity) = fs.read_identified(p);
-                    let fd = read.map(|(text, bad)| file_data(fs, p, text, bad, flat));
-                    let quiet = match &fd {
-                        Ok((fd, Some(flat))) if fd.not_utf8.is_none() && changes_nothing(flat, &fd.text) => {
-                            Some(identity.or_else(|| file_identity(p)))
-                        }
-                        _ => None,
-                    };
-                    ((*p).clone(), (fd, quiet))
+                    let read = read.map(|(text, bad)| file_data(fs, p, text, bad, flat));
+                    let quiet = matches!(&read, Ok((fd, Some(flat))) if fd.not_utf8.is_none() && changes_nothing(flat, &fd.text));
+                    let identity = if quiet { identity.or_else(|| file_identity(p)) } else { None };
+                    ((*p).clone(), Fresh { read, quiet, identity })
                 })
                 .collect();
             let mut texts: HashMap<PathBuf, Fresh> = read.into_iter().collect();
@@ -757,7 +759,7 @@ impl Loader<'_> {
                 let known = self.loaded.get(path).copied();
                 let id = match known {
                     Some(id) => id,
-                    None => match texts.remove(path).map(|(read, _)| read) {
+                    None => match texts.remove(path).map(|f| f.read) {
                         Some(Ok((fd, flat))) => {
                             let id = self.add_parsed(fd);
                             if let (Some(map), Some(flat)) = (self.flat.as_mut(), flat) {
@@ -835,13 +837,13 @@ impl Loader<'_> {
                 && !self.loaded.contains_key(path)
                 && seen.insert(path)
                 && match texts.get(path) {
-                    Some((_, Some(identity))) => !self.cycles_back(path, *identity),
+                    Some(Fresh { quiet: true, identity, .. }) => !self.cycles_back(path, *identity),
                     _ => false,
                 };
             if !ok {
                 break;
             }
-            if let Some((Ok((fd, _)), _)) = texts.get(path) {
+            if let Some(Fresh { read: Ok((fd, _)), .. }) = texts.get(path) {
                 expanded += fd.text.len();
             }
             n += 1;
@@ -853,7 +855,9 @@ impl Loader<'_> {
         PARALLEL_FILES.with(|c| c.set(c.get() + n));
         let mut work = Vec::with_capacity(n);
         for path in &paths[..n] {
-            let Some((Ok((fd, Some(flat))), _)) = texts.remove(path) else { unreachable!("checked above") };
+            let Some(Fresh { read: Ok((fd, Some(flat))), .. }) = texts.remove(path) else {
+                unreachable!("checked above")
+            };
             let text = fd.text.clone();
             let id = self.add_parsed(fd);
             work.push((id, text, flat));
