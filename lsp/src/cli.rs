@@ -455,20 +455,33 @@ impl<W: std::io::Write> Renderer<W> {
         let w = &mut self.w;
         match self.format {
             Format::Text => {
+                let mut n = itoa::Buffer::new();
                 w.write_all(f.file.as_bytes())?;
-                write!(w, ":{}:{}: {}[{}]: ", f.line, f.column, f.severity, f.code)?;
-                w.write_all(f.message.as_bytes())?;
-                w.write_all(b"\n")
+                w.write_all(b":")?;
+                w.write_all(n.format(f.line).as_bytes())?;
+                w.write_all(b":")?;
+                w.write_all(n.format(f.column).as_bytes())?;
+                for part in [": ", f.severity, "[", f.code, "]: ", f.message, "\n"] {
+                    w.write_all(part.as_bytes())?;
+                }
+                Ok(())
             }
             Format::Json => {
                 // serde_json's pretty layout of `[Reported]`, field by field.
                 w.write_all(if self.count == 1 { b"[\n  {\n    \"file\": " } else { b",\n  {\n    \"file\": " })?;
                 json_str(w, f.file)?;
-                write!(
-                    w,
-                    ",\n    \"line\": {},\n    \"column\": {},\n    \"end_line\": {},\n    \"end_column\": {},\n    \"severity\": ",
-                    f.line, f.column, f.end_line, f.end_column
-                )?;
+                // Numbers through itoa: `write!` spent a thousand instructions per finding.
+                let mut n = itoa::Buffer::new();
+                for (key, v) in [
+                    (",\n    \"line\": ", f.line),
+                    (",\n    \"column\": ", f.column),
+                    (",\n    \"end_line\": ", f.end_line),
+                    (",\n    \"end_column\": ", f.end_column),
+                ] {
+                    w.write_all(key.as_bytes())?;
+                    w.write_all(n.format(v).as_bytes())?;
+                }
+                w.write_all(b",\n    \"severity\": ")?;
                 json_str(w, f.severity)?;
                 w.write_all(b",\n    \"code\": ")?;
                 json_str(w, f.code)?;
