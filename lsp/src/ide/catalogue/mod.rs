@@ -487,6 +487,26 @@ impl DirectiveId {
 
 /// The catalogue's place of the directive `name` (any case).
 pub fn directive_id(name: &str) -> Option<DirectiveId> {
+    // A configuration spells few names, each thousands of times: they are remembered per
+    // thread as written, which spares lowercasing and hashing the lowercase copy.
+    thread_local! {
+        static SEEN: std::cell::RefCell<rustc_hash::FxHashMap<Box<str>, Option<DirectiveId>>> = Default::default();
+    }
+    SEEN.with(|seen| {
+        if let Some(&id) = seen.borrow().get(name) {
+            return id;
+        }
+        let id = directive_id_uncached(name);
+        let mut seen = seen.borrow_mut();
+        if seen.len() >= 4096 {
+            seen.clear(); // a file of made-up names must not grow it without end
+        }
+        seen.insert(name.into(), id);
+        id
+    })
+}
+
+fn directive_id_uncached(name: &str) -> Option<DirectiveId> {
     let cat = catalogue();
     let i = if name.bytes().any(|b| b.is_ascii_uppercase()) {
         // Lowercased on the stack: this runs for every node of every check.
