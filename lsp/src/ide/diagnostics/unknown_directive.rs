@@ -71,8 +71,14 @@ impl Known {
                     }
                     return;
                 }
+                // (The catalogue's spelling: compared exactly. The count is taken only of the
+                // directives whose count matters.)
                 if node.kind == NodeKind::Directive
-                    && !VALIDATED_ELSEWHERE.iter().any(|v| node.canonical().eq_ignore_ascii_case(v))
+                    && !matches!(
+                        d.args,
+                        catalogue::ArgKind::RawArgs | catalogue::ArgKind::TakeArgv | catalogue::ArgKind::Unknown
+                    )
+                    && !VALIDATED_ELSEWHERE.contains(&d.name)
                 {
                     if let Some(msg) = catalogue::check_arg_count(d.args, node.args().len()) {
                         let severity = if cfg.modules_known { Severity::Error } else { Severity::Warning };
