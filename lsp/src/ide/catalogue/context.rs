@@ -185,8 +185,30 @@ pub struct Scope {
     /// included at the top level or inside a virtual host).
     virtual_host: Option<bool>,
     htaccess: bool,
-    /// The sections entered, as written (without `<`), outermost first.
-    sections: Vec<String>,
+    /// The sections entered, as written (without `<`), innermost first: shared with the
+    /// scopes outside, so that entering a section (every section of a big tree) makes one
+    /// link, not a copy of the list.
+    sections: Option<std::sync::Arc<Entered>>,
+}
+
+/// A section entered ([`Scope::sections`]), and the one around it.
+#[derive(Debug, PartialEq, Eq)]
+struct Entered {
+    name: Box<str>,
+    outer: Option<std::sync::Arc<Entered>>,
+}
+
+impl Drop for Entered {
+    /// Link by link, not recursively: a chain as deep as the sections nest.
+    fn drop(&mut self) {
+        let mut next = self.outer.take();
+        while let Some(link) = next {
+            next = match std::sync::Arc::try_unwrap(link) {
+                Ok(mut e) => e.outer.take(),
+                Err(_) => None, // still shared: its other holder drops the rest
+            };
+        }
+    }
 }
 
 impl Scope {
@@ -199,7 +221,7 @@ impl Scope {
             limited: false,
             virtual_host: Some(false),
             htaccess: false,
-            sections: vec![],
+            sections: None,
         }
     }
 
@@ -220,7 +242,7 @@ impl Scope {
             limited: false,
             virtual_host: Some(false),
             htaccess: true,
-            sections: vec![],
+            sections: None,
         }
     }
 
@@ -233,9 +255,14 @@ impl Scope {
         self.virtual_host == Some(true)
     }
 
-    /// The sections entered, as written, outermost first.
-    pub fn sections(&self) -> &[String] {
-        &self.sections
+    /// The sections entered, as written, innermost first.
+    pub fn sections(&self) -> impl Iterator<Item = &str> {
+        let mut at = self.sections.as_deref();
+        std::iter::from_fn(move || {
+            let e = at?;
+            at = e.outer.as_deref();
+            Some(&*e.name)
+        })
     }
 
     /// Whether a section's body is read in the scope the section stands in (the
@@ -292,7 +319,7 @@ impl Scope {
             "mdomainset" | "mdomain" => {}
             _ => return None,
         }
-        s.sections.push(written.to_string());
+        s.sections = Some(std::sync::Arc::new(Entered { name: written.into(), outer: s.sections.take() }));
         Some(s)
     }
 
@@ -318,7 +345,7 @@ impl Scope {
                         by_allow_override,
                     });
                 }
-                let message = match self.sections.last() {
+                let message = match self.sections().next() {
                     Some(parent) => format!("{name} not allowed in <{parent}> context"),
                     None => format!("{name} not allowed here"),
                 };
@@ -328,7 +355,7 @@ impl Scope {
             // Whatever AllowOverride says, no class lets this directive into .htaccess
             // (AllowOverrideList aside, which we do not know either).
             let name = name();
-            let message = match self.sections.last() {
+            let message = match self.sections().next() {
                 Some(parent) => format!("{name} not allowed in <{parent}> context"),
                 None => format!("{name} not allowed here"),
             };
@@ -367,7 +394,7 @@ impl Scope {
             }
             // `find_parent` looks for each name in turn, innermost section first.
             for n in *names {
-                if let Some(found) = self.sections.iter().rev().find(|s| s.eq_ignore_ascii_case(n)) {
+                if let Some(found) = self.sections().find(|s| s.eq_ignore_ascii_case(n)) {
                     return refuse(&format!("<{found}> section"));
                 }
             }
@@ -375,8 +402,7 @@ impl Scope {
         // `AllowOverride` only means something in <Directory>: httpd warns elsewhere.
         if matches!(d.name, "AllowOverride" | "AllowOverrideList") {
             let useless = ["Location", "LocationMatch", "Files", "FilesMatch", "If", "ElseIf", "Else"];
-            if let Some(found) = self.sections.iter().rev().find(|s| useless.iter().any(|u| s.eq_ignore_ascii_case(u)))
-            {
+            if let Some(found) = self.sections().find(|s| useless.iter().any(|u| s.eq_ignore_ascii_case(u))) {
                 return Some(Refused {
                     message: format!("Useless use of {} inside <{found}>", d.name),
                     kind: Refusal::Warning,
@@ -487,6 +513,17 @@ mod tests {
         assert_eq!(verdict(&Scope::htaccess(None), "ServerName"), "Request: ServerName not allowed here");
         assert!(!Overrides::parse(None, None).reads_htaccess());
         assert!(!Overrides::parse(Some(&["All".into(), "None".into()]), None).reads_htaccess());
+    }
+
+    #[test]
+    fn a_deep_chain_of_sections_is_dropped_without_recursion() {
+        let mut scope = Scope::server_config();
+        for _ in 0..200_000 {
+            scope = scope.enter("Directory").unwrap();
+        }
+        assert_eq!(scope.sections().count(), 200_000);
+        assert_eq!(scope.sections().next(), Some("Directory"));
+        drop(scope);
     }
 
     #[test]
