@@ -25,10 +25,10 @@ const MAX_REPEATS: usize = if cfg!(test) { 2_000 } else { 100_000 };
 /// Where file contents come from: the disk, or an editor's unsaved buffers over it.
 pub trait FileSource: Sync {
     /// The file's text, and the offset of its first invalid UTF-8 byte if any.
-    fn read(&self, path: &Path) -> std::io::Result<(Arc<str>, Option<usize>)>;
+    fn read(&self, path: &Path) -> std::io::Result<Text>;
     /// [`FileSource::read`], with the file's identity on disk (device and inode) when
     /// reading it found that out anyway; None leaves the loader to ask the disk itself.
-    fn read_identified(&self, path: &Path) -> (std::io::Result<(Arc<str>, Option<usize>)>, Option<Identity>) {
+    fn read_identified(&self, path: &Path) -> (std::io::Result<Text>, Option<Identity>) {
         (self.read(path), None)
     }
     /// Whether a regular file is there, without reading it (a log or key file may be
@@ -54,11 +54,11 @@ pub trait FileSource: Sync {
 pub struct RealFs;
 
 impl FileSource for RealFs {
-    fn read(&self, path: &Path) -> std::io::Result<(Arc<str>, Option<usize>)> {
+    fn read(&self, path: &Path) -> std::io::Result<Text> {
         let bytes = read_regular(path)?;
         Ok(decode(bytes))
     }
-    fn read_identified(&self, path: &Path) -> (std::io::Result<(Arc<str>, Option<usize>)>, Option<Identity>) {
+    fn read_identified(&self, path: &Path) -> (std::io::Result<Text>, Option<Identity>) {
         match read_regular_identified(path) {
             Ok((bytes, identity)) => (Ok(decode(bytes)), Some(identity)),
             Err(e) => (Err(e), None),
@@ -275,6 +275,10 @@ struct Fresh {
     /// Its identity on disk ([`file_identity`]), asked only of a quiet file.
     identity: Option<Identity>,
 }
+
+/// A file's text as read ([`FileSource::read`]), and the offset of its first byte that is
+/// not UTF-8, if any.
+pub type Text = (Arc<str>, Option<usize>);
 
 /// Which file is on disk at a path: its device and inode ([`file_identity`]).
 type Identity = (u64, u64);
