@@ -138,7 +138,6 @@ impl fmt::Debug for NodeText {
     }
 }
 
-/// A length in ASCII: six bits per byte, lowest first; bit 6 says more bytes follow.
 /// How many bytes [`push_len`] writes for `n`.
 fn len_digits(mut n: usize) -> usize {
     let mut d = 1;
@@ -149,6 +148,7 @@ fn len_digits(mut n: usize) -> usize {
     d
 }
 
+/// A length in ASCII: six bits per byte, lowest first; bit 6 says more bytes follow.
 fn push_len(s: &mut String, mut n: usize) {
     loop {
         let low = (n & 0x3f) as u8;
