@@ -75,7 +75,6 @@ pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
 
 /// [`read_regular`], with the file's identity from the same stat.
 fn read_regular_identified(path: &Path) -> std::io::Result<(Vec<u8>, Identity)> {
-    use std::os::unix::fs::MetadataExt;
     let meta = std::fs::metadata(path)?;
     if !meta.is_file() && path != Path::new("/dev/null") {
         let what = file_kind(&meta);
@@ -90,7 +89,7 @@ fn read_regular_identified(path: &Path) -> std::io::Result<(Vec<u8>, Identity)> 
     let mut bytes = Vec::new();
     bytes.try_reserve_exact(usize::try_from(meta.len()).unwrap_or(usize::MAX))?;
     std::io::Read::read_to_end(&mut std::io::Read::take(&file, u64::MAX), &mut bytes)?;
-    Ok((bytes, (meta.dev(), meta.ino())))
+    Ok((bytes, identity_of(&meta)))
 }
 
 /// What kind of file system object this is, for messages.
@@ -272,7 +271,7 @@ struct Fresh {
     read: std::io::Result<ReadFile>,
     /// Whether it leaves the loader as it was (no directive the loader acts on).
     quiet: bool,
-    /// Its identity on disk ([`file_identity`]), asked only of a quiet file.
+    /// Its identity on disk ([`file_identity`]), kept only for a quiet file.
     identity: Option<Identity>,
 }
 
@@ -971,8 +970,13 @@ impl Loader<'_> {
 
 /// Which file is at `path` on disk: its device and inode (None when it cannot be stat'ed).
 fn file_identity(path: &Path) -> Option<Identity> {
+    std::fs::metadata(path).ok().map(|m| identity_of(&m))
+}
+
+/// The device and inode a stat found.
+fn identity_of(meta: &std::fs::Metadata) -> Identity {
     use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    (meta.dev(), meta.ino())
 }
 
 /// `v` in a block of exactly its length (the top level; section bodies are made exact by
