@@ -1373,6 +1373,14 @@ pub fn walk_and_evaluate(
 
 /// Decodes `%XX`, merges `//`, resolves `.` and `..` as httpd does before walking.
 pub fn normalize_url(u: &str) -> String {
+    if is_normal_url(u) {
+        return u.to_string();
+    }
+    normalized(u)
+}
+
+/// [`normalize_url`] for any URL.
+fn normalized(u: &str) -> String {
     let u = u.split(['?', '#']).next().unwrap_or("");
     let mut bytes = Vec::new();
     let b = u.as_bytes();
@@ -1410,6 +1418,19 @@ pub fn normalize_url(u: &str) -> String {
     r
 }
 
+/// Whether [`normalize_url`] gives `u` back unchanged (most URLs a walk is asked for): it
+/// starts with `/` and has no query, fragment or `%`, and none of its segments is empty
+/// (a trailing `/` aside), `.` or `..`.
+fn is_normal_url(u: &str) -> bool {
+    let Some(rest) = u.strip_prefix('/') else { return false };
+    if memchr::memchr3(b'?', b'#', b'%', rest.as_bytes()).is_some() {
+        return false;
+    }
+    // A trailing `/` ends an empty last segment, which normalizing keeps.
+    let rest = rest.strip_suffix('/').unwrap_or(rest);
+    (rest.is_empty() && !u.ends_with("//")) || rest.split('/').all(|seg| !matches!(seg, "" | "." | ".."))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1438,6 +1459,17 @@ mod tests {
                 None
             ]
         );
+    }
+
+    proptest::proptest! {
+        /// A URL taken as already normal is what normalizing it gives.
+        #[test]
+        fn normal_urls_are_their_own_normal_form(u in "[/a.%?#2Fé]{0,12}|(/[a.é%#]{0,3}){0,4}/?") {
+            proptest::prop_assert_eq!(normalize_url(&u), normalized(&u));
+            if is_normal_url(&u) {
+                proptest::prop_assert_eq!(normalized(&u), u);
+            }
+        }
     }
 
     /// `%XX` needs two hex digits; anything else stays as written, multibyte text included
