@@ -173,13 +173,18 @@ static SPACE: [bool; 256] = {
 pub(crate) fn word_end(text: &[u8], pos: usize) -> (usize, bool) {
     let q = text[pos];
     if q == b'"' || q == b'\'' {
+        // From one quote or backslash to the next: the bytes between are the word's.
         let mut i = pos + 1;
-        while i < text.len() && text[i] != q {
-            if text[i] == b'\\' && i + 1 < text.len() && (text[i + 1] == q || text[i + 1] == b'\\') {
-                i += 2;
-            } else {
-                i += 1;
+        loop {
+            let Some(k) = memchr::memchr2(q, b'\\', &text[i..]) else {
+                i = text.len();
+                break;
+            };
+            i += k;
+            if text[i] == q {
+                break;
             }
+            i += if i + 1 < text.len() && (text[i + 1] == q || text[i + 1] == b'\\') { 2 } else { 1 };
         }
         if i < text.len() {
             i += 1; // the closing quote
@@ -211,9 +216,12 @@ pub fn unquote_word(word: &str) -> String {
 /// [`unquote_word`], borrowing from `word` when nothing but the quotes is removed.
 pub fn unquoted(word: &str) -> std::borrow::Cow<'_, str> {
     let b = word.as_bytes();
+    // Whether the word holds a backslash: without one, no escape can hide its closing quote,
+    // and nothing but the quotes is removed.
+    let escapes = memchr(b'\\', b).is_some();
     let (body, quote) = match b.first() {
         Some(&q @ (b'"' | b'\'')) => {
-            let end = if b.len() >= 2 && b[b.len() - 1] == q && !ends_in_escape(&b[1..b.len() - 1], q) {
+            let end = if b.len() >= 2 && b[b.len() - 1] == q && !(escapes && ends_in_escape(&b[1..b.len() - 1], q)) {
                 b.len() - 1
             } else {
                 b.len()
@@ -222,7 +230,7 @@ pub fn unquoted(word: &str) -> std::borrow::Cow<'_, str> {
         }
         _ => (word, None),
     };
-    if !body.contains('\\') {
+    if !escapes {
         return std::borrow::Cow::Borrowed(body);
     }
     let bb = body.as_bytes();
@@ -290,6 +298,49 @@ mod tests {
         assert_eq!(split_words(r#"'it\'s' "x\'y""#), vec!["it's", r"x\'y"]);
         assert_eq!(split_words(r"a\\b c\d"), vec![r"a\b", r"c\d"]);
         assert_eq!(split_words(r#""unterminated word"#), vec!["unterminated word"]);
+    }
+
+    /// The scans as first written, byte by byte: the reference for the faster ones.
+    fn word_end_bytewise(text: &[u8], pos: usize) -> (usize, bool) {
+        let q = text[pos];
+        if q == b'"' || q == b'\'' {
+            let mut i = pos + 1;
+            while i < text.len() && text[i] != q {
+                if text[i] == b'\\' && i + 1 < text.len() && (text[i + 1] == q || text[i + 1] == b'\\') {
+                    i += 2;
+                } else {
+                    i += 1;
+                }
+            }
+            (if i < text.len() { i + 1 } else { i }, true)
+        } else {
+            let mut i = pos;
+            while i < text.len() && !is_space(text[i]) {
+                i += 1;
+            }
+            (i, false)
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// Words end where the byte-by-byte scan says, escapes and unclosed quotes included.
+        #[test]
+        fn words_scan_as_byte_by_byte(text in "[a \"'\\\\x\t]{1,16}") {
+            let b = text.as_bytes();
+            for pos in 0..b.len() {
+                proptest::prop_assert_eq!(word_end(b, pos), word_end_bytewise(b, pos));
+            }
+            // Without a backslash, unquoting removes a leading quote and the same one at the end.
+            for end in 0..=text.len() {
+                let w = &text[..end];
+                if !w.contains('\\') {
+                    let q = w.chars().next().filter(|c| *c == '"' || *c == '\'');
+                    let inner = q.map_or(w, |q| w[1..].strip_suffix(q).unwrap_or(&w[1..]));
+                    proptest::prop_assert_eq!(unquoted(w), inner);
+                }
+            }
+        }
     }
 
     #[test]
