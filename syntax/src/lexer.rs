@@ -324,6 +324,24 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// Words end where the byte-by-byte scan says, in any bytes (control characters and
+        /// bytes above 0x7f included).
+        #[test]
+        fn word_ends_in_any_bytes_as_byte_by_byte(text in proptest::collection::vec(proptest::prop_oneof![
+            4 => proptest::strategy::Just(b'a'),
+            1 => proptest::strategy::Just(b' '),
+            1 => proptest::strategy::Just(b'"'),
+            1 => proptest::strategy::Just(b'\\'),
+            1 => proptest::strategy::Just(0x01u8),
+            1 => proptest::strategy::Just(0x21u8),
+            1 => proptest::strategy::Just(0xa0u8),
+            1 => proptest::prelude::any::<u8>(),
+        ], 1..48)) {
+            for pos in 0..text.len() {
+                proptest::prop_assert_eq!(word_end(&text, pos), word_end_bytewise(&text, pos));
+            }
+        }
+
         /// Words end where the byte-by-byte scan says, escapes and unclosed quotes included.
         #[test]
         fn words_scan_as_byte_by_byte(text in "[a \"'\\\\x\t]{1,16}") {
