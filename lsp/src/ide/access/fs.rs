@@ -1,0 +1,130 @@
+//! What the request walk knows of the file system: which paths are directories and the
+//! `.htaccess` files, asked of the disk (once per batch when cached) or of an overlay, and
+//! the `r->filename` httpd's directory walk ends on.
+
+use crate::ide::config::index::components;
+use crate::ide::config::{self, FileData};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// `r->filename` after `ap_directory_walk`: the translated path up to its first component that is
+/// not a directory (a file, or nothing); what follows is PATH_INFO. A path that is a directory
+/// all the way keeps the trailing slash it was requested with. This is the name httpd matches
+/// `<Files>` and `<DirectoryMatch>` against and logs in AH01797/AH01630.
+pub fn request_filename(translated: &Path) -> PathBuf {
+    request_filename_in(&FsView::fresh(), translated)
+}
+
+pub(super) fn request_filename_in(fs: &FsView, translated: &Path) -> PathBuf {
+    let s = translated.to_string_lossy();
+    let comps = components(&s);
+    // The path grown one component at a time ("/a", "/a/b", …: what `PathBuf::push` writes),
+    // and where each of those prefixes ends.
+    let mut full = String::with_capacity(s.len() + 1);
+    let mut ends = Vec::with_capacity(comps.len());
+    for c in &comps {
+        full.push('/');
+        full.push_str(c);
+        ends.push(full.len());
+    }
+    // A directory's ancestors are directories: the walk of a batch starts after the deepest
+    // prefix the disk already told is one (most requests share all but their last components).
+    let known = (0..comps.len()).rev().find(|&k| fs.disk_said_dir(&full[..ends[k]]));
+    for &end in &ends[known.map_or(0, |k| k + 1)..] {
+        if !fs.is_dir(Path::new(&full[..end])) {
+            return PathBuf::from(&full[..end]);
+        }
+    }
+    if full.is_empty() {
+        PathBuf::from("/")
+    } else if s.ends_with('/') {
+        PathBuf::from(format!("{full}/"))
+    } else {
+        PathBuf::from(full)
+    }
+}
+
+/// What the walk knows of the file system: which paths are directories, and the
+/// `.htaccess` files. A batch over many requests ([`FsView::cached`], the checker)
+/// asks each question once; a single request ([`FsView::fresh`]) asks afresh.
+#[derive(Default)]
+pub struct FsView {
+    cache: Option<Mutex<FsCache>>,
+    overlay: FsOverlay,
+}
+
+/// What a walk is told about the file system beyond the disk: directories taken to exist
+/// (a migration proof covers every directory a configuration names, deployed here or not)
+/// and per-request files (.htaccess) with other texts (pending rewrites, unsaved buffers).
+#[derive(Default, Clone, Debug)]
+pub struct FsOverlay {
+    pub dirs: std::collections::BTreeSet<PathBuf>,
+    pub files: std::collections::BTreeMap<PathBuf, Arc<str>>,
+}
+
+#[derive(Default)]
+struct FsCache {
+    /// Keyed by the path's bytes: hashing and comparing a `Path` goes component by component.
+    /// (Fx: a batch looks up tens of thousands of long paths several times each.)
+    dirs: rustc_hash::FxHashMap<std::ffi::OsString, bool>,
+    files: rustc_hash::FxHashMap<std::ffi::OsString, Result<Option<Arc<FileData>>, String>>,
+}
+
+impl FsView {
+    pub fn fresh() -> FsView {
+        FsView { cache: None, overlay: FsOverlay::default() }
+    }
+    pub fn cached() -> FsView {
+        FsView { cache: Some(Mutex::default()), overlay: FsOverlay::default() }
+    }
+    /// A cached view with `overlay` over the disk.
+    pub fn overlaid(overlay: FsOverlay) -> FsView {
+        FsView { cache: Some(Mutex::default()), overlay }
+    }
+    pub(super) fn is_dir(&self, p: &Path) -> bool {
+        if self.overlay.dirs.contains(p) {
+            return true;
+        }
+        let Some(c) = &self.cache else { return p.is_dir() };
+        if let Some(&d) = c.lock().unwrap_or_else(|e| e.into_inner()).dirs.get(p.as_os_str()) {
+            return d;
+        }
+        let d = p.is_dir();
+        c.lock().unwrap_or_else(|e| e.into_inner()).dirs.insert(p.as_os_str().to_os_string(), d);
+        d
+    }
+    /// Whether a cached view already found `p` to be a directory on the disk (not only in
+    /// the overlay: an overlaid directory's parents may be missing).
+    fn disk_said_dir(&self, p: &str) -> bool {
+        let Some(c) = &self.cache else { return false };
+        c.lock().unwrap_or_else(|e| e.into_inner()).dirs.get(std::ffi::OsStr::new(p)) == Some(&true)
+    }
+
+    /// An .htaccess file: its text, None when it is not there (ENOENT, ENOTDIR: httpd
+    /// goes on), or why it cannot be read (httpd stops with 403, AH00529).
+    pub(super) fn read(&self, p: &Path) -> Result<Option<Arc<FileData>>, String> {
+        let read = || {
+            if let Some(text) = self.overlay.files.get(p) {
+                return Ok(Some(Arc::new(FileData::new(Arc::from(p), text.clone(), None))));
+            }
+            // Only a regular file: a FIFO here would block the walk for ever.
+            match config::read_regular(p) {
+                Ok(bytes) => {
+                    let (text, bad) = config::decode(bytes);
+                    Ok(Some(Arc::new(FileData::new(Arc::from(p), text, bad))))
+                }
+                Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {
+                    Ok(None)
+                }
+                Err(e) => Err(e.to_string()),
+            }
+        };
+        let Some(c) = &self.cache else { return read() };
+        if let Some(f) = c.lock().unwrap_or_else(|e| e.into_inner()).files.get(p.as_os_str()) {
+            return f.clone();
+        }
+        let f = read();
+        c.lock().unwrap_or_else(|e| e.into_inner()).files.insert(p.as_os_str().to_os_string(), f.clone());
+        f
+    }
+}

@@ -1,0 +1,476 @@
+//! Feature: the effective access policy of one request, as httpd computes it.
+//!
+//! Given a loaded [`Config`] and a request (URL, virtual host, client…), this
+//! finds the sections that apply in httpd's merge order
+//! (`server/request.c: ap_directory_walk`, `ap_file_walk`, `ap_location_walk`,
+//! `ap_if_walk`; fact sheet §5.1), folds each phase, merges the three access
+//! layers (mod_access_compat, mod_authz_core, mod_authn_core) and evaluates the
+//! request with [`crate::ide::policy`]. It reads the file system only to know
+//! which path components exist and to read `.htaccess` files.
+
+mod fs;
+mod items;
+mod patterns;
+mod url;
+mod walk;
+
+pub use fs::{request_filename, FsOverlay, FsView};
+pub(crate) use items::policy_input;
+pub use items::{access_layer_items, body_items, is_access_directive, policy_items};
+pub use patterns::wildcard_match;
+pub(crate) use patterns::{regex_matches, section_pattern, SectionPattern};
+pub use url::{normalize_url, vhost_address};
+pub use walk::{walk_request, BeforeMerge, Origin, Walked};
+
+use crate::ide::config::{self, Config, FileId, NodeKind, SecId};
+use crate::ide::policy::{self, evaluate, AuthnConfig, AuthzConfig, CompatConfig, Item, Outcome, PolicyCtx};
+use apache_syntax::TextRange;
+use items::{access_lines, directive_item};
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use url::vhost_label;
+use walk::{Applied, Contribution, UNREADABLE_HTACCESS};
+
+/// What a request looks like to the server.
+#[derive(Debug, Clone)]
+pub struct RequestSpec {
+    /// The URL path, e.g. `/server-status`.
+    pub path: String,
+    /// The Host header, used to pick a virtual host.
+    pub host: Option<String>,
+    pub request: policy::Request,
+}
+
+/// One section that applies to the request.
+#[derive(Debug, Clone)]
+pub struct AppliedSection {
+    /// `Directory`, `DirectoryMatch`, `Files`, `Location`, `.htaccess`, `VirtualHost`…
+    pub kind: String,
+    pub args: Vec<String>,
+    /// The file it is written in.
+    pub path: Arc<Path>,
+    /// Its id in the configuration (None for .htaccess files, read per request).
+    pub file: Option<FileId>,
+    pub range: TextRange,
+    pub line: u32,
+    /// Its access-control lines (Order, Allow, Deny, Satisfy, Require, Auth*…): (line, text).
+    pub access_lines: Vec<(u32, String)>,
+    /// What the section sets in each layer (None when it leaves the layer alone).
+    pub compat: Option<CompatConfig>,
+    pub authz: Option<AuthzConfig>,
+    pub authn: Option<AuthnConfig>,
+}
+
+/// The result of walking and evaluating one request.
+#[derive(Debug)]
+pub struct Effective {
+    /// The virtual host's label (`*:80 (example.com)`), or None for the main server.
+    pub virtual_host: Option<String>,
+    pub filesystem_path: PathBuf,
+    pub sections: Vec<AppliedSection>,
+    pub compat: Option<CompatConfig>,
+    pub authz: Option<AuthzConfig>,
+    pub authn: AuthnConfig,
+    /// Startup errors found in the sections that apply (httpd would refuse to start).
+    pub errors: Vec<policy::ConfigError>,
+    /// Why the outcome cannot be known, when something on the path is out of our reach.
+    pub unknown: Vec<String>,
+    pub outcome: Outcome,
+    /// Index in `cfg.nodes` of the virtual host serving the request.
+    pub vhost_node: Option<usize>,
+    /// Directives of the applied sections that features beyond access control read
+    /// ([`is_per_dir_input`]: SetEnvIf, DirectoryIndex, SetEnv, LogLevel…), in merge order, each
+    /// with the index of its section in `sections`.
+    pub per_dir: Vec<(usize, Item)>,
+    /// The request environment at access-check time, when SetEnvIf was evaluated
+    /// ([`effective_with`]).
+    pub env: Option<crate::ide::setenvif::EnvReport>,
+    /// mod_dir's DirectoryIndex subrequests, for a directory URL that passed access control.
+    pub index: Option<Box<crate::ide::dir_index::IndexLookup>>,
+}
+
+fn ploc(cfg: &Config, loc: &config::Loc) -> policy::Loc {
+    let (fd, range) = (cfg.file(loc.file), loc.range);
+    policy::Loc {
+        file: fd.path.clone(),
+        line: fd.line_of(range.start()),
+        range: (range.start().into(), range.end().into()),
+    }
+}
+
+/// Which modules, methods and providers the server has (computed once per configuration).
+pub fn policy_ctx(cfg: &Config) -> PolicyCtx {
+    cfg.index().ctx.clone()
+}
+
+/// One request's walk and merged configuration, before any client is considered: what
+/// every request for the same URL, Host and connection address shares. The checker
+/// resolves each section once and evaluates it for many clients ([`Resolved::outcome`]).
+pub struct Resolved {
+    vhost: Option<u32>,
+    /// The normalised URL.
+    pub url: String,
+    pub filesystem_path: PathBuf,
+    /// The sections that apply, in merge order, with their bodies and policies.
+    applied: Vec<Applied>,
+    pub compat: Option<CompatConfig>,
+    /// The section of the configuration `compat` comes from (None: none, or an .htaccess file).
+    compat_source: Option<SecId>,
+    pub authz: Option<AuthzConfig>,
+    pub authn: AuthnConfig,
+    /// Startup errors found in the sections that apply (httpd would refuse to start).
+    pub errors: Vec<policy::ConfigError>,
+    /// Why the outcome cannot be known, when something on the path is out of our reach.
+    pub unknown: Vec<String>,
+    /// The first error of an .htaccess file on the way: every request gets 500.
+    forbidden_override: Option<String>,
+}
+
+/// Walks the sections a request for `path` (on `host`, over a connection to `local`) meets
+/// and merges them.
+pub fn resolve(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local: Option<(IpAddr, u16)>) -> Resolved {
+    walk_request(cfg, fs, path, host, local).merge(cfg)
+}
+
+impl Resolved {
+    /// What httpd answers `request` (its URI is taken from the resolved URL).
+    pub fn outcome(&self, cfg: &Config, request: &policy::Request) -> Outcome {
+        self.outcome_in(cfg, request, None)
+    }
+
+    /// [`Resolved::outcome`] in the environment SetEnvIf made (`env`), if evaluated.
+    fn outcome_in(
+        &self,
+        cfg: &Config,
+        request: &policy::Request,
+        env: Option<&crate::ide::setenvif::EnvReport>,
+    ) -> Outcome {
+        let mut request = request.clone();
+        request.uri = self.url.clone();
+        if let Some(r) = env {
+            request.env = r.knowledge();
+        }
+        let mut outcome = evaluate(self.compat.as_ref(), self.authz.as_ref(), &self.authn, &request, &cfg.index().ctx);
+        if let (Some(r), Some(reason)) = (env, outcome.reason_unknown.as_mut()) {
+            *reason = crate::ide::setenvif::explain_unknown(reason, r);
+        }
+        // httpd logs the file name it mapped the request to, not the URL.
+        let fname = self.filesystem_path.display().to_string();
+        for l in &mut outcome.log {
+            if l.message.ends_with(&self.url) {
+                let cut = l.message.len() - self.url.len();
+                l.message = format!("{}{}", &l.message[..cut], fname);
+            }
+        }
+        if !self.unknown.is_empty() && outcome.status.is_some() {
+            let possible = outcome.status.into_iter().chain(outcome.possible_statuses.iter().copied());
+            let mut possible: Vec<u16> = possible.collect();
+            if self.unknown.iter().any(|u| u.ends_with(UNREADABLE_HTACCESS)) {
+                possible.push(403);
+            }
+            possible.sort_unstable();
+            possible.dedup();
+            outcome.possible_statuses = possible;
+            outcome.reason_unknown = Some(self.unknown.join("; "));
+            outcome.status = None;
+        }
+        if let Some(why) = &self.forbidden_override {
+            // The Directory walk fails before any access check runs: nothing else is logged.
+            outcome.status = Some(500);
+            outcome.reason_unknown = None;
+            outcome.possible_statuses = vec![500];
+            outcome.deciding = Some(policy::Deciding {
+                layer: policy::Layer::Core,
+                rule: format!(".htaccess error: {why}"),
+                loc: None,
+            });
+            // Logged at level alert, without an AH code.
+            outcome.log = vec![policy::LogEntry {
+                ah_code: "",
+                module: "core",
+                level: policy::LogLevel::Alert,
+                message: why.clone(),
+            }];
+            outcome.trace.push(policy::TraceStep { depth: 0, text: format!("500: {why}"), loc: None });
+        }
+        if !self.errors.is_empty() {
+            let msg = self.errors.iter().map(|e| e.message.clone()).collect::<Vec<_>>().join("; ");
+            outcome.reason_unknown = Some(format!("httpd would refuse to start: {msg}"));
+            outcome.status = None;
+        }
+        outcome
+    }
+
+    /// The sections that apply, in merge order, cheaply: where each is written, the file's
+    /// path, and the section's policy.
+    pub fn applied(&self, cfg: &Config) -> Vec<(Origin, Arc<Path>, &policy::SectionPolicy)> {
+        let ix = cfg.index();
+        self.applied
+            .iter()
+            .map(|(c, built, _)| match c {
+                Contribution::Section(id) => {
+                    let n = ix.node(cfg, *id);
+                    (Origin::Node(n.loc.file, n.loc.range), cfg.file(n.loc.file).path.clone(), &built.policy)
+                }
+                Contribution::Htaccess(fd, ..) => (Origin::Htaccess, fd.path.clone(), &built.policy),
+                Contribution::HtaccessFiles(fd, frag, i) => {
+                    (Origin::HtaccessSection(frag.nodes[*i].loc.range), fd.path.clone(), &built.policy)
+                }
+            })
+            .collect()
+    }
+
+    /// Whether an .htaccess file on the way answers every request with 500.
+    pub fn htaccess_error(&self) -> Option<&str> {
+        self.forbidden_override.as_deref()
+    }
+
+    /// The sections that apply, in merge order, as [`Effective`] shows them.
+    pub fn sections(&self, cfg: &Config) -> Vec<AppliedSection> {
+        self.sections_and_per_dir(cfg).0
+    }
+
+    /// The directives of the applied sections that other features read ([`Effective::per_dir`]).
+    pub fn per_dir(&self, cfg: &Config) -> Vec<(usize, Item)> {
+        let ix = cfg.index();
+        let mut out = Vec::new();
+        for (i, (c, _, items)) in self.applied.iter().enumerate() {
+            match c {
+                Contribution::Section(id) => {
+                    // Only directives are per-directory inputs: no need to build the whole body.
+                    for d in ix.node(cfg, *id).children.iter().filter(|d| d.kind == NodeKind::Directive) {
+                        if is_per_dir_input(d.name()) {
+                            out.push((i, directive_item(d, ploc(cfg, &d.loc))));
+                        }
+                    }
+                }
+                Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) => out
+                    .extend(items.iter().flatten().filter(|it| is_per_dir_input(it.name())).map(|it| (i, it.clone()))),
+            }
+        }
+        out
+    }
+
+    /// [`Resolved::outcome`] in the environment mod_setenvif makes of the request
+    /// ([`crate::ide::setenvif::access_env`]); `raw_path` is the request target as sent,
+    /// `per_dir` what [`Resolved::per_dir`] gives.
+    pub fn outcome_with_setenvif(
+        &self,
+        cfg: &Config,
+        raw_path: &str,
+        request: &policy::Request,
+        inputs: &crate::ide::setenvif::EnvInputs,
+        per_dir: &[(usize, Item)],
+    ) -> Outcome {
+        if !self.reads_env() {
+            // No rule on the path tests a variable: what SetEnvIf makes of the request cannot
+            // change the outcome (a batch over every section evaluates thousands of requests).
+            return self.outcome_in(cfg, request, None);
+        }
+        let ix = cfg.index();
+        let vhost = self.vhost.map(|v| ix.node(cfg, ix.vhosts[v as usize].id));
+        let env = crate::ide::setenvif::access_env(cfg, vhost, per_dir, raw_path, request, inputs);
+        self.outcome_in(cfg, request, Some(&env))
+    }
+
+    /// Whether no request gets an answer from the access checks: an .htaccess file on the way
+    /// answers 500, or the outcome cannot be known (something on the path is out of our reach,
+    /// httpd would refuse to start). [`Resolved::outcome`] has no 403 for any client then.
+    pub fn answered_before_access_checks(&self) -> bool {
+        self.forbidden_override.is_some() || !self.errors.is_empty() || !self.unknown.is_empty()
+    }
+
+    /// When mod_access_compat's host check certainly refuses `request` with 403 whatever Require
+    /// says ([`policy::host_check_refusal`]), the rule deciding it: what [`Resolved::outcome`] and
+    /// [`Resolved::outcome_with_setenvif`] name, without evaluating the rest. None when only the
+    /// full evaluation knows (no Order/Allow/Deny in effect, Satisfy Any, a rule reading the
+    /// environment, a host check that passes or is unknown, [`Resolved::answered_before_access_checks`]).
+    pub fn host_check_refusal(&self, cfg: &Config, request: &policy::Request) -> Option<policy::Deciding> {
+        if self.answered_before_access_checks() {
+            return None;
+        }
+        compat_refusal(self.compat.as_ref()?, request, &cfg.index().ctx)
+    }
+
+    /// The section of the configuration whose Order/Allow/Deny is in effect (None when none is, or
+    /// when it comes from an .htaccess file): two walks with the same source have the same
+    /// [`Resolved::compat`].
+    pub fn compat_source(&self) -> Option<SecId> {
+        self.compat_source
+    }
+
+    /// Whether evaluating the merged policy can read the request's environment: an
+    /// `Allow/Deny from env=` entry or a `Require env` line (the only readers of it).
+    fn reads_env(&self) -> bool {
+        use policy::authz::{NodeKind as Authz, Provider};
+        let compat = self.compat.as_ref().is_some_and(compat_reads_env);
+        let mut stack: Vec<&policy::authz::AuthzNode> = self.authz.iter().filter_map(|a| a.section.as_ref()).collect();
+        while let Some(n) = stack.pop() {
+            match &n.kind {
+                Authz::Require(r) if matches!(r.provider, Provider::Env(_)) => return true,
+                Authz::Require(_) => {}
+                Authz::Container { children, .. } => stack.extend(children),
+            }
+        }
+        compat
+    }
+
+    /// [`Resolved::sections`], and the directives of theirs other features read
+    /// ([`Effective::per_dir`]).
+    fn sections_and_per_dir(&self, cfg: &Config) -> (Vec<AppliedSection>, Vec<(usize, Item)>) {
+        let ix = cfg.index();
+        let mut per_dir = Vec::new();
+        let sections = self
+            .applied
+            .iter()
+            .enumerate()
+            .map(|(i, (c, built, items))| {
+                let (kind, args, path, file, range, line, body) = match c {
+                    Contribution::Section(id) => {
+                        let n = ix.node(cfg, *id);
+                        (
+                            n.name().to_string(),
+                            n.arg_strings(),
+                            cfg.file(n.loc.file).path.clone(),
+                            Some(n.loc.file),
+                            n.loc.range,
+                            cfg.line(&n.loc),
+                            body_items(cfg, n),
+                        )
+                    }
+                    Contribution::Htaccess(fd, ..) => (
+                        ".htaccess".to_string(),
+                        vec![],
+                        fd.path.clone(),
+                        None,
+                        TextRange::default(),
+                        1,
+                        items.clone().unwrap_or_default(),
+                    ),
+                    Contribution::HtaccessFiles(fd, frag, i) => {
+                        let n = &frag.nodes[*i];
+                        (
+                            n.name().to_string(),
+                            n.arg_strings(),
+                            fd.path.clone(),
+                            None,
+                            n.loc.range,
+                            frag.line(&n.loc),
+                            items.clone().unwrap_or_default(),
+                        )
+                    }
+                };
+                per_dir.extend(body.iter().filter(|it| is_per_dir_input(it.name())).map(|it| (i, it.clone())));
+                let access_lines = access_lines(&body);
+                AppliedSection {
+                    kind,
+                    args,
+                    path,
+                    file,
+                    range,
+                    line,
+                    access_lines,
+                    compat: built.policy.compat.clone(),
+                    authz: built.policy.authz.clone(),
+                    authn: built.policy.authn.clone(),
+                }
+            })
+            .collect();
+        (sections, per_dir)
+    }
+
+    /// The virtual host's label (`*:80 (example.com)`), or None for the main server.
+    pub fn virtual_host(&self, cfg: &Config) -> Option<String> {
+        let ix = cfg.index();
+        self.vhost.map(|v| vhost_label(ix.node(cfg, ix.vhosts[v as usize].id)))
+    }
+}
+
+/// [`Resolved::host_check_refusal`] where the Order/Allow/Deny in effect are section `source`'s
+/// ([`BeforeMerge::CompatFrom`]): the merge would take them as they are.
+pub fn host_check_refusal_by(cfg: &Config, source: SecId, request: &policy::Request) -> Option<policy::Deciding> {
+    let ix = cfg.index();
+    compat_refusal(ix.built(cfg, source).policy.compat.as_ref()?, request, &ix.ctx)
+}
+
+/// [`policy::host_check_refusal`], except for rules SetEnvIf decides (`Allow from env=`): those
+/// are the full evaluation's business.
+fn compat_refusal(compat: &CompatConfig, request: &policy::Request, ctx: &PolicyCtx) -> Option<policy::Deciding> {
+    if compat_reads_env(compat) {
+        return None;
+    }
+    policy::host_check_refusal(compat, request, ctx)
+}
+
+/// Whether mod_access_compat's host check reads the request's environment (`Allow/Deny from env=`).
+fn compat_reads_env(c: &CompatConfig) -> bool {
+    c.allows
+        .iter()
+        .chain(&c.denies)
+        .any(|e| matches!(e.spec, policy::HostSpec::EnvPresent(_) | policy::HostSpec::EnvAbsent(_)))
+}
+
+/// Directives outside access control that the other request features read per directory.
+pub fn is_per_dir_input(name: &str) -> bool {
+    crate::ide::setenvif::is_setenvif(name)
+        || crate::ide::dir_index::reads(name)
+        || crate::ide::loglevel::reads(name)
+        || name.eq_ignore_ascii_case("HostnameLookups")
+}
+
+/// Walks and evaluates one request, with the environment given in `spec.request.env`
+/// (SetEnvIf is not evaluated), including mod_dir's DirectoryIndex subrequest.
+pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
+    effective_with(cfg, spec, None)
+}
+
+/// Like [`effective`]; with `env`, the request environment is what mod_setenvif makes of the
+/// request ([`crate::ide::setenvif::access_env`]) instead of `spec.request.env`.
+pub fn effective_with(cfg: &Config, spec: &RequestSpec, env: Option<&crate::ide::setenvif::EnvInputs>) -> Effective {
+    effective_in(cfg, &FsView::fresh(), spec, env)
+}
+
+/// [`effective_with`] seen through `fs`: a batch of requests asks the disk each question once.
+pub fn effective_in(
+    cfg: &Config,
+    fs: &FsView,
+    spec: &RequestSpec,
+    env: Option<&crate::ide::setenvif::EnvInputs>,
+) -> Effective {
+    let mut e = walk_and_evaluate(cfg, fs, spec, env);
+    crate::ide::dir_index::apply(cfg, spec, &mut e);
+    e
+}
+
+/// One request without mod_dir's subrequest: what a subrequest itself is.
+pub fn walk_and_evaluate(
+    cfg: &Config,
+    fs: &FsView,
+    spec: &RequestSpec,
+    env_inputs: Option<&crate::ide::setenvif::EnvInputs>,
+) -> Effective {
+    let ix = cfg.index();
+    let local = spec.request.local_port.map(|p| (spec.request.local_addr, p));
+    let r = resolve(cfg, fs, &spec.path, spec.host.as_deref(), local);
+    let (sections, per_dir) = r.sections_and_per_dir(cfg);
+    let vhost = r.vhost.map(|v| ix.node(cfg, ix.vhosts[v as usize].id));
+    let env = env_inputs
+        .map(|inputs| crate::ide::setenvif::access_env(cfg, vhost, &per_dir, &spec.path, &spec.request, inputs));
+    let outcome = r.outcome_in(cfg, &spec.request, env.as_ref());
+    Effective {
+        virtual_host: vhost.map(vhost_label),
+        vhost_node: r.vhost.and_then(|v| ix.top_position(ix.vhosts[v as usize].id)),
+        sections,
+        filesystem_path: r.filesystem_path,
+        compat: r.compat,
+        authz: r.authz,
+        authn: r.authn,
+        errors: r.errors,
+        unknown: r.unknown,
+        outcome,
+        per_dir,
+        env,
+        index: None,
+    }
+}

@@ -1,0 +1,291 @@
+//! From a request's URL and Host to the server and file that serve it: the virtual host
+//! picked by address and name, the URL normalised as httpd does before walking, and its
+//! translation to a file system path through the Alias family or DocumentRoot.
+
+use super::patterns::with_regex;
+use crate::ide::config::index::Scope;
+use crate::ide::config::{Config, Index, Node, NodeKind};
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+
+/// The main server's level and, when the request went to a virtual host, the host's.
+pub(super) struct Server<'a> {
+    pub(super) main: &'a Scope,
+    pub(super) vhost: Option<&'a Scope>,
+}
+
+impl<'a> Server<'a> {
+    /// The scopes in the order httpd merges sections: the main server's, then the vhost's.
+    pub(super) fn scopes(&self) -> impl Iterator<Item = &'a Scope> {
+        std::iter::once(self.main).chain(self.vhost)
+    }
+    /// Alias-like directives of kind `k` ([`Scope::aliases`]) in order: the vhost's first
+    /// (mod_alias merges the vhost's aliases before the main server's), then the main server's.
+    fn aliases(&self, k: usize) -> impl Iterator<Item = &'a (String, String)> {
+        self.vhost.into_iter().flat_map(move |v| v.aliases[k].iter()).chain(self.main.aliases[k].iter())
+    }
+}
+
+pub(super) fn vhost_label(n: &Node) -> String {
+    let names: Vec<&str> = n
+        .children
+        .iter()
+        .filter(|c| c.kind == NodeKind::Directive && (c.is("ServerName") || c.is("ServerAlias")))
+        .flat_map(|c| c.args())
+        .collect();
+    match names.first() {
+        Some(first) => format!("{} ({first})", n.args().join(" ")),
+        None => n.args().join(" "),
+    }
+}
+
+/// One address of a `<VirtualHost>`: IP (None = `*` / `_default_`) and port (0 = any).
+/// `Err` holds a host name (resolved by httpd at startup; not by us).
+pub fn vhost_address(arg: &str) -> Result<(Option<IpAddr>, u16), String> {
+    // server/vhost.c: get_addresses. ":*" (or a lone "*") is a wildcard port.
+    let (w, wild_port) = match arg.strip_suffix(":*") {
+        Some(w) => (w, true),
+        None => (arg, false),
+    };
+    let (host, port) = if let Some(rest) = w.strip_prefix('[') {
+        match rest.split_once(']') {
+            Some((h, p)) => (h, p.strip_prefix(':')),
+            None => (rest, None),
+        }
+    } else if w.matches(':').count() > 1 {
+        (w, None)
+    } else {
+        match w.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (w, None),
+        }
+    };
+    let port = match port {
+        Some(p) if !wild_port => p.parse::<u16>().map_err(|_| arg.to_string())?,
+        _ => 0,
+    };
+    if host == "*" || host.eq_ignore_ascii_case("_default_") {
+        return Ok((None, port));
+    }
+    host.parse::<IpAddr>().map(|ip| (Some(ip), port)).map_err(|_| host.to_string())
+}
+
+/// Picks the virtual host. With a known server port, first the set of virtual hosts for the
+/// connection's address (`server/vhost.c: ap_update_vhost_given_ip`, `find_ipaddr`,
+/// `find_default_server`: those listening on exactly that address and port, else on that
+/// address with any port, else the `*`/`_default_` ones for that port, else for any port;
+/// none → the main server). Then by name when `host` matches a ServerName/ServerAlias, else
+/// the first of the set (the default one for its address). Without a known port every
+/// virtual host is a candidate.
+pub(super) fn pick_vhost(
+    ix: &Index,
+    host: Option<&str>,
+    local: Option<(IpAddr, u16)>,
+    unknown: &mut Vec<String>,
+) -> Option<u32> {
+    let set = local.map(|(addr, port)| {
+        unknown.extend(ix.host_addresses.iter().cloned());
+        ix.vhosts_for_address(addr, port)
+    });
+    if let Some(h) = host {
+        if let Some(v) = ix.vhost_by_name(h, set.as_deref().map(Vec::as_slice)) {
+            return Some(v);
+        }
+    }
+    match set {
+        Some(s) => s.first().copied(),
+        None => (!ix.vhosts.is_empty()).then_some(0),
+    }
+}
+
+/// URL path → file system path, through Alias/AliasMatch/ScriptAlias or DocumentRoot.
+pub(super) fn translate(server: &Server, cfg: &Config, url: &str) -> PathBuf {
+    for (from, to) in server.aliases(0).chain(server.aliases(1)) {
+        if let Some(rest) = alias_match(url, from) {
+            return PathBuf::from(format!("{}{}", to, rest));
+        }
+    }
+    for (re, to) in server.aliases(2).chain(server.aliases(3)) {
+        let expanded = with_regex(re, false, |r| {
+            r.captures(url).map(|caps| {
+                let mut out = String::new();
+                caps.expand(&to.replace('$', "$$").replace("$$0", "${0}").replace("$$", "$"), &mut out);
+                out
+            })
+        });
+        if let Some(Some(out)) = expanded {
+            return PathBuf::from(out);
+        }
+    }
+    let root = server
+        .vhost
+        .and_then(|v| v.document_root.clone())
+        .or_else(|| server.main.document_root.clone())
+        .unwrap_or_else(|| "/var/www/html".to_string());
+    let root = if Path::new(&root).is_absolute() { PathBuf::from(root) } else { cfg.server_root.join(root) };
+    let root = root.to_string_lossy().trim_end_matches('/').to_string();
+    PathBuf::from(format!("{root}{url}"))
+}
+
+/// mod_alias's `alias_matches`: segment-wise prefix match where runs of `/` match
+/// each other; returns the rest of the URL.
+fn alias_match<'u>(url: &'u str, alias: &str) -> Option<&'u str> {
+    let (u, a) = (url.as_bytes(), alias.as_bytes());
+    let (mut i, mut j) = (0, 0);
+    while j < a.len() {
+        if a[j] == b'/' {
+            if i >= u.len() || u[i] != b'/' {
+                return None;
+            }
+            while j < a.len() && a[j] == b'/' {
+                j += 1;
+            }
+            while i < u.len() && u[i] == b'/' {
+                i += 1;
+            }
+        } else {
+            if i >= u.len() || u[i] != a[j] {
+                return None;
+            }
+            i += 1;
+            j += 1;
+        }
+    }
+    if a.last() != Some(&b'/') && i < u.len() && u[i] != b'/' {
+        return None;
+    }
+    Some(&url[i..])
+}
+
+/// Decodes `%XX`, merges `//`, resolves `.` and `..` as httpd does before walking.
+pub fn normalize_url(u: &str) -> String {
+    if is_normal_url(u) {
+        return u.to_string();
+    }
+    normalized(u)
+}
+
+/// [`normalize_url`] for any URL.
+fn normalized(u: &str) -> String {
+    let u = u.split(['?', '#']).next().unwrap_or("");
+    let mut bytes = Vec::new();
+    let b = u.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        // Two hex digits, as `ap_unescape_url` wants (bytes: the next ones may be part of a
+        // multibyte character, and a sign is not a digit).
+        let hex = |at: usize| b.get(at).and_then(|&c| char::from(c).to_digit(16));
+        if b[i] == b'%' {
+            if let (Some(high), Some(low)) = (hex(i + 1), hex(i + 2)) {
+                bytes.push((high * 16 + low) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        bytes.push(b[i]);
+        i += 1;
+    }
+    let s = String::from_utf8_lossy(&bytes).to_string();
+    let trailing = s.ends_with('/') && s.len() > 1;
+    let mut out: Vec<&str> = Vec::new();
+    for seg in s.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                out.pop();
+            }
+            x => out.push(x),
+        }
+    }
+    let mut r = format!("/{}", out.join("/"));
+    if trailing && r != "/" {
+        r.push('/');
+    }
+    r
+}
+
+/// Whether [`normalize_url`] gives `u` back unchanged (most URLs a walk is asked for): it
+/// starts with `/` and has no query, fragment or `%`, and none of its segments is empty
+/// (a trailing `/` aside), `.` or `..`.
+fn is_normal_url(u: &str) -> bool {
+    let Some(rest) = u.strip_prefix('/') else { return false };
+    if memchr::memchr3(b'?', b'#', b'%', rest.as_bytes()).is_some() {
+        return false;
+    }
+    // A trailing `/` ends an empty last segment, which normalizing keeps.
+    let rest = rest.strip_suffix('/').unwrap_or(rest);
+    (rest.is_empty() && !u.ends_with("//")) || rest.split('/').all(|seg| !matches!(seg, "" | "." | ".."))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// A URL taken as already normal is what normalizing it gives.
+        #[test]
+        fn normal_urls_are_their_own_normal_form(u in "[/a.%?#2Fé]{0,12}|(/[a.é%#]{0,3}){0,4}/?") {
+            proptest::prop_assert_eq!(normalize_url(&u), normalized(&u));
+            if is_normal_url(&u) {
+                proptest::prop_assert_eq!(normalized(&u), u);
+            }
+        }
+    }
+
+    /// `%XX` needs two hex digits; anything else stays as written, multibyte text included
+    /// (a `<Location "/%aé">` once made the checker panic slicing inside the `é`).
+    #[test]
+    fn percent_escapes_are_decoded_only_with_two_hex_digits() {
+        assert_eq!(normalize_url("/a%2Fb/%41%62c"), "/a/b/Abc");
+        assert_eq!(normalize_url("/%aé"), "/%aé");
+        assert_eq!(normalize_url("/é%"), "/é%");
+        assert_eq!(normalize_url("/x%4"), "/x%4");
+        assert_eq!(normalize_url("/%+a/%-1"), "/%+a/%-1");
+        assert_eq!(normalize_url("/%c3%a9/./b/../"), "/é/");
+        assert_eq!(normalize_url("/%ff"), "/\u{FFFD}");
+    }
+
+    /// The checker on a configuration whose Location names such a URL: findings, no panic.
+    #[test]
+    fn a_location_with_a_broken_escape_before_multibyte_text_is_checked() {
+        let fx = crate::ide::diagnostics::tests::Fixture::parse(concat!(
+            "//- /etc/httpd/httpd.conf
+",
+            "LoadModule authz_core_module m.so\nLoadModule access_compat_module m.so\n",
+            "<Directory />\n  Order deny,allow\n  Deny from all\n</Directory>\n",
+            "<Location \"/%aé\">\n  Require all granted\n</Location>\n",
+        ));
+        let cfg = crate::ide::config::load(Path::new("/etc/httpd/httpd.conf"), &fx);
+        let found = crate::ide::diagnostics::all(&cfg);
+        assert!(found.iter().any(|d| d.code == "defeated-require"), "{found:?}");
+    }
+
+    #[test]
+    fn alias_matching_follows_mod_alias() {
+        assert_eq!(alias_match("/icons/a.png", "/icons/"), Some("a.png"));
+        assert_eq!(alias_match("/icons", "/icons/"), None);
+        assert_eq!(alias_match("/iconsx", "/icons"), None);
+        assert_eq!(alias_match("/icons/a", "/icons"), Some("/a"));
+        assert_eq!(alias_match("//icons//a", "/icons/"), Some("a"));
+    }
+
+    #[test]
+    fn virtual_host_addresses_parse_like_get_addresses() {
+        let ip = |s: &str| Some(s.parse::<IpAddr>().unwrap());
+        assert_eq!(vhost_address("127.0.0.1:8080"), Ok((ip("127.0.0.1"), 8080)));
+        assert_eq!(vhost_address("127.0.0.1"), Ok((ip("127.0.0.1"), 0)));
+        assert_eq!(vhost_address("127.0.0.1:*"), Ok((ip("127.0.0.1"), 0)));
+        assert_eq!(vhost_address("[::1]:80"), Ok((ip("::1"), 80)));
+        assert_eq!(vhost_address("::1"), Ok((ip("::1"), 0)));
+        assert_eq!(vhost_address("*:443"), Ok((None, 443)));
+        assert_eq!(vhost_address("_default_"), Ok((None, 0)));
+        assert_eq!(vhost_address("*"), Ok((None, 0)));
+        assert_eq!(vhost_address("www.example.com:80"), Err("www.example.com".to_string()));
+    }
+
+    #[test]
+    fn urls_are_normalised_before_matching() {
+        assert_eq!(normalize_url("//a/./b/../%73ub/"), "/a/sub/");
+        assert_eq!(normalize_url("/x?y=1"), "/x");
+    }
+}
