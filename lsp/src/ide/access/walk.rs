@@ -15,10 +15,6 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-// Only named in a doc link (`walk_request`'s).
-#[cfg(doc)]
-use super::resolve;
-
 /// How the reason for an unknown outcome ends when an .htaccess file could not be read.
 pub(super) const UNREADABLE_HTACCESS: &str = "; httpd refuses the request (403, AH00529) if it cannot read it either";
 
@@ -253,7 +249,7 @@ pub enum BeforeMerge {
     Merge,
 }
 
-/// The walk of [`resolve`].
+/// The walk of [`resolve`](super::resolve).
 pub fn walk_request(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local: Option<(IpAddr, u16)>) -> Walked {
     let ix = cfg.index();
     let mut unknown = Vec::new();
