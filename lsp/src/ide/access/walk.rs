@@ -203,7 +203,7 @@ fn walk(
 }
 
 /// The first directive of an .htaccess file that its AllowOverride forbids
-/// (httpd answers 500 and logs "<file>: <name> not allowed here"): its offset and that message.
+/// (httpd answers 500 and logs `"<file>: <name> not allowed here"`): its offset and that message.
 /// The rules are `server/config.c: invoke_cmd`'s and `ap_check_cmd_context`'s
 /// ([`crate::ide::catalogue::context`]), over the nodes in file order (a section
 /// before its body); violations `AllowOverride Nonfatal=Override` lets pass are skipped.
