@@ -16,7 +16,7 @@ pub fn request_filename(translated: &Path) -> PathBuf {
 }
 
 pub(super) fn request_filename_in(fs: &FsView, translated: &Path) -> PathBuf {
-    let s = translated.to_string_lossy();
+    let s = path_text(translated);
     let comps = components(&s);
     // The path grown one component at a time ("/a", "/a/b", …: what `PathBuf::push` writes),
     // and where each of those prefixes ends.
@@ -127,4 +127,10 @@ impl FsView {
         c.lock().unwrap_or_else(|e| e.into_inner()).files.insert(p.as_os_str().to_os_string(), f.clone());
         f
     }
+}
+
+/// A path's text: borrowed when it is UTF-8 (checked a word at a time, where
+/// `to_string_lossy` walks it in chunks), made lossy otherwise.
+pub(super) fn path_text(p: &Path) -> std::borrow::Cow<'_, str> {
+    p.to_str().map_or_else(|| p.to_string_lossy(), std::borrow::Cow::Borrowed)
 }

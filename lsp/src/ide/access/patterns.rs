@@ -19,7 +19,7 @@ pub fn wildcard_match(pattern: &str, text: &str, pathname: bool) -> bool {
 }
 
 fn has_wildcard(s: &str) -> bool {
-    s.contains(['*', '?', '['])
+    memchr::memchr3(b'*', b'?', b'[', s.as_bytes()).is_some()
 }
 
 /// How a `<Directory>`, `<Files>` or `<Location>` section (or its `…Match` form) names what it
@@ -49,8 +49,10 @@ impl<'a> SectionPattern<'a> {
 pub(crate) fn section_pattern(n: &Node) -> Option<SectionPattern<'_>> {
     let name = n.name();
     let named_match = name.len() >= 5 && name.get(name.len() - 5..).is_some_and(|t| t.eq_ignore_ascii_case("match"));
-    let tilde = !named_match && n.args().first().is_some_and(|a| a == "~");
-    let pat = if tilde { n.args().get(1) } else { n.args().first() }?;
+    let mut args = n.args();
+    let first = args.next();
+    let tilde = !named_match && first == Some("~");
+    let pat = if tilde { args.next() } else { first }?;
     Some(if tilde || named_match {
         SectionPattern::Regex(pat)
     } else if has_wildcard(pat) {

@@ -2,6 +2,7 @@
 //! picked by address and name, the URL normalised as httpd does before walking, and its
 //! translation to a file system path through the Alias family or DocumentRoot.
 
+use super::fs::path_text;
 use super::patterns::with_regex;
 use crate::ide::config::index::Scope;
 use crate::ide::config::{Config, Index, Node, NodeKind};
@@ -123,8 +124,8 @@ pub(super) fn translate(server: &Server, cfg: &Config, url: &str) -> PathBuf {
         .or_else(|| server.main.document_root.clone())
         .unwrap_or_else(|| "/var/www/html".to_string());
     let root = if Path::new(&root).is_absolute() { PathBuf::from(root) } else { cfg.server_root.join(root) };
-    let root = root.to_string_lossy().trim_end_matches('/').to_string();
-    PathBuf::from(format!("{root}{url}"))
+    let root = path_text(&root);
+    PathBuf::from(format!("{}{url}", root.trim_end_matches('/')))
 }
 
 /// mod_alias's `alias_matches`: segment-wise prefix match where runs of `/` match

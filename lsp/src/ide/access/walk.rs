@@ -2,7 +2,7 @@
 //! (Directory with the `.htaccess` files on the way, Files, Location, and the `<If>` sections
 //! we do not evaluate), and their policies merged into a [`Resolved`].
 
-use super::fs::{request_filename_in, FsView};
+use super::fs::{path_text, request_filename_in, FsView};
 use super::items::body_items;
 use super::patterns::{location_prefix, regex_matches, section_applies, wildcard_match};
 use super::url::{normalize_url, pick_vhost, translate, Server};
@@ -61,7 +61,7 @@ fn walk(
     unknown: &mut Vec<String>,
 ) -> Vec<Vec<Contribution>> {
     let ix = cfg.index();
-    let path = fs_path.to_string_lossy().to_string();
+    let path = path_text(fs_path);
     let comps = components(&path);
     // How far the walk goes: the deepest existing directory, plus a final component that is a
     // file or does not exist. `fs_path` ([`request_filename_in`]) ends there, every component
