@@ -402,20 +402,21 @@ impl Index {
         // Number the sections, depth first (iteratively), remembering where each sits.
         let mut place = Vec::new();
         let mut by_ptr = rustc_hash::FxHashMap::default();
-        let mut stack: Vec<(&Node, u32, u32)> =
-            cfg.nodes.iter().enumerate().rev().map(|(i, n)| (n, TOP, i as u32)).collect();
+        // Only sections go on the stack: directives, most of the nodes, are never numbered.
+        fn sections(nodes: &[Node], parent: u32) -> impl Iterator<Item = (&Node, u32, u32)> {
+            nodes.iter().enumerate().rev().filter(|(_, n)| n.is_section()).map(move |(i, n)| (n, parent, i as u32))
+        }
+        let mut stack: Vec<(&Node, u32, u32)> = sections(&cfg.nodes, TOP).collect();
         let mut order: Vec<&Node> = Vec::new();
         while let Some((n, parent, pos)) = stack.pop() {
-            if !n.is_section() {
-                continue;
-            }
             let id = place.len() as u32;
             place.push((parent, pos));
             by_ptr.insert(node_key(n), id);
             order.push(n);
-            stack.extend(n.children.iter().enumerate().rev().map(|(i, c)| (c, id, i as u32)));
+            stack.extend(sections(&n.children, id));
         }
-        let id_of = |n: &Node| by_ptr.get(&node_key(n)).copied();
+        // A directive has no number: not looked up.
+        let id_of = |n: &Node| if n.is_section() { by_ptr.get(&node_key(n)).copied() } else { None };
         // The sections' facts, the servers' scopes and the server-wide context read the tree
         // independently: built side by side (the index is the one phase of `check` that
         // would otherwise leave a core idle).
