@@ -133,7 +133,7 @@ fn format_item(
     }
 }
 
-/// The text with the edits applied (edits sorted and disjoint, as [`format`] returns them).
+/// The text with the edits applied (edits sorted and disjoint, as [`format()`] returns them).
 pub fn apply(text: &str, edits: &[Edit]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut last = 0;

@@ -118,7 +118,7 @@ fn access_file_url(server: &Config, dir: &Path) -> Option<(String, Option<String
 const MENTIONED_SHOWN: usize = 5;
 
 /// The clients a table shows: a local one, each address the rules mention (at most
-/// [`MENTIONED_SHOWN`]), and an outsider.
+/// `MENTIONED_SHOWN`), and an outsider.
 pub fn representative_clients(cfgs: &[&Config]) -> Vec<(String, IpAddr)> {
     let mut v: Vec<(String, IpAddr)> = vec![("local (127.0.0.1)".into(), "127.0.0.1".parse().unwrap())];
     for (w, ip) in cfgs.iter().flat_map(|c| mentioned_addresses(c).iter()) {

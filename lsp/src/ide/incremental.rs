@@ -4,7 +4,7 @@
 //! An edit that [`FileData::edited`] could reparse locally replaced some blank,
 //! comment and directive lines of one file by others, inside one section (or at
 //! top level). When none of those directives is one the loader acts on
-//! ([`crate::ide::config::LOADER_DIRECTIVES`], `${VAR}` references), the configuration after the edit
+//! (the loader's `LOADER_DIRECTIVES`, `${VAR}` references), the configuration after the edit
 //! is the one before with those directives' nodes replaced and every later
 //! position of the file moved; [`Analysis::edit`] makes exactly that change. The
 //! diagnostics then follow the groups of [`crate::ide::diagnostics`]:
@@ -357,7 +357,7 @@ fn engine_scope<'a>(
     Some(out)
 }
 
-/// Whether the request engine (the checks of [`diagnostics::engine`], hover's
+/// Whether the request engine (the checks of `diagnostics::engine`, hover's
 /// effective policy) reads directives of this name: access control, the names
 /// that map URLs to files and pick virtual hosts, per-directory settings the
 /// walk looks at. A test keeps this in step with the names the engine's source

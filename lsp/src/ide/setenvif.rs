@@ -536,7 +536,7 @@ fn node_rules(cfg: &Config, nodes: &[Node], record: usize, out: &mut Vec<Rule>) 
 }
 
 /// What [`access_env`] reads of the main server's level (its top-level directives), found
-/// once per configuration ([`crate::ide::config::Index::setenvif_main`]): a batch over every
+/// once per configuration (`Index::setenvif_main`): a batch over every
 /// section must not scan the top level, which holds every virtual host, per request.
 pub struct MainLevel {
     /// Index in `cfg.nodes` of the last `HostnameLookups`.

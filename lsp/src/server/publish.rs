@@ -36,7 +36,8 @@ impl DiagnosticsJson {
         self.update_with(&diags, |a, b| a == b, Clone::clone)
     }
 
-    /// [`DiagnosticsJson::update`] from items that become diagnostics: `same` tells
+    /// Replaces the diagnostics as `update` (a test helper) does, from items that become
+    /// diagnostics: `same` tells
     /// whether an item would convert to a kept diagnostic, so that only the items
     /// between the unchanged start and end are converted (a keystroke in a file of
     /// thousands of diagnostics converts a few). On a serialization error, gives back

@@ -3,12 +3,12 @@
 //! Two checks run before a directive does anything (httpd 2.4):
 //! * `server/config.c: invoke_cmd` refuses a directive whose command-table mask
 //!   ([`Directive::req_override`]) shares no bit with the current override mask
-//!   (`cmd->override`): "X not allowed here", or "X not allowed in <Sec> context"
+//!   (`cmd->override`): `X not allowed here`, or `X not allowed in <Sec> context`
 //!   when it has an enclosing section;
 //! * many handlers then call `server/core.c: ap_check_cmd_context` with
-//!   `NOT_IN_*` flags ([`Directive::not_in`]): "X cannot occur within <VirtualHost>
-//!   section", "… within directory context", "… within <Limit> or <LimitExcept>
-//!   section", "… within htaccess files", "… within <Location> section".
+//!   `NOT_IN_*` flags ([`Directive::not_in`]): `X cannot occur within <VirtualHost>
+//!   section`, `… within directory context`, `… within <Limit> or <LimitExcept>
+//!   section`, `… within htaccess files`, `… within <Location> section`.
 //!
 //! A [`Scope`] is the part of httpd's `cmd_parms` those checks read; section
 //! handlers change it for their bodies the way [`Scope::enter`] does (`dirsection`,

@@ -43,7 +43,7 @@ pub struct FileData {
     pub path: Arc<Path>,
     pub text: Arc<str>,
     /// The syntax tree and its errors. In a configuration from
-    /// [`load_for_batch`](loader::load_for_batch) the tree is empty (the errors stay).
+    /// [`loader::load_for_batch`] the tree is empty (the errors stay).
     pub parse: Parse,
     pub line_index: LineIndex,
     /// Byte offset of the first invalid UTF-8 sequence, when the file is not UTF-8

@@ -30,7 +30,7 @@ pub struct Diagnostic {
     pub range: TextRange,
     pub severity: Severity,
     pub code: &'static str,
-    /// Shared by findings that say the same thing ([`Messages`]): a big configuration
+    /// Shared by findings that say the same thing (`Messages`): a big configuration
     /// repeats its blocks, and a check's findings on them their words.
     pub message: Arc<str>,
     /// Rendered struck through by editors (old-style access directives).

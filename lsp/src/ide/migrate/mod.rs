@@ -8,11 +8,11 @@
 //! * [`migrate`]: every old-style body of a file or of the whole tree at once (fix-all, the
 //!   workspace command, `apache-lsp migrate`).
 //!
-//! The text comes from the fact sheet's translation (§7, [`formula`]); which bodies change
-//! together comes from the engine's walks ([`plan`]); and nothing is called
+//! The text comes from the fact sheet's translation (§7, `formula`); which bodies change
+//! together comes from the engine's walks (`plan`); and nothing is called
 //! behaviour-preserving until the engine has walked every request context that reaches an
 //! edited body on the edited configuration and found the same status for every request
-//! class ([`classes`]) as before.
+//! class (`classes`) as before.
 
 mod body;
 mod classes;

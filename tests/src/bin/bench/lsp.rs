@@ -33,7 +33,7 @@ const HOVER_TARGET: Duration = Duration::from_millis(10);
 /// The e2e suite's stdio client, with the server's timing log beside it.
 struct Timed {
     c: Client,
-    /// The server's timing lines (see the module docs): "<what> <uri> [v<version>] [(detail)] <µs>us".
+    /// The server's timing lines (see the module docs): `<what> <uri> [v<version>] [(detail)] <µs>us`.
     timings: Receiver<String>,
     /// The last timing line read.
     last_timing: String,
