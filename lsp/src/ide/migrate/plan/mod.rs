@@ -1,0 +1,460 @@
+//! Planning a migration and proving it.
+//!
+//! Every request context is walked once with the engine ([`Analysis::new`]); each walk says,
+//! for its path, which section's old-style rules are in effect (X: the last section with any
+//! of them — mod_access_compat has no merger) and which section's Require lines are (L: the
+//! last one that replaces the inherited ones). A rewrite of a set M of bodies is then planned
+//! so that every path keeps its outcome:
+//! * each X in M gets `H(X)` combined with the Require lines in effect for it: its own, or a
+//!   copy of the ones it inherited (when every path agrees on where they come from), or the
+//!   inherited ones through `AuthMerging`;
+//! * a section after X whose Require lines replace X's (a child with only Require lines, which
+//!   X's old-style denial defeats today) gets `H(X)` carried into its lines;
+//! * an old-style section whose Require lines were inherited from a rewritten section is
+//!   rewritten too (else the carried H would now reach it);
+//! * an old-style section before X on some path joins M unless its rules are neutral (else it
+//!   would become the rules in effect there once X's are gone).
+//!
+//! Whatever the plan, the proof is the engine's: every context reaching an edited body is
+//! walked again on the edited configuration and every request class compared.
+
+use super::body::Body;
+use super::contexts::{self, Ctx};
+use crate::ide::access::{policy_ctx, resolve, wildcard_match, FsOverlay, FsView, Origin, Resolved};
+use crate::ide::config::{self, Config, FileData, FileId, Node, NodeKind};
+use crate::ide::policy::{AuthMerging, PolicyCtx, SectionPolicy};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+mod edits;
+mod verify;
+
+/// Where a body lives.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(super) enum Key {
+    Node(FileId, u32),
+    Htaccess(PathBuf),
+    /// A section of an .htaccess file (`<Files>`, `<FilesMatch>`): the file, the section's start.
+    HtaccessSection(PathBuf, u32),
+}
+
+struct Sec {
+    key: Key,
+    /// Has old-style rules (a mod_access_compat config).
+    compat: bool,
+    /// Its authz_core config replaces the inherited one (Require lines, or AuthMerging Off).
+    replaces: bool,
+    /// Sets AuthMerging And|Or (merges instead of replacing).
+    merging: bool,
+}
+
+struct Walk {
+    ctx: Ctx,
+    secs: Vec<usize>,
+    eff: Resolved,
+}
+
+/// The set of bodies a rewrite touches and why.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Cluster {
+    pub rewrite: BTreeSet<usize>,
+    /// Body → what is carried into its Require lines.
+    pub carry: BTreeMap<usize, Carry>,
+}
+
+/// What a rewrite carries into a body whose Require lines replace rewritten old-style rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Carry {
+    /// The host formula of this body, written out with the Require lines.
+    Text(usize),
+    /// `AuthMerging And` (Satisfy All) or `Or` (Satisfy Any): the body is reached under
+    /// different old-style rules on different paths, and combines with what each path's
+    /// rewritten rules leave in effect there.
+    Merge { any: bool, sources: BTreeSet<usize> },
+}
+
+impl Carry {
+    pub fn sources(&self) -> Vec<usize> {
+        match self {
+            Carry::Text(x) => vec![*x],
+            Carry::Merge { sources, .. } => sources.iter().copied().collect(),
+        }
+    }
+}
+
+/// Why a plan cannot go ahead, and which bodies are to blame.
+#[derive(Debug, Clone)]
+pub(super) struct Blocked {
+    pub culprits: BTreeSet<usize>,
+    pub reason: String,
+}
+
+/// Set-up shared by the configuration before and after: directories treated as existing and
+/// probe aliases that let requests reach directories no URL maps to.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Setup {
+    dirs: BTreeSet<PathBuf>,
+    /// (alias, directory, where: the top-level index of the virtual host it is added to, or
+    /// None for the main server)
+    probes: Vec<(String, String, Option<usize>)>,
+    htaccess: Vec<PathBuf>,
+    /// Texts of per-request files that differ from the disk (before any rewrite).
+    pub files: BTreeMap<PathBuf, Arc<str>>,
+}
+
+const PROBE_PREFIX: &str = "/__apache-lsp-probe-";
+
+impl Setup {
+    pub fn new(cfg: &Config, files: BTreeMap<PathBuf, Arc<str>>) -> Setup {
+        let mut htaccess = contexts::find_htaccess(cfg);
+        htaccess.extend(files.keys().filter(|p| !htaccess.contains(p)).cloned().collect::<Vec<_>>());
+        let mut dirs = contexts::named_dirs(cfg);
+        for h in &htaccess {
+            if let Some(d) = h.parent() {
+                dirs.extend(d.ancestors().map(Path::to_path_buf));
+            }
+        }
+        // A probe alias for each <Directory> no URL maps to (so that it can be reached), in the
+        // server the section belongs to: its virtual host, or for the main server's sections the
+        // main server when connections reach it, else the first virtual host.
+        let mut probes: Vec<(String, String, Option<usize>)> = Vec::new();
+        let mappings = contexts::mappings(cfg);
+        let vhost_positions: Vec<usize> = cfg
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.is_section() && n.is("VirtualHost"))
+            .map(|(i, _)| i)
+            .collect();
+        let main_reached = contexts::servers(cfg).iter().any(|s| s.vhost.is_none());
+        let main_home = if main_reached { None } else { vhost_positions.first().copied() };
+        let mut scopes: Vec<(Option<usize>, &Node)> = Vec::new();
+        for (i, top) in cfg.nodes.iter().enumerate() {
+            let home = if vhost_positions.contains(&i) { Some(i) } else { main_home };
+            scopes.extend(top.walk().map(|n| (home, n)));
+        }
+        for (home, n) in scopes.into_iter().filter(|(_, n)| n.is_section() && n.is("Directory")) {
+            let Some(p) = n.args().first().filter(|p| p.starts_with('/') && !p.contains(['*', '?', '['])) else {
+                continue;
+            };
+            let reached = mappings.iter().any(|m| contexts::maps_to_url(m, p));
+            if !reached && !probes.iter().any(|(_, t, h)| t == p && *h == home) {
+                probes.push((format!("{PROBE_PREFIX}{}__", probes.len()), p.to_string(), home));
+            }
+        }
+        Setup { dirs, probes, htaccess, files }
+    }
+
+    /// An .htaccess file as the walks read it: its pending text, else the disk's (regular
+    /// files only; empty when it cannot be read).
+    pub fn read_htaccess(&self, p: &Path) -> FileData {
+        let (text, bad) = match self.files.get(p) {
+            Some(t) => (t.clone(), None),
+            None => config::decode(config::read_regular(p).unwrap_or_default()),
+        };
+        FileData::new(Arc::from(p), text, bad)
+    }
+
+    /// What the walks are told about the file system, with `pending` texts of per-request
+    /// files over the ones they had.
+    pub fn fs(&self, pending: &BTreeMap<PathBuf, Arc<str>>) -> FsView {
+        let mut files = self.files.clone();
+        files.extend(pending.iter().map(|(p, t)| (p.clone(), t.clone())));
+        FsView::overlaid(FsOverlay { dirs: self.dirs.clone(), files })
+    }
+
+    /// A URL as people read it: requests through a probe alias name the directory instead.
+    pub fn display_url(&self, url: &str) -> String {
+        for (from, to, _) in &self.probes {
+            if let Some(rest) = url.strip_prefix(from.as_str()) {
+                return format!("{}{rest} (a file system path no URL maps to)", to.trim_end_matches('/'));
+            }
+        }
+        url.to_string()
+    }
+
+    /// Adds the probe aliases (before the configuration is first used: its index is built then).
+    pub fn apply(&self, cfg: &mut Config) {
+        for (from, to, home) in &self.probes {
+            let loc = config::Loc { file: 0, range: Default::default(), focus: Default::default() };
+            let node = Node::new(NodeKind::Directive, "Alias", [from, to], &format!("{from} {to}"), loc, vec![]);
+            match home.and_then(|i| cfg.nodes.get_mut(i)) {
+                Some(vhost) => vhost.children.push(node),
+                None => cfg.nodes.push(node),
+            }
+        }
+    }
+}
+
+pub(super) static CLASSES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+pub(super) struct Analysis<'c> {
+    pub cfg: &'c Config,
+    pub ctx: PolicyCtx,
+    pub setup: Setup,
+    nodes: HashMap<(FileId, u32), &'c Node>,
+    frags: Vec<Config>,
+    frag_of: HashMap<PathBuf, usize>,
+    secs: Vec<Sec>,
+    sec_of: HashMap<Key, usize>,
+    walks: Vec<Walk>,
+    by_sec: Vec<Vec<usize>>,
+    /// Some context list was cut short.
+    pub bounded: bool,
+}
+
+fn walk_ctx(cfg: &Config, fs: &FsView, c: &Ctx) -> Resolved {
+    resolve(cfg, fs, &c.url, c.host.as_deref(), c.local)
+}
+
+fn key_of(origin: Origin, path: &Path) -> Key {
+    match origin {
+        Origin::Node(f, r) => Key::Node(f, u32::from(r.start())),
+        Origin::Htaccess => Key::Htaccess(path.to_path_buf()),
+        Origin::HtaccessSection(r) => Key::HtaccessSection(path.to_path_buf(), u32::from(r.start())),
+    }
+}
+
+/// (has old-style rules, replaces the inherited Require lines, merges with them)
+fn flags(p: &SectionPolicy) -> (bool, bool, bool) {
+    let op = p.authz.as_ref().map(|a| a.op);
+    let merging = matches!(op, Some(AuthMerging::And | AuthMerging::Or));
+    let replaces = p.authz.as_ref().is_some_and(|a| a.section.is_some() || a.op != AuthMerging::Unset) && !merging;
+    (p.compat.is_some(), replaces, merging)
+}
+
+impl<'c> Analysis<'c> {
+    /// Walks every context of `cfg` (already set up with `setup`).
+    pub fn new(cfg: &'c Config, setup: Setup) -> Analysis<'c> {
+        let ctx = policy_ctx(cfg);
+        let dirs: Vec<contexts::HtaccessDir> = setup
+            .htaccess
+            .iter()
+            .filter_map(|h| {
+                let dir = h.parent()?.to_path_buf();
+                let frag = config::load_fragment_under(Arc::new(setup.read_htaccess(h)), cfg);
+                let names = frag
+                    .nodes
+                    .iter()
+                    .filter(|n| n.is_section() && (n.is("Files") || n.is("FilesMatch")))
+                    .filter_map(contexts::files_witness)
+                    .collect();
+                Some(contexts::HtaccessDir { dir, names })
+            })
+            .collect();
+        let (ctxs, bounded) = contexts::contexts(cfg, &dirs);
+        if std::env::var_os("APACHE_LSP_MIGRATE_TRACE").is_some() {
+            eprintln!("migrate: {} request contexts", ctxs.len());
+        }
+        let fs = setup.fs(&BTreeMap::new());
+        type Walked = (Ctx, Vec<Key>, Vec<(bool, bool, bool)>, Resolved);
+        let walked: Vec<Walked> = ctxs
+            .into_par_iter()
+            .map(|c| {
+                let r = walk_ctx(cfg, &fs, &c);
+                let applied = r.applied(cfg);
+                let keys: Vec<Key> = applied.iter().map(|(n, p, _)| key_of(*n, p)).collect();
+                let fl = applied.iter().map(|(_, _, p)| flags(p)).collect();
+                drop(applied);
+                (c, keys, fl, r)
+            })
+            .collect();
+        let mut a = Analysis {
+            cfg,
+            ctx,
+            setup,
+            nodes: HashMap::new(),
+            frags: Vec::new(),
+            frag_of: HashMap::new(),
+            secs: Vec::new(),
+            sec_of: HashMap::new(),
+            walks: Vec::new(),
+            by_sec: Vec::new(),
+            bounded,
+        };
+        for n in cfg.walk().filter(|n| n.is_section()) {
+            a.nodes.insert((n.loc.file, u32::from(n.loc.range.start())), n);
+        }
+        let mut seen: HashMap<(Vec<Key>, bool, bool, bool), ()> = HashMap::new();
+        for (c, keys, flags, e) in walked {
+            let sig = (keys.clone(), e.errors.is_empty(), e.unknown.is_empty(), e.htaccess_error().is_some());
+            if seen.insert(sig, ()).is_some() {
+                continue;
+            }
+            let mut secs = Vec::new();
+            for (k, (compat, replaces, merging)) in keys.into_iter().zip(flags) {
+                let id = match a.sec_of.get(&k) {
+                    Some(id) => *id,
+                    None => {
+                        if let Key::Htaccess(p) | Key::HtaccessSection(p, _) = &k {
+                            a.load_frag(p);
+                        }
+                        a.secs.push(Sec { key: k.clone(), compat, replaces, merging });
+                        a.by_sec.push(Vec::new());
+                        a.sec_of.insert(k, a.secs.len() - 1);
+                        a.secs.len() - 1
+                    }
+                };
+                secs.push(id);
+            }
+            let w = a.walks.len();
+            for s in &secs {
+                if a.by_sec[*s].last() != Some(&w) {
+                    a.by_sec[*s].push(w);
+                }
+            }
+            a.walks.push(Walk { ctx: c, secs, eff: e });
+        }
+        a
+    }
+
+    fn load_frag(&mut self, p: &Path) {
+        if self.frag_of.contains_key(p) {
+            return;
+        }
+        let fd = Arc::new(self.setup.read_htaccess(p));
+        // Read as the walks read it: under the server's modules and Defines.
+        self.frags.push(config::load_fragment_under(fd, self.cfg));
+        self.frag_of.insert(p.to_path_buf(), self.frags.len() - 1);
+    }
+
+    pub fn body(&self, s: usize) -> Body<'_> {
+        match &self.secs[s].key {
+            Key::Node(f, start) => {
+                let n = self.nodes[&(*f, *start)];
+                Body { cfg: self.cfg, file: n.loc.file, node: Some(n), children: &n.children, htaccess: false }
+            }
+            Key::Htaccess(p) => {
+                let frag = &self.frags[self.frag_of[p]];
+                Body { cfg: frag, file: 0, node: None, children: &frag.nodes, htaccess: true }
+            }
+            Key::HtaccessSection(p, start) => {
+                let frag = &self.frags[self.frag_of[p]];
+                let n = frag
+                    .nodes
+                    .iter()
+                    .find(|n| u32::from(n.loc.range.start()) == *start)
+                    .expect("a walked .htaccess section is among its file's nodes");
+                Body { cfg: frag, file: 0, node: Some(n), children: &n.children, htaccess: true }
+            }
+        }
+    }
+
+    /// The .htaccess files the walks read, each loaded on its own.
+    pub fn fragments(&self) -> &[Config] {
+        &self.frags
+    }
+
+    /// Counts, for tracing.
+    pub fn stats(&self) -> String {
+        format!("{} distinct walks over {} bodies", self.walks.len(), self.secs.len())
+    }
+
+    /// The body at `key`, if some request reaches it.
+    pub fn sec(&self, key: &Key) -> Option<usize> {
+        self.sec_of.get(key).copied()
+    }
+
+    /// Every old-style body some request reaches.
+    pub fn old_style(&self) -> Vec<usize> {
+        (0..self.secs.len()).filter(|s| self.secs[*s].compat).collect()
+    }
+
+    pub fn label(&self, s: usize) -> String {
+        let b = self.body(s);
+        format!("{} ({})", b.label(), b.place())
+    }
+
+    /// Original texts of the files `edits` touch, by path.
+    pub fn original_text(&self, path: &Path) -> Option<Arc<str>> {
+        if let Some(id) = self.cfg.file_id(path) {
+            return Some(self.cfg.file(id).text.clone());
+        }
+        self.frag_of.get(path).map(|i| self.frags[*i].file(0).text.clone())
+    }
+
+    /// The old-style body written at `file`/`range` (a section of the root configuration, or an
+    /// .htaccess file's top level when `path` is one).
+    pub fn bodies_in(&self, path: &Path, range: apache_syntax::TextRange) -> Vec<usize> {
+        let mut out = Vec::new();
+        for (s, sec) in self.secs.iter().enumerate() {
+            if !sec.compat {
+                continue;
+            }
+            match &sec.key {
+                // The top level, unless the range lies inside one of the file's sections.
+                Key::Htaccess(p) if p == path => {
+                    let frag = &self.frags[self.frag_of[p]];
+                    if !frag.nodes.iter().any(|n| n.is_section() && n.loc.range.contains_range(range)) {
+                        out.push(s);
+                    }
+                }
+                Key::Node(f, _) if *self.cfg.file(*f).path == *path => {
+                    let n = self.body(s).node.expect("node body");
+                    if n.loc.range.intersect(range).is_some() {
+                        out.push(s);
+                    }
+                }
+                Key::HtaccessSection(p, _) if p == path => {
+                    let n = self.body(s).node.expect("section body");
+                    if n.loc.range.intersect(range).is_some() {
+                        out.push(s);
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Text of where an .htaccess body's AllowOverride comes from, when it does not allow
+    /// AuthConfig (the rewritten lines would then be a 500).
+    pub fn htaccess_override_problem(&self, s: usize) -> Option<String> {
+        let (Key::Htaccess(p) | Key::HtaccessSection(p, _)) = &self.secs[s].key else { return None };
+        let dir = p.parent()?.to_string_lossy().into_owned();
+        let comps = config::index::components(&dir);
+        let mut allow: Option<(&Node, Vec<String>)> = None;
+        // As httpd's directory walk: non-regex <Directory> sections (AllowOverride is refused in
+        // the others) whose pattern, wildcards included, matches the path cut to as many
+        // components as it has; shorter ones first, then in configuration order.
+        let mut dirs: Vec<(usize, &Node)> = self
+            .cfg
+            .walk()
+            .filter(|n| n.is_section() && n.is("Directory"))
+            .filter_map(|n| {
+                let pat = n.args().first()?;
+                if pat == "~" {
+                    return None;
+                }
+                let k = config::index::components(pat).len();
+                let prefix = format!("/{}", comps.get(..k)?.join("/"));
+                let pat = if k == 0 { "/" } else { pat.trim_end_matches('/') };
+                wildcard_match(pat, &prefix, true).then_some((k, n))
+            })
+            .collect();
+        dirs.sort_by_key(|(k, _)| *k);
+        for (_, d) in dirs {
+            if let Some(ao) = d.children.iter().rev().find(|c| c.is("AllowOverride")) {
+                allow = Some((d, ao.arg_strings()));
+            }
+        }
+        let ok = |a: &[String]| a.iter().any(|w| w.eq_ignore_ascii_case("All") || w.eq_ignore_ascii_case("AuthConfig"));
+        match allow {
+            Some((_, a)) if ok(&a) => None,
+            Some((d, a)) => Some(format!(
+                "AllowOverride {} (from {} at {}:{}) does not allow AuthConfig, so Require lines in {} would answer every request with 500; add AuthConfig to that AllowOverride first",
+                a.join(" "),
+                d.args().first().map(|x| format!("<Directory {x}>")).unwrap_or_default(),
+                self.cfg.file(d.loc.file).path.display(),
+                self.cfg.line(&d.loc),
+                p.display()
+            )),
+            None => Some(format!(
+                "no AllowOverride applies to {} (the default is None), so httpd does not read it",
+                p.display()
+            )),
+        }
+    }
+}
