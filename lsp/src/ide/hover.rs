@@ -244,12 +244,32 @@ pub struct DefeatedBatch {
     /// mod_access_compat's answer to each client's GET ([`access::host_check_refusal_by`]), by
     /// the section whose Order/Allow/Deny is in effect: many sections inherit the same rules.
     host_checks: Mutex<HashMap<SecId, Arc<[Option<policy::Deciding>]>>>,
+    /// What the walk of a URL on a host told before any merge ([`Early`]): several sections
+    /// are reached by the same URL (a `<Location /admin>` and the `<Directory>` it is in).
+    early: Mutex<rustc_hash::FxHashMap<(String, Option<String>), Early>>,
+}
+
+/// The trap's question as far as the request walk answers it alone: it depends on the URL and
+/// the host only, not on the section that asks.
+#[derive(Clone)]
+enum Early {
+    /// Every client's outcome is a 500 or unknown: no refusal by mod_access_compat.
+    Answered,
+    /// The host check in effect refuses every client: what decides each one.
+    AllRefused(Arc<[Option<policy::Deciding>]>),
+    /// Only the merge and the evaluation of each client tell.
+    Evaluate,
 }
 
 impl DefeatedBatch {
     /// The clients are those the `mentioned` configurations name.
     pub fn new(mentioned: &[&Config], fs: FsView) -> DefeatedBatch {
-        DefeatedBatch { clients: representative_clients(mentioned), fs, host_checks: Default::default() }
+        DefeatedBatch {
+            clients: representative_clients(mentioned),
+            fs,
+            host_checks: Default::default(),
+            early: Default::default(),
+        }
     }
 
     /// The host check's answer to each client, in order, where section `source`'s
@@ -276,6 +296,32 @@ impl DefeatedBatch {
             .collect();
         self.host_checks.lock().unwrap_or_else(|e| e.into_inner()).insert(source, checks.clone());
         checks
+    }
+
+    /// [`Early`] for `url` on `host`, walked once per batch; the walk too when it was made now.
+    fn early(&self, cfg: &Config, url: &str, host: &Option<String>) -> (Early, Option<access::Walked>) {
+        let key = (url.to_string(), host.clone());
+        if let Some(known) = self.early.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return (known.clone(), None);
+        }
+        let walked = access::walk_request(cfg, &self.fs, url, host.as_deref(), None);
+        // With Satisfy All, a host check that refuses the client is the whole answer (a 403 decided
+        // by mod_access_compat). When it refuses every client, the rules in effect are all there is
+        // to know, and the walk tells whose they are without merging the sections' policies.
+        let early = match walked.before_merge(cfg) {
+            BeforeMerge::AnsweredBeforeAccessChecks => Early::Answered,
+            BeforeMerge::CompatFrom(source) => {
+                let checks = self.host_checks(cfg, source, url, host);
+                if checks.iter().all(Option::is_some) {
+                    Early::AllRefused(checks)
+                } else {
+                    Early::Evaluate
+                }
+            }
+            BeforeMerge::Merge => Early::Evaluate,
+        };
+        self.early.lock().unwrap_or_else(|e| e.into_inner()).insert(key, early.clone());
+        (early, Some(walked))
     }
 }
 
@@ -320,21 +366,13 @@ fn defeated(
         return None;
     }
     // The walk does not depend on the client: walk once, evaluate per client.
-    let walked = access::walk_request(cfg, &batch.fs, url, host.as_deref(), None);
-    // With Satisfy All, a host check that refuses the client is the whole answer (a 403 decided
-    // by mod_access_compat). When it refuses every client, the rules in effect are all there is
-    // to know, and the walk tells whose they are without merging the sections' policies.
-    match walked.before_merge(cfg) {
-        // Every client's outcome is a 500 or unknown: no refusal by mod_access_compat.
-        BeforeMerge::AnsweredBeforeAccessChecks => return None,
-        BeforeMerge::CompatFrom(source) => {
-            let checks = batch.host_checks(cfg, source, url, host);
-            if checks.iter().all(Option::is_some) {
-                return trap(req, own, checks.iter().map(Option::as_ref));
-            }
+    let walked = match batch.early(cfg, url, host) {
+        (Early::Answered, _) => return None,
+        (Early::AllRefused(checks), _) => return trap(req, own, checks.iter().map(Option::as_ref)),
+        (Early::Evaluate, walked) => {
+            walked.unwrap_or_else(|| access::walk_request(cfg, &batch.fs, url, host.as_deref(), None))
         }
-        BeforeMerge::Merge => {}
-    }
+    };
     let resolved = walked.merge(cfg);
     if resolved.answered_before_access_checks() {
         return None;
