@@ -1166,28 +1166,8 @@ fn logical_text<'t>(text: &'t str, range: TextRange, continued: impl FnOnce() ->
 
 /// A logical line's name (unquoted) and the rest of the line, trimmed.
 fn split_name(line: &str) -> (Cow<'_, str>, &str) {
-    let b = line.as_bytes();
-    let mut i = 0;
-    while i < b.len() && apache_syntax::is_space(b[i]) {
-        i += 1;
-    }
-    let start = i;
-    let name = words(&line[start..]).next().unwrap_or_default();
-    // The name's extent in the line: skip the first word as the tokenizer does.
-    let mut j = start;
-    if j < b.len() && (b[j] == b'"' || b[j] == b'\'') {
-        let q = b[j];
-        j += 1;
-        while j < b.len() && b[j] != q {
-            j += if b[j] == b'\\' && j + 1 < b.len() { 2 } else { 1 };
-        }
-        j = (j + 1).min(b.len());
-    } else {
-        while j < b.len() && !apache_syntax::is_space(b[j]) {
-            j += 1;
-        }
-    }
-    (name, line[j..].trim())
+    let (name, rest) = apache_syntax::first_word(line);
+    (name, rest.trim())
 }
 
 /// `<IfVersion [[!]op] version>` against [`HTTPD_VERSION`] (`mod_version.c`).
@@ -1242,6 +1222,34 @@ mod tests {
                 .find(|(p, _)| Path::new(p) == path)
                 .map(|(_, t)| (Arc::from(*t), None))
                 .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"))
+        }
+    }
+
+    proptest::proptest! {
+        /// [`split_name`] reads one word with the lexer; it was a scan of its own, kept here as
+        /// the reference: the same name and rest for any line.
+        #[test]
+        fn split_name_is_the_name_scan(line in "[ \t\"'\\\\a-zé]{0,24}") {
+            let b = line.as_bytes();
+            let mut start = 0;
+            while start < b.len() && apache_syntax::is_space(b[start]) {
+                start += 1;
+            }
+            let name = apache_syntax::words(&line[start..]).next().unwrap_or_default();
+            let mut j = start;
+            if j < b.len() && (b[j] == b'"' || b[j] == b'\'') {
+                let q = b[j];
+                j += 1;
+                while j < b.len() && b[j] != q {
+                    j += if b[j] == b'\\' && j + 1 < b.len() { 2 } else { 1 };
+                }
+                j = (j + 1).min(b.len());
+            } else {
+                while j < b.len() && !apache_syntax::is_space(b[j]) {
+                    j += 1;
+                }
+            }
+            proptest::prop_assert_eq!(split_name(&line), (name, line[j..].trim()));
         }
     }
 
