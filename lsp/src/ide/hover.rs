@@ -233,7 +233,7 @@ pub struct Defeated {
 
 /// Checks one section for the precedence trap.
 pub fn defeated_require(cfg: &Config, chain: &[&Node]) -> Option<Defeated> {
-    defeated_require_among(cfg, chain, &DefeatedBatch::new(&[cfg], FsView::fresh()))
+    defeated_require_among(cfg, chain, &DefeatedBatch::new(&[cfg], FsView::fresh()), &mut RecentWalks::default())
 }
 
 /// What a batch of [`defeated_require`] checks shares: the clients to try
@@ -244,9 +244,17 @@ pub struct DefeatedBatch {
     /// mod_access_compat's answer to each client's GET ([`access::host_check_refusal_by`]), by
     /// the section whose Order/Allow/Deny is in effect: many sections inherit the same rules.
     host_checks: Mutex<HashMap<SecId, Arc<[Option<policy::Deciding>]>>>,
-    /// What the walk of a URL on a host told before any merge ([`Early`]): several sections
-    /// are reached by the same URL (a `<Location /admin>` and the `<Directory>` it is in).
-    early: Mutex<rustc_hash::FxHashMap<(String, Option<String>), Early>>,
+}
+
+/// What the last walks of one worker of a batch told before any merge ([`Early`]), by URL and
+/// host: a few sections of a virtual host are reached by the same URL (a `<Location /admin>`
+/// and the `<Directory>` serving /admin), and they come close together. Only the last
+/// [`RecentWalks::KEPT`] are kept: a map of every walk would hold megabytes on a big tree.
+#[derive(Default)]
+pub struct RecentWalks(std::collections::VecDeque<(String, Option<String>, Early)>);
+
+impl RecentWalks {
+    const KEPT: usize = 64;
 }
 
 /// The trap's question as far as the request walk answers it alone: it depends on the URL and
@@ -264,12 +272,7 @@ enum Early {
 impl DefeatedBatch {
     /// The clients are those the `mentioned` configurations name.
     pub fn new(mentioned: &[&Config], fs: FsView) -> DefeatedBatch {
-        DefeatedBatch {
-            clients: representative_clients(mentioned),
-            fs,
-            host_checks: Default::default(),
-            early: Default::default(),
-        }
+        DefeatedBatch { clients: representative_clients(mentioned), fs, host_checks: Default::default() }
     }
 
     /// The host check's answer to each client, in order, where section `source`'s
@@ -298,10 +301,16 @@ impl DefeatedBatch {
         checks
     }
 
-    /// [`Early`] for `url` on `host`, walked once per batch; the walk too when it was made now.
-    fn early(&self, cfg: &Config, url: &str, host: &Option<String>) -> (Early, Option<access::Walked>) {
-        let key = (url.to_string(), host.clone());
-        if let Some(known) = self.early.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+    /// [`Early`] for `url` on `host`, from `recent` when it was walked lately; the walk too when
+    /// it was made now.
+    fn early(
+        &self,
+        cfg: &Config,
+        url: &str,
+        host: &Option<String>,
+        recent: &mut RecentWalks,
+    ) -> (Early, Option<access::Walked>) {
+        if let Some((_, _, known)) = recent.0.iter().find(|(u, h, _)| u == url && h == host) {
             return (known.clone(), None);
         }
         let walked = access::walk_request(cfg, &self.fs, url, host.as_deref(), None);
@@ -320,17 +329,25 @@ impl DefeatedBatch {
             }
             BeforeMerge::Merge => Early::Evaluate,
         };
-        self.early.lock().unwrap_or_else(|e| e.into_inner()).insert(key, early.clone());
+        if recent.0.len() == RecentWalks::KEPT {
+            recent.0.pop_front();
+        }
+        recent.0.push_back((url.to_string(), host.clone(), early.clone()));
         (early, Some(walked))
     }
 }
 
 /// [`defeated_require`] for a batch: what the sections share is computed once ([`DefeatedBatch`]).
-pub fn defeated_require_among(cfg: &Config, chain: &[&Node], batch: &DefeatedBatch) -> Option<Defeated> {
+pub fn defeated_require_among(
+    cfg: &Config,
+    chain: &[&Node],
+    batch: &DefeatedBatch,
+    recent: &mut RecentWalks,
+) -> Option<Defeated> {
     let section = chain.last()?;
     let (url, host) = url_for(cfg, chain)?;
     let own = Own { cfg, file: cfg.file(section.loc.file).path.clone(), range: Some(section.loc.range) };
-    defeated(cfg, &section.children, &own, &url, &host, batch)
+    defeated(cfg, &section.children, &own, &url, &host, batch, recent)
 }
 
 /// Where a body of access directives is written: a section, or a whole .htaccess
@@ -360,13 +377,14 @@ fn defeated(
     url: &str,
     host: &Option<String>,
     batch: &DefeatedBatch,
+    recent: &mut RecentWalks,
 ) -> Option<Defeated> {
     let req = nodes.iter().find(|c| c.is("Require"))?;
     if nodes.iter().any(|c| policy::is_compat_directive(c.canonical())) {
         return None;
     }
     // The walk does not depend on the client: walk once, evaluate per client.
-    let walked = match batch.early(cfg, url, host) {
+    let walked = match batch.early(cfg, url, host, recent) {
         (Early::Answered, _) => return None,
         (Early::AllRefused(checks), _) => return trap(req, own, checks.iter().map(Option::as_ref)),
         (Early::Evaluate, walked) => {
@@ -544,7 +562,7 @@ fn access_file_hover(cfg: &Config, server: &Config, chain: &[&Node], offset: Tex
     }
     let own = Own { cfg, file: path.clone(), range: None };
     let batch = DefeatedBatch::new(&[server, cfg], FsView::fresh());
-    let trap = defeated(server, &cfg.nodes, &own, &url, &host, &batch).map(trap_text);
+    let trap = defeated(server, &cfg.nodes, &own, &url, &host, &batch, &mut RecentWalks::default()).map(trap_text);
     Some((range, policy_markdown(server, &url, &host, trap, &[server, cfg])))
 }
 
@@ -847,7 +865,7 @@ mod tests {
             if !chain.last().is_some_and(|n| n.children.iter().any(|c| c.is("Require"))) {
                 continue;
             }
-            let fast = defeated_require_among(&cfg, &chain, &batch);
+            let fast = defeated_require_among(&cfg, &chain, &batch, &mut RecentWalks::default());
             let full = defeated_by_full_evaluation(&cfg, &chain);
             assert_eq!(
                 format!("{fast:?}"),

@@ -3,8 +3,8 @@
 
 use super::{Diagnostic, Messages, Related};
 use crate::ide::access::FsView;
-use crate::ide::config::{Config, SecId, Severity};
-use crate::ide::hover::{defeated_require_among, DefeatedBatch};
+use crate::ide::config::{Config, Node, SecId, Severity};
+use crate::ide::hover::{defeated_require_among, DefeatedBatch, RecentWalks};
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     check_sections(cfg, &(0..cfg.index().len() as u32).collect::<Vec<_>>(), out);
@@ -16,26 +16,16 @@ pub(super) fn check_sections(cfg: &Config, sections: &[SecId], out: &mut Vec<Dia
     let batch = DefeatedBatch::new(&[cfg], FsView::cached());
     let ix = cfg.index();
     // Only sections holding a Require can hold the trap; each is resolved once, in parallel.
-    // Texts are shared per worker: many virtual hosts repeat the same Require and rule.
+    // Texts are shared per worker: many virtual hosts repeat the same Require and rule; so are
+    // the last walks' answers.
     let found: Vec<Diagnostic> = sections
         .par_iter()
         .copied()
         .filter(|&id| ix.node(cfg, id).children.iter().any(|c| c.is("Require")))
-        .map_init(Messages::default, |messages, id| {
-            let t = defeated_require_among(cfg, &ix.chain(cfg, id), &batch)?;
-            let message = messages.get(&format!("`{}` has no effect here: `{}` inherited from another section refuses every request first (old and new rules must both pass)", t.require_text, t.decided_by));
-            let mut d = Diagnostic::new(t.require.0, t.require.1, Severity::Warning, "defeated-require", message);
-            if let Some(l) = &t.deciding {
-                if let Some(file) = cfg.file_id(&l.file) {
-                    d.related.push(Related {
-                        file,
-                        range: apache_syntax::TextRange::new(l.range.0.into(), l.range.1.into()),
-                        message: messages.get(&format!("`{}` decides first", t.decided_by)),
-                    });
-                }
-            }
-            Some(d)
-        })
+        .map_init(
+            || (Messages::default(), RecentWalks::default()),
+            |(messages, recent), id| finding(cfg, &ix.chain(cfg, id), &batch, messages, recent),
+        )
         .flatten()
         .collect();
     // Moved when nothing is there yet (the checker's case): extending would copy them.
@@ -44,4 +34,27 @@ pub(super) fn check_sections(cfg: &Config, sections: &[SecId], out: &mut Vec<Dia
     } else {
         out.extend(found);
     }
+}
+
+/// The trap in the innermost section of `chain`, as a finding.
+fn finding(
+    cfg: &Config,
+    chain: &[&Node],
+    batch: &DefeatedBatch,
+    messages: &mut Messages,
+    recent: &mut RecentWalks,
+) -> Option<Diagnostic> {
+    let t = defeated_require_among(cfg, chain, batch, recent)?;
+    let message = messages.get(&format!("`{}` has no effect here: `{}` inherited from another section refuses every request first (old and new rules must both pass)", t.require_text, t.decided_by));
+    let mut d = Diagnostic::new(t.require.0, t.require.1, Severity::Warning, "defeated-require", message);
+    if let Some(l) = &t.deciding {
+        if let Some(file) = cfg.file_id(&l.file) {
+            d.related.push(Related {
+                file,
+                range: apache_syntax::TextRange::new(l.range.0.into(), l.range.1.into()),
+                message: messages.get(&format!("`{}` decides first", t.decided_by)),
+            });
+        }
+    }
+    Some(d)
 }
