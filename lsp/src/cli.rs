@@ -287,9 +287,7 @@ fn each_finding(
         let phases = Phases::new();
         let cfg = config::load_for_batch(path, &config::RealFs, *main);
         phases.mark("load");
-        // Every check reads the section index: built here, before they start side by side.
-        cfg.index();
-        phases.mark("index");
+        // The section index is built by the checks, beside the one that reads none.
         let diagnostics = ide::diagnostics::in_order(&cfg);
         phases.mark("diagnostics");
         let names: Vec<String> = cfg.files.iter().map(|f| f.path.display().to_string()).collect();
