@@ -33,7 +33,16 @@ const CASES: &[(&str, &str)] = &[
     ("unknown_directive", "Frobnicate on\n"),
     ("module_not_loaded", "RewriteEngine on\n"),
     ("alias_one_argument_in_directory", "<Directory /srv>\n  Alias /x\n</Directory>\n"),
+    // Options as set_options reads them (httpd 2.2 took signed and plain words together).
+    ("options_mixed", "<Directory /srv>\n  Options +Indexes -FollowSymLinks Includes\n</Directory>\n"),
+    ("options_plain_then_signed", "<Directory /srv>\n  Options Indexes +FollowSymLinks\n</Directory>\n"),
+    ("options_none_not_first", "<Directory /srv>\n  Options Indexes None\n</Directory>\n"),
+    ("options_signed_all", "<Location /a>\n  Options -All\n</Location>\n"),
+    ("options_illegal", "<Directory /srv>\n  Options +Indexes +Frobnicate\n</Directory>\n"),
     // Accepted by httpd: nothing may be reported.
+    ("fine_options_none_then_signed", "<Directory /srv>\n  Options None +Indexes\n</Directory>\n"),
+    ("fine_options_all_then_signed", "<Directory /srv>\n  Options all -indexes -MultiViews\n</Directory>\n"),
+    ("fine_options_plain", "<Directory /srv>\n  Options indexes FollowSymLinks RunScripts\n</Directory>\n"),
     ("fine_alias_in_location", "<Location /a>\n  Alias /srv/a\n</Location>\n"),
     ("fine_options_in_limit", "<Directory /srv>\n  <Limit GET>\n    Options None\n  </Limit>\n</Directory>\n"),
     ("fine_define_in_directory", "<Directory /srv>\n  Define X\n  UnDefine X\n</Directory>\n"),
@@ -44,7 +53,7 @@ const CASES: &[(&str, &str)] = &[
     ("fine_require_in_limit", "<Directory /srv>\n  <Limit GET>\n    Require all granted\n  </Limit>\n</Directory>\n"),
 ];
 
-const CODES: &[&str] = &["directive-context", "unknown-directive", "module-not-loaded"];
+const CODES: &[&str] = &["directive-context", "unknown-directive", "module-not-loaded", "options-syntax"];
 
 /// `apache2 -t` on the harness's configuration around `body` (the modules
 /// the cases need added): the line and message of httpd's syntax error, or
@@ -78,6 +87,62 @@ fn context_errors_match_apache2_t() {
             ),
         }
     }
+}
+
+/// LoadModule as mod_so reads it, against `apache2 -t`: a module Debian's apache2 has
+/// compiled in stops httpd on that line (in mod_so's words, which ours start with; a warning,
+/// as other builds load it), and a
+/// module loaded a second time is skipped with a warning (AH01574) while the file passes.
+#[test]
+fn load_module_lines_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    let modules = "/usr/lib/apache2/modules";
+    for builtin in ["unixd", "log_config", "version"] {
+        let body = format!("LoadModule {builtin}_module {modules}/mod_{builtin}.so\n");
+        let cfg = HttpdConfig::new(body);
+        let (ok, output) = config_test(&cfg);
+        assert!(!ok, "{builtin}: apache2 -t accepts it: {output}");
+        // `apache2: Syntax error on line N of FILE: MESSAGE`, on one line.
+        let said = output.lines().find(|l| l.contains("Syntax error on line ")).expect("httpd names the line");
+        let rest = said.split("Syntax error on line ").nth(1).unwrap();
+        let line: u32 = rest.split_whitespace().next().unwrap().parse().unwrap();
+        let message = rest.split_once(".conf: ").map(|(_, m)| m.trim()).expect("the message follows the file");
+        assert_eq!(message, format!("module {builtin}_module is built-in and can't be loaded"));
+        let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+        assert!(
+            reported.iter().any(|r| r.code == "builtin-module"
+                && r.severity == "warning"
+                && r.line == line
+                && r.message.starts_with(message)),
+            "{builtin}: httpd says line {line}: {message:?}; we report {reported:?}"
+        );
+    }
+    // The preamble loads none of these: a body that loads one twice.
+    let body = format!("LoadModule info_module {modules}/mod_info.so\nLoadModule info_module {modules}/mod_info.so\n");
+    let cfg = HttpdConfig::new(body);
+    let (ok, output) = config_test(&cfg);
+    assert!(ok, "apache2 -t refuses a module loaded twice: {output}");
+    assert!(
+        output.contains("AH01574") && output.contains("module info_module is already loaded, skipping"),
+        "{output}"
+    );
+    let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+    let twice: Vec<_> = reported.iter().filter(|r| r.code == "module-loaded-twice").collect();
+    let second = std::fs::read_to_string(cfg.main_config_path())
+        .unwrap()
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("LoadModule info_module"))
+        .nth(1)
+        .map(|(i, _)| i as u32 + 1)
+        .unwrap();
+    assert!(
+        twice.len() == 1 && twice[0].line == second && twice[0].severity == "warning",
+        "httpd warns on line {second}; we report {reported:?}"
+    );
+    assert!(reported.iter().all(|r| r.severity != "error"), "httpd accepts the file; we report {reported:?}");
 }
 
 /// mod_alias checks a two-argument `Alias` more strictly than a one-argument
@@ -116,7 +181,7 @@ fn htaccess_case(allow_override: &str, htaccess: &str) -> (u16, Vec<diagnostics:
         status,
         diagnostics::all(&frag)
             .into_iter()
-            .filter(|d| d.code == "directive-context" || d.code == "htaccess-ignored")
+            .filter(|d| ["directive-context", "htaccess-ignored", "options-syntax"].contains(&d.code))
             .collect(),
     )
 }
@@ -145,7 +210,18 @@ fn htaccess_refusals_are_the_500s_httpd_answers() {
     assert_eq!(status, 200);
     assert_eq!(diags.len(), 1, "{diags:?}");
     assert_eq!(diags[0].severity, apache_lsp::ide::Severity::Warning);
+    // An Options line set_options refuses: 500, in its words.
+    let (status, diags) = htaccess_case("AuthConfig Options", "Options +Indexes FollowSymLinks\n");
+    assert_eq!(status, 500);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0].code, "options-syntax");
+    assert!(diags[0].message.starts_with("Either all Options must start with + or -, or no Option may."), "{diags:?}");
+    assert!(diags[0].message.contains("500"), "{diags:?}");
     // AllowOverride None: the file is never read, however wrong it is.
+    let (status, diags) = htaccess_case("None", "Options +Indexes Frobnicate\n");
+    assert_eq!(status, 200);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0].code, "htaccess-ignored");
     let (status, diags) = htaccess_case("None", "ServerName example.com\nFrobnicate\n");
     assert_eq!(status, 200);
     assert_eq!(diags.len(), 1, "{diags:?}");

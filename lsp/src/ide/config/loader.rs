@@ -154,6 +154,9 @@ struct Loader<'a> {
     real: HashMap<FileId, PathBuf>,
     /// Device and inode of files being read, by id ([`file_identity`], cached).
     identity: HashMap<FileId, Option<Identity>>,
+    /// The modules LoadModule lines have loaded so far (mod_so's own list: not the modules
+    /// compiled in, nor those a fragment is assumed to run with).
+    module_lines: std::collections::HashSet<String>,
 }
 
 /// Loads the configuration whose main file is `main`.
@@ -232,6 +235,7 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool)
         over_limit: false,
         real: HashMap::new(),
         identity: HashMap::new(),
+        module_lines: Default::default(),
     };
     match l.read_file(&path) {
         Ok(id) => l.cfg.nodes = exact(l.file_nodes(id)),
@@ -476,6 +480,31 @@ impl Loader<'_> {
         self.cfg.problems.push(Problem { file, range, severity, code, message });
     }
 
+    /// `LoadModule id …` at `file`:`range`, as mod_so reads it (`load_module`): a module already
+    /// loaded by an earlier line is skipped with a warning (AH01574); one compiled into
+    /// Debian's apache2 stops httpd there (a warning: other builds load it).
+    fn load_module(&mut self, file: FileId, range: TextRange, id: &str) {
+        if !self.module_lines.insert(id.to_string()) {
+            self.problem(
+                file,
+                range,
+                Severity::Warning,
+                "module-loaded-twice",
+                format!("module {id} is already loaded, skipping (AH01574): an earlier LoadModule line loads it"),
+            );
+        } else if let Some(source) = super::modules::compiled_in_source(id) {
+            self.problem(
+                file,
+                range,
+                // Only as Debian builds httpd: Red Hat's and upstream's ship these as modules.
+                Severity::Warning,
+                "builtin-module",
+                format!("module {id} is built-in and can't be loaded: Debian's apache2 has {source} compiled in (`apache2 -l`) and will not start; builds that ship it as a loadable module accept this line"),
+            );
+        }
+        self.cfg.modules.insert(id);
+    }
+
     /// Expands `${VAR}` in a logical line the way `ap_resolve_env` does: Define'd
     /// values first, then the environment httpd would see (we only know Debian's
     /// envvars convention, so unknown names stay verbatim and are reported).
@@ -559,7 +588,7 @@ impl Loader<'_> {
             }
             Some("loadmodule") => {
                 if let Some(id) = args.first() {
-                    self.cfg.modules.insert(id);
+                    self.load_module(file, range, id);
                 }
             }
             Some(lname @ ("include" | "includeoptional")) => {
@@ -914,6 +943,7 @@ impl Loader<'_> {
             over_limit: self.over_limit,
             real: HashMap::new(),
             identity: HashMap::new(),
+            module_lines: Default::default(),
         }
     }
 

@@ -18,6 +18,15 @@ pub const BUILTIN: &[&str] = &[
     "unixd_module",
 ];
 
+/// The source file of a module Debian's apache2 has compiled in and mod_so refuses to load
+/// (`module … is built-in and can't be loaded`): those whose source is named `mod_*.c`
+/// (`modules/core/mod_so.c: load_module` compares the identifier with that name). `core.c`
+/// and `http_core.c` are not named so.
+pub fn compiled_in_source(id: &str) -> Option<String> {
+    let base = id.strip_suffix("_module")?;
+    (BUILTIN.contains(&id) && id != "core_module" && id != "http_module").then(|| format!("mod_{base}.c"))
+}
+
 /// What Debian enables out of the box (`/etc/apache2/mods-enabled`), assumed for a
 /// file analysed without a root configuration.
 pub const DEBIAN_DEFAULT: &[&str] = &[

@@ -8,6 +8,7 @@ mod defeated_require;
 pub mod deprecated_access;
 pub mod directive_context;
 mod load_problems;
+mod options_syntax;
 mod removed_directive;
 mod syntax_errors;
 mod unknown_directive;
@@ -211,7 +212,7 @@ const LOCAL: &[(&str, Check)] =
     &[("nodes", nodes), ("deprecated-access", deprecated_access::check), ("access-rules", access_rules::check)];
 
 /// The checks that look at every node on its own (unknown-directive,
-/// removed-directive, directive-context), in one walk: each node is looked up in the
+/// removed-directive, options-syntax, directive-context), in one walk: each node is looked up in the
 /// catalogue once.
 fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
     use directive_context::Walk;
@@ -226,6 +227,10 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
         let d = node.directive();
         known.node(cfg, node, d, &mut loaded, out);
         removed_directive::node(node, d, out);
+        // Only where httpd reads the line (not in an .htaccess file it never reads).
+        if at.is_some() {
+            options_syntax::node(cfg, node, d, out);
+        }
         let inner = match (&mut context, at) {
             (Some(context), Some(at)) => context.node(cfg, node, d, at, &mut loaded, out),
             _ => None,
