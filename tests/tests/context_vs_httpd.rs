@@ -145,6 +145,39 @@ fn load_module_lines_match_apache2_t() {
     assert!(reported.iter().all(|r| r.severity != "error"), "httpd accepts the file; we report {reported:?}");
 }
 
+/// Deprecated directives httpd 2.4 still reads, against `apache2 -t`: the file passes, and
+/// httpd's startup warning (AH00548, AH00117) is there exactly where ours is a warning.
+#[test]
+fn deprecated_directives_match_apache2_t_warnings() {
+    if !require_apache2() {
+        return;
+    }
+    // (body, httpd's code at startup or None, our severity or None)
+    let cases = [
+        ("NameVirtualHost *:80\n", Some("AH00548"), Some("warning")),
+        ("DefaultType text/plain\n", Some("AH00117"), Some("warning")),
+        ("DefaultType none\n", None, None),
+        ("MaxRequestsPerChild 100\n", None, Some("information")),
+    ];
+    for (body, code, severity) in cases {
+        let cfg = HttpdConfig::new(body);
+        let (ok, output) = config_test(&cfg);
+        assert!(ok, "{body:?}: apache2 -t refuses it: {output}");
+        for c in ["AH00548", "AH00117"] {
+            assert_eq!(output.contains(c), code == Some(c), "{body:?}: {output}");
+        }
+        let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+        let ours: Vec<_> = reported.iter().filter(|r| r.code == "deprecated-directive").collect();
+        match severity {
+            None => assert!(ours.is_empty(), "{body:?}: {ours:?}"),
+            Some(s) => assert!(ours.len() == 1 && ours[0].severity == s, "{body:?}: {reported:?}"),
+        }
+        if let Some(c) = code {
+            assert!(ours[0].message.contains(c), "{body:?}: {ours:?}");
+        }
+    }
+}
+
 /// mod_alias checks a two-argument `Alias` more strictly than a one-argument
 /// one; the catalogue keeps only what holds for both, so inside `<Directory>`
 /// we refuse it on the right line but in the one-argument form's words.

@@ -870,11 +870,15 @@ Alias /x /nonexistent-x
     #[test]
     fn every_directive_the_engine_reads_is_known_to_read_by_engine() {
         let ide = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ide");
-        let file_of = |module: &str| -> Vec<std::path::PathBuf> {
+        // A module's file; for a directory module, the file of the item named after it when
+        // it is one of its modules (`diagnostics::directive_context`), else all of its files.
+        let file_of = |module: &str, sub: &str| -> Vec<std::path::PathBuf> {
             let single = ide.join(format!("{module}.rs"));
             let dir = ide.join(module);
             if single.exists() {
                 vec![single]
+            } else if !sub.is_empty() && dir.join(format!("{sub}.rs")).exists() {
+                vec![dir.join(format!("{sub}.rs"))]
             } else if dir.is_dir() {
                 let mut v: Vec<_> = std::fs::read_dir(&dir)
                     .unwrap()
@@ -903,10 +907,13 @@ Alias /x /nonexistent-x
                 let rest = rest.strip_prefix("crate::ide::").map(|r| (r, String::new())).unwrap_or_else(|| {
                     (&rest["super::".len()..], if here.is_empty() { String::new() } else { format!("{here}/") })
                 });
-                let name: String = rest.0.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                let ident =
+                    |t: &str| -> String { t.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect() };
+                let name = ident(rest.0);
+                let sub = rest.0[name.len()..].strip_prefix("::").map(ident).unwrap_or_default();
                 let module = format!("{}{name}", rest.1);
                 if !name.is_empty() && !module.starts_with("catalogue") {
-                    todo.extend(file_of(&module));
+                    todo.extend(file_of(&module, &sub));
                 }
             }
             for lit in code.split('"').skip(1).step_by(2) {

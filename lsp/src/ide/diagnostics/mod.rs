@@ -6,6 +6,7 @@
 mod access_rules;
 mod defeated_require;
 pub mod deprecated_access;
+mod deprecated_directive;
 pub mod directive_context;
 mod load_problems;
 mod options_syntax;
@@ -212,7 +213,7 @@ const LOCAL: &[(&str, Check)] =
     &[("nodes", nodes), ("deprecated-access", deprecated_access::check), ("access-rules", access_rules::check)];
 
 /// The checks that look at every node on its own (unknown-directive,
-/// removed-directive, options-syntax, directive-context), in one walk: each node is looked up in the
+/// removed-directive, options-syntax, deprecated-directive, directive-context), in one walk: each node is looked up in the
 /// catalogue once.
 fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
     use directive_context::Walk;
@@ -227,9 +228,13 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
         let d = node.directive();
         known.node(cfg, node, d, &mut loaded, out);
         removed_directive::node(node, d, out);
-        // Only where httpd reads the line (not in an .htaccess file it never reads).
+        // Only where httpd reads the line (not in an .htaccess file it never reads), and (for
+        // deprecation) where its module is there to read it: else it is an unknown command.
         if at.is_some() {
             options_syntax::node(cfg, node, d, out);
+            if d.is_some_and(|d| !cfg.modules_known || loaded.of(d)) {
+                deprecated_directive::node(cfg, node, d, out);
+            }
         }
         let inner = match (&mut context, at) {
             (Some(context), Some(at)) => context.node(cfg, node, d, at, &mut loaded, out),
