@@ -232,7 +232,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
         // deprecation) where its module is there to read it: else it is an unknown command.
         if at.is_some() {
             options_syntax::node(cfg, node, d, out);
-            if d.is_some_and(|d| !cfg.modules_known || loaded.of(d)) {
+            if d.is_some_and(|d| d.deprecated && (!cfg.modules_known || loaded.of(d))) {
                 deprecated_directive::node(cfg, node, d, out);
             }
         }
