@@ -246,10 +246,10 @@ pub struct DefeatedBatch {
     host_checks: Mutex<HashMap<SecId, Arc<[Option<policy::Deciding>]>>>,
 }
 
-/// What the last walks of one worker of a batch told before any merge ([`Early`]), by URL and
+/// What the last walks of one worker of a batch told before any merge (`Early`), by URL and
 /// host: a few sections of a virtual host are reached by the same URL (a `<Location /admin>`
 /// and the `<Directory>` serving /admin), and they come close together. Only the last
-/// [`RecentWalks::KEPT`] are kept: a map of every walk would hold megabytes on a big tree.
+/// `RecentWalks::KEPT` are kept: a map of every walk would hold megabytes on a big tree.
 #[derive(Default)]
 pub struct RecentWalks(std::collections::VecDeque<(String, Option<String>, Early)>);
 
