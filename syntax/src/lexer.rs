@@ -271,29 +271,25 @@ pub fn split_words(text: &str) -> Vec<String> {
     words(text).map(std::borrow::Cow::into_owned).collect()
 }
 
-/// The first word of `text` as [`words`] returns it, and what follows that word (blanks
-/// before the next word included): `ap_getword_conf` once.
-pub fn first_word(text: &str) -> (std::borrow::Cow<'_, str>, &str) {
+/// The first word of `text` as `ap_getword_conf` returns it (quotes removed, escapes applied),
+/// and what follows that word (blanks before the next word included); None when `text` holds
+/// only blanks.
+pub fn first_word(text: &str) -> Option<(std::borrow::Cow<'_, str>, &str)> {
     let b = text.as_bytes();
     let pos = skip_space(b, 0);
     if pos >= b.len() {
-        return (std::borrow::Cow::Borrowed(""), &text[b.len()..]);
+        return None;
     }
     let (end, _) = word_end(b, pos);
-    (unquoted(&text[pos..end]), &text[end..])
+    Some((unquoted(&text[pos..end]), &text[end..]))
 }
 
 /// [`split_words`] as an iterator, borrowing each word from `text` when it can.
 pub fn words(text: &str) -> impl Iterator<Item = std::borrow::Cow<'_, str>> {
-    let b = text.as_bytes();
-    let mut pos = skip_space(b, 0);
+    let mut rest = text;
     std::iter::from_fn(move || {
-        if pos >= b.len() {
-            return None;
-        }
-        let (end, _) = word_end(b, pos);
-        let w = unquoted(&text[pos..end]);
-        pos = skip_space(b, end);
+        let (w, after) = first_word(rest)?;
+        rest = after;
         Some(w)
     })
 }

@@ -1196,8 +1196,7 @@ fn logical_text<'t>(text: &'t str, range: TextRange, continued: impl FnOnce() ->
 
 /// A logical line's name (unquoted) and the rest of the line, trimmed.
 fn split_name(line: &str) -> (Cow<'_, str>, &str) {
-    let (name, rest) = apache_syntax::first_word(line);
-    (name, rest.trim())
+    apache_syntax::first_word(line).map_or((Cow::Borrowed(""), ""), |(name, rest)| (name, rest.trim()))
 }
 
 /// `<IfVersion [[!]op] version>` against [`HTTPD_VERSION`] (`mod_version.c`).

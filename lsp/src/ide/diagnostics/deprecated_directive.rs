@@ -8,11 +8,21 @@ use crate::ide::catalogue;
 use crate::ide::config::{Config, Node, NodeKind, Severity};
 
 /// Checks `n`, the directive `d` of the catalogue.
-pub(super) fn node(cfg: &Config, n: &Node, d: Option<&'static catalogue::Directive>, out: &mut Vec<Diagnostic>) {
+/// Only where the directive's module is loaded: else httpd stops at an unknown command.
+pub(super) fn node(
+    cfg: &Config,
+    n: &Node,
+    d: Option<&'static catalogue::Directive>,
+    loaded: &mut super::ModulesLoaded,
+    out: &mut Vec<Diagnostic>,
+) {
     let Some(d) = d.filter(|d| d.deprecated && n.kind == NodeKind::Directive && d.module != "access_compat_module")
     else {
         return;
     };
+    if cfg.modules_known && !loaded.of(d) {
+        return;
+    }
     let (severity, message) = match d.name {
         "NameVirtualHost" => (
             Severity::Warning,

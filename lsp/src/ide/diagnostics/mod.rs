@@ -99,7 +99,7 @@ pub fn in_order(cfg: &Config) -> impl Iterator<Item = Diagnostic> {
     // The section index is built once, before the checks that read it; the nodes check reads
     // none, so it runs meanwhile (building the index leaves a core idle part of the time).
     let first = checks.iter().position(|(name, _)| *name == "nodes");
-    let (early, rest) = rayon::join(
+    let (mut early, rest) = rayon::join(
         || first.map(run),
         || {
             let t = std::time::Instant::now();
@@ -112,7 +112,6 @@ pub fn in_order(cfg: &Config) -> impl Iterator<Item = Diagnostic> {
     );
     // Back in the checks' order: among findings that order alike, the earlier check's come first.
     let mut rest = rest.into_iter();
-    let mut early = early;
     let found: Vec<Vec<Diagnostic>> = (0..checks.len())
         .map(|i| if Some(i) == first { early.take().unwrap_or_default() } else { rest.next().unwrap_or_default() })
         .collect();
@@ -212,9 +211,9 @@ type Check = fn(&Config, &mut Vec<Diagnostic>);
 const LOCAL: &[(&str, Check)] =
     &[("nodes", nodes), ("deprecated-access", deprecated_access::check), ("access-rules", access_rules::check)];
 
-/// The checks that look at every node on its own (unknown-directive,
-/// removed-directive, options-syntax, deprecated-directive, directive-context), in one walk: each node is looked up in the
-/// catalogue once.
+/// The checks that look at every node on its own (unknown-directive, removed-directive,
+/// options-syntax, deprecated-directive, directive-context), in one walk: each node is looked
+/// up in the catalogue once.
 fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
     use directive_context::Walk;
     let known = unknown_directive::Known::new(cfg);
@@ -228,13 +227,10 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
         let d = node.directive();
         known.node(cfg, node, d, &mut loaded, out);
         removed_directive::node(node, d, out);
-        // Only where httpd reads the line (not in an .htaccess file it never reads), and (for
-        // deprecation) where its module is there to read it: else it is an unknown command.
+        // Only where httpd reads the line (not in an .htaccess file it never reads).
         if at.is_some() {
             options_syntax::node(cfg, node, d, out);
-            if d.is_some_and(|d| d.deprecated && (!cfg.modules_known || loaded.of(d))) {
-                deprecated_directive::node(cfg, node, d, out);
-            }
+            deprecated_directive::node(cfg, node, d, &mut loaded, out);
         }
         let inner = match (&mut context, at) {
             (Some(context), Some(at)) => context.node(cfg, node, d, at, &mut loaded, out),
