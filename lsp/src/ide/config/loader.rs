@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use thin_vec::ThinVec;
 
 /// httpd's `AP_MAX_INCLUDE_DEPTH`.
 const MAX_INCLUDE_DEPTH: usize = 128;
@@ -404,7 +405,7 @@ impl Loader<'_> {
     }
 
     /// The expanded nodes of a whole file.
-    fn file_nodes(&mut self, id: FileId) -> Vec<Node> {
+    fn file_nodes(&mut self, id: FileId) -> ThinVec<Node> {
         self.expanded += self.cfg.files[id].text.len();
         self.stack.push(id);
         if self.flat.is_some() {
@@ -413,14 +414,14 @@ impl Loader<'_> {
             let text = self.cfg.files[id].text.clone();
             let flat = self.flat.as_mut().and_then(|m| m.remove(&id));
             let flat = flat.unwrap_or_else(|| apache_syntax::parse_flat(&text));
-            let mut out = Vec::new();
+            let mut out = ThinVec::new();
             self.flat_items(id, &flat, &text, 0, &mut out);
             self.stack.pop();
             return out;
         }
         let fd = &self.cfg.files[id];
         let root = if self.dropped.contains(&id) { apache_syntax::parse(&fd.text).tree() } else { fd.parse.tree() };
-        let mut out = Vec::new();
+        let mut out = ThinVec::new();
         self.items(id, root.items(), &mut out);
         self.stack.pop();
         if !self.keep_trees && !self.dropped.contains(&id) {
@@ -433,7 +434,7 @@ impl Loader<'_> {
         out
     }
 
-    fn items(&mut self, file: FileId, items: impl Iterator<Item = ast::Item>, out: &mut Vec<Node>) {
+    fn items(&mut self, file: FileId, items: impl Iterator<Item = ast::Item>, out: &mut ThinVec<Node>) {
         for item in items {
             match item {
                 ast::Item::Directive(d) => self.directive(file, &d, out),
@@ -450,7 +451,7 @@ impl Loader<'_> {
         flat: &apache_syntax::FlatParse,
         src: &str,
         parent: usize,
-        out: &mut Vec<Node>,
+        out: &mut ThinVec<Node>,
     ) {
         use apache_syntax::SyntaxKind::{DIRECTIVE, NAME, SECTION, SECTION_CLOSER, SECTION_HEADER};
         for c in flat.children(parent) {
@@ -541,7 +542,7 @@ impl Loader<'_> {
 
     /// Every directive but those in [`LOADER_DIRECTIVES`] becomes one plain node;
     /// those (and `${VAR}` references) change what the loader reads after them.
-    fn directive(&mut self, file: FileId, d: &ast::Directive, out: &mut Vec<Node>) {
+    fn directive(&mut self, file: FileId, d: &ast::Directive, out: &mut ThinVec<Node>) {
         let range = d.syntax().text_range();
         let focus = d.name().map(|n| n.range()).unwrap_or(range);
         let text = self.cfg.files[file].text.clone();
@@ -550,7 +551,7 @@ impl Loader<'_> {
     }
 
     /// A directive at `range` (its name at `focus`) whose logical line is `logical`.
-    fn directive_at(&mut self, file: FileId, range: TextRange, focus: TextRange, logical: &str, out: &mut Vec<Node>) {
+    fn directive_at(&mut self, file: FileId, range: TextRange, focus: TextRange, logical: &str, out: &mut ThinVec<Node>) {
         let expanded = self.expand(file, range, logical);
         let (name, raw_args) = split_name(&expanded);
         let loc = Loc { file, range, focus };
@@ -613,7 +614,7 @@ impl Loader<'_> {
         out.push(Node::new(NodeKind::Directive, &name, &args, raw_args, loc, vec![]));
     }
 
-    fn section(&mut self, file: FileId, s: &ast::Section, out: &mut Vec<Node>) {
+    fn section(&mut self, file: FileId, s: &ast::Section, out: &mut ThinVec<Node>) {
         let range = s.syntax().text_range();
         let header = s.header();
         let focus = header.as_ref().map(|h| h.syntax().text_range()).unwrap_or(range);
@@ -634,7 +635,7 @@ impl Loader<'_> {
         raw_args_text: &str,
         closer: Option<apache_syntax::TextSize>,
         body: Body<'_>,
-        out: &mut Vec<Node>,
+        out: &mut ThinVec<Node>,
     ) {
         let raw = self.expand(file, focus, raw_args_text);
         let name = self.expand(file, focus, name_raw);
@@ -651,9 +652,8 @@ impl Loader<'_> {
             return;
         }
         let loc = Loc { file, range, focus };
-        // Gathered in a vector of the guessed size, then moved once into the node's body,
-        // whose block `Node::new` makes of the exact size (nodes live as long as the
-        // configuration).
+        // Gathered straight into the node's body, a block of the guessed size made exact after
+        // (nodes live as long as the configuration; a vector moved into it was copied).
         let guess = match body {
             Body::Flat(flat, _, i) => {
                 use apache_syntax::SyntaxKind::{DIRECTIVE, SECTION};
@@ -661,12 +661,19 @@ impl Loader<'_> {
             }
             Body::Tree(_) => 0,
         };
-        let mut children = Vec::with_capacity(guess);
+        let mut children = ThinVec::with_capacity(guess);
         self.body_items(file, &body, &mut children);
+        // The guess misses when an Include or a conditional section is spliced in: then moved
+        // into a block of their length (shrinking in place may keep the old block).
+        if children.capacity() != children.len() {
+            let mut exact = ThinVec::with_capacity(children.len());
+            exact.extend(children.drain(..));
+            children = exact;
+        }
         out.push(Node::of_line(NodeKind::Section, &name, &raw, loc, children));
     }
 
-    fn body_items(&mut self, file: FileId, body: &Body<'_>, out: &mut Vec<Node>) {
+    fn body_items(&mut self, file: FileId, body: &Body<'_>, out: &mut ThinVec<Node>) {
         match *body {
             Body::Tree(s) => self.items(file, s.items(), out),
             Body::Flat(flat, src, i) => self.flat_items(file, flat, src, i, out),
@@ -705,7 +712,7 @@ impl Loader<'_> {
         module.split_whitespace().any(|m| self.cfg.modules.contains(m) || m == "core")
     }
 
-    fn include(&mut self, file: FileId, range: TextRange, pattern: &str, optional: bool, out: &mut Vec<Node>) {
+    fn include(&mut self, file: FileId, range: TextRange, pattern: &str, optional: bool, out: &mut ThinVec<Node>) {
         let p = Path::new(pattern);
         let full = if p.is_absolute() { p.to_path_buf() } else { self.cfg.server_root.join(p) };
         let paths = match self.fs.resolve_include(&full) {
@@ -854,7 +861,7 @@ impl Loader<'_> {
         texts: &mut HashMap<PathBuf, Fresh>,
         file: FileId,
         range: TextRange,
-        out: &mut Vec<Node>,
+        out: &mut ThinVec<Node>,
     ) -> usize {
         if self.flat.is_none() || rayon::current_num_threads() < 2 {
             return 0;
@@ -894,7 +901,7 @@ impl Loader<'_> {
             let id = self.add_parsed(fd);
             work.push((id, text, flat));
         }
-        type Built = (Vec<Node>, Vec<Problem>, Vec<(FileId, TextRange)>);
+        type Built = (ThinVec<Node>, Vec<Problem>, Vec<(FileId, TextRange)>);
         // File by file, a worker loader per piece of the work rayon splits off: files differ in
         // size, and halves fixed in advance left one core idle while the other finished.
         let built: Vec<Built> = {
@@ -904,7 +911,7 @@ impl Loader<'_> {
                 .map_init(
                     || me.worker(),
                     |w, (id, text, flat)| {
-                        let mut nodes = Vec::new();
+                        let mut nodes = ThinVec::new();
                         w.flat_items(*id, flat, text, 0, &mut nodes);
                         (nodes, std::mem::take(&mut w.cfg.problems), std::mem::take(&mut w.cfg.inactive))
                     },
@@ -1009,17 +1016,12 @@ fn identity_of(meta: &std::fs::Metadata) -> Identity {
     (meta.dev(), meta.ino())
 }
 
-/// `v` in a block of exactly its length (the top level; section bodies are made exact by
-/// `Node::new`).
-fn exact(mut v: Vec<Node>) -> Vec<Node> {
-    if v.capacity() == v.len() {
-        return v;
-    }
-    // Moved into a new block of its length: shrinking in place may keep the old block.
-    // (Not `std::mem::take`, which clippy offers for `drain(..).collect()`: it moves the
-    // vector whole, spare room included.)
+/// The top level's nodes in a block of exactly their length (section bodies are made exact
+/// where they are built).
+fn exact(v: ThinVec<Node>) -> Vec<Node> {
+    // Moved into a new block of their length: the loader's vector may have room to spare.
     let mut out = Vec::with_capacity(v.len());
-    out.append(&mut v);
+    out.extend(v);
     out
 }
 

@@ -127,15 +127,15 @@ impl Node {
         args: impl IntoIterator<Item = S>,
         raw_args: &str,
         loc: Loc,
-        children: Vec<Node>,
+        children: impl Into<ThinVec<Node>>,
     ) -> Node {
         let directive_id = crate::ide::catalogue::directive_id(name);
-        Node { kind, text: NodeText::new(name, raw_args, args), loc, children: ThinVec::from(children), directive_id }
+        Node { kind, text: NodeText::new(name, raw_args, args), loc, children: children.into(), directive_id }
     }
     /// [`Node::new`] with the words httpd's tokenizer makes of `raw_args` ([`NodeText::of_line`]).
-    pub fn of_line(kind: NodeKind, name: &str, raw_args: &str, loc: Loc, children: Vec<Node>) -> Node {
+    pub fn of_line(kind: NodeKind, name: &str, raw_args: &str, loc: Loc, children: impl Into<ThinVec<Node>>) -> Node {
         let directive_id = crate::ide::catalogue::directive_id(name);
-        Node { kind, text: NodeText::of_line(name, raw_args), loc, children: ThinVec::from(children), directive_id }
+        Node { kind, text: NodeText::of_line(name, raw_args), loc, children: children.into(), directive_id }
     }
     /// The name as written (after variable expansion), e.g. `Require`, `Directory`.
     pub fn name(&self) -> &str {
