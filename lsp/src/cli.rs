@@ -287,8 +287,12 @@ fn each_finding(
         let phases = Phases::new();
         let cfg = config::load_for_batch(path, &config::RealFs, *main);
         phases.mark("load");
-        // The section index is built by the checks, beside the one that reads none.
-        let diagnostics = ide::diagnostics::in_order(&cfg);
+        // The section index is built by the checks, beside the one that reads none. Where each
+        // finding starts and ends, as the report prints it, is found by the check's worker.
+        let diagnostics = ide::diagnostics::in_order_with(&cfg, |d| {
+            let f = cfg.file(d.file);
+            (f.line_index.human(d.range.start(), &f.text), f.line_index.human(d.range.end(), &f.text))
+        });
         phases.mark("diagnostics");
         let names: Vec<String> = cfg.files.iter().map(|f| f.path.display().to_string()).collect();
         let mut files_named: HashMap<&str, u32> = HashMap::with_capacity_and_hasher(names.len(), Default::default());
@@ -298,16 +302,14 @@ fn each_finding(
         // Sorted by file, position, code and message: one file after the other, and a
         // finding's twins (same line and column) next to it. Each is dropped once reported.
         let mut rest = diagnostics.peekable();
-        while let Some(file) = rest.peek().map(|d| d.file) {
-            let f = cfg.file(file);
+        while let Some(file) = rest.peek().map(|(d, _)| d.file) {
             let name = &names[file];
             let remember = targets.len() > 1 || files_named[name.as_str()] > 1;
             let mut seen = remember.then(|| kept.remove(name).unwrap_or_default());
             // The findings already reported at the current line and column.
             let mut here: Vec<ide::diagnostics::Diagnostic> = Vec::new();
             let mut at = (0, 0);
-            while let Some(d) = rest.next_if(|d| d.file == file) {
-                let (line, column) = f.line_index.human(d.range.start(), &f.text);
+            while let Some((d, ((line, column), (end_line, end_column)))) = rest.next_if(|(d, _)| d.file == file) {
                 if (line, column) != at {
                     here.clear();
                     at = (line, column);
@@ -319,7 +321,6 @@ fn each_finding(
                 if twin {
                     continue;
                 }
-                let (end_line, end_column) = f.line_index.human(d.range.end(), &f.text);
                 emit(&Finding {
                     file: name,
                     line,

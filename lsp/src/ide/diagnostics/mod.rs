@@ -70,7 +70,17 @@ pub fn all(cfg: &Config) -> Vec<Diagnostic> {
 /// [`all`] as an iterator: the checks run at once, then their findings come in file
 /// order, each moved out as it is taken. A report written as they come never holds a
 /// second, merged copy of them (tens of megabytes on a big tree).
-pub fn in_order(cfg: &Config) -> impl Iterator<Item = Diagnostic> {
+pub fn in_order(cfg: &Config) -> impl Iterator<Item = Diagnostic> + use<> {
+    in_order_with(cfg, |_| ()).map(|(d, ())| d)
+}
+
+/// [`in_order`], each finding with what `annotate` makes of it (a report's line and column):
+/// made by the check's own worker as soon as its findings are sorted, beside the checks still
+/// running, rather than one after the other as the findings are taken.
+pub fn in_order_with<A: Send>(
+    cfg: &Config,
+    annotate: impl Fn(&Diagnostic) -> A + Sync,
+) -> Merged<A> {
     use rayon::prelude::*;
     const OTHERS: &[(&str, Check)] = &[
         ("syntax", |cfg, out| (0..cfg.files.len()).for_each(|file| syntax(cfg, file, out))),
@@ -94,7 +104,8 @@ pub fn in_order(cfg: &Config) -> impl Iterator<Item = Diagnostic> {
         if phases {
             eprintln!("check #{i:<2} {name:<16} {:>8.1} ms  {} findings", t.elapsed().as_secs_f64() * 1e3, out.len());
         }
-        out
+        let notes: Vec<A> = out.iter().map(&annotate).collect();
+        (out, notes)
     };
     // The section index is built once, before the checks that read it; the nodes check reads
     // none, so it runs meanwhile (building the index leaves a core idle part of the time).
@@ -112,30 +123,31 @@ pub fn in_order(cfg: &Config) -> impl Iterator<Item = Diagnostic> {
     );
     // Back in the checks' order: among findings that order alike, the earlier check's come first.
     let mut rest = rest.into_iter();
-    let found: Vec<Vec<Diagnostic>> = (0..checks.len())
-        .map(|i| if Some(i) == first { early.take().unwrap_or_default() } else { rest.next().unwrap_or_default() })
+    let found: Vec<(Vec<Diagnostic>, Vec<A>)> = (0..checks.len())
+        .map(|i| if Some(i) == first { early.take() } else { rest.next() }.unwrap_or_default())
         .collect();
     Merged::new(found)
 }
 
 /// Sorted runs merged as [`sort`] would order and deduplicate their concatenation:
 /// among findings that order alike the earlier run's come first (the sort is stable),
-/// and a finding equal to the one before it is dropped.
-struct Merged {
-    parts: Vec<std::iter::Peekable<std::vec::IntoIter<Diagnostic>>>,
+/// and a finding equal to the one before it is dropped. Each finding comes with its note
+/// ([`in_order_with`]).
+pub struct Merged<A> {
+    parts: Vec<std::iter::Peekable<std::iter::Zip<std::vec::IntoIter<Diagnostic>, std::vec::IntoIter<A>>>>,
     /// The next finding to give, held until the ones after it equal to it are skipped.
-    pending: Option<Diagnostic>,
+    pending: Option<(Diagnostic, A)>,
 }
 
-impl Merged {
-    fn new(runs: Vec<Vec<Diagnostic>>) -> Merged {
-        Merged { parts: runs.into_iter().map(|r| r.into_iter().peekable()).collect(), pending: None }
+impl<A> Merged<A> {
+    fn new(runs: Vec<(Vec<Diagnostic>, Vec<A>)>) -> Merged<A> {
+        Merged { parts: runs.into_iter().map(|(r, n)| r.into_iter().zip(n).peekable()).collect(), pending: None }
     }
     /// The least head of the runs, the earliest run's on a tie.
-    fn take_least(&mut self) -> Option<Diagnostic> {
+    fn take_least(&mut self) -> Option<(Diagnostic, A)> {
         let mut least: Option<(usize, &Diagnostic)> = None;
         for (i, part) in self.parts.iter_mut().enumerate() {
-            if let Some(d) = part.peek() {
+            if let Some((d, _)) = part.peek() {
                 if least.is_none_or(|(_, l)| order(d, l).is_lt()) {
                     least = Some((i, d));
                 }
@@ -146,16 +158,16 @@ impl Merged {
     }
 }
 
-impl Iterator for Merged {
-    type Item = Diagnostic;
-    fn next(&mut self) -> Option<Diagnostic> {
+impl<A> Iterator for Merged<A> {
+    type Item = (Diagnostic, A);
+    fn next(&mut self) -> Option<(Diagnostic, A)> {
         let current = match self.pending.take() {
             Some(d) => d,
             None => self.take_least()?,
         };
         loop {
             match self.take_least() {
-                Some(d) if d == current => continue,
+                Some(d) if d.0 == current.0 => continue,
                 next => {
                     self.pending = next;
                     return Some(current);
@@ -358,7 +370,7 @@ pub(crate) mod tests {
 
     /// Merging sorted runs gives what sorting and deduplicating their concatenation
     /// gives: ties in run order, equal neighbours once, unequal twins (same place, code
-    /// and message, another severity) both kept where they fall.
+    /// and message, another severity) both kept where they fall; each with its own note.
     #[test]
     fn merged_runs_equal_the_sorted_concatenation() {
         use super::{sort, Diagnostic, Merged};
@@ -374,7 +386,14 @@ pub(crate) mod tests {
         ];
         let mut sorted: Vec<Diagnostic> = runs.iter().flatten().cloned().collect();
         sort(&mut sorted);
-        assert_eq!(Merged::new(runs).collect::<Vec<_>>(), sorted);
+        // Each finding keeps its own note: here, its run and place in it.
+        let notes = |i: usize, r: &Vec<Diagnostic>| (0..r.len()).map(|j| (i, j)).collect::<Vec<_>>();
+        let noted: Vec<_> = runs.iter().enumerate().map(|(i, r)| (r.clone(), notes(i, r))).collect();
+        let merged: Vec<(Diagnostic, (usize, usize))> = Merged::new(noted).collect();
+        for (d, (i, j)) in &merged {
+            assert_eq!(&runs[*i][*j], d);
+        }
+        assert_eq!(merged.into_iter().map(|(d, _)| d).collect::<Vec<_>>(), sorted);
     }
 
     /// Diagnostics as `file:line: severity[code]: message` lines.
