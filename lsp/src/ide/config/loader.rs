@@ -551,7 +551,14 @@ impl Loader<'_> {
     }
 
     /// A directive at `range` (its name at `focus`) whose logical line is `logical`.
-    fn directive_at(&mut self, file: FileId, range: TextRange, focus: TextRange, logical: &str, out: &mut ThinVec<Node>) {
+    fn directive_at(
+        &mut self,
+        file: FileId,
+        range: TextRange,
+        focus: TextRange,
+        logical: &str,
+        out: &mut ThinVec<Node>,
+    ) {
         let expanded = self.expand(file, range, logical);
         let (name, raw_args) = split_name(&expanded);
         let loc = Loc { file, range, focus };

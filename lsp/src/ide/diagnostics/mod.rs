@@ -77,10 +77,7 @@ pub fn in_order(cfg: &Config) -> impl Iterator<Item = Diagnostic> + use<> {
 /// [`in_order`], each finding with what `annotate` makes of it (a report's line and column):
 /// made by the check's own worker as soon as its findings are sorted, beside the checks still
 /// running, rather than one after the other as the findings are taken.
-pub fn in_order_with<A: Send>(
-    cfg: &Config,
-    annotate: impl Fn(&Diagnostic) -> A + Sync,
-) -> Merged<A> {
+pub fn in_order_with<A: Send>(cfg: &Config, annotate: impl Fn(&Diagnostic) -> A + Sync) -> Merged<A> {
     use rayon::prelude::*;
     const OTHERS: &[(&str, Check)] = &[
         ("syntax", |cfg, out| (0..cfg.files.len()).for_each(|file| syntax(cfg, file, out))),
@@ -378,7 +375,7 @@ pub(crate) mod tests {
         let d = |at: u32, code, message: &str, severity| {
             Diagnostic::new(0, apache_syntax::TextRange::empty(at.into()), severity, code, message)
         };
-        let runs = vec![
+        let runs = [
             vec![d(1, "a", "x", Warning), d(5, "b", "y", Warning), d(9, "a", "x", Warning)],
             vec![d(1, "a", "x", Error), d(1, "a", "x", Warning), d(5, "b", "y", Warning)],
             vec![],
