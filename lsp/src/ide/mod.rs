@@ -35,6 +35,7 @@ mod regex_cache;
 pub mod selection_ranges;
 pub mod semantic_tokens;
 pub mod setenvif;
+mod shared_strings;
 #[cfg(test)]
 mod test_support;
 pub mod workspace;

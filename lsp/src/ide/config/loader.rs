@@ -2,6 +2,7 @@
 
 use super::modules::{ModuleSet, HTTPD_VERSION};
 use super::{Config, FileData, FileId, Loc, Node, NodeKind, Problem, Severity, TopLevel};
+use crate::ide::shared_strings::SharedStrings;
 use apache_syntax::ast::{self, AstNode};
 use apache_syntax::{words, TextRange};
 use std::borrow::Cow;
@@ -158,6 +159,30 @@ struct Loader<'a> {
     /// The modules LoadModule lines have loaded so far (mod_so's own list: not the modules
     /// compiled in, nor those a fragment is assumed to run with).
     module_lines: std::collections::HashSet<String>,
+    /// The node texts made so far, each once: equal lines share one ([`Node::of_line_in`]).
+    texts: PooledTexts,
+}
+
+/// A loader's [`SharedStrings`], taken from its load's pool and given back when the loader
+/// is done: the worker loaders of a parallel run come and go with the pieces rayon splits the
+/// work into, and each would otherwise start with none (and keep its own copy of every line).
+struct PooledTexts {
+    texts: SharedStrings,
+    pool: Arc<std::sync::Mutex<Vec<SharedStrings>>>,
+}
+
+impl PooledTexts {
+    fn from(pool: Arc<std::sync::Mutex<Vec<SharedStrings>>>) -> PooledTexts {
+        let texts = pool.lock().unwrap_or_else(|e| e.into_inner()).pop().unwrap_or_default();
+        PooledTexts { texts, pool }
+    }
+}
+
+impl Drop for PooledTexts {
+    fn drop(&mut self) {
+        let texts = std::mem::take(&mut self.texts);
+        self.pool.lock().unwrap_or_else(|e| e.into_inner()).push(texts);
+    }
 }
 
 /// Loads the configuration whose main file is `main`.
@@ -237,6 +262,7 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool)
         real: HashMap::new(),
         identity: HashMap::new(),
         module_lines: Default::default(),
+        texts: PooledTexts::from(Arc::default()),
     };
     match l.read_file(&path) {
         Ok(id) => l.cfg.nodes = exact(l.file_nodes(id)),
@@ -564,7 +590,14 @@ impl Loader<'_> {
         let loc = Loc { file, range, focus };
         let acts = LOADER_DIRECTIVES.iter().position(|l| name.eq_ignore_ascii_case(l)).map(|i| LOADER_DIRECTIVES[i]);
         if acts.is_none() {
-            out.push(Node::of_line(NodeKind::Directive, &name, raw_args, loc, vec![]));
+            out.push(Node::of_line_in(
+                NodeKind::Directive,
+                &name,
+                raw_args,
+                loc,
+                ThinVec::new(),
+                Some(&mut self.texts.texts),
+            ));
             return;
         }
         let args: Vec<Cow<'_, str>> = words(raw_args).collect();
@@ -677,7 +710,7 @@ impl Loader<'_> {
             exact.extend(children.drain(..));
             children = exact;
         }
-        out.push(Node::of_line(NodeKind::Section, &name, &raw, loc, children));
+        out.push(Node::of_line_in(NodeKind::Section, &name, &raw, loc, children, Some(&mut self.texts.texts)));
     }
 
     fn body_items(&mut self, file: FileId, body: &Body<'_>, out: &mut ThinVec<Node>) {
@@ -958,6 +991,7 @@ impl Loader<'_> {
             real: HashMap::new(),
             identity: HashMap::new(),
             module_lines: Default::default(),
+            texts: PooledTexts::from(self.texts.pool.clone()),
         }
     }
 
@@ -1396,6 +1430,24 @@ mod tests {
     }
 
     const MAIN: &str = "LoadModule authz_core_module m.so\nInclude ROOT/conf.d/*.conf\nAfter ${X}\n";
+
+    /// Equal lines keep one text, in files built one after the other and in parallel runs
+    /// (whose worker loaders come and go: they take the load's texts from its pool, so a line
+    /// is held at most once per loader alive at a time).
+    #[test]
+    fn equal_lines_share_one_text() {
+        let files: Vec<(usize, String)> =
+            (0..40).map(|i| (i, format!("<Directory /d{i}>\nOptions None\n</Directory>\nServerName s{i}\n"))).collect();
+        let (cfg, n) = run(MAIN, glob_files(&files));
+        assert!(n >= 30, "{n} files built in parallel");
+        let copies = |name: &str| {
+            let nodes: Vec<&Node> = cfg.walk().filter(|n| n.is(name)).collect();
+            assert_eq!(nodes.len(), 40, "{name}");
+            nodes.iter().map(|n| n.text.block().as_ptr()).collect::<std::collections::HashSet<_>>().len()
+        };
+        assert!(copies("Options") <= rayon::current_num_threads() + 1, "{}", copies("Options"));
+        assert_eq!(copies("ServerName"), 40, "different lines keep their own texts");
+    }
 
     #[test]
     fn a_define_in_one_file_of_a_glob_changes_how_the_later_ones_are_read() {

@@ -134,8 +134,19 @@ impl Node {
     }
     /// [`Node::new`] with the words httpd's tokenizer makes of `raw_args` ([`NodeText::of_line`]).
     pub fn of_line(kind: NodeKind, name: &str, raw_args: &str, loc: Loc, children: impl Into<ThinVec<Node>>) -> Node {
+        Node::of_line_in(kind, name, raw_args, loc, children, None)
+    }
+    /// [`Node::of_line`], its text shared with equal ones in `shared` ([`NodeText::of_line_in`]).
+    pub(crate) fn of_line_in(
+        kind: NodeKind,
+        name: &str,
+        raw_args: &str,
+        loc: Loc,
+        children: impl Into<ThinVec<Node>>,
+        shared: Option<&mut crate::ide::shared_strings::SharedStrings>,
+    ) -> Node {
         let directive_id = crate::ide::catalogue::directive_id(name);
-        Node { kind, text: NodeText::of_line(name, raw_args), loc, children: children.into(), directive_id }
+        Node { kind, text: NodeText::of_line_in(name, raw_args, shared), loc, children: children.into(), directive_id }
     }
     /// The name as written (after variable expansion), e.g. `Require`, `Directory`.
     pub fn name(&self) -> &str {

@@ -6,15 +6,46 @@
 //! room than the files' own text. Here they share one allocation, and when the
 //! words are the text split at single spaces (most lines: `Options None`,
 //! `Allow from 10.0.0.0/8`), they are not stored twice but split again when read.
+//! The loader keeps one block for equal lines (ten thousand virtual hosts repeat most
+//! of theirs): a block is shared, and read only.
 //!
 //! The block is a `str`: lengths are written in ASCII digits of six bits each,
 //! so every slice of it is a `str` slice and no `unsafe` is needed.
 
+use crate::ide::shared_strings::SharedStrings;
 use std::fmt;
+use std::sync::Arc;
 
 /// A node's name, raw arguments and arguments.
 #[derive(Clone, PartialEq, Eq)]
-pub struct NodeText(Box<str>);
+pub struct NodeText(Arc<str>);
+
+/// The start of a block, whose words are `raw_args` split at spaces unless others follow.
+fn write_head(s: &mut String, name: &str, raw_args: &str) {
+    s.push_str(SPLIT);
+    push_len(s, name.len());
+    s.push_str(name);
+    push_len(s, raw_args.len());
+    s.push_str(raw_args);
+}
+
+/// `write` given a cleared scratch string of the thread's, where a block is written before it
+/// is copied once to its allocation.
+fn with_scratch<T>(write: impl FnOnce(&mut String) -> T) -> T {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    SCRATCH.with(|s| {
+        let mut s = s.borrow_mut();
+        s.clear();
+        let made = write(&mut s);
+        // A huge line (a 20 MB one) must not keep its room for the thread's lifetime.
+        if s.capacity() > 1 << 16 {
+            *s = String::new();
+        }
+        made
+    })
+}
 
 /// First byte of the block: the arguments are the raw text split at single spaces.
 const SPLIT: &str = "S";
@@ -25,8 +56,14 @@ impl NodeText {
     /// [`NodeText::new`] with the words httpd's tokenizer makes of `raw_args`
     /// ([`apache_syntax::words`]). A text without quotes, backslashes or blanks other than
     /// single spaces (most lines) is its words split at spaces: then they are neither
-    /// tokenized nor compared, and the block is written straight to its allocation.
+    /// tokenized nor compared.
     pub fn of_line(name: &str, raw_args: &str) -> NodeText {
+        NodeText::of_line_in(name, raw_args, None)
+    }
+
+    /// [`NodeText::of_line`], the block taken from `shared` when an equal one is there
+    /// (the loader's: a big tree repeats most of its lines).
+    pub(crate) fn of_line_in(name: &str, raw_args: &str, shared: Option<&mut SharedStrings>) -> NodeText {
         let b = raw_args.as_bytes();
         // Starting "after a space", a leading space reads as a doubled one.
         let mut prev = b' ';
@@ -36,30 +73,26 @@ impl NodeText {
             ok
         }) && (b.is_empty() || prev != b' ');
         if !plain {
-            return NodeText::new(name, raw_args, apache_syntax::words(raw_args));
+            return NodeText::new_in(name, raw_args, apache_syntax::words(raw_args), shared);
         }
-        let mut s = String::with_capacity(1 + len_digits(name.len()) + name.len() + len_digits(b.len()) + b.len());
-        s.push_str(SPLIT);
-        push_len(&mut s, name.len());
-        s.push_str(name);
-        push_len(&mut s, raw_args.len());
-        s.push_str(raw_args);
-        NodeText(s.into_boxed_str())
+        with_scratch(|s| {
+            write_head(s, name, raw_args);
+            NodeText::of_block(s, shared)
+        })
     }
 
     pub fn new<S: AsRef<str>>(name: &str, raw_args: &str, args: impl IntoIterator<Item = S>) -> NodeText {
-        thread_local! {
-            /// The block is written here, then copied once into an allocation of its size.
-            static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
-        }
-        SCRATCH.with(|s| {
-            let mut s = s.borrow_mut();
-            s.clear();
-            s.push_str(SPLIT);
-            push_len(&mut s, name.len());
-            s.push_str(name);
-            push_len(&mut s, raw_args.len());
-            s.push_str(raw_args);
+        NodeText::new_in(name, raw_args, args, None)
+    }
+
+    fn new_in<S: AsRef<str>>(
+        name: &str,
+        raw_args: &str,
+        args: impl IntoIterator<Item = S>,
+        shared: Option<&mut SharedStrings>,
+    ) -> NodeText {
+        with_scratch(|s| {
+            write_head(s, name, raw_args);
             let listed = s.len();
             // Whether the words so far are `raw_args` up to `at`, joined with single
             // spaces, none of them empty or holding a space: then splitting `raw_args`
@@ -78,7 +111,7 @@ impl NodeText {
                     split = split && !a.is_empty() && rest.starts_with(a.as_bytes()) && !a.contains(' ');
                     at = raw_args.len() - rest.len() + a.len();
                 }
-                push_len(&mut s, a.len());
+                push_len(s, a.len());
                 s.push_str(a);
             }
             if split && at == raw_args.len() {
@@ -86,12 +119,15 @@ impl NodeText {
             } else {
                 s.replace_range(0..1, LISTED);
             }
-            let text = NodeText(Box::from(s.as_str()));
-            // A huge line (a 20 MB one) must not keep its room for the thread's lifetime.
-            if s.capacity() > 1 << 16 {
-                *s = String::new();
-            }
-            text
+            NodeText::of_block(s, shared)
+        })
+    }
+
+    /// The node text of a block: `shared`'s copy of it, else a copy of its own.
+    fn of_block(block: &str, shared: Option<&mut SharedStrings>) -> NodeText {
+        NodeText(match shared {
+            Some(shared) => shared.get(block),
+            None => Arc::from(block),
         })
     }
 
@@ -136,16 +172,6 @@ impl fmt::Debug for NodeText {
             .field("args", &self.args().collect::<Vec<_>>())
             .finish()
     }
-}
-
-/// How many bytes [`push_len`] writes for `n`.
-fn len_digits(mut n: usize) -> usize {
-    let mut d = 1;
-    while n >= 64 {
-        n >>= 6;
-        d += 1;
-    }
-    d
 }
 
 /// A length in ASCII: six bits per byte, lowest first; bit 6 says more bytes follow.
@@ -328,9 +354,9 @@ mod tests {
             assert_eq!(NodeText::of_line("Allow", raw), NodeText::new("Allow", raw, &words), "{raw:?}");
         }
         for n in [0, 63, 64, 4095, 4096, 70_000] {
-            let mut s = String::new();
+            let mut s = String::from("x");
             push_len(&mut s, n);
-            assert_eq!(s.len(), len_digits(n));
+            assert_eq!(read_len(&s, 1), (n, s.len()));
         }
     }
 

@@ -175,20 +175,7 @@ impl<A> Iterator for Merged<A> {
 }
 
 /// Interned messages: equal texts share one allocation ([`Diagnostic::message`]).
-#[derive(Default)]
-pub(crate) struct Messages(rustc_hash::FxHashSet<Arc<str>>);
-
-impl Messages {
-    /// The shared copy of `text`.
-    pub(crate) fn get(&mut self, text: &str) -> Arc<str> {
-        if let Some(m) = self.0.get(text) {
-            return m.clone();
-        }
-        let m: Arc<str> = Arc::from(text);
-        self.0.insert(m.clone());
-        m
-    }
-}
+pub(crate) type Messages = crate::ide::shared_strings::SharedStrings;
 
 // The checks, grouped by what their findings depend on, so that an edit can be
 // re-checked without checking everything (`ide::incremental`). A new check goes in
