@@ -60,10 +60,26 @@ fn keeps(c: &Node, reads: fn(&str) -> bool) -> bool {
 /// The nodes of a section's body that [`policy_items`] reads, in its order, each with its
 /// depth: all a section's policy is made of but where it is written.
 pub(crate) fn policy_input(node: &Node) -> impl Iterator<Item = (usize, &Node)> {
+    input_reading(node, policy::policy_directive)
+}
+
+/// What a section's access layers are made of ([`access_layer_items`] but where it is written),
+/// as a key: each node read with its depth, kind and text, the text by its identity
+/// ([`Node::text_identity`]). Two sections of one loaded
+/// configuration with equal keys have equal access-layer items but for their places; sections
+/// whose texts are equal but not shared get different keys.
+pub(crate) fn access_layer_key(node: &Node) -> Vec<(usize, bool, usize)> {
+    input_reading(node, policy::access_layer_directive)
+        .map(|(depth, c)| (depth, c.kind == NodeKind::Section, c.text_identity()))
+        .collect()
+}
+
+/// The nodes of a section's body [`items_reading`] keeps, in its order, each with its depth.
+fn input_reading(node: &Node, reads: fn(&str) -> bool) -> impl Iterator<Item = (usize, &Node)> {
     let mut stack: Vec<(usize, &Node)> = node.children.iter().rev().map(|c| (0, c)).collect();
     std::iter::from_fn(move || loop {
         let (depth, c) = stack.pop()?;
-        if !keeps(c, policy::policy_directive) {
+        if !keeps(c, reads) {
             continue;
         }
         if c.kind == NodeKind::Section {

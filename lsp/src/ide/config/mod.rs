@@ -160,6 +160,11 @@ impl Node {
     pub fn raw_args(&self) -> &str {
         self.text.raw_args()
     }
+    /// Which text block this node's name and words are ([`NodeText::identity`]): nodes of a
+    /// loaded configuration with equal identities read the same.
+    pub(crate) fn text_identity(&self) -> usize {
+        self.text.identity()
+    }
     /// The catalogue's entry for this node's name (`Require`, `Directory`), if it knows it.
     pub fn directive(&self) -> Option<&'static crate::ide::catalogue::Directive> {
         self.directive_id.map(DirectiveId::get)

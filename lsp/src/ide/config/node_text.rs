@@ -131,6 +131,12 @@ impl NodeText {
         })
     }
 
+    /// Which block this is: texts with equal identities are one block, the same text (while
+    /// both live). Equal texts not shared ([`NodeText::of_line_in`]) have different identities.
+    pub(crate) fn identity(&self) -> usize {
+        Arc::as_ptr(&self.0).cast::<u8>() as usize
+    }
+
     /// The whole block: two nodes with the same block have the same name, raw arguments
     /// and arguments.
     pub(crate) fn block(&self) -> &str {

@@ -27,12 +27,37 @@ fn holds(items: &[policy::Item], pick: &dyn Fn(&str, bool) -> bool) -> bool {
     })
 }
 
+/// The errors of a section's compat and authz layers, built from its access lines alone.
+fn layer_errors(
+    cfg: &Config,
+    section: &Node,
+    ctx: &policy::PolicyCtx,
+) -> (Vec<policy::ConfigError>, Vec<policy::ConfigError>) {
+    let items = access::access_layer_items(cfg, section);
+    // A layer without any of its directives has nothing to say.
+    let compat = holds(&items, &|name, block| !block && policy::is_compat_directive(name));
+    let authz = holds(&items, &|name, block| {
+        if block {
+            is_require_block(name)
+        } else {
+            policy::is_authz_directive(name)
+        }
+    });
+    (
+        if compat { policy::compat_from_items(&items, ctx).1 } else { vec![] },
+        if authz { policy::authz_from_items(&items, ctx).1 } else { vec![] },
+    )
+}
+
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let groupfile = cfg.modules.contains("authz_groupfile_module");
     let dbm_group = cfg.modules.contains("authz_dbm_module") && cfg.modules_known;
     let ix = cfg.index();
     // The same errors recur in blocks that read alike.
     let mut messages = Messages::default();
+    // Access layers made of the same lines (the same blocks in many virtual hosts) that gave no
+    // error: the errors of the others name where they are written, and are made for each.
+    let mut clean: rustc_hash::FxHashSet<Vec<(usize, bool, usize)>> = Default::default();
     // Every section in file order: its errors from its policy or its outline when the request
     // walk made one, else from its access layers alone (not kept).
     for (id, section) in super::sections(cfg) {
@@ -43,21 +68,16 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
         let (compat_errors, authz_errors) = match ix.layer_errors_if_made(id) {
             Some(errors) => errors,
             None => {
-                let items = access::access_layer_items(cfg, section);
-                // A layer without any of its directives has nothing to say.
-                let compat = holds(&items, &|name, block| !block && policy::is_compat_directive(name));
-                let authz = holds(&items, &|name, block| {
-                    if block {
-                        is_require_block(name)
-                    } else {
-                        policy::is_authz_directive(name)
+                let key = access::access_layer_key(section);
+                if key.is_empty() || clean.contains(&key) {
+                    (&[][..], &[][..])
+                } else {
+                    made = layer_errors(cfg, section, &ix.ctx);
+                    if made.0.is_empty() && made.1.is_empty() {
+                        clean.insert(key);
                     }
-                });
-                made = (
-                    if compat { policy::compat_from_items(&items, &ix.ctx).1 } else { vec![] },
-                    if authz { policy::authz_from_items(&items, &ix.ctx).1 } else { vec![] },
-                );
-                (made.0.as_slice(), made.1.as_slice())
+                    (made.0.as_slice(), made.1.as_slice())
+                }
             }
         };
         for e in compat_errors.iter().chain(authz_errors) {

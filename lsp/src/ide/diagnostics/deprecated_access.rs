@@ -5,6 +5,7 @@ use super::{Diagnostic, Messages};
 use crate::ide::access;
 use crate::ide::config::{Config, NodeKind, Severity};
 use crate::ide::policy::{self, HostSpec, Order, Satisfy};
+use std::sync::Arc;
 
 /// What a section's Order/Allow/Deny do, for all methods, in words.
 pub fn describe(c: &policy::CompatConfig) -> String {
@@ -58,8 +59,13 @@ pub fn describe(c: &policy::CompatConfig) -> String {
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let compat_loaded = !cfg.modules_known || cfg.modules.contains("access_compat_module");
     let ix = cfg.index();
-    // Blocks that read alike (the same rules in many virtual hosts) give the same messages.
+    // Blocks that read alike (the same rules in many virtual hosts) give the same messages:
+    // descriptions are shared (`whats`), those of unbuilt sections made once per access layer
+    // (`described`), and each message once per directive name and description (`said`).
     let mut messages = Messages::default();
+    let mut whats = Messages::default();
+    let mut described: rustc_hash::FxHashMap<Vec<(usize, bool, usize)>, Arc<str>> = Default::default();
+    let mut said: rustc_hash::FxHashMap<(&str, usize), Arc<str>> = Default::default();
     let mut text = String::new();
     for (id, section) in super::sections(cfg) {
         let olds = || {
@@ -87,21 +93,37 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
         }
         // What the block does, said once for all its old-style lines: from the section's
         // policy when the request walk built it, else from its compat layer alone (not kept).
+        let describe_layer = |c: Option<&policy::CompatConfig>| c.map(describe).unwrap_or_default();
         let what = match ix.built_if_made(id) {
-            Some(built) => built.policy.compat.as_ref().map(describe),
+            Some(built) => whats.get(&describe_layer(built.policy.compat.as_ref())),
             None => {
-                policy::compat_from_items(&access::access_layer_items(cfg, section), &ix.ctx).0.as_ref().map(describe)
+                let key = access::access_layer_key(section);
+                match described.get(&key) {
+                    Some(what) => what.clone(),
+                    None => {
+                        let items = access::access_layer_items(cfg, section);
+                        let what = whats.get(&describe_layer(policy::compat_from_items(&items, &ix.ctx).0.as_ref()));
+                        described.insert(key, what.clone());
+                        what
+                    }
+                }
             }
-        }
-        .unwrap_or_default();
+        };
         for d in olds() {
-            text.clear();
-            for part in ["`", d.name(), "` is deprecated (mod_access_compat); this block ", &what] {
-                text.push_str(part);
-            }
-            let message = messages.get(&text);
-            let mut diag =
-                Diagnostic::new(d.loc.file, cfg.trimmed(&d.loc), Severity::Warning, "deprecated-access", message);
+            let message = said.entry((d.name(), Arc::as_ptr(&what).cast::<u8>() as usize)).or_insert_with(|| {
+                text.clear();
+                for part in ["`", d.name(), "` is deprecated (mod_access_compat); this block ", &what] {
+                    text.push_str(part);
+                }
+                messages.get(&text)
+            });
+            let mut diag = Diagnostic::new(
+                d.loc.file,
+                cfg.trimmed(&d.loc),
+                Severity::Warning,
+                "deprecated-access",
+                message.clone(),
+            );
             diag.deprecated = true;
             out.push(diag);
         }
