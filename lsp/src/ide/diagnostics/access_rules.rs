@@ -145,3 +145,27 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ide::diagnostics::tests::render;
+    use expect_test::expect;
+
+    /// Sections made of the same access lines are checked once when they give no error; those
+    /// that give one each get it at their own line.
+    #[test]
+    fn alike_sections_each_get_their_own_errors() {
+        let section = |dir: &str, rule: &str| format!("<Directory /{dir}>\n  Require {rule}\n</Directory>\n");
+        let fixture = format!(
+            "//- /etc/httpd.conf\nLoadModule authz_core_module m.so\nLoadModule authz_host_module m.so\n{}{}{}{}",
+            section("a", "all granted"),
+            section("b", "all granted"),
+            section("c", "ip 10.0.0.300"),
+            section("d", "ip 10.0.0.300"),
+        );
+        expect![[r#"
+            /etc/httpd.conf:10: Error[access-config]: httpd 2.4 will not start: ip address '10.0.0.300' appears to be invalid: The specified IP address is invalid.
+            /etc/httpd.conf:13: Error[access-config]: httpd 2.4 will not start: ip address '10.0.0.300' appears to be invalid: The specified IP address is invalid.
+        "#]].assert_eq(&render(&fixture));
+    }
+}

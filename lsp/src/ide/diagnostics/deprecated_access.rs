@@ -145,6 +145,28 @@ mod tests {
         .assert_eq(&render("//- /srv/site.conf\n<Directory /srv>\n  Order allow,deny\n  Deny from all\n  Allow from 127.0.0.1\n</Directory>\n"));
     }
 
+    /// Blocks made of the same lines are described once; each line still gets its own finding,
+    /// and a block that differs its own description.
+    #[test]
+    fn alike_blocks_share_their_description() {
+        let section = |dir: &str, rules: &str| format!("<Directory /{dir}>\n{rules}</Directory>\n");
+        let denied = "  Order allow,deny\n  Deny from all\n";
+        let fixture = format!(
+            "//- /srv/site.conf\n{}{}{}",
+            section("a", denied),
+            section("b", "  Order allow,deny\n  Allow from 10.0.0.0/8\n"),
+            section("c", denied),
+        );
+        expect![[r#"
+            /srv/site.conf:2: Warning[deprecated-access]: `Order` is deprecated (mod_access_compat); this block denies everyone: with Order allow,deny, `Deny from all` has the last word
+            /srv/site.conf:3: Warning[deprecated-access]: `Deny` is deprecated (mod_access_compat); this block denies everyone: with Order allow,deny, `Deny from all` has the last word
+            /srv/site.conf:6: Warning[deprecated-access]: `Order` is deprecated (mod_access_compat); this block allows only 10.0.0.0/8
+            /srv/site.conf:7: Warning[deprecated-access]: `Allow` is deprecated (mod_access_compat); this block allows only 10.0.0.0/8
+            /srv/site.conf:10: Warning[deprecated-access]: `Order` is deprecated (mod_access_compat); this block denies everyone: with Order allow,deny, `Deny from all` has the last word
+            /srv/site.conf:11: Warning[deprecated-access]: `Deny` is deprecated (mod_access_compat); this block denies everyone: with Order allow,deny, `Deny from all` has the last word
+        "#]].assert_eq(&render(&fixture));
+    }
+
     #[test]
     fn old_style_without_access_compat_stops_httpd() {
         expect![[r#"
