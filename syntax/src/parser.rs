@@ -28,7 +28,8 @@ pub struct Parse {
 }
 
 struct Open {
-    name: String,
+    /// Held inline: section names are short, and a big file opens a section every few lines.
+    name: compact_str::CompactString,
     header: TextRange,
     /// Whether a SECTION node was started for it (false past [`MAX_DEPTH`]).
     node: bool,
@@ -274,7 +275,8 @@ pub(crate) fn parse_into<S: Sink>(src: &str, b: &mut S) -> Vec<SyntaxError> {
             // A header: `simple_line` took every line whose first word does not start with `<`.
             let name_gt = word.len() > 2 && word.ends_with('>');
             let name = if name_gt { &word[1..word.len() - 1] } else { &word[1..] };
-            let lname = name.to_ascii_lowercase();
+            // The lists are lowercase; httpd compares section names without case.
+            let listed = |list: &[&str]| list.iter().any(|l| l.eq_ignore_ascii_case(name));
             let node = stack.len() < MAX_DEPTH;
             if node {
                 em.start(b, SECTION, 0);
@@ -316,25 +318,24 @@ pub(crate) fn parse_into<S: Sink>(src: &str, b: &mut S) -> Vec<SyntaxError> {
             }
             em.finish_line(b);
             b.finish_node(); // SECTION_HEADER
-            if nargs == 0 && NEEDS_ARGS.contains(&lname.as_str()) {
+            if nargs == 0 && listed(NEEDS_ARGS) {
                 errors.push(err(format!("<{name}> directive requires additional arguments"), line_range));
             }
-            if words > 0 && NO_ARGS.contains(&lname.as_str()) && lname != "else" {
+            if words > 0 && listed(NO_ARGS) && !name.eq_ignore_ascii_case("else") {
                 errors.push(err(format!("<{name}> directive doesn't take additional arguments"), line_range));
             }
-            if SINGLE_PATH.contains(&lname.as_str()) {
-                let first_arg = first_word(line.joined(), wend);
-                let limit = if first_arg.as_deref() == Some("~") { 2 } else { 1 };
+            if listed(SINGLE_PATH) {
+                let limit = if first_word(line.joined(), wend) == Some("~") { 2 } else { 1 };
                 if words > limit {
                     errors.push(err(format!("Multiple <{name}> arguments not (yet) supported."), line_range));
                 }
             }
-            stack.push(Open { name: name.to_string(), header: line_range, node });
+            stack.push(Open { name: name.into(), header: line_range, node });
         }
     }
     for open in stack.iter().rev() {
         let mut e = err(format!("<{}> was not closed.", open.name), open.header);
-        if CONDITIONALS.contains(&open.name.to_ascii_lowercase().as_str()) {
+        if CONDITIONALS.iter().any(|c| c.eq_ignore_ascii_case(&open.name)) {
             e.message.push_str(" (httpd accepts this only while the condition is true)");
             e.is_error = false;
         }
@@ -410,12 +411,12 @@ fn count_words(text: &[u8], mut a: usize, end: usize) -> usize {
     }
 }
 
-fn first_word(text: &str, from: usize) -> Option<String> {
+fn first_word(text: &str, from: usize) -> Option<&str> {
     let b = text.as_bytes();
     let a = skip_space(b, from);
     (a < b.len()).then(|| {
         let (e, _) = word_end(b, a);
-        text[a..e].to_string()
+        &text[a..e]
     })
 }
 
