@@ -27,11 +27,15 @@ pub(super) fn request_filename_in(fs: &FsView, translated: &Path) -> PathBuf {
         full.push_str(c);
         ends.push(full.len());
     }
-    // A directory's ancestors are directories: the walk of a batch starts after the deepest
-    // prefix the disk already told is one (most requests share all but their last components).
-    let known = (0..comps.len()).rev().find(|&k| fs.disk_said_dir(&full[..ends[k]]));
-    for &end in &ends[known.map_or(0, |k| k + 1)..] {
-        if !fs.is_dir(Path::new(&full[..end])) {
+    // What the disk already told of each prefix, asked of the cache at once (a batch makes tens
+    // of thousands of walks from two threads: one lock each, not one per prefix).
+    let told = fs.disk_told(ends.iter().map(|&end| &full[..end]));
+    // A directory's ancestors are directories: the walk starts after the deepest prefix the
+    // disk already told is one (most requests share all but their last components).
+    let known = told.iter().rposition(|&d| d == Some(true));
+    let from = known.map_or(0, |k| k + 1);
+    for (&end, &told) in ends[from..].iter().zip(&told[from..]) {
+        if !fs.is_dir_told(Path::new(&full[..end]), told) {
             return PathBuf::from(&full[..end]);
         }
     }
@@ -82,22 +86,34 @@ impl FsView {
         FsView { cache: Some(Mutex::default()), overlay }
     }
     pub(super) fn is_dir(&self, p: &Path) -> bool {
+        let told = self
+            .cache
+            .as_ref()
+            .and_then(|c| c.lock().unwrap_or_else(|e| e.into_inner()).dirs.get(p.as_os_str()).copied());
+        self.is_dir_told(p, told)
+    }
+
+    /// [`FsView::is_dir`] given what the cache holds of `p` ([`FsView::disk_told`]).
+    fn is_dir_told(&self, p: &Path, told: Option<bool>) -> bool {
         if self.overlay.dirs.contains(p) {
             return true;
         }
         let Some(c) = &self.cache else { return p.is_dir() };
-        if let Some(&d) = c.lock().unwrap_or_else(|e| e.into_inner()).dirs.get(p.as_os_str()) {
+        if let Some(d) = told {
             return d;
         }
         let d = p.is_dir();
         c.lock().unwrap_or_else(|e| e.into_inner()).dirs.insert(p.as_os_str().to_os_string(), d);
         d
     }
-    /// Whether a cached view already found `p` to be a directory on the disk (not only in
-    /// the overlay: an overlaid directory's parents may be missing).
-    fn disk_said_dir(&self, p: &str) -> bool {
-        let Some(c) = &self.cache else { return false };
-        c.lock().unwrap_or_else(|e| e.into_inner()).dirs.get(std::ffi::OsStr::new(p)) == Some(&true)
+
+    /// What a cached view already found on the disk of each path (not the overlay: an overlaid
+    /// directory's parents may be missing), under one lock; None where it has not asked (and
+    /// for every path when the view is not cached).
+    fn disk_told<'p>(&self, paths: impl ExactSizeIterator<Item = &'p str>) -> Vec<Option<bool>> {
+        let Some(c) = &self.cache else { return vec![None; paths.len()] };
+        let c = c.lock().unwrap_or_else(|e| e.into_inner());
+        paths.map(|p| c.dirs.get(std::ffi::OsStr::new(p)).copied()).collect()
     }
 
     /// An .htaccess file: its text, None when it is not there (ENOENT, ENOTDIR: httpd
