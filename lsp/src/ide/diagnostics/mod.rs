@@ -126,7 +126,7 @@ pub fn in_order_with<A: Send>(cfg: &Config, annotate: impl Fn(&Diagnostic) -> A 
     Merged::new(found)
 }
 
-/// Sorted runs merged as [`sort`] would order and deduplicate their concatenation:
+/// Sorted runs merged as `sort` would order and deduplicate their concatenation:
 /// among findings that order alike the earlier run's come first (the sort is stable),
 /// and a finding equal to the one before it is dropped. Each finding comes with its note
 /// ([`in_order_with`]).
