@@ -65,9 +65,9 @@ pub(crate) fn policy_input(node: &Node) -> impl Iterator<Item = (usize, &Node)> 
 
 /// What a section's access layers are made of ([`access_layer_items`] but where it is written),
 /// as a key: each node read with its depth, kind and text, the text by its identity
-/// ([`Node::text_identity`]). Two sections of one loaded
-/// configuration with equal keys have equal access-layer items but for their places; sections
-/// whose texts are equal but not shared get different keys.
+/// ([`Node::text_identity`]). Two sections of one loaded configuration with equal keys have equal
+/// access-layer items but for their places; sections whose texts are equal but not shared get
+/// different keys.
 pub(crate) fn access_layer_key(node: &Node) -> Vec<(usize, bool, usize)> {
     input_reading(node, policy::access_layer_directive)
         .map(|(depth, c)| (depth, c.kind == NodeKind::Section, c.text_identity()))
