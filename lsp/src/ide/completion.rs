@@ -373,7 +373,15 @@ impl Ctx<'_> {
                     .descendants_with_tokens()
                     .filter_map(|e| e.into_token())
                     .find(|t| t.text_range().contains_inclusive(self.offset) && !t.kind().is_trivia());
-                range = piece.map(|t| t.text_range()).unwrap_or(r);
+                // No word piece at the cursor (it is in a line continuation): the whole argument,
+                // unless it goes on to the next line, where an edit must not reach.
+                range = piece.map(|t| t.text_range()).unwrap_or_else(|| {
+                    if a.syntax().text().contains_char('\n') {
+                        TextRange::empty(self.offset)
+                    } else {
+                        r
+                    }
+                });
                 partial = a.raw();
             }
         }
