@@ -221,12 +221,8 @@ pub fn unquoted(word: &str) -> std::borrow::Cow<'_, str> {
     let escapes = memchr(b'\\', b).is_some();
     let (body, quote) = match b.first() {
         Some(&q @ (b'"' | b'\'')) => {
-            let end = if b.len() >= 2 && b[b.len() - 1] == q && !(escapes && ends_in_escape(&b[1..b.len() - 1], q)) {
-                b.len() - 1
-            } else {
-                b.len()
-            };
-            (&word[1..end], Some(q))
+            let closed = if escapes { closes_at_end(&b[1..], q) } else { b.len() >= 2 && b[b.len() - 1] == q };
+            (&word[1..if closed { b.len() - 1 } else { b.len() }], Some(q))
         }
         _ => (word, None),
     };
@@ -250,19 +246,19 @@ pub fn unquoted(word: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
-/// Whether the quoted body `b` ends such that its last quote char would be escaped.
-fn ends_in_escape(b: &[u8], q: u8) -> bool {
-    // Walk as the tokenizer does and see whether the closing quote was consumed as an escape.
+/// Whether a quoted word (`rest`: what follows its opening quote `q`, as [`word_end`] delimits
+/// it) ends with its closing quote: the first quote the tokenizer's walk meets that is not
+/// escaped (`\<q>` and `\\` are read in pairs) is the last byte. A word that runs to the end of
+/// the line without one, `"a\"` among them, keeps its last quote as an escaped one.
+fn closes_at_end(rest: &[u8], q: u8) -> bool {
     let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\' && i + 1 < b.len() && (b[i + 1] == q || b[i + 1] == b'\\') {
-            i += 2;
-        } else {
-            i += 1;
+    while i < rest.len() {
+        if rest[i] == q {
+            return i == rest.len() - 1;
         }
+        i += if rest[i] == b'\\' && i + 1 < rest.len() && (rest[i + 1] == q || rest[i + 1] == b'\\') { 2 } else { 1 };
     }
-    // If the escape pair ran past the body, the final quote belongs to an escape.
-    i > b.len()
+    false
 }
 
 /// Splits text into words exactly as httpd's `ap_getword_conf` does, returning each
@@ -306,6 +302,16 @@ mod tests {
         assert_eq!(split_words(r#"'it\'s' "x\'y""#), vec!["it's", r"x\'y"]);
         assert_eq!(split_words(r"a\\b c\d"), vec![r"a\b", r"c\d"]);
         assert_eq!(split_words(r#""unterminated word"#), vec!["unterminated word"]);
+    }
+
+    /// A word that runs to the end of the line keeps an escaped last quote, unescaped: httpd
+    /// 2.4 says `Illegal option Foo"` for `Options "Foo\"` (apache2 -t, 2.4.71).
+    #[test]
+    fn an_unclosed_word_keeps_its_escaped_last_quote() {
+        assert_eq!(split_words(r#""Foo\""#), vec![r#"Foo""#]);
+        assert_eq!(split_words(r"'a\'"), vec!["a'"]);
+        assert_eq!(split_words(r#""a\\" b"#), vec![r"a\", "b"]);
+        assert_eq!(split_words(r#""a\\\" b"#), vec![r#"a\" b"#]);
     }
 
     /// The scans as first written, byte by byte: the reference for the faster ones.

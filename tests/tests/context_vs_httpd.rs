@@ -39,6 +39,8 @@ const CASES: &[(&str, &str)] = &[
     ("options_none_not_first", "<Directory /srv>\n  Options Indexes None\n</Directory>\n"),
     ("options_signed_all", "<Location /a>\n  Options -All\n</Location>\n"),
     ("options_illegal", "<Directory /srv>\n  Options +Indexes +Frobnicate\n</Directory>\n"),
+    // A word running to the end of the line keeps its escaped last quote: `Foo"`, not `Foo\`.
+    ("options_word_ending_in_an_escaped_quote", "<Directory /srv>\n  Options \"Foo\\\"\n</Directory>\n"),
     // Accepted by httpd: nothing may be reported.
     ("fine_options_none_then_signed", "<Directory /srv>\n  Options None +Indexes\n</Directory>\n"),
     ("fine_options_all_then_signed", "<Directory /srv>\n  Options all -indexes -MultiViews\n</Directory>\n"),

@@ -324,6 +324,18 @@ mod tests {
         out
     }
 
+    proptest::proptest! {
+        /// The lexer's words (what nodes hold) are those of this port of `ap_getword_conf`, the
+        /// C code step by step: quotes, escapes and blanks in any order, unclosed quotes included.
+        #[test]
+        fn the_lexer_s_words_are_getword_conf_s(line in "[ a\"'\\\\b\t]{0,24}") {
+            let port: Vec<String> =
+                if line.trim_start_matches([' ', '\t']).is_empty() { vec![] } else { words(&line) };
+            let lexer: Vec<String> = apache_syntax::words(&line).map(|w| w.into_owned()).collect();
+            proptest::prop_assert_eq!(lexer, port, "{:?}", line);
+        }
+    }
+
     #[test]
     fn getword_conf_quotes_end_word_even_if_text_follows() {
         assert_eq!(words(r#""ab"cd"#), vec!["ab", "cd"]);
