@@ -162,54 +162,16 @@ fn is_c_space(b: u8) -> bool {
 ///   (or end of line), the closing quote ends the word even if text follows.
 /// * Inside quotes only `\<quote>` and `\\` are escapes; unquoted, only `\\`.
 /// * At end of input it returns `""`.
+///
+/// The word is the lexer's ([`apache_syntax::first_word`], what nodes hold); a test keeps the C
+/// code's steps as the reference.
 pub fn getword_conf(line: &str) -> (String, &str) {
-    let b = line.as_bytes();
-    let mut i = 0;
-    while i < b.len() && is_c_space(b[i]) {
-        i += 1;
-    }
-    if i == b.len() {
-        return (String::new(), &line[i..]);
-    }
-    let quote = b[i];
-    let (start, len, mut end, q) = if quote == b'"' || quote == b'\'' {
-        let mut e = i + 1;
-        while e < b.len() && b[e] != quote {
-            if b[e] == b'\\' && e + 1 < b.len() && (b[e + 1] == quote || b[e + 1] == b'\\') {
-                e += 2;
-            } else {
-                e += 1;
-            }
+    match apache_syntax::first_word(line) {
+        Some((word, rest)) => {
+            (word.into_owned(), rest.trim_start_matches(|c: char| c.is_ascii() && is_c_space(c as u8)))
         }
-        (i + 1, e - i - 1, e, Some(quote))
-    } else {
-        let mut e = i;
-        while e < b.len() && !is_c_space(b[e]) {
-            e += 1;
-        }
-        (i, e - i, e, None)
-    };
-    // substring_conf: note it may peek one byte past the substring, like the C code.
-    let mut out = Vec::with_capacity(len);
-    let mut k = 0;
-    while k < len {
-        let c = b[start + k];
-        let next = b.get(start + k + 1).copied();
-        if c == b'\\' && (next == Some(b'\\') || (q.is_some() && next == q)) {
-            k += 1;
-            out.push(b[start + k]);
-        } else {
-            out.push(c);
-        }
-        k += 1;
+        None => (String::new(), ""),
     }
-    if q.is_some() && end < b.len() && b[end] == quote {
-        end += 1;
-    }
-    while end < b.len() && is_c_space(b[end]) {
-        end += 1;
-    }
-    (String::from_utf8_lossy(&out).into_owned(), &line[end..])
 }
 
 /// The C idiom `while ((w = ap_getword_conf(p, &t)) && w[0])`: words up to the first empty one
@@ -325,15 +287,84 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The lexer's words (what nodes hold) are those of this port of `ap_getword_conf`, the
-        /// C code step by step: quotes, escapes and blanks in any order, unclosed quotes included.
+        /// The lexer's words (what nodes hold, and what [`getword_conf`] gives) are those of the C
+        /// code step by step: quotes, escapes and blanks in any order, unclosed quotes included,
+        /// and so is the rest of the line after each.
         #[test]
-        fn the_lexer_s_words_are_getword_conf_s(line in "[ a\"'\\\\b\t]{0,24}") {
-            let port: Vec<String> =
-                if line.trim_start_matches([' ', '\t']).is_empty() { vec![] } else { words(&line) };
+        fn the_lexer_s_words_are_getword_conf_s(line in "[ a\"'\\\\b\t\r]{0,24}") {
+            let mut rest = line.as_str();
+            let mut port = Vec::new();
+            loop {
+                let (ours, our_rest) = getword_conf(rest);
+                let (theirs, their_rest) = getword_conf_port(rest);
+                proptest::prop_assert_eq!((&ours, our_rest), (&theirs, their_rest), "{:?}", line);
+                // Only blanks were left: the end of the line, not an empty (quoted) word.
+                if rest.trim_start_matches([' ', '\t', '\r']).is_empty() {
+                    break;
+                }
+                port.push(theirs);
+                rest = their_rest;
+            }
             let lexer: Vec<String> = apache_syntax::words(&line).map(|w| w.into_owned()).collect();
             proptest::prop_assert_eq!(lexer, port, "{:?}", line);
         }
+    }
+
+    /// `ap_getword_conf` step by step as the C code does it (`server/util.c`, with
+    /// `substring_conf`): the reference [`getword_conf`] is held to.
+    ///
+    /// * Whitespace separates words; a word *starting* with `"` or `'` runs to the matching quote
+    ///   (or end of line), the closing quote ends the word even if text follows.
+    /// * Inside quotes only `\<quote>` and `\\` are escapes; unquoted, only `\\`.
+    /// * At end of input it returns `""`.
+    fn getword_conf_port(line: &str) -> (String, &str) {
+        let b = line.as_bytes();
+        let mut i = 0;
+        while i < b.len() && is_c_space(b[i]) {
+            i += 1;
+        }
+        if i == b.len() {
+            return (String::new(), &line[i..]);
+        }
+        let quote = b[i];
+        let (start, len, mut end, q) = if quote == b'"' || quote == b'\'' {
+            let mut e = i + 1;
+            while e < b.len() && b[e] != quote {
+                if b[e] == b'\\' && e + 1 < b.len() && (b[e + 1] == quote || b[e + 1] == b'\\') {
+                    e += 2;
+                } else {
+                    e += 1;
+                }
+            }
+            (i + 1, e - i - 1, e, Some(quote))
+        } else {
+            let mut e = i;
+            while e < b.len() && !is_c_space(b[e]) {
+                e += 1;
+            }
+            (i, e - i, e, None)
+        };
+        // substring_conf: note it may peek one byte past the substring, like the C code.
+        let mut out = Vec::with_capacity(len);
+        let mut k = 0;
+        while k < len {
+            let c = b[start + k];
+            let next = b.get(start + k + 1).copied();
+            if c == b'\\' && (next == Some(b'\\') || (q.is_some() && next == q)) {
+                k += 1;
+                out.push(b[start + k]);
+            } else {
+                out.push(c);
+            }
+            k += 1;
+        }
+        if q.is_some() && end < b.len() && b[end] == quote {
+            end += 1;
+        }
+        while end < b.len() && is_c_space(b[end]) {
+            end += 1;
+        }
+        (String::from_utf8_lossy(&out).into_owned(), &line[end..])
     }
 
     #[test]
