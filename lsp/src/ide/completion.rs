@@ -17,7 +17,7 @@
 //!
 //! Items carry the catalogue's one-line description and a link to the manual.
 
-use crate::ide::catalogue::context::{Overrides, Scope, OVERRIDE_CLASSES};
+use crate::ide::catalogue::context::{Overrides, Scope, OPTIONS, OVERRIDE_CLASSES};
 use crate::ide::catalogue::{self, ArgKind, Directive, Status};
 use crate::ide::config::{Config, FileId, Node, TopLevel};
 use crate::ide::policy::authz::{provider_module, PROVIDERS};
@@ -644,18 +644,6 @@ fn override_doc(class: &str) -> &'static str {
         _ => "Both Nonfatal=Override and Nonfatal=Unknown.",
     }
 }
-
-const OPTIONS: &[(&str, &str)] = &[
-    ("None", "No extra features."),
-    ("All", "Everything except MultiViews."),
-    ("Indexes", "A directory without an index file is listed."),
-    ("Includes", "Server-side includes (mod_include)."),
-    ("IncludesNOEXEC", "Server-side includes without `#exec`."),
-    ("FollowSymLinks", "Symbolic links are followed."),
-    ("SymLinksIfOwnerMatch", "Symbolic links are followed when their target has the link's owner."),
-    ("ExecCGI", "CGI scripts may run (mod_cgi)."),
-    ("MultiViews", "Content negotiation picks among files of the same base name (mod_negotiation)."),
-];
 
 #[cfg(test)]
 mod tests {

@@ -87,6 +87,21 @@ pub struct Overrides {
 /// The override classes `AllowOverride` takes, with the bit each grants.
 pub const OVERRIDE_CLASSES: &[&str] = &["All", "None", "AuthConfig", "FileInfo", "Indexes", "Limit", "Options"];
 
+/// The words `Options` takes (`server/core.c: set_options`), each with what it turns on. httpd
+/// also takes `RunScripts` (undocumented, kept for old configurations: MultiViews and ExecCGI),
+/// not offered here.
+pub const OPTIONS: &[(&str, &str)] = &[
+    ("None", "No extra features."),
+    ("All", "Everything except MultiViews."),
+    ("Indexes", "A directory without an index file is listed."),
+    ("Includes", "Server-side includes (mod_include)."),
+    ("IncludesNOEXEC", "Server-side includes without `#exec`."),
+    ("FollowSymLinks", "Symbolic links are followed."),
+    ("SymLinksIfOwnerMatch", "Symbolic links are followed when their target has the link's owner."),
+    ("ExecCGI", "CGI scripts may run (mod_cgi)."),
+    ("MultiViews", "Content negotiation picks among files of the same base name (mod_negotiation)."),
+];
+
 impl Overrides {
     /// From the arguments of the `AllowOverride` and `AllowOverrideList` in force
     /// (`None` when there is none: httpd 2.4's default, `AllowOverride None`).

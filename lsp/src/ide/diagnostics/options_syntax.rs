@@ -3,7 +3,7 @@
 //! after another option or with a sign, and names that are no option.
 
 use super::Diagnostic;
-use crate::ide::catalogue;
+use crate::ide::catalogue::{self, context::OPTIONS};
 use crate::ide::config::{Config, Node, NodeKind, Severity, TopLevel};
 
 /// Checks `n`, the directive `d` of the catalogue.
@@ -43,10 +43,7 @@ pub(crate) fn refusal<'a>(words: impl IntoIterator<Item = &'a str>) -> Option<St
         } else if !first && merge {
             return Some(MIXED.into());
         }
-        let known = ["Indexes", "Includes", "IncludesNOEXEC", "FollowSymLinks", "SymLinksIfOwnerMatch", "ExecCGI"]
-            .iter()
-            .chain(&["MultiViews", "RunScripts"])
-            .any(|o| name.eq_ignore_ascii_case(o));
+        let known = OPTIONS.iter().map(|(o, _)| *o).chain(["RunScripts"]).any(|o| name.eq_ignore_ascii_case(o));
         if name.eq_ignore_ascii_case("None") {
             if !first {
                 return Some("'Options None' must be the first Option given.".into());
