@@ -56,7 +56,10 @@ pub enum Command {
 pub struct ExplainArgs {
     /// The main configuration file (httpd.conf, apache2.conf).
     pub config: PathBuf,
-    /// The URL path of the request, e.g. /server-status.
+    /// The request: a URL path (/server-status), or an absolute URL
+    /// (http://www.example.test:8080/server-status) whose host replaces --host, as httpd
+    /// takes an absolute request's host over its Host header, and whose port, when written,
+    /// is the port the client connected to (it picks among virtual hosts by port).
     #[arg(required_unless_present_any = ["log_line", "log_file"], conflicts_with_all = ["log_line", "log_file"])]
     pub url: Option<String>,
     /// Explain an error-log line instead of a URL: the requests that reach the path it names
@@ -640,8 +643,72 @@ pub fn request_spec(a: &ExplainArgs, cfg: &config::Config) -> Result<ide::access
         }
     }
     req.groups = Some(groups);
-    let path = a.url.clone().unwrap_or_else(|| "/".into());
-    Ok(ide::access::RequestSpec { path, host: a.host.clone(), request: req })
+    let target = RequestTarget::parse(a.url.as_deref().unwrap_or("/"))?;
+    if target.port.is_some() {
+        req.local_port = target.port;
+    }
+    let host = host_header(a, &target);
+    Ok(ide::access::RequestSpec { path: target.path, host, request: req })
+}
+
+/// The request as explain's URL argument gives it.
+#[derive(Debug, PartialEq)]
+struct RequestTarget {
+    /// From the first `/` on (query and fragment included: the walk drops them).
+    path: String,
+    /// An absolute URL's host and port as written (`www.example.test:8080`, `[::1]`).
+    authority: Option<String>,
+    /// An absolute URL's port, when written.
+    port: Option<u16>,
+}
+
+impl RequestTarget {
+    /// A path (`/x`), or an absolute `http://` or `https://` URL, parsed as httpd's
+    /// `ap_parse_uri` reads a request line's target (an empty path read as `/`). Anything
+    /// else is refused with the reason: httpd answers 400 to a target that is neither, and to
+    /// one naming a user.
+    fn parse(url: &str) -> Result<RequestTarget, String> {
+        let bad = |why: &str| format!("URL {url:?}: {why} (a path such as /server-status, or http://HOST[:PORT]/PATH)");
+        if url.starts_with('/') {
+            return Ok(RequestTarget { path: url.to_string(), authority: None, port: None });
+        }
+        let Some((scheme, rest)) = url.split_once("://") else {
+            return Err(bad("neither a path nor an absolute URL"));
+        };
+        if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+            return Err(bad("only http and https URLs name a request to httpd"));
+        }
+        let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        let (authority, path) = rest.split_at(end);
+        if authority.contains('@') {
+            return Err(bad("httpd answers 400 to a request naming a user (user@host)"));
+        }
+        let (host, port) = match authority.strip_prefix('[') {
+            Some(v6) => match v6.split_once(']') {
+                Some((addr, port)) => (addr, port.strip_prefix(':')),
+                None => return Err(bad("unclosed [ in the host")),
+            },
+            None => match authority.rsplit_once(':') {
+                Some((host, port)) => (host, Some(port)),
+                None => (authority, None),
+            },
+        };
+        if host.is_empty() {
+            return Err(bad("no host"));
+        }
+        let port = match port.filter(|p| !p.is_empty()) {
+            Some(p) => Some(p.parse::<u16>().map_err(|_| bad("the port is not a number from 0 to 65535"))?),
+            None => None,
+        };
+        let path = if path.starts_with('/') { path.to_string() } else { format!("/{path}") };
+        Ok(RequestTarget { path, authority: Some(authority.to_string()), port })
+    }
+}
+
+/// The Host header httpd goes by: an absolute URL's host and port (httpd replaces the
+/// header with them, `ap_update_vhost_from_headers`), else --host.
+fn host_header(a: &ExplainArgs, target: &RequestTarget) -> Option<String> {
+    target.authority.clone().or_else(|| a.host.clone())
 }
 
 /// `--env` values: VAR=VALUE sets, !VAR unsets.
@@ -667,8 +734,9 @@ fn env_overrides(a: &ExplainArgs) -> Result<Vec<(String, Option<String>)>, Strin
 /// The headers, protocol and --env values SetEnvIf is evaluated with.
 pub fn request_inputs(a: &ExplainArgs) -> Result<ide::setenvif::EnvInputs, String> {
     let mut headers = Vec::new();
-    if let Some(h) = &a.host {
-        headers.push(("Host".to_string(), h.clone()));
+    let target = RequestTarget::parse(a.url.as_deref().unwrap_or("/"))?;
+    if let Some(h) = host_header(a, &target) {
+        headers.push(("Host".to_string(), h));
     }
     for h in &a.header {
         let (n, v) = h.split_once(':').ok_or_else(|| format!("--header {h:?}: expected NAME:VALUE"))?;
@@ -905,6 +973,12 @@ pub fn main() -> i32 {
                 return 2;
             }
             let cfg = config::load(&a.config, &config::RealFs);
+            if a.host.is_some() && a.url.as_deref().is_some_and(|u| !u.starts_with('/')) {
+                eprintln!(
+                    "apache-lsp explain: --host is not used: the URL names the host (httpd goes by an absolute \
+                     request's host, not by its Host header)"
+                );
+            }
             let spec = match request_spec(&a, &cfg) {
                 Ok(s) => s,
                 Err(e) => {
@@ -955,6 +1029,24 @@ pub fn main() -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn request_targets_are_paths_or_absolute_urls() {
+        let t = |u: &str| RequestTarget::parse(u).map(|t| (t.path, t.authority, t.port));
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(t("/a b/?q"), Ok(("/a b/?q".into(), None, None)));
+        assert_eq!(t("http://Www.Example.test/x"), Ok(("/x".into(), some("Www.Example.test"), None)));
+        assert_eq!(t("HTTPS://h.test:8443"), Ok(("/".into(), some("h.test:8443"), Some(8443))));
+        assert_eq!(t("http://h.test:81?x=1"), Ok(("/?x=1".into(), some("h.test:81"), Some(81))));
+        assert_eq!(t("http://[::1]:8080/é"), Ok(("/é".into(), some("[::1]:8080"), Some(8080))));
+        assert_eq!(t("http://[::1]/"), Ok(("/".into(), some("[::1]"), None)));
+        assert_eq!(t("http://h.test:/"), Ok(("/".into(), some("h.test:"), None)));
+        for bad in ["server-status", "", "ftp://h/x", "http:///x", "http://h:99999/", "http://[::1/", "http://u:pw@h/"]
+        {
+            let e = t(bad).unwrap_err();
+            assert!(e.contains("/server-status"), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn needs_escape_finds_what_serde_json_escapes() {

@@ -264,3 +264,42 @@ SetEnvIf X-Token ^s$ TOK\nBrowserMatch ^curl CURL\n<Directory {root}/e>\n  Requi
     let (code, _) = run(&["explain", conf, "/e/x", "--header", "no colon"]);
     assert_eq!(code, 2);
 }
+
+/// The URL argument as an absolute URL: its host picks the virtual host over the Host
+/// header (httpd replaces the header with it), its port is the connection's; a Host header's
+/// port and trailing dot do not count. Each request is sent to httpd as written (an
+/// absolute-form request target where the URL is one) and explain must give its status.
+#[test]
+fn explain_takes_absolute_urls_and_host_headers_as_httpd_does() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<VirtualHost 127.0.0.1:@PORT@>\n    ServerName open.test\n</VirtualHost>\n\
+<VirtualHost 127.0.0.1:@PORT@>\n    ServerName closed.test\n    <Location />\n        Require all denied\n    </Location>\n</VirtualHost>\n";
+    let httpd = Httpd::start(HttpdConfig::new(body).file("htdocs/index.html", "x\n")).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    let port = httpd.port();
+    let cases: Vec<(String, &str, u16)> = vec![
+        ("http://closed.test/index.html".into(), "open.test", 403),
+        ("http://open.test/index.html".into(), "closed.test", 200),
+        (format!("http://CLOSED.test:{port}/index.html"), "open.test", 403),
+        (format!("http://closed.test.:{port}"), "open.test", 403),
+        ("/index.html".into(), "closed.test.", 403),
+        ("/index.html".into(), "Closed.Test:1234", 403),
+        ("/index.html".into(), "open.test", 200),
+    ];
+    for (target, host, expected) in cases {
+        let real = httpd.send(&Request::get(&target).host(host)).unwrap_or_else(|e| panic!("{target}: {e}"));
+        assert_eq!(real, expected, "httpd, {target} with Host {host}");
+        let v = json(&["explain", conf, &target, "--host", host, "--format", "json"]);
+        assert_eq!(v["status"], real, "explain {target} --host {host}:\n{v:#}");
+    }
+    // Targets httpd answers 400: neither a path nor an absolute URL, or naming a user.
+    for target in ["index.html".to_string(), format!("http://user@closed.test:{port}/")] {
+        assert_eq!(httpd.send(&Request::get(&target)), Ok(400), "{target}");
+        let (code, _) = run(&["explain", conf, &target]);
+        assert_eq!(code, 2, "explain {target}");
+    }
+}

@@ -665,7 +665,7 @@ impl Index {
 
     /// The first virtual host in `set` (ascending; None = all) answering to `host`.
     pub fn vhost_by_name(&self, host: &str, set: Option<&[u32]>) -> Option<u32> {
-        let host = host.split(':').next().unwrap_or(host).to_ascii_lowercase();
+        let host = host_name(host);
         let member = |v: u32| set.is_none_or(|s| s.binary_search(&v).is_ok());
         let from = self.exact_names.partition_point(|(n, _)| **n < *host);
         let exact =
@@ -735,11 +735,42 @@ pub fn file_ids(cfg: &Config) -> HashMap<Arc<Path>, FileId> {
     m
 }
 
+/// The name httpd matches against ServerName and ServerAlias for a Host header
+/// (`server/vhost.c: fix_hostname`): without its port, lowercased, one trailing dot dropped;
+/// an IPv6 literal without its brackets.
+fn host_name(header: &str) -> String {
+    let host = match header.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(v6),
+        None => match header.rsplit_once(':') {
+            Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
+            _ => header,
+        },
+    };
+    let host = host.to_ascii_lowercase();
+    match host.strip_suffix('.') {
+        Some(h) if !h.is_empty() => h.to_string(),
+        _ => host,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::ide::config::{load, Config};
     use crate::ide::diagnostics::tests::Fixture;
     use std::path::Path;
+
+    #[test]
+    fn host_headers_are_read_as_httpd_fixes_them() {
+        for (header, name) in [
+            ("WWW.Example.Test", "www.example.test"),
+            ("www.example.test.:8080", "www.example.test"),
+            ("[::1]:80", "::1"),
+            ("[FE80::1]", "fe80::1"),
+            (".", "."),
+        ] {
+            assert_eq!(super::host_name(header), name, "{header}");
+        }
+    }
 
     /// The spellings the index, the walk, completion and migrate match `Node::known`
     /// against: a name the catalogue spelled differently would never match.
