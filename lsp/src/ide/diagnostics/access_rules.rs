@@ -4,7 +4,7 @@
 
 use super::{Diagnostic, Messages};
 use crate::ide::access;
-use crate::ide::config::{Config, Node, NodeKind, Severity};
+use crate::ide::config::{Config, Node, NodeKind, SecId, Severity};
 use crate::ide::policy;
 
 /// Blocks that are part of their section's body, not sections of their own here.
@@ -50,31 +50,50 @@ fn layer_errors(
 }
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
-    let groupfile = cfg.modules.contains("authz_groupfile_module");
-    let dbm_group = cfg.modules.contains("authz_dbm_module") && cfg.modules_known;
-    let ix = cfg.index();
-    // The same errors recur in blocks that read alike.
-    let mut messages = Messages::default();
-    // Access layers made of the same lines (the same blocks in many virtual hosts) that gave no
-    // error: the errors of the others name where they are written, and are made for each.
-    let mut clean: rustc_hash::FxHashSet<Vec<(usize, bool, usize)>> = Default::default();
-    // Every section in file order: its errors from its policy or its outline when the request
-    // walk made one, else from its access layers alone (not kept).
+    let mut state = State {
+        groupfile: cfg.modules.contains("authz_groupfile_module"),
+        dbm_group: cfg.modules.contains("authz_dbm_module") && cfg.modules_known,
+        messages: Messages::default(),
+        clean: Default::default(),
+    };
+    // Every section in file order, then an .htaccess file's top level.
     for (id, section) in super::sections(cfg) {
-        if is_inner_block(section.name()) {
-            continue;
+        if !is_inner_block(section.name()) {
+            state.block(cfg, section, Some(id), out);
         }
+    }
+    if let Some(top) = super::htaccess_top(cfg) {
+        state.block(cfg, &top, None, out);
+    }
+}
+
+struct State {
+    groupfile: bool,
+    dbm_group: bool,
+    /// The same errors recur in blocks that read alike.
+    messages: Messages,
+    /// Access layers made of the same lines (the same blocks in many virtual hosts) that gave
+    /// no error: the errors of the others name where they are written, and are made for each.
+    clean: rustc_hash::FxHashSet<Vec<(usize, bool, usize)>>,
+}
+
+impl State {
+    /// One block: a section (`id`: its number in the index) or an .htaccess file's top level.
+    /// Its errors come from its policy or its outline when the request walk made one, else
+    /// from its access layers alone (not kept).
+    fn block(&mut self, cfg: &Config, section: &Node, id: Option<SecId>, out: &mut Vec<Diagnostic>) {
+        let consequence = super::consequence(cfg);
         let made;
-        let (compat_errors, authz_errors) = match ix.layer_errors_if_made(id) {
+        let (compat_errors, authz_errors) = match id.and_then(|id| cfg.index().layer_errors_if_made(id)) {
             Some(errors) => errors,
             None => {
                 let key = access::access_layer_key(section);
-                if key.is_empty() || clean.contains(&key) {
+                if key.is_empty() || self.clean.contains(&key) {
                     (&[][..], &[][..])
                 } else {
-                    made = layer_errors(cfg, section, &ix.ctx);
+                    made = layer_errors(cfg, section, &cfg.index().ctx);
                     if made.0.is_empty() && made.1.is_empty() {
-                        clean.insert(key);
+                        self.clean.insert(key);
                     }
                     (made.0.as_slice(), made.1.as_slice())
                 }
@@ -93,28 +112,28 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
                 range,
                 severity,
                 "access-config",
-                messages.get(&format!("httpd 2.4 will not start: {}", e.message)),
+                self.messages.get(&format!("{consequence}: {}", e.message)),
             ));
         }
         // Require group where only mod_authz_dbm provides groups: each Require once, from
         // the innermost section holding it (the blocks of its body are walked through).
-        if dbm_group {
+        if self.dbm_group {
             let mut stack: Vec<&Node> = vec![section];
             while let Some(c) = stack.pop() {
                 if c.is("Require") {
                     let mut words = c.args().skip_while(|w| w.eq_ignore_ascii_case("not"));
                     if words.next() == Some("group") {
-                        let msg = if groupfile {
-                            "`Require group` comes from mod_authz_groupfile, not mod_authz_dbm: with AuthDBMGroupFile every user gets 401 (AH01664). Use `Require dbm-group`"
+                        let msg = if self.groupfile {
+                            "`Require group` comes from mod_authz_groupfile, not mod_authz_dbm: with AuthDBMGroupFile every user gets 401 (AH01664). Use `Require dbm-group`".to_string()
                         } else {
-                            "httpd 2.4 will not start: Unknown Authz provider: group (mod_authz_dbm provides `dbm-group`). Use `Require dbm-group`"
+                            format!("{consequence}: Unknown Authz provider: group (mod_authz_dbm provides `dbm-group`). Use `Require dbm-group`")
                         };
                         out.push(Diagnostic::new(
                             c.loc.file,
                             cfg.trimmed(&c.loc),
                             Severity::Error,
                             "require-group-dbm",
-                            messages.get(msg),
+                            self.messages.get(&msg),
                         ));
                     }
                 }
@@ -139,7 +158,7 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
                     r.loc.focus,
                     Severity::Warning,
                     "mixed-access",
-                    messages.get("old (Order/Allow/Deny) and new (Require) access control in one section: both must pass unless Satisfy Any, and they inherit separately"),
+                    self.messages.get("old (Order/Allow/Deny) and new (Require) access control in one section: both must pass unless Satisfy Any, and they inherit separately"),
                 ));
             }
         }
@@ -167,5 +186,18 @@ mod tests {
             /etc/httpd.conf:10: Error[access-config]: httpd 2.4 will not start: ip address '10.0.0.300' appears to be invalid: The specified IP address is invalid.
             /etc/httpd.conf:13: Error[access-config]: httpd 2.4 will not start: ip address '10.0.0.300' appears to be invalid: The specified IP address is invalid.
         "#]].assert_eq(&render(&fixture));
+    }
+
+    /// In an .htaccess file (its top level and its sections) an error is a 500 for each request
+    /// it applies to, and old and new lines side by side at its top level are a mixture.
+    #[test]
+    fn htaccess_errors_are_500s() {
+        expect![[r#"
+            /srv/www/.htaccess:1: Error[access-config]: httpd answers 500 Internal Server Error to every request this .htaccess file applies to: ip address '10.0.0.300' appears to be invalid: The specified IP address is invalid.
+            /srv/www/.htaccess:1: Warning[mixed-access]: old (Order/Allow/Deny) and new (Require) access control in one section: both must pass unless Satisfy Any, and they inherit separately
+            /srv/www/.htaccess:2: Warning[deprecated-access]: `Order` is deprecated (mod_access_compat); this block allows everyone (no Deny line; Order deny,allow defaults to allow)
+            /srv/www/.htaccess:4: Error[access-config]: httpd answers 500 Internal Server Error to every request this .htaccess file applies to: ip address '10.0.0.301' appears to be invalid: The specified IP address is invalid.
+        "#]]
+        .assert_eq(&render("//- /srv/www/.htaccess\nRequire ip 10.0.0.300\nOrder deny,allow\n<Files x>\n  Require ip 10.0.0.301\n</Files>\n"));
     }
 }

@@ -3,7 +3,7 @@
 
 use super::{Diagnostic, Messages};
 use crate::ide::access;
-use crate::ide::config::{Config, NodeKind, Severity};
+use crate::ide::config::{Config, Node, NodeKind, SecId, Severity};
 use crate::ide::policy::{self, HostSpec, Order, Satisfy};
 use std::sync::Arc;
 
@@ -57,17 +57,34 @@ pub fn describe(c: &policy::CompatConfig) -> String {
 }
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
-    let compat_loaded = !cfg.modules_known || cfg.modules.contains("access_compat_module");
-    let ix = cfg.index();
-    // Blocks that read alike (the same rules in many virtual hosts) give the same messages:
-    // descriptions are shared (`whats`), those of unbuilt sections made once per access layer
-    // (`described`), and each message once per directive name and description (`said`).
-    let mut messages = Messages::default();
-    let mut whats = Messages::default();
-    let mut described: rustc_hash::FxHashMap<Vec<(usize, bool, usize)>, Arc<str>> = Default::default();
-    let mut said: rustc_hash::FxHashMap<(&str, usize), Arc<str>> = Default::default();
-    let mut text = String::new();
+    let mut state =
+        State { compat_loaded: !cfg.modules_known || cfg.modules.contains("access_compat_module"), ..State::default() };
     for (id, section) in super::sections(cfg) {
+        state.block(cfg, section, Some(id), out);
+    }
+    if let Some(top) = super::htaccess_top(cfg) {
+        state.block(cfg, &top, None, out);
+    }
+}
+
+/// What the check keeps from block to block. Blocks that read alike (the same rules in many
+/// virtual hosts) give the same messages: descriptions are shared (`whats`), those of unbuilt
+/// sections made once per access layer (`described`), and each message once per directive
+/// name and description (`said`).
+#[derive(Default)]
+struct State<'c> {
+    compat_loaded: bool,
+    messages: Messages,
+    whats: Messages,
+    described: rustc_hash::FxHashMap<Vec<(usize, bool, usize)>, Arc<str>>,
+    said: rustc_hash::FxHashMap<(&'c str, usize), Arc<str>>,
+    text: String,
+}
+
+impl<'c> State<'c> {
+    /// The old-style lines of one block: a section (`id`: its number in the index), or an
+    /// .htaccess file's top level.
+    fn block(&mut self, cfg: &'c Config, section: &'c Node, id: Option<SecId>, out: &mut Vec<Diagnostic>) {
         let olds = || {
             section
                 .children
@@ -75,12 +92,15 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
                 .filter(|c| c.kind == NodeKind::Directive && policy::is_compat_directive(c.canonical()))
         };
         if olds().next().is_none() {
-            continue;
+            return;
         }
-        if !compat_loaded {
+        if !self.compat_loaded {
             for d in olds() {
                 let name: &str = d.name();
-                let message = messages.get(&format!("httpd 2.4 will not start: Invalid command '{name}': it comes from mod_access_compat, which is not loaded; use Require"));
+                let message = self.messages.get(&format!(
+                    "{}: Invalid command '{name}': it comes from mod_access_compat, which is not loaded; use Require",
+                    super::consequence(cfg)
+                ));
                 out.push(Diagnostic::new(
                     d.loc.file,
                     d.loc.focus,
@@ -89,33 +109,35 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
                     message,
                 ));
             }
-            continue;
+            return;
         }
         // What the block does, said once for all its old-style lines: from the section's
         // policy when the request walk built it, else from its compat layer alone (not kept).
         let describe_layer = |c: Option<&policy::CompatConfig>| c.map(describe).unwrap_or_default();
-        let what = match ix.built_if_made(id) {
-            Some(built) => whats.get(&describe_layer(built.policy.compat.as_ref())),
+        let what = match id.and_then(|id| cfg.index().built_if_made(id)) {
+            Some(built) => self.whats.get(&describe_layer(built.policy.compat.as_ref())),
             None => {
                 let key = access::access_layer_key(section);
-                match described.get(&key) {
+                match self.described.get(&key) {
                     Some(what) => what.clone(),
                     None => {
                         let items = access::access_layer_items(cfg, section);
-                        let what = whats.get(&describe_layer(policy::compat_from_items(&items, &ix.ctx).0.as_ref()));
-                        described.insert(key, what.clone());
+                        let what = self
+                            .whats
+                            .get(&describe_layer(policy::compat_from_items(&items, &cfg.index().ctx).0.as_ref()));
+                        self.described.insert(key, what.clone());
                         what
                     }
                 }
             }
         };
         for d in olds() {
-            let message = said.entry((d.name(), Arc::as_ptr(&what).cast::<u8>() as usize)).or_insert_with(|| {
-                text.clear();
+            let message = self.said.entry((d.name(), Arc::as_ptr(&what).cast::<u8>() as usize)).or_insert_with(|| {
+                self.text.clear();
                 for part in ["`", d.name(), "` is deprecated (mod_access_compat); this block ", &what] {
-                    text.push_str(part);
+                    self.text.push_str(part);
                 }
-                messages.get(&text)
+                self.messages.get(&self.text)
             });
             let mut diag = Diagnostic::new(
                 d.loc.file,
@@ -173,5 +195,18 @@ mod tests {
             /etc/httpd/httpd.conf:3: Error[access-compat-not-loaded]: httpd 2.4 will not start: Invalid command 'Order': it comes from mod_access_compat, which is not loaded; use Require
         "#]]
         .assert_eq(&render("//- /etc/httpd/httpd.conf\nLoadModule authz_core_module m.so\n<Directory />\n  Order deny,allow\n</Directory>\n"));
+    }
+
+    /// An .htaccess file's own lines are its directory's block: described like a section's,
+    /// and its sections' beside them.
+    #[test]
+    fn htaccess_top_level_is_a_block() {
+        expect![[r#"
+            /srv/www/.htaccess:1: Warning[deprecated-access]: `Order` is deprecated (mod_access_compat); this block allows only 192.168.0.0/16
+            /srv/www/.htaccess:2: Warning[deprecated-access]: `Deny` is deprecated (mod_access_compat); this block allows only 192.168.0.0/16
+            /srv/www/.htaccess:3: Warning[deprecated-access]: `Allow` is deprecated (mod_access_compat); this block allows only 192.168.0.0/16
+            /srv/www/.htaccess:5: Warning[deprecated-access]: `Order` is deprecated (mod_access_compat); this block denies everyone: with Order allow,deny and no Allow line, the default is deny
+        "#]]
+        .assert_eq(&render("//- /srv/www/.htaccess\nOrder deny,allow\nDeny from all\nAllow from 192.168.0.0/16\n<Files x>\n  Order allow,deny\n</Files>\n"));
     }
 }

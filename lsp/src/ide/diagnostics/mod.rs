@@ -261,6 +261,27 @@ pub(crate) fn sections(cfg: &Config) -> impl Iterator<Item = (crate::ide::config
     })
 }
 
+/// An .htaccess file's top level as the block it is (the body of its directory's section,
+/// merged after that section), for the checks that look at sections' bodies; None for other
+/// files. (An .htaccess file is small: its nodes are copied.)
+pub(crate) fn htaccess_top(cfg: &Config) -> Option<crate::ide::config::Node> {
+    use crate::ide::config::{Loc, Node, NodeKind, TopLevel};
+    (cfg.top == TopLevel::Htaccess).then(|| {
+        let loc = Loc { file: 0, range: TextRange::default(), focus: TextRange::default() };
+        Node::new(NodeKind::Section, ".htaccess", [""; 0], "", loc, cfg.nodes.clone())
+    })
+}
+
+/// What httpd does about an error in `cfg`'s files: a server configuration stops it at
+/// startup; an .htaccess file is read for each request, which then gets 500.
+pub(crate) fn consequence(cfg: &Config) -> &'static str {
+    if cfg.top == crate::ide::config::TopLevel::Htaccess {
+        "httpd answers 500 Internal Server Error to every request this .htaccess file applies to"
+    } else {
+        "httpd 2.4 will not start"
+    }
+}
+
 /// Whether the module(s) providing a directive are loaded (or it is the core's), asked
 /// once per directive of the catalogue in a pass over every node.
 pub(crate) struct ModulesLoaded<'c> {
@@ -339,9 +360,16 @@ pub(crate) mod tests {
     }
 
     /// Diagnostics of a fixture as `file:line: severity[code]: message` lines.
+    /// The diagnostics of a fixture's first file, loaded as a main configuration, or as the
+    /// .htaccess file it is when named so.
     pub fn render(fixture: &str) -> String {
         let fx = Fixture::parse(fixture);
-        let cfg = load(Path::new(&fx.0[0].0), &fx);
+        let path = Path::new(&fx.0[0].0);
+        let cfg = if crate::ide::config::is_htaccess(path) {
+            crate::ide::config::load_fragment(path, &fx)
+        } else {
+            load(path, &fx)
+        };
         render_diagnostics(&cfg, &super::all(&cfg))
     }
 
