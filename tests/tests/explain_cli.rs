@@ -303,3 +303,37 @@ fn explain_takes_absolute_urls_and_host_headers_as_httpd_does() {
         assert_eq!(code, 2, "explain {target}");
     }
 }
+
+/// Regex `<Directory>` sections are merged in the order httpd sorts them: by the number of `/`
+/// in their expression, then in configuration order (`server/core.c: reorder_sorter`), so a
+/// later section with fewer slashes is merged first and the earlier one has the last word.
+#[test]
+fn regex_directory_sections_merge_by_slash_count() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<DirectoryMatch \"^@DOCROOT@/sub\">\n    Order allow,deny\n    Allow from 127.0.0.1\n</DirectoryMatch>\n\
+<DirectoryMatch \"deeper\">\n    Order allow,deny\n    Allow from 127.0.0.2\n</DirectoryMatch>\n\
+<DirectoryMatch \"^@DOCROOT@/sub/other\">\n    Order allow,deny\n    Allow from 127.0.0.3\n</DirectoryMatch>\n\
+<DirectoryMatch \"^@DOCROOT@/sub/oth\">\n    Order allow,deny\n    Allow from 127.0.0.2\n</DirectoryMatch>\n\
+<VirtualHost 127.0.0.1:@PORT@>\n    ServerName vh.test\n    <DirectoryMatch \"/other\">\n        Order allow,deny\n        Allow from 127.0.0.1\n    </DirectoryMatch>\n</VirtualHost>\n";
+    let httpd = Httpd::start(
+        HttpdConfig::new(body).file("htdocs/sub/deeper/index.html", "x\n").file("htdocs/sub/other/index.html", "x\n"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    let mut statuses = std::collections::BTreeSet::new();
+    for path in ["/sub/deeper/index.html", "/sub/other/index.html"] {
+        for host in ["localhost", "vh.test"] {
+            for client in ["127.0.0.1", "127.0.0.2", "127.0.0.3"] {
+                let real = httpd.send(&Request::get(path).host(host).source(client.parse().unwrap())).unwrap();
+                let v = json(&["explain", conf, path, "--client", client, "--host", host, "--format", "json"]);
+                assert_eq!(v["status"], real, "{path} from {client} on {host}:\n{v:#}");
+                statuses.insert(real);
+            }
+        }
+    }
+    assert!(statuses.contains(&200) && statuses.contains(&403), "{statuses:?}");
+}

@@ -121,11 +121,18 @@ fn walk(
             }
         }
     }
-    // Regex Directory sections, in config order, against the full filename.
+    // Regex Directory sections against the full filename, sorted as httpd sorts them: by the
+    // number of `/` in their expression, then in configuration order (the main server's before
+    // the virtual host's). Stable sort: the matches are gathered in that configuration order.
+    let regex_from = dir_phase.len();
+    let mut slashes = Vec::new();
     for scope in server.scopes() {
-        for (id, re) in &scope.dir_regex {
+        for (id, re, n) in &scope.dir_regex {
             match re.as_deref().map(|r| regex_matches(r, &path, false)) {
-                Some(Some(true)) => dir_phase.push(Contribution::Section(*id)),
+                Some(Some(true)) => {
+                    dir_phase.push(Contribution::Section(*id));
+                    slashes.push(*n);
+                }
                 Some(None) => {
                     let d = ix.node(cfg, *id);
                     unknown.push(format!(
@@ -137,6 +144,11 @@ fn walk(
                 _ => {}
             }
         }
+    }
+    if slashes.windows(2).any(|w| w[0] > w[1]) {
+        let mut ranked: Vec<(usize, Contribution)> = slashes.into_iter().zip(dir_phase.drain(regex_from..)).collect();
+        ranked.sort_by_key(|(n, _)| *n);
+        dir_phase.extend(ranked.into_iter().map(|(_, c)| c));
     }
     let in_phase = |phase: &[Contribution]| -> Vec<SecId> {
         phase

@@ -43,8 +43,9 @@ pub struct Scope {
     dir_exact: Vec<u32>,
     /// Positions in `dirs` of the wildcard ones.
     dir_wild: Vec<u32>,
-    /// `<DirectoryMatch re>` and `<Directory ~ re>`: the section and its expression.
-    pub dir_regex: Vec<(SecId, Option<String>)>,
+    /// `<DirectoryMatch re>` and `<Directory ~ re>`: the section, its expression and the
+    /// number of `/` in it, by which httpd sorts them ([`regex_slashes`]).
+    pub dir_regex: Vec<(SecId, Option<String>, usize)>,
     /// `<Files>`/`<FilesMatch>`, `<Location>`/`<LocationMatch>`, `<If>`/`<ElseIf>`/`<Else>`.
     pub files: Vec<SecId>,
     pub locations: Vec<SecId>,
@@ -129,10 +130,12 @@ impl Scope {
                                 self.dir_exact.push(pos); // sorted by `finish`
                             }
                         }
-                        Some(SectionPattern::Regex(re)) => self.dir_regex.push((id, Some(re.to_string()))),
+                        Some(SectionPattern::Regex(re)) => {
+                            self.dir_regex.push((id, Some(re.to_string()), regex_slashes(re)))
+                        }
                         // A regex section without its expression (`<Directory ~>`, `<DirectoryMatch>`):
                         // it cannot be evaluated.
-                        None if known == "DirectoryMatch" || n.arg(0).is_some() => self.dir_regex.push((id, None)),
+                        None if known == "DirectoryMatch" || n.arg(0).is_some() => self.dir_regex.push((id, None, 0)),
                         None => {}
                     },
                     "Files" | "FilesMatch" => self.files.push(id),
@@ -733,6 +736,18 @@ pub fn file_ids(cfg: &Config) -> HashMap<Arc<Path>, FileId> {
         m.entry(f.path.clone()).or_insert(i);
     }
     m
+}
+
+/// How httpd ranks a regex `<Directory>` section among the others (`server/core.c`:
+/// `dirsection` sets `d_components` to `ap_count_dirs` of the expression as written, 0 for
+/// exactly `/`; `reorder_sorter` sorts regex sections by it, then in configuration order): the
+/// number of `/` in it.
+pub fn regex_slashes(re: &str) -> usize {
+    if re == "/" {
+        0
+    } else {
+        re.bytes().filter(|&b| b == b'/').count()
+    }
 }
 
 /// The name httpd matches against ServerName and ServerAlias for a Host header
