@@ -18,7 +18,7 @@ pub use fs::{request_filename, FsOverlay, FsView};
 pub use items::{access_layer_items, body_items, is_access_directive, policy_items};
 pub(crate) use items::{access_layer_key, policy_input};
 pub use patterns::wildcard_match;
-pub(crate) use patterns::{regex_matches, section_pattern, SectionPattern};
+pub(crate) use patterns::{has_wildcard, regex_matches, section_pattern, SectionPattern};
 pub use url::{normalize_url, vhost_address};
 pub use walk::{walk_request, BeforeMerge, Origin, Walked};
 

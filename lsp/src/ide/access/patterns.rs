@@ -18,7 +18,7 @@ pub fn wildcard_match(pattern: &str, text: &str, pathname: bool) -> bool {
     glob::Pattern::new(pattern).map(|p| p.matches_with(text, opts)).unwrap_or(pattern == text)
 }
 
-fn has_wildcard(s: &str) -> bool {
+pub(crate) fn has_wildcard(s: &str) -> bool {
     memchr::memchr3(b'*', b'?', b'[', s.as_bytes()).is_some()
 }
 

@@ -304,6 +304,80 @@ fn directory_examples(n: &Node, roots: &[&str]) -> Vec<String> {
     }
 }
 
+/// How many directories a pattern section is tried beneath, and how many names its wildcards
+/// are filled with, at most.
+const MAX_MEETINGS: usize = 64;
+
+/// [`directory_examples`] of each of `sections`, plus where pattern sections meet the others: a
+/// regex is also tried beneath every other section's example, and each wildcard component
+/// filled with every name the other examples hold. `<DirectoryMatch "/deeper">` and
+/// `<DirectoryMatch "/sub">` both apply to `…/sub/deeper`, which neither gives alone, and where
+/// httpd merges both: a proof that never asks there misses how they combine.
+fn directory_examples_meeting(sections: &[&Node], roots: &[&str]) -> Vec<Vec<String>> {
+    let mut each: Vec<Vec<String>> = sections.iter().map(|n| directory_examples(n, roots)).collect();
+    let mut bases: Vec<String> = roots.iter().map(|r| r.trim_end_matches('/').to_string()).collect();
+    for p in each.iter().flatten() {
+        let p = p.trim_end_matches('/').to_string();
+        if !bases.contains(&p) {
+            bases.push(p);
+        }
+    }
+    bases.truncate(MAX_MEETINGS);
+    let mut names: Vec<&str> = Vec::new();
+    for b in &bases {
+        for c in b.split('/').filter(|c| !c.is_empty()) {
+            if !names.contains(&c) {
+                names.push(c);
+            }
+        }
+    }
+    names.truncate(MAX_MEETINGS);
+    for (n, out) in sections.iter().zip(each.iter_mut()) {
+        let mut add = |p: String, applies: bool| {
+            if applies && !out.contains(&p) {
+                out.push(p);
+            }
+        };
+        match section_pattern(n) {
+            Some(SectionPattern::Regex(pat)) => {
+                for w in regex_witnesses(pat) {
+                    let tail = if w.starts_with('/') { w } else { format!("/{w}") };
+                    for b in &bases {
+                        let p = format!("{b}{tail}");
+                        let applies = regex_is_match(pat, &p);
+                        add(p, applies);
+                    }
+                }
+            }
+            Some(SectionPattern::Wildcard(pat)) => {
+                // One wildcard component at a time filled with each name it matches, the
+                // others as the plain witness fills them.
+                let comps: Vec<&str> = pat.split('/').collect();
+                for (k, comp) in comps.iter().enumerate() {
+                    if !crate::ide::access::has_wildcard(comp) {
+                        continue;
+                    }
+                    for name in names.iter().filter(|w| wildcard_match(comp, w, true)) {
+                        let filled: Vec<String> = comps
+                            .iter()
+                            .enumerate()
+                            .map(|(i, c)| match i == k {
+                                true => (*name).to_string(),
+                                false => wildcard_witness(c, true).unwrap_or_else(|| (*c).to_string()),
+                            })
+                            .collect();
+                        let p = filled.join("/");
+                        let applies = wildcard_match(pat, &p, true);
+                        add(p, applies);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    each
+}
+
 /// A file name a `<Files>`/`<FilesMatch>` section applies to, if one is found.
 pub(super) fn files_witness(f: &Node) -> Option<String> {
     files_witnesses(f).into_iter().next()
@@ -339,6 +413,20 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     let scope: Vec<&Node> =
         cfg.nodes.iter().chain(server.vhost.map(|v| v.children.iter()).into_iter().flatten()).collect();
     let mut files: Vec<(&Node, Vec<String>)> = Vec::new();
+    let mut directories: Vec<&Node> = Vec::new();
+    let mut stack: Vec<&Node> = scope.clone();
+    while let Some(n) = stack.pop() {
+        if n.is_section() && !n.is("VirtualHost") {
+            if n.is("Directory") || n.is("DirectoryMatch") {
+                directories.push(n);
+            }
+            stack.extend(n.children.iter());
+        }
+    }
+    let examples = directory_examples_meeting(&directories, &m.roots());
+    let examples_of = |n: &Node| {
+        directories.iter().position(|d| std::ptr::eq(*d, n)).map(|i| examples[i].as_slice()).unwrap_or_default()
+    };
     let mut stack: Vec<(&Node, Option<Vec<String>>)> = scope.iter().map(|n| (*n, None)).collect();
     while let Some((n, dir_scope)) = stack.pop() {
         if !n.is_section() || n.is("VirtualHost") {
@@ -373,8 +461,13 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
             },
             "Directory" | "DirectoryMatch" => {
                 let mut here = Vec::new();
-                for p in directory_examples(n, &m.roots()) {
-                    for u in fs_to_urls(&p, &m) {
+                let regex = matches!(section_pattern(n), Some(SectionPattern::Regex(_)));
+                for p in examples_of(n) {
+                    for u in fs_to_urls(p, &m) {
+                        // A regex is matched against the whole file name: it may name files.
+                        if regex && u != "/" {
+                            urls.insert(u.trim_end_matches('/').to_string());
+                        }
                         let d = format!("{}/", u.trim_end_matches('/'));
                         here.push(d.clone());
                         dir_urls.insert(d.clone());
@@ -451,10 +544,10 @@ pub(super) fn named_dirs(cfg: &Config) -> BTreeSet<PathBuf> {
     }
     let mappings = mappings(cfg);
     let roots: Vec<&str> = mappings.iter().flat_map(Mapping::roots).collect();
-    for n in cfg.walk().filter(|n| n.is_section() && (n.is("Directory") || n.is("DirectoryMatch"))) {
-        for p in directory_examples(n, &roots) {
-            out.insert(PathBuf::from(p.trim_end_matches('/')));
-        }
+    let directories: Vec<&Node> =
+        cfg.walk().filter(|n| n.is_section() && (n.is("Directory") || n.is("DirectoryMatch"))).collect();
+    for p in directory_examples_meeting(&directories, &roots).iter().flatten() {
+        out.insert(PathBuf::from(p.trim_end_matches('/')));
     }
     // Their ancestors too: the walk stops at the first missing component.
     let mut all = BTreeSet::new();

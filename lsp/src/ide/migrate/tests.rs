@@ -662,3 +662,56 @@ fn quick_fix_removes_a_dead_22_branch() {
         "#]],
     );
 }
+
+/// Two pattern sections meet where both apply: `/sub/deeper` under `<DirectoryMatch "/deeper">`
+/// and `<DirectoryMatch "/sub">`, or a wildcard filled with a name another section gives. There
+/// httpd merges both, so the later one's Require replaces the rewritten one's: the proof must ask
+/// there, and refuse. (A rewrite here once let 127.0.0.2 in; httpd confirmed it.)
+#[test]
+fn pattern_sections_are_proven_where_they_meet() {
+    let old = "  Order deny,allow\n  Deny from 127.0.0.2\n";
+    let later = "  Require ip 127.0.0.1 127.0.0.2\n";
+    for (first, second) in [
+        ("<DirectoryMatch \"/deeper\">", "<DirectoryMatch \"/sub\">"),
+        ("<Directory $ROOT/htdocs/*/deeper>", "<DirectoryMatch \"sub\">"),
+    ] {
+        let close = |open: &str| if open.starts_with("<DirectoryMatch") { "</DirectoryMatch>" } else { "</Directory>" };
+        let t = Tree::new(&conf(&format!("{first}\n{old}{}\n{second}\n{later}{}\n", close(first), close(second))));
+        let m = migrate(&t.ws(), Scope::Tree, false);
+        assert!(m.changed.is_empty(), "{first} then {second}: rewritten:\n{}", t.after(&m.edits));
+        assert!(
+            m.left.iter().any(|l| l.contains("would change access") && l.contains("from 127.0.0.2")),
+            "{first} then {second}: {:?}",
+            m.left
+        );
+    }
+}
+
+/// A regex `<Directory>` is matched against the whole file name: `\.txt$` governs files, and its
+/// rewrite is proven on them.
+#[test]
+fn a_directory_regex_naming_files_is_rewritten() {
+    check_migrate(
+        &conf("<DirectoryMatch \"\\.txt$\">\n  Order deny,allow\n  Deny from 127.0.0.2\n</DirectoryMatch>\n"),
+        expect![[r#"
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <DirectoryMatch "\.txt$">
+              <RequireAll>
+                Require all granted
+                <RequireNone>
+                  Require ip 127.0.0.2
+                </RequireNone>
+              </RequireAll>
+            </DirectoryMatch>
+        "#]],
+    );
+}
