@@ -4,14 +4,59 @@
 use super::{Diagnostic, Messages};
 use crate::ide::access;
 use crate::ide::config::{Config, Node, NodeKind, SecId, Severity};
-use crate::ide::policy::{self, HostSpec, Order, Satisfy};
+use crate::ide::policy::{self, HostSpec, MethodMask, Order, Satisfy};
 use std::sync::Arc;
 
-/// What a section's Order/Allow/Deny do, for all methods, in words.
+/// How many classes of methods a description names at most.
+const MAX_METHOD_CLASSES: usize = 6;
+
+/// What a section's Order/Allow/Deny/Satisfy do, in words: once when every method gets the same
+/// rules, else for each class of methods its `<Limit>` blocks tell apart (methods of a class
+/// share every Order, Satisfy, Allow and Deny line), classes alike said together.
 pub fn describe(c: &policy::CompatConfig) -> String {
-    if c.orders.iter().any(|o| !o.methods.is_all()) || c.allows.iter().chain(&c.denies).any(|e| !e.methods.is_all()) {
-        return "its rules differ per HTTP method (<Limit>)".into();
+    let masks = c
+        .orders
+        .iter()
+        .map(|o| &o.methods)
+        .chain(c.satisfies.iter().map(|s| &s.methods))
+        .chain(c.allows.iter().chain(&c.denies).map(|e| &e.methods));
+    let mut classes = vec![MethodMask::all()];
+    for m in masks.filter(|m| !m.is_all()) {
+        classes = classes
+            .iter()
+            .flat_map(|k| [k.intersect(m), k.intersect(&m.complement())])
+            .filter(|k| !k.is_empty())
+            .collect();
+        if classes.len() > MAX_METHOD_CLASSES {
+            return "has rules that differ per HTTP method (<Limit>) in more ways than can be listed here".into();
+        }
     }
+    let mut said: Vec<(MethodMask, String)> = Vec::new();
+    for k in classes {
+        // Within a class every line applies to all its methods or to none.
+        let only = |methods: &MethodMask| !methods.intersect(&k).is_empty();
+        let view = policy::CompatConfig {
+            orders: c.orders.iter().filter(|o| only(&o.methods)).cloned().collect(),
+            allows: c.allows.iter().filter(|e| only(&e.methods)).cloned().collect(),
+            denies: c.denies.iter().filter(|e| only(&e.methods)).cloned().collect(),
+            satisfies: c.satisfies.iter().filter(|s| only(&s.methods)).cloned().collect(),
+            loc: c.loc.clone(),
+        };
+        let what = describe_alike(&view);
+        match said.iter_mut().find(|(_, w)| *w == what) {
+            Some((m, _)) => *m = m.union(&k),
+            None => said.push((k, what)),
+        }
+    }
+    if let [(_, what)] = &said[..] {
+        return what.clone();
+    }
+    let parts: Vec<String> = said.iter().map(|(m, what)| format!("{m}: {what}")).collect();
+    format!("acts per HTTP method (<Limit>) — {}", parts.join("; "))
+}
+
+/// [`describe`] of lines that all apply to every method described.
+fn describe_alike(c: &policy::CompatConfig) -> String {
     let order = c.orders.last().map(|o| o.value).unwrap_or(Order::DenyAllow);
     let a: Vec<&str> = c.allows.iter().map(|e| e.text.as_str()).collect();
     let d: Vec<&str> = c.denies.iter().map(|e| e.text.as_str()).collect();
@@ -67,6 +112,10 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     }
 }
 
+fn is_limit_block(n: &Node) -> bool {
+    n.kind == NodeKind::Section && (n.is("Limit") || n.is("LimitExcept"))
+}
+
 /// What the check keeps from block to block. Blocks that read alike (the same rules in many
 /// virtual hosts) give the same messages: descriptions are shared (`whats`), those of unbuilt
 /// sections made once per access layer (`described`), and each message once per directive
@@ -85,11 +134,24 @@ impl<'c> State<'c> {
     /// The old-style lines of one block: a section (`id`: its number in the index), or an
     /// .htaccess file's top level.
     fn block(&mut self, cfg: &'c Config, section: &'c Node, id: Option<SecId>, out: &mut Vec<Diagnostic>) {
+        // Lines in its <Limit> and <LimitExcept> blocks are the section's, for some methods.
+        if is_limit_block(section) {
+            return;
+        }
         let olds = || {
-            section
-                .children
-                .iter()
-                .filter(|c| c.kind == NodeKind::Directive && policy::is_compat_directive(c.canonical()))
+            let mut stack: Vec<&'c Node> = section.children.iter().rev().collect();
+            std::iter::from_fn(move || {
+                while let Some(c) = stack.pop() {
+                    if c.kind == NodeKind::Section {
+                        if is_limit_block(c) {
+                            stack.extend(c.children.iter().rev());
+                        }
+                    } else if policy::is_compat_directive(c.canonical()) {
+                        return Some(c);
+                    }
+                }
+                None
+            })
         };
         if olds().next().is_none() {
             return;
@@ -208,5 +270,20 @@ mod tests {
             /srv/www/.htaccess:5: Warning[deprecated-access]: `Order` is deprecated (mod_access_compat); this block denies everyone: with Order allow,deny and no Allow line, the default is deny
         "#]]
         .assert_eq(&render("//- /srv/www/.htaccess\nOrder deny,allow\nDeny from all\nAllow from 192.168.0.0/16\n<Files x>\n  Order allow,deny\n</Files>\n"));
+    }
+
+    /// Lines inside `<Limit>` belong to their section's rules for those methods: the section is
+    /// described per class of methods, and lines outside the block count for the class too.
+    #[test]
+    fn limit_blocks_are_described_per_method() {
+        expect![[r#"
+            /srv/site.conf:3: Warning[deprecated-access]: `Order` is deprecated (mod_access_compat); this block acts per HTTP method (<Limit>) — GET: allows only 127.0.0.1, 127.0.0.2; all methods except GET: allows everyone (no Deny line; Order deny,allow defaults to allow)
+            /srv/site.conf:4: Warning[deprecated-access]: `Allow` is deprecated (mod_access_compat); this block acts per HTTP method (<Limit>) — GET: allows only 127.0.0.1, 127.0.0.2; all methods except GET: allows everyone (no Deny line; Order deny,allow defaults to allow)
+            /srv/site.conf:6: Warning[deprecated-access]: `Allow` is deprecated (mod_access_compat); this block acts per HTTP method (<Limit>) — GET: allows only 127.0.0.1, 127.0.0.2; all methods except GET: allows everyone (no Deny line; Order deny,allow defaults to allow)
+            /srv/site.conf:10: Warning[deprecated-access]: `Deny` is deprecated (mod_access_compat); this block acts per HTTP method (<Limit>) — all methods except GET: denies everyone; GET: allows everyone (no Deny line; Order deny,allow defaults to allow)
+            /srv/site.conf:15: Warning[deprecated-access]: `Order` is deprecated (mod_access_compat); this block allows everyone (no Deny line; Order deny,allow defaults to allow)
+            /srv/site.conf:17: Warning[deprecated-access]: `Order` is deprecated (mod_access_compat); this block allows everyone (no Deny line; Order deny,allow defaults to allow)
+        "#]]
+        .assert_eq(&render("//- /srv/site.conf\n<Directory /srv>\n  <Limit GET>\n    Order allow,deny\n    Allow from 127.0.0.1\n  </Limit>\n  Allow from 127.0.0.2\n</Directory>\n<Directory /srv/x>\n  <LimitExcept GET>\n    Deny from all\n  </LimitExcept>\n</Directory>\n<Directory /srv/y>\n  <Limit POST>\n    Order deny,allow\n  </Limit>\n  Order deny,allow\n</Directory>\n"));
     }
 }
