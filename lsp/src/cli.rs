@@ -279,12 +279,11 @@ fn each_finding(
 ) -> std::io::Result<()> {
     // (Fx: the names are hashed once per file of a tree of thousands.)
     use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-    // A finding as twins are told apart: line, column, code and (shared) message.
-    type Key = (u32, u32, &'static str, std::sync::Arc<str>);
     // Findings kept so far by file name, for the names whose findings can meet again:
     // those of several files of one configuration (one file included under two paths
     // that print alike) and, with several targets, every one.
-    let mut kept: HashMap<String, HashSet<Key>> = HashMap::default();
+    let mut kept: HashMap<String, HashSet<FindingKey>> = HashMap::default();
+    let targeted: HashSet<&Path> = targets.iter().map(|(p, _)| p.as_path()).collect();
     for (path, main) in targets {
         // Diagnostics need no syntax tree once the nodes are built.
         let phases = Phases::new();
@@ -297,6 +296,52 @@ fn each_finding(
             (f.line_index.human(d.range.start(), &f.text), f.line_index.human(d.range.end(), &f.text))
         });
         phases.mark("diagnostics");
+        report_config(&cfg, diagnostics, targets.len() > 1, &mut kept, emit)?;
+        phases.mark("report");
+        // The .htaccess files of the directories a main configuration serves, read as httpd
+        // reads them under it (those it never reads say so).
+        if *main {
+            let htaccess: Vec<PathBuf> =
+                ide::migrate::htaccess_files(&cfg).into_iter().filter(|p| !targeted.contains(p.as_path())).collect();
+            if !htaccess.is_empty() {
+                let root = std::sync::Arc::new(cfg);
+                for p in htaccess {
+                    let h = config::load_in_context(&p, &config::RealFs, root.clone());
+                    let diagnostics = ide::diagnostics::in_order_with(&h, |d| {
+                        let f = h.file(d.file);
+                        (f.line_index.human(d.range.start(), &f.text), f.line_index.human(d.range.end(), &f.text))
+                    });
+                    report_config(&h, diagnostics, true, &mut kept, emit)?;
+                }
+                phases.mark("htaccess");
+                if leak {
+                    std::mem::forget(root);
+                }
+                continue;
+            }
+        }
+        if leak {
+            std::mem::forget(cfg);
+        }
+    }
+    Ok(())
+}
+
+/// A finding as twins are told apart: line, column, code and (shared) message.
+type FindingKey = (u32, u32, &'static str, std::sync::Arc<str>);
+
+/// Reports the findings of one loaded configuration, in order; `several` when other
+/// configurations are reported in the same run (a file's findings may then meet again, and
+/// twins are told apart across them through `kept`).
+fn report_config(
+    cfg: &config::Config,
+    diagnostics: impl Iterator<Item = (ide::diagnostics::Diagnostic, ((u32, u32), (u32, u32)))>,
+    several: bool,
+    kept: &mut rustc_hash::FxHashMap<String, rustc_hash::FxHashSet<FindingKey>>,
+    emit: &mut dyn FnMut(&Finding<&str>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    use rustc_hash::FxHashMap as HashMap;
+    {
         let names: Vec<String> = cfg.files.iter().map(|f| f.path.display().to_string()).collect();
         let mut files_named: HashMap<&str, u32> = HashMap::with_capacity_and_hasher(names.len(), Default::default());
         for n in &names {
@@ -307,7 +352,7 @@ fn each_finding(
         let mut rest = diagnostics.peekable();
         while let Some(file) = rest.peek().map(|(d, _)| d.file) {
             let name = &names[file];
-            let remember = targets.len() > 1 || files_named[name.as_str()] > 1;
+            let remember = several || files_named[name.as_str()] > 1;
             let mut seen = remember.then(|| kept.remove(name).unwrap_or_default());
             // The findings already reported at the current line and column.
             let mut here: Vec<ide::diagnostics::Diagnostic> = Vec::new();
@@ -341,10 +386,6 @@ fn each_finding(
             if let Some(seen) = seen {
                 kept.insert(name.clone(), seen);
             }
-        }
-        phases.mark("report");
-        if leak {
-            std::mem::forget(cfg);
         }
     }
     Ok(())

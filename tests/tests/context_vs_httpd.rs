@@ -262,3 +262,56 @@ fn htaccess_refusals_are_the_500s_httpd_answers() {
     assert_eq!(diags.len(), 1, "{diags:?}");
     assert_eq!(diags[0].code, "htaccess-ignored");
 }
+
+/// `check` on a server configuration reports the .htaccess files of the directories it serves as
+/// httpd reads them, each claim held to the running server: an access error in one is a 500 for
+/// its requests, old-style lines are described by what they refuse, and a file under
+/// AllowOverride None is said to be never read (httpd serves as if it were not there).
+#[test]
+fn check_reports_the_htaccess_files_httpd_reads() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/sub>\n  AllowOverride All\n</Directory>\n<Directory @DOCROOT@/bad>\n  AllowOverride All\n</Directory>\n\
+<Directory @DOCROOT@/never>\n  AllowOverride None\n</Directory>\n";
+    let cfg = HttpdConfig::new(body)
+        .file("htdocs/sub/index.html", "x\n")
+        .file("htdocs/sub/.htaccess", "Order deny,allow\nDeny from 127.0.0.2\n")
+        .file("htdocs/bad/index.html", "x\n")
+        .file("htdocs/bad/.htaccess", "Require ip 10.0.0.300\n")
+        .file("htdocs/never/index.html", "x\n")
+        .file("htdocs/never/.htaccess", "Order allow,deny\n")
+        .file("htdocs/unset/index.html", "x\n")
+        .file("htdocs/unset/.htaccess", "# Allowed nowhere\nRequire all granted\n");
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
+    let get = |path: &str, from: &str| httpd.send(&Request::get(path).source(from.parse().unwrap())).unwrap();
+    let reported = apache_lsp::cli::check_paths(&[httpd.config().main_config_path()]).unwrap();
+    let about = |dir: &str| -> Vec<&apache_lsp::cli::Reported> {
+        reported.iter().filter(|r| r.file.ends_with(&format!("/htdocs/{dir}/.htaccess"))).collect()
+    };
+    // Old-style lines: what they refuse, as httpd refuses it.
+    assert_eq!((get("/sub/", "127.0.0.1"), get("/sub/", "127.0.0.2")), (200, 403));
+    let sub = about("sub");
+    assert_eq!(sub.iter().filter(|r| r.code == "deprecated-access").count(), 2, "{reported:#?}");
+    assert!(sub.iter().all(|r| r.message.contains("denies 127.0.0.2, allows everyone else")), "{sub:#?}");
+    // An access error: 500 for every request the file applies to.
+    assert_eq!(get("/bad/", "127.0.0.1"), 500);
+    let bad = about("bad");
+    assert!(
+        bad.iter().any(|r| r.code == "access-config" && r.severity == "error" && r.message.contains("500")),
+        "{reported:#?}"
+    );
+    // Never read: served as if the file were not there.
+    assert_eq!(get("/never/", "127.0.0.1"), 200);
+    let never = about("never");
+    assert!(never.iter().any(|r| r.code == "htaccess-ignored"), "{reported:#?}");
+    // No AllowOverride applies at all (not even <Directory />'s): httpd reads the file and
+    // grants nothing in it, so its one directive is a 500 (OR_UNSET, not the documented None).
+    assert_eq!(get("/unset/", "127.0.0.1"), 500, "{}", httpd.error_log());
+    let unset = about("unset");
+    assert!(
+        unset.iter().any(|r| r.code == "directive-context" && r.line == 2 && r.message.contains("500")),
+        "{reported:#?}"
+    );
+}

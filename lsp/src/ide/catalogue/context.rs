@@ -80,6 +80,9 @@ pub(super) fn flag_bits(list: &str) -> u32 {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Overrides {
     mask: u32,
+    /// No AllowOverride applies: httpd's `OR_UNSET` bit, which makes it read the file and grant
+    /// nothing in it.
+    unset: bool,
     /// Directive names `AllowOverrideList` allows one by one.
     list: Vec<String>,
 }
@@ -103,8 +106,11 @@ pub const OPTIONS: &[(&str, &str)] = &[
 ];
 
 impl Overrides {
-    /// From the arguments of the `AllowOverride` and `AllowOverrideList` in force
-    /// (`None` when there is none: httpd 2.4's default, `AllowOverride None`).
+    /// From the arguments of the `AllowOverride` and `AllowOverrideList` in force. `None`
+    /// when no AllowOverride applies: httpd 2.4 then reads the file all the same and grants
+    /// nothing in it, so each directive there is a 500 (`server/core.c` starts every directory
+    /// at `OR_UNSET|OR_NONE`, and `server/request.c` reads .htaccess files wherever that is not
+    /// 0); the documented default, `AllowOverride None`, never reads it. Confirmed on 2.4.71.
     /// Words httpd would reject at startup are ignored.
     pub fn parse(allow_override: Option<&[String]>, list: Option<&[String]>) -> Overrides {
         let mut mask = 0;
@@ -137,13 +143,13 @@ impl Overrides {
             .filter(|n| !n.eq_ignore_ascii_case("none"))
             .map(|n| n.to_ascii_lowercase())
             .collect();
-        Overrides { mask, list }
+        Overrides { mask, unset: allow_override.is_none(), list }
     }
 
     /// Whether httpd reads the .htaccess file at all (`server/request.c`: only
     /// when something is overridable).
     pub fn reads_htaccess(&self) -> bool {
-        self.mask != 0 || !self.list.is_empty()
+        self.unset || self.mask != 0 || !self.list.is_empty()
     }
 
     /// Whether the class a directive needs is granted, or the directive is listed.
@@ -526,7 +532,10 @@ mod tests {
         // Unknown AllowOverride: only what no class allows is certain.
         assert_eq!(verdict(&Scope::htaccess(None), "Options"), "accepted");
         assert_eq!(verdict(&Scope::htaccess(None), "ServerName"), "Request: ServerName not allowed here");
-        assert!(!Overrides::parse(None, None).reads_htaccess());
+        // No AllowOverride at all: read, and nothing granted.
+        let unset = Overrides::parse(None, None);
+        assert!(unset.reads_htaccess());
+        assert_eq!(verdict(&Scope::htaccess(Some(&unset)), "Require"), "Request: Require not allowed here");
         assert!(!Overrides::parse(Some(&["All".into(), "None".into()]), None).reads_htaccess());
     }
 

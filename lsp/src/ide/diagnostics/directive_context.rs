@@ -127,6 +127,10 @@ fn diagnostic(
         ),
         Refusal::Request => {
             let why = match known {
+                Some(h) if refused.by_allow_override && h.allow_override.is_none() => {
+                    "; no AllowOverride applies to its directory, and httpd then reads the file granting nothing in it"
+                        .to_string()
+                }
                 Some(h) if refused.by_allow_override => format!(
                     "; {} does not grant {}",
                     allow_override_text(h),
@@ -162,7 +166,7 @@ fn name_range(cfg: &Config, node: &Node) -> TextRange {
 fn allow_override_text(h: &HtaccessOverrides) -> String {
     let what = match &h.allow_override {
         Some(args) => format!("AllowOverride {}", args.join(" ")),
-        None => "AllowOverride None (httpd's default)".to_string(),
+        None => "no AllowOverride".to_string(),
     };
     match &h.set_at {
         Some((path, line)) => {
@@ -323,8 +327,14 @@ mod tests {
             "<Directory />\n  AllowOverride None\n</Directory>\n",
             "Options -Indexes\n",
         ));
+    }
+
+    /// Without any AllowOverride (not even `<Directory />`'s) httpd reads the file and grants
+    /// nothing: each directive is a 500 (context_vs_httpd confirms it on the real server).
+    #[test]
+    fn htaccess_without_any_allow_override_grants_nothing() {
         expect![[r#"
-            1: Warning[htaccess-ignored]: httpd never reads this file: AllowOverride None (httpd's default) for its directory, so nothing here takes effect
+            1: Error[directive-context]: Options not allowed here; no AllowOverride applies to its directory, and httpd then reads the file granting nothing in it: httpd answers 500 Internal Server Error to every request this .htaccess file applies to
         "#]]
         .assert_eq(&htaccess_with_root("ServerName x\n", "Options -Indexes\n"));
     }
