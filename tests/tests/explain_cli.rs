@@ -337,3 +337,36 @@ fn regex_directory_sections_merge_by_slash_count() {
     }
     assert!(statuses.contains(&200) && statuses.contains(&403), "{statuses:?}");
 }
+
+/// An `<If>` holding access rules leaves the status unknown; the statuses said possible
+/// include httpd's answer whether its expression holds or not.
+#[test]
+fn statuses_possible_under_an_if_include_httpds_answer() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all denied\n</Directory>\n\
+<If \"-n %{HTTP:X-Go}\">\n    Require all granted\n</If>\n\
+<Location /loc>\n    <If \"%{REQUEST_METHOD} == 'POST'\">\n        Require all granted\n    </If>\n</Location>\n";
+    let httpd =
+        Httpd::start(HttpdConfig::new(body).file("htdocs/index.html", "x\n").file("htdocs/loc/index.html", "x\n"))
+            .unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    for (path, go) in
+        [("/index.html", true), ("/index.html", false), ("/loc/index.html", true), ("/loc/index.html", false)]
+    {
+        let mut req = Request::get(path);
+        if go {
+            req = req.header("X-Go", "1");
+        }
+        let real = httpd.send(&req).unwrap();
+        seen.insert(real);
+        let v = json(&["explain", conf, path, "--format", "json"]);
+        assert_eq!(v["status"], Value::Null, "{v:#}");
+        let possible: Vec<u64> = v["possible_statuses"].as_array().unwrap().iter().filter_map(Value::as_u64).collect();
+        assert!(possible.contains(&u64::from(real)), "{path} (X-Go: {go}): httpd {real}, possible {possible:?}");
+    }
+    assert_eq!(seen, [200, 403].into(), "both branches reached");
+}

@@ -443,6 +443,9 @@ pub fn effective_in(
     e
 }
 
+/// How many untold `<If>` sections on one request's way are tried true and false together.
+const MAX_CONDITIONS: usize = 4;
+
 /// One request without mod_dir's subrequest: what a subrequest itself is.
 pub fn walk_and_evaluate(
     cfg: &Config,
@@ -452,12 +455,34 @@ pub fn walk_and_evaluate(
 ) -> Effective {
     let ix = cfg.index();
     let local = spec.request.local_port.map(|p| (spec.request.local_addr, p));
-    let r = resolve(cfg, fs, &spec.path, spec.host.as_deref(), local);
+    let walked = walk_request(cfg, fs, &spec.path, spec.host.as_deref(), local);
+    let conditional = walked.conditional().to_vec();
+    let r = walked.clone().merge(cfg);
     let (sections, per_dir) = r.sections_and_per_dir(cfg);
     let vhost = r.vhost.map(|v| ix.node(cfg, ix.vhosts[v as usize].id));
     let env = env_inputs
         .map(|inputs| crate::ide::setenvif::access_env(cfg, vhost, &per_dir, &spec.path, &spec.request, inputs));
-    let outcome = r.outcome_in(cfg, &spec.request, env.as_ref());
+    let mut outcome = r.outcome_in(cfg, &spec.request, env.as_ref());
+    // Untold <If> expressions: the statuses possible when any of them hold too (each subset of
+    // them true; an <Else> with its <If> among them is a case httpd never meets, which only
+    // widens the set).
+    if outcome.status.is_none() && (1..=MAX_CONDITIONS).contains(&conditional.len()) {
+        for mask in 1u32..(1 << conditional.len()) {
+            let true_ones: Vec<SecId> =
+                conditional.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, id)| *id).collect();
+            let o = walked.with_conditions_true(&true_ones).merge(cfg).outcome_in(cfg, &spec.request, env.as_ref());
+            outcome.possible_statuses.extend(o.status.into_iter().chain(o.possible_statuses));
+        }
+        outcome.possible_statuses.sort_unstable();
+        outcome.possible_statuses.dedup();
+    } else if conditional.len() > MAX_CONDITIONS {
+        if let Some(why) = outcome.reason_unknown.as_mut() {
+            why.push_str(&format!(
+                "; the statuses listed are those with every one of the {} <If> sections false",
+                conditional.len()
+            ));
+        }
+    }
     Effective {
         virtual_host: vhost.map(vhost_label),
         vhost_node: r.vhost.and_then(|v| ix.top_position(ix.vhosts[v as usize].id)),

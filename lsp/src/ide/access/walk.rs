@@ -59,6 +59,7 @@ fn walk(
     url: &str,
     fs_path: &Path,
     unknown: &mut Vec<String>,
+    conditional: &mut Vec<SecId>,
 ) -> Vec<Vec<Contribution>> {
     let ix = cfg.index();
     let path = path_text(fs_path);
@@ -202,6 +203,7 @@ fn walk(
     }
     for id in if_sections {
         if ix.holds_access(id) {
+            conditional.push(id);
             let s = ix.node(cfg, id);
             unknown.push(format!(
                 "<{}> at {}:{} holds access rules, and its expression is not evaluated",
@@ -240,12 +242,16 @@ fn htaccess_override_violation(frag: &Config, allow: &[String]) -> Option<(u32, 
 /// One request's walk: the sections it meets, in merge order, before their policies are
 /// merged ([`Walked::merge`]). A batch that needs only which section's Order/Allow/Deny is in
 /// effect asks [`Walked::before_merge`] and merges only when that does not tell.
+#[derive(Clone)]
 pub struct Walked {
     vhost: Option<u32>,
     url: String,
     filesystem_path: PathBuf,
     phases: Vec<Vec<Contribution>>,
     unknown: Vec<String>,
+    /// The `<If>`/`<ElseIf>`/`<Else>` sections on the way that hold access rules, in the order
+    /// httpd's If walk merges them (after the Location phase), each unknown (in `unknown`).
+    conditional: Vec<SecId>,
 }
 
 /// What a walk tells of mod_access_compat's layer without merging the sections' policies.
@@ -269,11 +275,25 @@ pub fn walk_request(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, l
     let server = Server { main: &ix.main, vhost: vhost.map(|v| &ix.vhosts[v as usize].scope) };
     let url = normalize_url(path);
     let filesystem_path = request_filename_in(fs, &translate(&server, cfg, &url));
-    let phases = walk(cfg, fs, &server, &url, &filesystem_path, &mut unknown);
-    Walked { vhost, url, filesystem_path, phases, unknown }
+    let mut conditional = Vec::new();
+    let phases = walk(cfg, fs, &server, &url, &filesystem_path, &mut unknown, &mut conditional);
+    Walked { vhost, url, filesystem_path, phases, unknown, conditional }
 }
 
 impl Walked {
+    /// The `<If>` sections holding access rules whose expressions this walk could not tell.
+    pub fn conditional(&self) -> &[SecId] {
+        &self.conditional
+    }
+
+    /// This walk as if exactly the sections `true_ones` (of [`Walked::conditional`]) had true
+    /// expressions: they are merged after the Location phase, as httpd's If walk does.
+    pub fn with_conditions_true(&self, true_ones: &[SecId]) -> Walked {
+        let mut w = self.clone();
+        w.phases.push(true_ones.iter().map(|id| Contribution::Section(*id)).collect());
+        w
+    }
+
     /// What the walk tells of mod_access_compat's layer from each section's
     /// [`crate::ide::config::index::PolicyOutline`] alone: what [`Walked::merge`] would put in
     /// [`Resolved::compat_source`] and [`Resolved::answered_before_access_checks`], when that
@@ -300,7 +320,7 @@ impl Walked {
     /// Merges the sections' policies, phase by phase, as httpd does.
     pub fn merge(self, cfg: &Config) -> Resolved {
         let ix = cfg.index();
-        let Walked { vhost, url, filesystem_path, phases, unknown } = self;
+        let Walked { vhost, url, filesystem_path, phases, unknown, conditional: _ } = self;
         let mut applied = Vec::new();
         let mut errors = Vec::new();
         let mut compat: Option<CompatConfig> = None;
