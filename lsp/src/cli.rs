@@ -301,8 +301,10 @@ fn each_finding(
         // The .htaccess files of the directories a main configuration serves, read as httpd
         // reads them under it (those it never reads say so).
         if *main {
-            let htaccess: Vec<PathBuf> =
-                ide::migrate::htaccess_files(&cfg).into_iter().filter(|p| !targeted.contains(p.as_path())).collect();
+            let htaccess: Vec<PathBuf> = ide::htaccess_files::htaccess_files(&cfg)
+                .into_iter()
+                .filter(|p| !targeted.contains(p.as_path()))
+                .collect();
             if !htaccess.is_empty() {
                 let root = std::sync::Arc::new(cfg);
                 for p in htaccess {

@@ -23,6 +23,7 @@ pub mod folding_ranges;
 pub mod formatting;
 pub mod goto_definition;
 pub mod hover;
+pub mod htaccess_files;
 pub mod incremental;
 mod literal_regex;
 pub mod log_explain;

@@ -24,13 +24,6 @@ mod plan;
 
 pub use describe::{summarize, Change};
 
-/// The .htaccess files (by AccessFileName) under the directories a configuration serves: its
-/// document roots, alias targets and `<Directory>` paths whose AllowOverride is not None (each
-/// scan bounded in depth and directories; symbolic links are not followed).
-pub fn htaccess_files(cfg: &Config) -> Vec<PathBuf> {
-    contexts::find_htaccess(cfg)
-}
-
 use crate::ide::access::FsView;
 use crate::ide::config::{self, Config, FileSource, Node};
 use apache_syntax::TextRange;
