@@ -766,6 +766,156 @@ fn htaccess_with_a_forbidden_directive_is_a_500() {
     );
 }
 
+/// `<Directory @DOCROOT@/{dir}>` with `AllowOverride {allow}` (and `extra` lines), its .htaccess
+/// holding `htaccess`, its index.html, and requests for it from every source.
+fn htaccess_case(name: &str, dir: &str, allow: &str, extra: &str, htaccess: &str) -> Case {
+    let body = format!("<Directory @DOCROOT@/{dir}>\n    AllowOverride {allow}\n{extra}</Directory>\n");
+    Case::new(name, &body)
+        .file(&format!("htdocs/{dir}/.htaccess"), htaccess)
+        .file(&format!("htdocs/{dir}/index.html"), "x\n")
+        .urls(&[&format!("/{dir}/index.html")], &["GET"])
+}
+
+/// An .htaccess httpd cannot parse answers 500 to every request it applies to, with
+/// "<file>: <message>" logged: the first error `ap_build_config` meets reading its structure
+/// (a section left open, a closer of another section), else the first `ap_walk_config` meets
+/// running its lines in file order (a directive no loaded module defines, one AllowOverride
+/// forbids, a section header without its argument). Skipped `<IfModule>` bodies are not run.
+#[test]
+fn htaccess_httpd_cannot_parse_is_a_500() {
+    let only_one = |p: &Probe| only(p, &["127.0.0.1"], 200, 403);
+    check_all(
+        DOCROOT_GRANT,
+        vec![
+            htaccess_case("module not loaded", "p1", "All", "", "Header set X y\n").expect(|_| 500),
+            htaccess_case("rewrite not loaded", "p2", "All", "", "RewriteEngine On\n").expect(|_| 500),
+            htaccess_case("unknown directive", "p3", "All", "", "Require ip 127.0.0.1\nFrobnicate on\n")
+                .expect(|_| 500),
+            htaccess_case("unclosed section", "p4", "All", "", "<RequireAll>\n    Require ip 127.0.0.1\n")
+                .expect(|_| 500),
+            htaccess_case("section without argument", "p5", "All", "", "<Files>\n</Files>\n").expect(|_| 500),
+            htaccess_case("closer of another section", "p6", "All", "", "<Files a>\n</FilesMatch>\n").expect(|_| 500),
+            htaccess_case("unknown section", "p7", "All", "", "<Frobnicate x>\n</Frobnicate>\n").expect(|_| 500),
+            // The structure is read first: the section left open is logged, not the line before.
+            htaccess_case("unknown line, then unclosed", "p8", "All", "", "Frobnicate on\n<RequireAny>\n")
+                .expect(|_| 500),
+            // Lines run in order: the first of a forbidden line and an unknown one is logged.
+            htaccess_case("forbidden, then unknown", "p9", "AuthConfig", "", "Options -Indexes\nFrobnicate on\n")
+                .expect(|_| 500),
+            htaccess_case("unknown, then forbidden", "p10", "AuthConfig", "", "Frobnicate on\nOptions -Indexes\n")
+                .expect(|_| 500),
+            htaccess_case(
+                "unknown inside Files",
+                "p11",
+                "All",
+                "",
+                "<Files index.html>\n    Frobnicate on\n</Files>\n",
+            )
+            .expect(|_| 500),
+            // Not read: a skipped <IfModule> body; skipped: unknown lines under Nonfatal=Unknown.
+            htaccess_case(
+                "unknown in a skipped IfModule",
+                "p12",
+                "All",
+                "",
+                "<IfModule mod_headers.c>\n    Header set X y\n</IfModule>\nRequire ip 127.0.0.1\n",
+            )
+            .expect(only_one),
+            htaccess_case(
+                "Nonfatal=Unknown",
+                "p13",
+                "All Nonfatal=Unknown",
+                "",
+                "Frobnicate on\nRequire ip 127.0.0.1\n",
+            )
+            .expect(only_one),
+        ],
+    );
+}
+
+/// `AllowOverrideList` grants single directives to an .htaccess file: httpd reads the file when
+/// it or AllowOverride grants something, and a line neither grants is a 500
+/// (`server/config.c: invoke_cmd`). Directives httpd does not know are dropped from the list
+/// (`set_override_list`, AH00116).
+#[test]
+fn allow_override_list_grants_single_directives() {
+    check_all(
+        DOCROOT_GRANT,
+        vec![
+            htaccess_case("list Require", "l1", "None", "    AllowOverrideList Require\n", "Require ip 127.0.0.2\n")
+                .expect(|p| only(p, &["127.0.0.2"], 200, 403)),
+            htaccess_case(
+                "list Allow, Require in the file",
+                "l2",
+                "None",
+                "    AllowOverrideList Allow\n",
+                "Require ip 127.0.0.2\n",
+            )
+            .expect(|_| 500),
+            htaccess_case(
+                "list beside a class",
+                "l3",
+                "Limit",
+                "    AllowOverrideList Require\n",
+                "Order deny,allow\nDeny from 127.0.0.3\nRequire ip 127.0.0.2 127.0.0.3\n",
+            )
+            .expect(|p| only(p, &["127.0.0.2"], 200, 403)),
+            htaccess_case("list None", "l4", "None", "    AllowOverrideList None\n", "Require ip 127.0.0.2\n")
+                .expect(|_| 200),
+            htaccess_case(
+                "list of a directive httpd does not know",
+                "l5",
+                "None",
+                "    AllowOverrideList Header\n",
+                "Require ip 127.0.0.2\n",
+            )
+            .expect(|_| 200),
+            // A deeper AllowOverride leaves the list of a parent directory in force.
+            Case::new(
+                "list in a parent directory",
+                "<Directory @DOCROOT@/l6>\n    AllowOverride None\n    AllowOverrideList Require\n</Directory>\n\
+<Directory @DOCROOT@/l6/sub>\n    AllowOverride None\n</Directory>\n",
+            )
+            .file("htdocs/l6/sub/.htaccess", "Require ip 127.0.0.2\n")
+            .file("htdocs/l6/sub/index.html", "x\n")
+            .urls(&["/l6/sub/index.html"], &["GET"])
+            .expect(|p| only(p, &["127.0.0.2"], 200, 403)),
+        ],
+    );
+}
+
+/// An `<If>` in an .htaccess file is not evaluated: an outcome it may change is unknown, as
+/// for an `<If>` of the configuration (httpd itself refuses here).
+#[test]
+fn if_in_htaccess_makes_the_outcome_unknown() {
+    check_all(
+        DOCROOT_GRANT,
+        vec![
+            htaccess_case("If in .htaccess", "i1", "All", "", "<If \"true\">\n    Require all denied\n</If>\n")
+                .unknown_when(|_| true)
+                .expect(|_| 403),
+            htaccess_case(
+                "If in a Files of .htaccess",
+                "i2",
+                "All",
+                "",
+                "<Files index.html>\n    <If \"%{REMOTE_ADDR} == '127.0.0.2'\">\n        Require all denied\n    </If>\n</Files>\n",
+            )
+            .unknown_when(|_| true)
+            .expect(|p| only(p, &["127.0.0.2"], 403, 200)),
+            // An <If> without access rules changes nothing the engine predicts.
+            htaccess_case(
+                "If without access rules",
+                "i3",
+                "All",
+                "",
+                "<If \"true\">\n    DirectoryIndex index.html\n</If>\nRequire ip 127.0.0.1\n",
+            )
+            .expect(|p| only(p, &["127.0.0.1"], 200, 403)),
+        ],
+    );
+}
+
 // =============================================================================================
 // 9. DirectoryMatch after .htaccess; a virtual host's Directory wins at equal depth (§5.1)
 

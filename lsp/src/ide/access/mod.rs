@@ -30,7 +30,7 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use url::vhost_label;
-use walk::{Applied, Contribution, UNREADABLE_HTACCESS};
+use walk::{Applied, Contribution, MAYBE_INVALID_HTACCESS, UNREADABLE_HTACCESS};
 
 /// What a request looks like to the server.
 #[derive(Debug, Clone)]
@@ -168,6 +168,9 @@ impl Resolved {
             let mut possible: Vec<u16> = possible.collect();
             if self.unknown.iter().any(|u| u.ends_with(UNREADABLE_HTACCESS)) {
                 possible.push(403);
+            }
+            if self.unknown.iter().any(|u| u.ends_with(MAYBE_INVALID_HTACCESS)) {
+                possible.push(500);
             }
             possible.sort_unstable();
             possible.dedup();
