@@ -916,6 +916,80 @@ fn if_in_htaccess_makes_the_outcome_unknown() {
     );
 }
 
+/// `<Directory @DOCROOT@/{dir}>` with `lines`, and `{dir}/{link}` a symbolic link to
+/// `target/t.html` (`@ROOT@/target/t.html`, outside the document root), requested from every
+/// source.
+fn symlink_case(name: &str, dir: &str, lines: &str, link: &str, url: &str) -> Case {
+    let body = format!("<Directory @DOCROOT@/{dir}>\n{lines}</Directory>\n");
+    Case::new(name, &body).symlink(&format!("htdocs/{dir}/{link}"), "target/t.html").urls(&[url], &["GET"])
+}
+
+/// httpd's directory walk lstat()s each path component and refuses a symbolic link the
+/// Options in force in its directory do not let it follow (403, AH00037 naming the link), before
+/// any access check; the Options merge as the walk merges them (a plain line replaces, `+`/`-`
+/// accumulate; an .htaccess file's count from its directory on). A link whose target is
+/// missing is refused whatever the Options (the request would otherwise be a 404).
+#[test]
+fn symbolic_links_follow_the_options_in_force() {
+    check_all(
+        &format!("{DOCROOT_GRANT}<Directory @DOCROOT@/s6>\n    AllowOverride All\n    Options None\n</Directory>\n"),
+        vec![
+            symlink_case("Options None", "s1", "    Options None\n", "t.html", "/s1/t.html")
+                .file("target/t.html", "x\n")
+                .expect(|_| 403),
+            symlink_case("FollowSymLinks", "s2", "    Options FollowSymLinks\n", "t.html", "/s2/t.html")
+                .expect(|_| 200),
+            symlink_case("SymLinksIfOwnerMatch, same owner", "s3", "    Options SymLinksIfOwnerMatch\n", "t.html", "/s3/t.html")
+                .expect(|_| 200),
+            symlink_case("default Options", "s4", "    Require all granted\n", "t.html", "/s4/t.html").expect(|_| 200),
+            // A linked directory: refused at the link, its own path.
+            Case::new("linked directory", "<Directory @DOCROOT@/s5>\n    Options Indexes\n</Directory>\n")
+                .symlink("htdocs/s5/d", "target")
+                .urls(&["/s5/d/t.html", "/s5/d/"], &["GET"])
+                .expect(|_| 403),
+            // An .htaccess file turns links back on for its directory.
+            Case::new("htaccess +FollowSymLinks", "")
+                .file("htdocs/s6/.htaccess", "Options +FollowSymLinks\n")
+                .symlink("htdocs/s6/t.html", "target/t.html")
+                .urls(&["/s6/t.html"], &["GET"])
+                .expect(|_| 200),
+            // -FollowSymLinks above, +Indexes here: the removal stays.
+            Case::new(
+                "signed options accumulate",
+                "<Directory @DOCROOT@/s7>\n    Options -FollowSymLinks\n</Directory>\n<Directory @DOCROOT@/s7/sub>\n    Options +Indexes\n</Directory>\n\
+<Directory @DOCROOT@/s7/plain>\n    Options Indexes FollowSymLinks\n</Directory>\n",
+            )
+            .symlink("htdocs/s7/sub/t.html", "target/t.html")
+            .symlink("htdocs/s7/plain/t.html", "target/t.html")
+            .urls(&["/s7/sub/t.html", "/s7/plain/t.html"], &["GET"])
+            .expect(|p| if p.url.starts_with("/s7/sub/") { 403 } else { 200 }),
+            // mod_dir's subrequest for the index file meets the link.
+            symlink_case("linked index file", "s11", "    Options None\n", "index.html", "/s11/").expect(|_| 403),
+            // A link to nothing is walked in full: refused even with FollowSymLinks (AH00037).
+            Case::new("dangling index file", "")
+                .symlink("htdocs/s12/index.html", "target/missing.html")
+                .urls(&["/s12/"], &["GET"])
+                .expect(|_| 403),
+            Case::new("target missing", "")
+                .symlink("htdocs/s8/gone.html", "target/missing.html")
+                .file("htdocs/s8/index.html", "x\n")
+                .urls(&["/s8/gone.html"], &["GET"])
+                .expect(|_| 403),
+        ],
+    );
+    // A link owned by another user than its target's: refused under SymLinksIfOwnerMatch.
+    if httpd::euid_is_root() {
+        check(
+            Case::new("SymLinksIfOwnerMatch, other owner", "<Directory @DOCROOT@/s9>\n    Options SymLinksIfOwnerMatch\n</Directory>\n<Directory @DOCROOT@/s10>\n    Options FollowSymLinks\n</Directory>\n")
+                .file("target/t.html", "x\n")
+                .symlink_owned_by("htdocs/s9/t.html", "target/t.html", 65534)
+                .symlink_owned_by("htdocs/s10/t.html", "target/t.html", 65534)
+                .urls(&["/s9/t.html", "/s10/t.html"], &["GET"])
+                .expect(|p| if p.url.starts_with("/s9/") { 403 } else { 200 }),
+        );
+    }
+}
+
 // =============================================================================================
 // 9. DirectoryMatch after .htaccess; a virtual host's Directory wins at equal depth (§5.1)
 

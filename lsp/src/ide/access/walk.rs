@@ -5,6 +5,7 @@
 use super::fs::{path_text, request_filename_in, FsView};
 use super::items::body_items;
 use super::patterns::{location_prefix, regex_matches, section_applies, wildcard_match};
+use super::symlinks::{self, SymlinkOptions};
 use super::url::{normalize_url, pick_vhost, translate, Server};
 use super::Resolved;
 use crate::ide::catalogue::context::Overrides;
@@ -57,15 +58,23 @@ fn htaccess_files_sections(frag: &Config) -> impl Iterator<Item = (usize, &Node)
 /// node to re-read) its body.
 pub(super) type Applied = (Contribution, Arc<Built>, Option<Vec<Item>>);
 
-/// The sections that apply to a request, in merge order, grouped by phase.
+/// A symbolic link the directory walk refuses (403): its path, and the AH code httpd logs.
+pub(super) type SymlinkRefusal = (PathBuf, &'static str);
+
+/// The sections that apply to a request, in merge order, grouped by phase; and the symbolic
+/// link the walk refuses (it stops there: 403). `in_parent_directory`: a subrequest for a file
+/// of its parent's directory ([`symlinks::refuses_in_parent_directory`]).
+#[allow(clippy::too_many_arguments)]
 fn walk(
     cfg: &Config,
     fs: &FsView,
     server: &Server,
+    mut options: SymlinkOptions,
+    in_parent_directory: bool,
     url: &str,
     fs_path: &Path,
     unknown: &mut Vec<String>,
-) -> Vec<Vec<Contribution>> {
+) -> (Vec<Vec<Contribution>>, Option<SymlinkRefusal>) {
     let ix = cfg.index();
     let path = path_text(fs_path);
     let comps = components(&path);
@@ -104,6 +113,9 @@ fn walk(
                 if let Some(list) = ix.allow_override_list(id) {
                     override_list = list;
                 }
+                if let Some(o) = SymlinkOptions::of_section(&ix.node(cfg, id).children) {
+                    options.merge(&o);
+                }
                 dir_phase.push(Contribution::Section(id));
             }
         }
@@ -120,6 +132,9 @@ fn walk(
                 match fs.read(&p) {
                     Ok(Some(fd)) => {
                         let frag = Arc::new(config::load_fragment_under(fd.clone(), cfg));
+                        if let Some(o) = SymlinkOptions::of_section(&frag.nodes) {
+                            options.merge(&o);
+                        }
                         dir_phase.push(Contribution::Htaccess(fd, overrides, frag));
                         break;
                     }
@@ -131,6 +146,21 @@ fn walk(
                         break;
                     }
                 }
+            }
+        }
+        // The next component, under the options merged so far.
+        if k < depth {
+            let next = if k == 0 { format!("/{}", comps[0]) } else { format!("{prefix}/{}", comps[k]) };
+            let last = k + 1 == depth;
+            // (The familiar path needs the file to be there: a link to nothing is walked in full.)
+            let familiar = in_parent_directory && last && fs.symlink(Path::new(&next)).is_none_or(|l| l.target_reached);
+            let refused = if familiar {
+                symlinks::refuses_in_parent_directory(fs, &options, Path::new(&next)).then_some("AH00032")
+            } else {
+                symlinks::refuses(fs, &options, Path::new(&next), last).then_some("AH00037")
+            };
+            if let Some(code) = refused {
+                return (vec![dir_phase, Vec::new(), Vec::new()], Some((PathBuf::from(next), code)));
             }
         }
     }
@@ -221,7 +251,7 @@ fn walk(
             }
         }
     }
-    vec![dir_phase, files_phase, loc_phase]
+    (vec![dir_phase, files_phase, loc_phase], None)
 }
 
 /// Why the outcome is unknown: `<If>` section `s` of `cfg` holds access rules.
@@ -355,6 +385,8 @@ pub struct Walked {
     filesystem_path: PathBuf,
     phases: Vec<Vec<Contribution>>,
     unknown: Vec<String>,
+    /// A symbolic link the directory walk refuses (403).
+    symlink: Option<SymlinkRefusal>,
 }
 
 /// What a walk tells of mod_access_compat's layer without merging the sections' policies.
@@ -372,14 +404,31 @@ pub enum BeforeMerge {
 
 /// The walk of [`resolve`](super::resolve).
 pub fn walk_request(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local: Option<(IpAddr, u16)>) -> Walked {
+    walk_request_as(cfg, fs, path, host, local, false)
+}
+
+/// [`walk_request`]; `in_parent_directory` for a subrequest of a file in its parent's directory.
+pub(super) fn walk_request_as(
+    cfg: &Config,
+    fs: &FsView,
+    path: &str,
+    host: Option<&str>,
+    local: Option<(IpAddr, u16)>,
+    in_parent_directory: bool,
+) -> Walked {
     let ix = cfg.index();
     let mut unknown = Vec::new();
     let vhost = pick_vhost(ix, host, local, &mut unknown);
     let server = Server { main: &ix.main, vhost: vhost.map(|v| &ix.vhosts[v as usize].scope) };
     let url = normalize_url(path);
     let filesystem_path = request_filename_in(fs, &translate(&server, cfg, &url));
-    let phases = walk(cfg, fs, &server, &url, &filesystem_path, &mut unknown);
-    Walked { vhost, url, filesystem_path, phases, unknown }
+    // The options the walk starts from: the main server's, merged with the virtual host's.
+    let mut options = SymlinkOptions::with_lines(SymlinkOptions::server(), &cfg.nodes);
+    if let Some(o) = vhost.and_then(|v| SymlinkOptions::of_section(&ix.node(cfg, ix.vhosts[v as usize].id).children)) {
+        options.merge(&o);
+    }
+    let (phases, symlink) = walk(cfg, fs, &server, options, in_parent_directory, &url, &filesystem_path, &mut unknown);
+    Walked { vhost, url, filesystem_path, phases, unknown, symlink }
 }
 
 impl Walked {
@@ -388,7 +437,7 @@ impl Walked {
     /// [`Resolved::compat_source`] and [`Resolved::answered_before_access_checks`], when that
     /// does not take an .htaccess file's policy.
     pub fn before_merge(&self, cfg: &Config) -> BeforeMerge {
-        if !self.unknown.is_empty() {
+        if !self.unknown.is_empty() || self.symlink.is_some() {
             return BeforeMerge::AnsweredBeforeAccessChecks;
         }
         let ix = cfg.index();
@@ -409,7 +458,7 @@ impl Walked {
     /// Merges the sections' policies, phase by phase, as httpd does.
     pub fn merge(self, cfg: &Config) -> Resolved {
         let ix = cfg.index();
-        let Walked { vhost, url, filesystem_path, phases, mut unknown } = self;
+        let Walked { vhost, url, filesystem_path, phases, mut unknown, symlink } = self;
         let mut applied = Vec::new();
         let mut errors = Vec::new();
         let mut compat: Option<CompatConfig> = None;
@@ -469,6 +518,7 @@ impl Walked {
             errors,
             unknown,
             forbidden_override,
+            symlink,
         }
     }
 }
@@ -574,6 +624,37 @@ mod tests {
             "Frobnicate on\nRequire all denied\n",
             "/",
         ));
+    }
+
+    /// The walk stops at a symbolic link the Options of its directory do not let httpd follow:
+    /// 403 with AH00037 naming the link, before any access check; an .htaccess file's Options
+    /// count for its own directory.
+    #[test]
+    fn symbolic_link_refused_by_the_options_of_its_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        for sub in ["www/a", "www/b", "www/c", "target"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        std::fs::write(dir.path().join("target/t.html"), "x").unwrap();
+        for sub in ["a", "b", "c"] {
+            std::os::unix::fs::symlink(dir.path().join("target/t.html"), dir.path().join(format!("www/{sub}/t.html")))
+                .unwrap();
+        }
+        std::fs::write(dir.path().join("www/c/.htaccess"), "Options +FollowSymLinks\n").unwrap();
+        let main = dir.path().join("httpd.conf");
+        std::fs::write(&main, format!("LoadModule authz_core_module m\nDocumentRoot {d}/www\n<Directory {d}/www>\n  Require all granted\n  Options None\n  AllowOverride Options\n</Directory>\n<Directory {d}/www/b>\n  Options +FollowSymLinks\n</Directory>\n")).unwrap();
+        let cfg = config::load(&main, &config::RealFs);
+        let req = policy::Request::new("GET", "127.0.0.1".parse().unwrap(), "127.0.0.1".parse().unwrap());
+        let outcome = |url: &str| {
+            let o = resolve(&cfg, &FsView::fresh(), url, None, None).outcome(&cfg, &req);
+            let log: Vec<String> = o.log.iter().map(|l| format!("{}: {}", l.ah_code, l.message)).collect();
+            format!("{:?} {}", o.status, log.join("; ")).replace(&d, "ROOT")
+        };
+        expect!["Some(403) AH00037: Symbolic link not allowed or link target not accessible: ROOT/www/a/t.html"]
+            .assert_eq(&outcome("/a/t.html"));
+        expect!["Some(200) "].assert_eq(&outcome("/b/t.html"));
+        expect!["Some(200) "].assert_eq(&outcome("/c/t.html"));
     }
 
     /// Without LoadModule lines the modules are not known: a line we do not know may be a
