@@ -965,6 +965,10 @@ fn symbolic_links_follow_the_options_in_force() {
             .expect(|p| if p.url.starts_with("/s7/sub/") { 403 } else { 200 }),
             // mod_dir's subrequest for the index file meets the link.
             symlink_case("linked index file", "s11", "    Options None\n", "index.html", "/s11/").expect(|_| 403),
+            // An .htaccess file above the link is read first: its error is the answer.
+            symlink_case("htaccess error above the link", "s13", "    Options None\n    AllowOverride All\n", "t.html", "/s13/t.html")
+                .file("htdocs/s13/.htaccess", "Frobnicate on\n")
+                .expect(|_| 500),
             // A link to nothing is walked in full: refused even with FollowSymLinks (AH00037).
             Case::new("dangling index file", "")
                 .symlink("htdocs/s12/index.html", "target/missing.html")

@@ -183,9 +183,9 @@ impl Resolved {
             outcome.reason_unknown = Some(self.unknown.join("; "));
             outcome.status = None;
         }
-        if let Some((link, code)) = &self.symlink {
-            // The Directory walk stops at the link, before any access check (and after the
-            // .htaccess files above it, whose errors come first).
+        // The Directory walk stops at the link, before any access check, and after the
+        // .htaccess files above it, whose errors come first.
+        if let (Some((link, code)), None) = (&self.symlink, &self.forbidden_override) {
             let message = symlinks::refusal_message(link);
             outcome.status = Some(403);
             outcome.reason_unknown = None;
