@@ -162,7 +162,8 @@ pub fn access_status(httpd_status: u16) -> u16 {
 
 /// Log codes whose predicted message is compared in full (they name the file-system path, the
 /// URI or the user, which is the point of checking them).
-pub const MESSAGE_CODES: &[&str] = &["AH01797", "AH01630", "AH01631", "AH01629", "AH01627", "AH00027", "AH00028"];
+pub const MESSAGE_CODES: &[&str] =
+    &["AH01797", "AH01630", "AH01631", "AH01629", "AH01627", "AH00027", "AH00028", "AH00032", "AH00037"];
 
 // ---------------------------------------------------------------------------------------------
 // The engine side
@@ -246,6 +247,8 @@ pub struct Case {
     pub body: String,
     /// Extra files (relative to the server root; placeholders are substituted).
     pub files: Vec<(String, String)>,
+    /// Symbolic links (link, target, the link's owner if not ours), relative to the server root.
+    pub links: Vec<(String, String, Option<u32>)>,
     pub probes: Vec<Probe>,
     unknown: Option<ProbePredicate>,
     expect: Option<ProbeStatus>,
@@ -258,6 +261,7 @@ impl Case {
             name: name.to_owned(),
             body: body.to_owned(),
             files: vec![],
+            links: vec![],
             probes: vec![],
             unknown: None,
             expect: None,
@@ -291,6 +295,18 @@ impl Case {
 
     pub fn file(mut self, relative: &str, contents: &str) -> Case {
         self.files.push((relative.to_owned(), contents.to_owned()));
+        self
+    }
+
+    /// A symbolic link at `relative` to `target` (both relative to the server root).
+    pub fn symlink(mut self, relative: &str, target: &str) -> Case {
+        self.links.push((relative.to_owned(), target.to_owned(), None));
+        self
+    }
+
+    /// [`Case::symlink`], the link owned by user `uid` (only root may ask).
+    pub fn symlink_owned_by(mut self, relative: &str, target: &str, uid: u32) -> Case {
+        self.links.push((relative.to_owned(), target.to_owned(), Some(uid)));
         self
     }
 
@@ -449,8 +465,10 @@ fn judge(
         Some(_) => {}
     }
     // The error log: what LogLevel lets through must be there, what it suppresses must not.
-    if got == 403 && !outcome.log.iter().any(|l| ["AH01797", "AH01630", "AH01631"].contains(&l.ah_code)) {
-        problems.push("a 403 without a predicted AH01797/AH01630/AH01631 log entry".to_owned());
+    if got == 403
+        && !outcome.log.iter().any(|l| ["AH01797", "AH01630", "AH01631", "AH00032", "AH00037"].contains(&l.ah_code))
+    {
+        problems.push("a 403 without a predicted AH01797/AH01630/AH01631/AH00032/AH00037 log entry".to_owned());
     }
     let logged = logged_codes(log);
     for (l, why) in outcome.log.iter().zip(suppressed) {
@@ -563,6 +581,9 @@ fn build_config(common: &str, cases: &[&Case]) -> HttpdConfig {
     for c in cases {
         for (f, text) in &c.files {
             cfg = cfg.file(f, text.as_str());
+        }
+        for (link, target, owner) in &c.links {
+            cfg = cfg.symlink_owned_by(link, target, *owner);
         }
     }
     cfg

@@ -208,6 +208,8 @@ pub struct HttpdConfig {
     modules: Vec<String>,
     log_level: String,
     files: Vec<(PathBuf, Option<String>)>,
+    /// Symbolic links: (link, target, the link's owner if not ours), relative to the server root.
+    links: Vec<(PathBuf, PathBuf, Option<u32>)>,
 }
 
 impl HttpdConfig {
@@ -223,6 +225,7 @@ impl HttpdConfig {
             modules: DEFAULT_MODULES.iter().map(|m| (*m).to_owned()).collect(),
             log_level: "warn".to_owned(),
             files: Vec::new(),
+            links: Vec::new(),
         }
     }
 
@@ -269,6 +272,23 @@ impl HttpdConfig {
     pub fn file(mut self, relative: impl AsRef<Path>, contents: impl Into<String>) -> HttpdConfig {
         let relative = checked_relative(relative.as_ref());
         self.files.push((relative, Some(contents.into())));
+        self
+    }
+
+    /// A symbolic link at `relative` to `target` (both relative to the server root; the link
+    /// holds the target's absolute path). Parent directories are created.
+    pub fn symlink(self, relative: impl AsRef<Path>, target: impl AsRef<Path>) -> HttpdConfig {
+        self.symlink_owned_by(relative, target, None)
+    }
+
+    /// [`HttpdConfig::symlink`], the link itself owned by user `owner` (only root may do that).
+    pub fn symlink_owned_by(
+        mut self,
+        relative: impl AsRef<Path>,
+        target: impl AsRef<Path>,
+        owner: Option<u32>,
+    ) -> HttpdConfig {
+        self.links.push((checked_relative(relative.as_ref()), checked_relative(target.as_ref()), owner));
         self
     }
 
@@ -416,6 +436,19 @@ impl HttpdConfig {
                 None => mkdir(&path)?,
             }
         }
+        for (link, target, owner) in &self.links {
+            let path = root.join(link);
+            if let Some(parent) = path.parent() {
+                mkdir(parent)?;
+            }
+            if path.symlink_metadata().is_ok() {
+                fs::remove_file(&path)?;
+            }
+            std::os::unix::fs::symlink(root.join(target), &path)?;
+            if let Some(uid) = owner {
+                std::os::unix::fs::lchown(&path, Some(*uid), None)?;
+            }
+        }
         let main = self.main_config_path();
         write_file(&main, &self.main_config_text())?;
         Ok(main)
@@ -461,7 +494,8 @@ fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
     fs::set_permissions(path, fs::Permissions::from_mode(mode))
 }
 
-fn euid_is_root() -> bool {
+/// Whether the tests run as root (and so may give files to other owners).
+pub fn euid_is_root() -> bool {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { libc::geteuid() == 0 }
 }

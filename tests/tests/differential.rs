@@ -766,6 +766,234 @@ fn htaccess_with_a_forbidden_directive_is_a_500() {
     );
 }
 
+/// `<Directory @DOCROOT@/{dir}>` with `AllowOverride {allow}` (and `extra` lines), its .htaccess
+/// holding `htaccess`, its index.html, and requests for it from every source.
+fn htaccess_case(name: &str, dir: &str, allow: &str, extra: &str, htaccess: &str) -> Case {
+    let body = format!("<Directory @DOCROOT@/{dir}>\n    AllowOverride {allow}\n{extra}</Directory>\n");
+    Case::new(name, &body)
+        .file(&format!("htdocs/{dir}/.htaccess"), htaccess)
+        .file(&format!("htdocs/{dir}/index.html"), "x\n")
+        .urls(&[&format!("/{dir}/index.html")], &["GET"])
+}
+
+/// An .htaccess httpd cannot parse answers 500 to every request it applies to, with
+/// "<file>: <message>" logged: the first error `ap_build_config` meets reading its structure
+/// (a section left open, a closer of another section), else the first `ap_walk_config` meets
+/// running its lines in file order (a directive no loaded module defines, one AllowOverride
+/// forbids, a section header without its argument). Skipped `<IfModule>` bodies are not run.
+#[test]
+fn htaccess_httpd_cannot_parse_is_a_500() {
+    let only_one = |p: &Probe| only(p, &["127.0.0.1"], 200, 403);
+    check_all(
+        DOCROOT_GRANT,
+        vec![
+            htaccess_case("module not loaded", "p1", "All", "", "Header set X y\n").expect(|_| 500),
+            htaccess_case("rewrite not loaded", "p2", "All", "", "RewriteEngine On\n").expect(|_| 500),
+            htaccess_case("unknown directive", "p3", "All", "", "Require ip 127.0.0.1\nFrobnicate on\n")
+                .expect(|_| 500),
+            htaccess_case("unclosed section", "p4", "All", "", "<RequireAll>\n    Require ip 127.0.0.1\n")
+                .expect(|_| 500),
+            htaccess_case("section without argument", "p5", "All", "", "<Files>\n</Files>\n").expect(|_| 500),
+            htaccess_case("closer of another section", "p6", "All", "", "<Files a>\n</FilesMatch>\n").expect(|_| 500),
+            htaccess_case("unknown section", "p7", "All", "", "<Frobnicate x>\n</Frobnicate>\n").expect(|_| 500),
+            // The structure is read first: the section left open is logged, not the line before.
+            htaccess_case("unknown line, then unclosed", "p8", "All", "", "Frobnicate on\n<RequireAny>\n")
+                .expect(|_| 500),
+            // Lines run in order: the first of a forbidden line and an unknown one is logged.
+            htaccess_case("forbidden, then unknown", "p9", "AuthConfig", "", "Options -Indexes\nFrobnicate on\n")
+                .expect(|_| 500),
+            htaccess_case("unknown, then forbidden", "p10", "AuthConfig", "", "Frobnicate on\nOptions -Indexes\n")
+                .expect(|_| 500),
+            htaccess_case(
+                "unknown inside Files",
+                "p11",
+                "All",
+                "",
+                "<Files index.html>\n    Frobnicate on\n</Files>\n",
+            )
+            .expect(|_| 500),
+            // Not read: a skipped <IfModule> body; skipped: unknown lines under Nonfatal=Unknown.
+            htaccess_case(
+                "unknown in a skipped IfModule",
+                "p12",
+                "All",
+                "",
+                "<IfModule mod_headers.c>\n    Header set X y\n</IfModule>\nRequire ip 127.0.0.1\n",
+            )
+            .expect(only_one),
+            htaccess_case(
+                "Nonfatal=Unknown",
+                "p13",
+                "All Nonfatal=Unknown",
+                "",
+                "Frobnicate on\nRequire ip 127.0.0.1\n",
+            )
+            .expect(only_one),
+        ],
+    );
+}
+
+/// `AllowOverrideList` grants single directives to an .htaccess file: httpd reads the file when
+/// it or AllowOverride grants something, and a line neither grants is a 500
+/// (`server/config.c: invoke_cmd`). Directives httpd does not know are dropped from the list
+/// (`set_override_list`, AH00116).
+#[test]
+fn allow_override_list_grants_single_directives() {
+    check_all(
+        DOCROOT_GRANT,
+        vec![
+            htaccess_case("list Require", "l1", "None", "    AllowOverrideList Require\n", "Require ip 127.0.0.2\n")
+                .expect(|p| only(p, &["127.0.0.2"], 200, 403)),
+            htaccess_case(
+                "list Allow, Require in the file",
+                "l2",
+                "None",
+                "    AllowOverrideList Allow\n",
+                "Require ip 127.0.0.2\n",
+            )
+            .expect(|_| 500),
+            htaccess_case(
+                "list beside a class",
+                "l3",
+                "Limit",
+                "    AllowOverrideList Require\n",
+                "Order deny,allow\nDeny from 127.0.0.3\nRequire ip 127.0.0.2 127.0.0.3\n",
+            )
+            .expect(|p| only(p, &["127.0.0.2"], 200, 403)),
+            htaccess_case("list None", "l4", "None", "    AllowOverrideList None\n", "Require ip 127.0.0.2\n")
+                .expect(|_| 200),
+            htaccess_case(
+                "list of a directive httpd does not know",
+                "l5",
+                "None",
+                "    AllowOverrideList Header\n",
+                "Require ip 127.0.0.2\n",
+            )
+            .expect(|_| 200),
+            // A deeper AllowOverride leaves the list of a parent directory in force.
+            Case::new(
+                "list in a parent directory",
+                "<Directory @DOCROOT@/l6>\n    AllowOverride None\n    AllowOverrideList Require\n</Directory>\n\
+<Directory @DOCROOT@/l6/sub>\n    AllowOverride None\n</Directory>\n",
+            )
+            .file("htdocs/l6/sub/.htaccess", "Require ip 127.0.0.2\n")
+            .file("htdocs/l6/sub/index.html", "x\n")
+            .urls(&["/l6/sub/index.html"], &["GET"])
+            .expect(|p| only(p, &["127.0.0.2"], 200, 403)),
+        ],
+    );
+}
+
+/// An `<If>` in an .htaccess file is not evaluated: an outcome it may change is unknown, as
+/// for an `<If>` of the configuration (httpd itself refuses here).
+#[test]
+fn if_in_htaccess_makes_the_outcome_unknown() {
+    check_all(
+        DOCROOT_GRANT,
+        vec![
+            htaccess_case("If in .htaccess", "i1", "All", "", "<If \"true\">\n    Require all denied\n</If>\n")
+                .unknown_when(|_| true)
+                .expect(|_| 403),
+            htaccess_case(
+                "If in a Files of .htaccess",
+                "i2",
+                "All",
+                "",
+                "<Files index.html>\n    <If \"%{REMOTE_ADDR} == '127.0.0.2'\">\n        Require all denied\n    </If>\n</Files>\n",
+            )
+            .unknown_when(|_| true)
+            .expect(|p| only(p, &["127.0.0.2"], 403, 200)),
+            // An <If> without access rules changes nothing the engine predicts.
+            htaccess_case(
+                "If without access rules",
+                "i3",
+                "All",
+                "",
+                "<If \"true\">\n    DirectoryIndex index.html\n</If>\nRequire ip 127.0.0.1\n",
+            )
+            .expect(|p| only(p, &["127.0.0.1"], 200, 403)),
+        ],
+    );
+}
+
+/// `<Directory @DOCROOT@/{dir}>` with `lines`, and `{dir}/{link}` a symbolic link to
+/// `target/t.html` (`@ROOT@/target/t.html`, outside the document root), requested from every
+/// source.
+fn symlink_case(name: &str, dir: &str, lines: &str, link: &str, url: &str) -> Case {
+    let body = format!("<Directory @DOCROOT@/{dir}>\n{lines}</Directory>\n");
+    Case::new(name, &body).symlink(&format!("htdocs/{dir}/{link}"), "target/t.html").urls(&[url], &["GET"])
+}
+
+/// httpd's directory walk lstat()s each path component and refuses a symbolic link the
+/// Options in force in its directory do not let it follow (403, AH00037 naming the link), before
+/// any access check; the Options merge as the walk merges them (a plain line replaces, `+`/`-`
+/// accumulate; an .htaccess file's count from its directory on). A link whose target is
+/// missing is refused whatever the Options (the request would otherwise be a 404).
+#[test]
+fn symbolic_links_follow_the_options_in_force() {
+    check_all(
+        &format!("{DOCROOT_GRANT}<Directory @DOCROOT@/s6>\n    AllowOverride All\n    Options None\n</Directory>\n"),
+        vec![
+            symlink_case("Options None", "s1", "    Options None\n", "t.html", "/s1/t.html")
+                .file("target/t.html", "x\n")
+                .expect(|_| 403),
+            symlink_case("FollowSymLinks", "s2", "    Options FollowSymLinks\n", "t.html", "/s2/t.html")
+                .expect(|_| 200),
+            symlink_case("SymLinksIfOwnerMatch, same owner", "s3", "    Options SymLinksIfOwnerMatch\n", "t.html", "/s3/t.html")
+                .expect(|_| 200),
+            symlink_case("default Options", "s4", "    Require all granted\n", "t.html", "/s4/t.html").expect(|_| 200),
+            // A linked directory: refused at the link, its own path.
+            Case::new("linked directory", "<Directory @DOCROOT@/s5>\n    Options Indexes\n</Directory>\n")
+                .symlink("htdocs/s5/d", "target")
+                .urls(&["/s5/d/t.html", "/s5/d/"], &["GET"])
+                .expect(|_| 403),
+            // An .htaccess file turns links back on for its directory.
+            Case::new("htaccess +FollowSymLinks", "")
+                .file("htdocs/s6/.htaccess", "Options +FollowSymLinks\n")
+                .symlink("htdocs/s6/t.html", "target/t.html")
+                .urls(&["/s6/t.html"], &["GET"])
+                .expect(|_| 200),
+            // -FollowSymLinks above, +Indexes here: the removal stays.
+            Case::new(
+                "signed options accumulate",
+                "<Directory @DOCROOT@/s7>\n    Options -FollowSymLinks\n</Directory>\n<Directory @DOCROOT@/s7/sub>\n    Options +Indexes\n</Directory>\n\
+<Directory @DOCROOT@/s7/plain>\n    Options Indexes FollowSymLinks\n</Directory>\n",
+            )
+            .symlink("htdocs/s7/sub/t.html", "target/t.html")
+            .symlink("htdocs/s7/plain/t.html", "target/t.html")
+            .urls(&["/s7/sub/t.html", "/s7/plain/t.html"], &["GET"])
+            .expect(|p| if p.url.starts_with("/s7/sub/") { 403 } else { 200 }),
+            // mod_dir's subrequest for the index file meets the link.
+            symlink_case("linked index file", "s11", "    Options None\n", "index.html", "/s11/").expect(|_| 403),
+            // An .htaccess file above the link is read first: its error is the answer.
+            symlink_case("htaccess error above the link", "s13", "    Options None\n    AllowOverride All\n", "t.html", "/s13/t.html")
+                .file("htdocs/s13/.htaccess", "Frobnicate on\n")
+                .expect(|_| 500),
+            // A link to nothing is walked in full: refused even with FollowSymLinks (AH00037).
+            Case::new("dangling index file", "")
+                .symlink("htdocs/s12/index.html", "target/missing.html")
+                .urls(&["/s12/"], &["GET"])
+                .expect(|_| 403),
+            Case::new("target missing", "")
+                .symlink("htdocs/s8/gone.html", "target/missing.html")
+                .file("htdocs/s8/index.html", "x\n")
+                .urls(&["/s8/gone.html"], &["GET"])
+                .expect(|_| 403),
+        ],
+    );
+    // A link owned by another user than its target's: refused under SymLinksIfOwnerMatch.
+    if httpd::euid_is_root() {
+        check(
+            Case::new("SymLinksIfOwnerMatch, other owner", "<Directory @DOCROOT@/s9>\n    Options SymLinksIfOwnerMatch\n</Directory>\n<Directory @DOCROOT@/s10>\n    Options FollowSymLinks\n</Directory>\n")
+                .file("target/t.html", "x\n")
+                .symlink_owned_by("htdocs/s9/t.html", "target/t.html", 65534)
+                .symlink_owned_by("htdocs/s10/t.html", "target/t.html", 65534)
+                .urls(&["/s9/t.html", "/s10/t.html"], &["GET"])
+                .expect(|p| if p.url.starts_with("/s9/") { 403 } else { 200 }),
+        );
+    }
+}
+
 // =============================================================================================
 // 9. DirectoryMatch after .htaccess; a virtual host's Directory wins at equal depth (§5.1)
 

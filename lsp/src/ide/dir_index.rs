@@ -207,8 +207,8 @@ pub fn apply(cfg: &Config, spec: &RequestSpec, e: &mut Effective) {
         req.method = "GET".into();
         req.env = env.clone();
         let sub_spec = RequestSpec { path: sub_url(&url, name), host: spec.host.clone(), request: req };
-        let sub = walk_and_evaluate(cfg, &FsView::fresh(), &sub_spec, None);
-        let same = section_ids(&sub) == main_ids;
+        let sub = walk_and_evaluate(cfg, &FsView::fresh(), &sub_spec, None, true);
+        let same = section_ids(&sub) == main_ids && sub.refused_symlink.is_none();
         let regular = sub.filesystem_path.is_file();
         let status = if same { Some(200) } else { sub.outcome.status };
         lookup.tries.push(IndexTry {

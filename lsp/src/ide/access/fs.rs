@@ -72,6 +72,16 @@ struct FsCache {
     /// (Fx: a batch looks up tens of thousands of long paths several times each.)
     dirs: rustc_hash::FxHashMap<std::ffi::OsString, bool>,
     files: rustc_hash::FxHashMap<std::ffi::OsString, Result<Option<Arc<FileData>>, String>>,
+    links: rustc_hash::FxHashMap<std::ffi::OsString, Option<Link>>,
+}
+
+/// A symbolic link as httpd's directory walk sees it (`server/request.c: resolve_symlink`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Link {
+    /// Its target can be stat()ed.
+    pub(super) target_reached: bool,
+    /// Its target is owned by the link's owner (what `SymLinksIfOwnerMatch` asks).
+    pub(super) same_owner: bool,
 }
 
 impl FsView {
@@ -114,6 +124,27 @@ impl FsView {
         let Some(c) = &self.cache else { return vec![None; paths.len()] };
         let c = c.lock().unwrap_or_else(|e| e.into_inner());
         paths.map(|p| c.dirs.get(std::ffi::OsStr::new(p)).copied()).collect()
+    }
+
+    /// What lstat() tells of `p`: the link, None when it is not one (or not there). A path of
+    /// the overlay is taken for a plain directory or file.
+    pub(super) fn symlink(&self, p: &Path) -> Option<Link> {
+        if self.overlay.dirs.contains(p) || self.overlay.files.contains_key(p) {
+            return None;
+        }
+        let ask = || {
+            use std::os::unix::fs::MetadataExt;
+            let link = std::fs::symlink_metadata(p).ok().filter(|m| m.file_type().is_symlink())?;
+            let target = std::fs::metadata(p).ok();
+            Some(Link { target_reached: target.is_some(), same_owner: target.is_some_and(|t| t.uid() == link.uid()) })
+        };
+        let Some(c) = &self.cache else { return ask() };
+        if let Some(l) = c.lock().unwrap_or_else(|e| e.into_inner()).links.get(p.as_os_str()) {
+            return *l;
+        }
+        let l = ask();
+        c.lock().unwrap_or_else(|e| e.into_inner()).links.insert(p.as_os_str().to_os_string(), l);
+        l
     }
 
     /// An .htaccess file: its text, None when it is not there (ENOENT, ENOTDIR: httpd

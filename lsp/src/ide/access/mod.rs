@@ -11,6 +11,7 @@
 mod fs;
 mod items;
 mod patterns;
+mod symlinks;
 mod url;
 mod walk;
 
@@ -30,7 +31,7 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use url::vhost_label;
-use walk::{Applied, Contribution, UNREADABLE_HTACCESS};
+use walk::{walk_request_as, Applied, Contribution, SymlinkRefusal, MAYBE_INVALID_HTACCESS, UNREADABLE_HTACCESS};
 
 /// What a request looks like to the server.
 #[derive(Debug, Clone)]
@@ -88,6 +89,8 @@ pub struct Effective {
     pub env: Option<crate::ide::setenvif::EnvReport>,
     /// mod_dir's DirectoryIndex subrequests, for a directory URL that passed access control.
     pub index: Option<Box<crate::ide::dir_index::IndexLookup>>,
+    /// The symbolic link on the way that httpd refuses to follow (403 before any access check).
+    pub refused_symlink: Option<PathBuf>,
 }
 
 fn ploc(cfg: &Config, loc: &config::Loc) -> policy::Loc {
@@ -125,6 +128,8 @@ pub struct Resolved {
     pub unknown: Vec<String>,
     /// The first error of an .htaccess file on the way: every request gets 500.
     forbidden_override: Option<String>,
+    /// A symbolic link the directory walk refuses: every request gets 403.
+    symlink: Option<SymlinkRefusal>,
 }
 
 /// Walks the sections a request for `path` (on `host`, over a connection to `local`) meets
@@ -169,11 +174,34 @@ impl Resolved {
             if self.unknown.iter().any(|u| u.ends_with(UNREADABLE_HTACCESS)) {
                 possible.push(403);
             }
+            if self.unknown.iter().any(|u| u.ends_with(MAYBE_INVALID_HTACCESS)) {
+                possible.push(500);
+            }
             possible.sort_unstable();
             possible.dedup();
             outcome.possible_statuses = possible;
             outcome.reason_unknown = Some(self.unknown.join("; "));
             outcome.status = None;
+        }
+        // The Directory walk stops at the link, before any access check, and after the
+        // .htaccess files above it, whose errors come first.
+        if let (Some((link, code)), None) = (&self.symlink, &self.forbidden_override) {
+            let message = symlinks::refusal_message(link);
+            outcome.status = Some(403);
+            outcome.reason_unknown = None;
+            outcome.possible_statuses = vec![403];
+            outcome.deciding = Some(policy::Deciding {
+                layer: policy::Layer::Core,
+                rule: "a symbolic link the Options in force do not let httpd follow".to_string(),
+                loc: None,
+            });
+            outcome.log = vec![policy::LogEntry {
+                ah_code: code,
+                module: "core",
+                level: policy::LogLevel::Error,
+                message: message.clone(),
+            }];
+            outcome.trace.push(policy::TraceStep { depth: 0, text: format!("403: {message}"), loc: None });
         }
         if let Some(why) = &self.forbidden_override {
             // The Directory walk fails before any access check runs: nothing else is logged.
@@ -278,7 +306,10 @@ impl Resolved {
     /// answers 500, or the outcome cannot be known (something on the path is out of our reach,
     /// httpd would refuse to start). [`Resolved::outcome`] has no 403 for any client then.
     pub fn answered_before_access_checks(&self) -> bool {
-        self.forbidden_override.is_some() || !self.errors.is_empty() || !self.unknown.is_empty()
+        self.forbidden_override.is_some()
+            || self.symlink.is_some()
+            || !self.errors.is_empty()
+            || !self.unknown.is_empty()
     }
 
     /// When mod_access_compat's host check certainly refuses `request` with 403 whatever Require
@@ -438,7 +469,7 @@ pub fn effective_in(
     spec: &RequestSpec,
     env: Option<&crate::ide::setenvif::EnvInputs>,
 ) -> Effective {
-    let mut e = walk_and_evaluate(cfg, fs, spec, env);
+    let mut e = walk_and_evaluate(cfg, fs, spec, env, false);
     crate::ide::dir_index::apply(cfg, spec, &mut e);
     e
 }
@@ -446,16 +477,18 @@ pub fn effective_in(
 /// How many untold `<If>` sections on one request's way are tried true and false together.
 const MAX_CONDITIONS: usize = 4;
 
-/// One request without mod_dir's subrequest: what a subrequest itself is.
+/// One request without mod_dir's subrequest: what a subrequest itself is (`in_parent_directory`:
+/// mod_dir's, for a file of the directory its parent walked).
 pub fn walk_and_evaluate(
     cfg: &Config,
     fs: &FsView,
     spec: &RequestSpec,
     env_inputs: Option<&crate::ide::setenvif::EnvInputs>,
+    in_parent_directory: bool,
 ) -> Effective {
     let ix = cfg.index();
     let local = spec.request.local_port.map(|p| (spec.request.local_addr, p));
-    let walked = walk_request(cfg, fs, &spec.path, spec.host.as_deref(), local);
+    let walked = walk_request_as(cfg, fs, &spec.path, spec.host.as_deref(), local, in_parent_directory);
     let conditional = walked.conditional().to_vec();
     let r = walked.clone().merge(cfg);
     let (sections, per_dir) = r.sections_and_per_dir(cfg);
@@ -497,5 +530,6 @@ pub fn walk_and_evaluate(
         per_dir,
         env,
         index: None,
+        refused_symlink: r.symlink.map(|(p, _)| p),
     }
 }

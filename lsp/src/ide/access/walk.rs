@@ -5,8 +5,10 @@
 use super::fs::{path_text, request_filename_in, FsView};
 use super::items::body_items;
 use super::patterns::{location_prefix, regex_matches, section_applies, wildcard_match};
+use super::symlinks::{self, SymlinkOptions};
 use super::url::{normalize_url, pick_vhost, translate, Server};
 use super::Resolved;
+use crate::ide::catalogue::context::Overrides;
 use crate::ide::config::index::{components, Built};
 use crate::ide::config::{self, Config, FileData, FileId, Node, NodeKind, SecId};
 use crate::ide::policy::{self, fold_phase, merge_authn, AuthnConfig, AuthzConfig, CompatConfig, Item, PolicyCtx};
@@ -18,13 +20,18 @@ use std::sync::Arc;
 /// How the reason for an unknown outcome ends when an .htaccess file could not be read.
 pub(super) const UNREADABLE_HTACCESS: &str = "; httpd refuses the request (403, AH00529) if it cannot read it either";
 
+/// How the reason for an unknown outcome ends when an .htaccess file holds a line httpd may not
+/// know (the modules loaded are not all known here).
+pub(super) const MAYBE_INVALID_HTACCESS: &str = "; if httpd does not know it, every request gets 500";
+
 /// One section of a phase: a section of the configuration, or an .htaccess file
 /// read for this request together with the AllowOverride in force for it.
 #[derive(Debug, Clone)]
 pub(super) enum Contribution {
     Section(SecId),
-    /// The file, the AllowOverride in force for it, and the file loaded under the server.
-    Htaccess(Arc<FileData>, Vec<String>, Arc<Config>),
+    /// The file, the AllowOverride and AllowOverrideList in force for it, and the file loaded
+    /// under the server.
+    Htaccess(Arc<FileData>, Overrides, Arc<Config>),
     /// A `<Files>`/`<FilesMatch>` section of an .htaccess file (in the Files phase): the file,
     /// the file loaded, and the section's index among its top-level nodes (`<IfModule>`
     /// bodies httpd reads are spliced in there).
@@ -51,16 +58,24 @@ fn htaccess_files_sections(frag: &Config) -> impl Iterator<Item = (usize, &Node)
 /// node to re-read) its body.
 pub(super) type Applied = (Contribution, Arc<Built>, Option<Vec<Item>>);
 
-/// The sections that apply to a request, in merge order, grouped by phase.
+/// A symbolic link the directory walk refuses (403): its path, and the AH code httpd logs.
+pub(super) type SymlinkRefusal = (PathBuf, &'static str);
+
+/// The sections that apply to a request, in merge order, grouped by phase; and the symbolic
+/// link the walk refuses (it stops there: 403). `in_parent_directory`: a subrequest for a file
+/// of its parent's directory ([`symlinks::refuses_in_parent_directory`]).
+#[allow(clippy::too_many_arguments)]
 fn walk(
     cfg: &Config,
     fs: &FsView,
     server: &Server,
+    mut options: SymlinkOptions,
+    in_parent_directory: bool,
     url: &str,
     fs_path: &Path,
     unknown: &mut Vec<String>,
     conditional: &mut Vec<SecId>,
-) -> Vec<Vec<Contribution>> {
+) -> (Vec<Vec<Contribution>>, Option<SymlinkRefusal>) {
     let ix = cfg.index();
     let path = path_text(fs_path);
     let comps = components(&path);
@@ -79,6 +94,7 @@ fn walk(
         .unwrap_or(&DEFAULT_ACCESS_FILE[..]);
     const NONE: &[String] = &[];
     let mut allow_override: &[String] = NONE;
+    let mut override_list: &[String] = NONE;
     // The directory at depth k: "/" then "/a", "/a/b", … grown one component at a time.
     let mut prefix = String::with_capacity(path.len() + 1);
     prefix.push('/');
@@ -95,20 +111,32 @@ fn walk(
                 if let Some(ao) = ix.allow_override(id) {
                     allow_override = ao;
                 }
+                if let Some(list) = ix.allow_override_list(id) {
+                    override_list = list;
+                }
+                if let Some(o) = SymlinkOptions::of_section(&ix.node(cfg, id).children) {
+                    options.merge(&o);
+                }
                 dir_phase.push(Contribution::Section(id));
             }
         }
         // The .htaccess of the directory at this depth (only real directories: those above the
-        // last component are). No AllowOverride yet means None.
-        if !allow_override.iter().all(|a| a.eq_ignore_ascii_case("None"))
-            && (k < depth || fs.is_dir(Path::new(&prefix)))
-        {
+        // last component are), read when AllowOverride or AllowOverrideList grants something
+        // (`server/request.c: ap_directory_walk`). No AllowOverride yet means None.
+        let none = |a: &String| a.eq_ignore_ascii_case("None");
+        let overrides = (!allow_override.iter().all(none) || !override_list.iter().all(none))
+            .then(|| htaccess_overrides(cfg, allow_override, override_list))
+            .filter(Overrides::reads_htaccess);
+        if let Some(overrides) = overrides.filter(|_| k < depth || fs.is_dir(Path::new(&prefix))) {
             for name in names {
                 let p = Path::new(&prefix).join(name);
                 match fs.read(&p) {
                     Ok(Some(fd)) => {
                         let frag = Arc::new(config::load_fragment_under(fd.clone(), cfg));
-                        dir_phase.push(Contribution::Htaccess(fd, allow_override.to_vec(), frag));
+                        if let Some(o) = SymlinkOptions::of_section(&frag.nodes) {
+                            options.merge(&o);
+                        }
+                        dir_phase.push(Contribution::Htaccess(fd, overrides, frag));
                         break;
                     }
                     Ok(None) => {}
@@ -119,6 +147,21 @@ fn walk(
                         break;
                     }
                 }
+            }
+        }
+        // The next component, under the options merged so far.
+        if k < depth {
+            let next = if k == 0 { format!("/{}", comps[0]) } else { format!("{prefix}/{}", comps[k]) };
+            let last = k + 1 == depth;
+            // (The familiar path needs the file to be there: a link to nothing is walked in full.)
+            let familiar = in_parent_directory && last && fs.symlink(Path::new(&next)).is_none_or(|l| l.target_reached);
+            let refused = if familiar {
+                symlinks::refuses_in_parent_directory(fs, &options, Path::new(&next)).then_some("AH00032")
+            } else {
+                symlinks::refuses(fs, &options, Path::new(&next), last).then_some("AH00037")
+            };
+            if let Some(code) = refused {
+                return (vec![dir_phase, Vec::new(), Vec::new()], Some((PathBuf::from(next), code)));
             }
         }
     }
@@ -205,38 +248,146 @@ fn walk(
         if ix.holds_access(id) {
             conditional.push(id);
             let s = ix.node(cfg, id);
-            unknown.push(format!(
-                "<{}> at {}:{} holds access rules, and its expression is not evaluated",
-                s.name(),
-                cfg.file(s.loc.file).path.display(),
-                cfg.line(&s.loc)
-            ));
+            unknown.push(if_not_evaluated(cfg, s));
         }
     }
-    vec![dir_phase, files_phase, loc_phase]
+    // And those of the .htaccess files on the way: their own lines' and their applying
+    // `<Files>` sections'.
+    let htaccess_bodies = dir_phase.iter().chain(&files_phase).filter_map(|c| match c {
+        Contribution::Htaccess(_, _, frag) => Some((frag, &frag.nodes[..])),
+        Contribution::HtaccessFiles(_, frag, i) => Some((frag, &frag.nodes[*i].children[..])),
+        Contribution::Section(_) => None,
+    });
+    for (frag, nodes) in htaccess_bodies {
+        for n in nodes.iter().filter(|n| n.is_section() && matches!(n.known(), "If" | "ElseIf" | "Else")) {
+            if n.walk().any(|d| super::is_access_directive(d.name())) {
+                unknown.push(if_not_evaluated(frag, n));
+            }
+        }
+    }
+    (vec![dir_phase, files_phase, loc_phase], None)
 }
 
-/// The first directive of an .htaccess file that its AllowOverride forbids
-/// (httpd answers 500 and logs `"<file>: <name> not allowed here"`): its offset and that message.
-/// The rules are `server/config.c: invoke_cmd`'s and `ap_check_cmd_context`'s
-/// ([`crate::ide::catalogue::context`]), over the nodes in file order (a section
-/// before its body); violations `AllowOverride Nonfatal=Override` lets pass are skipped.
-fn htaccess_override_violation(frag: &Config, allow: &[String]) -> Option<(u32, String)> {
-    use crate::ide::catalogue::context::{Overrides, Refusal, Scope};
-    let path = frag.nodes.first().map(|n| frag.file(n.loc.file).path.display().to_string()).unwrap_or_default();
-    let overrides = Overrides::parse(Some(allow), None);
-    let top = Scope::htaccess(Some(&overrides));
+/// Why the outcome is unknown: `<If>` section `s` of `cfg` holds access rules.
+fn if_not_evaluated(cfg: &Config, s: &Node) -> String {
+    format!(
+        "<{}> at {}:{} holds access rules, and its expression is not evaluated",
+        s.name(),
+        cfg.file(s.loc.file).path.display(),
+        cfg.line(&s.loc)
+    )
+}
+
+/// What an .htaccess file is granted under `AllowOverride allow` and `AllowOverrideList list`.
+/// httpd keeps only the listed directives it knows (`server/core.c: set_override_list`
+/// discards the others with AH00116).
+fn htaccess_overrides(cfg: &Config, allow: &[String], list: &[String]) -> Overrides {
+    let known: Vec<String> =
+        list.iter().filter(|n| n.eq_ignore_ascii_case("None") || known_directive(cfg, n)).cloned().collect();
+    Overrides::parse(Some(allow), Some(&known))
+}
+
+/// Whether httpd, with the modules `cfg` loads, knows directive `name`.
+fn known_directive(cfg: &Config, name: &str) -> bool {
+    crate::ide::catalogue::directive(name).is_some_and(|d| {
+        d.status != crate::ide::catalogue::Status::Removed && d.modules().any(|m| m == "core" || cfg.module_loaded(m))
+    })
+}
+
+/// The first error `server/config.c: ap_walk_config` meets in an .htaccess file, executing its
+/// lines in file order (a section before its body) once `ap_build_config` has read the whole
+/// file: a directive httpd does not know (no module loaded defines it: "Invalid command"), one
+/// its AllowOverride/AllowOverrideList forbids (`invoke_cmd`, `ap_check_cmd_context`, the rules
+/// of [`crate::ide::catalogue::context`]), a section header its handler refuses (no argument,
+/// no `>`). httpd answers 500 and logs `"<file>: <message>"`. Each as (offset, rank among the
+/// errors of one line, message). Violations `AllowOverride Nonfatal=…` lets pass are skipped.
+/// Directives that only may be unknown (the modules loaded are not all known) are added to
+/// `uncertain`.
+fn htaccess_walk_error(
+    fd: &FileData,
+    frag: &Config,
+    overrides: &Overrides,
+    uncertain: &mut Vec<String>,
+) -> Option<(u32, u8, String)> {
+    use crate::ide::catalogue::context::{Refusal, Scope};
+    let path = fd.path.display();
+    // With modules we cannot name (none loaded explicitly, or one the catalogue does not know),
+    // a directive we do not know may still be httpd's.
+    let certain =
+        frag.modules_known && frag.modules.iter().all(|m| crate::ide::catalogue::module_by_identifier(m).is_some());
+    let top = Scope::htaccess(Some(overrides));
     let mut stack: Vec<(&Node, Scope)> = frag.nodes.iter().rev().map(|n| (n, top.clone())).collect();
     while let Some((n, scope)) = stack.pop() {
-        let Some(d) = n.directive() else { continue };
-        if let Some(r) = scope.check(d).filter(|r| r.kind == Refusal::Request) {
-            return Some((u32::from(n.loc.range.start()), format!("{path}: {}", r.message)));
+        if n.canonical().is_empty() {
+            continue;
         }
-        if let Some(inner) = n.is_section().then(|| scope.enter(n.name())).flatten() {
+        let at = u32::from(n.loc.range.start());
+        let d = n.directive().filter(|d| {
+            d.status != crate::ide::catalogue::Status::Removed
+                && d.modules().any(|m| m == "core" || frag.module_loaded(m))
+        });
+        let Some(d) = d else {
+            if overrides.nonfatal_unknown() {
+                continue; // logged (AH02296) and skipped
+            }
+            let name = if n.is_section() { format!("<{}", n.name()) } else { n.name().to_string() };
+            if certain {
+                return Some((at, 0, format!("{path}: Invalid command '{name}', perhaps misspelled or defined by a module not included in the server configuration")));
+            }
+            uncertain.push(format!(
+                "{path}:{} has {name}, which httpd 2.4 and the modules loaded here do not define{MAYBE_INVALID_HTACCESS}",
+                frag.line(&n.loc)
+            ));
+            continue;
+        };
+        if let Some(r) = scope.check(d).filter(|r| r.kind == Refusal::Request) {
+            return Some((at, 0, format!("{path}: {}", r.message)));
+        }
+        if !n.is_section() {
+            continue;
+        }
+        // Its handler reads the header before the body (`dirsection`, `filesection`, …).
+        let line = fd.line_of(n.loc.range.start());
+        let header_error = |e: &&apache_syntax::SyntaxError| {
+            e.is_error && walk_time_error(&e.message) && fd.line_of(e.range.start()) == line
+        };
+        if let Some(e) = fd.parse.errors.iter().find(header_error) {
+            return Some((at, 1, format!("{path}: {}", e.message)));
+        }
+        if let Some(inner) = scope.enter(n.name()) {
             stack.extend(n.children.iter().rev().map(|c| (c, inner.clone())));
         }
     }
     None
+}
+
+/// Whether a syntax error of a section header is found by the section's handler as httpd
+/// executes the line ([`htaccess_walk_error`]), not while it reads the file's structure.
+fn walk_time_error(message: &str) -> bool {
+    message.starts_with('<')
+        && !message.starts_with("</")
+        && (message.ends_with("requires additional arguments")
+            || message.ends_with("doesn't take additional arguments")
+            || message.ends_with("missing closing '>'")
+            || message.ends_with("arguments not (yet) supported."))
+}
+
+/// The first error `server/config.c: ap_build_config` meets reading an .htaccess file's
+/// structure, before any line runs: a closer without its section, of another section, without
+/// its `>`, or sections left open at the end (all of them, innermost first, each with its file
+/// and line). The bodies of `<IfModule>` sections httpd skips are read for nesting too.
+fn htaccess_build_error(fd: &FileData) -> Option<String> {
+    let path = fd.path.display();
+    let errors = fd.parse.errors.iter().filter(|e| e.is_error);
+    let structural = |m: &str| m.starts_with("</") || m.starts_with("Expected </");
+    if let Some(e) = errors.clone().find(|e| structural(&e.message)) {
+        return Some(format!("{path}: {}", e.message));
+    }
+    let unclosed: Vec<String> = errors
+        .filter(|e| e.message.ends_with("was not closed."))
+        .map(|e| format!("{path}:{}: {}", fd.line_of(e.range.start()), e.message))
+        .collect();
+    (!unclosed.is_empty()).then(|| format!("{path}: {}", unclosed.join("\n")))
 }
 
 /// One request's walk: the sections it meets, in merge order, before their policies are
@@ -252,6 +403,8 @@ pub struct Walked {
     /// The `<If>`/`<ElseIf>`/`<Else>` sections on the way that hold access rules, in the order
     /// httpd's If walk merges them (after the Location phase), each unknown (in `unknown`).
     conditional: Vec<SecId>,
+    /// A symbolic link the directory walk refuses (403).
+    symlink: Option<SymlinkRefusal>,
 }
 
 /// What a walk tells of mod_access_compat's layer without merging the sections' policies.
@@ -269,15 +422,33 @@ pub enum BeforeMerge {
 
 /// The walk of [`resolve`](super::resolve).
 pub fn walk_request(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local: Option<(IpAddr, u16)>) -> Walked {
+    walk_request_as(cfg, fs, path, host, local, false)
+}
+
+/// [`walk_request`]; `in_parent_directory` for a subrequest of a file in its parent's directory.
+pub(super) fn walk_request_as(
+    cfg: &Config,
+    fs: &FsView,
+    path: &str,
+    host: Option<&str>,
+    local: Option<(IpAddr, u16)>,
+    in_parent_directory: bool,
+) -> Walked {
     let ix = cfg.index();
     let mut unknown = Vec::new();
     let vhost = pick_vhost(ix, host, local, &mut unknown);
     let server = Server { main: &ix.main, vhost: vhost.map(|v| &ix.vhosts[v as usize].scope) };
     let url = normalize_url(path);
     let filesystem_path = request_filename_in(fs, &translate(&server, cfg, &url));
+    // The options the walk starts from: the main server's, merged with the virtual host's.
+    let mut options = SymlinkOptions::with_lines(SymlinkOptions::server(), &cfg.nodes);
+    if let Some(o) = vhost.and_then(|v| SymlinkOptions::of_section(&ix.node(cfg, ix.vhosts[v as usize].id).children)) {
+        options.merge(&o);
+    }
     let mut conditional = Vec::new();
-    let phases = walk(cfg, fs, &server, &url, &filesystem_path, &mut unknown, &mut conditional);
-    Walked { vhost, url, filesystem_path, phases, unknown, conditional }
+    let (phases, symlink) =
+        walk(cfg, fs, &server, options, in_parent_directory, &url, &filesystem_path, &mut unknown, &mut conditional);
+    Walked { vhost, url, filesystem_path, phases, unknown, conditional, symlink }
 }
 
 impl Walked {
@@ -299,7 +470,7 @@ impl Walked {
     /// [`Resolved::compat_source`] and [`Resolved::answered_before_access_checks`], when that
     /// does not take an .htaccess file's policy.
     pub fn before_merge(&self, cfg: &Config) -> BeforeMerge {
-        if !self.unknown.is_empty() {
+        if !self.unknown.is_empty() || self.symlink.is_some() {
             return BeforeMerge::AnsweredBeforeAccessChecks;
         }
         let ix = cfg.index();
@@ -320,7 +491,7 @@ impl Walked {
     /// Merges the sections' policies, phase by phase, as httpd does.
     pub fn merge(self, cfg: &Config) -> Resolved {
         let ix = cfg.index();
-        let Walked { vhost, url, filesystem_path, phases, unknown, conditional: _ } = self;
+        let Walked { vhost, url, filesystem_path, phases, mut unknown, conditional: _, symlink } = self;
         let mut applied = Vec::new();
         let mut errors = Vec::new();
         let mut compat: Option<CompatConfig> = None;
@@ -333,8 +504,8 @@ impl Walked {
             for c in phase {
                 let (built, items) = match &c {
                     Contribution::Section(id) => (ix.built(cfg, *id), None),
-                    Contribution::Htaccess(fd, allow, frag) => {
-                        let (built, items, first_error) = htaccess(fd, frag, allow, &ix.ctx);
+                    Contribution::Htaccess(fd, overrides, frag) => {
+                        let (built, items, first_error) = htaccess(fd, frag, overrides, &ix.ctx, &mut unknown);
                         if forbidden_override.is_none() {
                             forbidden_override = first_error;
                         }
@@ -380,6 +551,7 @@ impl Walked {
             errors,
             unknown,
             forbidden_override,
+            symlink,
         }
     }
 }
@@ -389,12 +561,14 @@ impl Walked {
 fn htaccess(
     fd: &Arc<FileData>,
     frag: &Config,
-    allow: &[String],
+    overrides: &Overrides,
     ctx: &PolicyCtx,
+    uncertain: &mut Vec<String>,
 ) -> (Arc<Built>, Vec<Item>, Option<String>) {
     let mut sctx = ctx.clone();
     sctx.htaccess = true;
-    let violation = htaccess_override_violation(frag, allow);
+    let build_error = htaccess_build_error(fd);
+    let violation = htaccess_walk_error(fd, frag, overrides, uncertain);
     let loc = config::Loc { file: 0, range: TextRange::default(), focus: TextRange::default() };
     let top = Node::new(NodeKind::Section, ".htaccess", [""; 0], "", loc, frag.nodes.clone());
     let items = body_items(frag, &top);
@@ -409,8 +583,9 @@ fn htaccess(
     // order httpd meets them: the override check of a line comes before the line
     // runs; a Require container's own verdicts ("contains no authorization
     // directives", "has no effect in") come after its body (add_authz_section).
+    // An error reading the file's structure comes first: no line has run yet.
     let first_error = violation
-        .map(|(offset, m)| (offset, 0, m))
+        .map(|(offset, rank, m)| (fd.line_of(offset.into()), rank, offset, m))
         .into_iter()
         .chain(policy.errors.iter().chain(&section_errors).map(|e| {
             let at_close = e.message.starts_with("<Require")
@@ -418,10 +593,11 @@ fn htaccess(
                     || e.message.contains("directive has no effect in"));
             // (The range's end is exclusive: the next line may start there.)
             let offset = if at_close { e.loc.range.1.saturating_sub(1) } else { e.loc.range.0 };
-            (offset, 1, format!("{}: {}", fd.path.display(), e.message))
+            (fd.line_of(offset.into()), 2, offset, format!("{}: {}", fd.path.display(), e.message))
         }))
-        .min_by_key(|(offset, prio, _)| (*offset, *prio))
-        .map(|(_, _, m)| m);
+        .min_by_key(|(line, rank, offset, _)| (*line, *rank, *offset))
+        .map(|(_, _, _, m)| m);
+    let first_error = build_error.or(first_error);
     (Arc::new(Built { policy, compat_errors, authz_errors }), items, first_error)
 }
 
@@ -429,6 +605,150 @@ fn htaccess(
 mod tests {
     use super::*;
     use crate::ide::access::resolve;
+    use expect_test::expect;
+
+    /// What a GET of `url` from 127.0.0.1 gets under `<Directory ROOT/www>` with `dir_lines`
+    /// (mod_headers not loaded) and `www/.htaccess` holding `htaccess`: the status, and the
+    /// .htaccess error or why the status is unknown, with the temporary directory as ROOT.
+    fn htaccess_outcome(dir_lines: &str, htaccess: &str, url: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        std::fs::create_dir_all(dir.path().join("www")).unwrap();
+        let main = dir.path().join("httpd.conf");
+        std::fs::write(&main, format!("LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nDocumentRoot {d}/www\n<Directory {d}/www>\n{dir_lines}</Directory>\n")).unwrap();
+        std::fs::write(dir.path().join("www/.htaccess"), htaccess).unwrap();
+        let cfg = config::load(&main, &config::RealFs);
+        let r = resolve(&cfg, &FsView::fresh(), url, None, None);
+        let req = policy::Request::new("GET", "127.0.0.1".parse().unwrap(), "127.0.0.1".parse().unwrap());
+        let o = r.outcome(&cfg, &req);
+        let why = r.htaccess_error().map(str::to_string).or(o.reason_unknown).unwrap_or_default();
+        format!("{:?} {:?}: {}", o.status, o.possible_statuses, why).replace(&d, "ROOT")
+    }
+
+    #[test]
+    fn htaccess_httpd_cannot_parse_answers_500_with_its_first_error() {
+        let all = "  AllowOverride All\n  Require all granted\n";
+        expect![[r#"Some(500) [500]: ROOT/www/.htaccess: Invalid command 'Header', perhaps misspelled or defined by a module not included in the server configuration"#]]
+            .assert_eq(&htaccess_outcome(all, "Require all granted\nHeader set X y\n", "/"));
+        expect![[r#"Some(500) [500]: ROOT/www/.htaccess: Invalid command '<Frob', perhaps misspelled or defined by a module not included in the server configuration"#]]
+            .assert_eq(&htaccess_outcome(all, "<Frob x>\n</Frob>\n", "/"));
+        // The structure is read before any line runs.
+        expect![[r#"Some(500) [500]: ROOT/www/.htaccess: ROOT/www/.htaccess:2: <RequireAll> was not closed."#]]
+            .assert_eq(&htaccess_outcome(all, "Frobnicate on\n<RequireAll>\n  Require all granted\n", "/"));
+        expect![[r#"Some(500) [500]: ROOT/www/.htaccess: </Files> without matching <Files> section"#]]
+            .assert_eq(&htaccess_outcome(all, "Frobnicate on\n</Files>\n", "/"));
+        // Lines run in order: the header's own error before its body's.
+        expect![[r#"Some(500) [500]: ROOT/www/.htaccess: <Files> directive requires additional arguments"#]]
+            .assert_eq(&htaccess_outcome(all, "<Files>\n  Frobnicate on\n</Files>\n", "/"));
+        let auth = "  AllowOverride AuthConfig\n  Require all granted\n";
+        expect![[r#"Some(500) [500]: ROOT/www/.htaccess: Options not allowed here"#]].assert_eq(&htaccess_outcome(
+            auth,
+            "Options -Indexes\nFrobnicate on\n",
+            "/",
+        ));
+        // Not run: a skipped <IfModule> body; skipped: unknown lines under Nonfatal=Unknown.
+        expect!["Some(403) [403]: "].assert_eq(&htaccess_outcome(
+            all,
+            "<IfModule mod_headers.c>\n  Header set X y\n</IfModule>\nRequire all denied\n",
+            "/",
+        ));
+        expect!["Some(403) [403]: "].assert_eq(&htaccess_outcome(
+            "  AllowOverride All Nonfatal=Unknown\n",
+            "Frobnicate on\nRequire all denied\n",
+            "/",
+        ));
+    }
+
+    /// The walk stops at a symbolic link the Options of its directory do not let httpd follow:
+    /// 403 with AH00037 naming the link, before any access check; an .htaccess file's Options
+    /// count for its own directory.
+    #[test]
+    fn symbolic_link_refused_by_the_options_of_its_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        for sub in ["www/a", "www/b", "www/c", "target"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        std::fs::write(dir.path().join("target/t.html"), "x").unwrap();
+        for sub in ["a", "b", "c"] {
+            std::os::unix::fs::symlink(dir.path().join("target/t.html"), dir.path().join(format!("www/{sub}/t.html")))
+                .unwrap();
+        }
+        std::fs::write(dir.path().join("www/c/.htaccess"), "Options +FollowSymLinks\n").unwrap();
+        let main = dir.path().join("httpd.conf");
+        std::fs::write(&main, format!("LoadModule authz_core_module m\nDocumentRoot {d}/www\n<Directory {d}/www>\n  Require all granted\n  Options None\n  AllowOverride Options\n</Directory>\n<Directory {d}/www/b>\n  Options +FollowSymLinks\n</Directory>\n")).unwrap();
+        let cfg = config::load(&main, &config::RealFs);
+        let req = policy::Request::new("GET", "127.0.0.1".parse().unwrap(), "127.0.0.1".parse().unwrap());
+        let outcome = |url: &str| {
+            let o = resolve(&cfg, &FsView::fresh(), url, None, None).outcome(&cfg, &req);
+            let log: Vec<String> = o.log.iter().map(|l| format!("{}: {}", l.ah_code, l.message)).collect();
+            format!("{:?} {}", o.status, log.join("; ")).replace(&d, "ROOT")
+        };
+        expect!["Some(403) AH00037: Symbolic link not allowed or link target not accessible: ROOT/www/a/t.html"]
+            .assert_eq(&outcome("/a/t.html"));
+        expect!["Some(200) "].assert_eq(&outcome("/b/t.html"));
+        expect!["Some(200) "].assert_eq(&outcome("/c/t.html"));
+    }
+
+    /// Without LoadModule lines the modules are not known: a line we do not know may be a
+    /// module's, and the 500 is only possible.
+    #[test]
+    fn unknown_line_under_unknown_modules_may_be_a_500() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        std::fs::create_dir_all(dir.path().join("www")).unwrap();
+        let main = dir.path().join("httpd.conf");
+        std::fs::write(
+            &main,
+            format!("DocumentRoot {d}/www\n<Directory {d}/www>\n  AllowOverride All\n</Directory>\n"),
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("www/.htaccess"), "Frobnicate on\nRequire all denied\n").unwrap();
+        let cfg = config::load(&main, &config::RealFs);
+        let r = resolve(&cfg, &FsView::fresh(), "/", None, None);
+        let req = policy::Request::new("GET", "127.0.0.1".parse().unwrap(), "127.0.0.1".parse().unwrap());
+        let o = r.outcome(&cfg, &req);
+        assert_eq!((o.status, o.possible_statuses), (None, vec![403, 500]));
+        expect!["ROOT/www/.htaccess:1 has Frobnicate, which httpd 2.4 and the modules loaded here do not define; if httpd does not know it, every request gets 500"]
+            .assert_eq(&o.reason_unknown.unwrap().replace(&d, "ROOT"));
+    }
+
+    #[test]
+    fn allow_override_list_grants_its_directives_only() {
+        let list = |l: &str| format!("  AllowOverride None\n  AllowOverrideList {l}\n  Require all granted\n");
+        expect!["Some(403) [403]: "].assert_eq(&htaccess_outcome(&list("Require"), "Require ip 127.0.0.2\n", "/"));
+        expect![[r#"Some(500) [500]: ROOT/www/.htaccess: Require not allowed here"#]].assert_eq(&htaccess_outcome(
+            &list("Allow"),
+            "Require ip 127.0.0.2\n",
+            "/",
+        ));
+        // Directives httpd does not know are dropped from the list: nothing is granted.
+        expect!["Some(200) [200]: "].assert_eq(&htaccess_outcome(&list("Header"), "Require ip 127.0.0.2\n", "/"));
+        expect!["Some(200) [200]: "].assert_eq(&htaccess_outcome(&list("None"), "Require ip 127.0.0.2\n", "/"));
+    }
+
+    #[test]
+    fn if_in_htaccess_with_access_rules_makes_the_outcome_unknown() {
+        let all = "  AllowOverride All\n  Require all granted\n";
+        expect![[
+            r#"None [200]: <If> at ROOT/www/.htaccess:1 holds access rules, and its expression is not evaluated"#
+        ]]
+        .assert_eq(&htaccess_outcome(all, "<If \"true\">\n  Require all denied\n</If>\n", "/"));
+        expect!["None [200]: <Else> at ROOT/www/.htaccess:5 holds access rules, and its expression is not evaluated"]
+            .assert_eq(&htaccess_outcome(
+                all,
+                "<Files x>\n</Files>\n<If \"false\">\n</If>\n<Else>\n  Require all denied\n</Else>\n",
+                "/",
+            ));
+        expect![[
+            r#"None [200]: <If> at ROOT/www/.htaccess:2 holds access rules, and its expression is not evaluated"#
+        ]]
+        .assert_eq(&htaccess_outcome(
+            all,
+            "<Files index.html>\n  <If \"true\">\n    Require all denied\n  </If>\n</Files>\n",
+            "/index.html",
+        ));
+    }
 
     /// `<Files>` sections of an .htaccess file apply in the Files phase, after the directory's
     /// own lines, for files in its directory and below; its `<IfModule>` follow the server's

@@ -161,6 +161,12 @@ impl Overrides {
         self.list.iter().any(|n| n.eq_ignore_ascii_case(&d.httpd_name()))
     }
 
+    /// Directives httpd does not know are logged (AH02296) and skipped instead of failing the
+    /// request (`AllowOverride Nonfatal=Unknown`).
+    pub fn nonfatal_unknown(&self) -> bool {
+        self.mask & NONFATAL_UNKNOWN != 0
+    }
+
     /// Violations are logged and skipped instead of failing the request
     /// (`AllowOverride Nonfatal=Override`).
     pub fn nonfatal(&self) -> bool {

@@ -171,14 +171,17 @@ pub struct VirtualHost {
     pub addrs: Vec<(Option<IpAddr>, u16)>,
 }
 
-/// Facts of one section that the walk needs ([`Index::allow_override`], [`Index::files_in`],
-/// [`Index::ifs_in`], [`Index::holds_access`]): 24 bytes, its lists kept in the index's shared
+/// Facts of one section that the walk needs ([`Index::allow_override`],
+/// [`Index::allow_override_list`], [`Index::files_in`], [`Index::ifs_in`],
+/// [`Index::holds_access`]): 28 bytes, its lists kept in the index's shared
 /// arrays (a big tree has hundreds of thousands of sections, nearly all without any).
 #[derive(Debug, Clone, Copy)]
 struct SectionFacts {
     /// The arguments of the last `AllowOverride` in its body: `Index::overrides[allow_override]`
     /// ([`NONE`]: none).
     allow_override: u32,
+    /// The arguments of the last `AllowOverrideList` in its body, the same way.
+    allow_override_list: u32,
     /// Nested `<Files>`/`<FilesMatch>`, and `<If>`/`<ElseIf>`/`<Else>` sections: ranges of `Index::nested`.
     files: (u32, u32),
     ifs: (u32, u32),
@@ -290,16 +293,18 @@ fn section_facts(order: &[&Node], id_of: &IdOf) -> (Vec<SectionFacts>, Vec<Box<[
             };
             let files = nested_where(&|c| matches!(c.known(), "Files" | "FilesMatch"));
             let ifs = nested_where(&is_if);
-            let allow_override =
-                match n.children.iter().rfind(|c| c.kind == NodeKind::Directive && c.is("AllowOverride")) {
+            let mut last_args =
+                |name: &str| match n.children.iter().rfind(|c| c.kind == NodeKind::Directive && c.is(name)) {
                     Some(c) => {
                         overrides.push(c.arg_strings().into_boxed_slice());
                         overrides.len() as u32 - 1
                     }
                     None => NONE,
                 };
+            let allow_override = last_args("AllowOverride");
+            let allow_override_list = last_args("AllowOverrideList");
             let holds_access = is_if(n) && n.walk().any(|d| crate::ide::access::is_access_directive(d.name()));
-            SectionFacts { allow_override, files, ifs, holds_access }
+            SectionFacts { allow_override, allow_override_list, files, ifs, holds_access }
         })
         .collect();
     (facts, overrides, nested)
@@ -504,6 +509,12 @@ impl Index {
     /// The arguments of the last `AllowOverride` in the section's body.
     pub fn allow_override(&self, id: SecId) -> Option<&[String]> {
         let i = self.facts[id as usize].allow_override;
+        (i != NONE).then(|| &*self.overrides[i as usize])
+    }
+
+    /// The arguments of the last `AllowOverrideList` in the section's body.
+    pub fn allow_override_list(&self, id: SecId) -> Option<&[String]> {
+        let i = self.facts[id as usize].allow_override_list;
         (i != NONE).then(|| &*self.overrides[i as usize])
     }
 

@@ -1,0 +1,168 @@
+//! Symbolic links on the way of the directory walk: httpd lstat()s each path component below
+//! the directory it has merged so far and refuses a link (403, AH00037) that the `Options` in
+//! force there do not let it follow (`server/request.c: ap_directory_walk`, `resolve_symlink`).
+//!
+//! Only the two bits the walk reads are kept (FollowSymLinks, SymLinksIfOwnerMatch), merged as
+//! the walk's own mini-merge does (`core_opts_merge`, the `+`/`-` forms accumulating until a
+//! plain `Options` line replaces them).
+
+use super::fs::{FsView, Link};
+use crate::ide::config::Node;
+use std::path::Path;
+
+/// httpd's bits (`include/http_core.h`).
+const OPT_SYM_LINKS: u8 = 4;
+const OPT_UNSET: u8 = 16;
+const OPT_SYM_OWNER: u8 = 64;
+
+/// The `Options` of one configuration level, or merged so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct SymlinkOptions {
+    opts: u8,
+    add: u8,
+    remove: u8,
+}
+
+impl SymlinkOptions {
+    /// The main server's defaults before its own `Options` (`core.c: create_core_dir_config`
+    /// with no directory): FollowSymLinks.
+    pub(super) fn server() -> SymlinkOptions {
+        SymlinkOptions { opts: OPT_UNSET | OPT_SYM_LINKS, add: 0, remove: 0 }
+    }
+
+    /// `base` with the `Options` lines among `nodes` (a level's own lines, in order).
+    pub(super) fn with_lines(base: SymlinkOptions, nodes: &[Node]) -> SymlinkOptions {
+        let mut o = base;
+        for n in nodes.iter().filter(|n| !n.is_section() && n.is("Options")) {
+            o.set(n.args());
+        }
+        o
+    }
+
+    /// The `Options` lines among a section's (or an .htaccess file's) own `nodes`; None when
+    /// it has none (merging it would change nothing).
+    pub(super) fn of_section(nodes: &[Node]) -> Option<SymlinkOptions> {
+        let set = nodes.iter().any(|n| !n.is_section() && n.is("Options"));
+        set.then(|| Self::with_lines(SymlinkOptions { opts: OPT_UNSET, add: 0, remove: 0 }, nodes))
+    }
+
+    /// One `Options` line (`core.c: set_options`; its errors are the options-syntax check's).
+    fn set<'w>(&mut self, words: impl IntoIterator<Item = &'w str>) {
+        let mut first = true;
+        for w in words {
+            let (action, word) = match w.as_bytes().first() {
+                Some(b'+') => ('+', &w[1..]),
+                Some(b'-') => ('-', &w[1..]),
+                _ => (' ', w),
+            };
+            if action == ' ' && first {
+                self.opts = 0;
+            }
+            let opt = match word.to_ascii_lowercase().as_str() {
+                "followsymlinks" | "all" => OPT_SYM_LINKS,
+                "symlinksifownermatch" => OPT_SYM_OWNER,
+                _ => 0,
+            };
+            match action {
+                '-' => {
+                    self.remove |= opt;
+                    self.add &= !opt;
+                    self.opts &= !opt;
+                }
+                '+' => {
+                    self.add |= opt;
+                    self.remove &= !opt;
+                    self.opts |= opt;
+                }
+                _ => self.opts |= opt,
+            }
+            first = false;
+        }
+    }
+
+    /// `request.c: core_opts_merge` of a level onto what is merged so far.
+    pub(super) fn merge(&mut self, new: &SymlinkOptions) {
+        if new.opts & OPT_UNSET != 0 {
+            self.add = (self.add & !new.remove) | new.add;
+            self.remove = (self.remove & !new.add) | new.remove;
+            self.opts = (self.opts & !self.remove) | self.add;
+        } else {
+            *self = *new;
+        }
+    }
+
+    /// Whether links are followed without a question (FollowSymLinks, no SymLinksIfOwnerMatch):
+    /// httpd then skips the lstat() of a path that exists.
+    fn follows_all(&self) -> bool {
+        self.opts & (OPT_SYM_LINKS | OPT_SYM_OWNER) == OPT_SYM_LINKS
+    }
+
+    /// Whether httpd follows `link` (`resolve_symlink`).
+    fn follows(&self, link: Link) -> bool {
+        if self.opts & (OPT_SYM_OWNER | OPT_SYM_LINKS) == 0 {
+            false
+        } else if self.opts & OPT_SYM_OWNER == 0 {
+            link.target_reached
+        } else {
+            link.target_reached && link.same_owner
+        }
+    }
+}
+
+/// Whether the directory walk refuses path component `next` (a directory's child) under the
+/// options in force in that directory; `last` when it is the walk's last component. With
+/// FollowSymLinks only a link whose target is missing is refused, and only the last component
+/// can be one (the others are directories).
+pub(super) fn refuses(fs: &FsView, options: &SymlinkOptions, next: &Path, last: bool) -> bool {
+    if options.follows_all() && !last {
+        return false;
+    }
+    fs.symlink(next).is_some_and(|link| !options.follows(link))
+}
+
+/// [`refuses`] for the last component of a subrequest in its parent's directory (mod_dir's
+/// DirectoryIndex lookups): httpd reuses the parent's walk and lstat()s only that component,
+/// and only without FollowSymLinks (`ap_directory_walk`'s "familiar" path, AH00032).
+pub(super) fn refuses_in_parent_directory(fs: &FsView, options: &SymlinkOptions, next: &Path) -> bool {
+    options.opts & OPT_SYM_LINKS == 0 && fs.symlink(next).is_some_and(|link| !options.follows(link))
+}
+
+/// What httpd logs (AH00037, or AH00032 on the familiar path; level error) when it refuses the
+/// link at `path`.
+pub(super) fn refusal_message(path: &Path) -> String {
+    format!("Symbolic link not allowed or link target not accessible: {}", path.display())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(levels: &[&str]) -> SymlinkOptions {
+        let mut o = SymlinkOptions::server();
+        for l in levels {
+            let mut level = SymlinkOptions { opts: OPT_UNSET, add: 0, remove: 0 };
+            level.set(l.split_whitespace());
+            o.merge(&level);
+        }
+        o
+    }
+
+    #[test]
+    fn options_merge_as_the_directory_walk_merges_them() {
+        let reached = Link { target_reached: true, same_owner: false };
+        let owned = Link { target_reached: true, same_owner: true };
+        let missing = Link { target_reached: false, same_owner: false };
+        // httpd's default follows links.
+        assert!(opts(&[]).follows_all());
+        assert!(!opts(&[]).follows(missing));
+        assert!(!opts(&["None"]).follows(owned));
+        assert!(opts(&["None", "+FollowSymLinks"]).follows(reached));
+        // A plain line replaces the +/- forms before it; the signed ones accumulate.
+        assert!(!opts(&["-FollowSymLinks", "+Indexes"]).follows(reached));
+        assert!(opts(&["-FollowSymLinks", "Indexes FollowSymLinks"]).follows(reached));
+        assert!(!opts(&["All", "-FollowSymLinks"]).follows(reached));
+        assert!(opts(&["SymLinksIfOwnerMatch"]).follows(owned));
+        assert!(!opts(&["SymLinksIfOwnerMatch"]).follows(reached));
+        assert!(!opts(&["+SymLinksIfOwnerMatch"]).follows_all());
+    }
+}
