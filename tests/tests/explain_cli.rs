@@ -303,3 +303,40 @@ fn explain_takes_absolute_urls_and_host_headers_as_httpd_does() {
         assert_eq!(code, 2, "explain {target}");
     }
 }
+
+/// The virtual host is picked among those for the connection's address and port first, as
+/// httpd's `ap_update_vhost_given_ip` does: the `127.0.0.1:PORT` ones, else the `*:PORT` ones,
+/// else the main server. The port is the one the configuration listens on (`--port` gives
+/// another); a `*:PORT` vhost does not serve a request that reached the `127.0.0.1:PORT` set,
+/// and a vhost on a port httpd does not listen on serves nothing.
+#[test]
+fn explain_picks_virtual_hosts_by_the_connections_address_and_port() {
+    if !require_apache2() {
+        return;
+    }
+    let ip_set = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<VirtualHost *:@PORT@>\n    ServerName star.test\n    <Location />\n        Require all denied\n    </Location>\n</VirtualHost>\n\
+<VirtualHost 127.0.0.1:@PORT@>\n    ServerName ip.test\n</VirtualHost>\n\
+<VirtualHost 127.0.0.1:@PORT@>\n    ServerName ip-closed.test\n    <Location />\n        Require all denied\n    </Location>\n</VirtualHost>\n";
+    let other_port = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<VirtualHost *:19999>\n    ServerName other.test\n    <Location />\n        Require all denied\n    </Location>\n</VirtualHost>\n";
+    for (body, hosts) in [
+        (ip_set, &["star.test", "ip.test", "ip-closed.test", "unknown.test", "localhost"][..]),
+        (other_port, &["other.test", "localhost"][..]),
+    ] {
+        let httpd =
+            Httpd::start(HttpdConfig::new(body).file("htdocs/index.html", "x\n")).unwrap_or_else(|e| panic!("{e}"));
+        let conf = httpd.config().main_config_path();
+        let conf = conf.to_str().unwrap();
+        let port = httpd.port().to_string();
+        for host in hosts {
+            let real = httpd.send(&Request::get("/index.html").host(host)).unwrap_or_else(|e| panic!("{host}: {e}"));
+            let v = json(&["explain", conf, "/index.html", "--host", host, "--format", "json"]);
+            assert_eq!(v["status"], real, "explain /index.html --host {host}:\n{v:#}");
+            assert_eq!(v["local_port"], httpd.port(), "{v:#}");
+            assert_eq!(v["local_port_unknown"], Value::Null, "{v:#}");
+            let given = json(&["explain", conf, "/index.html", "--host", host, "--port", &port, "--format", "json"]);
+            assert_eq!(given["status"], real, "explain /index.html --host {host} --port {port}:\n{given:#}");
+        }
+    }
+}

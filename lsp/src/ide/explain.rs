@@ -15,6 +15,9 @@ pub struct Explained {
     pub effective: Effective,
     /// For each entry of `effective.outcome.log`, why httpd does not write it (LogLevel).
     pub suppressed: Vec<Option<String>>,
+    /// Why the port the client connected to is not known, when virtual hosts make it matter:
+    /// every virtual host is then a candidate, whatever its address.
+    pub port_unknown: Option<String>,
 }
 
 impl std::ops::Deref for Explained {
@@ -48,7 +51,41 @@ pub fn explain(cfg: &Config, spec: &RequestSpec) -> Explained {
 pub fn explain_with(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Explained {
     let effective = effective_with(cfg, spec, Some(inputs));
     let suppressed = crate::ide::loglevel::suppressed(cfg, &effective);
-    Explained { effective, suppressed }
+    let port_unknown = match (spec.request.local_port, cfg.index().vhosts.is_empty()) {
+        (None, false) => Some(format!(
+            "the port the client connected to is not known ({}; give --port): every virtual host was a candidate",
+            listen_port(cfg).err().unwrap_or_default()
+        )),
+        _ => None,
+    };
+    Explained { effective, suppressed, port_unknown }
+}
+
+/// The port the server listens on, when every `Listen` directive names the same one (`Listen 80`,
+/// `Listen 127.0.0.1:8080`, `Listen [::1]:8080`, `Listen 8443 https`): the port any client
+/// connected to. `Err` says why it is not known (no Listen, several ports).
+pub fn listen_port(cfg: &Config) -> Result<u16, String> {
+    let mut ports: Vec<u16> = Vec::new();
+    for n in cfg.nodes.iter().filter(|n| n.kind == crate::ide::config::NodeKind::Directive && n.is("Listen")) {
+        let Some(arg) = n.args().next() else { continue };
+        let port = match arg.strip_prefix('[') {
+            Some(v6) => v6.split_once("]:").map(|(_, p)| p),
+            None => Some(arg.rsplit_once(':').map_or(arg, |(_, p)| p)),
+        };
+        match port.and_then(|p| p.parse::<u16>().ok()) {
+            Some(p) if !ports.contains(&p) => ports.push(p),
+            Some(_) => {}
+            None => return Err(format!("Listen {arg} names no port")),
+        }
+    }
+    match ports.as_slice() {
+        [] => Err("no Listen directive".to_string()),
+        [one] => Ok(*one),
+        many => Err(format!(
+            "Listen names several ports ({})",
+            many.iter().map(u16::to_string).collect::<Vec<_>>().join(", ")
+        )),
+    }
 }
 
 pub fn layer_name(l: Layer) -> &'static str {
@@ -144,6 +181,8 @@ pub fn to_json(spec: &RequestSpec, e: &Explained) -> Value {
         "reason": e.outcome.reason_unknown,
         "possible_statuses": e.outcome.possible_statuses,
         "virtual_host": e.virtual_host,
+        "local_port": spec.request.local_port,
+        "local_port_unknown": e.port_unknown,
         "filesystem_path": e.filesystem_path.display().to_string(),
         "url": spec.path,
         "method": spec.request.method,
@@ -188,6 +227,15 @@ pub fn to_text(spec: &RequestSpec, e: &Explained) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{} {} from {}", spec.request.method, spec.path, spec.request.client);
     let _ = writeln!(s, "  virtual host: {}", e.virtual_host.as_deref().unwrap_or("main server"));
+    match (spec.request.local_port, &e.port_unknown) {
+        (_, Some(why)) => {
+            let _ = writeln!(s, "  port:         unknown: {why}");
+        }
+        (Some(p), None) => {
+            let _ = writeln!(s, "  port:         {} port {p}", spec.request.local_addr);
+        }
+        (None, None) => {}
+    }
     let _ = writeln!(s, "  file system:  {}", e.filesystem_path.display());
     let _ = writeln!(s, "\nSections, in the order httpd merges them:");
     sections_text(&mut s, &e.sections, "  ");
@@ -270,4 +318,27 @@ pub fn to_text(spec: &RequestSpec, e: &Explained) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The port every Listen names (inside an active `<IfModule>` too, as Debian's ports.conf
+    /// has it), else why none is known.
+    #[test]
+    fn the_listen_port_is_known_when_every_listen_names_it() {
+        let port = |body: &str| {
+            let fx = crate::ide::diagnostics::tests::Fixture::parse(&format!(
+                "//- /etc/httpd/httpd.conf\nLoadModule ssl_module m.so\n{body}"
+            ));
+            listen_port(&crate::ide::config::load(std::path::Path::new("/etc/httpd/httpd.conf"), &fx))
+        };
+        assert_eq!(port("Listen 80\n"), Ok(80));
+        assert_eq!(port("Listen 127.0.0.1:8080\nListen [::1]:8080\n"), Ok(8080));
+        assert_eq!(port("<IfModule ssl_module>\nListen 8443 https\n</IfModule>\n"), Ok(8443));
+        assert_eq!(port("<IfModule mod_nothere.c>\nListen 443\n</IfModule>\nListen 80\n"), Ok(80));
+        assert_eq!(port("Listen 80\nListen 443\n"), Err("Listen names several ports (80, 443)".to_string()));
+        assert_eq!(port("ServerName x\n"), Err("no Listen directive".to_string()));
+    }
 }

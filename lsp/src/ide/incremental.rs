@@ -390,6 +390,7 @@ const ENGINE_DIRECTIVES: &[&str] = &[
     "header",
     "hostnamelookups",
     "limitrequestbody",
+    "listen",
     "loglevel",
     "options",
     "order",
