@@ -340,3 +340,63 @@ fn explain_picks_virtual_hosts_by_the_connections_address_and_port() {
         }
     }
 }
+
+/// Targets httpd answers before walking any section (`ap_process_request_internal`): a `..`
+/// above the root or a bad `%` escape (400, AH10244 in the error log), `%2F` under the default
+/// AllowEncodedSlashes Off and `%00` (404). explain gives httpd's status and its log entry, and
+/// no section (at LogLevel info too, where httpd logs AH00026 for `%2F`); `AllowEncodedSlashes
+/// On` lets `%2F` through to the walk.
+#[test]
+fn explain_answers_targets_httpd_refuses_before_the_walk() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/sub>\n    Require all denied\n</Directory>\n";
+    let targets = [
+        "/../index.html",
+        "/sub/../../index.html",
+        "/%2e%2e/index.html",
+        "/.%2E/index.html",
+        "/sub/%",
+        "/index.html%zz",
+        "/sub%2fi.html",
+        "/sub%2Fi.html?x=%zz",
+        "/index.html%00",
+        "/sub/../index.html",
+        "/%69ndex.html",
+        "/index.html?q=%zz",
+    ];
+    for (allow, level) in [("", "warn"), ("AllowEncodedSlashes On\n", "warn"), ("", "info")] {
+        let config = HttpdConfig::new(format!("{allow}{body}"))
+            .log_level(level)
+            .file("htdocs/index.html", "x\n")
+            .file("htdocs/sub/i.html", "x\n");
+        let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+        let conf = httpd.config().main_config_path();
+        let conf = conf.to_str().unwrap();
+        for target in targets {
+            let (real, log) = httpd.send_logged(&Request::get(target)).unwrap_or_else(|e| panic!("{target}: {e}"));
+            let v = json(&["explain", conf, target, "--format", "json"]);
+            assert_eq!(v["status"], real, "{allow}explain {target}:\n{v:#}");
+            if v["rejected_before_walk"].is_null() {
+                assert!(real == 200 || real == 403, "{allow}{target}: {real}");
+                continue;
+            }
+            assert_eq!(v["sections"], Value::Array(vec![]), "{target}:\n{v:#}");
+            assert_eq!(v["filesystem_path"], Value::Null, "{target}:\n{v:#}");
+            // What explain says httpd logs (at this LogLevel) is what it logged.
+            let logged: Vec<&Value> =
+                v["error_log"].as_array().unwrap().iter().filter(|e| e["logged"] == true).collect();
+            assert_eq!(logged.len(), log.lines().count(), "{target}: httpd logged {log:?}; explain {v:#}");
+            for e in logged {
+                let (module, level) = (e["module"].as_str().unwrap(), e["level"].as_str().unwrap());
+                let (code, message) = (e["code"].as_str().unwrap(), e["message"].as_str().unwrap());
+                let found = log
+                    .lines()
+                    .any(|l| l.contains(&format!("[{module}:{level}]")) && l.ends_with(&format!("{code}: {message}")));
+                assert!(found, "{target}: explain's {e} not in httpd's log {log:?}");
+            }
+        }
+    }
+}

@@ -2,9 +2,11 @@
 //! DirectoryIndex subrequest, the deciding rule, what httpd logs (and whether LogLevel lets it),
 //! the status.
 
-use crate::ide::access::{effective_with, AppliedSection, Effective, RequestSpec};
+use crate::ide::access::{
+    effective_with, rejected_target, AppliedSection, Effective, EncodedSlashes, Rejected, RequestSpec,
+};
 use crate::ide::config::Config;
-use crate::ide::policy::{EnvVar, Layer, LogEntry, LogLevel};
+use crate::ide::policy::{Deciding, EnvVar, Layer, LogEntry, LogLevel, Outcome, TraceStep};
 use crate::ide::setenvif::{EnvInputs, Val};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
@@ -18,6 +20,9 @@ pub struct Explained {
     /// Why the port the client connected to is not known, when virtual hosts make it matter:
     /// every virtual host is then a candidate, whatever its address.
     pub port_unknown: Option<String>,
+    /// When httpd answers the request target before walking any section (a `..` above the
+    /// root, a bad escape, `%2F`, `%00`): no section, access check or file applies then.
+    pub rejected: Option<Rejected>,
 }
 
 impl std::ops::Deref for Explained {
@@ -49,7 +54,23 @@ pub fn explain(cfg: &Config, spec: &RequestSpec) -> Explained {
 }
 
 pub fn explain_with(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Explained {
-    let effective = effective_with(cfg, spec, Some(inputs));
+    let mut effective = effective_with(cfg, spec, Some(inputs));
+    let slashes = encoded_slashes(cfg, effective.vhost_node);
+    let rejected = rejected_target(&spec.path, slashes);
+    if let Some(why) = rejected {
+        answer_before_walk(spec, &mut effective, why, slashes);
+    } else if slashes == EncodedSlashes::NoDecode && spec.path.to_ascii_lowercase().contains("%2f") {
+        // httpd keeps `%2F` encoded in the path it maps; the walk decodes it into a `/`.
+        let o = &mut effective.outcome;
+        o.possible_statuses = o.status.into_iter().chain([404]).chain(o.possible_statuses.iter().copied()).collect();
+        o.possible_statuses.sort_unstable();
+        o.possible_statuses.dedup();
+        o.status = None;
+        o.reason_unknown = Some(
+            "AllowEncodedSlashes NoDecode keeps %2F encoded in the path httpd maps; explain's walk decodes it into a /"
+                .into(),
+        );
+    }
     let suppressed = crate::ide::loglevel::suppressed(cfg, &effective);
     let port_unknown = match (spec.request.local_port, cfg.index().vhosts.is_empty()) {
         (None, false) => Some(format!(
@@ -58,7 +79,75 @@ pub fn explain_with(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Exp
         )),
         _ => None,
     };
-    Explained { effective, suppressed, port_unknown }
+    Explained { effective, suppressed, port_unknown, rejected }
+}
+
+/// `AllowEncodedSlashes` of the virtual host (`vhost`: its index in `cfg.nodes`), else of the main
+/// server (a server-level directive: httpd reads it from the server's configuration).
+fn encoded_slashes(cfg: &Config, vhost: Option<usize>) -> EncodedSlashes {
+    let last = |nodes: &[crate::ide::config::Node]| {
+        nodes
+            .iter()
+            .rev()
+            .filter(|n| n.kind == crate::ide::config::NodeKind::Directive && n.is("AllowEncodedSlashes"))
+            .find_map(|n| n.args().next().map(str::to_ascii_lowercase))
+    };
+    let value = vhost.and_then(|v| cfg.nodes.get(v)).and_then(|v| last(&v.children)).or_else(|| last(&cfg.nodes));
+    match value.as_deref() {
+        Some("on") => EncodedSlashes::On,
+        Some("nodecode") => EncodedSlashes::NoDecode,
+        _ => EncodedSlashes::Off,
+    }
+}
+
+/// What httpd answers a target it refuses before the walk: the status, the rule, what it logs.
+/// Nothing else of the walk applies (sections, environment, DirectoryIndex).
+fn answer_before_walk(spec: &RequestSpec, e: &mut Effective, why: Rejected, slashes: EncodedSlashes) {
+    let status = why.status();
+    // Any 404 from `ap_unescape_url_ex` is logged as a %2f under AllowEncodedSlashes Off, a
+    // `%00` too (httpd's message says so).
+    let encoded_slash = LogEntry {
+        ah_code: "AH00026",
+        module: "core",
+        level: LogLevel::Info,
+        message: format!("found %2f (encoded '/') in URI path ({}), returning 404", spec.path),
+    };
+    let (rule, log) = match why {
+        Rejected::InvalidPath => (
+            "invalid URI path: a `..` above the root or a `%` without two hex digits (ap_normalize_path)",
+            Some(LogEntry {
+                ah_code: "AH10244",
+                module: "core",
+                level: LogLevel::Error,
+                message: format!("invalid URI path ({})", spec.path),
+            }),
+        ),
+        Rejected::EncodedSlash => {
+            ("%2F in the path under AllowEncodedSlashes Off (ap_unescape_url)", Some(encoded_slash))
+        }
+        Rejected::EncodedNul => {
+            ("%00 in the path (ap_unescape_url)", (slashes == EncodedSlashes::Off).then_some(encoded_slash))
+        }
+    };
+    e.outcome = Outcome {
+        status: Some(status),
+        reason_unknown: None,
+        possible_statuses: vec![status],
+        deciding: Some(Deciding { layer: Layer::Core, rule: rule.to_string(), loc: None }),
+        trace: vec![TraceStep {
+            depth: 0,
+            text: format!("{status} before any section is walked: no access check runs"),
+            loc: None,
+        }],
+        log: log.into_iter().collect(),
+    };
+    e.sections.clear();
+    e.per_dir.clear();
+    e.unknown.clear();
+    e.compat = None;
+    e.authz = None;
+    e.env = None;
+    e.index = None;
 }
 
 /// The port the server listens on, when every `Listen` directive names the same one (`Listen 80`,
@@ -183,7 +272,12 @@ pub fn to_json(spec: &RequestSpec, e: &Explained) -> Value {
         "virtual_host": e.virtual_host,
         "local_port": spec.request.local_port,
         "local_port_unknown": e.port_unknown,
-        "filesystem_path": e.filesystem_path.display().to_string(),
+        "filesystem_path": e.rejected.is_none().then(|| e.filesystem_path.display().to_string()),
+        "rejected_before_walk": e.rejected.map(|r| match r {
+            Rejected::InvalidPath => "invalid-path",
+            Rejected::EncodedSlash => "encoded-slash",
+            Rejected::EncodedNul => "encoded-nul",
+        }),
         "url": spec.path,
         "method": spec.request.method,
         "client": spec.request.client.to_string(),
@@ -236,7 +330,14 @@ pub fn to_text(spec: &RequestSpec, e: &Explained) -> String {
         }
         (None, None) => {}
     }
-    let _ = writeln!(s, "  file system:  {}", e.filesystem_path.display());
+    match e.rejected {
+        None => {
+            let _ = writeln!(s, "  file system:  {}", e.filesystem_path.display());
+        }
+        Some(_) => {
+            let _ = writeln!(s, "  file system:  none: httpd answers before mapping the URL");
+        }
+    }
     let _ = writeln!(s, "\nSections, in the order httpd merges them:");
     sections_text(&mut s, &e.sections, "  ");
     if let Some(r) = e.env.as_ref().filter(|r| !r.vars.is_empty()) {

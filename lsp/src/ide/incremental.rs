@@ -376,6 +376,7 @@ const ENGINE_PREFIXES: &[&str] = &["auth", "require", "ssl", "setenv", "browserm
 
 const ENGINE_DIRECTIVES: &[&str] = &[
     "accessfilename",
+    "allowencodedslashes",
     "allow",
     "allowoverride",
     "allowoverridelist",
