@@ -190,6 +190,7 @@ fn explain_resolves_host_names_or_takes_them_given() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("www");
     std::fs::create_dir_all(root.join("h")).unwrap();
+    std::fs::write(root.join("h/x"), "x\n").unwrap();
     let conf = dir.path().join("httpd.conf");
     std::fs::write(
         &conf,
@@ -230,6 +231,7 @@ fn explain_evaluates_setenvif_from_the_headers_given() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("www");
     std::fs::create_dir_all(root.join("e")).unwrap();
+    std::fs::write(root.join("e/x"), "x\n").unwrap();
     let conf = dir.path().join("httpd.conf");
     std::fs::write(
         &conf,
@@ -397,6 +399,64 @@ fn explain_answers_targets_httpd_refuses_before_the_walk() {
                     .any(|l| l.contains(&format!("[{module}:{level}]")) && l.ends_with(&format!("{code}: {message}")));
                 assert!(found, "{target}: explain's {e} not in httpd's log {log:?}");
             }
+        }
+    }
+}
+
+/// Once access passes, the file system answers where only core's default handler and mod_dir
+/// can: 404 for a missing file (AH00128) or PATH_INFO after a file (AH00130), 301 for a
+/// directory without its trailing slash, 200 for a file or a DirectoryIndex file. Where a
+/// handler may answer (SetHandler, AddHandler for the file's extension, DirectorySlash Off),
+/// explain says access is granted and does not claim the handler's status.
+#[test]
+fn explain_predicts_what_the_file_system_answers_once_access_passes() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/noslash>\n    DirectorySlash Off\n</Directory>\n\
+<Location /status>\n    SetHandler server-status\n</Location>\n\
+AddHandler server-status .stat\n";
+    let config = HttpdConfig::new(body)
+        .log_level("info")
+        .file("htdocs/index.html", "x\n")
+        .file("htdocs/d/index.html", "x\n")
+        .file("htdocs/sub/i.html", "x\n")
+        .file("htdocs/noslash/i.html", "x\n")
+        .file("htdocs/e/i.html", "x\n")
+        .file("htdocs/page.stat", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    let file = [
+        "/missing.html",
+        "/index.html",
+        "/index.html/extra",
+        "/d",
+        "/d?x=1",
+        "/d/",
+        "/D/index.html",
+        "/sub/i.html.",
+        "/sub/missing/x",
+        "/",
+    ];
+    let handled = ["/status", "/page.stat", "/noslash", "/e/"];
+    for target in file.iter().chain(&handled) {
+        let (real, log) = httpd.send_logged(&Request::get(target)).unwrap_or_else(|e| panic!("{target}: {e}"));
+        let v = json(&["explain", conf, target, "--format", "json"]);
+        if handled.contains(target) {
+            assert_eq!(v["status_from"], "access-granted", "{target}: httpd {real}\n{v:#}");
+            assert!(v["handler_unknown_because"].is_string(), "{v:#}");
+            assert_eq!(v["status"], 200, "{v:#}");
+            continue;
+        }
+        assert_eq!(v["status"], real, "explain {target}:\n{v:#}");
+        assert_eq!(v["status_from"], "file", "{target}:\n{v:#}");
+        // The default handler's entries (info level) are the ones httpd wrote.
+        for e in v["error_log"].as_array().unwrap() {
+            let (code, message) = (e["code"].as_str().unwrap(), e["message"].as_str().unwrap());
+            let found = log.lines().any(|l| l.contains("[core:info]") && l.ends_with(&format!("{code}: {message}")));
+            assert!(found, "{target}: explain's {e} not in httpd's log {log:?}");
         }
     }
 }

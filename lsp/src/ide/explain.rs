@@ -6,6 +6,7 @@ use crate::ide::access::{
     effective_with, rejected_target, AppliedSection, Effective, EncodedSlashes, Rejected, RequestSpec,
 };
 use crate::ide::config::Config;
+use crate::ide::handler::Answer;
 use crate::ide::policy::{Deciding, EnvVar, Layer, LogEntry, LogLevel, Outcome, TraceStep};
 use crate::ide::setenvif::{EnvInputs, Val};
 use serde_json::{json, Value};
@@ -23,6 +24,9 @@ pub struct Explained {
     /// When httpd answers the request target before walking any section (a `..` above the
     /// root, a bad escape, `%2F`, `%00`): no section, access check or file applies then.
     pub rejected: Option<Rejected>,
+    /// What answers once access control passed: the file system through the default handler
+    /// or mod_dir (its status is then `outcome.status`), or a handler explain does not predict.
+    pub answer: Option<Answer>,
 }
 
 impl std::ops::Deref for Explained {
@@ -71,6 +75,20 @@ pub fn explain_with(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Exp
                 .into(),
         );
     }
+    let answer = match rejected {
+        None => crate::ide::handler::answer(cfg, spec, &effective),
+        Some(_) => None,
+    };
+    if let Some(Answer::File { status, why, log }) = &answer {
+        let o = &mut effective.outcome;
+        if o.status != Some(*status) {
+            o.status = Some(*status);
+            o.possible_statuses = vec![*status];
+            o.deciding = Some(Deciding { layer: Layer::Core, rule: why.clone(), loc: None });
+        }
+        o.trace.push(TraceStep { depth: 0, text: format!("access granted; {status}: {why}"), loc: None });
+        o.log.extend(log.iter().cloned());
+    }
     let suppressed = crate::ide::loglevel::suppressed(cfg, &effective);
     let port_unknown = match (spec.request.local_port, cfg.index().vhosts.is_empty()) {
         (None, false) => Some(format!(
@@ -79,7 +97,7 @@ pub fn explain_with(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Exp
         )),
         _ => None,
     };
-    Explained { effective, suppressed, port_unknown, rejected }
+    Explained { effective, suppressed, port_unknown, rejected, answer }
 }
 
 /// `AllowEncodedSlashes` of the virtual host (`vhost`: its index in `cfg.nodes`), else of the main
@@ -148,6 +166,20 @@ fn answer_before_walk(spec: &RequestSpec, e: &mut Effective, why: Rejected, slas
     e.authz = None;
     e.env = None;
     e.index = None;
+}
+
+/// What `status` is (JSON `status_from`): httpd's answer before the walk (`request`), the access
+/// checks' refusal (`access`), the file system's answer through the default handler or mod_dir
+/// (`file`), or access granted with the handler's answer not predicted (`access-granted`).
+/// None when the status is unknown.
+fn status_from(e: &Explained) -> Option<&'static str> {
+    e.outcome.status?;
+    Some(match (&e.rejected, &e.answer) {
+        (Some(_), _) => "request",
+        (None, Some(Answer::File { .. })) => "file",
+        (None, Some(Answer::Handler { .. })) => "access-granted",
+        (None, None) => "access",
+    })
 }
 
 /// The port the server listens on, when every `Listen` directive names the same one (`Listen 80`,
@@ -267,6 +299,11 @@ pub fn to_json(spec: &RequestSpec, e: &Explained) -> Value {
     });
     json!({
         "status": e.outcome.status,
+        "status_from": status_from(e),
+        "handler_unknown_because": match &e.answer {
+            Some(Answer::Handler { why }) => Some(why.clone()),
+            _ => None,
+        },
         "reason": e.outcome.reason_unknown,
         "possible_statuses": e.outcome.possible_statuses,
         "virtual_host": e.virtual_host,
@@ -405,11 +442,17 @@ pub fn to_text(spec: &RequestSpec, e: &Explained) -> String {
     for err in &e.errors {
         let _ = writeln!(s, "startup error: {}:{}: {}", err.loc.file.display(), err.loc.line, err.message);
     }
-    match e.outcome.status {
-        Some(st) => {
+    match (e.outcome.status, &e.answer) {
+        (Some(st), Some(Answer::Handler { why })) => {
+            let _ = writeln!(s, "\nStatus: {st} (access granted: {st} unless the handler answers otherwise: {why})");
+        }
+        (Some(st), Some(Answer::File { why, .. })) => {
+            let _ = writeln!(s, "\nStatus: {st} (access granted; {why})");
+        }
+        (Some(st), None) => {
             let _ = writeln!(s, "\nStatus: {st}");
         }
-        None => {
+        (None, _) => {
             let _ = writeln!(
                 s,
                 "\nStatus: unknown (possible: {:?}): {}",
