@@ -390,7 +390,9 @@ fn explain_answers_targets_httpd_refuses_before_the_walk() {
             // What explain says httpd logs (at this LogLevel) is what it logged.
             let logged: Vec<&Value> =
                 v["error_log"].as_array().unwrap().iter().filter(|e| e["logged"] == true).collect();
-            assert_eq!(logged.len(), log.lines().count(), "{target}: httpd logged {log:?}; explain {v:#}");
+            // The request's entries (startup notices may be written after the first request).
+            let entries = log.lines().filter(|l| l.contains("[client ")).count();
+            assert_eq!(logged.len(), entries, "{target}: httpd logged {log:?}; explain {v:#}");
             for e in logged {
                 let (module, level) = (e["module"].as_str().unwrap(), e["level"].as_str().unwrap());
                 let (code, message) = (e["code"].as_str().unwrap(), e["message"].as_str().unwrap());
@@ -403,8 +405,34 @@ fn explain_answers_targets_httpd_refuses_before_the_walk() {
     }
 }
 
+/// Under `AllowEncodedSlashes NoDecode` httpd maps the path with `%2F` still encoded, which the
+/// walk does not model: explain says the status is unknown, httpd's among the possible ones.
+#[test]
+fn explain_does_not_guess_encoded_slashes_kept_encoded() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "AllowEncodedSlashes NoDecode\n<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/sub>\n    Require all denied\n</Directory>\n";
+    let config = HttpdConfig::new(body).file("htdocs/sub/i.html", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    for target in ["/sub%2fi.html", "/sub%2Fi.html"] {
+        let real = httpd.send(&Request::get(target)).unwrap_or_else(|e| panic!("{target}: {e}"));
+        let v = json(&["explain", conf, target, "--format", "json"]);
+        assert_eq!(v["status"], Value::Null, "{target}: httpd {real}\n{v:#}");
+        assert!(
+            v["possible_statuses"].as_array().unwrap().contains(&Value::from(real)),
+            "{target}: httpd {real}\n{v:#}"
+        );
+        assert!(v["reason"].as_str().unwrap().contains("NoDecode"), "{v:#}");
+    }
+}
+
 /// Once access passes, the file system answers where only core's default handler and mod_dir
-/// can: 404 for a missing file (AH00128) or PATH_INFO after a file (AH00130), 301 for a
+/// can: 404 for a missing file (AH00128), PATH_INFO after a file (AH00130) or a directory with
+/// no index file and no mod_autoindex (AH00129), 301 for a
 /// directory without its trailing slash, 200 for a file or a DirectoryIndex file. Where a
 /// handler may answer (SetHandler, AddHandler for the file's extension, DirectorySlash Off),
 /// explain says access is granted and does not claim the handler's status.
@@ -439,8 +467,9 @@ AddHandler server-status .stat\n";
         "/sub/i.html.",
         "/sub/missing/x",
         "/",
+        "/e/",
     ];
-    let handled = ["/status", "/page.stat", "/noslash", "/e/"];
+    let handled = ["/status", "/page.stat", "/noslash"];
     for target in file.iter().chain(&handled) {
         let (real, log) = httpd.send_logged(&Request::get(target)).unwrap_or_else(|e| panic!("{target}: {e}"));
         let v = json(&["explain", conf, target, "--format", "json"]);

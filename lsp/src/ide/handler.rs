@@ -1,8 +1,9 @@
 //! Feature: what httpd answers a request that access control let through, where the file
 //! system tells it: core's default handler serving a static file (`server/core.c:
 //! default_handler`: 404 for a missing file, AH00128; 404 for PATH_INFO after a file, AH00130)
-//! and mod_dir's redirect of a directory requested without its trailing slash
-//! (`modules/mappers/mod_dir.c: fixup_dir`, 301 unless `DirectorySlash Off`).
+//! (404 for a directory with no index file and no mod_autoindex, AH00129) and mod_dir's redirect
+//! of a directory requested without its trailing slash (`modules/mappers/mod_dir.c: fixup_dir`,
+//! 301 unless `DirectorySlash Off`).
 //!
 //! Invariant: a status is predicted only where nothing but the default handler and mod_dir can
 //! answer: a GET or HEAD, no directive on the request's way that hands it to another handler
@@ -97,8 +98,19 @@ pub fn answer(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Option<Answer>
                 why: format!("DirectoryIndex serves the file {}", t.filesystem_path.display()),
                 log: None,
             }),
+            // Without mod_autoindex the default handler refuses to serve a directory.
+            None if !cfg.module_loaded("autoindex_module") => Some(Answer::File {
+                status: 404,
+                why: "a directory with no DirectoryIndex file, and mod_autoindex is not loaded".into(),
+                log: Some(LogEntry {
+                    ah_code: "AH00129",
+                    module: "core",
+                    level: LogLevel::Info,
+                    message: format!("Attempt to serve directory: {text}"),
+                }),
+            }),
             None => handler(
-                "a directory with no DirectoryIndex file served: mod_autoindex or another handler answers".into(),
+                "a directory with no DirectoryIndex file served: mod_autoindex answers (Options Indexes)".into(),
             ),
         };
     }
