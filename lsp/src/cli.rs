@@ -77,6 +77,11 @@ pub struct ExplainArgs {
     /// to 127.0.0.1 for IPv4 loopback clients, ::1 for IPv6 ones, else the client's own.
     #[arg(long)]
     pub server_addr: Option<std::net::IpAddr>,
+    /// The port the client connected to (it picks the virtual hosts that can serve the
+    /// request, as the address does). Defaults to the URL's port, else to the port of the
+    /// configuration's Listen directives when they name one.
+    #[arg(long)]
+    pub port: Option<u16>,
     /// The request carries valid credentials for this user.
     #[arg(long)]
     pub user: Option<String>,
@@ -122,6 +127,7 @@ impl ExplainArgs {
             log_file: None,
             client: client.parse().unwrap_or(std::net::IpAddr::from([127, 0, 0, 1])),
             server_addr: None,
+            port: None,
             user: None,
             wrong_password: false,
             host: None,
@@ -687,9 +693,8 @@ pub fn request_spec(a: &ExplainArgs, cfg: &config::Config) -> Result<ide::access
     }
     req.groups = Some(groups);
     let target = RequestTarget::parse(a.url.as_deref().unwrap_or("/"))?;
-    if target.port.is_some() {
-        req.local_port = target.port;
-    }
+    // The connection's port: given, else the absolute URL's, else the one Listen names.
+    req.local_port = a.port.or(target.port).or_else(|| ide::explain::listen_port(cfg).ok());
     let host = host_header(a, &target);
     Ok(ide::access::RequestSpec { path: target.path, host, request: req })
 }

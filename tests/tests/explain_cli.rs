@@ -190,6 +190,7 @@ fn explain_resolves_host_names_or_takes_them_given() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("www");
     std::fs::create_dir_all(root.join("h")).unwrap();
+    std::fs::write(root.join("h/x"), "x\n").unwrap();
     let conf = dir.path().join("httpd.conf");
     std::fs::write(
         &conf,
@@ -230,6 +231,7 @@ fn explain_evaluates_setenvif_from_the_headers_given() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("www");
     std::fs::create_dir_all(root.join("e")).unwrap();
+    std::fs::write(root.join("e/x"), "x\n").unwrap();
     let conf = dir.path().join("httpd.conf");
     std::fs::write(
         &conf,
@@ -301,6 +303,190 @@ fn explain_takes_absolute_urls_and_host_headers_as_httpd_does() {
         assert_eq!(httpd.send(&Request::get(&target)), Ok(400), "{target}");
         let (code, _) = run(&["explain", conf, &target]);
         assert_eq!(code, 2, "explain {target}");
+    }
+}
+
+/// The virtual host is picked among those for the connection's address and port first, as
+/// httpd's `ap_update_vhost_given_ip` does: the `127.0.0.1:PORT` ones, else the `*:PORT` ones,
+/// else the main server. The port is the one the configuration listens on (`--port` gives
+/// another); a `*:PORT` vhost does not serve a request that reached the `127.0.0.1:PORT` set,
+/// and a vhost on a port httpd does not listen on serves nothing.
+#[test]
+fn explain_picks_virtual_hosts_by_the_connections_address_and_port() {
+    if !require_apache2() {
+        return;
+    }
+    let ip_set = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<VirtualHost *:@PORT@>\n    ServerName star.test\n    <Location />\n        Require all denied\n    </Location>\n</VirtualHost>\n\
+<VirtualHost 127.0.0.1:@PORT@>\n    ServerName ip.test\n</VirtualHost>\n\
+<VirtualHost 127.0.0.1:@PORT@>\n    ServerName ip-closed.test\n    <Location />\n        Require all denied\n    </Location>\n</VirtualHost>\n";
+    let other_port = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<VirtualHost *:19999>\n    ServerName other.test\n    <Location />\n        Require all denied\n    </Location>\n</VirtualHost>\n";
+    for (body, hosts) in [
+        (ip_set, &["star.test", "ip.test", "ip-closed.test", "unknown.test", "localhost"][..]),
+        (other_port, &["other.test", "localhost"][..]),
+    ] {
+        let httpd =
+            Httpd::start(HttpdConfig::new(body).file("htdocs/index.html", "x\n")).unwrap_or_else(|e| panic!("{e}"));
+        let conf = httpd.config().main_config_path();
+        let conf = conf.to_str().unwrap();
+        let port = httpd.port().to_string();
+        for host in hosts {
+            let real = httpd.send(&Request::get("/index.html").host(host)).unwrap_or_else(|e| panic!("{host}: {e}"));
+            let v = json(&["explain", conf, "/index.html", "--host", host, "--format", "json"]);
+            assert_eq!(v["status"], real, "explain /index.html --host {host}:\n{v:#}");
+            assert_eq!(v["local_port"], httpd.port(), "{v:#}");
+            assert_eq!(v["local_port_unknown"], Value::Null, "{v:#}");
+            let given = json(&["explain", conf, "/index.html", "--host", host, "--port", &port, "--format", "json"]);
+            assert_eq!(given["status"], real, "explain /index.html --host {host} --port {port}:\n{given:#}");
+        }
+    }
+}
+
+/// Targets httpd answers before walking any section (`ap_process_request_internal`): a `..`
+/// above the root or a bad `%` escape (400, AH10244 in the error log), `%2F` under the default
+/// AllowEncodedSlashes Off and `%00` (404). explain gives httpd's status and its log entry, and
+/// no section (at LogLevel info too, where httpd logs AH00026 for `%2F`); `AllowEncodedSlashes
+/// On` lets `%2F` through to the walk.
+#[test]
+fn explain_answers_targets_httpd_refuses_before_the_walk() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/sub>\n    Require all denied\n</Directory>\n";
+    let targets = [
+        "/../index.html",
+        "/sub/../../index.html",
+        "/%2e%2e/index.html",
+        "/.%2E/index.html",
+        "/sub/%",
+        "/index.html%zz",
+        "/sub%2fi.html",
+        "/sub%2Fi.html?x=%zz",
+        "/index.html%00",
+        "/sub/../index.html",
+        "/%69ndex.html",
+        "/index.html?q=%zz",
+    ];
+    for (allow, level) in [("", "warn"), ("AllowEncodedSlashes On\n", "warn"), ("", "info")] {
+        let config = HttpdConfig::new(format!("{allow}{body}"))
+            .log_level(level)
+            .file("htdocs/index.html", "x\n")
+            .file("htdocs/sub/i.html", "x\n");
+        let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+        let conf = httpd.config().main_config_path();
+        let conf = conf.to_str().unwrap();
+        for target in targets {
+            let (real, log) = httpd.send_logged(&Request::get(target)).unwrap_or_else(|e| panic!("{target}: {e}"));
+            let v = json(&["explain", conf, target, "--format", "json"]);
+            assert_eq!(v["status"], real, "{allow}explain {target}:\n{v:#}");
+            if v["rejected_before_walk"].is_null() {
+                assert!(real == 200 || real == 403, "{allow}{target}: {real}");
+                continue;
+            }
+            assert_eq!(v["sections"], Value::Array(vec![]), "{target}:\n{v:#}");
+            assert_eq!(v["filesystem_path"], Value::Null, "{target}:\n{v:#}");
+            // What explain says httpd logs (at this LogLevel) is what it logged.
+            let logged: Vec<&Value> =
+                v["error_log"].as_array().unwrap().iter().filter(|e| e["logged"] == true).collect();
+            // The request's entries (startup notices may be written after the first request).
+            let entries = log.lines().filter(|l| l.contains("[client ")).count();
+            assert_eq!(logged.len(), entries, "{target}: httpd logged {log:?}; explain {v:#}");
+            for e in logged {
+                let (module, level) = (e["module"].as_str().unwrap(), e["level"].as_str().unwrap());
+                let (code, message) = (e["code"].as_str().unwrap(), e["message"].as_str().unwrap());
+                let found = log
+                    .lines()
+                    .any(|l| l.contains(&format!("[{module}:{level}]")) && l.ends_with(&format!("{code}: {message}")));
+                assert!(found, "{target}: explain's {e} not in httpd's log {log:?}");
+            }
+        }
+    }
+}
+
+/// Under `AllowEncodedSlashes NoDecode` httpd maps the path with `%2F` still encoded, which the
+/// walk does not model: explain says the status is unknown, httpd's among the possible ones.
+#[test]
+fn explain_does_not_guess_encoded_slashes_kept_encoded() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "AllowEncodedSlashes NoDecode\n<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/sub>\n    Require all denied\n</Directory>\n";
+    let config = HttpdConfig::new(body).file("htdocs/sub/i.html", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    for target in ["/sub%2fi.html", "/sub%2Fi.html"] {
+        let real = httpd.send(&Request::get(target)).unwrap_or_else(|e| panic!("{target}: {e}"));
+        let v = json(&["explain", conf, target, "--format", "json"]);
+        assert_eq!(v["status"], Value::Null, "{target}: httpd {real}\n{v:#}");
+        assert!(
+            v["possible_statuses"].as_array().unwrap().contains(&Value::from(real)),
+            "{target}: httpd {real}\n{v:#}"
+        );
+        assert!(v["reason"].as_str().unwrap().contains("NoDecode"), "{v:#}");
+    }
+}
+
+/// Once access passes, the file system answers where only core's default handler and mod_dir
+/// can: 404 for a missing file (AH00128), PATH_INFO after a file (AH00130) or a directory with
+/// no index file and no mod_autoindex (AH00129), 301 for a
+/// directory without its trailing slash, 200 for a file or a DirectoryIndex file. Where a
+/// handler may answer (SetHandler, AddHandler for the file's extension, DirectorySlash Off),
+/// explain says access is granted and does not claim the handler's status.
+#[test]
+fn explain_predicts_what_the_file_system_answers_once_access_passes() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/noslash>\n    DirectorySlash Off\n</Directory>\n\
+<Location /status>\n    SetHandler server-status\n</Location>\n\
+AddHandler server-status .stat\n";
+    let config = HttpdConfig::new(body)
+        .log_level("info")
+        .file("htdocs/index.html", "x\n")
+        .file("htdocs/d/index.html", "x\n")
+        .file("htdocs/sub/i.html", "x\n")
+        .file("htdocs/noslash/i.html", "x\n")
+        .file("htdocs/e/i.html", "x\n")
+        .file("htdocs/page.stat", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    let file = [
+        "/missing.html",
+        "/index.html",
+        "/index.html/extra",
+        "/d",
+        "/d?x=1",
+        "/d/",
+        "/D/index.html",
+        "/sub/i.html.",
+        "/sub/missing/x",
+        "/",
+        "/e/",
+    ];
+    let handled = ["/status", "/page.stat", "/noslash"];
+    for target in file.iter().chain(&handled) {
+        let (real, log) = httpd.send_logged(&Request::get(target)).unwrap_or_else(|e| panic!("{target}: {e}"));
+        let v = json(&["explain", conf, target, "--format", "json"]);
+        if handled.contains(target) {
+            assert_eq!(v["status_from"], "access-granted", "{target}: httpd {real}\n{v:#}");
+            assert!(v["handler_unknown_because"].is_string(), "{v:#}");
+            assert_eq!(v["status"], 200, "{v:#}");
+            continue;
+        }
+        assert_eq!(v["status"], real, "explain {target}:\n{v:#}");
+        assert_eq!(v["status_from"], "file", "{target}:\n{v:#}");
+        // The default handler's entries (info level) are the ones httpd wrote.
+        for e in v["error_log"].as_array().unwrap() {
+            let (code, message) = (e["code"].as_str().unwrap(), e["message"].as_str().unwrap());
+            let found = log.lines().any(|l| l.contains("[core:info]") && l.ends_with(&format!("{code}: {message}")));
+            assert!(found, "{target}: explain's {e} not in httpd's log {log:?}");
+        }
     }
 }
 

@@ -2,9 +2,12 @@
 //! DirectoryIndex subrequest, the deciding rule, what httpd logs (and whether LogLevel lets it),
 //! the status.
 
-use crate::ide::access::{effective_with, AppliedSection, Effective, RequestSpec};
+use crate::ide::access::{
+    effective_with, rejected_target, AppliedSection, Effective, EncodedSlashes, Rejected, RequestSpec,
+};
 use crate::ide::config::Config;
-use crate::ide::policy::{EnvVar, Layer, LogEntry, LogLevel};
+use crate::ide::handler::Answer;
+use crate::ide::policy::{Deciding, EnvVar, Layer, LogEntry, LogLevel, Outcome, TraceStep};
 use crate::ide::setenvif::{EnvInputs, Val};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
@@ -15,6 +18,15 @@ pub struct Explained {
     pub effective: Effective,
     /// For each entry of `effective.outcome.log`, why httpd does not write it (LogLevel).
     pub suppressed: Vec<Option<String>>,
+    /// Why the port the client connected to is not known, when virtual hosts make it matter:
+    /// every virtual host is then a candidate, whatever its address.
+    pub port_unknown: Option<String>,
+    /// When httpd answers the request target before walking any section (a `..` above the
+    /// root, a bad escape, `%2F`, `%00`): no section, access check or file applies then.
+    pub rejected: Option<Rejected>,
+    /// What answers once access control passed: the file system through the default handler
+    /// or mod_dir (its status is then `outcome.status`), or a handler explain does not predict.
+    pub answer: Option<Answer>,
 }
 
 impl std::ops::Deref for Explained {
@@ -46,9 +58,155 @@ pub fn explain(cfg: &Config, spec: &RequestSpec) -> Explained {
 }
 
 pub fn explain_with(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Explained {
-    let effective = effective_with(cfg, spec, Some(inputs));
+    let mut effective = effective_with(cfg, spec, Some(inputs));
+    let slashes = encoded_slashes(cfg, effective.vhost_node);
+    let rejected = rejected_target(&spec.path, slashes);
+    if let Some(why) = rejected {
+        answer_before_walk(spec, &mut effective, why, slashes);
+    } else if slashes == EncodedSlashes::NoDecode && spec.path.to_ascii_lowercase().contains("%2f") {
+        // httpd keeps `%2F` encoded in the path it maps; the walk decodes it into a `/`.
+        let o = &mut effective.outcome;
+        o.possible_statuses = o.status.into_iter().chain([404]).chain(o.possible_statuses.iter().copied()).collect();
+        o.possible_statuses.sort_unstable();
+        o.possible_statuses.dedup();
+        o.status = None;
+        o.reason_unknown = Some(
+            "AllowEncodedSlashes NoDecode keeps %2F encoded in the path httpd maps; explain's walk decodes it into a /"
+                .into(),
+        );
+    }
+    let answer = match rejected {
+        None => crate::ide::handler::answer(cfg, spec, &effective),
+        Some(_) => None,
+    };
+    if let Some(Answer::File { status, why, log }) = &answer {
+        let o = &mut effective.outcome;
+        if o.status != Some(*status) {
+            o.status = Some(*status);
+            o.possible_statuses = vec![*status];
+            o.deciding = Some(Deciding { layer: Layer::Core, rule: why.clone(), loc: None });
+        }
+        o.trace.push(TraceStep { depth: 0, text: format!("access granted; {status}: {why}"), loc: None });
+        o.log.extend(log.iter().cloned());
+    }
     let suppressed = crate::ide::loglevel::suppressed(cfg, &effective);
-    Explained { effective, suppressed }
+    let port_unknown = match (spec.request.local_port, cfg.index().vhosts.is_empty()) {
+        (None, false) => Some(format!(
+            "the port the client connected to is not known ({}; give --port): every virtual host was a candidate",
+            listen_port(cfg).err().unwrap_or_default()
+        )),
+        _ => None,
+    };
+    Explained { effective, suppressed, port_unknown, rejected, answer }
+}
+
+/// `AllowEncodedSlashes` of the virtual host (`vhost`: its index in `cfg.nodes`), else of the main
+/// server (a server-level directive: httpd reads it from the server's configuration).
+fn encoded_slashes(cfg: &Config, vhost: Option<usize>) -> EncodedSlashes {
+    let last = |nodes: &[crate::ide::config::Node]| {
+        nodes
+            .iter()
+            .rev()
+            .filter(|n| n.kind == crate::ide::config::NodeKind::Directive && n.is("AllowEncodedSlashes"))
+            .find_map(|n| n.args().next().map(str::to_ascii_lowercase))
+    };
+    let value = vhost.and_then(|v| cfg.nodes.get(v)).and_then(|v| last(&v.children)).or_else(|| last(&cfg.nodes));
+    match value.as_deref() {
+        Some("on") => EncodedSlashes::On,
+        Some("nodecode") => EncodedSlashes::NoDecode,
+        _ => EncodedSlashes::Off,
+    }
+}
+
+/// What httpd answers a target it refuses before the walk: the status, the rule, what it logs.
+/// Nothing else of the walk applies (sections, environment, DirectoryIndex).
+fn answer_before_walk(spec: &RequestSpec, e: &mut Effective, why: Rejected, slashes: EncodedSlashes) {
+    let status = why.status();
+    // Any 404 from `ap_unescape_url_ex` is logged as a %2f under AllowEncodedSlashes Off, a
+    // `%00` too (httpd's message says so).
+    let encoded_slash = LogEntry {
+        ah_code: "AH00026",
+        module: "core",
+        level: LogLevel::Info,
+        message: format!("found %2f (encoded '/') in URI path ({}), returning 404", spec.path),
+    };
+    let (rule, log) = match why {
+        Rejected::InvalidPath => (
+            "invalid URI path: a `..` above the root or a `%` without two hex digits (ap_normalize_path)",
+            Some(LogEntry {
+                ah_code: "AH10244",
+                module: "core",
+                level: LogLevel::Error,
+                message: format!("invalid URI path ({})", spec.path),
+            }),
+        ),
+        Rejected::EncodedSlash => {
+            ("%2F in the path under AllowEncodedSlashes Off (ap_unescape_url)", Some(encoded_slash))
+        }
+        Rejected::EncodedNul => {
+            ("%00 in the path (ap_unescape_url)", (slashes == EncodedSlashes::Off).then_some(encoded_slash))
+        }
+    };
+    e.outcome = Outcome {
+        status: Some(status),
+        reason_unknown: None,
+        possible_statuses: vec![status],
+        deciding: Some(Deciding { layer: Layer::Core, rule: rule.to_string(), loc: None }),
+        trace: vec![TraceStep {
+            depth: 0,
+            text: format!("{status} before any section is walked: no access check runs"),
+            loc: None,
+        }],
+        log: log.into_iter().collect(),
+    };
+    e.sections.clear();
+    e.per_dir.clear();
+    e.unknown.clear();
+    e.compat = None;
+    e.authz = None;
+    e.env = None;
+    e.index = None;
+}
+
+/// What `status` is (JSON `status_from`): httpd's answer before the walk (`request`), the access
+/// checks' refusal (`access`), the file system's answer through the default handler or mod_dir
+/// (`file`), or access granted with the handler's answer not predicted (`access-granted`).
+/// None when the status is unknown.
+fn status_from(e: &Explained) -> Option<&'static str> {
+    e.outcome.status?;
+    Some(match (&e.rejected, &e.answer) {
+        (Some(_), _) => "request",
+        (None, Some(Answer::File { .. })) => "file",
+        (None, Some(Answer::Handler { .. })) => "access-granted",
+        (None, None) => "access",
+    })
+}
+
+/// The port the server listens on, when every `Listen` directive names the same one (`Listen 80`,
+/// `Listen 127.0.0.1:8080`, `Listen [::1]:8080`, `Listen 8443 https`): the port any client
+/// connected to. `Err` says why it is not known (no Listen, several ports).
+pub fn listen_port(cfg: &Config) -> Result<u16, String> {
+    let mut ports: Vec<u16> = Vec::new();
+    for n in cfg.nodes.iter().filter(|n| n.kind == crate::ide::config::NodeKind::Directive && n.is("Listen")) {
+        let Some(arg) = n.args().next() else { continue };
+        let port = match arg.strip_prefix('[') {
+            Some(v6) => v6.split_once("]:").map(|(_, p)| p),
+            None => Some(arg.rsplit_once(':').map_or(arg, |(_, p)| p)),
+        };
+        match port.and_then(|p| p.parse::<u16>().ok()) {
+            Some(p) if !ports.contains(&p) => ports.push(p),
+            Some(_) => {}
+            None => return Err(format!("Listen {arg} names no port")),
+        }
+    }
+    match ports.as_slice() {
+        [] => Err("no Listen directive".to_string()),
+        [one] => Ok(*one),
+        many => Err(format!(
+            "Listen names several ports ({})",
+            many.iter().map(u16::to_string).collect::<Vec<_>>().join(", ")
+        )),
+    }
 }
 
 pub fn layer_name(l: Layer) -> &'static str {
@@ -141,10 +299,22 @@ pub fn to_json(spec: &RequestSpec, e: &Explained) -> Value {
     });
     json!({
         "status": e.outcome.status,
+        "status_from": status_from(e),
+        "handler_unknown_because": match &e.answer {
+            Some(Answer::Handler { why }) => Some(why.clone()),
+            _ => None,
+        },
         "reason": e.outcome.reason_unknown,
         "possible_statuses": e.outcome.possible_statuses,
         "virtual_host": e.virtual_host,
-        "filesystem_path": e.filesystem_path.display().to_string(),
+        "local_port": spec.request.local_port,
+        "local_port_unknown": e.port_unknown,
+        "filesystem_path": e.rejected.is_none().then(|| e.filesystem_path.display().to_string()),
+        "rejected_before_walk": e.rejected.map(|r| match r {
+            Rejected::InvalidPath => "invalid-path",
+            Rejected::EncodedSlash => "encoded-slash",
+            Rejected::EncodedNul => "encoded-nul",
+        }),
         "url": spec.path,
         "method": spec.request.method,
         "client": spec.request.client.to_string(),
@@ -188,7 +358,23 @@ pub fn to_text(spec: &RequestSpec, e: &Explained) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{} {} from {}", spec.request.method, spec.path, spec.request.client);
     let _ = writeln!(s, "  virtual host: {}", e.virtual_host.as_deref().unwrap_or("main server"));
-    let _ = writeln!(s, "  file system:  {}", e.filesystem_path.display());
+    match (spec.request.local_port, &e.port_unknown) {
+        (_, Some(why)) => {
+            let _ = writeln!(s, "  port:         unknown: {why}");
+        }
+        (Some(p), None) => {
+            let _ = writeln!(s, "  port:         {} port {p}", spec.request.local_addr);
+        }
+        (None, None) => {}
+    }
+    match e.rejected {
+        None => {
+            let _ = writeln!(s, "  file system:  {}", e.filesystem_path.display());
+        }
+        Some(_) => {
+            let _ = writeln!(s, "  file system:  none: httpd answers before mapping the URL");
+        }
+    }
     let _ = writeln!(s, "\nSections, in the order httpd merges them:");
     sections_text(&mut s, &e.sections, "  ");
     if let Some(r) = e.env.as_ref().filter(|r| !r.vars.is_empty()) {
@@ -256,11 +442,17 @@ pub fn to_text(spec: &RequestSpec, e: &Explained) -> String {
     for err in &e.errors {
         let _ = writeln!(s, "startup error: {}:{}: {}", err.loc.file.display(), err.loc.line, err.message);
     }
-    match e.outcome.status {
-        Some(st) => {
+    match (e.outcome.status, &e.answer) {
+        (Some(st), Some(Answer::Handler { why })) => {
+            let _ = writeln!(s, "\nStatus: {st} (access granted: {st} unless the handler answers otherwise: {why})");
+        }
+        (Some(st), Some(Answer::File { why, .. })) => {
+            let _ = writeln!(s, "\nStatus: {st} (access granted; {why})");
+        }
+        (Some(st), None) => {
             let _ = writeln!(s, "\nStatus: {st}");
         }
-        None => {
+        (None, _) => {
             let _ = writeln!(
                 s,
                 "\nStatus: unknown (possible: {:?}): {}",
@@ -270,4 +462,27 @@ pub fn to_text(spec: &RequestSpec, e: &Explained) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The port every Listen names (inside an active `<IfModule>` too, as Debian's ports.conf
+    /// has it), else why none is known.
+    #[test]
+    fn the_listen_port_is_known_when_every_listen_names_it() {
+        let port = |body: &str| {
+            let fx = crate::ide::diagnostics::tests::Fixture::parse(&format!(
+                "//- /etc/httpd/httpd.conf\nLoadModule ssl_module m.so\n{body}"
+            ));
+            listen_port(&crate::ide::config::load(std::path::Path::new("/etc/httpd/httpd.conf"), &fx))
+        };
+        assert_eq!(port("Listen 80\n"), Ok(80));
+        assert_eq!(port("Listen 127.0.0.1:8080\nListen [::1]:8080\n"), Ok(8080));
+        assert_eq!(port("<IfModule ssl_module>\nListen 8443 https\n</IfModule>\n"), Ok(8443));
+        assert_eq!(port("<IfModule mod_nothere.c>\nListen 443\n</IfModule>\nListen 80\n"), Ok(80));
+        assert_eq!(port("Listen 80\nListen 443\n"), Err("Listen names several ports (80, 443)".to_string()));
+        assert_eq!(port("ServerName x\n"), Err("no Listen directive".to_string()));
+    }
 }

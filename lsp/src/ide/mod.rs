@@ -22,6 +22,7 @@ pub mod explain;
 pub mod folding_ranges;
 pub mod formatting;
 pub mod goto_definition;
+pub mod handler;
 pub mod hover;
 pub mod htaccess_files;
 pub mod incremental;

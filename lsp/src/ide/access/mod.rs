@@ -20,7 +20,7 @@ pub use items::{access_layer_items, body_items, is_access_directive, policy_item
 pub(crate) use items::{access_layer_key, policy_input};
 pub use patterns::wildcard_match;
 pub(crate) use patterns::{has_wildcard, regex_matches, section_pattern, SectionPattern};
-pub use url::{normalize_url, vhost_address};
+pub use url::{normalize_url, rejected_target, vhost_address, EncodedSlashes, Rejected};
 pub use walk::{walk_request, BeforeMerge, Origin, Walked};
 
 use crate::ide::config::{self, Config, FileId, NodeKind, SecId};
@@ -448,6 +448,17 @@ pub fn is_per_dir_input(name: &str) -> bool {
         || crate::ide::dir_index::reads(name)
         || crate::ide::loglevel::reads(name)
         || name.eq_ignore_ascii_case("HostnameLookups")
+        || crate::ide::handler::reads(name)
+}
+
+/// The file-system path `spec`'s URL translates to (Alias family or DocumentRoot), before the
+/// directory walk splits it into `r->filename` ([`Effective::filesystem_path`]) and PATH_INFO.
+pub fn translated_path(cfg: &Config, spec: &RequestSpec) -> PathBuf {
+    let ix = cfg.index();
+    let local = spec.request.local_port.map(|p| (spec.request.local_addr, p));
+    let vhost = url::pick_vhost(ix, spec.host.as_deref(), local, &mut Vec::new());
+    let server = url::Server { main: &ix.main, vhost: vhost.map(|v| &ix.vhosts[v as usize].scope) };
+    url::translate(&server, cfg, &normalize_url(&spec.path))
 }
 
 /// Walks and evaluates one request, with the environment given in `spec.request.env`

@@ -158,6 +158,154 @@ fn alias_match<'u>(url: &'u str, alias: &str) -> Option<&'u str> {
     Some(&url[i..])
 }
 
+/// `AllowEncodedSlashes` in effect for a request (the server's or the virtual host's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EncodedSlashes {
+    /// The default: a `%2F` in the path is answered 404.
+    Off,
+    On,
+    /// Accepted and left encoded.
+    NoDecode,
+}
+
+/// Why httpd answers a request target before walking any section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rejected {
+    /// 400: a `..` that climbs above the root, or a `%` not followed by two hex digits
+    /// (`ap_normalize_path`; logged as AH10244 "invalid URI path").
+    InvalidPath,
+    /// 404: `%2F` under `AllowEncodedSlashes Off` (logged at info level, AH00026).
+    EncodedSlash,
+    /// 404: `%00`.
+    EncodedNul,
+}
+
+impl Rejected {
+    pub fn status(self) -> u16 {
+        match self {
+            Rejected::InvalidPath => 400,
+            Rejected::EncodedSlash | Rejected::EncodedNul => 404,
+        }
+    }
+}
+
+/// What httpd does with a request target's path before the walk (`server/request.c:
+/// ap_process_request_internal`): `ap_normalize_path` with `AP_NORMALIZE_NOT_ABOVE_ROOT`,
+/// `AP_NORMALIZE_DECODE_UNRESERVED` (and merging slashes), whose failure is a 400; then
+/// `ap_unescape_url_ex`, a 400 for a bad escape, a 404 for `%00` or, without
+/// AllowEncodedSlashes, `%2F`. None when the request goes on to the walk. `raw` is the target's
+/// path as sent (a query or fragment is not part of it).
+pub fn rejected_target(raw: &str, slashes: EncodedSlashes) -> Option<Rejected> {
+    let path = raw.split(['?', '#']).next().unwrap_or("");
+    let mut p = path.as_bytes().to_vec();
+    if !normalize_path(&mut p) {
+        return Some(Rejected::InvalidPath);
+    }
+    // `unescape_url` with AP_UNESCAPE_URL_KEEP_UNRESERVED (already decoded) and
+    // FORBID_SLASHES (Off) or KEEP_SLASHES (NoDecode): a bad escape wins over a bad path.
+    let (mut bad_escape, mut bad_path) = (false, None);
+    let mut i = 0;
+    while let Some(at) = p[i..].iter().position(|&b| b == b'%').map(|k| k + i) {
+        match (p.get(at + 1).copied().and_then(hex), p.get(at + 2).copied().and_then(hex)) {
+            (Some(h), Some(l)) => match h * 16 + l {
+                0 => bad_path = bad_path.or(Some(Rejected::EncodedNul)),
+                b'/' if slashes == EncodedSlashes::Off => bad_path = bad_path.or(Some(Rejected::EncodedSlash)),
+                _ => {}
+            },
+            _ => bad_escape = true,
+        }
+        i = at + 1;
+    }
+    if bad_escape {
+        Some(Rejected::InvalidPath)
+    } else {
+        bad_path
+    }
+}
+
+fn hex(b: u8) -> Option<u8> {
+    char::from(b).to_digit(16).map(|d| d as u8)
+}
+
+/// `server/util.c: ap_normalize_path` with NOT_ABOVE_ROOT, DECODE_UNRESERVED and MERGE_SLASHES,
+/// step by step on the bytes (a port: its index arithmetic is httpd's): false where httpd
+/// fails (a `..` above the root, an invalid `%` escape; the walk goes on to the end either way).
+fn normalize_path(path: &mut Vec<u8>) -> bool {
+    if path.first() != Some(&b'/') {
+        return path.as_slice() == b"*";
+    }
+    path.push(0);
+    let p = path;
+    let unreserved = |c: u8| c != 0 && (c.is_ascii_alphanumeric() || b"-._~".contains(&c));
+    let slash_or_nul = |c: u8| c == b'/' || c == 0;
+    let (mut l, mut w, mut ok) = (1usize, 1usize, true);
+    while p[l] != 0 {
+        if p[l] == b'%' {
+            match (hex(p[l + 1]), if p[l + 1] == 0 { None } else { hex(p[l + 2]) }) {
+                (Some(h), Some(lo)) => {
+                    let c = h * 16 + lo;
+                    if unreserved(c) {
+                        l += 2;
+                        p[l] = c;
+                    }
+                }
+                _ => ok = false,
+            }
+        }
+        if w == 0 || p[w - 1] == b'/' {
+            if p[l] == b'/' {
+                while p[l] == b'/' {
+                    l += 1;
+                }
+                continue;
+            }
+            if p[l] == b'.' {
+                if slash_or_nul(p[l + 1]) {
+                    l += 1;
+                    if p[l] != 0 {
+                        l += 1;
+                    }
+                    continue;
+                }
+                let mut n = l + 1;
+                let dot = p[n] == b'.' || {
+                    p[n] == b'%'
+                        && {
+                            n += 1;
+                            p[n] == b'2'
+                        }
+                        && {
+                            n += 1;
+                            p[n] == b'e' || p[n] == b'E'
+                        }
+                };
+                if dot && slash_or_nul(p[n + 1]) {
+                    if w > 1 {
+                        loop {
+                            w -= 1;
+                            if w == 0 || p[w - 1] == b'/' {
+                                break;
+                            }
+                        }
+                    } else {
+                        ok = false;
+                    }
+                    l = n + 1;
+                    if p[l] != 0 {
+                        l += 1;
+                    }
+                    continue;
+                }
+            }
+        }
+        p[w] = p[l];
+        w += 1;
+        l += 1;
+    }
+    p.truncate(w);
+    ok
+}
+
 /// Decodes `%XX`, merges `//`, resolves `.` and `..` as httpd does before walking.
 pub fn normalize_url(u: &str) -> String {
     if is_normal_url(u) {
@@ -259,6 +407,30 @@ mod tests {
         let cfg = crate::ide::config::load(Path::new("/etc/httpd/httpd.conf"), &fx);
         let found = crate::ide::diagnostics::all(&cfg);
         assert!(found.iter().any(|d| d.code == "defeated-require"), "{found:?}");
+    }
+
+    /// What httpd answers before the walk (each checked against the real server in
+    /// tests/tests/explain_cli.rs).
+    #[test]
+    fn targets_httpd_refuses_before_the_walk() {
+        use EncodedSlashes::*;
+        let r = |u: &str| rejected_target(u, Off);
+        assert_eq!(r("/../index.html"), Some(Rejected::InvalidPath));
+        assert_eq!(r("/sub/../../index.html"), Some(Rejected::InvalidPath));
+        assert_eq!(r("/%2e%2e/index.html"), Some(Rejected::InvalidPath));
+        assert_eq!(r("/.%2E/x"), Some(Rejected::InvalidPath));
+        assert_eq!(r("/sub/%"), Some(Rejected::InvalidPath));
+        assert_eq!(r("/a%zz"), Some(Rejected::InvalidPath));
+        assert_eq!(r("/a%4"), Some(Rejected::InvalidPath));
+        assert_eq!(r("/sub%2fi.html"), Some(Rejected::EncodedSlash));
+        assert_eq!(r("/sub%2Fi.html%"), Some(Rejected::InvalidPath));
+        assert_eq!(r("/index.html%00"), Some(Rejected::EncodedNul));
+        assert_eq!(rejected_target("/sub%2fi.html", On), None);
+        assert_eq!(rejected_target("/sub%2fi.html", NoDecode), None);
+        assert_eq!(rejected_target("/x%00%2f", On), Some(Rejected::EncodedNul));
+        for fine in ["/", "/sub/../index.html", "//a/./b/..", "/a/..", "/%41/x?q=%zz", "/x#%", "/...", "/a..b/%20"] {
+            assert_eq!(r(fine), None, "{fine}");
+        }
     }
 
     #[test]

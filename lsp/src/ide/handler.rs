@@ -1,0 +1,263 @@
+//! Feature: what httpd answers a request that access control let through, where the file
+//! system tells it: core's default handler serving a static file (`server/core.c:
+//! default_handler`: 404 for a missing file, AH00128; 404 for PATH_INFO after a file, AH00130)
+//! (404 for a directory with no index file and no mod_autoindex, AH00129) and mod_dir's redirect
+//! of a directory requested without its trailing slash (`modules/mappers/mod_dir.c: fixup_dir`,
+//! 301 unless `DirectorySlash Off`).
+//!
+//! Invariant: a status is predicted only where nothing but the default handler and mod_dir can
+//! answer: a GET or HEAD, no directive on the request's way that hands it to another handler
+//! or maps it elsewhere (SetHandler, AddHandler, Action, ScriptAlias, RewriteRule, Redirect,
+//! ProxyPass, FallbackResource, MultiViews…). Elsewhere the answer is "access granted", and
+//! why the handler's answer is not known. The only IO is `lstat` of the request's file.
+
+use crate::ide::access::{normalize_url, translated_path, Effective, RequestSpec};
+use crate::ide::config::{Config, Node, NodeKind};
+use crate::ide::policy::{Item, LogEntry, LogLevel};
+use std::path::Path;
+
+/// Directives that can make something other than the default handler answer, or map the URL
+/// elsewhere, and mod_dir's DirectorySlash.
+const READS: &[&str] = &[
+    "AcceptPathInfo",
+    "Action",
+    "AddHandler",
+    "AddType",
+    "CheckCaseOnly",
+    "CheckSpelling",
+    "DirectorySlash",
+    "ErrorDocument",
+    "FallbackResource",
+    "ForceType",
+    "Options",
+    "ProxyPass",
+    "ProxyPassMatch",
+    "Redirect",
+    "RedirectMatch",
+    "RedirectPermanent",
+    "RedirectTemp",
+    "RewriteRule",
+    "Script",
+    "ScriptAlias",
+    "ScriptAliasMatch",
+    "SetHandler",
+    "UserDir",
+    "VirtualDocumentRoot",
+    "VirtualDocumentRootIP",
+];
+
+/// The directives this feature reads per directory.
+pub fn reads(name: &str) -> bool {
+    READS.iter().any(|d| d.eq_ignore_ascii_case(name))
+}
+
+/// What answers a request that passed access control.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// The default handler or mod_dir's redirect, from the file system: this status.
+    File { status: u16, why: String, log: Option<LogEntry> },
+    /// Access is granted; what the handler answers is not predicted (200 unless it answers
+    /// otherwise), for this reason.
+    Handler { why: String },
+}
+
+/// What answers `spec` once access control passed (`e.outcome.status` 200); None otherwise.
+pub fn answer(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Option<Answer> {
+    if e.outcome.status != Some(200) {
+        return None;
+    }
+    let handler = |why: String| Some(Answer::Handler { why });
+    let url = normalize_url(&spec.path);
+    let mut directives = server_directives(cfg, e);
+    directives.extend(per_dir_directives(e));
+    if let Some(index) = e.index.as_ref() {
+        // The DirectoryIndex file served is a subrequest with sections of its own.
+        let served = index.served.and_then(|i| index.tries[i].effective.as_ref());
+        directives.extend(served.into_iter().flat_map(per_dir_directives));
+    }
+    // The file names mod_mime reads extensions from: the request's, and the index file's.
+    let mut names = vec![basename(&e.filesystem_path)];
+    if let Some(index) = e.index.as_ref() {
+        names.extend(index.served.map(|i| basename(&index.tries[i].filesystem_path)));
+    }
+    if let Some(why) = directives.iter().find_map(|d| other_handler(d, &url, &names)) {
+        return handler(why);
+    }
+    if !matches!(spec.request.method.as_str(), "GET" | "HEAD") {
+        return handler(format!(
+            "{} is answered by the handler (only GET and HEAD are predicted)",
+            spec.request.method
+        ));
+    }
+    let filename = &e.filesystem_path;
+    let text = filename.to_string_lossy();
+    if text.ends_with('/') {
+        return match e.index.as_ref().and_then(|ix| ix.served.map(|i| &ix.tries[i])) {
+            Some(t) => Some(Answer::File {
+                status: 200,
+                why: format!("DirectoryIndex serves the file {}", t.filesystem_path.display()),
+                log: None,
+            }),
+            // Without mod_autoindex the default handler refuses to serve a directory.
+            None if !cfg.module_loaded("autoindex_module") => Some(Answer::File {
+                status: 404,
+                why: "a directory with no DirectoryIndex file, and mod_autoindex is not loaded".into(),
+                log: Some(LogEntry {
+                    ah_code: "AH00129",
+                    module: "core",
+                    level: LogLevel::Info,
+                    message: format!("Attempt to serve directory: {text}"),
+                }),
+            }),
+            None => handler(
+                "a directory with no DirectoryIndex file served: mod_autoindex answers (Options Indexes)".into(),
+            ),
+        };
+    }
+    let translated = translated_path(cfg, spec);
+    let not_found = |ah_code: &'static str, why: String| {
+        let message = format!("File does not exist: {}", translated.display());
+        Some(Answer::File {
+            status: 404,
+            why,
+            log: Some(LogEntry { ah_code, module: "core", level: LogLevel::Info, message }),
+        })
+    };
+    match std::fs::symlink_metadata(filename) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            not_found("AH00128", format!("no such file: {}", filename.display()))
+        }
+        Err(e) => handler(format!("{} cannot be read here ({e})", filename.display())),
+        Ok(m) if m.file_type().is_symlink() => {
+            handler(format!("{} is a symbolic link (Options FollowSymLinks decides)", filename.display()))
+        }
+        Ok(m) if m.is_dir() => {
+            if !cfg.module_loaded("dir_module") {
+                return handler("a directory without its trailing slash, and mod_dir is not loaded".into());
+            }
+            let slash = directives.iter().rev().find(|d| d.name.eq_ignore_ascii_case("DirectorySlash"));
+            if slash.is_some_and(|d| d.args.first().is_some_and(|a| a.eq_ignore_ascii_case("off"))) {
+                return handler("a directory without its trailing slash under DirectorySlash Off".into());
+            }
+            Some(Answer::File {
+                status: 301,
+                why: format!("a directory requested without its trailing slash: mod_dir redirects to {url}/"),
+                log: None,
+            })
+        }
+        Ok(m) if m.is_file() => {
+            if translated.as_path() != Path::new(filename) {
+                not_found(
+                    "AH00130",
+                    format!("path info after the file {} (AcceptPathInfo Default)", filename.display()),
+                )
+            } else {
+                Some(Answer::File { status: 200, why: format!("the file {} exists", filename.display()), log: None })
+            }
+        }
+        Ok(_) => handler(format!("{} is not a regular file", filename.display())),
+    }
+}
+
+/// A directive as this feature reads it, with where it is written.
+struct Directive {
+    name: String,
+    args: Vec<String>,
+    at: String,
+}
+
+/// The main server's and the virtual host's own directives this feature reads.
+fn server_directives(cfg: &Config, e: &Effective) -> Vec<Directive> {
+    let vhost = e.vhost_node.and_then(|i| cfg.nodes.get(i)).map(|v| v.children.as_slice()).unwrap_or_default();
+    cfg.nodes
+        .iter()
+        .chain(vhost)
+        .filter(|n| n.kind == NodeKind::Directive && reads(n.name()))
+        .map(|n: &Node| Directive {
+            name: n.name().to_string(),
+            args: n.arg_strings(),
+            at: format!("{}:{}", cfg.file(n.loc.file).path.display(), cfg.line(&n.loc)),
+        })
+        .collect()
+}
+
+/// The directives this feature reads in the sections that apply, in merge order.
+fn per_dir_directives(e: &Effective) -> impl Iterator<Item = Directive> + '_ {
+    e.per_dir.iter().filter_map(|(_, item)| match item {
+        Item::Directive { name, args, loc, .. } if reads(name) => Some(Directive {
+            name: name.to_string(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            at: format!("{}:{}", loc.file.display(), loc.line),
+        }),
+        _ => None,
+    })
+}
+
+fn basename(p: &Path) -> String {
+    p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// Whether one of `names` has the extension `ext` as mod_mime reads them (`find_ct`: each
+/// `.`-separated part after the first, case-insensitively; `ext` with or without its dot).
+fn has_extension(names: &[String], ext: &str) -> bool {
+    let ext = ext.strip_prefix('.').unwrap_or(ext);
+    names.iter().any(|n| n.split('.').skip(1).any(|part| part.eq_ignore_ascii_case(ext)))
+}
+
+/// Why `d` may make something other than the default handler answer `url` (whose file names
+/// are `names`), if it may.
+fn other_handler(d: &Directive, url: &str, names: &[String]) -> Option<String> {
+    let name = d.name.to_ascii_lowercase();
+    let arg = |i: usize| d.args.get(i).map(String::as_str).unwrap_or("");
+    let applies = match name.as_str() {
+        "directoryslash" => false,
+        "options" => d.args.iter().any(|a| {
+            let a = a.to_ascii_lowercase();
+            a == "multiviews" || a == "+multiviews"
+        }),
+        "errordocument" => arg(1).contains("://"),
+        "addhandler" => d.args.iter().skip(1).any(|ext| has_extension(names, ext)),
+        "addtype" => {
+            arg(0).to_ascii_lowercase().contains("x-httpd")
+                && d.args.iter().skip(1).any(|ext| has_extension(names, ext))
+        }
+        "forcetype" => arg(0).to_ascii_lowercase().contains("x-httpd"),
+        "userdir" => url.starts_with("/~"),
+        "scriptalias" => url.starts_with(arg(0).trim_end_matches('/')),
+        _ => true,
+    };
+    applies.then(|| format!("{} {} at {}", d.name, d.args.join(" "), d.at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(line: &str) -> Directive {
+        let mut words = line.split_whitespace().map(str::to_string);
+        Directive { name: words.next().unwrap(), args: words.collect(), at: "x:1".into() }
+    }
+
+    #[test]
+    fn only_directives_that_can_answer_instead_of_the_default_handler_count() {
+        let names = vec!["page.en.html".to_string()];
+        assert!(other_handler(&d("SetHandler server-status"), "/x", &names).is_some());
+        assert!(other_handler(&d("RewriteRule ^ /y"), "/x", &names).is_some());
+        assert!(other_handler(&d("Options +MultiViews"), "/x", &names).is_some());
+        assert!(other_handler(&d("Options Indexes FollowSymLinks"), "/x", &names).is_none());
+        assert!(other_handler(&d("Options -MultiViews"), "/x", &names).is_none());
+        assert!(other_handler(&d("ErrorDocument 404 /missing.html"), "/x", &names).is_none());
+        assert!(other_handler(&d("ErrorDocument 404 http://example.com/"), "/x", &names).is_some());
+        assert!(other_handler(&d("ScriptAlias /cgi-bin/ /usr/lib/cgi-bin/"), "/cgi-bin/t", &names).is_some());
+        assert!(other_handler(&d("ScriptAlias /cgi-bin/ /usr/lib/cgi-bin/"), "/index.html", &names).is_none());
+        assert!(other_handler(&d("AddType application/x-httpd-php .php"), "/x", &names).is_none());
+        assert!(other_handler(&d("AddType text/html .shtml"), "/x", &names).is_none());
+        assert!(other_handler(&d("DirectorySlash Off"), "/x", &names).is_none());
+        assert!(other_handler(&d("UserDir public_html"), "/x", &names).is_none());
+        // mod_mime: every extension of the name counts, with or without its dot.
+        assert!(other_handler(&d("AddHandler type-map var"), "/x", &names).is_none());
+        assert!(other_handler(&d("AddHandler cgi-script .cgi .EN"), "/x", &names).is_some());
+        assert!(other_handler(&d("AddHandler server-parsed html"), "/x", &names).is_some());
+        assert!(other_handler(&d("AddType application/x-httpd-php .php"), "/x", &["i.php".into()]).is_some());
+    }
+}
