@@ -9,7 +9,8 @@ use crate::ide::access::wildcard_match;
 use crate::ide::config::index::Scope;
 use crate::ide::config::Config;
 use rayon::prelude::*;
-use std::collections::{BTreeMap, BTreeSet};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -28,7 +29,9 @@ pub fn htaccess_files(cfg: &Config) -> Vec<PathBuf> {
         }
     }
     // Each directory to scan, with the file names its server reads.
-    let mut roots: BTreeMap<PathBuf, BTreeSet<&str>> = BTreeMap::new();
+    // (Keyed by the path's text: `Path` compares component by component, and a big tree has
+    // tens of thousands of these.)
+    let mut roots: HashMap<String, BTreeSet<&str>> = HashMap::default();
     for vhost in std::iter::once(None).chain(ix.vhosts.iter().map(|v| Some(&v.scope))) {
         let scopes: Vec<&Scope> = std::iter::once(&ix.main).chain(vhost).collect();
         let names = names_of(&ix.main, vhost);
@@ -40,7 +43,7 @@ pub fn htaccess_files(cfg: &Config) -> Vec<PathBuf> {
         for dir in served {
             let dir = absolute(cfg, dir);
             if reads_htaccess(cfg, &scopes, &dir) {
-                roots.entry(dir).or_default().extend(names.iter().copied());
+                roots.entry(dir.to_string_lossy().into_owned()).or_default().extend(names.iter().copied());
             }
         }
         // Directories its plain `<Directory>` sections open to overrides.
@@ -49,15 +52,24 @@ pub fn htaccess_files(cfg: &Config) -> Vec<PathBuf> {
                 && d.depth > 0
                 && ix.allow_override(d.id).is_some_and(|ao| !ao.iter().all(|a| a.eq_ignore_ascii_case("None")))
             {
-                roots.entry(PathBuf::from(&d.path)).or_default().extend(names.iter().copied());
+                roots.entry(d.path.clone()).or_default().extend(names.iter().copied());
             }
         }
     }
     // A root inside another is scanned with it when the outer one looks for its names.
-    let mut outer: Vec<(PathBuf, BTreeSet<&str>)> = Vec::new();
-    for (r, names) in roots {
-        if !outer.iter().any(|(o, n)| r.starts_with(o) && names.is_subset(n)) {
-            outer.push((r, names));
+    let mut outer: Vec<(PathBuf, &BTreeSet<&str>)> = Vec::new();
+    for (r, names) in &roots {
+        let mut up = r.as_str();
+        let mut inside = false;
+        while let Some((parent, _)) = up.rsplit_once('/') {
+            if roots.get(parent).is_some_and(|n| names.is_subset(n)) {
+                inside = true;
+                break;
+            }
+            up = parent;
+        }
+        if !inside {
+            outer.push((PathBuf::from(r), names));
         }
     }
     let budget = AtomicUsize::new(MAX_DIRS);

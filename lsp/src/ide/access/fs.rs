@@ -75,6 +75,24 @@ struct FsCache {
     links: rustc_hash::FxHashMap<std::ffi::OsString, Option<Link>>,
 }
 
+/// What lstat(), and stat() for a link, tell of `p`: whether it is a directory (through a
+/// link) and the link it is, if one.
+fn ask_disk(p: &Path) -> (bool, Option<Link>) {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::symlink_metadata(p) {
+        Ok(m) if m.file_type().is_symlink() => {
+            let target = std::fs::metadata(p).ok();
+            let link = Link {
+                target_reached: target.is_some(),
+                same_owner: target.as_ref().is_some_and(|t| t.uid() == m.uid()),
+            };
+            (target.is_some_and(|t| t.is_dir()), Some(link))
+        }
+        Ok(m) => (m.is_dir(), None),
+        Err(_) => (false, None),
+    }
+}
+
 /// A symbolic link as httpd's directory walk sees it (`server/request.c: resolve_symlink`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Link {
@@ -112,8 +130,12 @@ impl FsView {
         if let Some(d) = told {
             return d;
         }
-        let d = p.is_dir();
-        c.lock().unwrap_or_else(|e| e.into_inner()).dirs.insert(p.as_os_str().to_os_string(), d);
+        // One lstat() tells both what the walk asks here and, for the symbolic-link check after
+        // it, whether this is a link (a stat() more only for links).
+        let (d, link) = ask_disk(p);
+        let mut c = c.lock().unwrap_or_else(|e| e.into_inner());
+        c.dirs.insert(p.as_os_str().to_os_string(), d);
+        c.links.insert(p.as_os_str().to_os_string(), link);
         d
     }
 
@@ -132,12 +154,7 @@ impl FsView {
         if self.overlay.dirs.contains(p) || self.overlay.files.contains_key(p) {
             return None;
         }
-        let ask = || {
-            use std::os::unix::fs::MetadataExt;
-            let link = std::fs::symlink_metadata(p).ok().filter(|m| m.file_type().is_symlink())?;
-            let target = std::fs::metadata(p).ok();
-            Some(Link { target_reached: target.is_some(), same_owner: target.is_some_and(|t| t.uid() == link.uid()) })
-        };
+        let ask = || ask_disk(p).1;
         let Some(c) = &self.cache else { return ask() };
         if let Some(l) = c.lock().unwrap_or_else(|e| e.into_inner()).links.get(p.as_os_str()) {
             return *l;

@@ -11,7 +11,7 @@
 mod fs;
 mod items;
 mod patterns;
-mod symlinks;
+pub(crate) mod symlinks;
 mod url;
 mod walk;
 

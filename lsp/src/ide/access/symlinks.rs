@@ -17,7 +17,7 @@ const OPT_SYM_OWNER: u8 = 64;
 
 /// The `Options` of one configuration level, or merged so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct SymlinkOptions {
+pub(crate) struct SymlinkOptions {
     opts: u8,
     add: u8,
     remove: u8,
@@ -93,7 +93,7 @@ impl SymlinkOptions {
 
     /// Whether links are followed without a question (FollowSymLinks, no SymLinksIfOwnerMatch):
     /// httpd then skips the lstat() of a path that exists.
-    fn follows_all(&self) -> bool {
+    pub(super) fn follows_all(&self) -> bool {
         self.opts & (OPT_SYM_LINKS | OPT_SYM_OWNER) == OPT_SYM_LINKS
     }
 

@@ -150,9 +150,9 @@ fn walk(
             }
         }
         // The next component, under the options merged so far.
-        if k < depth {
+        let last = k + 1 == depth;
+        if k < depth && !(options.follows_all() && !last) {
             let next = if k == 0 { format!("/{}", comps[0]) } else { format!("{prefix}/{}", comps[k]) };
-            let last = k + 1 == depth;
             // (The familiar path needs the file to be there: a link to nothing is walked in full.)
             let familiar = in_parent_directory && last && fs.symlink(Path::new(&next)).is_none_or(|l| l.target_reached);
             let refused = if familiar {
@@ -441,7 +441,8 @@ pub(super) fn walk_request_as(
     let url = normalize_url(path);
     let filesystem_path = request_filename_in(fs, &translate(&server, cfg, &url));
     // The options the walk starts from: the main server's, merged with the virtual host's.
-    let mut options = SymlinkOptions::with_lines(SymlinkOptions::server(), &cfg.nodes);
+    let mut options =
+        *ix.main_symlinks.get_or_init(|| SymlinkOptions::with_lines(SymlinkOptions::server(), &cfg.nodes));
     if let Some(o) = vhost.and_then(|v| SymlinkOptions::of_section(&ix.node(cfg, ix.vhosts[v as usize].id).children)) {
         options.merge(&o);
     }

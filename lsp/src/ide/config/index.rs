@@ -247,6 +247,9 @@ pub struct Index {
     pub host_addresses: Vec<String>,
     /// Virtual hosts for a connection's address and port, computed on demand.
     by_address: Mutex<HashMap<(IpAddr, u16), VhostList>>,
+    /// The main server's own `Options` as the directory walk starts from them, made on first
+    /// use (a pass over the top level, which holds every virtual host).
+    pub(crate) main_symlinks: std::sync::OnceLock<crate::ide::access::symlinks::SymlinkOptions>,
     /// Which modules, methods and providers the server has.
     pub ctx: PolicyCtx,
     /// Alias/ScriptAlias targets (trailing `/` removed) → the first such alias's source, in walk order.
@@ -457,6 +460,7 @@ impl Index {
             wild_names,
             host_addresses,
             by_address: Mutex::new(HashMap::new()),
+            main_symlinks: std::sync::OnceLock::new(),
             ctx,
             alias_targets,
             alias_target_lens,
@@ -503,6 +507,7 @@ impl Index {
         self.outline_memo = Mutex::default();
         self.setenvif_main = OnceLock::new();
         self.mentioned_addresses = OnceLock::new();
+        self.main_symlinks = OnceLock::new();
         true
     }
 
