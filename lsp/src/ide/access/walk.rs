@@ -151,7 +151,7 @@ fn walk(
         }
         // The next component, under the options merged so far.
         let last = k + 1 == depth;
-        if k < depth && !(options.follows_all() && !last) {
+        if k < depth && (last || !options.follows_all()) {
             let next = if k == 0 { format!("/{}", comps[0]) } else { format!("{prefix}/{}", comps[k]) };
             // (The familiar path needs the file to be there: a link to nothing is walked in full.)
             let familiar = in_parent_directory && last && fs.symlink(Path::new(&next)).is_none_or(|l| l.target_reached);
