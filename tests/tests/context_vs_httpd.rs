@@ -309,6 +309,22 @@ fn check_reports_the_htaccess_files_httpd_reads() {
     // No AllowOverride applies at all (not even <Directory />'s): httpd reads the file and
     // grants nothing in it, so its one directive is a 500 (OR_UNSET, not the documented None).
     assert_eq!(get("/unset/", "127.0.0.1"), 500, "{}", httpd.error_log());
+    // explain says what httpd answers for each of those directories.
+    let conf = httpd.config().main_config_path();
+    for (path, from) in [
+        ("/sub/", "127.0.0.1"),
+        ("/sub/", "127.0.0.2"),
+        ("/bad/", "127.0.0.1"),
+        ("/never/", "127.0.0.1"),
+        ("/unset/", "127.0.0.1"),
+    ] {
+        let out = std::process::Command::new(apache_lsp_e2e::lsp::server_binary())
+            .args(["explain", conf.to_str().unwrap(), path, "--client", from, "--format", "json"])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+        assert_eq!(v["status"], get(path, from), "explain {path} from {from}:\n{v:#}");
+    }
     let unset = about("unset");
     assert!(
         unset.iter().any(|r| r.code == "directive-context" && r.line == 2 && r.message.contains("500")),

@@ -93,7 +93,8 @@ fn walk(
         .or(server.main.access_file_name.as_deref())
         .unwrap_or(&DEFAULT_ACCESS_FILE[..]);
     const NONE: &[String] = &[];
-    let mut allow_override: &[String] = NONE;
+    // None until a section on the way sets AllowOverride (httpd's OR_UNSET).
+    let mut allow_override: Option<&[String]> = None;
     let mut override_list: &[String] = NONE;
     // The directory at depth k: "/" then "/a", "/a/b", … grown one component at a time.
     let mut prefix = String::with_capacity(path.len() + 1);
@@ -109,7 +110,7 @@ fn walk(
         for scope in server.scopes() {
             for id in scope.dirs_at(k, &prefix, |pat, text| wildcard_match(pat, text, true)) {
                 if let Some(ao) = ix.allow_override(id) {
-                    allow_override = ao;
+                    allow_override = Some(ao);
                 }
                 if let Some(list) = ix.allow_override_list(id) {
                     override_list = list;
@@ -122,9 +123,11 @@ fn walk(
         }
         // The .htaccess of the directory at this depth (only real directories: those above the
         // last component are), read when AllowOverride or AllowOverrideList grants something
-        // (`server/request.c: ap_directory_walk`). No AllowOverride yet means None.
+        // (`server/request.c: ap_directory_walk`). With no AllowOverride on the way at all, httpd
+        // reads it too, and grants nothing in it (`OR_UNSET|OR_NONE` is not 0).
         let none = |a: &String| a.eq_ignore_ascii_case("None");
-        let overrides = (!allow_override.iter().all(none) || !override_list.iter().all(none))
+        let overrides = allow_override
+            .is_none_or(|ao| !ao.iter().all(none) || !override_list.iter().all(none))
             .then(|| htaccess_overrides(cfg, allow_override, override_list))
             .filter(Overrides::reads_htaccess);
         if let Some(overrides) = overrides.filter(|_| k < depth || fs.is_dir(Path::new(&prefix))) {
@@ -281,10 +284,10 @@ fn if_not_evaluated(cfg: &Config, s: &Node) -> String {
 /// What an .htaccess file is granted under `AllowOverride allow` and `AllowOverrideList list`.
 /// httpd keeps only the listed directives it knows (`server/core.c: set_override_list`
 /// discards the others with AH00116).
-fn htaccess_overrides(cfg: &Config, allow: &[String], list: &[String]) -> Overrides {
+fn htaccess_overrides(cfg: &Config, allow: Option<&[String]>, list: &[String]) -> Overrides {
     let known: Vec<String> =
         list.iter().filter(|n| n.eq_ignore_ascii_case("None") || known_directive(cfg, n)).cloned().collect();
-    Overrides::parse(Some(allow), Some(&known))
+    Overrides::parse(allow, Some(&known))
 }
 
 /// Whether httpd, with the modules `cfg` loads, knows directive `name`.
