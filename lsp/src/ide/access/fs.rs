@@ -55,6 +55,11 @@ pub(super) fn request_filename_in(fs: &FsView, translated: &Path) -> PathBuf {
 pub struct FsView {
     cache: Option<Mutex<FsCache>>,
     overlay: FsOverlay,
+    /// The overlay's directories, and all its paths, by their bytes: asked at every step of
+    /// every walk (a `Path` compares component by component, and a migration's overlay names
+    /// thousands of directories).
+    overlaid_dirs: rustc_hash::FxHashSet<std::ffi::OsString>,
+    overlaid: rustc_hash::FxHashSet<std::ffi::OsString>,
 }
 
 /// What a walk is told about the file system beyond the disk: directories taken to exist
@@ -104,14 +109,18 @@ pub(super) struct Link {
 
 impl FsView {
     pub fn fresh() -> FsView {
-        FsView { cache: None, overlay: FsOverlay::default() }
+        FsView::default()
     }
     pub fn cached() -> FsView {
-        FsView { cache: Some(Mutex::default()), overlay: FsOverlay::default() }
+        FsView { cache: Some(Mutex::default()), ..FsView::default() }
     }
     /// A cached view with `overlay` over the disk.
     pub fn overlaid(overlay: FsOverlay) -> FsView {
-        FsView { cache: Some(Mutex::default()), overlay }
+        // (Keyed as the walk writes paths: components joined by single slashes, no trailing one.)
+        let key = |p: &PathBuf| p.components().collect::<PathBuf>().into_os_string();
+        let overlaid_dirs: rustc_hash::FxHashSet<_> = overlay.dirs.iter().map(key).collect();
+        let overlaid = overlaid_dirs.iter().cloned().chain(overlay.files.keys().map(key)).collect();
+        FsView { cache: Some(Mutex::default()), overlay, overlaid_dirs, overlaid }
     }
     pub(super) fn is_dir(&self, p: &Path) -> bool {
         let told = self
@@ -123,7 +132,7 @@ impl FsView {
 
     /// [`FsView::is_dir`] given what the cache holds of `p` ([`FsView::disk_told`]).
     fn is_dir_told(&self, p: &Path, told: Option<bool>) -> bool {
-        if self.overlay.dirs.contains(p) {
+        if self.overlaid_dirs.contains(p.as_os_str()) {
             return true;
         }
         let Some(c) = &self.cache else { return p.is_dir() };
@@ -151,7 +160,7 @@ impl FsView {
     /// What lstat() tells of `p`: the link, None when it is not one (or not there). A path of
     /// the overlay is taken for a plain directory or file.
     pub(super) fn symlink(&self, p: &Path) -> Option<Link> {
-        if self.overlay.dirs.contains(p) || self.overlay.files.contains_key(p) {
+        if self.overlaid.contains(p.as_os_str()) {
             return None;
         }
         let ask = || ask_disk(p).1;
