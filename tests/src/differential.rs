@@ -447,7 +447,16 @@ fn judge(
     let outcome = &eff.outcome;
     let unknown_expected = case.expects_unknown(p);
     match outcome.status {
-        None if unknown_expected => return problems,
+        // Unknown, as declared: httpd's answer must be among those said possible.
+        None if unknown_expected => {
+            if !outcome.possible_statuses.contains(&got) {
+                problems.push(format!(
+                    "the engine says unknown with {:?} possible, and httpd answered {httpd_status} (= {got} in engine terms)",
+                    outcome.possible_statuses
+                ));
+            }
+            return problems;
+        }
         None => {
             problems.push(format!(
                 "the engine says unknown ({}); an unknown is never agreement",

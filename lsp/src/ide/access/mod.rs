@@ -31,7 +31,10 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use url::vhost_label;
-use walk::{walk_request_as, Applied, Contribution, SymlinkRefusal, MAYBE_INVALID_HTACCESS, UNREADABLE_HTACCESS};
+use walk::{
+    walk_request_as, Applied, Contribution, SymlinkRefusal, HTACCESS_IF, HTACCESS_IF_AUTH, MAYBE_INVALID_HTACCESS,
+    UNREADABLE_HTACCESS,
+};
 
 /// What a request looks like to the server.
 #[derive(Debug, Clone)]
@@ -173,6 +176,12 @@ impl Resolved {
             let mut possible: Vec<u16> = possible.collect();
             if self.unknown.iter().any(|u| u.ends_with(UNREADABLE_HTACCESS)) {
                 possible.push(403);
+            }
+            if self.unknown.iter().any(|u| u.ends_with(HTACCESS_IF) || u.ends_with(HTACCESS_IF_AUTH)) {
+                possible.extend([200, 403]);
+            }
+            if self.unknown.iter().any(|u| u.ends_with(HTACCESS_IF_AUTH)) {
+                possible.push(401);
             }
             if self.unknown.iter().any(|u| u.ends_with(MAYBE_INVALID_HTACCESS)) {
                 possible.push(500);

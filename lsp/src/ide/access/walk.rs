@@ -18,6 +18,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// How the reason for an unknown outcome ends when an .htaccess file could not be read.
+/// How the reason of an .htaccess `<If>` holding access rules ends: with its expression true the
+/// request may be granted or refused (and asked for credentials, for the second).
+pub(super) const HTACCESS_IF: &str = "; with it true, the request may be granted or refused";
+pub(super) const HTACCESS_IF_AUTH: &str =
+    "; with it true, the request may be granted, refused or asked for credentials";
 pub(super) const UNREADABLE_HTACCESS: &str = "; httpd refuses the request (403, AH00529) if it cannot read it either";
 
 /// How the reason for an unknown outcome ends when an .htaccess file holds a line httpd may not
@@ -264,7 +269,18 @@ fn walk(
     for (frag, nodes) in htaccess_bodies {
         for n in nodes.iter().filter(|n| n.is_section() && matches!(n.known(), "If" | "ElseIf" | "Else")) {
             if n.walk().any(|d| super::is_access_directive(d.name())) {
-                unknown.push(if_not_evaluated(frag, n));
+                // Its body is not merged as a variant (it is no section of the index): the
+                // statuses it may lead to are said possible instead.
+                let asks_credentials = n.walk().any(|d| {
+                    d.is("Require")
+                        && d.args().any(|a| {
+                            ["valid-user", "user", "group", "file-owner", "file-group"]
+                                .iter()
+                                .any(|w| a.eq_ignore_ascii_case(w))
+                        })
+                });
+                let marker = if asks_credentials { HTACCESS_IF_AUTH } else { HTACCESS_IF };
+                unknown.push(format!("{}{marker}", if_not_evaluated(frag, n)));
             }
         }
     }
@@ -734,19 +750,15 @@ mod tests {
     #[test]
     fn if_in_htaccess_with_access_rules_makes_the_outcome_unknown() {
         let all = "  AllowOverride All\n  Require all granted\n";
-        expect![[
-            r#"None [200]: <If> at ROOT/www/.htaccess:1 holds access rules, and its expression is not evaluated"#
-        ]]
+        expect!["None [200, 403]: <If> at ROOT/www/.htaccess:1 holds access rules, and its expression is not evaluated; with it true, the request may be granted or refused"]
         .assert_eq(&htaccess_outcome(all, "<If \"true\">\n  Require all denied\n</If>\n", "/"));
-        expect!["None [200]: <Else> at ROOT/www/.htaccess:5 holds access rules, and its expression is not evaluated"]
+        expect!["None [200, 403]: <Else> at ROOT/www/.htaccess:5 holds access rules, and its expression is not evaluated; with it true, the request may be granted or refused"]
             .assert_eq(&htaccess_outcome(
                 all,
                 "<Files x>\n</Files>\n<If \"false\">\n</If>\n<Else>\n  Require all denied\n</Else>\n",
                 "/",
             ));
-        expect![[
-            r#"None [200]: <If> at ROOT/www/.htaccess:2 holds access rules, and its expression is not evaluated"#
-        ]]
+        expect!["None [200, 403]: <If> at ROOT/www/.htaccess:2 holds access rules, and its expression is not evaluated; with it true, the request may be granted or refused"]
         .assert_eq(&htaccess_outcome(
             all,
             "<Files index.html>\n  <If \"true\">\n    Require all denied\n  </If>\n</Files>\n",
