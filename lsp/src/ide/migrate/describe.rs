@@ -40,7 +40,11 @@ impl fmt::Display for Change {
         for e in &self.extra {
             write!(f, " {e}")?;
         }
-        write!(f, " ({}): {} → {}", self.who, show(self.before), show(self.after))
+        match (self.before, self.after) {
+            // Not a change seen, but one that cannot be ruled out.
+            (None, None) => write!(f, " ({}): status unknown before and after, so no rewrite can be proven", self.who),
+            _ => write!(f, " ({}): {} → {}", self.who, show(self.before), show(self.after)),
+        }
     }
 }
 
@@ -91,4 +95,31 @@ pub fn summarize(changes: &[Change]) -> Vec<String> {
         .collect();
     out.sort();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Change;
+
+    /// A change reads as what happens to the request; one whose status is unknown on both sides
+    /// (an `<If>` on the way) is said to be unprovable, not a change "unknown → unknown".
+    #[test]
+    fn changes_read_as_before_and_after() {
+        let c = |before, after| Change {
+            host: None,
+            url: "/sub/a.txt".into(),
+            method: None,
+            client: "127.0.0.2".into(),
+            extra: vec![],
+            who: "anonymous".into(),
+            before,
+            after,
+        };
+        assert_eq!(c(Some(403), Some(200)).to_string(), "/sub/a.txt from 127.0.0.2 (anonymous): 403 → 200");
+        assert_eq!(c(Some(403), None).to_string(), "/sub/a.txt from 127.0.0.2 (anonymous): 403 → unknown");
+        assert_eq!(
+            c(None, None).to_string(),
+            "/sub/a.txt from 127.0.0.2 (anonymous): status unknown before and after, so no rewrite can be proven"
+        );
+    }
 }
