@@ -60,6 +60,8 @@ pub struct ExplainArgs {
     /// (http://www.example.test:8080/server-status) whose host replaces --host, as httpd
     /// takes an absolute request's host over its Host header, and whose port, when written,
     /// is the port the client connected to (it picks among virtual hosts by port).
+    // (The text is the command's help: the URL stays as a user types it.)
+    #[allow(rustdoc::bare_urls)]
     #[arg(required_unless_present_any = ["log_line", "log_file"], conflicts_with_all = ["log_line", "log_file"])]
     pub url: Option<String>,
     /// Explain an error-log line instead of a URL: the requests that reach the path it names
