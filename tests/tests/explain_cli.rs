@@ -556,3 +556,36 @@ fn statuses_possible_under_an_if_include_httpds_answer() {
     }
     assert_eq!(seen, [200, 403].into(), "both branches reached");
 }
+
+/// Round two of black-box findings: path info of a bare slash after a file (404), the file
+/// system's answer among the statuses possible under an `<If>` (404 for a missing file, 301 for a
+/// directory without its slash), and under `AllowEncodedSlashes NoDecode` the answer for the name
+/// httpd maps with `%2F` kept as text (a `<DirectoryMatch>` on it refuses).
+#[test]
+fn statuses_possible_include_what_the_file_system_and_kept_slashes_give() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "AllowEncodedSlashes NoDecode\n<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<DirectoryMatch \"\\.txt$\">\n    Require all denied\n</DirectoryMatch>\n\
+<Location /cond>\n    <If \"%{QUERY_STRING} == 'x'\">\n        Require all denied\n    </If>\n</Location>\n";
+    let config = HttpdConfig::new(body)
+        .file("htdocs/index.html", "x\n")
+        .file("htdocs/cond/d/index.html", "x\n")
+        .file("htdocs/cond/index.html", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    // Known: a bare slash after a file is path info the default handler refuses.
+    let real = httpd.send(&Request::get("/index.html/")).unwrap();
+    assert_eq!(real, 404);
+    assert_eq!(json(&["explain", conf, "/index.html/", "--format", "json"])["status"], real);
+    // Unknown: httpd's answer is among those said possible.
+    for target in ["/cond/missing", "/cond/d", "/cond/index.html", "/a%2Fb.txt", "/a%2fb.html"] {
+        let real = httpd.send(&Request::get(target)).unwrap();
+        let v = json(&["explain", conf, target, "--format", "json"]);
+        assert_eq!(v["status"], Value::Null, "{target}: httpd {real}\n{v:#}");
+        let possible: Vec<u64> = v["possible_statuses"].as_array().unwrap().iter().filter_map(Value::as_u64).collect();
+        assert!(possible.contains(&u64::from(real)), "{target}: httpd {real}, possible {possible:?}");
+    }
+}

@@ -65,8 +65,20 @@ pub fn explain_with(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Exp
         answer_before_walk(spec, &mut effective, why, slashes);
     } else if slashes == EncodedSlashes::NoDecode && spec.path.to_ascii_lowercase().contains("%2f") {
         // httpd keeps `%2F` encoded in the path it maps; the walk decodes it into a `/`.
+        // What httpd answers with the `%2F` kept as text: the walk decodes `%25` into `%`, so the
+        // same request with `%252F` walks the name httpd maps.
+        let mut kept = spec.clone();
+        kept.path = spec.path.replace("%2F", "%252F").replace("%2f", "%252f");
+        let literal = explain_with(cfg, &kept, inputs);
         let o = &mut effective.outcome;
-        o.possible_statuses = o.status.into_iter().chain([404]).chain(o.possible_statuses.iter().copied()).collect();
+        o.possible_statuses = o
+            .status
+            .into_iter()
+            .chain([404])
+            .chain(o.possible_statuses.iter().copied())
+            .chain(literal.outcome.status)
+            .chain(literal.outcome.possible_statuses.iter().copied())
+            .collect();
         o.possible_statuses.sort_unstable();
         o.possible_statuses.dedup();
         o.status = None;
@@ -79,6 +91,20 @@ pub fn explain_with(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Exp
         None => crate::ide::handler::answer(cfg, spec, &effective),
         Some(_) => None,
     };
+    // Unknown, with access granted among the possible answers: what the file system answers then
+    // (404, 301…) is the status that is possible, as it is when access is known to pass.
+    if rejected.is_none() && effective.outcome.status.is_none() && effective.outcome.possible_statuses.contains(&200) {
+        effective.outcome.status = Some(200);
+        let granted = crate::ide::handler::answer(cfg, spec, &effective);
+        effective.outcome.status = None;
+        if let Some(Answer::File { status, .. }) = granted {
+            let possible = &mut effective.outcome.possible_statuses;
+            possible.retain(|&s| s != 200);
+            possible.push(status);
+            possible.sort_unstable();
+            possible.dedup();
+        }
+    }
     if let Some(Answer::File { status, why, log }) = &answer {
         let o = &mut effective.outcome;
         if o.status != Some(*status) {

@@ -146,7 +146,8 @@ pub fn answer(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Option<Answer>
             })
         }
         Ok(m) if m.is_file() => {
-            if translated.as_path() != Path::new(filename) {
+            // (Compared as text: `Path` equality ignores a trailing slash, which is path info.)
+            if translated.as_os_str() != filename.as_os_str() {
                 not_found(
                     "AH00130",
                     format!("path info after the file {} (AcceptPathInfo Default)", filename.display()),

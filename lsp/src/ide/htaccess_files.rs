@@ -10,7 +10,6 @@ use crate::ide::config::index::Scope;
 use crate::ide::config::Config;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -31,7 +30,8 @@ pub fn htaccess_files(cfg: &Config) -> Vec<PathBuf> {
     // Each directory to scan, with the file names its server reads.
     // (Keyed by the path's text: `Path` compares component by component, and a big tree has
     // tens of thousands of these.)
-    let mut roots: HashMap<String, BTreeSet<&str>> = HashMap::default();
+    // Each with the names its server reads, in AccessFileName's order (httpd takes the first found).
+    let mut roots: HashMap<String, Vec<&str>> = HashMap::default();
     for vhost in std::iter::once(None).chain(ix.vhosts.iter().map(|v| Some(&v.scope))) {
         let scopes: Vec<&Scope> = std::iter::once(&ix.main).chain(vhost).collect();
         let names = names_of(&ix.main, vhost);
@@ -43,26 +43,26 @@ pub fn htaccess_files(cfg: &Config) -> Vec<PathBuf> {
         for dir in served {
             let dir = absolute(cfg, dir);
             if reads_htaccess(cfg, &scopes, &dir) {
-                roots.entry(dir.to_string_lossy().into_owned()).or_default().extend(names.iter().copied());
+                add_names(roots.entry(dir.to_string_lossy().into_owned()).or_default(), &names);
             }
         }
         // Directories its plain `<Directory>` sections open to overrides.
         for d in scopes.last().map_or(&[][..], |s| &s.dirs[..]) {
             if !d.wild
                 && d.depth > 0
-                && ix.allow_override(d.id).is_some_and(|ao| !ao.iter().all(|a| a.eq_ignore_ascii_case("None")))
+                && (ix.allow_override(d.id).is_some_and(grants) || ix.allow_override_list(d.id).is_some_and(grants))
             {
-                roots.entry(d.path.clone()).or_default().extend(names.iter().copied());
+                add_names(roots.entry(d.path.clone()).or_default(), &names);
             }
         }
     }
     // A root inside another is scanned with it when the outer one looks for its names.
-    let mut outer: Vec<(PathBuf, &BTreeSet<&str>)> = Vec::new();
+    let mut outer: Vec<(PathBuf, &Vec<&str>)> = Vec::new();
     for (r, names) in &roots {
         let mut up = r.as_str();
         let mut inside = false;
         while let Some((parent, _)) = up.rsplit_once('/') {
-            if roots.get(parent).is_some_and(|n| names.is_subset(n)) {
+            if roots.get(parent).is_some_and(|n| names.iter().all(|m| n.contains(m))) {
                 inside = true;
                 break;
             }
@@ -73,13 +73,18 @@ pub fn htaccess_files(cfg: &Config) -> Vec<PathBuf> {
         }
     }
     let budget = AtomicUsize::new(MAX_DIRS);
-    let mut found: Vec<PathBuf> = outer
-        .par_iter()
-        .flat_map_iter(|(root, names)| scan(root, &names.iter().copied().collect::<Vec<_>>(), &budget))
-        .collect();
+    let mut found: Vec<PathBuf> = outer.par_iter().flat_map_iter(|(root, names)| scan(root, names, &budget)).collect();
     found.sort();
     found.dedup();
     found
+}
+
+fn add_names<'a>(to: &mut Vec<&'a str>, names: &[&'a str]) {
+    for n in names {
+        if !to.contains(n) {
+            to.push(n);
+        }
+    }
 }
 
 fn absolute(cfg: &Config, dir: &str) -> PathBuf {
@@ -99,6 +104,7 @@ fn reads_htaccess(cfg: &Config, scopes: &[&Scope], dir: &Path) -> bool {
     let text = dir.to_string_lossy();
     let comps: Vec<&str> = text.split('/').filter(|c| !c.is_empty()).collect();
     let mut in_force: Option<&[String]> = None;
+    let mut list: &[String] = &[];
     let mut prefix = String::from("/");
     for k in 0..=comps.len() {
         if k > 0 {
@@ -112,10 +118,18 @@ fn reads_htaccess(cfg: &Config, scopes: &[&Scope], dir: &Path) -> bool {
                 if let Some(ao) = ix.allow_override(id) {
                     in_force = Some(ao);
                 }
+                if let Some(l) = ix.allow_override_list(id) {
+                    list = l;
+                }
             }
         }
     }
-    in_force.is_none_or(|ao| !ao.iter().all(|a| a.eq_ignore_ascii_case("None")))
+    in_force.is_none_or(grants) || grants(list)
+}
+
+/// Whether an AllowOverride or AllowOverrideList line grants something.
+fn grants(args: &[String]) -> bool {
+    !args.iter().all(|a| a.eq_ignore_ascii_case("None"))
 }
 
 /// The files named `names` in `root` and below, depth first, while `budget` lasts.
@@ -127,14 +141,20 @@ fn scan(root: &Path, names: &[&str], budget: &AtomicUsize) -> Vec<PathBuf> {
             break;
         }
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        // httpd reads the first of the names it finds in a directory, and only that one.
+        let mut first: Option<(usize, PathBuf)> = None;
         for e in entries.flatten() {
             let Ok(kind) = e.file_type() else { continue };
             if kind.is_dir() && depth < MAX_DEPTH {
                 stack.push((e.path(), depth + 1));
-            } else if kind.is_file() && e.file_name().to_str().is_some_and(|n| names.contains(&n)) {
-                found.push(e.path());
+            } else if kind.is_file() {
+                let rank = e.file_name().to_str().and_then(|n| names.iter().position(|m| *m == n));
+                if let Some(rank) = rank.filter(|&r| first.as_ref().is_none_or(|(f, _)| r < *f)) {
+                    first = Some((rank, e.path()));
+                }
             }
         }
+        found.extend(first.map(|(_, p)| p));
     }
     found
 }
@@ -170,5 +190,30 @@ mod tests {
             htaccess_files(&cfg).iter().map(|p| p.strip_prefix(dir.path()).unwrap().display().to_string()).collect();
         // (The virtual host reads `.acl` in its document root.)
         assert_eq!(found, ["closed/opened/c/.htaccess", "open/a/.htaccess", "unset/.htaccess", "vh/.acl"]);
+    }
+
+    /// httpd reads the first of AccessFileName's names it finds in a directory, and only that;
+    /// AllowOverrideList alone opens a directory too.
+    #[test]
+    fn first_name_found_and_override_list() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().display().to_string();
+        for (sub, name) in [("www", ".htaccess"), ("www", ".acl"), ("www/b", ".htaccess"), ("listed", ".acl")] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+            std::fs::write(dir.path().join(sub).join(name), "").unwrap();
+        }
+        let conf = dir.path().join("httpd.conf");
+        std::fs::write(
+            &conf,
+            format!(
+                "DocumentRoot {root}/www\nAccessFileName .acl .htaccess\n<Directory />\n  AllowOverride None\n</Directory>\n\
+<Directory {root}/www>\n  AllowOverride All\n</Directory>\n<Directory {root}/listed>\n  AllowOverrideList Require\n</Directory>\n"
+            ),
+        )
+        .unwrap();
+        let cfg = crate::ide::config::load(&conf, &crate::ide::config::RealFs);
+        let found: Vec<String> =
+            htaccess_files(&cfg).iter().map(|p| p.strip_prefix(dir.path()).unwrap().display().to_string()).collect();
+        assert_eq!(found, ["listed/.acl", "www/.acl", "www/b/.htaccess"]);
     }
 }
