@@ -281,7 +281,7 @@ fn check_reports_the_htaccess_files_httpd_reads() {
         .file("htdocs/bad/index.html", "x\n")
         .file("htdocs/bad/.htaccess", "Require ip 10.0.0.300\n")
         .file("htdocs/never/index.html", "x\n")
-        .file("htdocs/never/.htaccess", "Order allow,deny\n")
+        .file("htdocs/never/.htaccess", "Order allow,deny\nRequire ip 10.0.0.300\nFrobnicate on\n")
         .file("htdocs/unset/index.html", "x\n")
         .file("htdocs/unset/.htaccess", "# Allowed nowhere\nRequire all granted\n");
     let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
@@ -306,6 +306,7 @@ fn check_reports_the_htaccess_files_httpd_reads() {
     assert_eq!(get("/never/", "127.0.0.1"), 200);
     let never = about("never");
     assert!(never.iter().any(|r| r.code == "htaccess-ignored"), "{reported:#?}");
+    assert!(never.iter().all(|r| r.code == "htaccess-ignored"), "nothing else is claimed of it: {never:#?}");
     // No AllowOverride applies at all (not even <Directory />'s): httpd reads the file and
     // grants nothing in it, so its one directive is a 500 (OR_UNSET, not the documented None).
     assert_eq!(get("/unset/", "127.0.0.1"), 500, "{}", httpd.error_log());

@@ -50,6 +50,9 @@ fn layer_errors(
 }
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
+    if super::never_read(cfg) {
+        return;
+    }
     let mut state = State {
         groupfile: cfg.modules.contains("authz_groupfile_module"),
         dbm_group: cfg.modules.contains("authz_dbm_module") && cfg.modules_known,

@@ -102,6 +102,9 @@ fn describe_alike(c: &policy::CompatConfig) -> String {
 }
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
+    if super::never_read(cfg) {
+        return;
+    }
     let mut state =
         State { compat_loaded: !cfg.modules_known || cfg.modules.contains("access_compat_module"), ..State::default() };
     for (id, section) in super::sections(cfg) {

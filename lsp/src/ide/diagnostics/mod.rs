@@ -217,6 +217,10 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
     // The context check reads each node in the scope its parents make, and skips what
     // httpd would not read that far (`None`).
     let mut context = Walk::start(cfg, out);
+    // An .htaccess file httpd never reads: that is said, and nothing in it is claimed.
+    if context.is_none() {
+        return;
+    }
     let top = context.as_ref().map(|_| Walk::TOP);
     let mut stack: Vec<(&crate::ide::config::Node, Option<usize>)> = cfg.nodes.iter().rev().map(|n| (n, top)).collect();
     while let Some((node, at)) = stack.pop() {
@@ -234,6 +238,15 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
         };
         stack.extend(node.children.iter().rev().map(|c| (c, inner)));
     }
+}
+
+/// Whether `cfg` is an .htaccess file its server never reads (AllowOverride None for its
+/// directory): nothing in it takes effect, so no check but the one saying so has anything to say.
+pub(crate) fn never_read(cfg: &Config) -> bool {
+    directive_context::overrides_in_force(cfg).is_some_and(|h| {
+        !crate::ide::catalogue::context::Overrides::parse(h.allow_override.as_deref(), h.allow_override_list.as_deref())
+            .reads_htaccess()
+    })
 }
 
 /// Checks that evaluate requests across the whole configuration.
