@@ -94,10 +94,7 @@ pub fn explain_with(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Exp
     // Unknown, with access granted among the possible answers: what the file system answers then
     // (404, 301…) is the status that is possible, as it is when access is known to pass.
     if rejected.is_none() && effective.outcome.status.is_none() && effective.outcome.possible_statuses.contains(&200) {
-        effective.outcome.status = Some(200);
-        let granted = crate::ide::handler::answer(cfg, spec, &effective);
-        effective.outcome.status = None;
-        if let Some(Answer::File { status, .. }) = granted {
+        if let Some(Answer::File { status, .. }) = crate::ide::handler::answer_if_granted(cfg, spec, &effective) {
             let possible = &mut effective.outcome.possible_statuses;
             possible.retain(|&s| s != 200);
             possible.push(status);
@@ -215,11 +212,7 @@ pub fn listen_port(cfg: &Config) -> Result<u16, String> {
     let mut ports: Vec<u16> = Vec::new();
     for n in cfg.nodes.iter().filter(|n| n.kind == crate::ide::config::NodeKind::Directive && n.is("Listen")) {
         let Some(arg) = n.args().next() else { continue };
-        let port = match arg.strip_prefix('[') {
-            Some(v6) => v6.split_once("]:").map(|(_, p)| p),
-            None => Some(arg.rsplit_once(':').map_or(arg, |(_, p)| p)),
-        };
-        match port.and_then(|p| p.parse::<u16>().ok()) {
+        match crate::ide::access::listen_word_port(arg) {
             Some(p) if !ports.contains(&p) => ports.push(p),
             Some(_) => {}
             None => return Err(format!("Listen {arg} names no port")),

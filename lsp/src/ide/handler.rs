@@ -66,6 +66,12 @@ pub fn answer(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Option<Answer>
     if e.outcome.status != Some(200) {
         return None;
     }
+    answer_if_granted(cfg, spec, e)
+}
+
+/// What would answer `spec` were access granted, whatever `e.outcome` says (one of the statuses
+/// an unknown outcome leaves possible).
+pub fn answer_if_granted(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Option<Answer> {
     let handler = |why: String| Some(Answer::Handler { why });
     let url = normalize_url(&spec.path);
     let mut directives = server_directives(cfg, e);

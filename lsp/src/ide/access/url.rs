@@ -40,6 +40,15 @@ pub(super) fn vhost_label(n: &Node) -> String {
     }
 }
 
+/// The port of a `Listen` directive's first word (`80`, `127.0.0.1:8080`, `[::1]:8080`).
+pub fn listen_word_port(arg: &str) -> Option<u16> {
+    let port = match arg.strip_prefix('[') {
+        Some(v6) => v6.split_once("]:").map(|(_, p)| p),
+        None => Some(arg.rsplit_once(':').map_or(arg, |(_, p)| p)),
+    };
+    port?.parse().ok()
+}
+
 /// One address of a `<VirtualHost>`: IP (None = `*` / `_default_`) and port (0 = any).
 /// `Err` holds a host name (resolved by httpd at startup; not by us).
 pub fn vhost_address(arg: &str) -> Result<(Option<IpAddr>, u16), String> {

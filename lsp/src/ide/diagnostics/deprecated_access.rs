@@ -116,7 +116,7 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
 }
 
 fn is_limit_block(n: &Node) -> bool {
-    n.kind == NodeKind::Section && (n.is("Limit") || n.is("LimitExcept"))
+    n.kind == NodeKind::Section && crate::ide::policy::method::is_limit(n.name())
 }
 
 /// What the check keeps from block to block. Blocks that read alike (the same rules in many

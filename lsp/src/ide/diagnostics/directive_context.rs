@@ -46,14 +46,13 @@ impl Walk {
     /// `None` when nothing in the configuration is checked (an .htaccess file httpd
     /// never reads, which is said once).
     pub(super) fn start(cfg: &Config, out: &mut Vec<Diagnostic>) -> Option<Walk> {
-        let known = overrides_in_force(cfg);
+        let read = overrides_read(cfg);
+        let known = read.as_ref().map(|(h, _)| h.clone());
         let top = match &cfg.top {
             TopLevel::Main => Scope::server_config(),
             TopLevel::Fragment => Scope::fragment(),
             TopLevel::Htaccess => {
-                let overrides = known
-                    .as_ref()
-                    .map(|h| Overrides::parse(h.allow_override.as_deref(), h.allow_override_list.as_deref()));
+                let overrides = read.map(|(_, o)| o);
                 if let (Some(h), Some(o)) = (&known, &overrides) {
                     if !o.reads_htaccess() {
                         if let Some(file) = cfg.nodes.first().map(|n| n.loc.file) {
@@ -184,6 +183,14 @@ pub fn overrides_in_force(cfg: &Config) -> Option<HtaccessOverrides> {
     }
     let dir = cfg.files.first()?.path.parent()?.to_path_buf();
     htaccess_overrides(cfg.enclosing.as_deref()?, &dir)
+}
+
+/// [`overrides_in_force`] with what httpd makes of them.
+pub(super) fn overrides_read(cfg: &Config) -> Option<(HtaccessOverrides, Overrides)> {
+    overrides_in_force(cfg).map(|h| {
+        let o = Overrides::parse(h.allow_override.as_deref(), h.allow_override_list.as_deref());
+        (h, o)
+    })
 }
 
 /// The AllowOverride and AllowOverrideList in force for the .htaccess file in

@@ -227,7 +227,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
         let d = node.directive();
         known.node(cfg, node, d, &mut loaded, out);
         removed_directive::node(node, d, out);
-        // Only where httpd reads the line (not in an .htaccess file it never reads).
+        // Only where httpd reads the line (not inside a section it refuses).
         if at.is_some() {
             options_syntax::node(cfg, node, d, out);
             deprecated_directive::node(cfg, node, d, &mut loaded, out);
@@ -243,10 +243,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
 /// Whether `cfg` is an .htaccess file its server never reads (AllowOverride None for its
 /// directory): nothing in it takes effect, so no check but the one saying so has anything to say.
 pub(crate) fn never_read(cfg: &Config) -> bool {
-    directive_context::overrides_in_force(cfg).is_some_and(|h| {
-        !crate::ide::catalogue::context::Overrides::parse(h.allow_override.as_deref(), h.allow_override_list.as_deref())
-            .reads_htaccess()
-    })
+    directive_context::overrides_read(cfg).is_some_and(|(_, o)| !o.reads_htaccess())
 }
 
 /// Checks that evaluate requests across the whole configuration.

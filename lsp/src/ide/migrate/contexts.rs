@@ -50,7 +50,7 @@ pub(super) fn servers(cfg: &Config) -> Vec<Server<'_>> {
     let vhost_ports: Vec<Option<u16>> =
         vhosts.iter().flat_map(|v| v.args().map(|a| parse_address(a).map(|(_, p)| p))).collect();
     for l in cfg.nodes.iter().filter(|n| n.kind == NodeKind::Directive && n.is("Listen")) {
-        let Some(port) = l.args().first().and_then(listen_port) else { continue };
+        let Some(port) = l.args().first().and_then(crate::ide::access::listen_word_port) else { continue };
         let taken = vhost_ports.iter().any(|p| matches!(p, Some(0)) || *p == Some(port) || p.is_none());
         if !taken {
             out.push(Server { vhost: None, host: None, local: Some(("127.0.0.1".parse().unwrap(), port)) });
@@ -77,10 +77,6 @@ pub(super) fn servers(cfg: &Config) -> Vec<Server<'_>> {
 /// `<VirtualHost>` address → (IP, None for `*`/`_default_`; port, 0 for any). None for names.
 fn parse_address(arg: &str) -> Option<(Option<IpAddr>, u16)> {
     vhost_address(arg).ok()
-}
-
-fn listen_port(arg: &str) -> Option<u16> {
-    arg.rsplit(':').next()?.parse().ok()
 }
 
 /// Where a server maps URLs: its DocumentRoot and its Alias/ScriptAlias pairs.
