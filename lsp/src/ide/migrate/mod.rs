@@ -188,6 +188,32 @@ fn files_of(edits: &[Edit]) -> usize {
     edits.iter().map(|e| &e.path).collect::<BTreeSet<_>>().len()
 }
 
+/// Why a body is left: what rewriting it would change, first on the requests its own rules
+/// decide, else on those reaching the sections its rules would have to be carried into (whose
+/// URLs the body itself may not reach, so the message names those sections).
+fn blame_text(a: &Analysis, blame: &plan::Blame) -> String {
+    if !blame.own.is_empty() {
+        // (A request whose status is unknown both before and after is no change: the proof
+        // cannot decide it.)
+        let undecided = |c: &Change| c.before.is_none() && c.after.is_none();
+        let changed: Vec<Change> = blame.own.iter().filter(|c| !undecided(c)).cloned().collect();
+        if changed.is_empty() {
+            return format!("the proof cannot decide what httpd answers: {}", changes_text(&blame.own, 3));
+        }
+        return format!("the rewrite would change access: {}", changes_text(&changed, 3));
+    }
+    let mut parts = Vec::new();
+    for (into, changes) in blame.through.iter().take(2) {
+        parts.push(format!("{}: {}", a.label(*into), changes_text(changes, 2)));
+    }
+    let more = blame.through.len().saturating_sub(2);
+    format!(
+        "its rules would also have to be carried into the Require lines of sections it shares requests with, and that would change access there: {}{}",
+        parts.join("; "),
+        if more > 0 { format!("; and {more} more section(s)") } else { String::new() }
+    )
+}
+
 fn changes_text(changes: &[Change], max: usize) -> String {
     let lines = summarize(changes);
     list(&lines, max).replace(", and", "; and")
@@ -453,13 +479,12 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
         if culprits.is_empty() {
             break;
         }
-        for (c, changes) in culprits {
+        for (c, blame) in culprits {
+            let why = blame_text(&a, &blame);
             if trace {
-                eprintln!("migrate:   blamed {}: {}", a.label(c), changes_text(&changes, 2));
+                eprintln!("migrate:   blamed {}: {why}", a.label(c));
             }
-            excluded
-                .entry(c)
-                .or_insert_with(|| format!("the rewrite would change access: {}", changes_text(&changes, 3)));
+            excluded.entry(c).or_insert(why);
         }
     }
     let (cluster, mut edits) = done.unwrap_or_default();

@@ -715,3 +715,25 @@ fn a_directory_regex_naming_files_is_rewritten() {
         "#]],
     );
 }
+
+/// A body left because its rules would have to be carried into a later section's Require lines
+/// names that section: the URLs the refusal cites are reached through it, not through the body.
+/// A request the proof cannot decide is not called a change.
+#[test]
+fn refusals_name_the_section_a_carry_would_change() {
+    let t = Tree::new(&conf(
+        "<Directory $ROOT/htdocs>\n  Require all granted\n</Directory>\n<LocationMatch \"^/sub/(a|b)\\.txt$\">\n  Order deny,allow\n  Deny from all\n  Allow from 127.0.0.2\n</LocationMatch>\n<Location /sub>\n  Require ip 127.0.0.1 127.0.0.2\n</Location>\n",
+    ));
+    let m = migrate(&t.ws(), Scope::Tree, false);
+    assert!(m.changed.is_empty(), "rewritten:\n{}", t.after(&m.edits));
+    let left = m.left.iter().find(|l| l.contains("<LocationMatch")).expect("the LocationMatch is left");
+    assert!(left.contains("carried into") && left.contains("<Location /sub>"), "{left}");
+    assert!(!left.contains("the rewrite would change access"), "{left}");
+
+    let t = Tree::new(&conf(
+        "<Directory $ROOT/htdocs>\n  Require all granted\n</Directory>\n<If \"%{REQUEST_URI} =~ /secret/\">\n  Require all denied\n</If>\n<LocationMatch \"^/sub/(a|b)\\.txt$\">\n  Order deny,allow\n  Deny from all\n  Allow from 127.0.0.2\n</LocationMatch>\n",
+    ));
+    let m = migrate(&t.ws(), Scope::Tree, false);
+    let left = m.left.iter().find(|l| l.contains("<LocationMatch")).expect("the LocationMatch is left");
+    assert!(left.contains("the proof cannot decide") && !left.contains("would change access"), "{left}");
+}

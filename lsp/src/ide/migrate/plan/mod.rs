@@ -30,6 +30,7 @@ use std::sync::Arc;
 
 mod edits;
 mod verify;
+pub(super) use verify::Blame;
 
 /// Where a body lives.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -153,25 +153,43 @@ impl<'c> Analysis<'c> {
     /// Bodies to blame for a failing walk: the rewritten body whose old-style rules were in
     /// effect there, else the sources of rules carried into it, else every rewritten body on it.
     /// Each blamed body with the changes on the walks it is blamed for.
-    pub fn culprits(&self, failing: &BTreeMap<usize, Vec<Change>>, c: &Cluster) -> BTreeMap<usize, Vec<Change>> {
-        let mut out: BTreeMap<usize, Vec<Change>> = BTreeMap::new();
+    pub fn culprits(&self, failing: &BTreeMap<usize, Vec<Change>>, c: &Cluster) -> BTreeMap<usize, Blame> {
+        let mut out: BTreeMap<usize, Blame> = BTreeMap::new();
         for (&w, changes) in failing {
             let secs = &self.walks[w].secs;
-            let mut blamed: Vec<usize> = Vec::new();
+            let mut blamed: Vec<(usize, Option<usize>)> = Vec::new();
             if let Some(x) = secs.iter().rev().find(|s| self.secs[**s].compat).filter(|x| c.rewrite.contains(x)) {
-                blamed.push(*x);
+                blamed.push((*x, None));
             } else {
-                blamed.extend(secs.iter().filter_map(|s| c.carry.get(s)).flat_map(|c| c.sources()));
+                for s in secs {
+                    if let Some(carry) = c.carry.get(s) {
+                        blamed.extend(carry.sources().into_iter().map(|b| (b, Some(*s))));
+                    }
+                }
                 if blamed.is_empty() {
-                    blamed.extend(secs.iter().filter(|s| c.rewrite.contains(s)));
+                    blamed.extend(secs.iter().filter(|s| c.rewrite.contains(s)).map(|s| (*s, None)));
                 }
             }
-            for b in blamed {
-                out.entry(b).or_default().extend(changes.iter().cloned());
+            for (b, through) in blamed {
+                let blame = out.entry(b).or_default();
+                match through {
+                    Some(t) if t != b => blame.through.entry(t).or_default().extend(changes.iter().cloned()),
+                    _ => blame.own.extend(changes.iter().cloned()),
+                }
             }
         }
         out
     }
+}
+
+/// What a rewrite of one body would change, in [`Analysis::culprits`]: on the walks where its own
+/// rewritten rules decide, and on walks reaching only the other bodies its rules are carried
+/// into (whose Require lines the rewrite must change too).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Blame {
+    pub own: Vec<Change>,
+    /// Carried-into body → the changes on walks that reach it.
+    pub through: BTreeMap<usize, Vec<Change>>,
 }
 
 /// What decides requests on a walked path, as text without where each rule is written:
