@@ -43,40 +43,184 @@ fn path_to(cfg: &Config, file: FileId, offset: TextSize) -> Vec<&Node> {
     }
 }
 
-/// The URL a section applies to, and the virtual host name to ask for.
+/// How many URLs [`section_urls`] gives at most.
+const MAX_SECTION_URLS: usize = 16;
+
+/// The first of [`section_urls`]: for a plain section, the URL it applies to.
 pub fn url_for(cfg: &Config, chain: &[&Node]) -> Option<(String, Option<String>)> {
+    section_urls(cfg, chain).into_iter().next()
+}
+
+/// URLs that may reach the innermost request section of `chain`, each with the virtual host name
+/// to ask for: a plain section's own path (a `<Directory>` through the DocumentRoot or an Alias,
+/// a `<Files>` name under the directory holding it); for a pattern, strings it matches (a
+/// wildcard filled in, each branch of a regular expression, a `<DirectoryMatch>` tried beneath
+/// the document root and alias targets, where requests reach it). Whether a pattern's URL really
+/// reaches the section is for the walk to say ([`access::Walked::applies`]).
+pub fn section_urls(cfg: &Config, chain: &[&Node]) -> Vec<(String, Option<String>)> {
     let vhost = chain.iter().find(|n| n.is("VirtualHost"));
     let host =
         vhost.and_then(|v| v.children.iter().find(|c| c.is("ServerName")).and_then(|c| c.arg(0).map(str::to_string)));
-    let section = chain.iter().rev().find(|n| is_container(n) && !n.is("VirtualHost"))?;
+    let Some(pos) = chain.iter().rposition(|n| is_container(n) && !n.is("VirtualHost")) else { return vec![] };
+    let section = chain[pos];
+    let ix = cfg.index();
     let docroot = vhost
         .and_then(|v| v.children.iter().find(|c| c.is("DocumentRoot")))
         .map(|d| d.arg(0).map(str::to_string))
-        .unwrap_or_else(|| cfg.index().main.document_root.clone())
+        .unwrap_or_else(|| ix.main.document_root.clone())
         .map(|d| d.trim_end_matches('/').to_string());
-    // Patterns as the walk classifies them (`access::section_pattern`); a section without
-    // one is read as its empty pattern (`<Location>`: the whole site).
-    use access::SectionPattern::{Plain, Wildcard};
-    let pattern = access::section_pattern(section);
-    let url = match (section.known(), pattern) {
-        ("Location", Some(Plain(_)) | None) => pattern.map_or("", |p| p.text()).to_string(),
-        ("Directory", Some(Plain(_) | Wildcard(_)) | None) => {
-            directory_url(cfg, &docroot, pattern.map_or("", |p| p.text()))?
+    // The directories URLs map to, where a regex `<Directory>` is tried.
+    let roots = || {
+        let scope = vhost.and_then(|v| ix.id(v)).and_then(|id| ix.vhosts.iter().find(|h| h.id == id)).map(|h| &h.scope);
+        let mut roots: Vec<&str> = docroot.as_deref().into_iter().collect();
+        for s in std::iter::once(&ix.main).chain(scope) {
+            roots.extend(s.aliases[0].iter().chain(&s.aliases[1]).map(|(_, to)| to.as_str()));
         }
-        ("Files", Some(Plain(_)) | None) => {
-            let name = pattern.map_or("", |p| p.text());
-            let dir = chain.iter().rev().find(|n| n.is("Directory")).map(|d| d.arg(0).unwrap_or_default().to_string());
-            match (dir, &docroot) {
-                (Some(d), Some(root)) if d.trim_end_matches('/').starts_with(root.as_str()) => {
-                    format!("{}/{}", &d.trim_end_matches('/')[root.len()..], name)
-                }
-                (None, _) => format!("/{name}"),
-                _ => return None,
+        roots
+    };
+    let dir_urls = |n: &Node| -> Vec<String> {
+        let mut out = Vec::new();
+        let regex = matches!(access::section_pattern(n), Some(access::SectionPattern::Regex(_)));
+        for d in access::witnesses::directory_examples(n, &if regex { roots() } else { vec![] }) {
+            if let Some(u) = directory_url(cfg, &docroot, &d) {
+                out.push(u);
             }
         }
-        _ => return None,
+        out
     };
-    Some((if url.is_empty() { "/".into() } else { url }, host))
+    use access::SectionPattern::{Plain, Regex, Wildcard};
+    let pattern = access::section_pattern(section);
+    let mut urls: Vec<String> = match (section.known(), pattern) {
+        ("Location" | "LocationMatch", None) => vec!["/".into()],
+        ("Location" | "LocationMatch", Some(Plain(p))) => vec![p.to_string()],
+        ("Location" | "LocationMatch", Some(Wildcard(p))) => {
+            access::witnesses::wildcard_witness(p, true).into_iter().collect()
+        }
+        ("Location" | "LocationMatch", Some(Regex(p))) => access::witnesses::regex_witnesses(p)
+            .into_iter()
+            .map(|w| if w.starts_with('/') { w } else { format!("/{w}") })
+            .filter(|w| access::witnesses::regex_is_match(p, w))
+            .collect(),
+        ("Directory" | "DirectoryMatch", None) => directory_url(cfg, &docroot, "").into_iter().collect(),
+        ("Directory" | "DirectoryMatch", Some(Plain(_) | Wildcard(_))) => dir_urls(section),
+        // A regex `<Directory>` is matched against file names too: each witness is also asked
+        // as a file.
+        ("Directory" | "DirectoryMatch", Some(Regex(_))) => dir_urls(section)
+            .into_iter()
+            .flat_map(|u| [u.trim_end_matches('/').to_string(), u].into_iter().filter(|u| !u.is_empty()))
+            .collect(),
+        ("Files" | "FilesMatch", _) => {
+            // A witness of an unanchored regex such as `\.txt$` is `.txt`, a hidden file's name
+            // that other sections often refuse: `x.txt` is asked first when it matches too.
+            let names: Vec<String> = access::witnesses::files_witnesses(section)
+                .into_iter()
+                .map(|w| match pattern {
+                    Some(Regex(p)) if w.starts_with('.') && access::witnesses::regex_is_match(p, &format!("x{w}")) => {
+                        format!("x{w}")
+                    }
+                    _ => w,
+                })
+                .collect();
+            let dirs = match chain[..pos].iter().rev().find(|n| n.is("Directory") || n.is("DirectoryMatch")) {
+                Some(d) => dir_urls(d),
+                None => vec!["/".to_string()],
+            };
+            dirs.iter().flat_map(|d| names.iter().map(move |n| format!("{}/{n}", d.trim_end_matches('/')))).collect()
+        }
+        _ => vec![],
+    };
+    let mut seen = std::collections::HashSet::new();
+    urls.retain(|u| seen.insert(u.clone()));
+    urls.truncate(MAX_SECTION_URLS);
+    urls.into_iter().map(|u| (if u.is_empty() { "/".into() } else { u }, host.clone())).collect()
+}
+
+/// The first of [`section_urls`] whose walk merges the innermost section of `chain`; else, for a
+/// pattern `<Directory>`, the first directory on disk below the document root and alias targets
+/// that it matches ([`disk_examples`]): a wildcard filled with `x` names no real directory.
+fn reaching_url(cfg: &Config, chain: &[&Node], fs: &FsView) -> Option<(String, Option<String>)> {
+    let pos = chain.iter().rposition(|n| is_container(n) && !n.is("VirtualHost"))?;
+    let id = cfg.index().id(chain[pos])?;
+    let reaches = |(u, h): &(String, Option<String>)| access::walk_request(cfg, fs, u, h.as_deref(), None).applies(id);
+    let urls = section_urls(cfg, chain);
+    if let Some(u) = urls.iter().find(|u| reaches(u)) {
+        return Some(u.clone());
+    }
+    let section = chain[pos];
+    if !(section.is("Directory") || section.is("DirectoryMatch")) {
+        return None;
+    }
+    let host = chain
+        .iter()
+        .find(|n| n.is("VirtualHost"))
+        .and_then(|v| v.children.iter().find(|c| c.is("ServerName")).and_then(|c| c.arg(0).map(str::to_string)));
+    let (docroot, roots) = url_roots(cfg, chain);
+    disk_examples(section, &roots)
+        .into_iter()
+        .filter_map(|p| directory_url(cfg, &docroot, &p).map(|u| (u, host.clone())))
+        .find(|u| reaches(u))
+}
+
+/// The document root of the server `chain` is in, and the directories its URLs map to (the
+/// document root, then the Alias and ScriptAlias targets).
+fn url_roots(cfg: &Config, chain: &[&Node]) -> (Option<String>, Vec<String>) {
+    let ix = cfg.index();
+    let vhost = chain.iter().find(|n| n.is("VirtualHost"));
+    let docroot = vhost
+        .and_then(|v| v.children.iter().find(|c| c.is("DocumentRoot")))
+        .map(|d| d.arg(0).map(str::to_string))
+        .unwrap_or_else(|| ix.main.document_root.clone())
+        .map(|d| d.trim_end_matches('/').to_string());
+    let scope = vhost.and_then(|v| ix.id(v)).and_then(|id| ix.vhosts.iter().find(|h| h.id == id)).map(|h| &h.scope);
+    let mut roots: Vec<String> = docroot.iter().cloned().collect();
+    for sc in std::iter::once(&ix.main).chain(scope) {
+        roots.extend(sc.aliases[0].iter().chain(&sc.aliases[1]).map(|(_, to)| to.trim_end_matches('/').to_string()));
+    }
+    (docroot, roots)
+}
+
+/// How many directories [`disk_examples`] reads at most, and how deep below a root.
+const DISK_EXAMPLES_DIRS: usize = 500;
+const DISK_EXAMPLES_DEPTH: usize = 4;
+
+/// Directories below `roots` on disk that a wildcard or regex `<Directory>` section matches,
+/// breadth first, within bounds (symbolic links not followed).
+fn disk_examples(section: &Node, roots: &[String]) -> Vec<String> {
+    let matches: Box<dyn Fn(&str) -> bool> = match access::section_pattern(section) {
+        Some(access::SectionPattern::Wildcard(p)) => {
+            let p = p.trim_end_matches('/').to_string();
+            Box::new(move |d: &str| access::wildcard_match(&p, d, true))
+        }
+        Some(access::SectionPattern::Regex(p)) => {
+            let p = p.to_string();
+            Box::new(move |d: &str| access::witnesses::regex_is_match(&p, d))
+        }
+        _ => return vec![],
+    };
+    let mut out = Vec::new();
+    let mut queue: std::collections::VecDeque<(std::path::PathBuf, usize)> =
+        roots.iter().map(|r| (std::path::PathBuf::from(r), 0)).collect();
+    let mut read = 0;
+    while let Some((dir, depth)) = queue.pop_front() {
+        if read == DISK_EXAMPLES_DIRS || depth > DISK_EXAMPLES_DEPTH {
+            break;
+        }
+        read += 1;
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let mut subdirs: Vec<std::path::PathBuf> = entries
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .map(|e| e.path())
+            .collect();
+        subdirs.sort();
+        for d in subdirs {
+            if matches(&d.to_string_lossy()) {
+                out.push(d.to_string_lossy().into_owned());
+            }
+            queue.push_back((d, depth + 1));
+        }
+    }
+    out
 }
 
 /// The URL of a directory: through an Alias to it, or below the DocumentRoot (a
@@ -244,6 +388,9 @@ pub struct DefeatedBatch {
     /// mod_access_compat's answer to each client's GET ([`access::host_check_refusal_by`]), by
     /// the section whose Order/Allow/Deny is in effect: many sections inherit the same rules.
     host_checks: Mutex<HashMap<SecId, Arc<[Option<policy::Deciding>]>>>,
+    /// The main server's sections (outside every `<VirtualHost>`), nested ones included, made
+    /// when first asked: a big tree's top level is mostly virtual hosts.
+    main_sections: std::sync::OnceLock<Vec<SecId>>,
 }
 
 /// What the last walks of one worker of a batch told before any merge (`Early`), by URL and
@@ -272,7 +419,12 @@ enum Early {
 impl DefeatedBatch {
     /// The clients are those the `mentioned` configurations name.
     pub fn new(mentioned: &[&Config], fs: FsView) -> DefeatedBatch {
-        DefeatedBatch { clients: representative_clients(mentioned), fs, host_checks: Default::default() }
+        DefeatedBatch {
+            clients: representative_clients(mentioned),
+            fs,
+            host_checks: Default::default(),
+            main_sections: Default::default(),
+        }
     }
 
     /// The host check's answer to each client, in order, where section `source`'s
@@ -345,9 +497,121 @@ pub fn defeated_require_among(
     recent: &mut RecentWalks,
 ) -> Option<Defeated> {
     let section = chain.last()?;
+    // A pattern section applies to requests no list of examples covers: no claim about all of them.
+    if !matches!(access::section_pattern(section), Some(access::SectionPattern::Plain(_)) | None) {
+        return None;
+    }
     let (url, host) = url_for(cfg, chain)?;
     let own = Own { cfg, file: cfg.file(section.loc.file).path.clone(), range: Some(section.loc.range) };
-    defeated(cfg, &section.children, &own, &url, &host, batch, recent)
+    let found = defeated(cfg, &section.children, &own, &url, &host, batch, recent)?;
+    // It holds at the section's own URL. "Every request" also means those the section shares with
+    // sections whose Order/Allow/Deny let some client through (a `<Files>` inside it, a deeper
+    // `<Directory>`, a `<Location>` below its URL): it must hold there too, and when such a section
+    // may apply where no URL can be built for it, nothing is claimed.
+    for (u, h) in reopening_urls(cfg, chain, &url, &host, batch)? {
+        defeated(cfg, &section.children, &own, &u, &h, batch, recent)?;
+    }
+    Some(found)
+}
+
+/// How many URLs [`reopening_urls`] gives at most before it gives up.
+const MAX_REOPENING_URLS: usize = 64;
+
+/// URLs below `url` where the innermost section of `chain` (reached at `url` on `host`) may meet a section
+/// whose own Order/Allow/Deny let some representative client through: each such section of
+/// the same server (and of every virtual host, for a main-server section), at its own URLs and,
+/// for a `<Files>` name, under the directory of `url`. None when such a section has no URL to
+/// try (a pattern no example is built for), or there are too many to try.
+fn reopening_urls(
+    cfg: &Config,
+    chain: &[&Node],
+    url: &str,
+    host: &Option<String>,
+    batch: &DefeatedBatch,
+) -> Option<Vec<(String, Option<String>)>> {
+    let ix = cfg.index();
+    let in_vhost = chain.iter().find(|n| n.is("VirtualHost"));
+    // The sections of the server: the main server's, and the virtual host's (or every virtual
+    // host's, for a main-server section: their requests pass it too).
+    let main = batch.main_sections.get_or_init(|| {
+        let mut out = Vec::new();
+        let mut stack: Vec<&Node> = cfg.nodes.iter().filter(|n| n.is_section() && !n.is("VirtualHost")).collect();
+        while let Some(n) = stack.pop() {
+            out.extend(ix.id(n));
+            stack.extend(n.children.iter().filter(|c| c.is_section()));
+        }
+        out
+    });
+    let mut stack: Vec<&Node> = Vec::new();
+    match in_vhost {
+        Some(v) => stack.extend(v.children.iter()),
+        None => stack.extend(ix.vhosts.iter().flat_map(|v| ix.node(cfg, v.id).children.iter())),
+    }
+    let vhost_sections = std::iter::from_fn(move || {
+        while let Some(n) = stack.pop() {
+            if n.is_section() {
+                stack.extend(n.children.iter());
+                return Some(n);
+            }
+        }
+        None
+    });
+    let sections = main.iter().map(|id| ix.node(cfg, *id)).chain(vhost_sections);
+    // `<Files>` names are tried in the section's directory (a `<Files>` section meets another
+    // one only on a file name both match: on the section's own URL, walked already).
+    let section_is_files = chain.last().is_some_and(|n| n.is("Files") || n.is("FilesMatch"));
+    let dir_of_url = format!("{}/", url.trim_end_matches('/'));
+    let mut out: Vec<(String, Option<String>)> = Vec::new();
+    for n in sections {
+        if chain.iter().any(|c| std::ptr::eq(*c, n)) {
+            continue;
+        }
+        // (Old-style lines are looked for first: the policy's outline is made on demand.)
+        let old_style = |c: &Node| policy::is_compat_directive(c.canonical());
+        if !n.children.iter().any(|c| old_style(c) || (c.is_section() && !is_container(c) && c.walk().any(old_style))) {
+            continue;
+        }
+        let Some(t) = ix.id(n) else { continue };
+        if !ix.outline(cfg, t).sets_compat || batch.host_checks(cfg, t, url, host).iter().all(Option::is_some) {
+            continue;
+        }
+        let t_chain = ix.chain(cfg, t);
+        if (n.is("If") || n.is("ElseIf") || n.is("Else"))
+            && !t_chain.iter().any(|c| is_container(c) && !c.is("VirtualHost"))
+        {
+            // A top-level `<If>` is on every walk of its server, the section's own included.
+            continue;
+        }
+        let mut urls = section_urls(cfg, &t_chain);
+        if (n.is("Files") || n.is("FilesMatch")) && !section_is_files {
+            let h = t_chain
+                .iter()
+                .find(|c| c.is("VirtualHost"))
+                .map_or(host.clone(), |_| urls.first().and_then(|u| u.1.clone()));
+            urls.extend(
+                access::witnesses::files_witnesses(n)
+                    .into_iter()
+                    .map(|name| (format!("{dir_of_url}{name}"), h.clone())),
+            );
+        }
+        if urls.is_empty() {
+            // A plain section no URL maps to is met by no request; a pattern no string was built
+            // for may be met by any.
+            if matches!(access::section_pattern(n), Some(access::SectionPattern::Plain(_)) | None) {
+                continue;
+            }
+            return None;
+        }
+        // Only URLs below the section's own reach it (a section at the same URL or above it is on
+        // the walk already made there). The walk itself is not asked: where a URL below is mapped
+        // elsewhere, the section's Require may be taken for one that decides, and a finding is
+        // lost, never made.
+        out.extend(urls.into_iter().filter(|(u, _)| u.len() > url.len() && u.starts_with(url)));
+        if out.len() > MAX_REOPENING_URLS {
+            return None;
+        }
+    }
+    Some(out)
 }
 
 /// Where a body of access directives is written: a section, or a whole .htaccess
@@ -479,11 +743,24 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
         return None;
     }
     let range = if last.kind == NodeKind::Directive { last.loc.range } else { last.loc.focus };
-    let Some((url, host)) = url_for(cfg, sections) else {
-        return Some((range, format!("**<{} {}>**\n\nNo URL reaches this section through DocumentRoot or Alias, so there is no request to evaluate.", section.name(), section.args().join(" "))));
+    let pattern = !matches!(access::section_pattern(section), Some(access::SectionPattern::Plain(_)) | None);
+    let fs = FsView::cached();
+    let reached = reaching_url(cfg, sections, &fs);
+    let Some((url, host)) = reached.clone().or_else(|| url_for(cfg, sections).filter(|_| !pattern)) else {
+        let why = if pattern {
+            "No request built from this pattern (its wildcards filled in, each branch of a regular expression, beneath the DocumentRoot and Alias targets) reaches this section, so there is no request to evaluate; requests this tool cannot build may still reach it."
+        } else {
+            "No URL reaches this section through DocumentRoot or Alias, so there is no request to evaluate."
+        };
+        return Some((range, format!("**<{} {}>**\n\n{why}", section.name(), section.args().join(" "))));
     };
     let trap = defeated_require(cfg, sections).map(trap_text);
-    Some((range, policy_markdown(cfg, &url, &host, trap, &[cfg])))
+    let mut md = policy_markdown(cfg, &url, &host, trap, &[cfg]);
+    if pattern {
+        let first_line = md.find('\n').unwrap_or(md.len());
+        md.insert_str(first_line, &format!(" (a URL this section's pattern `{}` reaches)", section.args().join(" ")));
+    }
+    Some((range, md))
 }
 
 /// Hover on a line inside a conditional section httpd skips (`<IfVersion < 2.4>`,
@@ -676,8 +953,9 @@ mod tests {
     use crate::ide::diagnostics::tests::Fixture;
     use std::path::Path;
 
-    /// The URL each top-level section of the main server is asked at: patterns classified as
-    /// the walk classifies them; a section without an argument is its empty pattern.
+    /// The first URL each top-level section of the main server is asked at: patterns classified
+    /// as the walk classifies them and filled in with a string they match (a wildcard `<Directory>`
+    /// was once asked at its literal `/sub*/`); a section without an argument is its empty pattern.
     #[test]
     fn url_for_reads_patterns_as_the_walk_does() {
         let fx = Fixture::parse(
@@ -686,8 +964,106 @@ mod tests {
         let cfg = load(Path::new(&fx.0[0].0), &fx);
         let urls: Vec<Option<String>> =
             cfg.nodes.iter().filter(|n| n.is_section()).map(|n| url_for(&cfg, &[n]).map(|(u, _)| u)).collect();
-        let want = [Some("/admin"), Some("/"), None, None, Some("/sub*/"), None, Some("/a.php"), None, None];
+        let want = [
+            Some("/admin"),
+            Some("/"),
+            Some("/x"),
+            Some("/ax"),
+            Some("/subx/"),
+            Some("/"),
+            Some("/a.php"),
+            Some("/x.php"),
+            Some("/y"),
+        ];
         assert_eq!(urls, want.map(|u| u.map(str::to_string)));
+    }
+
+    /// The precedence trap of each section holding a Require (`line: decided by`), in a
+    /// configuration (`{d}`: a fresh directory holding `www/sub/a.txt` and `other/`) whose
+    /// document root is `{d}/www`.
+    fn traps(conf: &str) -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        std::fs::create_dir_all(dir.path().join("www/sub")).unwrap();
+        std::fs::create_dir_all(dir.path().join("other")).unwrap();
+        std::fs::write(dir.path().join("www/sub/a.txt"), "x").unwrap();
+        let main = dir.path().join("httpd.conf");
+        let head = "LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nDocumentRoot {d}/www\n";
+        std::fs::write(&main, format!("{head}{conf}").replace("{d}", &d)).unwrap();
+        let cfg = load(&main, &crate::ide::config::RealFs);
+        let ix = cfg.index();
+        (0..ix.len() as SecId)
+            .map(|id| ix.chain(&cfg, id))
+            .filter(|chain| chain.last().is_some_and(|n| n.children.iter().any(|c| c.is("Require"))))
+            .filter_map(|chain| {
+                defeated_require(&cfg, &chain)
+                    .map(|t| format!("{}: {}", cfg.line(&chain.last().unwrap().loc), t.decided_by))
+            })
+            .collect()
+    }
+
+    /// "Refuses every request first" must hold for every request the section applies to: a
+    /// section beneath it whose own Order/Allow/Deny let clients through (a `<Files>` inside it, a
+    /// deeper `<Directory>`, a `<Location>` below its URL) makes the Require decide there, and
+    /// deleting it, as the finding invites, would open those URLs. (Each case was a false finding;
+    /// httpd answered 200 to 127.0.0.1 and 403, AH01630, to 127.0.0.2.)
+    #[test]
+    fn sections_reopening_beneath_cancel_the_trap() {
+        let deny_root = "<Directory {d}/www>\n Order allow,deny\n</Directory>\n";
+        // A <Files> inside the section.
+        let found = traps(&format!("{deny_root}<Directory {{d}}/www/sub>\n Require ip 127.0.0.1\n <Files a.txt>\n  Allow from all\n </Files>\n</Directory>\n"));
+        assert!(found.is_empty(), "{found:?}");
+        // A deeper <Directory>, under a <Location /> Require.
+        let found = traps(&format!("{deny_root}<Directory {{d}}/www/sub>\n Allow from all\n</Directory>\n<Location />\n Require ip 127.0.0.1\n</Location>\n"));
+        assert!(found.is_empty(), "{found:?}");
+        // A <Location> re-opening one file under a denying one.
+        let found = traps("<Location /sub>\n Order allow,deny\n</Location>\n<Location /sub/a.txt>\n Order deny,allow\n</Location>\n<Directory {d}/www/sub>\n Require ip 127.0.0.1\n</Directory>\n");
+        assert!(found.is_empty(), "{found:?}");
+        // Sections that refuse everyone themselves, or that the section never meets, leave it.
+        let found = traps(&format!("{deny_root}<Directory {{d}}/www/sub>\n Require ip 127.0.0.1\n <Files a.txt>\n  Deny from all\n </Files>\n</Directory>\n<Directory {{d}}/other>\n Allow from all\n</Directory>\n<Location /elsewhere>\n Allow from all\n</Location>\n"));
+        assert_eq!(found, ["8: Order allow,deny: no Allow matches (default deny)"]);
+        // A re-opening pattern section no URL can be built for: nothing is claimed.
+        let found = traps(&format!("{deny_root}<Directory {{d}}/www/sub>\n Require ip 127.0.0.1\n</Directory>\n<FilesMatch \"[\"\">\n Allow from all\n</FilesMatch>\n"));
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    /// A pattern section's hover evaluates a request that reaches it, not its pattern taken
+    /// literally (`GET /*/deeper/`, which left the section out and showed its parent's 403), and
+    /// a regex section is not said to be reached by no URL. httpd answered 200 from 127.0.0.2 at
+    /// /sub/deeper/ (the wildcard section's Allow), 403 from 127.0.0.1 at /a.txt, /sub/ and
+    /// /private/ (each regex section's Require).
+    #[test]
+    fn pattern_sections_are_hovered_at_a_url_they_reach() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        for sub in ["www/sub/deeper", "www/private"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        std::fs::write(dir.path().join("www/a.txt"), "x").unwrap();
+        let main = dir.path().join("httpd.conf");
+        let conf = "LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nDocumentRoot {d}/www\n<Directory {d}/www>\n Order deny,allow\n Deny from 127.0.0.2\n</Directory>\n<Directory {d}/www/*/deeper>\n Allow from all\n</Directory>\n<FilesMatch \"\\.txt$\">\n Require ip 127.0.0.2\n</FilesMatch>\n<LocationMatch \"^/sub/\">\n Require ip 127.0.0.2\n</LocationMatch>\n<DirectoryMatch \"^{d}/www/priv\">\n Require ip 127.0.0.2\n</DirectoryMatch>\n";
+        std::fs::write(&main, conf.replace("{d}", &d)).unwrap();
+        let cfg = load(&main, &crate::ide::config::RealFs);
+        let text = cfg.file(0).text.clone();
+        let hover_on = |header: &str| {
+            let at = text.find(&header.replace("{d}", &d)).unwrap() + 2;
+            hover(&cfg, 0, TextSize::from(at as u32)).unwrap().1
+        };
+        let md = hover_on("<Directory {d}/www/*/deeper>");
+        assert!(md.starts_with("**Effective access** for `GET /sub/deeper/` (a URL this section's pattern"), "{md}");
+        assert!(md.contains(&format!("`<Directory {d}/www/*/deeper>`")), "the section is merged: {md}");
+        assert!(md.contains("| 127.0.0.2 | 200 | 200 |"), "{md}");
+        for (header, url) in [("<FilesMatch", "/x.txt"), ("<LocationMatch", "/sub/"), ("<DirectoryMatch", "/private/")]
+        {
+            let md = hover_on(header);
+            assert!(md.contains(&format!("for `GET {url}")), "{header}: {md}");
+            // Merged, and refusing 127.0.0.1 by its Require (127.0.0.2 meets the Deny above).
+            assert!(md.contains(&format!("- `{header} ")), "{header}: {md}");
+            assert!(
+                md.contains("| local (127.0.0.1) | 403 | 403 |") && md.contains("| 127.0.0.2 | 403 | 403 |"),
+                "{header}: {md}"
+            );
+        }
     }
 
     /// `█` marks the cursor (it cannot clash with `$` in regexes or `${VAR}`).

@@ -14,6 +14,7 @@ mod patterns;
 pub(crate) mod symlinks;
 mod url;
 mod walk;
+pub(crate) mod witnesses;
 
 pub use fs::{request_filename, FsOverlay, FsView};
 pub use items::{access_layer_items, body_items, is_access_directive, policy_items};

@@ -34,15 +34,6 @@ pub(crate) enum SectionPattern<'a> {
     Plain(&'a str),
 }
 
-impl<'a> SectionPattern<'a> {
-    /// The pattern as written (the expression, for a regex).
-    pub(crate) fn text(self) -> &'a str {
-        match self {
-            SectionPattern::Regex(p) | SectionPattern::Wildcard(p) | SectionPattern::Plain(p) => p,
-        }
-    }
-}
-
 /// The pattern of a section; None when it has none. As in httpd's `dirsection`, `filesection`
 /// and `urlsection`, a `…Match` section's first word is its expression (even `~`); otherwise a
 /// first word `~` announces the expression after it.

@@ -477,6 +477,13 @@ impl Walked {
         &self.conditional
     }
 
+    /// Whether section `id` is merged on this walk (an `<If>` whose expression the walk could
+    /// not tell counts: it may be).
+    pub fn applies(&self, id: SecId) -> bool {
+        self.conditional.contains(&id)
+            || self.phases.iter().flatten().any(|c| matches!(c, Contribution::Section(s) if *s == id))
+    }
+
     /// This walk as if exactly the sections `true_ones` (of [`Walked::conditional`]) had true
     /// expressions: they are merged after the Location phase, as httpd's If walk does.
     pub fn with_conditions_true(&self, true_ones: &[SecId]) -> Walked {

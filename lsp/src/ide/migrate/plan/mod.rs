@@ -240,7 +240,7 @@ impl<'c> Analysis<'c> {
                     .nodes
                     .iter()
                     .filter(|n| n.is_section() && (n.is("Files") || n.is("FilesMatch")))
-                    .filter_map(contexts::files_witness)
+                    .filter_map(crate::ide::access::witnesses::files_witness)
                     .collect();
                 Some(contexts::HtaccessDir { dir, names })
             })

@@ -1,0 +1,208 @@
+//! Witnesses: strings a section's pattern matches (a wildcard filled in, a regular expression's
+//! branches spelled out), so that a request can be built that reaches a pattern section. The
+//! migration proof asks its requests there; the hover and the precedence check evaluate them.
+
+use super::{regex_matches, section_pattern, wildcard_match, SectionPattern};
+use crate::ide::config::Node;
+
+/// A string the shell-style pattern matches: wildcards replaced by plain characters.
+pub(crate) fn wildcard_witness(pattern: &str, pathname: bool) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '*' | '?' => out.push('x'),
+            '[' => {
+                let mut set = String::new();
+                for d in chars.by_ref() {
+                    if d == ']' && !set.is_empty() {
+                        break;
+                    }
+                    set.push(d);
+                }
+                let (neg, set) = match set.strip_prefix(['!', '^']) {
+                    Some(s) => (true, s.to_string()),
+                    None => (false, set),
+                };
+                let pick = "abcxyz0123456789ABCXYZ-_.".chars().find(|ch| {
+                    wildcard_match(&format!("[{}{set}]", if neg { "!" } else { "" }), &ch.to_string(), false)
+                })?;
+                out.push(pick);
+            }
+            '\\' => out.push(chars.next()?),
+            c => out.push(c),
+        }
+    }
+    wildcard_match(pattern, &out, pathname).then_some(out)
+}
+
+/// How many strings [`regex_witnesses`] builds for one pattern at most.
+const WITNESSES: usize = 8;
+
+/// [`regex_witnesses_uncached`], remembered per pattern (main-server sections are asked about
+/// once per server).
+pub(crate) fn regex_witnesses(pattern: &str) -> Vec<String> {
+    type Cache = std::collections::HashMap<String, Vec<String>>;
+    thread_local! {
+        static CACHE: std::cell::RefCell<Cache> = std::cell::RefCell::new(Cache::new());
+    }
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() > 4096 {
+            c.clear();
+        }
+        c.entry(pattern.to_string()).or_insert_with(|| regex_witnesses_uncached(pattern)).clone()
+    })
+}
+
+/// Strings the regular expression matches (not anchored), if they are easy to build: every
+/// alternative of every alternation is in one of them (up to [`WITNESSES`]), so that a section
+/// such as `<LocationMatch "^/app/(admin|api)">` is asked about for each of its branches, whose
+/// URLs other sections may treat differently. Alternatives a URL can carry come first (a `#`,
+/// `?`, `%` or space would not reach the server as written).
+fn regex_witnesses_uncached(pattern: &str) -> Vec<String> {
+    use regex_syntax::hir::{Class, Hir, HirKind};
+    fn pick_char(ranges: &[(char, char)]) -> Option<char> {
+        let inside = |c: char| ranges.iter().any(|(a, b)| *a <= c && c <= *b);
+        "xa0Z-_."
+            .chars()
+            .chain('!'..='~')
+            .find(|c| inside(*c) && !"/?#%".contains(*c))
+            .or_else(|| ranges.iter().map(|r| r.0).find(|c| *c != '\n'))
+    }
+    let carried = |w: &String| !w.contains(['#', '?', '%', ' ']);
+    // Each node's witnesses, never empty; a node without one fails the whole pattern.
+    fn go(h: &Hir, carried: &dyn Fn(&String) -> bool) -> Option<Vec<String>> {
+        Some(match h.kind() {
+            HirKind::Empty | HirKind::Look(_) => vec![String::new()],
+            HirKind::Literal(l) => vec![std::str::from_utf8(&l.0).ok()?.to_string()],
+            HirKind::Class(Class::Unicode(c)) => {
+                let ranges: Vec<(char, char)> = c.iter().map(|r| (r.start(), r.end())).collect();
+                vec![pick_char(&ranges)?.to_string()]
+            }
+            HirKind::Class(Class::Bytes(c)) => {
+                let ranges: Vec<(char, char)> =
+                    c.iter().filter(|r| r.end() < 0x80).map(|r| (r.start() as char, r.end() as char)).collect();
+                vec![pick_char(&ranges)?.to_string()]
+            }
+            HirKind::Repetition(r) => {
+                let times = r.min.min(8) as usize;
+                if times == 0 {
+                    vec![String::new()]
+                } else {
+                    go(&r.sub, carried)?.into_iter().map(|w| w.repeat(times)).collect()
+                }
+            }
+            HirKind::Capture(c) => go(&c.sub, carried)?,
+            // The i-th witness takes the i-th (cycling) of each part's: every part's every
+            // witness is used, without the parts' product.
+            HirKind::Concat(v) => {
+                let parts = v.iter().map(|x| go(x, carried)).collect::<Option<Vec<_>>>()?;
+                let n = parts.iter().map(Vec::len).max().unwrap_or(1).min(WITNESSES);
+                (0..n).map(|i| parts.iter().map(|p| p[i % p.len()].as_str()).collect()).collect()
+            }
+            HirKind::Alternation(v) => {
+                let mut all: Vec<String> = v.iter().filter_map(|alt| go(alt, carried)).flatten().collect();
+                if all.is_empty() {
+                    return None;
+                }
+                // Stable: carried ones first, each branch's order kept.
+                all.sort_by_key(|w| !carried(w));
+                all.dedup();
+                all.truncate(WITNESSES);
+                all
+            }
+        })
+    }
+    let Ok(hir) = regex_syntax::ParserBuilder::new().build().parse(pattern) else { return vec![] };
+    let mut out = go(&hir, &carried).unwrap_or_default();
+    out.sort_by_key(|w| !carried(w));
+    out.dedup();
+    out
+}
+
+pub(crate) fn regex_is_match(pattern: &str, text: &str) -> bool {
+    regex_matches(pattern, text, false).unwrap_or(false)
+}
+
+/// Directory paths a `<Directory>`/`<DirectoryMatch>` section applies to, as examples. A regex
+/// is not anchored unless it says so: `<DirectoryMatch "/app/private">` applies to every
+/// directory whose path holds `/app/private`, so its witness is also tried under each of
+/// `roots` (the directories URLs map to), where requests can reach it.
+pub(crate) fn directory_examples(n: &Node, roots: &[&str]) -> Vec<String> {
+    match section_pattern(n) {
+        Some(SectionPattern::Regex(pat)) => {
+            let mut out: Vec<String> = Vec::new();
+            for w in regex_witnesses(pat) {
+                let tail = if w.starts_with('/') { w.clone() } else { format!("/{w}") };
+                let here = std::iter::once(w).chain(roots.iter().map(|r| format!("{}{tail}", r.trim_end_matches('/'))));
+                out.extend(
+                    here.filter(|p| p.starts_with('/') && regex_is_match(pat, p) && !out.contains(p))
+                        .collect::<Vec<_>>(),
+                );
+            }
+            out
+        }
+        Some(SectionPattern::Wildcard(pat)) => wildcard_witness(pat, true).into_iter().collect(),
+        Some(SectionPattern::Plain(pat)) => vec![pat.to_string()],
+        None => vec![],
+    }
+}
+
+/// A file name a `<Files>`/`<FilesMatch>` section applies to, if one is found.
+pub(crate) fn files_witness(f: &Node) -> Option<String> {
+    files_witnesses(f).into_iter().next()
+}
+
+/// File names a `<Files>`/`<FilesMatch>` section applies to (one per branch of a regex).
+pub(crate) fn files_witnesses(f: &Node) -> Vec<String> {
+    match section_pattern(f) {
+        Some(SectionPattern::Regex(pat)) => regex_witnesses(pat)
+            .into_iter()
+            .filter(|w| !w.is_empty() && !w.contains('/') && regex_is_match(pat, w))
+            .collect(),
+        Some(SectionPattern::Wildcard(pat)) => wildcard_witness(pat, true).into_iter().collect(),
+        Some(SectionPattern::Plain(pat)) => vec![pat.to_string()],
+        None => vec![],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regex_witnesses_match_their_regex() {
+        for re in ["^/api/v[0-9]+/(internal|debug)", "\\.(?i:bak|old|orig|sw[op]|dist)$", "^\\.ht", "^/(a|b)/x?$"] {
+            let ws = regex_witnesses(re);
+            assert!(!ws.is_empty(), "no witness for {re}");
+            for w in ws {
+                assert!(regex_is_match(re, &w), "{re}: {w}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_branch_of_an_alternation_has_a_witness() {
+        assert_eq!(regex_witnesses("^/c76/(sub|a)"), ["/c76/sub", "/c76/a"]);
+        assert_eq!(regex_witnesses("^/(ab|cd)/(pp|qq|rr)$"), ["/ab/pp", "/cd/qq", "/ab/rr"]);
+        // Never more than WITNESSES, however many branches.
+        let many = format!("^/({})$", (0..20).map(|i| format!("b{i}")).collect::<Vec<_>>().join("|"));
+        assert_eq!(regex_witnesses(&many).len(), WITNESSES);
+    }
+
+    #[test]
+    fn alternatives_a_url_can_carry_are_preferred() {
+        let re = r"(^#.*#|\.(bak|config|ini)|~)$";
+        let w = regex_witnesses(re).into_iter().next().unwrap();
+        assert!(!w.contains('#') && regex_is_match(re, &w), "{w}");
+    }
+
+    #[test]
+    fn wildcard_witnesses_match_their_pattern() {
+        for p in ["/srv/*/public", "/s?b/[a-c]x", "/x/[!a]"] {
+            let w = wildcard_witness(p, true).unwrap();
+            assert!(wildcard_match(p, &w, true), "{p}: {w}");
+        }
+    }
+}
