@@ -96,6 +96,9 @@ pub fn htaccess_files(cfg: &Config) -> Vec<Found> {
         outer.par_iter().flat_map_iter(|(root, names)| scan(root, names, &budget)).collect();
     dirs.sort();
     dirs.dedup();
+    if dirs.is_empty() {
+        return Vec::new();
+    }
     let readers = Readers::new(cfg);
     let mut found: Vec<Found> = Vec::new();
     for (dir, present) in dirs {
