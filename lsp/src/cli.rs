@@ -307,16 +307,19 @@ fn each_finding(
         report_config(&cfg, diagnostics, targets.len() > 1, &mut kept, emit)?;
         phases.mark("report");
         // The .htaccess files of the directories a main configuration serves, read as httpd
-        // reads them under it (those it never reads say so).
+        // reads them under it, for each server whose requests read them (those no server
+        // reads say so).
         if *main {
-            let htaccess: Vec<PathBuf> = ide::htaccess_files::htaccess_files(&cfg)
+            let htaccess: Vec<ide::htaccess_files::Found> = ide::htaccess_files::htaccess_files(&cfg)
                 .into_iter()
-                .filter(|p| !targeted.contains(p.as_path()))
+                .filter(|f| !targeted.contains(f.path.as_path()))
                 .collect();
             if !htaccess.is_empty() {
                 let root = std::sync::Arc::new(cfg);
-                for p in htaccess {
-                    let h = config::load_in_context(&p, &config::RealFs, root.clone());
+                for found in htaccess {
+                    // Checked under the AllowOverride of each server that reads it.
+                    let mut h = config::load_in_context(&found.path, &config::RealFs, root.clone());
+                    h.htaccess_servers = Some(found.servers.into());
                     let diagnostics = ide::diagnostics::in_order_with(&h, |d| {
                         let f = h.file(d.file);
                         (f.line_index.human(d.range.start(), &f.text), f.line_index.human(d.range.end(), &f.text))

@@ -332,3 +332,92 @@ fn check_reports_the_htaccess_files_httpd_reads() {
         "{reported:#?}"
     );
 }
+
+/// `check` knows the AllowOverride httpd applies to an .htaccess file for each virtual host
+/// that serves it: two name-based hosts sharing a directory under different AllowOverride (one
+/// never reads the file, the other answers 500), a host opening its own document root where
+/// `<Directory />` says None (Debian's sites-available layout), an Alias target whose
+/// `<Directory>` sits in the host, a host's own AccessFileName, and a symbolic link to a
+/// directory no host serves (read under the link's path). Each status is httpd's,
+/// and check's findings say, server by server, the same.
+#[test]
+fn check_knows_each_virtual_hosts_allow_override() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory />\n  AllowOverride None\n  Require all granted\n</Directory>\n\
+<VirtualHost *:@PORT@>\n  ServerName a.test\n  DocumentRoot \"@ROOT@/shared\"\n</VirtualHost>\n\
+<VirtualHost *:@PORT@>\n  ServerName b.test\n  DocumentRoot \"@ROOT@/shared\"\n  <Directory \"@ROOT@/shared\">\n    AllowOverride Indexes\n  </Directory>\n</VirtualHost>\n\
+<VirtualHost *:@PORT@>\n  ServerName c.test\n  DocumentRoot \"@ROOT@/vc\"\n  <Directory \"@ROOT@/vc\">\n    AllowOverride Indexes\n  </Directory>\n\
+  Alias /al \"@ROOT@/al\"\n  <Directory \"@ROOT@/al\">\n    AllowOverride AuthConfig\n  </Directory>\n</VirtualHost>\n\
+<VirtualHost *:@PORT@>\n  ServerName d.test\n  DocumentRoot \"@ROOT@/vd\"\n  AccessFileName .acl\n  <Directory \"@ROOT@/vd\">\n    AllowOverride Indexes\n  </Directory>\n</VirtualHost>\n\
+<VirtualHost *:@PORT@>\n  ServerName e.test\n  DocumentRoot \"@ROOT@/shared\"\n  <Directory \"@ROOT@/shared\">\n    AllowOverride AuthConfig\n  </Directory>\n</VirtualHost>\n";
+    let cfg = HttpdConfig::new(body)
+        .file("shared/a.txt", "x\n")
+        .file("shared/.htaccess", "Require all denied\n")
+        .file("vc/a.txt", "x\n")
+        .file("vc/.htaccess", "Require all denied\n")
+        .file("al/a.txt", "x\n")
+        .file("al/.htaccess", "Options -Indexes\n")
+        .file("vd/a.txt", "x\n")
+        .file("vd/.acl", "Require all denied\n")
+        .file("vd/.htaccess", "Frobnicate on\n")
+        .file("real/a.txt", "x\n")
+        .file("real/.htaccess", "Require all denied\n")
+        .symlink("vc/linked", "real");
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
+    let get = |host: &str, path: &str| httpd.send(&Request::get(path).host(host)).unwrap();
+    // httpd's answers, host by host.
+    assert_eq!(get("a.test", "/a.txt"), 200, "a.test never reads shared/.htaccess: {}", httpd.error_log());
+    assert_eq!(get("b.test", "/a.txt"), 500, "b.test: AllowOverride Indexes refuses Require");
+    assert_eq!(get("e.test", "/a.txt"), 403, "e.test: AllowOverride AuthConfig takes Require all denied");
+    assert_eq!(get("c.test", "/a.txt"), 500);
+    assert_eq!(get("c.test", "/al/a.txt"), 500);
+    // Through a symbolic link (Options FollowSymLinks, httpd's default): read under the link's path.
+    assert_eq!(get("c.test", "/linked/a.txt"), 500);
+    assert_eq!(get("d.test", "/a.txt"), 500);
+    assert!(httpd.error_log().contains("Require not allowed here"), "{}", httpd.error_log());
+
+    let reported = apache_lsp::cli::check_paths(&[httpd.config().main_config_path()]).unwrap();
+    let about = |file: &str| -> Vec<&apache_lsp::cli::Reported> {
+        reported.iter().filter(|r| r.file.ends_with(&format!("/{file}"))).collect()
+    };
+    // The shared file: one finding on its line 1, an error, naming b.test among the servers
+    // answering 500, e.test among those it is allowed for, a.test among those never reading it.
+    let shared: Vec<_> = about("shared/.htaccess").into_iter().filter(|r| r.code == "directive-context").collect();
+    assert_eq!(shared.len(), 1, "{reported:#?}");
+    let r = shared[0];
+    assert_eq!((r.line, r.severity), (1, "error"), "{r:#?}");
+    // One part per group of servers: who they are, and what httpd does.
+    let parts: Vec<&str> = r.message.split("; ").collect();
+    let part = |verdict: &str| -> &str {
+        parts.iter().find(|p| p.contains(verdict)).unwrap_or_else(|| panic!("no {verdict:?} part: {r:#?}"))
+    };
+    let names = |p: &str| ["a.test", "b.test", "e.test"].into_iter().filter(|n| p.contains(n)).collect::<Vec<_>>();
+    assert_eq!(names(part("httpd answers 500")), ["b.test"], "{r:#?}");
+    assert_eq!(names(part("it is allowed")), ["e.test"], "{r:#?}");
+    assert_eq!(names(part("httpd never reads this file")), ["a.test"], "{r:#?}");
+    assert!(
+        about("shared/.htaccess").iter().any(|r| r.code == "htaccess-partly-read" && r.severity == "information"),
+        "{reported:#?}"
+    );
+    assert!(about("shared/.htaccess").iter().all(|r| r.code != "htaccess-ignored"), "{reported:#?}");
+    // One server each: the finding as for one server, an error with its AllowOverride.
+    for (file, grant) in [
+        ("vc/.htaccess", "AllowOverride Indexes"),
+        ("al/.htaccess", "AllowOverride AuthConfig"),
+        ("vc/linked/.htaccess", "AllowOverride Indexes"),
+    ] {
+        let found = about(file);
+        assert!(
+            found.iter().any(|r| r.code == "directive-context"
+                && r.severity == "error"
+                && r.message.contains(grant)
+                && r.message.contains("500")),
+            "{file}: {reported:#?}"
+        );
+    }
+    // d.test reads .acl, and never its .htaccess.
+    assert!(about("vd/.acl").iter().any(|r| r.code == "directive-context" && r.severity == "error"), "{reported:#?}");
+    assert!(about("vd/.htaccess").is_empty(), "{reported:#?}");
+}

@@ -17,7 +17,7 @@
 //!
 //! Items carry the catalogue's one-line description and a link to the manual.
 
-use crate::ide::catalogue::context::{Overrides, Scope, OPTIONS, OVERRIDE_CLASSES};
+use crate::ide::catalogue::context::{Scope, OPTIONS, OVERRIDE_CLASSES};
 use crate::ide::catalogue::{self, ArgKind, Directive, Status};
 use crate::ide::config::{Config, FileId, Node, TopLevel};
 use crate::ide::policy::authz::{provider_module, PROVIDERS};
@@ -186,11 +186,9 @@ impl Ctx<'_> {
     /// written). `None` when it cannot be known (inside `<Macro>` or an unknown section).
     fn scope(&self, node: &SyntaxNode, own: Option<&SyntaxNode>) -> Option<Scope> {
         let mut scope = match &self.cfg.top {
-            TopLevel::Htaccess => Scope::htaccess(
-                crate::ide::diagnostics::directive_context::overrides_in_force(self.cfg)
-                    .map(|h| Overrides::parse(h.allow_override.as_deref(), h.allow_override_list.as_deref()))
-                    .as_ref(),
-            ),
+            TopLevel::Htaccess => {
+                Scope::htaccess(crate::ide::diagnostics::directive_context::agreed_overrides(self.cfg).as_ref())
+            }
             TopLevel::Fragment => Scope::fragment(),
             TopLevel::Main => {
                 let mut s = Scope::server_config();

@@ -1,15 +1,18 @@
-//! Feature: the .htaccess files a configuration's server may read, for `check`: found by
-//! scanning, within bounds, the directories it serves where an AllowOverride lets httpd read
-//! them (or none applies: httpd 2.4 then reads them too, granting nothing), and the directories
-//! its plain `<Directory>` sections open to overrides (not wildcard or regex ones: which
-//! directories those reach is not known without a request). Built on the section index, so a tree of
-//! thousands of virtual hosts costs a lookup per host, not a pass over the tree per host.
+//! Feature: the .htaccess files a configuration's servers may read, for `check`, each with the
+//! servers whose requests read it: found by scanning, within bounds, the directories the main
+//! server and each virtual host serve (DocumentRoot, `Alias`/`ScriptAlias` targets) where the
+//! AllowOverride in force under one of them lets httpd read them (or none applies: httpd 2.4
+//! then reads them too, granting nothing), and the directories plain `<Directory>` sections
+//! open to overrides (not wildcard or regex ones: which directories those reach is not known
+//! without a request). Symbolic links to directories are followed (httpd follows them under
+//! `Options FollowSymLinks`, its default, and reads the .htaccess files under the link's path),
+//! each target once per scan and never one holding the link. Built on the section index, so a
+//! tree of thousands of virtual hosts costs a lookup per host, not a pass over the tree per host.
 
-use crate::ide::access::wildcard_match;
-use crate::ide::config::index::Scope;
-use crate::ide::config::Config;
+use crate::ide::allow_override::{absolute, access_file_names, in_force, Readers};
+use crate::ide::config::{Config, ServerId};
 use rayon::prelude::*;
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -17,42 +20,54 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 const MAX_DIRS: usize = 50_000;
 const MAX_DEPTH: usize = 16;
 
+/// An .htaccess file found, and the servers whose requests read it (those serving its
+/// directory whose AccessFileName picks it there: [`Readers::servers`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub path: PathBuf,
+    pub servers: Vec<ServerId>,
+}
+
+static DEFAULT_NAMES: std::sync::LazyLock<[String; 1]> = std::sync::LazyLock::new(|| [".htaccess".to_string()]);
+
+/// The names `server` reads, in AccessFileName's order (httpd takes the first found).
+fn names_of(cfg: &Config, server: ServerId) -> &[String] {
+    access_file_names(cfg.index(), server).unwrap_or(&DEFAULT_NAMES[..])
+}
+
 /// The .htaccess files (by each server's AccessFileName) below the directories the
-/// configuration serves, sorted. Symbolic links are not followed.
-pub fn htaccess_files(cfg: &Config) -> Vec<PathBuf> {
+/// configuration serves, sorted by path.
+pub fn htaccess_files(cfg: &Config) -> Vec<Found> {
     let ix = cfg.index();
-    fn names_of<'a>(main: &'a Scope, scope: Option<&'a Scope>) -> Vec<&'a str> {
-        match scope.and_then(|v| v.access_file_name.as_ref()).or(main.access_file_name.as_ref()) {
-            Some(n) => n.iter().map(String::as_str).collect(),
-            None => vec![".htaccess"],
-        }
-    }
-    // Each directory to scan, with the file names its server reads.
+    // Each directory to scan, with the file names its servers read.
     // (Keyed by the path's text: `Path` compares component by component, and a big tree has
     // tens of thousands of these.)
-    // Each with the names its server reads, in AccessFileName's order (httpd takes the first found).
     let mut roots: HashMap<String, Vec<&str>> = HashMap::default();
-    for vhost in std::iter::once(None).chain(ix.vhosts.iter().map(|v| Some(&v.scope))) {
-        let scopes: Vec<&Scope> = std::iter::once(&ix.main).chain(vhost).collect();
-        let names = names_of(&ix.main, vhost);
-        let served = vhost
-            .and_then(|v| v.document_root.as_deref())
-            .or(ix.main.document_root.as_deref())
-            .into_iter()
-            .chain(scopes.iter().flat_map(|s| s.aliases[0].iter().chain(&s.aliases[1]).map(|(_, to)| to.as_str())));
+    let servers = std::iter::once(ServerId::Main).chain((0..ix.vhosts.len() as u32).map(ServerId::Vhost));
+    for server in servers {
+        let own = match server {
+            ServerId::Vhost(v) => Some(&ix.vhosts[v as usize].scope),
+            ServerId::Main => None,
+        };
+        let names = names_of(cfg, server);
+        let served =
+            own.and_then(|v| v.document_root.as_deref()).or(ix.main.document_root.as_deref()).into_iter().chain(
+                server.scopes(ix).flat_map(|s| s.aliases[0].iter().chain(&s.aliases[1]).map(|(_, to)| to.as_str())),
+            );
         for dir in served {
             let dir = absolute(cfg, dir);
-            if reads_htaccess(cfg, &scopes, &dir) {
-                add_names(roots.entry(dir.to_string_lossy().into_owned()).or_default(), &names);
+            if in_force(cfg, server, &dir).reads_htaccess(ix) {
+                add_names(roots.entry(dir).or_default(), names);
             }
         }
-        // Directories its plain `<Directory>` sections open to overrides.
-        for d in scopes.last().map_or(&[][..], |s| &s.dirs[..]) {
+        // Directories its own plain `<Directory>` sections open to overrides.
+        for d in own.unwrap_or(&ix.main).dirs.iter() {
+            use crate::ide::allow_override::grants;
             if !d.wild
                 && d.depth > 0
                 && (ix.allow_override(d.id).is_some_and(grants) || ix.allow_override_list(d.id).is_some_and(grants))
             {
-                add_names(roots.entry(d.path.clone()).or_default(), &names);
+                add_names(roots.entry(d.path.clone()).or_default(), names);
             }
         }
     }
@@ -62,8 +77,12 @@ pub fn htaccess_files(cfg: &Config) -> Vec<PathBuf> {
         let mut up = r.as_str();
         let mut inside = false;
         while let Some((parent, _)) = up.rsplit_once('/') {
-            if roots.get(parent).is_some_and(|n| names.iter().all(|m| n.contains(m))) {
+            let parent = if parent.is_empty() { "/" } else { parent };
+            if parent != up && roots.get(parent).is_some_and(|n| names.iter().all(|m| n.contains(m))) {
                 inside = true;
+                break;
+            }
+            if parent == "/" {
                 break;
             }
             up = parent;
@@ -73,88 +92,83 @@ pub fn htaccess_files(cfg: &Config) -> Vec<PathBuf> {
         }
     }
     let budget = AtomicUsize::new(MAX_DIRS);
-    let mut found: Vec<PathBuf> = outer.par_iter().flat_map_iter(|(root, names)| scan(root, names, &budget)).collect();
-    found.sort();
-    found.dedup();
+    let mut dirs: Vec<(PathBuf, Vec<String>)> =
+        outer.par_iter().flat_map_iter(|(root, names)| scan(root, names, &budget)).collect();
+    dirs.sort();
+    dirs.dedup();
+    if dirs.is_empty() {
+        return Vec::new();
+    }
+    let readers = Readers::new(cfg);
+    let mut found: Vec<Found> = Vec::new();
+    for (dir, present) in dirs {
+        // Each server reads the first of its names there.
+        let mut files: Vec<Found> = Vec::new();
+        for server in readers.servers(&dir.to_string_lossy()) {
+            let Some(name) = names_of(cfg, server).iter().find(|n| present.contains(n)) else { continue };
+            let path = dir.join(name);
+            match files.iter_mut().find(|f| f.path == path) {
+                Some(f) => f.servers.push(server),
+                None => files.push(Found { path, servers: vec![server] }),
+            }
+        }
+        found.extend(files);
+    }
+    found.sort_by(|a, b| a.path.cmp(&b.path));
     found
 }
 
-fn add_names<'a>(to: &mut Vec<&'a str>, names: &[&'a str]) {
+fn add_names<'a>(to: &mut Vec<&'a str>, names: &'a [String]) {
     for n in names {
-        if !to.contains(n) {
+        if !to.contains(&n.as_str()) {
             to.push(n);
         }
     }
 }
 
-fn absolute(cfg: &Config, dir: &str) -> PathBuf {
-    let p = Path::new(dir.trim_end_matches('/'));
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        cfg.server_root.join(p)
-    }
-}
-
-/// Whether httpd reads an .htaccess file in `dir` for a server of `scopes` (the main server's,
-/// then its virtual host's): the AllowOverride of the deepest plain or wildcard `<Directory>`
-/// holding one is not None, or none applies.
-fn reads_htaccess(cfg: &Config, scopes: &[&Scope], dir: &Path) -> bool {
-    let ix = cfg.index();
-    let text = dir.to_string_lossy();
-    let comps: Vec<&str> = text.split('/').filter(|c| !c.is_empty()).collect();
-    let mut in_force: Option<&[String]> = None;
-    let mut list: &[String] = &[];
-    let mut prefix = String::from("/");
-    for k in 0..=comps.len() {
-        if k > 0 {
-            if k > 1 {
-                prefix.push('/');
-            }
-            prefix.push_str(comps[k - 1]);
-        }
-        for scope in scopes {
-            for id in scope.dirs_at(k, &prefix, |pat, text| wildcard_match(pat, text, true)) {
-                if let Some(ao) = ix.allow_override(id) {
-                    in_force = Some(ao);
-                }
-                if let Some(l) = ix.allow_override_list(id) {
-                    list = l;
-                }
-            }
-        }
-    }
-    in_force.is_none_or(grants) || grants(list)
-}
-
-/// Whether an AllowOverride or AllowOverrideList line grants something.
-fn grants(args: &[String]) -> bool {
-    !args.iter().all(|a| a.eq_ignore_ascii_case("None"))
-}
-
-/// The files named `names` in `root` and below, depth first, while `budget` lasts.
-fn scan(root: &Path, names: &[&str], budget: &AtomicUsize) -> Vec<PathBuf> {
+/// The directories in `root` and below holding files named `names`, each with the names
+/// present there, depth first, while `budget` lasts. Symbolic links to directories are
+/// followed, each target once, and not to a directory above the link (a loop).
+fn scan(root: &Path, names: &[&str], budget: &AtomicUsize) -> Vec<(PathBuf, Vec<String>)> {
     let mut found = Vec::new();
+    let mut followed: HashSet<PathBuf> = HashSet::default();
+    if let Ok(c) = std::fs::canonicalize(root) {
+        followed.insert(c);
+    }
     let mut stack = vec![(root.to_path_buf(), 0usize)];
     while let Some((dir, depth)) = stack.pop() {
         if budget.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| b.checked_sub(1)).is_err() {
             break;
         }
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        // httpd reads the first of the names it finds in a directory, and only that one.
-        let mut first: Option<(usize, PathBuf)> = None;
+        let mut present: Vec<String> = Vec::new();
+        let mut here: Option<PathBuf> = None;
         for e in entries.flatten() {
             let Ok(kind) = e.file_type() else { continue };
             if kind.is_dir() && depth < MAX_DEPTH {
                 stack.push((e.path(), depth + 1));
+            } else if kind.is_symlink() && depth < MAX_DEPTH {
+                // A link to a directory: httpd walks it under the link's path.
+                let Ok(target) = std::fs::canonicalize(e.path()) else { continue };
+                if !target.is_dir() {
+                    if let Some(n) = e.file_name().to_str().filter(|n| names.contains(n)) {
+                        present.push(n.to_string()); // a link to a file is read as the file
+                    }
+                    continue;
+                }
+                let here = here.get_or_insert_with(|| std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone()));
+                if !here.starts_with(&target) && followed.insert(target) {
+                    stack.push((e.path(), depth + 1));
+                }
             } else if kind.is_file() {
-                let rank = e.file_name().to_str().and_then(|n| names.iter().position(|m| *m == n));
-                if let Some(rank) = rank.filter(|&r| first.as_ref().is_none_or(|(f, _)| r < *f)) {
-                    first = Some((rank, e.path()));
+                if let Some(n) = e.file_name().to_str().filter(|n| names.contains(n)) {
+                    present.push(n.to_string());
                 }
             }
         }
-        found.extend(first.map(|(_, p)| p));
+        if !present.is_empty() {
+            found.push((dir, present));
+        }
     }
     found
 }
@@ -186,8 +200,10 @@ mod tests {
         )
         .unwrap();
         let cfg = crate::ide::config::load(&conf, &crate::ide::config::RealFs);
-        let found: Vec<String> =
-            htaccess_files(&cfg).iter().map(|p| p.strip_prefix(dir.path()).unwrap().display().to_string()).collect();
+        let found: Vec<String> = htaccess_files(&cfg)
+            .iter()
+            .map(|f| f.path.strip_prefix(dir.path()).unwrap().display().to_string())
+            .collect();
         // (The virtual host reads `.acl` in its document root.)
         assert_eq!(found, ["closed/opened/c/.htaccess", "open/a/.htaccess", "unset/.htaccess", "vh/.acl"]);
     }
@@ -212,8 +228,47 @@ mod tests {
         )
         .unwrap();
         let cfg = crate::ide::config::load(&conf, &crate::ide::config::RealFs);
-        let found: Vec<String> =
-            htaccess_files(&cfg).iter().map(|p| p.strip_prefix(dir.path()).unwrap().display().to_string()).collect();
+        let found: Vec<String> = htaccess_files(&cfg)
+            .iter()
+            .map(|f| f.path.strip_prefix(dir.path()).unwrap().display().to_string())
+            .collect();
         assert_eq!(found, ["listed/.acl", "www/.acl", "www/b/.htaccess"]);
+    }
+
+    /// Each file with the servers that read it: the AccessFileName of each decides which file
+    /// of a directory it reads; a symbolic link to a directory is scanned under its own path
+    /// (httpd walks it there), and a link back up is not followed.
+    #[test]
+    fn servers_per_file_and_symbolic_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().display().to_string();
+        for (sub, name) in [("shared", ".htaccess"), ("shared", ".acl"), ("real/inner", ".htaccess")] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+            std::fs::write(dir.path().join(sub).join(name), "").unwrap();
+        }
+        std::os::unix::fs::symlink(dir.path().join("real"), dir.path().join("shared/linked")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("shared"), dir.path().join("real/inner/up")).unwrap();
+        let conf = dir.path().join("httpd.conf");
+        std::fs::write(
+            &conf,
+            format!(
+                "DocumentRoot {root}/shared\n<VirtualHost *:80>\n  ServerName a.test\n  AccessFileName .acl\n</VirtualHost>\n\
+<VirtualHost *:80>\n  ServerName b.test\n</VirtualHost>\n"
+            ),
+        )
+        .unwrap();
+        let cfg = crate::ide::config::load(&conf, &crate::ide::config::RealFs);
+        let found: Vec<String> = htaccess_files(&cfg)
+            .iter()
+            .map(|f| format!("{} {:?}", f.path.strip_prefix(dir.path()).unwrap().display(), f.servers))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "shared/.acl [Vhost(0)]",
+                "shared/.htaccess [Main, Vhost(1)]",
+                "shared/linked/inner/.htaccess [Main, Vhost(1)]",
+            ]
+        );
     }
 }

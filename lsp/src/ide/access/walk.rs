@@ -8,6 +8,7 @@ use super::patterns::{location_prefix, regex_matches, section_applies, wildcard_
 use super::symlinks::{self, SymlinkOptions};
 use super::url::{normalize_url, pick_vhost, translate, Server};
 use super::Resolved;
+use crate::ide::allow_override::InForce;
 use crate::ide::catalogue::context::Overrides;
 use crate::ide::config::index::{components, Built};
 use crate::ide::config::{self, Config, FileData, FileId, Node, NodeKind, SecId};
@@ -97,10 +98,12 @@ fn walk(
         .and_then(|v| v.access_file_name.as_deref())
         .or(server.main.access_file_name.as_deref())
         .unwrap_or(&DEFAULT_ACCESS_FILE[..]);
-    const NONE: &[String] = &[];
-    // None until a section on the way sets AllowOverride (httpd's OR_UNSET).
-    let mut allow_override: Option<&[String]> = None;
-    let mut override_list: &[String] = NONE;
+    // The AllowOverride and AllowOverrideList merged so far: none until a section on the way
+    // sets them (httpd's OR_UNSET). This is `allow_override::in_force` done one component at a
+    // time (the same merge, `InForce::merge`): the walk reads each directory's .htaccess file
+    // and decides its symbolic links between two components, so it cannot ask for the whole
+    // path at once.
+    let mut in_force = InForce::default();
     // The directory at depth k: "/" then "/a", "/a/b", … grown one component at a time.
     let mut prefix = String::with_capacity(path.len() + 1);
     prefix.push('/');
@@ -114,12 +117,7 @@ fn walk(
         }
         for scope in server.scopes() {
             for id in scope.dirs_at(k, &prefix, |pat, text| wildcard_match(pat, text, true)) {
-                if let Some(ao) = ix.allow_override(id) {
-                    allow_override = Some(ao);
-                }
-                if let Some(list) = ix.allow_override_list(id) {
-                    override_list = list;
-                }
+                in_force.merge(ix, id);
                 if let Some(o) = SymlinkOptions::of_section(&ix.node(cfg, id).children) {
                     options.merge(&o);
                 }
@@ -130,10 +128,15 @@ fn walk(
         // last component are), read when AllowOverride or AllowOverrideList grants something
         // (`server/request.c: ap_directory_walk`). With no AllowOverride on the way at all, httpd
         // reads it too, and grants nothing in it (`OR_UNSET|OR_NONE` is not 0).
-        let none = |a: &String| a.eq_ignore_ascii_case("None");
-        let overrides = allow_override
-            .is_none_or(|ao| !ao.iter().all(none) || !override_list.iter().all(none))
-            .then(|| htaccess_overrides(cfg, allow_override, override_list))
+        let overrides = in_force
+            .reads_htaccess(ix)
+            .then(|| {
+                htaccess_overrides(
+                    cfg,
+                    in_force.allow_override(ix),
+                    in_force.allow_override_list(ix).unwrap_or_default(),
+                )
+            })
             .filter(Overrides::reads_htaccess);
         if let Some(overrides) = overrides.filter(|_| k < depth || fs.is_dir(Path::new(&prefix))) {
             for name in names {

@@ -162,6 +162,26 @@ pub fn components(p: &str) -> Vec<&str> {
     p.split('/').filter(|c| !c.is_empty()).collect()
 }
 
+/// One server of the configuration: the main server, or a virtual host by its position in
+/// [`Index::vhosts`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ServerId {
+    Main,
+    Vhost(u32),
+}
+
+impl ServerId {
+    /// Its scopes in the order httpd merges their sections: the main server's, then the
+    /// virtual host's.
+    pub fn scopes(self, ix: &Index) -> impl Iterator<Item = &Scope> {
+        let own = match self {
+            ServerId::Vhost(v) => ix.vhosts.get(v as usize).map(|v| &v.scope),
+            ServerId::Main => None,
+        };
+        std::iter::once(&ix.main).chain(own)
+    }
+}
+
 /// A `<VirtualHost>` at the top level.
 #[derive(Debug)]
 pub struct VirtualHost {

@@ -17,7 +17,7 @@ mod loader;
 mod modules;
 mod node_text;
 
-pub use index::{Index, SecId};
+pub use index::{Index, SecId, ServerId};
 pub(crate) use loader::standalone_directive;
 #[cfg(test)]
 pub(crate) use loader::LOADER_DIRECTIVES;
@@ -242,7 +242,7 @@ pub enum TopLevel {
 }
 
 /// The `AllowOverride` and `AllowOverrideList` in force for an .htaccess file's
-/// directory, as the main configuration sets them.
+/// directory, as the server configuration sets them for some of its servers.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HtaccessOverrides {
     /// The arguments of the AllowOverride in force; `None` for httpd's default (`None`).
@@ -250,6 +250,8 @@ pub struct HtaccessOverrides {
     pub allow_override_list: Option<Vec<String>>,
     /// Where the AllowOverride in force is written: file and 1-based line.
     pub set_at: Option<(std::path::PathBuf, u32)>,
+    /// The servers (of those reading the file) under which these are in force.
+    pub servers: Vec<ServerId>,
 }
 
 /// Whether a file analysed on its own is an .htaccess file: only by httpd's
@@ -282,6 +284,10 @@ pub struct Config {
     /// For an .htaccess file loaded with [`load_in_context`]: the server
     /// configuration it is read under.
     pub enclosing: Option<Arc<Config>>,
+    /// For an .htaccess file loaded under a server configuration: the servers whose requests
+    /// read it, when the caller found them ([`crate::ide::allow_override::Readers`]); else they
+    /// are found from [`Config::enclosing`] when asked.
+    pub htaccess_servers: Option<Arc<[ServerId]>>,
     /// Built on first use: nodes never change after loading (incremental analysis,
     /// which edits them in place, starts a new index with [`Config::nodes_changed`]).
     index: std::sync::OnceLock<Index>,
@@ -303,6 +309,7 @@ impl Clone for Config {
             inactive: self.inactive.clone(),
             included_from: self.included_from.clone(),
             enclosing: self.enclosing.clone(),
+            htaccess_servers: self.htaccess_servers.clone(),
             index: std::sync::OnceLock::new(),
             file_ids: self.file_ids.clone(),
         }
@@ -339,6 +346,7 @@ impl Config {
             defines: self.defines.clone(),
             server_root: self.server_root.clone(),
             enclosing: self.enclosing.clone(),
+            htaccess_servers: self.htaccess_servers.clone(),
             file_ids: self.file_ids.clone(),
             ..Config::default()
         };

@@ -7,16 +7,17 @@
 //!
 //! The rules are [`catalogue::context`]'s; this file walks the loaded tree with
 //! them. Directives httpd will not know at all are the unknown-directive check's.
-//! An .htaccess file under an AllowOverride that grants nothing is never read:
-//! that is said once, and nothing inside is checked.
+//! An .htaccess file is checked under the AllowOverride in force for each server that reads
+//! it ([`crate::ide::allow_override`]): where they differ, a directive refused by some is one
+//! finding saying which servers answer 500 and which do not. A file no server reads (each
+//! under an AllowOverride that grants nothing) is said once, and nothing inside is checked.
 
 use super::Diagnostic;
-use crate::ide::access::wildcard_match;
+use crate::ide::allow_override::{self, join_and, server_names, Readers};
 use crate::ide::catalogue;
 use crate::ide::catalogue::context::{Overrides, Refusal, Refused, Scope};
-use crate::ide::config::{Config, HtaccessOverrides, Node, NodeKind, Severity, TopLevel};
+use crate::ide::config::{Config, HtaccessOverrides, Node, NodeKind, ServerId, Severity, TopLevel};
 use apache_syntax::{TextRange, TextSize};
-use std::path::Path;
 
 #[cfg(test)]
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
@@ -33,47 +34,73 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
 }
 
 /// The check's state along a depth-first walk of the tree: the scope of each section
-/// entered, made once (the nodes refer to it by position).
+/// entered, made once (the nodes refer to it by position). An .htaccess file read by servers
+/// under different AllowOverride has one scope per such group at each position.
 pub(super) struct Walk {
+    /// `width` scopes per position, one for each group of `reading`.
     scopes: Vec<Scope>,
-    known: Option<HtaccessOverrides>,
+    width: usize,
+    /// For an .htaccess file under a known configuration: the AllowOverride in force for the
+    /// servers that read it, servers with equal ones grouped; and for those that never do.
+    reading: Vec<HtaccessOverrides>,
+    unread: Vec<HtaccessOverrides>,
 }
 
 impl Walk {
     /// The position of the top level's scope.
     pub(super) const TOP: usize = 0;
 
-    /// `None` when nothing in the configuration is checked (an .htaccess file httpd
-    /// never reads, which is said once).
+    /// `None` when nothing in the configuration is checked (an .htaccess file no server
+    /// reads, which is said once).
     pub(super) fn start(cfg: &Config, out: &mut Vec<Diagnostic>) -> Option<Walk> {
-        let read = overrides_read(cfg);
-        let known = read.as_ref().map(|(h, _)| h.clone());
         let top = match &cfg.top {
             TopLevel::Main => Scope::server_config(),
             TopLevel::Fragment => Scope::fragment(),
-            TopLevel::Htaccess => {
-                let overrides = read.map(|(_, o)| o);
-                if let (Some(h), Some(o)) = (&known, &overrides) {
-                    if !o.reads_htaccess() {
-                        if let Some(file) = cfg.nodes.first().map(|n| n.loc.file) {
+            TopLevel::Htaccess => match overrides_read(cfg) {
+                None => Scope::htaccess(None),
+                Some(groups) => {
+                    let (reading, unread): (Vec<_>, Vec<_>) = groups.into_iter().partition(|(_, o)| o.reads_htaccess());
+                    let unread: Vec<HtaccessOverrides> = unread.into_iter().map(|(h, _)| h).collect();
+                    let file = cfg.nodes.first().map(|n| n.loc.file);
+                    let at = TextRange::empty(TextSize::from(0));
+                    if reading.is_empty() {
+                        if let Some(file) = file {
+                            let why = match &unread[..] {
+                                [one] => format!("{} for its directory", allow_override_text(one)),
+                                _ => format!("for its directory {}", under_each(cfg, &unread)),
+                            };
                             out.push(Diagnostic::new(
                                 file,
-                                TextRange::empty(TextSize::from(0)),
+                                at,
                                 Severity::Warning,
                                 "htaccess-ignored",
-                                format!(
-                                    "httpd never reads this file: {} for its directory, so nothing here takes effect",
-                                    allow_override_text(h)
-                                ),
+                                format!("httpd never reads this file: {why}, so nothing here takes effect"),
                             ));
                         }
                         return None;
                     }
+                    if let Some(file) = file.filter(|_| !unread.is_empty()) {
+                        let read: Vec<HtaccessOverrides> = reading.iter().map(|(h, _)| h.clone()).collect();
+                        out.push(Diagnostic::new(
+                            file,
+                            at,
+                            Severity::Information,
+                            "htaccess-partly-read",
+                            format!(
+                                "only some of the servers serving this directory read this file. It is never read {}. It is read {}, and what is said of it holds for their requests",
+                                under_each(cfg, &unread),
+                                under_each(cfg, &read)
+                            ),
+                        ));
+                    }
+                    let width = reading.len();
+                    let (reading, scopes): (Vec<_>, Vec<_>) =
+                        reading.into_iter().map(|(h, o)| (h, Scope::htaccess(Some(&o)))).unzip();
+                    return Some(Walk { scopes, width, reading, unread });
                 }
-                Scope::htaccess(overrides.as_ref())
-            }
+            },
         };
-        Some(Walk { scopes: vec![top], known })
+        Some(Walk { scopes: vec![top], width: 1, reading: Vec::new(), unread: Vec::new() })
     }
 
     /// Checks `node` (the directive `d` of the catalogue), read in the scope at position
@@ -95,9 +122,26 @@ impl Walk {
         if cfg.modules_known && !loaded.of(d) {
             return None; // httpd stops at "Invalid command" first; module-not-loaded says so
         }
-        let scope = &self.scopes[at];
-        if let Some(refused) = scope.check(d) {
-            out.push(diagnostic(cfg, node, d, &refused, self.known.as_ref()));
+        let base = at * self.width;
+        if self.width == 1 && self.unread.is_empty() {
+            if let Some(refused) = self.scopes[base].check(d) {
+                out.push(diagnostic(cfg, node, d, &refused, self.reading.first()));
+            }
+        } else {
+            let verdicts: Vec<Option<Refused>> =
+                self.scopes[base..base + self.width].iter().map(|s| s.check(d)).collect();
+            let agreed = match &verdicts[..] {
+                [Some(first), rest @ ..] if self.unread.is_empty() && !first.by_allow_override => {
+                    rest.iter().all(|v| v.as_ref() == Some(first)).then_some(first)
+                }
+                _ => None,
+            };
+            if let Some(refused) = agreed {
+                // Every server refuses it alike, whatever its AllowOverride: as for one server.
+                out.push(diagnostic(cfg, node, d, refused, None));
+            } else if verdicts.iter().any(Option::is_some) {
+                out.push(across_servers(cfg, node, d, &verdicts, &self.reading, &self.unread));
+            }
         }
         if node.kind != NodeKind::Section {
             return None;
@@ -105,10 +149,84 @@ impl Walk {
         if Scope::transparent(node.name()) {
             return Some(at);
         }
-        let inner = scope.enter(node.name())?;
-        self.scopes.push(inner);
-        Some(self.scopes.len() - 1)
+        if self.width == 1 {
+            let inner = self.scopes[base].enter(node.name())?;
+            self.scopes.push(inner);
+            return Some(self.scopes.len() - 1);
+        }
+        let inner: Vec<Scope> =
+            self.scopes[base..base + self.width].iter().map(|s| s.enter(node.name())).collect::<Option<_>>()?;
+        self.scopes.extend(inner);
+        Some(self.scopes.len() / self.width - 1)
     }
+}
+
+/// Each group's AllowOverride and the servers it is in force for: `AllowOverride None
+/// (httpd.conf:3) under a.test, AllowOverride All (httpd.conf:9) under b.test`.
+fn under_each(cfg: &Config, groups: &[HtaccessOverrides]) -> String {
+    let root = cfg.enclosing.as_deref().unwrap_or(cfg);
+    groups
+        .iter()
+        .map(|h| format!("under {} ({})", server_names(root, &h.servers), allow_override_text(h)))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The finding on a directive that the servers reading the file do not all take alike: one
+/// finding saying, for each group of servers, what httpd does with it; an error when any
+/// answers 500.
+fn across_servers(
+    cfg: &Config,
+    node: &Node,
+    d: &catalogue::Directive,
+    verdicts: &[Option<Refused>],
+    reading: &[HtaccessOverrides],
+    unread: &[HtaccessOverrides],
+) -> Diagnostic {
+    let root = cfg.enclosing.as_deref().unwrap_or(cfg);
+    let class = if d.override_class.is_empty() { "it" } else { d.override_class };
+    let servers = |h: &HtaccessOverrides| server_names(root, &h.servers);
+    let why_refused = |r: &Refused, h: &HtaccessOverrides| match &h.allow_override {
+        _ if !r.by_allow_override => servers(h),
+        None => format!("{} (no AllowOverride applies, and httpd then grants nothing in the file)", servers(h)),
+        Some(_) => format!("{} ({} does not grant {class})", servers(h), allow_override_text(h)),
+    };
+    let (mut answers_500, mut warns, mut allows) = (Vec::new(), Vec::new(), Vec::new());
+    let mut message = None;
+    for (v, h) in verdicts.iter().zip(reading) {
+        match v {
+            Some(r) if r.kind == Refusal::Warning => {
+                warns.push(format!("{} ({})", servers(h), allow_override_text(h)));
+                message.get_or_insert(&r.message);
+            }
+            Some(r) => {
+                answers_500.push(why_refused(r, h));
+                message = Some(&r.message); // the 500's words win
+            }
+            None => allows.push(format!("{} ({})", servers(h), allow_override_text(h))),
+        }
+    }
+    let severity = if answers_500.is_empty() { Severity::Warning } else { Severity::Error };
+    let mut parts = Vec::new();
+    if !answers_500.is_empty() {
+        parts.push(format!(
+            "for {}, httpd answers 500 Internal Server Error to every request this .htaccess file applies to",
+            join_and(answers_500)
+        ));
+    }
+    if !warns.is_empty() {
+        parts.push(format!("for {}, httpd logs a warning and ignores it", join_and(warns)));
+    }
+    if !allows.is_empty() {
+        parts.push(format!("for {}, it is allowed", join_and(allows)));
+    }
+    if !unread.is_empty() {
+        let never: Vec<String> =
+            unread.iter().map(|h| format!("{} ({})", servers(h), allow_override_text(h))).collect();
+        parts.push(format!("for {}, httpd never reads this file", join_and(never)));
+    }
+    let message = format!("{}: {}", message.map_or("", String::as_str), parts.join("; "));
+    Diagnostic::new(node.loc.file, name_range(cfg, node), severity, "directive-context", message)
 }
 
 fn diagnostic(
@@ -175,65 +293,43 @@ fn allow_override_text(h: &HtaccessOverrides) -> String {
     }
 }
 
-/// For an .htaccess file read under a known server configuration
-/// ([`Config::enclosing`]): the AllowOverride in force for its directory.
-pub fn overrides_in_force(cfg: &Config) -> Option<HtaccessOverrides> {
+/// For an .htaccess file read under a known server configuration ([`Config::enclosing`]): the
+/// AllowOverride in force for its directory under each server that reads it
+/// ([`Config::htaccess_servers`], else [`Readers::servers`]), servers with equal ones grouped
+/// ([`allow_override::groups`]).
+pub fn overrides_in_force(cfg: &Config) -> Option<Vec<HtaccessOverrides>> {
     if cfg.top != TopLevel::Htaccess {
         return None;
     }
-    let dir = cfg.files.first()?.path.parent()?.to_path_buf();
-    htaccess_overrides(cfg.enclosing.as_deref()?, &dir)
+    let root = cfg.enclosing.as_deref()?;
+    let dir = cfg.files.first()?.path.parent()?.to_string_lossy().into_owned();
+    let servers: Vec<ServerId> = match &cfg.htaccess_servers {
+        Some(s) => s.to_vec(),
+        None => Readers::new(root).servers(&dir),
+    };
+    let groups = allow_override::groups(root, &servers, &dir);
+    (!groups.is_empty()).then_some(groups)
 }
 
 /// [`overrides_in_force`] with what httpd makes of them.
-pub(super) fn overrides_read(cfg: &Config) -> Option<(HtaccessOverrides, Overrides)> {
-    overrides_in_force(cfg).map(|h| {
-        let o = Overrides::parse(h.allow_override.as_deref(), h.allow_override_list.as_deref());
-        (h, o)
+pub(super) fn overrides_read(cfg: &Config) -> Option<Vec<(HtaccessOverrides, Overrides)>> {
+    overrides_in_force(cfg).map(|groups| {
+        groups
+            .into_iter()
+            .map(|h| {
+                let o = Overrides::parse(h.allow_override.as_deref(), h.allow_override_list.as_deref());
+                (h, o)
+            })
+            .collect()
     })
 }
 
-/// The AllowOverride and AllowOverrideList in force for the .htaccess file in
-/// `dir`, from the main server's `<Directory>` sections (without regular
-/// expressions, as httpd reads .htaccess files during that part of its walk):
-/// those matching `dir` or a parent of it, shorter paths first, the last one
-/// setting each directive winning. `None` when a virtual host has its own
-/// `<Directory>` for the same place (which applies depends on the request).
-pub fn htaccess_overrides(root: &Config, dir: &Path) -> Option<HtaccessOverrides> {
-    let dir = dir.to_string_lossy();
-    let comps: Vec<&str> = dir.split('/').filter(|c| !c.is_empty()).collect();
-    let matches = |n: &Node| {
-        if !n.is("Directory") {
-            return false;
-        }
-        let Some(p) = n.args().first().filter(|a| *a != "~") else { return false };
-        let pc: Vec<&str> = p.split('/').filter(|c| !c.is_empty()).collect();
-        pc.len() <= comps.len()
-            && wildcard_match(&format!("/{}", pc.join("/")), &format!("/{}", comps[..pc.len()].join("/")), true)
-    };
-    let in_vhost = root
-        .nodes
-        .iter()
-        .filter(|n| n.is("VirtualHost"))
-        .flat_map(|v| v.walk())
-        .any(|n| matches(n) && n.children.iter().any(|c| c.is("AllowOverride") || c.is("AllowOverrideList")));
-    if in_vhost {
-        return None;
-    }
-    let mut sections: Vec<&Node> = root.nodes.iter().filter(|n| matches(n)).collect();
-    sections.sort_by_key(|n| n.arg(0).unwrap_or_default().split('/').filter(|c| !c.is_empty()).count());
-    let mut out = HtaccessOverrides::default();
-    for s in sections {
-        for c in &s.children {
-            if c.is("AllowOverride") {
-                out.allow_override = Some(c.arg_strings());
-                out.set_at = Some((root.file(c.loc.file).path.to_path_buf(), root.line(&c.loc)));
-            } else if c.is("AllowOverrideList") {
-                out.allow_override_list = Some(c.arg_strings());
-            }
-        }
-    }
-    Some(out)
+/// What the AllowOverride in force grants an .htaccess file, when every server that reads it
+/// grants the same (`None`: unknown, or the servers differ).
+pub fn agreed_overrides(cfg: &Config) -> Option<Overrides> {
+    let mut reading = overrides_read(cfg)?.into_iter().map(|(_, o)| o).filter(Overrides::reads_htaccess);
+    let first = reading.next()?;
+    reading.all(|o| o == first).then_some(first)
 }
 
 #[cfg(test)]
@@ -242,6 +338,7 @@ mod tests {
     use crate::ide::config::{load, load_fragment, load_in_context};
     use crate::ide::diagnostics::tests::{render_diagnostics, Fixture};
     use expect_test::expect;
+    use std::path::Path;
 
     /// This check's findings in a fixture; a file named httpd.conf is a main
     /// configuration, anything else a fragment or .htaccess file analysed alone.
@@ -344,5 +441,36 @@ mod tests {
             1: Error[directive-context]: Options not allowed here; no AllowOverride applies to its directory, and httpd then reads the file granting nothing in it: httpd answers 500 Internal Server Error to every request this .htaccess file applies to
         "#]]
         .assert_eq(&htaccess_with_root("ServerName x\n", "Options -Indexes\n"));
+    }
+
+    /// Two virtual hosts serving the file's directory under different AllowOverride, and a
+    /// third that never reads it: each refusal is one finding naming the servers that answer
+    /// 500 and those that do not; an error, as some do.
+    #[test]
+    fn htaccess_read_by_servers_that_disagree() {
+        let root = "<Directory />\n  AllowOverride None\n</Directory>\n\
+<VirtualHost *:80>\n  ServerName a.test\n  DocumentRoot /srv/www\n  <Directory /srv/www>\n    AllowOverride AuthConfig\n  </Directory>\n</VirtualHost>\n\
+<VirtualHost *:80>\n  ServerName b.test\n  DocumentRoot /srv/www\n  <Directory /srv/www>\n    AllowOverride AuthConfig Options\n  </Directory>\n</VirtualHost>\n\
+<VirtualHost *:80>\n  DocumentRoot /srv/www\n</VirtualHost>\n";
+        expect![[r#"
+            1: Information[htaccess-partly-read]: only some of the servers serving this directory read this file. It is never read under the <VirtualHost> at httpd.conf:18 (AllowOverride None (httpd.conf:2)). It is read under a.test (AllowOverride AuthConfig (httpd.conf:8)); under b.test (AllowOverride AuthConfig Options (httpd.conf:15)), and what is said of it holds for their requests
+            2: Error[directive-context]: Options not allowed here: for a.test (AllowOverride AuthConfig (httpd.conf:8) does not grant Options), httpd answers 500 Internal Server Error to every request this .htaccess file applies to; for b.test (AllowOverride AuthConfig Options (httpd.conf:15)), it is allowed; for the <VirtualHost> at httpd.conf:18 (AllowOverride None (httpd.conf:2)), httpd never reads this file
+            3: Error[directive-context]: ServerName not allowed here: for a.test and b.test, httpd answers 500 Internal Server Error to every request this .htaccess file applies to; for the <VirtualHost> at httpd.conf:18 (AllowOverride None (httpd.conf:2)), httpd never reads this file
+        "#]]
+        .assert_eq(&htaccess_with_root(root, "Require valid-user\nOptions -Indexes\nServerName x\n"));
+        // Both read it and agree: as for one server.
+        let agree = root
+            .replace("AuthConfig Options", "AuthConfig")
+            .replace("<VirtualHost *:80>\n  DocumentRoot /srv/www\n</VirtualHost>\n", "");
+        expect![[r#"
+            2: Error[directive-context]: ServerName not allowed here: httpd answers 500 Internal Server Error to every request this .htaccess file applies to
+        "#]]
+        .assert_eq(&htaccess_with_root(&agree, "Require valid-user\nServerName x\n"));
+        // None reads it: said once.
+        let none = root.replace("AuthConfig Options", "None").replace("AuthConfig", "None");
+        expect![[r#"
+            1: Warning[htaccess-ignored]: httpd never reads this file: for its directory under a.test (AllowOverride None (httpd.conf:8)); under b.test (AllowOverride None (httpd.conf:15)); under the <VirtualHost> at httpd.conf:18 (AllowOverride None (httpd.conf:2)), so nothing here takes effect
+        "#]]
+        .assert_eq(&htaccess_with_root(&none, "Options -Indexes\n"));
     }
 }

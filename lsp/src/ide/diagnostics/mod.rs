@@ -240,10 +240,11 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Whether `cfg` is an .htaccess file its server never reads (AllowOverride None for its
-/// directory): nothing in it takes effect, so no check but the one saying so has anything to say.
+/// Whether `cfg` is an .htaccess file no server reads (each under an AllowOverride that grants
+/// nothing for its directory): nothing in it takes effect, so no check but the one saying so
+/// has anything to say.
 pub(crate) fn never_read(cfg: &Config) -> bool {
-    directive_context::overrides_read(cfg).is_some_and(|(_, o)| !o.reads_htaccess())
+    directive_context::overrides_read(cfg).is_some_and(|groups| groups.iter().all(|(_, o)| !o.reads_htaccess()))
 }
 
 /// Checks that evaluate requests across the whole configuration.
