@@ -589,3 +589,102 @@ fn statuses_possible_include_what_the_file_system_and_kept_slashes_give() {
         assert!(possible.contains(&u64::from(real)), "{target}: httpd {real}, possible {possible:?}");
     }
 }
+
+/// Methods other than GET once access passes, where only core's default handler and mod_dir
+/// answer: POST is served as GET (a file 200, a missing one 404), OPTIONS 200 for any path, PUT,
+/// DELETE and the other methods httpd knows (or a `<Limit>` registers) 405, a method httpd does
+/// not know 501 (AH00135); a directory without its slash is redirected (301) whatever the
+/// method. TRACE is answered before any section is walked: 200 under the default
+/// `TraceEnable On`, even where access is denied, 405 under `TraceEnable Off`.
+#[test]
+fn explain_predicts_what_the_default_handler_answers_each_method() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/private>\n    Require all denied\n</Directory>\n\
+<Location /brew>\n    <Limit BREW>\n        Require all granted\n    </Limit>\n</Location>\n\
+<VirtualHost 127.0.0.1:@PORT@>\n    ServerName notrace.test\n    TraceEnable Off\n</VirtualHost>\n";
+    let config = HttpdConfig::new(body)
+        .log_level("info")
+        .file("htdocs/d/index.html", "x\n")
+        .file("htdocs/e/i.html", "x\n")
+        .file("htdocs/brew/index.html", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    let paths = ["/index.html", "/missing", "/d", "/d/", "/e/", "/index.html/x", "/private/index.html", "/brew/"];
+    let methods = ["POST", "OPTIONS", "PUT", "DELETE", "PATCH", "PROPFIND", "BREW", "FOO", "TRACE"];
+    let mut seen = std::collections::BTreeSet::new();
+    for host in ["localhost", "notrace.test"] {
+        for method in methods {
+            for path in paths {
+                let req = Request::new(method, path).host(host);
+                let (real, log) = httpd.send_logged(&req).unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+                seen.insert(real);
+                let v = json(&["explain", conf, path, "--method", method, "--host", host, "--format", "json"]);
+                assert_eq!(v["status"], real, "{method} {path} (Host {host}):\n{v:#}");
+                assert!(v["handler_unknown_because"].is_null(), "{method} {path}:\n{v:#}");
+                if method == "TRACE" {
+                    assert_eq!(v["rejected_before_walk"], "trace", "{v:#}");
+                    assert_eq!(v["sections"], Value::Array(vec![]), "{v:#}");
+                }
+                for e in v["error_log"].as_array().unwrap() {
+                    let (code, message) = (e["code"].as_str().unwrap(), e["message"].as_str().unwrap());
+                    let found = log.lines().any(|l| l.ends_with(&format!("{code}: {message}")));
+                    assert!(found, "{method} {path}: explain's {e} not in httpd's log {log:?}");
+                }
+            }
+        }
+    }
+    assert_eq!(seen, [200, 301, 403, 404, 405, 501].into(), "every answer reached");
+}
+
+/// mod_autoindex (loaded, as in Debian's default) answers a GET for a directory with no index
+/// file: a listing (200) where the `Options` merged for the request hold Indexes — from a
+/// `<Directory>`, a `<DirectoryMatch>` merged after it, an .htaccess file, also with
+/// `DirectoryIndex disabled` — else 403 (AH01276). It declines POST, which the default handler
+/// answers 404 (AH00129).
+#[test]
+fn explain_predicts_mod_autoindex() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n    AllowOverride None\n</Directory>\n\
+<Directory @DOCROOT@/ix>\n    Options +Indexes\n</Directory>\n\
+<Directory @DOCROOT@/dis>\n    Options Indexes\n    DirectoryIndex disabled\n</Directory>\n\
+<DirectoryMatch \"/rx\">\n    Options Indexes\n</DirectoryMatch>\n\
+<Directory @DOCROOT@/rx>\n    Options -Indexes\n</Directory>\n\
+<Directory @DOCROOT@/ht>\n    AllowOverride Options\n</Directory>\n\
+<Directory @DOCROOT@/all>\n    Options All\n    <Files x>\n        Options -Indexes\n    </Files>\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .with_module("autoindex")
+        .log_level("info")
+        .file("htdocs/e/i.html", "x\n")
+        .file("htdocs/ix/i.html", "x\n")
+        .file("htdocs/dis/index.html", "x\n")
+        .file("htdocs/rx/i.html", "x\n")
+        .file("htdocs/ht/.htaccess", "Options +Indexes\n")
+        .file("htdocs/ht/no/.htaccess", "Options -Indexes\n")
+        .file("htdocs/all/i.html", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    for method in ["GET", "HEAD", "POST"] {
+        for path in ["/e/", "/ix/", "/dis/", "/rx/", "/ht/", "/ht/no/", "/all/", "/sub/"] {
+            let (real, log) =
+                httpd.send_logged(&Request::new(method, path)).unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+            seen.insert(real);
+            let v = json(&["explain", conf, path, "--method", method, "--format", "json"]);
+            assert_eq!(v["status"], real, "{method} {path}:\n{v:#}");
+            assert_eq!(v["status_from"], "file", "{method} {path}:\n{v:#}");
+            for e in v["error_log"].as_array().unwrap() {
+                let (code, message) = (e["code"].as_str().unwrap(), e["message"].as_str().unwrap());
+                let found = log.lines().any(|l| l.ends_with(&format!("{code}: {message}")));
+                assert!(found, "{method} {path}: explain's {e} not in httpd's log {log:?}");
+            }
+        }
+    }
+    assert_eq!(seen, [200, 403, 404].into(), "listing, refusal and POST's 404 all reached");
+}

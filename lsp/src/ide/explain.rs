@@ -60,9 +60,18 @@ pub fn explain(cfg: &Config, spec: &RequestSpec) -> Explained {
 pub fn explain_with(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Explained {
     let mut effective = effective_with(cfg, spec, Some(inputs));
     let slashes = encoded_slashes(cfg, effective.vhost_node);
-    let rejected = rejected_target(&spec.path, slashes);
+    let rejected = rejected_target(&spec.path, slashes).or_else(|| trace(cfg, spec, effective.vhost_node));
     if let Some(why) = rejected {
         answer_before_walk(spec, &mut effective, why, slashes);
+        if let (Rejected::Trace { .. }, Some(d)) = (why, crate::ide::handler::answered_at_translation(cfg, &effective))
+        {
+            // Server-level redirects and rewrites run before http_core's TRACE hook.
+            let o = &mut effective.outcome;
+            o.possible_statuses = [why.status(), 301, 302, 303, 307, 308, 403, 410].into();
+            o.possible_statuses.sort_unstable();
+            o.status = None;
+            o.reason_unknown = Some(format!("{d} may answer TRACE before http_core does"));
+        }
     } else if slashes == EncodedSlashes::NoDecode && spec.path.to_ascii_lowercase().contains("%2f") {
         // httpd keeps `%2F` encoded in the path it maps; the walk decodes it into a `/`.
         // What httpd answers with the `%2F` kept as text: the walk decodes `%25` into `%`, so the
@@ -169,6 +178,10 @@ fn answer_before_walk(spec: &RequestSpec, e: &mut Effective, why: Rejected, slas
         Rejected::EncodedNul => {
             ("%00 in the path (ap_unescape_url)", (slashes == EncodedSlashes::Off).then_some(encoded_slash))
         }
+        Rejected::Trace { enabled: true } => {
+            ("TRACE is echoed back before any section is walked (TraceEnable On, the default)", None)
+        }
+        Rejected::Trace { enabled: false } => ("TRACE is refused before any section is walked (TraceEnable Off)", None),
     };
     e.outcome = Outcome {
         status: Some(status),
@@ -189,6 +202,23 @@ fn answer_before_walk(spec: &RequestSpec, e: &mut Effective, why: Rejected, slas
     e.authz = None;
     e.env = None;
     e.index = None;
+}
+
+/// `Rejected::Trace` for a TRACE request: `TraceEnable` of the virtual host (`vhost`: its index in
+/// `cfg.nodes`), else of the main server.
+fn trace(cfg: &Config, spec: &RequestSpec, vhost: Option<usize>) -> Option<Rejected> {
+    if spec.request.method != "TRACE" {
+        return None;
+    }
+    let last = |nodes: &[crate::ide::config::Node]| {
+        nodes
+            .iter()
+            .rev()
+            .filter(|n| n.kind == crate::ide::config::NodeKind::Directive && n.is("TraceEnable"))
+            .find_map(|n| n.args().next().map(str::to_ascii_lowercase))
+    };
+    let value = vhost.and_then(|v| cfg.nodes.get(v)).and_then(|v| last(&v.children)).or_else(|| last(&cfg.nodes));
+    Some(Rejected::Trace { enabled: value.as_deref() != Some("off") })
 }
 
 /// What `status` is (JSON `status_from`): httpd's answer before the walk (`request`), the access
@@ -333,6 +363,7 @@ pub fn to_json(spec: &RequestSpec, e: &Explained) -> Value {
             Rejected::InvalidPath => "invalid-path",
             Rejected::EncodedSlash => "encoded-slash",
             Rejected::EncodedNul => "encoded-nul",
+            Rejected::Trace { .. } => "trace",
         }),
         "url": spec.path,
         "method": spec.request.method,
