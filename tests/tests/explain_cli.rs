@@ -688,3 +688,42 @@ fn explain_predicts_mod_autoindex() {
     }
     assert_eq!(seen, [200, 403, 404].into(), "listing, refusal and POST's 404 all reached");
 }
+
+/// With two `Listen` ports and no `--port`, each port picks its own virtual host: explain gives
+/// the status only where both ports give the same, else says the status is unknown (the port is
+/// not known) with each port's answer possible. With `--port` it is each port's answer.
+#[test]
+fn explain_considers_every_listening_port_when_none_is_given() {
+    if !require_apache2() {
+        return;
+    }
+    let other = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let body = format!(
+        "Listen 127.0.0.1:{other}\n<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<VirtualHost 127.0.0.1:@PORT@>\n    ServerName first.test\n    <Location /sub>\n        Require all denied\n    </Location>\n</VirtualHost>\n\
+<VirtualHost 127.0.0.1:{other}>\n    ServerName second.test\n</VirtualHost>\n"
+    );
+    let httpd = Httpd::start(HttpdConfig::new(body)).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    for path in ["/sub/index.html", "/index.html", "/missing"] {
+        let req = Request::get(path);
+        let here = httpd.send(&req).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let there = req.send_to(other).unwrap_or_else(|e| panic!("{path} on {other}: {e}")).status;
+        for (port, real) in [(httpd.port(), here), (other, there)] {
+            let v = json(&["explain", conf, path, "--port", &port.to_string(), "--format", "json"]);
+            assert_eq!(v["status"], real, "{path} on port {port}:\n{v:#}");
+        }
+        let v = json(&["explain", conf, path, "--format", "json"]);
+        assert!(v["local_port_unknown"].is_string(), "{path}:\n{v:#}");
+        if here == there {
+            assert_eq!(v["status"], here, "{path}: both ports give {here}:\n{v:#}");
+        } else {
+            assert_eq!(v["status"], Value::Null, "{path}: httpd {here} and {there}:\n{v:#}");
+            let possible = v["possible_statuses"].as_array().unwrap();
+            assert!(possible.contains(&here.into()) && possible.contains(&there.into()), "{path}:\n{v:#}");
+            assert!(v["reason"].as_str().unwrap().contains("port"), "{v:#}");
+        }
+    }
+    assert_eq!(httpd.send(&Request::get("/sub/index.html")), Ok(403), "the ports differ somewhere");
+}
