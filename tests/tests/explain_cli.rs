@@ -727,3 +727,31 @@ fn explain_considers_every_listening_port_when_none_is_given() {
     }
     assert_eq!(httpd.send(&Request::get("/sub/index.html")), Ok(403), "the ports differ somewhere");
 }
+
+/// A symbolic link to nothing is refused (403, AH00037) under the default FollowSymLinks too:
+/// httpd cannot stat() its target. explain gives the status and says so, not that the Options
+/// forbid it; a link the Options forbid is still blamed on them.
+#[test]
+fn a_dangling_symlink_is_refused_because_its_target_is_missing() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/strict>\n    Options -FollowSymLinks\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .file("htdocs/strict/real.html", "x\n")
+        .symlink("htdocs/dangling.html", "htdocs/nothere.html")
+        .symlink("htdocs/strict/link.html", "htdocs/strict/real.html");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    for (path, blamed) in [("/dangling.html", "target does not exist"), ("/strict/link.html", "Options")] {
+        let (real, log) = httpd.send_logged(&Request::get(path)).unwrap();
+        assert_eq!(real, 403, "{path}: {log}");
+        assert!(log.contains("AH00037"), "{path}: {log}");
+        let v = json(&["explain", conf, path, "--format", "json"]);
+        assert_eq!(v["status"], real, "{path}:\n{v:#}");
+        let rule = v["deciding"]["rule"].as_str().unwrap();
+        assert!(rule.contains(blamed), "{path}: {rule}");
+    }
+}
