@@ -755,3 +755,28 @@ fn a_dangling_symlink_is_refused_because_its_target_is_missing() {
         assert!(rule.contains(blamed), "{path}: {rule}");
     }
 }
+
+/// The directory walk tests symbolic links under the Options of the `<Directory>` sections and
+/// .htaccess files merged so far; `<DirectoryMatch>` sections are merged after the walk and do
+/// not count: a `+FollowSymLinks` there does not let httpd follow the link (403, AH00037).
+#[test]
+fn regex_directory_options_do_not_count_for_the_symlink_test() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n    Options -FollowSymLinks\n</Directory>\n\
+<DirectoryMatch \"/rx\">\n    Options +FollowSymLinks\n</DirectoryMatch>\n\
+<Directory @DOCROOT@/plain>\n    Options +FollowSymLinks\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .symlink("htdocs/rx/l.html", "htdocs/index.html")
+        .symlink("htdocs/plain/l.html", "htdocs/index.html");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    for (path, expected) in [("/rx/l.html", 403), ("/plain/l.html", 200)] {
+        let real = httpd.send(&Request::get(path)).unwrap();
+        assert_eq!(real, expected, "{path}");
+        let v = json(&["explain", conf, path, "--format", "json"]);
+        assert_eq!(v["status"], real, "{path}:\n{v:#}");
+    }
+}
