@@ -312,13 +312,14 @@ fn method_class(cfg: &Config, method: &str) -> Result<Method, String> {
     })
 }
 
-/// Whether a `<Limit>` or `<LimitExcept>` of the server configuration names `method` (httpd
-/// registers the methods they name: `core.c: ap_limit_section`).
+/// Whether the server configuration registers `method`: a `<Limit>` or `<LimitExcept>` naming
+/// it (`core.c: ap_limit_section`), or `RegisterHttpMethod`.
 fn registered_by_limit(cfg: &Config, method: &str) -> bool {
-    cfg.nodes
-        .iter()
-        .flat_map(|n| n.walk())
-        .any(|n| n.is_section() && crate::ide::policy::method::is_limit(n.name()) && n.args().any(|a| a == method))
+    cfg.nodes.iter().flat_map(|n| n.walk()).any(|n| {
+        let registers =
+            if n.is_section() { crate::ide::policy::method::is_limit(n.name()) } else { n.is("RegisterHttpMethod") };
+        registers && n.args().any(|a| a == method)
+    })
 }
 
 /// The `Options` in force for the request (`ap_allow_options`): the main server's, the
@@ -494,6 +495,7 @@ mod tests {
             config("<Directory /srv>\n<LimitExcept GET BREW>\nRequire all denied\n</LimitExcept>\n</Directory>\n");
         assert_eq!(class(&limit, "BREW"), Ok(Method::NotAllowed));
         assert_eq!(class(&limit, "brew"), Ok(Method::Invalid));
+        assert_eq!(class(&config("RegisterHttpMethod BREW\n"), "BREW"), Ok(Method::NotAllowed));
         let dav = config("LoadModule dav_module m.so\n");
         assert!(class(&dav, "BREW").is_err());
         assert_eq!(class(&dav, "PUT"), Ok(Method::NotAllowed));
