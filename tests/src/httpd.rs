@@ -891,7 +891,9 @@ impl Request {
         s
     }
 
-    fn send_to(&self, port: u16) -> Result<Response, String> {
+    /// Sends this request to `port` on the loopback address of its source's family (a second
+    /// port the server listens on; [`Httpd::fetch`] sends to the harness's own).
+    pub fn send_to(&self, port: u16) -> Result<Response, String> {
         let what = || format!("{} {} from {}", self.method, self.path, self.source);
         let destination = self.destination(port)?;
         let domain = if self.source.is_ipv4() { Domain::IPV4 } else { Domain::IPV6 };

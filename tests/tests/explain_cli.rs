@@ -589,3 +589,194 @@ fn statuses_possible_include_what_the_file_system_and_kept_slashes_give() {
         assert!(possible.contains(&u64::from(real)), "{target}: httpd {real}, possible {possible:?}");
     }
 }
+
+/// Methods other than GET once access passes, where only core's default handler and mod_dir
+/// answer: POST is served as GET (a file 200, a missing one 404), OPTIONS 200 for any path, PUT,
+/// DELETE and the other methods httpd knows (or a `<Limit>` registers) 405, a method httpd does
+/// not know 501 (AH00135); a directory without its slash is redirected (301) whatever the
+/// method. TRACE is answered before any section is walked: 200 under the default
+/// `TraceEnable On`, even where access is denied, 405 under `TraceEnable Off`.
+#[test]
+fn explain_predicts_what_the_default_handler_answers_each_method() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/private>\n    Require all denied\n</Directory>\n\
+<Location /brew>\n    <Limit BREW>\n        Require all granted\n    </Limit>\n</Location>\n\
+<VirtualHost 127.0.0.1:@PORT@>\n    ServerName notrace.test\n    TraceEnable Off\n</VirtualHost>\n";
+    let config = HttpdConfig::new(body)
+        .log_level("info")
+        .file("htdocs/d/index.html", "x\n")
+        .file("htdocs/e/i.html", "x\n")
+        .file("htdocs/brew/index.html", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    let paths = ["/index.html", "/missing", "/d", "/d/", "/e/", "/index.html/x", "/private/index.html", "/brew/"];
+    let methods = ["POST", "OPTIONS", "PUT", "DELETE", "PATCH", "PROPFIND", "BREW", "FOO", "TRACE"];
+    let mut seen = std::collections::BTreeSet::new();
+    for host in ["localhost", "notrace.test"] {
+        for method in methods {
+            for path in paths {
+                let req = Request::new(method, path).host(host);
+                let (real, log) = httpd.send_logged(&req).unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+                seen.insert(real);
+                let v = json(&["explain", conf, path, "--method", method, "--host", host, "--format", "json"]);
+                assert_eq!(v["status"], real, "{method} {path} (Host {host}):\n{v:#}");
+                assert!(v["handler_unknown_because"].is_null(), "{method} {path}:\n{v:#}");
+                if method == "TRACE" {
+                    assert_eq!(v["rejected_before_walk"], "trace", "{v:#}");
+                    assert_eq!(v["sections"], Value::Array(vec![]), "{v:#}");
+                }
+                for e in v["error_log"].as_array().unwrap() {
+                    let (code, message) = (e["code"].as_str().unwrap(), e["message"].as_str().unwrap());
+                    let found = log.lines().any(|l| l.ends_with(&format!("{code}: {message}")));
+                    assert!(found, "{method} {path}: explain's {e} not in httpd's log {log:?}");
+                }
+            }
+        }
+    }
+    assert_eq!(seen, [200, 301, 403, 404, 405, 501].into(), "every answer reached");
+}
+
+/// mod_autoindex (loaded, as in Debian's default) answers a GET for a directory with no index
+/// file: a listing (200) where the `Options` merged for the request hold Indexes — from a
+/// `<Directory>`, a `<DirectoryMatch>` merged after it, an .htaccess file, also with
+/// `DirectoryIndex disabled` — else 403 (AH01276). It declines POST, which the default handler
+/// answers 404 (AH00129).
+#[test]
+fn explain_predicts_mod_autoindex() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n    AllowOverride None\n</Directory>\n\
+<Directory @DOCROOT@/ix>\n    Options +Indexes\n</Directory>\n\
+<Directory @DOCROOT@/dis>\n    Options Indexes\n    DirectoryIndex disabled\n</Directory>\n\
+<DirectoryMatch \"/rx\">\n    Options Indexes\n</DirectoryMatch>\n\
+<Directory @DOCROOT@/rx>\n    Options -Indexes\n</Directory>\n\
+<Directory @DOCROOT@/ht>\n    AllowOverride Options\n</Directory>\n\
+<Directory @DOCROOT@/all>\n    Options All\n    <Files x>\n        Options -Indexes\n    </Files>\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .with_module("autoindex")
+        .log_level("info")
+        .file("htdocs/e/i.html", "x\n")
+        .file("htdocs/ix/i.html", "x\n")
+        .file("htdocs/dis/index.html", "x\n")
+        .file("htdocs/rx/i.html", "x\n")
+        .file("htdocs/ht/.htaccess", "Options +Indexes\n")
+        .file("htdocs/ht/no/.htaccess", "Options -Indexes\n")
+        .file("htdocs/all/i.html", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    for method in ["GET", "HEAD", "POST"] {
+        for path in ["/e/", "/ix/", "/dis/", "/rx/", "/ht/", "/ht/no/", "/all/", "/sub/"] {
+            let (real, log) =
+                httpd.send_logged(&Request::new(method, path)).unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+            seen.insert(real);
+            let v = json(&["explain", conf, path, "--method", method, "--format", "json"]);
+            assert_eq!(v["status"], real, "{method} {path}:\n{v:#}");
+            assert_eq!(v["status_from"], "file", "{method} {path}:\n{v:#}");
+            for e in v["error_log"].as_array().unwrap() {
+                let (code, message) = (e["code"].as_str().unwrap(), e["message"].as_str().unwrap());
+                let found = log.lines().any(|l| l.ends_with(&format!("{code}: {message}")));
+                assert!(found, "{method} {path}: explain's {e} not in httpd's log {log:?}");
+            }
+        }
+    }
+    assert_eq!(seen, [200, 403, 404].into(), "listing, refusal and POST's 404 all reached");
+}
+
+/// With two `Listen` ports and no `--port`, each port picks its own virtual host: explain gives
+/// the status only where both ports give the same, else says the status is unknown (the port is
+/// not known) with each port's answer possible. With `--port` it is each port's answer.
+#[test]
+fn explain_considers_every_listening_port_when_none_is_given() {
+    if !require_apache2() {
+        return;
+    }
+    let other = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let body = format!(
+        "Listen 127.0.0.1:{other}\n<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<VirtualHost 127.0.0.1:@PORT@>\n    ServerName first.test\n    <Location /sub>\n        Require all denied\n    </Location>\n</VirtualHost>\n\
+<VirtualHost 127.0.0.1:{other}>\n    ServerName second.test\n</VirtualHost>\n"
+    );
+    let httpd = Httpd::start(HttpdConfig::new(body)).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    for path in ["/sub/index.html", "/index.html", "/missing"] {
+        let req = Request::get(path);
+        let here = httpd.send(&req).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let there = req.send_to(other).unwrap_or_else(|e| panic!("{path} on {other}: {e}")).status;
+        for (port, real) in [(httpd.port(), here), (other, there)] {
+            let v = json(&["explain", conf, path, "--port", &port.to_string(), "--format", "json"]);
+            assert_eq!(v["status"], real, "{path} on port {port}:\n{v:#}");
+        }
+        let v = json(&["explain", conf, path, "--format", "json"]);
+        assert!(v["local_port_unknown"].is_string(), "{path}:\n{v:#}");
+        if here == there {
+            assert_eq!(v["status"], here, "{path}: both ports give {here}:\n{v:#}");
+        } else {
+            assert_eq!(v["status"], Value::Null, "{path}: httpd {here} and {there}:\n{v:#}");
+            let possible = v["possible_statuses"].as_array().unwrap();
+            assert!(possible.contains(&here.into()) && possible.contains(&there.into()), "{path}:\n{v:#}");
+            assert!(v["reason"].as_str().unwrap().contains("port"), "{v:#}");
+        }
+    }
+    assert_eq!(httpd.send(&Request::get("/sub/index.html")), Ok(403), "the ports differ somewhere");
+}
+
+/// A symbolic link to nothing is refused (403, AH00037) under the default FollowSymLinks too:
+/// httpd cannot stat() its target. explain gives the status and says so, not that the Options
+/// forbid it; a link the Options forbid is still blamed on them.
+#[test]
+fn a_dangling_symlink_is_refused_because_its_target_is_missing() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/strict>\n    Options -FollowSymLinks\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .file("htdocs/strict/real.html", "x\n")
+        .symlink("htdocs/dangling.html", "htdocs/nothere.html")
+        .symlink("htdocs/strict/link.html", "htdocs/strict/real.html");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    for (path, blamed) in [("/dangling.html", "target does not exist"), ("/strict/link.html", "Options")] {
+        let (real, log) = httpd.send_logged(&Request::get(path)).unwrap();
+        assert_eq!(real, 403, "{path}: {log}");
+        assert!(log.contains("AH00037"), "{path}: {log}");
+        let v = json(&["explain", conf, path, "--format", "json"]);
+        assert_eq!(v["status"], real, "{path}:\n{v:#}");
+        let rule = v["deciding"]["rule"].as_str().unwrap();
+        assert!(rule.contains(blamed), "{path}: {rule}");
+    }
+}
+
+/// The directory walk tests symbolic links under the Options of the `<Directory>` sections and
+/// .htaccess files merged so far; `<DirectoryMatch>` sections are merged after the walk and do
+/// not count: a `+FollowSymLinks` there does not let httpd follow the link (403, AH00037).
+#[test]
+fn regex_directory_options_do_not_count_for_the_symlink_test() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n    Options -FollowSymLinks\n</Directory>\n\
+<DirectoryMatch \"/rx\">\n    Options +FollowSymLinks\n</DirectoryMatch>\n\
+<Directory @DOCROOT@/plain>\n    Options +FollowSymLinks\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .symlink("htdocs/rx/l.html", "htdocs/index.html")
+        .symlink("htdocs/plain/l.html", "htdocs/index.html");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    for (path, expected) in [("/rx/l.html", 403), ("/plain/l.html", 200)] {
+        let real = httpd.send(&Request::get(path)).unwrap();
+        assert_eq!(real, expected, "{path}");
+        let v = json(&["explain", conf, path, "--format", "json"]);
+        assert_eq!(v["status"], real, "{path}:\n{v:#}");
+    }
+}

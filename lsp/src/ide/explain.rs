@@ -57,12 +57,106 @@ pub fn explain(cfg: &Config, spec: &RequestSpec) -> Explained {
     explain_with(cfg, spec, &inputs)
 }
 
+/// Explains `spec` with SetEnvIf evaluated from `inputs`. When the port the client connected to
+/// is not known (no `--port`, no port in the URL) and `Listen` names several, the request is
+/// explained on each listening port (each picks its own virtual host): the status is given when
+/// every port gives the same one, else it is unknown with every port's statuses possible.
 pub fn explain_with(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Explained {
+    // (A Listen on an address of the other family is not one this client reaches.)
+    let client_v4 = spec.request.client.is_ipv4();
+    let listens: Vec<_> =
+        listen_addresses(cfg).into_iter().filter(|(a, _)| a.is_none_or(|a| a.is_ipv4() == client_v4)).collect();
+    if spec.request.local_port.is_some() || listens.len() < 2 || cfg.index().vhosts.is_empty() {
+        return explain_one(cfg, spec, inputs);
+    }
+    let mut each: Vec<(u16, Explained)> = listens
+        .iter()
+        .map(|&(addr, port)| {
+            let mut on = spec.clone();
+            on.request.local_port = Some(port);
+            // A Listen on one address is the connection's local address too.
+            if let Some(a) = addr {
+                on.request.local_addr = a;
+            }
+            (port, explain_one(cfg, &on, inputs))
+        })
+        .collect();
+    let per_port = each
+        .iter()
+        .map(|(port, e)| {
+            let status = e
+                .outcome
+                .status
+                .map_or_else(|| format!("unknown {:?}", e.outcome.possible_statuses), |s| s.to_string());
+            format!("port {port}: {} → {status}", e.virtual_host.as_deref().unwrap_or("main server"))
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let ports = listens.iter().map(|(_, p)| p.to_string()).collect::<Vec<_>>().join(", ");
+    let first_status = each[0].1.outcome.status;
+    let agree = first_status.is_some() && each.iter().all(|(_, e)| e.outcome.status == first_status);
+    let mut possible: Vec<u16> = each
+        .iter()
+        .flat_map(|(_, e)| e.outcome.status.into_iter().chain(e.outcome.possible_statuses.iter().copied()))
+        .collect();
+    possible.sort_unstable();
+    possible.dedup();
+    let (_, mut first) = each.swap_remove(0);
+    if agree {
+        first.port_unknown = Some(format!(
+            "the port the client connected to is not known (Listen names {ports}; give --port); every port gives the \
+             same status ({per_port}); shown: port {}",
+            listens[0].1
+        ));
+    } else {
+        let why = format!(
+            "the port the client connected to is not known (Listen names {ports}; give --port), and the ports answer \
+             differently: {per_port}"
+        );
+        let o = &mut first.effective.outcome;
+        o.status = None;
+        o.possible_statuses = possible;
+        o.reason_unknown = Some(why.clone());
+        first.port_unknown = Some(format!("{why}; shown: port {}", listens[0].1));
+    }
+    first
+}
+
+/// Every distinct (address, port) the `Listen` lines name, in order: the address when one
+/// is named (not a wildcard), None otherwise.
+fn listen_addresses(cfg: &Config) -> Vec<(Option<std::net::IpAddr>, u16)> {
+    let mut out = Vec::new();
+    for n in cfg.nodes.iter().filter(|n| n.kind == crate::ide::config::NodeKind::Directive && n.is("Listen")) {
+        let Some(arg) = n.args().next() else { continue };
+        let Some(port) = crate::ide::access::listen_word_port(arg) else { continue };
+        let host = match arg.strip_prefix('[') {
+            Some(v6) => v6.split_once(']').map(|(h, _)| h),
+            None => arg.rsplit_once(':').map(|(h, _)| h),
+        };
+        let addr = host.and_then(|h| h.parse::<std::net::IpAddr>().ok()).filter(|a| !a.is_unspecified());
+        if !out.contains(&(addr, port)) {
+            out.push((addr, port));
+        }
+    }
+    out
+}
+
+/// [`explain_with`] on the connection `spec` describes.
+fn explain_one(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Explained {
     let mut effective = effective_with(cfg, spec, Some(inputs));
     let slashes = encoded_slashes(cfg, effective.vhost_node);
-    let rejected = rejected_target(&spec.path, slashes);
+    let rejected = rejected_target(&spec.path, slashes).or_else(|| trace(cfg, spec, effective.vhost_node));
     if let Some(why) = rejected {
         answer_before_walk(spec, &mut effective, why, slashes);
+        if let (Rejected::Trace { .. }, Some(d)) = (why, crate::ide::handler::answered_at_translation(cfg, &effective))
+        {
+            // Server-level redirects and rewrites run before http_core's TRACE hook.
+            let o = &mut effective.outcome;
+            o.possible_statuses = [why.status(), 301, 302, 303, 307, 308, 403, 410].into();
+            o.possible_statuses.sort_unstable();
+            o.status = None;
+            o.reason_unknown = Some(format!("{d} may answer TRACE before http_core does"));
+        }
     } else if slashes == EncodedSlashes::NoDecode && spec.path.to_ascii_lowercase().contains("%2f") {
         // httpd keeps `%2F` encoded in the path it maps; the walk decodes it into a `/`.
         // What httpd answers with the `%2F` kept as text: the walk decodes `%25` into `%`, so the
@@ -169,6 +263,10 @@ fn answer_before_walk(spec: &RequestSpec, e: &mut Effective, why: Rejected, slas
         Rejected::EncodedNul => {
             ("%00 in the path (ap_unescape_url)", (slashes == EncodedSlashes::Off).then_some(encoded_slash))
         }
+        Rejected::Trace { enabled: true } => {
+            ("TRACE is echoed back before any section is walked (TraceEnable On, the default)", None)
+        }
+        Rejected::Trace { enabled: false } => ("TRACE is refused before any section is walked (TraceEnable Off)", None),
     };
     e.outcome = Outcome {
         status: Some(status),
@@ -189,6 +287,23 @@ fn answer_before_walk(spec: &RequestSpec, e: &mut Effective, why: Rejected, slas
     e.authz = None;
     e.env = None;
     e.index = None;
+}
+
+/// `Rejected::Trace` for a TRACE request: `TraceEnable` of the virtual host (`vhost`: its index in
+/// `cfg.nodes`), else of the main server.
+fn trace(cfg: &Config, spec: &RequestSpec, vhost: Option<usize>) -> Option<Rejected> {
+    if spec.request.method != "TRACE" {
+        return None;
+    }
+    let last = |nodes: &[crate::ide::config::Node]| {
+        nodes
+            .iter()
+            .rev()
+            .filter(|n| n.kind == crate::ide::config::NodeKind::Directive && n.is("TraceEnable"))
+            .find_map(|n| n.args().next().map(str::to_ascii_lowercase))
+    };
+    let value = vhost.and_then(|v| cfg.nodes.get(v)).and_then(|v| last(&v.children)).or_else(|| last(&cfg.nodes));
+    Some(Rejected::Trace { enabled: value.as_deref() != Some("off") })
 }
 
 /// What `status` is (JSON `status_from`): httpd's answer before the walk (`request`), the access
@@ -333,6 +448,7 @@ pub fn to_json(spec: &RequestSpec, e: &Explained) -> Value {
             Rejected::InvalidPath => "invalid-path",
             Rejected::EncodedSlash => "encoded-slash",
             Rejected::EncodedNul => "encoded-nul",
+            Rejected::Trace { .. } => "trace",
         }),
         "url": spec.path,
         "method": spec.request.method,
@@ -503,5 +619,19 @@ mod tests {
         assert_eq!(port("<IfModule mod_nothere.c>\nListen 443\n</IfModule>\nListen 80\n"), Ok(80));
         assert_eq!(port("Listen 80\nListen 443\n"), Err("Listen names several ports (80, 443)".to_string()));
         assert_eq!(port("ServerName x\n"), Err("no Listen directive".to_string()));
+    }
+
+    /// Each distinct (address, port) a Listen names; a wildcard address is none.
+    #[test]
+    fn listen_addresses_are_each_address_and_port() {
+        let fx = crate::ide::diagnostics::tests::Fixture::parse(
+            "//- /etc/httpd/httpd.conf\nListen 80\nListen 0.0.0.0:80\nListen 127.0.0.1:8080\nListen [::1]:8080\nListen 10.0.0.1:443 https\n",
+        );
+        let cfg = crate::ide::config::load(std::path::Path::new("/etc/httpd/httpd.conf"), &fx);
+        let a = |s: &str| Some(s.parse::<std::net::IpAddr>().unwrap());
+        assert_eq!(
+            listen_addresses(&cfg),
+            vec![(None, 80), (a("127.0.0.1"), 8080), (a("::1"), 8080), (a("10.0.0.1"), 443)]
+        );
     }
 }

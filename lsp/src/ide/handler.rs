@@ -11,9 +11,11 @@
 //! ProxyPass, FallbackResource, MultiViews…). Elsewhere the answer is "access granted", and
 //! why the handler's answer is not known. The only IO is `lstat` of the request's file.
 
+use crate::ide::access::symlinks::SymlinkOptions;
 use crate::ide::access::{normalize_url, translated_path, Effective, RequestSpec};
 use crate::ide::config::{Config, Node, NodeKind};
 use crate::ide::policy::{Item, LogEntry, LogLevel};
+use crate::ide::setenvif::Val;
 use std::path::Path;
 
 /// Directives that can make something other than the default handler answer, or map the URL
@@ -89,25 +91,87 @@ pub fn answer_if_granted(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Opt
     if let Some(why) = directives.iter().find_map(|d| other_handler(d, &url, &names)) {
         return handler(why);
     }
-    if !matches!(spec.request.method.as_str(), "GET" | "HEAD") {
-        return handler(format!(
-            "{} is answered by the handler (only GET and HEAD are predicted)",
-            spec.request.method
-        ));
-    }
+    let method = match method_class(cfg, &spec.request.method) {
+        Ok(m) => m,
+        Err(why) => return handler(why),
+    };
     let filename = &e.filesystem_path;
     let text = filename.to_string_lossy();
+    // What the default handler answers a method other than GET and POST, whatever the file.
+    let not_get = |method: Method| -> Option<Answer> {
+        Some(match method {
+            Method::Options => Answer::File {
+                status: 200,
+                why: "OPTIONS is answered by the default handler with the methods allowed".into(),
+                log: None,
+            },
+            Method::NotAllowed => Answer::File {
+                status: 405,
+                why: format!("the default handler serves only GET, POST and OPTIONS, not {}", spec.request.method),
+                log: None,
+            },
+            Method::Invalid => Answer::File {
+                status: 501,
+                why: format!("{} is not a method httpd knows (the default handler refuses it)", spec.request.method),
+                log: Some(LogEntry {
+                    ah_code: "AH00135",
+                    module: "core",
+                    level: LogLevel::Error,
+                    message: format!("Invalid method in request {} {} HTTP/1.1", spec.request.method, spec.path),
+                }),
+            },
+            Method::Get | Method::Post => return None,
+        })
+    };
     if text.ends_with('/') {
+        if let Some(answer) = not_get(method) {
+            // mod_dir and mod_autoindex step aside for these methods.
+            return Some(answer);
+        }
         return match e.index.as_ref().and_then(|ix| ix.served.map(|i| &ix.tries[i])) {
             Some(t) => Some(Answer::File {
                 status: 200,
                 why: format!("DirectoryIndex serves the file {}", t.filesystem_path.display()),
                 log: None,
             }),
-            // Without mod_autoindex the default handler refuses to serve a directory.
-            None if !cfg.module_loaded("autoindex_module") => Some(Answer::File {
+            // mod_autoindex answers GET (and HEAD) only, from the Options merged for the request.
+            None if method == Method::Get && cfg.module_loaded("autoindex_module") => {
+                if request_options(cfg, e).indexes() {
+                    Some(Answer::File {
+                        status: 200,
+                        why: "a directory with no DirectoryIndex file: mod_autoindex lists it (Options Indexes)".into(),
+                        log: None,
+                    })
+                } else {
+                    // The names mod_dir tried (its note `dir-index-names`), else "none".
+                    let names = e.index.as_ref().map_or_else(|| "none".to_string(), |ix| ix.names.join(","));
+                    Some(Answer::File {
+                        status: 403,
+                        why: "a directory with no DirectoryIndex file, and Options without Indexes (mod_autoindex)"
+                            .into(),
+                        log: Some(LogEntry {
+                            ah_code: "AH01276",
+                            module: "autoindex",
+                            level: LogLevel::Error,
+                            message: format!(
+                                "Cannot serve directory {text}: No matching DirectoryIndex ({names}) found, and \
+                                 server-generated directory index forbidden by Options directive"
+                            ),
+                        }),
+                    })
+                }
+            }
+            // The default handler refuses to serve a directory.
+            None => Some(Answer::File {
                 status: 404,
-                why: "a directory with no DirectoryIndex file, and mod_autoindex is not loaded".into(),
+                why: if cfg.module_loaded("autoindex_module") {
+                    format!(
+                        "a directory with no DirectoryIndex file, and mod_autoindex answers only GET, not {}",
+                        spec.request.method
+                    )
+                } else {
+                    "a directory with no DirectoryIndex file, and mod_autoindex is not loaded".into()
+                },
                 log: Some(LogEntry {
                     ah_code: "AH00129",
                     module: "core",
@@ -115,9 +179,6 @@ pub fn answer_if_granted(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Opt
                     message: format!("Attempt to serve directory: {text}"),
                 }),
             }),
-            None => handler(
-                "a directory with no DirectoryIndex file served: mod_autoindex answers (Options Indexes)".into(),
-            ),
         };
     }
     let translated = translated_path(cfg, spec);
@@ -130,10 +191,10 @@ pub fn answer_if_granted(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Opt
         })
     };
     match std::fs::symlink_metadata(filename) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            not_found("AH00128", format!("no such file: {}", filename.display()))
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            not_get(method).or_else(|| not_found("AH00128", format!("no such file: {}", filename.display())))
         }
-        Err(e) => handler(format!("{} cannot be read here ({e})", filename.display())),
+        Err(err) => handler(format!("{} cannot be read here ({err})", filename.display())),
         Ok(m) if m.file_type().is_symlink() => {
             handler(format!("{} is a symbolic link (Options FollowSymLinks decides)", filename.display()))
         }
@@ -145,12 +206,28 @@ pub fn answer_if_granted(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Opt
             if slash.is_some_and(|d| d.args.first().is_some_and(|a| a.eq_ignore_ascii_case("off"))) {
                 return handler("a directory without its trailing slash under DirectorySlash Off".into());
             }
+            // mod_dir redirects every method, but for one other than GET it steps aside where
+            // the environment variable redirect-carefully is set (BrowserMatch in Debian's
+            // setenvif.conf sets it for some WebDAV clients).
+            if method != Method::Get {
+                let careful = e.env.as_ref().and_then(|r| {
+                    r.vars.iter().find(|(k, _)| k.eq_ignore_ascii_case("redirect-carefully")).map(|(_, v)| v)
+                });
+                if careful.is_some_and(|v| !matches!(v, Val::Absent)) {
+                    return handler(format!(
+                        "a directory without its trailing slash: mod_dir does not redirect {} where \
+                         redirect-carefully is set, and it may be",
+                        spec.request.method
+                    ));
+                }
+            }
             Some(Answer::File {
                 status: 301,
                 why: format!("a directory requested without its trailing slash: mod_dir redirects to {url}/"),
                 log: None,
             })
         }
+        Ok(_) if method != Method::Get && method != Method::Post => not_get(method),
         Ok(m) if m.is_file() => {
             // (Compared as text: `Path` equality ignores a trailing slash, which is path info.)
             if translated.as_os_str() != filename.as_os_str() {
@@ -158,12 +235,139 @@ pub fn answer_if_granted(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Opt
                     "AH00130",
                     format!("path info after the file {} (AcceptPathInfo Default)", filename.display()),
                 )
+            } else if method == Method::Post {
+                // `deliver_script` is on by default (`core_create_req`): POST gets the file.
+                Some(Answer::File {
+                    status: 200,
+                    why: format!("the file {} exists (the default handler serves it to POST too)", filename.display()),
+                    log: None,
+                })
             } else {
                 Some(Answer::File { status: 200, why: format!("the file {} exists", filename.display()), log: None })
             }
         }
         Ok(_) => handler(format!("{} is not a regular file", filename.display())),
     }
+}
+
+/// A request method as core's default handler tells them apart (`server/core.c:
+/// default_handler`; HEAD is GET without the body).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Method {
+    /// GET or HEAD: the file, the directory's index or listing.
+    Get,
+    /// POST: served as GET (core's `deliver_script` is on by default); mod_autoindex declines it.
+    Post,
+    /// OPTIONS: 200 with the allowed methods, for any file.
+    Options,
+    /// A method httpd knows that the default handler does not serve (PUT, DELETE, PATCH…): 405.
+    NotAllowed,
+    /// A method httpd does not know (`M_INVALID`): 501, logged as AH00135.
+    Invalid,
+}
+
+/// Methods httpd knows without any module (`modules/http/http_protocol.c:
+/// lookup_builtin_method`), besides GET, HEAD, POST, OPTIONS, TRACE and CONNECT.
+const BUILTIN_METHODS: &[&str] = &[
+    "PUT",
+    "DELETE",
+    "PATCH",
+    "PROPFIND",
+    "PROPPATCH",
+    "MKCOL",
+    "COPY",
+    "MOVE",
+    "LOCK",
+    "UNLOCK",
+    "VERSION-CONTROL",
+    "CHECKOUT",
+    "UNCHECKOUT",
+    "CHECKIN",
+    "UPDATE",
+    "LABEL",
+    "REPORT",
+    "MKWORKSPACE",
+    "MKACTIVITY",
+    "BASELINE-CONTROL",
+    "MERGE",
+];
+
+/// How the default handler takes `method` (case-sensitive, as httpd compares methods), or why
+/// explain does not predict it: CONNECT (a proxy's business), TRACE (answered before the walk:
+/// [`crate::ide::explain`]), or a method unknown to httpd while mod_dav, which registers methods
+/// of its own, is loaded.
+fn method_class(cfg: &Config, method: &str) -> Result<Method, String> {
+    Ok(match method {
+        "GET" | "HEAD" => Method::Get,
+        "POST" => Method::Post,
+        "OPTIONS" => Method::Options,
+        "CONNECT" | "TRACE" => return Err(format!("{method} is answered by the handler")),
+        m if BUILTIN_METHODS.contains(&m) => Method::NotAllowed,
+        // A method a <Limit> or <LimitExcept> names is registered when the configuration is read.
+        m if registered_by_limit(cfg, m) => Method::NotAllowed,
+        m if cfg.module_loaded("dav_module") => {
+            return Err(format!("{m} is not a built-in method, and mod_dav (loaded) registers methods of its own"))
+        }
+        _ => Method::Invalid,
+    })
+}
+
+/// Whether the server configuration registers `method`: a `<Limit>` or `<LimitExcept>` naming
+/// it (`core.c: ap_limit_section`), or `RegisterHttpMethod`.
+fn registered_by_limit(cfg: &Config, method: &str) -> bool {
+    cfg.nodes.iter().flat_map(|n| n.walk()).any(|n| {
+        let registers =
+            if n.is_section() { crate::ide::policy::method::is_limit(n.name()) } else { n.is("RegisterHttpMethod") };
+        registers && n.args().any(|a| a == method)
+    })
+}
+
+/// The `Options` in force for the request (`ap_allow_options`): the main server's, the
+/// virtual host's, then every section's and .htaccess file's `Options` lines in merge order.
+fn request_options(cfg: &Config, e: &Effective) -> SymlinkOptions {
+    let mut options = SymlinkOptions::with_lines(SymlinkOptions::server(), &cfg.nodes);
+    if let Some(o) = e.vhost_node.and_then(|v| cfg.nodes.get(v)).and_then(|v| SymlinkOptions::of_section(&v.children)) {
+        options.merge(&o);
+    }
+    let mut level: Option<(usize, SymlinkOptions)> = None;
+    for (i, item) in &e.per_dir {
+        let Item::Directive { name, args, .. } = item else { continue };
+        if !name.eq_ignore_ascii_case("Options") {
+            continue;
+        }
+        match level.as_mut() {
+            Some((at, l)) if at == i => *l = l.with_line(args.iter().map(|a| a.as_ref())),
+            _ => {
+                if let Some((_, l)) = level.take() {
+                    options.merge(&l);
+                }
+                level = Some((*i, SymlinkOptions::unset().with_line(args.iter().map(|a| a.as_ref()))));
+            }
+        }
+    }
+    if let Some((_, l)) = level {
+        options.merge(&l);
+    }
+    options
+}
+
+/// A server-level (main server's or the virtual host's own) directive that may answer a request
+/// from its translate_name hook, before the directory walk (Redirect, RewriteRule, ProxyPass…),
+/// with where it is written.
+pub fn answered_at_translation(cfg: &Config, e: &Effective) -> Option<String> {
+    const TRANSLATE: &[&str] = &[
+        "Redirect",
+        "RedirectMatch",
+        "RedirectPermanent",
+        "RedirectTemp",
+        "RewriteRule",
+        "ProxyPass",
+        "ProxyPassMatch",
+    ];
+    server_directives(cfg, e)
+        .into_iter()
+        .find(|d| TRANSLATE.iter().any(|t| t.eq_ignore_ascii_case(&d.name)))
+        .map(|d| format!("{} {} at {}", d.name, d.args.join(" "), d.at))
 }
 
 /// A directive as this feature reads it, with where it is written.
@@ -266,5 +470,34 @@ mod tests {
         assert!(other_handler(&d("AddHandler cgi-script .cgi .EN"), "/x", &names).is_some());
         assert!(other_handler(&d("AddHandler server-parsed html"), "/x", &names).is_some());
         assert!(other_handler(&d("AddType application/x-httpd-php .php"), "/x", &["i.php".into()]).is_some());
+    }
+
+    fn config(body: &str) -> Config {
+        let fx = crate::ide::diagnostics::tests::Fixture::parse(&format!("//- /etc/httpd/httpd.conf\n{body}"));
+        crate::ide::config::load(Path::new("/etc/httpd/httpd.conf"), &fx)
+    }
+
+    /// Methods as the default handler tells them apart; case-sensitive, as httpd compares them.
+    #[test]
+    fn methods_are_classed_as_the_default_handler_takes_them() {
+        let plain = config("ServerName x\n");
+        let class = |cfg: &Config, m: &str| method_class(cfg, m);
+        assert_eq!(class(&plain, "HEAD"), Ok(Method::Get));
+        assert_eq!(class(&plain, "POST"), Ok(Method::Post));
+        assert_eq!(class(&plain, "OPTIONS"), Ok(Method::Options));
+        assert_eq!(class(&plain, "PUT"), Ok(Method::NotAllowed));
+        assert_eq!(class(&plain, "BASELINE-CONTROL"), Ok(Method::NotAllowed));
+        assert_eq!(class(&plain, "get"), Ok(Method::Invalid));
+        assert_eq!(class(&plain, "BREW"), Ok(Method::Invalid));
+        assert!(class(&plain, "CONNECT").is_err());
+        // A <Limit> anywhere registers the methods it names.
+        let limit =
+            config("<Directory /srv>\n<LimitExcept GET BREW>\nRequire all denied\n</LimitExcept>\n</Directory>\n");
+        assert_eq!(class(&limit, "BREW"), Ok(Method::NotAllowed));
+        assert_eq!(class(&limit, "brew"), Ok(Method::Invalid));
+        assert_eq!(class(&config("RegisterHttpMethod BREW\n"), "BREW"), Ok(Method::NotAllowed));
+        let dav = config("LoadModule dav_module m.so\n");
+        assert!(class(&dav, "BREW").is_err());
+        assert_eq!(class(&dav, "PUT"), Ok(Method::NotAllowed));
     }
 }

@@ -419,6 +419,7 @@ const ENGINE_DIRECTIVES: &[&str] = &[
     "serveralias",
     "servername",
     "sethandler",
+    "traceenable",
     "unsetenv",
     "user",
     "userdir",

@@ -200,11 +200,17 @@ impl Resolved {
             outcome.status = Some(403);
             outcome.reason_unknown = None;
             outcome.possible_statuses = vec![403];
-            outcome.deciding = Some(policy::Deciding {
-                layer: policy::Layer::Core,
-                rule: "a symbolic link the Options in force do not let httpd follow".to_string(),
-                loc: None,
-            });
+            // `resolve_symlink` stat()s the target first: a link to nothing is refused whatever
+            // the Options say (the one question asked of the disk again, for a refusal only).
+            let rule = if std::fs::metadata(link).is_err() {
+                format!(
+                    "the symbolic link {}'s target does not exist (or cannot be reached): httpd refuses it whatever the Options",
+                    link.display()
+                )
+            } else {
+                "a symbolic link the Options in force do not let httpd follow".to_string()
+            };
+            outcome.deciding = Some(policy::Deciding { layer: policy::Layer::Core, rule, loc: None });
             outcome.log = vec![policy::LogEntry {
                 ah_code: code,
                 module: "core",

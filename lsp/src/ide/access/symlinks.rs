@@ -2,18 +2,26 @@
 //! the directory it has merged so far and refuses a link (403, AH00037) that the `Options` in
 //! force there do not let it follow (`server/request.c: ap_directory_walk`, `resolve_symlink`).
 //!
-//! Only the two bits the walk reads are kept (FollowSymLinks, SymLinksIfOwnerMatch), merged as
-//! the walk's own mini-merge does (`core_opts_merge`, the `+`/`-` forms accumulating until a
-//! plain `Options` line replaces them).
+//! The bits are httpd's own, merged as the walk's own mini-merge does (`core_opts_merge`, the
+//! same rule as `merge_core_dir_configs`: the `+`/`-` forms accumulating until a plain `Options`
+//! line replaces them). The walk reads FollowSymLinks and SymLinksIfOwnerMatch; the handler
+//! feature reads Indexes from the options merged for the whole request.
 
 use super::fs::{FsView, Link};
 use crate::ide::config::Node;
 use std::path::Path;
 
 /// httpd's bits (`include/http_core.h`).
+const OPT_INDEXES: u8 = 1;
+const OPT_INCLUDES: u8 = 2;
 const OPT_SYM_LINKS: u8 = 4;
+const OPT_EXECCGI: u8 = 8;
 const OPT_UNSET: u8 = 16;
+const OPT_INC_WITH_EXEC: u8 = 32;
 const OPT_SYM_OWNER: u8 = 64;
+const OPT_MULTI: u8 = 128;
+/// `Options All`: neither MultiViews nor SymLinksIfOwnerMatch.
+const OPT_ALL: u8 = OPT_INDEXES | OPT_INCLUDES | OPT_INC_WITH_EXEC | OPT_SYM_LINKS | OPT_EXECCGI;
 
 /// The `Options` of one configuration level, or merged so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,12 +34,12 @@ pub(crate) struct SymlinkOptions {
 impl SymlinkOptions {
     /// The main server's defaults before its own `Options` (`core.c: create_core_dir_config`
     /// with no directory): FollowSymLinks.
-    pub(super) fn server() -> SymlinkOptions {
+    pub(crate) fn server() -> SymlinkOptions {
         SymlinkOptions { opts: OPT_UNSET | OPT_SYM_LINKS, add: 0, remove: 0 }
     }
 
     /// `base` with the `Options` lines among `nodes` (a level's own lines, in order).
-    pub(super) fn with_lines(base: SymlinkOptions, nodes: &[Node]) -> SymlinkOptions {
+    pub(crate) fn with_lines(base: SymlinkOptions, nodes: &[Node]) -> SymlinkOptions {
         let mut o = base;
         for n in nodes.iter().filter(|n| !n.is_section() && n.is("Options")) {
             o.set(n.args());
@@ -41,9 +49,25 @@ impl SymlinkOptions {
 
     /// The `Options` lines among a section's (or an .htaccess file's) own `nodes`; None when
     /// it has none (merging it would change nothing).
-    pub(super) fn of_section(nodes: &[Node]) -> Option<SymlinkOptions> {
+    pub(crate) fn of_section(nodes: &[Node]) -> Option<SymlinkOptions> {
         let set = nodes.iter().any(|n| !n.is_section() && n.is("Options"));
-        set.then(|| Self::with_lines(SymlinkOptions { opts: OPT_UNSET, add: 0, remove: 0 }, nodes))
+        set.then(|| Self::with_lines(SymlinkOptions::unset(), nodes))
+    }
+
+    /// A level with no `Options` line of its own yet.
+    pub(crate) fn unset() -> SymlinkOptions {
+        SymlinkOptions { opts: OPT_UNSET, add: 0, remove: 0 }
+    }
+
+    /// This level with one more `Options` line (its words).
+    pub(crate) fn with_line<'w>(mut self, words: impl IntoIterator<Item = &'w str>) -> SymlinkOptions {
+        self.set(words);
+        self
+    }
+
+    /// Whether `Options Indexes` is in force (what mod_autoindex asks).
+    pub(crate) fn indexes(&self) -> bool {
+        self.opts & OPT_INDEXES != 0
     }
 
     /// One `Options` line (`core.c: set_options`; its errors are the options-syntax check's).
@@ -59,8 +83,15 @@ impl SymlinkOptions {
                 self.opts = 0;
             }
             let opt = match word.to_ascii_lowercase().as_str() {
-                "followsymlinks" | "all" => OPT_SYM_LINKS,
+                "indexes" => OPT_INDEXES,
+                "includes" => OPT_INCLUDES | OPT_INC_WITH_EXEC,
+                "includesnoexec" => OPT_INCLUDES,
+                "followsymlinks" => OPT_SYM_LINKS,
                 "symlinksifownermatch" => OPT_SYM_OWNER,
+                "execcgi" => OPT_EXECCGI,
+                "multiviews" => OPT_MULTI,
+                "runscripts" => OPT_MULTI | OPT_EXECCGI,
+                "all" => OPT_ALL,
                 _ => 0,
             };
             match action {
@@ -81,7 +112,7 @@ impl SymlinkOptions {
     }
 
     /// `request.c: core_opts_merge` of a level onto what is merged so far.
-    pub(super) fn merge(&mut self, new: &SymlinkOptions) {
+    pub(crate) fn merge(&mut self, new: &SymlinkOptions) {
         if new.opts & OPT_UNSET != 0 {
             self.add = (self.add & !new.remove) | new.add;
             self.remove = (self.remove & !new.add) | new.remove;
@@ -164,5 +195,12 @@ mod tests {
         assert!(opts(&["SymLinksIfOwnerMatch"]).follows(owned));
         assert!(!opts(&["SymLinksIfOwnerMatch"]).follows(reached));
         assert!(!opts(&["+SymLinksIfOwnerMatch"]).follows_all());
+        // Indexes (mod_autoindex): off by default, All sets it, a later plain line clears it.
+        assert!(!opts(&[]).indexes());
+        assert!(opts(&["All"]).indexes());
+        assert!(opts(&["+Indexes", "-FollowSymLinks"]).indexes());
+        assert!(!opts(&["Indexes", "FollowSymLinks"]).indexes());
+        assert!(!opts(&["All", "-Indexes"]).indexes());
+        assert!(!opts(&["+MultiViews"]).indexes());
     }
 }

@@ -187,6 +187,10 @@ pub enum Rejected {
     EncodedSlash,
     /// 404: `%00`.
     EncodedNul,
+    /// TRACE, which http_core answers from its map_to_storage hook (`ap_send_http_trace`),
+    /// before the directory walk and the access checks: 200 (echoed) under `TraceEnable On` or
+    /// `Extended` (the default is On), 405 under `TraceEnable Off`.
+    Trace { enabled: bool },
 }
 
 impl Rejected {
@@ -194,6 +198,8 @@ impl Rejected {
         match self {
             Rejected::InvalidPath => 400,
             Rejected::EncodedSlash | Rejected::EncodedNul => 404,
+            Rejected::Trace { enabled: true } => 200,
+            Rejected::Trace { enabled: false } => 405,
         }
     }
 }
