@@ -332,3 +332,46 @@ fn check_reports_the_htaccess_files_httpd_reads() {
         "{reported:#?}"
     );
 }
+
+/// A `<RequireAll>` holding only negative Require lines: in the server's configuration httpd
+/// refuses to start (AH01624, mod_authz_core's check at startup), but that check never sees an
+/// .htaccess file; there the container is accepted, never grants, and every client gets 403
+/// (AH01630). check claims no error of the .htaccess file, and explain says 403, as httpd answers.
+#[test]
+fn htaccess_require_all_of_negatives_is_a_403_not_a_500() {
+    if !require_apache2() {
+        return;
+    }
+    let negatives = "<RequireAll>\n  Require not ip 127.0.0.2\n</RequireAll>\n";
+    // In the server's configuration: apache2 -t refuses it, and check says httpd will not start.
+    let cfg = HttpdConfig::new(format!("<Directory @DOCROOT@>\n{negatives}</Directory>\n"));
+    let (ok, output) = config_test(&cfg);
+    assert!(!ok && output.contains("AH01624"), "{output}");
+    let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+    assert!(
+        reported.iter().any(|r| r.code == "access-config"
+            && r.severity == "error"
+            && r.message.contains("will not start")
+            && r.message.contains("<RequireAll> directive contains only negative authorization directives")),
+        "{reported:#?}"
+    );
+    // In an .htaccess file: 403 from every client.
+    let body = "<Directory @DOCROOT@>\n  AllowOverride All\n  Require all granted\n</Directory>\n";
+    let cfg = HttpdConfig::new(body).file("htdocs/sub/a.txt", "x\n").file("htdocs/sub/.htaccess", negatives);
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
+    let conf = httpd.config().main_config_path();
+    for from in ["127.0.0.1", "127.0.0.2"] {
+        let status = httpd.send(&Request::get("/sub/a.txt").source(from.parse().unwrap())).unwrap();
+        assert_eq!(status, 403, "from {from}: {}", httpd.error_log());
+        let out = std::process::Command::new(apache_lsp_e2e::lsp::server_binary())
+            .args(["explain", conf.to_str().unwrap(), "/sub/a.txt", "--client", from, "--format", "json"])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+        assert_eq!(v["status"], 403, "explain from {from}:\n{v:#}");
+    }
+    assert!(httpd.error_log().contains("AH01630"), "{}", httpd.error_log());
+    let reported = apache_lsp::cli::check_paths(&[conf]).unwrap();
+    let about: Vec<_> = reported.iter().filter(|r| r.file.ends_with("/htdocs/sub/.htaccess")).collect();
+    assert!(about.iter().all(|r| r.severity != "error"), "httpd accepts the file: {about:#?}");
+}
