@@ -17,7 +17,7 @@
 //!
 //! When bison finds the scanner's error token where an expression or a string may start, it
 //! aborts without a message of its own. Invariants: no IO, never panics, bounded by the input
-//! (each token is read once; nesting recursion is bounded by [`MAX_DEPTH`]).
+//! (each token is read once; nesting recursion is bounded by `MAX_DEPTH`).
 
 use super::addr::parse_require_ip;
 
