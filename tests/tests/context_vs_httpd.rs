@@ -421,3 +421,151 @@ fn check_knows_each_virtual_hosts_allow_override() {
     assert!(about("vd/.acl").iter().any(|r| r.code == "directive-context" && r.severity == "error"), "{reported:#?}");
     assert!(about("vd/.htaccess").is_empty(), "{reported:#?}");
 }
+
+/// A `<RequireAll>` holding only negative Require lines: in the server's configuration httpd
+/// refuses to start (AH01624, mod_authz_core's check at startup), but that check never sees an
+/// .htaccess file; there the container is accepted, never grants, and every client gets 403
+/// (AH01630). check claims no error of the .htaccess file, and explain says 403, as httpd answers.
+#[test]
+fn htaccess_require_all_of_negatives_is_a_403_not_a_500() {
+    if !require_apache2() {
+        return;
+    }
+    let negatives = "<RequireAll>\n  Require not ip 127.0.0.2\n</RequireAll>\n";
+    // In the server's configuration: apache2 -t refuses it, and check says httpd will not start.
+    let cfg = HttpdConfig::new(format!("<Directory @DOCROOT@>\n{negatives}</Directory>\n"));
+    let (ok, output) = config_test(&cfg);
+    assert!(!ok && output.contains("AH01624"), "{output}");
+    let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+    assert!(
+        reported.iter().any(|r| r.code == "access-config"
+            && r.severity == "error"
+            && r.message.contains("will not start")
+            && r.message.contains("<RequireAll> directive contains only negative authorization directives")),
+        "{reported:#?}"
+    );
+    // In an .htaccess file: 403 from every client.
+    let body = "<Directory @DOCROOT@>\n  AllowOverride All\n  Require all granted\n</Directory>\n";
+    let cfg = HttpdConfig::new(body).file("htdocs/sub/a.txt", "x\n").file("htdocs/sub/.htaccess", negatives);
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
+    let conf = httpd.config().main_config_path();
+    for from in ["127.0.0.1", "127.0.0.2"] {
+        let status = httpd.send(&Request::get("/sub/a.txt").source(from.parse().unwrap())).unwrap();
+        assert_eq!(status, 403, "from {from}: {}", httpd.error_log());
+        let out = std::process::Command::new(apache_lsp_e2e::lsp::server_binary())
+            .args(["explain", conf.to_str().unwrap(), "/sub/a.txt", "--client", from, "--format", "json"])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+        assert_eq!(v["status"], 403, "explain from {from}:\n{v:#}");
+    }
+    assert!(httpd.error_log().contains("AH01630"), "{}", httpd.error_log());
+    let reported = apache_lsp::cli::check_paths(&[conf]).unwrap();
+    let about: Vec<_> = reported.iter().filter(|r| r.file.ends_with("/htdocs/sub/.htaccess")).collect();
+    assert!(about.iter().all(|r| r.severity != "error"), "httpd accepts the file: {about:#?}");
+}
+
+/// ap_expr as httpd parses it (`<If>` and `Require expr`), against `apache2 -t`: for each
+/// expression, good and bad, check reports an error exactly when httpd refuses the file, on the
+/// line httpd names, in httpd's words.
+#[test]
+fn expressions_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    let expressions = [
+        // Accepted.
+        "true",
+        "false",
+        "!true",
+        "(true) && ((false)) || !false",
+        "%{REMOTE_ADDR} -ipmatch '127.0.0.0/8'",
+        "%{REMOTE_ADDR} -strmatch '127.*'",
+        "%{HTTP:X-Forwarded-For} == 'x'",
+        "%{ENV:x} == 'x'",
+        "req('X') == 'y' || tolower(%{HTTP_HOST}) =~ /^a(b|c)*$/i",
+        "%{TIME_HOUR} -lt 12",
+        "-f '/etc/passwd' && -d %{DOCUMENT_ROOT}",
+        "%{REMOTE_ADDR} in {'a', 'b' . %{SERVER_NAME}}",
+        "%{QUERY_STRING} =~ m#a/b#",
+        "-R '127.0.0.1'",
+        // Refused.
+        "%{REMOTE_ADDR} ==",
+        "%{BOGUS_VAR} == 'x'",
+        "%{BOGUS} == 1 &&",
+        "nope('X') == 'y'",
+        "%{REMOTE_ADDR} -foo 'x'",
+        "-q 'x'",
+        "-ipmatch '1.2.3.4'",
+        "%{REMOTE_ADDR} -ipmatch '1.2.3.400'",
+        "%{REMOTE_ADDR} -ipmatch %{REMOTE_ADDR}",
+        "%{TIME_HOUR} -lt",
+        "%{REMOTE_ADDR} == 'a",
+        "%{REMOTE_ADDR} =~ /(/",
+        "%{REMOTE_ADDR} =~ 'a'",
+        "(true",
+        "((true) && false))",
+        "true false",
+        "true && || false",
+        "%{REMOTE_ADDR} -in {'a' 'b'}",
+        "%{REMOTE_ADDR} -in foo('x')",
+        "%{REMOTE ADDR} == 'a'",
+        "%{REMOTE_ADDR} == 'a' #",
+        "%{SSL_PROTOCOL} == 'x'",
+        "'\\400' == 'a'",
+    ];
+    // The first ones httpd accepts, the others it refuses.
+    const ACCEPTED: usize = 14;
+    let mut failures = vec![];
+    // `Require expr` without an expression: the empty one.
+    let cfg = HttpdConfig::new("<Directory /srv>\n  Require expr\n</Directory>\n");
+    let (ok, output) = config_test(&cfg);
+    assert!(
+        !ok && output.contains("Cannot parse expression in require line: syntax error, unexpected $end"),
+        "{output}"
+    );
+    let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+    assert!(
+        reported.iter().any(|r| r.code == "access-config"
+            && r.message.ends_with(": Cannot parse expression in require line: syntax error, unexpected $end")),
+        "{reported:?}"
+    );
+    for expr in expressions {
+        for (body, what) in [
+            (format!("<Directory /srv>\n  <If \"{expr}\">\n  </If>\n</Directory>\n"), "If"),
+            (format!("<Directory /srv>\n  Require expr \"{expr}\"\n</Directory>\n"), "Require"),
+        ] {
+            let cfg = HttpdConfig::new(body);
+            let (ok, output) = config_test(&cfg);
+            let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+            let ours: Vec<_> = reported
+                .iter()
+                .filter(|r| r.severity == "error" && ["expr-syntax", "access-config"].contains(&r.code))
+                .collect();
+            let accepted = expressions.iter().position(|e| *e == expr).unwrap() < ACCEPTED;
+            assert_eq!(ok, accepted, "{what} {expr:?}: apache2 -t says {output}");
+            if ok {
+                if !ours.is_empty() {
+                    failures.push(format!("{what} {expr:?}: httpd accepts, we report {ours:?}"));
+                }
+                continue;
+            }
+            let mut lines = output.lines().skip_while(|l| !l.contains("Syntax error on line "));
+            let first = lines.next().unwrap_or_else(|| panic!("{expr}: apache2 -t failed without a line: {output}"));
+            let line: u32 = first
+                .split("Syntax error on line ")
+                .nth(1)
+                .unwrap()
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            let message = lines.next().unwrap_or("").trim().to_string();
+            if !ours.iter().any(|r| r.line == line && r.message.ends_with(&format!(": {message}"))) {
+                failures.push(format!("{what} {expr:?}: httpd says line {line}: {message:?}; we report {ours:?}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -176,3 +176,42 @@ fn mutated_corpus_text_never_panics_and_round_trips() {
         }
     }
 }
+
+/// Every ap_expr condition of the corpus (`<If>`, `<ElseIf>`, `Require expr`, `SetEnvIfExpr`,
+/// `RewriteCond expr`) against `apache2 -t`: our parser refuses exactly those httpd refuses
+/// (set in an `<If>` with the harness's modules), and in httpd's words.
+#[test]
+fn corpus_expressions_parse_as_httpd_parses_them() {
+    use apache_lsp::ide::policy::expr::{parse_bool, Lookups};
+    use apache_lsp_e2e::httpd::{config_test, require_apache2, HttpdConfig};
+    let Some(dir) = corpus_dir() else { return };
+    if !require_apache2() {
+        return;
+    }
+    let pattern = regex::Regex::new(
+        r#"(?i)^\s*(?:<(?:If|ElseIf)\s+|Require\s+(?:not\s+)?expr\s+|SetEnvIfExpr\s+|RewriteCond\s+expr\s+)"([^"]*)""#,
+    )
+    .unwrap();
+    let mut expressions = std::collections::BTreeSet::new();
+    for f in corpus_files(&dir) {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for line in text.lines() {
+            if let Some(c) = pattern.captures(line) {
+                expressions.insert(c[1].to_string());
+            }
+        }
+    }
+    assert!(expressions.len() >= 5, "{expressions:?}");
+    for expr in expressions {
+        let cfg = HttpdConfig::new(format!("<Directory /srv>\n  <If \"{expr}\">\n  </If>\n</Directory>\n"));
+        let (ok, output) = config_test(&cfg);
+        let ours = parse_bool(&expr, Lookups::default());
+        match ours {
+            Ok(()) => assert!(ok, "{expr:?}: we accept, apache2 -t says {output}"),
+            Err(e) => assert!(
+                !ok && output.contains(&format!("Cannot parse condition clause: {e}")),
+                "{expr:?}: we say {e:?}, apache2 -t says {output}"
+            ),
+        }
+    }
+}

@@ -404,6 +404,9 @@ fn scopes(cfg: &Config, id_of: &IdOf) -> Scopes {
 fn server_context(cfg: &Config) -> (PolicyCtx, HashMap<String, (usize, String)>) {
     let mut ctx = PolicyCtx {
         modules: policy::ModuleSet::only(cfg.modules.iter().map(|s| s.to_string())),
+        // An .htaccess file is read per request: mod_authz_core's check_config hook (AH01624)
+        // never sees it.
+        htaccess: cfg.top == super::TopLevel::Htaccess,
         ..PolicyCtx::default()
     };
     let mut alias_targets: HashMap<String, (usize, String)> = HashMap::new();

@@ -203,4 +203,17 @@ mod tests {
         "#]]
         .assert_eq(&render("//- /srv/www/.htaccess\nRequire ip 10.0.0.300\nOrder deny,allow\n<Files x>\n  Require ip 10.0.0.301\n</Files>\n"));
     }
+
+    /// mod_authz_core's check of containers holding only negative Require lines (AH01624) runs
+    /// at startup over the server's configuration only: in an .htaccess file such a container
+    /// is accepted, and it never grants (httpd answers 403, AH01630).
+    #[test]
+    fn htaccess_only_negative_container_is_no_error() {
+        let body = "<RequireAll>\n  Require not ip 127.0.0.2\n</RequireAll>\n";
+        expect![""].assert_eq(&render(&format!("//- /srv/www/.htaccess\n{body}")));
+        expect![[r#"
+            /etc/httpd.conf:4: Error[access-config]: httpd 2.4 will not start: <RequireAll> directive contains only negative authorization directives
+        "#]]
+        .assert_eq(&render(&format!("//- /etc/httpd.conf\nLoadModule authz_core_module m.so\nLoadModule authz_host_module m.so\n<Directory /srv/www>\n{body}</Directory>\n")));
+    }
 }

@@ -8,6 +8,7 @@ mod defeated_require;
 pub mod deprecated_access;
 mod deprecated_directive;
 pub mod directive_context;
+pub(crate) mod expr_syntax;
 mod load_problems;
 mod options_syntax;
 mod removed_directive;
@@ -230,6 +231,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
         // Only where httpd reads the line (not inside a section it refuses).
         if at.is_some() {
             options_syntax::node(cfg, node, d, out);
+            expr_syntax::node(cfg, node, d, out);
             deprecated_directive::node(cfg, node, d, &mut loaded, out);
         }
         let inner = match (&mut context, at) {

@@ -244,7 +244,12 @@ pub fn provider_exists(name: &str, ctx: &PolicyCtx) -> bool {
 }
 
 /// The provider's `parse_require_line` (errors are httpd's messages).
-fn parse_provider(name: &str, args: &str, registered: &BTreeSet<String>) -> Result<Provider, String> {
+fn parse_provider(
+    name: &str,
+    args: &str,
+    registered: &BTreeSet<String>,
+    lookups: super::expr::Lookups,
+) -> Result<Provider, String> {
     Ok(match name {
         "all" => {
             if args.eq_ignore_ascii_case("granted") {
@@ -271,6 +276,7 @@ fn parse_provider(name: &str, args: &str, registered: &BTreeSet<String>) -> Resu
             if e.len() >= 2 && e.starts_with('"') && e.ends_with('"') {
                 e = &e[1..e.len() - 1];
             }
+            super::expr::parse_bool(e, lookups).map_err(|m| format!("Cannot parse expression in require line: {m}"))?;
             Provider::Expr { expr: e.to_string(), wants_user: e.to_ascii_uppercase().contains("REMOTE_USER") }
         }
         "ip" => {
@@ -293,6 +299,14 @@ fn parse_provider(name: &str, args: &str, registered: &BTreeSet<String>) -> Resu
         n if n.starts_with("ldap-") && provider_module(n).is_some() => Provider::Ldap,
         _ => Provider::Opaque,
     })
+}
+
+/// The modules that add names to ap_expr.
+pub fn expr_lookups(ctx: &PolicyCtx) -> super::expr::Lookups {
+    super::expr::Lookups {
+        ssl: ctx.modules.is_loaded("ssl_module"),
+        hcheck: ctx.modules.is_loaded("proxy_hcheck_module"),
+    }
 }
 
 struct Container {
@@ -423,7 +437,7 @@ impl Builder<'_> {
             self.errors.push(ConfigError::new(loc, format!("Unknown Authz provider: {name}")));
             return;
         }
-        let provider = match parse_provider(&name, rest, &self.registered) {
+        let provider = match parse_provider(&name, rest, &self.registered, expr_lookups(self.ctx)) {
             Ok(p) => p,
             Err(e) => {
                 self.errors.push(ConfigError::new(loc, e));

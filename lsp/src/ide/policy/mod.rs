@@ -23,6 +23,7 @@ pub mod authn;
 pub mod authz;
 pub mod compat;
 pub mod eval;
+pub mod expr;
 pub mod items;
 pub mod method;
 
