@@ -678,25 +678,7 @@ pub fn request_spec(a: &ExplainArgs, cfg: &config::Config) -> Result<ide::access
         (None, false) => HostKnowledge::Unknown,
     };
     // Group membership from AuthGroupFile files the configuration names.
-    let mut groups = std::collections::BTreeMap::new();
-    for n in cfg.walk().filter(|n| n.is("AuthGroupFile")) {
-        if let Some(p) = n.args().first() {
-            let p = if std::path::Path::new(p).is_absolute() { PathBuf::from(p) } else { cfg.server_root.join(p) };
-            if let Ok(text) = config::read_regular(&p).map(|b| String::from_utf8_lossy(&b).into_owned()) {
-                for line in text.lines() {
-                    if let Some((g, users)) = line.split_once(':') {
-                        for u in users.split_whitespace() {
-                            groups
-                                .entry(u.to_string())
-                                .or_insert_with(std::collections::BTreeSet::new)
-                                .insert(g.trim().to_string());
-                        }
-                    }
-                }
-            }
-        }
-    }
-    req.groups = Some(groups);
+    req.groups = Some(ide::access::group_memberships(cfg));
     let target = RequestTarget::parse(a.url.as_deref().unwrap_or("/"))?;
     // The connection's port: given, else the absolute URL's, else the one Listen names.
     req.local_port = a.port.or(target.port).or_else(|| ide::explain::listen_port(cfg).ok());

@@ -20,19 +20,21 @@ use serde_json::json;
 use std::net::IpAddr;
 use std::time::Duration;
 
-/// One row of the hover's table.
+/// One row of the hover's table: a status per column.
 #[derive(Debug, Clone, PartialEq)]
 struct Row {
     label: String,
     client: Option<IpAddr>,
-    anonymous: Option<u16>,
-    authenticated: Option<u16>,
+    cells: Vec<Option<u16>>,
 }
 
-/// What a hover says: the request it evaluated and its table.
+/// What a hover says: the request it evaluated and its table, whose columns are `anonymous`,
+/// then `as \`user\`` for each user the rules name, then `authenticated` (or `another valid
+/// user` after named ones): any user the rules do not name.
 #[derive(Debug)]
 struct Outcome {
     url: String,
+    columns: Vec<String>,
     rows: Vec<Row>,
 }
 
@@ -44,22 +46,26 @@ fn parse_hover(md: &str) -> Outcome {
         .and_then(|r| r.split('`').next())
         .unwrap_or_else(|| panic!("no evaluated request in the hover:\n{md}"))
         .to_string();
+    let split =
+        |line: &str| -> Vec<String> { line.trim_matches('|').split('|').map(|c| c.trim().to_string()).collect() };
+    let header = md.lines().find(|l| l.starts_with("| client")).unwrap_or_else(|| panic!("no table header:\n{md}"));
+    let columns: Vec<String> = split(header).into_iter().skip(1).collect();
     let mut rows = Vec::new();
     for line in md.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| client")) {
-        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
-        let [label, anonymous, authenticated] = cells[..] else { panic!("odd table row {line:?}") };
+        let cells = split(line);
+        assert_eq!(cells.len(), columns.len() + 1, "odd table row {line:?}");
+        let label = cells[0].as_str();
         // "local (127.0.0.1)", "any other (192.0.2.1)", or the address a rule names.
         let addr = label.rsplit_once('(').map(|(_, a)| a.trim_end_matches(')')).unwrap_or(label);
         let addr = addr.split('/').next().unwrap_or(addr);
         rows.push(Row {
             label: label.to_string(),
             client: addr.parse().ok(),
-            anonymous: anonymous.parse().ok(),
-            authenticated: authenticated.parse().ok(),
+            cells: cells[1..].iter().map(|c| c.parse().ok()).collect(),
         });
     }
     assert!(!rows.is_empty(), "no outcome table in the hover:\n{md}");
-    Outcome { url, rows }
+    Outcome { url, columns, rows }
 }
 
 /// The hover of the section whose header is `header` in the main configuration, through the API.
@@ -100,14 +106,30 @@ fn hover_via_stdio(cfg: &HttpdConfig, relative: &str, needle: &str) -> String {
 fn compare_with_httpd(name: &str, cfg: HttpdConfig, md: &str) -> Outcome {
     let outcome = parse_hover(md);
     let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("{name}: httpd did not start: {e}"));
-    let (user, password) = USERS[0];
+    // Each column's credentials: none, a named user's, or a valid user no column names.
+    let named: Vec<&str> =
+        outcome.columns.iter().filter_map(|c| c.strip_prefix("as `").and_then(|c| c.strip_suffix('`'))).collect();
+    let credentials: Vec<Option<(&str, &str)>> = outcome
+        .columns
+        .iter()
+        .map(|c| match c.as_str() {
+            "anonymous" => None,
+            c if c.starts_with("as `") => {
+                let user = &c[4..c.len() - 1];
+                Some(
+                    *USERS.iter().find(|(u, _)| *u == user).unwrap_or_else(|| panic!("{name}: no password for {user}")),
+                )
+            }
+            _ => Some(*USERS.iter().find(|(u, _)| !named.contains(u)).expect("a user no column names")),
+        })
+        .collect();
     let mut compared = 0;
     for row in &outcome.rows {
         let Some(client) = row.client.filter(|c| c.is_loopback()) else {
             eprintln!("note: {name}: row {:?} is not a loopback client; httpd cannot be asked for it here", row.label);
             continue;
         };
-        for (expected, credentials) in [(row.anonymous, None), (row.authenticated, Some((user, password)))] {
+        for (expected, credentials) in row.cells.iter().copied().zip(credentials.iter().copied()) {
             let mut req = Request::get(&outcome.url).source(client);
             if let Some((u, p)) = credentials {
                 req = req.user(u, p);
@@ -132,7 +154,7 @@ fn compare_with_httpd(name: &str, cfg: HttpdConfig, md: &str) -> Outcome {
 fn status_of(outcome: &Outcome, client: &str) -> (Option<u16>, Option<u16>) {
     let want: IpAddr = client.parse().unwrap();
     let row = outcome.rows.iter().find(|r| r.client == Some(want)).unwrap_or_else(|| panic!("no row for {client}"));
-    (row.anonymous, row.authenticated)
+    (row.cells[0], row.cells[row.cells.len() - 1])
 }
 
 const GRANT_DOCROOT: &str = "<Directory @DOCROOT@>\n  Require all granted\n</Directory>\n";
@@ -242,4 +264,63 @@ fn htaccess_inherits_from_its_directory_found_by_the_server_itself() {
     assert!(md.contains("`Require ip 127.0.0.2` has no effect here"), "{md}");
     let outcome = compare_with_httpd(".htaccess under an inherited Deny", cfg, &md);
     assert_eq!(status_of(&outcome, "127.0.0.2"), (Some(403), Some(403)));
+}
+
+/// Round-three findings, each held to httpd: the table's authenticated columns are the users the
+/// Require lines name (carol; a member of the named group), not a fixed one the configuration
+/// never mentions; a wildcard `<Directory>` is hovered at a directory it governs; regex sections
+/// at a URL they reach, not "no URL reaches this section".
+#[test]
+fn named_users_and_pattern_sections_as_httpd_answers_them() {
+    if !require_apache2() {
+        return;
+    }
+    let auth = "  AuthType Basic\n  AuthName x\n  AuthUserFile @ROOT@/htpasswd\n  AuthGroupFile @ROOT@/htgroups\n";
+    let body = format!("<Directory @DOCROOT@>\n{auth}  Require user carol\n</Directory>\n");
+    let cfg = HttpdConfig::new(body);
+    let md = hover_via_api(&cfg, "<Directory @DOCROOT@>");
+    let outcome = compare_with_httpd("Require user carol", cfg, &md);
+    assert!(outcome.columns.contains(&"as `carol`".to_string()), "{md}");
+    assert_eq!(outcome.rows[0].cells, [Some(401), Some(200), Some(401)], "{md}");
+
+    let body = format!("<Directory @DOCROOT@>\n{auth}  Require group admins\n</Directory>\n");
+    let cfg = HttpdConfig::new(body);
+    let md = hover_via_api(&cfg, "<Directory @DOCROOT@>");
+    let outcome = compare_with_httpd("Require group admins", cfg, &md);
+    assert!(outcome.columns.contains(&"as `alice`".to_string()), "the group's member: {md}");
+    assert_eq!(outcome.rows[0].cells, [Some(401), Some(200), Some(401)], "{md}");
+
+    let body = "<Directory @DOCROOT@>\n  Order deny,allow\n  Deny from 127.0.0.2\n</Directory>\n<Directory @DOCROOT@/*/deeper>\n  Allow from all\n</Directory>\n";
+    let cfg = HttpdConfig::new(body);
+    let md = hover_via_api(&cfg, "<Directory @DOCROOT@/*/deeper>");
+    let outcome = compare_with_httpd("wildcard directory", cfg, &md);
+    assert_eq!(outcome.url, "/sub/deeper/");
+    assert_eq!(status_of(&outcome, "127.0.0.2"), (Some(200), Some(200)));
+
+    let body = "<Directory @DOCROOT@>\n  Require all granted\n</Directory>\n<FilesMatch \"\\.txt$\">\n  Require ip 127.0.0.2\n</FilesMatch>\n<LocationMatch \"^/sub/\">\n  Require ip 127.0.0.2\n</LocationMatch>\n<DirectoryMatch \"^@DOCROOT@/priv\">\n  Require ip 127.0.0.2\n</DirectoryMatch>\n";
+    for header in ["<FilesMatch", "<LocationMatch", "<DirectoryMatch"] {
+        let cfg = HttpdConfig::new(body);
+        let md = hover_via_api(&cfg, header);
+        let outcome = compare_with_httpd(header, cfg, &md);
+        assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(403), Some(403)), "{header}: {md}");
+        assert_eq!(status_of(&outcome, "127.0.0.2"), (Some(200), Some(200)), "{header}: {md}");
+    }
+}
+
+/// A Require that decides some requests is not "defeated": a `<Files>` inside its section
+/// re-opens the inherited denial for one file, where the Require then decides (httpd: 200 for
+/// 127.0.0.1, 403 with AH01630 for 127.0.0.2). check once told users to delete it.
+#[test]
+fn a_require_deciding_beneath_a_reopened_denial_is_not_called_defeated() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  Order allow,deny\n</Directory>\n<Directory @DOCROOT@/sub>\n  Require ip 127.0.0.1\n  <Files a.txt>\n    Allow from all\n  </Files>\n</Directory>\n";
+    let cfg = HttpdConfig::new(body).file("htdocs/sub/a.txt", "a\n");
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start: {e}"));
+    let get = |from: &str| httpd.send(&Request::get("/sub/a.txt").source(from.parse().unwrap())).unwrap();
+    assert_eq!((get("127.0.0.1"), get("127.0.0.2")), (200, 403));
+    assert!(httpd.error_log().contains("AH01630"), "the Require refused 127.0.0.2:\n{}", httpd.error_log());
+    let reported = apache_lsp::cli::check_paths(&[httpd.config().main_config_path()]).unwrap();
+    assert!(!reported.iter().any(|r| r.code == "defeated-require"), "{reported:#?}");
 }

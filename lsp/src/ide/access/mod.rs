@@ -9,6 +9,7 @@
 //! which path components exist and to read `.htaccess` files.
 
 mod fs;
+mod groups;
 mod items;
 mod patterns;
 pub(crate) mod symlinks;
@@ -17,6 +18,7 @@ mod walk;
 pub(crate) mod witnesses;
 
 pub use fs::{request_filename, FsOverlay, FsView};
+pub use groups::group_memberships;
 pub use items::{access_layer_items, body_items, is_access_directive, policy_items};
 pub(crate) use items::{access_layer_key, policy_input};
 pub use patterns::wildcard_match;
