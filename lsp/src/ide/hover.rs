@@ -752,7 +752,8 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
         } else {
             "No URL reaches this section through DocumentRoot or Alias, so there is no request to evaluate."
         };
-        return Some((range, format!("**<{} {}>**\n\n{why}", section.name(), section.args().join(" "))));
+        let caveat = if cfg.top == crate::ide::config::TopLevel::Fragment { FRAGMENT_CAVEAT } else { "" };
+        return Some((range, format!("{caveat}**<{} {}>**\n\n{why}", section.name(), section.args().join(" "))));
     };
     let trap = defeated_require(cfg, sections).map(trap_text);
     let mut md = policy_markdown(cfg, &url, &host, trap, &[cfg]);
@@ -760,8 +761,16 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
         let first_line = md.find('\n').unwrap_or(md.len());
         md.insert_str(first_line, &format!(" (a URL this section's pattern `{}` reaches)", section.args().join(" ")));
     }
+    if cfg.top == crate::ide::config::TopLevel::Fragment {
+        md.insert_str(0, FRAGMENT_CAVEAT);
+    }
     Some((range, md))
 }
+
+/// Said first in a hover on a file analysed without the main configuration that includes it:
+/// what that configuration sets (a `<Directory />` refusing everything, the modules it loads) is
+/// not in the table, which can show a grant httpd refuses.
+const FRAGMENT_CAVEAT: &str = "⚠ **Analysed on its own**: no main configuration (httpd.conf, apache2.conf) including this file was found in the workspace, so the sections it inherits from there (such as a `<Directory />` that refuses everything) are missing below, and httpd's real answer may differ. Open the folder holding the main configuration to see the merged policy.\n\n";
 
 /// Hover on a line inside a conditional section httpd skips (`<IfVersion < 2.4>`,
 /// `<IfModule !mod_authz_core.c>`, a module not loaded): httpd never reads it, so it has no
@@ -985,6 +994,14 @@ fn policy_markdown(
             let _ = writeln!(md, "- {st} for {}: {log}; access log `GET {url} {st} {ip}`", who.join("; "));
         }
     }
+    // The table is access control's answer; where it grants, the file system may answer otherwise.
+    let base_spec = spec(url, host, "127.0.0.1".parse().unwrap(), None);
+    if let Some(crate::ide::handler::Answer::File { status, why, .. }) =
+        crate::ide::handler::answer_if_granted(cfg, &base_spec, &base)
+            .filter(|a| !matches!(a, crate::ide::handler::Answer::File { status: 200, .. }))
+    {
+        let _ = writeln!(md, "\nWhere access is granted (200 above), httpd answers `GET {url}` with {status}: {why}.");
+    }
     if let Some(d) = &base.outcome.deciding {
         let at = d.loc.as_ref().map(|l| format!(" ({})", loc_label(l))).unwrap_or_default();
         let _ = writeln!(md, "\nFor 127.0.0.1, decided by {:?}: `{}`{at}", d.layer, d.rule);
@@ -1165,6 +1182,36 @@ mod tests {
         let md = hover_on("<Location /g>");
         assert!(md.contains("| client | anonymous | as `alice` | another valid user |"), "{md}");
         assert!(md.contains("| local (127.0.0.1) | 401 | 200 | 401 |"), "{md}");
+    }
+
+    /// A file analysed without its main configuration says so before its table: a tester saw a
+    /// confident 200 where httpd answered 403 through the main file's `<Directory />`.
+    #[test]
+    fn a_fragment_alone_says_what_its_table_lacks() {
+        let fx = Fixture::parse(
+            "//- /etc/apache2/sites-enabled/site.conf\n<Directory /var/www>\n  Options None\n</Directory>\nDocumentRoot /var/www\n",
+        );
+        let cfg = crate::ide::config::load_fragment(Path::new("/etc/apache2/sites-enabled/site.conf"), &fx);
+        let (_, md) = hover(&cfg, 0, TextSize::from(2)).unwrap();
+        assert!(md.starts_with("⚠ **Analysed on its own**"), "{md}");
+        assert!(md.contains("**Effective access** for `GET /"), "{md}");
+    }
+
+    /// The table is access control's answer; where it grants a directory asked without its
+    /// slash, httpd sends mod_dir's 301, and the hover says so (a tester read the 200 as the status).
+    #[test]
+    fn a_granted_directory_without_its_slash_is_a_redirect() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        std::fs::create_dir_all(dir.path().join("www/private")).unwrap();
+        let main = dir.path().join("httpd.conf");
+        let conf = "LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule dir_module m\nDocumentRoot {d}/www\n<Directory {d}/www>\n Require all granted\n</Directory>\n<Location /private>\n Require ip 127.0.0.1\n</Location>\n";
+        std::fs::write(&main, conf.replace("{d}", &d)).unwrap();
+        let cfg = load(&main, &crate::ide::config::RealFs);
+        let at = cfg.file(0).text.find("<Location /private>").unwrap() + 2;
+        let md = hover(&cfg, 0, TextSize::from(at as u32)).unwrap().1;
+        assert!(md.contains("| local (127.0.0.1) | 200 | 200 |"), "{md}");
+        assert!(md.contains("Where access is granted (200 above), httpd answers `GET /private` with 301"), "{md}");
     }
 
     /// `█` marks the cursor (it cannot clash with `$` in regexes or `${VAR}`).
