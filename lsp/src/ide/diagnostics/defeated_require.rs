@@ -4,7 +4,7 @@
 use super::{Diagnostic, Messages, Related};
 use crate::ide::access::FsView;
 use crate::ide::config::{Config, Node, SecId, Severity};
-use crate::ide::hover::{defeated_require_among, DefeatedBatch, RecentWalks};
+use crate::ide::defeated::{defeated_require_among, DefeatedBatch, RecentWalks};
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     check_sections(cfg, &(0..cfg.index().len() as u32).collect::<Vec<_>>(), out);

@@ -1,0 +1,555 @@
+//! The precedence trap: a section's `Require` lines never take effect because an old-style rule
+//! written elsewhere (mod_access_compat runs first under `Satisfy All`) refuses every request the
+//! section applies to. Shared by the `defeated-require` check, which runs it over every section in
+//! one batch, and the hover, which states it under the table.
+
+use crate::ide::access::{self, BeforeMerge, FsView};
+use crate::ide::config::{Config, FileId, Node, SecId};
+use crate::ide::hover::{hover_env_inputs, representative_clients, set_client, spec};
+use crate::ide::policy::{self, Layer};
+use crate::ide::section_urls::{is_container, section_urls, url_for};
+use apache_syntax::TextRange;
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// A trap in a section: its Require lines never take effect because an old-style
+/// rule inherited from elsewhere refuses every request first.
+#[derive(Debug, Clone)]
+pub struct Defeated {
+    pub require: (FileId, TextRange),
+    pub require_text: String,
+    pub decided_by: String,
+    pub deciding: Option<policy::Loc>,
+}
+
+/// Checks one section for the precedence trap.
+pub fn defeated_require(cfg: &Config, chain: &[&Node]) -> Option<Defeated> {
+    defeated_require_among(cfg, chain, &DefeatedBatch::new(&[cfg], FsView::fresh()), &mut RecentWalks::default())
+}
+
+/// What a batch of [`defeated_require`] checks shares: the clients to try
+/// ([`representative_clients`]), the file system view, and the host checks already made.
+pub struct DefeatedBatch {
+    clients: Vec<(String, IpAddr)>,
+    fs: FsView,
+    /// mod_access_compat's answer to each client's GET ([`access::host_check_refusal_by`]), by
+    /// the section whose Order/Allow/Deny is in effect: many sections inherit the same rules.
+    host_checks: Mutex<HashMap<SecId, Arc<[Option<policy::Deciding>]>>>,
+    /// The main server's sections (outside every `<VirtualHost>`), nested ones included, made
+    /// when first asked: a big tree's top level is mostly virtual hosts.
+    main_sections: std::sync::OnceLock<Vec<SecId>>,
+}
+
+/// What the last walks of one worker of a batch told before any merge (`Early`), by URL and
+/// host: a few sections of a virtual host are reached by the same URL (a `<Location /admin>`
+/// and the `<Directory>` serving /admin), and they come close together. Only the last
+/// `RecentWalks::KEPT` are kept: a map of every walk would hold megabytes on a big tree.
+#[derive(Default)]
+pub struct RecentWalks(std::collections::VecDeque<(String, Option<String>, Early)>);
+
+impl RecentWalks {
+    const KEPT: usize = 64;
+}
+
+/// The trap's question as far as the request walk answers it alone: it depends on the URL and
+/// the host only, not on the section that asks.
+#[derive(Clone)]
+enum Early {
+    /// Every client's outcome is a 500 or unknown: no refusal by mod_access_compat.
+    Answered,
+    /// The host check in effect refuses every client: what decides each one.
+    AllRefused(Arc<[Option<policy::Deciding>]>),
+    /// Only the merge and the evaluation of each client tell.
+    Evaluate,
+}
+
+impl DefeatedBatch {
+    /// The clients are those the `mentioned` configurations name.
+    pub fn new(mentioned: &[&Config], fs: FsView) -> DefeatedBatch {
+        DefeatedBatch {
+            clients: representative_clients(mentioned),
+            fs,
+            host_checks: Default::default(),
+            main_sections: Default::default(),
+        }
+    }
+
+    /// The host check's answer to each client, in order, where section `source`'s
+    /// Order/Allow/Deny are in effect. The host check of a GET depends on those rules and the
+    /// client only (not on the URL or the Host asked for).
+    fn host_checks(
+        &self,
+        cfg: &Config,
+        source: SecId,
+        url: &str,
+        host: &Option<String>,
+    ) -> Arc<[Option<policy::Deciding>]> {
+        if let Some(known) = self.host_checks.lock().unwrap_or_else(|e| e.into_inner()).get(&source) {
+            return known.clone();
+        }
+        let mut sp = spec(url, host, self.clients[0].1, None);
+        let checks: Arc<[_]> = self
+            .clients
+            .iter()
+            .map(|(_, ip)| {
+                set_client(&mut sp.request, *ip);
+                access::host_check_refusal_by(cfg, source, &sp.request)
+            })
+            .collect();
+        self.host_checks.lock().unwrap_or_else(|e| e.into_inner()).insert(source, checks.clone());
+        checks
+    }
+
+    /// [`Early`] for `url` on `host`, from `recent` when it was walked lately; the walk too when
+    /// it was made now.
+    fn early(
+        &self,
+        cfg: &Config,
+        url: &str,
+        host: &Option<String>,
+        recent: &mut RecentWalks,
+    ) -> (Early, Option<access::Walked>) {
+        if let Some((_, _, known)) = recent.0.iter().find(|(u, h, _)| u == url && h == host) {
+            return (known.clone(), None);
+        }
+        let walked = access::walk_request(cfg, &self.fs, url, host.as_deref(), None);
+        // With Satisfy All, a host check that refuses the client is the whole answer (a 403 decided
+        // by mod_access_compat). When it refuses every client, the rules in effect are all there is
+        // to know, and the walk tells whose they are without merging the sections' policies.
+        let early = match walked.before_merge(cfg) {
+            BeforeMerge::AnsweredBeforeAccessChecks => Early::Answered,
+            BeforeMerge::CompatFrom(source) => {
+                let checks = self.host_checks(cfg, source, url, host);
+                if checks.iter().all(Option::is_some) {
+                    Early::AllRefused(checks)
+                } else {
+                    Early::Evaluate
+                }
+            }
+            BeforeMerge::Merge => Early::Evaluate,
+        };
+        if recent.0.len() == RecentWalks::KEPT {
+            recent.0.pop_front();
+        }
+        recent.0.push_back((url.to_string(), host.clone(), early.clone()));
+        (early, Some(walked))
+    }
+}
+
+/// [`defeated_require`] for a batch: what the sections share is computed once ([`DefeatedBatch`]).
+pub fn defeated_require_among(
+    cfg: &Config,
+    chain: &[&Node],
+    batch: &DefeatedBatch,
+    recent: &mut RecentWalks,
+) -> Option<Defeated> {
+    let section = chain.last()?;
+    // A pattern section applies to requests no list of examples covers: no claim about all of them.
+    if !matches!(access::section_pattern(section), Some(access::SectionPattern::Plain(_)) | None) {
+        return None;
+    }
+    let (url, host) = url_for(cfg, chain)?;
+    let own = Own { cfg, file: cfg.file(section.loc.file).path.clone(), range: Some(section.loc.range) };
+    let found = defeated(cfg, &section.children, &own, &url, &host, batch, recent)?;
+    // It holds at the section's own URL. "Every request" also means those the section shares with
+    // sections whose Order/Allow/Deny let some client through (a `<Files>` inside it, a deeper
+    // `<Directory>`, a `<Location>` below its URL): it must hold there too, and when such a section
+    // may apply where no URL can be built for it, nothing is claimed.
+    for (u, h) in reopening_urls(cfg, chain, &url, &host, batch)? {
+        defeated(cfg, &section.children, &own, &u, &h, batch, recent)?;
+    }
+    Some(found)
+}
+
+/// How many URLs [`reopening_urls`] gives at most before it gives up.
+const MAX_REOPENING_URLS: usize = 64;
+
+/// URLs below `url` where the innermost section of `chain` (reached at `url` on `host`) may meet a section
+/// whose own Order/Allow/Deny let some representative client through: each such section of
+/// the same server (and of every virtual host, for a main-server section), at its own URLs and,
+/// for a `<Files>` name, under the directory of `url`. None when such a section has no URL to
+/// try (a pattern no example is built for), or there are too many to try.
+fn reopening_urls(
+    cfg: &Config,
+    chain: &[&Node],
+    url: &str,
+    host: &Option<String>,
+    batch: &DefeatedBatch,
+) -> Option<Vec<(String, Option<String>)>> {
+    let ix = cfg.index();
+    let in_vhost = chain.iter().find(|n| n.is("VirtualHost"));
+    // The sections of the server: the main server's, and the virtual host's (or every virtual
+    // host's, for a main-server section: their requests pass it too).
+    let main = batch.main_sections.get_or_init(|| {
+        let mut out = Vec::new();
+        let mut stack: Vec<&Node> = cfg.nodes.iter().filter(|n| n.is_section() && !n.is("VirtualHost")).collect();
+        while let Some(n) = stack.pop() {
+            out.extend(ix.id(n));
+            stack.extend(n.children.iter().filter(|c| c.is_section()));
+        }
+        out
+    });
+    let mut stack: Vec<&Node> = Vec::new();
+    match in_vhost {
+        Some(v) => stack.extend(v.children.iter()),
+        None => stack.extend(ix.vhosts.iter().flat_map(|v| ix.node(cfg, v.id).children.iter())),
+    }
+    let vhost_sections = std::iter::from_fn(move || {
+        while let Some(n) = stack.pop() {
+            if n.is_section() {
+                stack.extend(n.children.iter());
+                return Some(n);
+            }
+        }
+        None
+    });
+    let sections = main.iter().map(|id| ix.node(cfg, *id)).chain(vhost_sections);
+    // `<Files>` names are tried in the section's directory (a `<Files>` section meets another
+    // one only on a file name both match: on the section's own URL, walked already).
+    let section_is_files = chain.last().is_some_and(|n| n.is("Files") || n.is("FilesMatch"));
+    let dir_of_url = format!("{}/", url.trim_end_matches('/'));
+    let mut out: Vec<(String, Option<String>)> = Vec::new();
+    for n in sections {
+        if chain.iter().any(|c| std::ptr::eq(*c, n)) {
+            continue;
+        }
+        // (Old-style lines are looked for first: the policy's outline is made on demand.)
+        let old_style = |c: &Node| policy::is_compat_directive(c.canonical());
+        if !n.children.iter().any(|c| old_style(c) || (c.is_section() && !is_container(c) && c.walk().any(old_style))) {
+            continue;
+        }
+        let Some(t) = ix.id(n) else { continue };
+        if !ix.outline(cfg, t).sets_compat || batch.host_checks(cfg, t, url, host).iter().all(Option::is_some) {
+            continue;
+        }
+        let t_chain = ix.chain(cfg, t);
+        if (n.is("If") || n.is("ElseIf") || n.is("Else"))
+            && !t_chain.iter().any(|c| is_container(c) && !c.is("VirtualHost"))
+        {
+            // A top-level `<If>` is on every walk of its server, the section's own included.
+            continue;
+        }
+        let mut urls = section_urls(cfg, &t_chain);
+        if (n.is("Files") || n.is("FilesMatch")) && !section_is_files {
+            let h = t_chain
+                .iter()
+                .find(|c| c.is("VirtualHost"))
+                .map_or(host.clone(), |_| urls.first().and_then(|u| u.1.clone()));
+            urls.extend(
+                access::witnesses::files_witnesses(n)
+                    .into_iter()
+                    .map(|name| (format!("{dir_of_url}{name}"), h.clone())),
+            );
+        }
+        if urls.is_empty() {
+            // A plain section no URL maps to is met by no request; a pattern no string was built
+            // for may be met by any.
+            if matches!(access::section_pattern(n), Some(access::SectionPattern::Plain(_)) | None) {
+                continue;
+            }
+            return None;
+        }
+        // Only URLs below the section's own reach it (a section at the same URL or above it is on
+        // the walk already made there). The walk itself is not asked: where a URL below is mapped
+        // elsewhere, the section's Require may be taken for one that decides, and a finding is
+        // lost, never made.
+        out.extend(urls.into_iter().filter(|(u, _)| u.len() > url.len() && u.starts_with(url)));
+        if out.len() > MAX_REOPENING_URLS {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// Where a body of access directives is written: a section, or a whole .htaccess
+/// file (`cfg` holds its text).
+pub(crate) struct Own<'a> {
+    pub(crate) cfg: &'a Config,
+    pub(crate) file: Arc<Path>,
+    pub(crate) range: Option<TextRange>,
+}
+
+impl Own<'_> {
+    /// Whether a rule is written here.
+    fn holds(&self, l: &policy::Loc) -> bool {
+        // The range first: comparing paths goes component by component.
+        self.range.is_none_or(|r| l.range.0 >= u32::from(r.start()) && l.range.1 <= u32::from(r.end()))
+            && (Arc::ptr_eq(&l.file, &self.file) || *l.file == *self.file)
+    }
+}
+
+/// The precedence trap for a body of directives (`nodes`, evaluated at `url`): it has
+/// Require lines and no old-style ones, yet every representative client is refused by
+/// a mod_access_compat rule written elsewhere.
+pub(crate) fn defeated(
+    cfg: &Config,
+    nodes: &[Node],
+    own: &Own<'_>,
+    url: &str,
+    host: &Option<String>,
+    batch: &DefeatedBatch,
+    recent: &mut RecentWalks,
+) -> Option<Defeated> {
+    let req = nodes.iter().find(|c| c.is("Require"))?;
+    if nodes.iter().any(|c| policy::is_compat_directive(c.canonical())) {
+        return None;
+    }
+    // The walk does not depend on the client: walk once, evaluate per client.
+    let walked = match batch.early(cfg, url, host, recent) {
+        (Early::Answered, _) => return None,
+        (Early::AllRefused(checks), _) => return trap(req, own, checks.iter().map(Option::as_ref)),
+        (Early::Evaluate, walked) => {
+            walked.unwrap_or_else(|| access::walk_request(cfg, &batch.fs, url, host.as_deref(), None))
+        }
+    };
+    let resolved = walked.merge(cfg);
+    if resolved.answered_before_access_checks() {
+        return None;
+    }
+    // Otherwise the full evaluation for the clients the host check does not refuse. Only after
+    // a 200 can mod_dir's DirectoryIndex subrequest change the answer: then the full request.
+    // SetEnvIf is evaluated per client, as [`effective`] does.
+    let checks = resolved.compat_source().map(|source| batch.host_checks(cfg, source, url, host));
+    let mut full: Option<(Vec<(usize, policy::Item)>, crate::ide::setenvif::EnvInputs)> = None;
+    let mut sp = spec(url, host, batch.clients.first()?.1, None);
+    let decisions = batch.clients.iter().enumerate().map(|(i, (_, ip))| {
+        set_client(&mut sp.request, *ip);
+        let refusal = match &checks {
+            Some(checks) => checks[i].clone(),
+            None => resolved.host_check_refusal(cfg, &sp.request),
+        };
+        refusal.or_else(|| {
+            let (per_dir, inputs) = full.get_or_insert_with(|| (resolved.per_dir(cfg), hover_env_inputs(host)));
+            let mut outcome = resolved.outcome_with_setenvif(cfg, url, &sp.request, inputs, per_dir);
+            if outcome.status == Some(200) {
+                outcome = access::effective_in(cfg, &batch.fs, &sp, Some(inputs)).outcome;
+            }
+            outcome.deciding.filter(|_| outcome.status == Some(403))
+        })
+    });
+    trap(req, own, decisions)
+}
+
+/// The trap, given what decides each representative client's request, in order (None: not a
+/// 403): it holds when every one is refused by mod_access_compat, by a rule written elsewhere;
+/// the last one names the rule.
+fn trap<D: std::borrow::Borrow<policy::Deciding>>(
+    req: &Node,
+    own: &Own<'_>,
+    decisions: impl IntoIterator<Item = Option<D>>,
+) -> Option<Defeated> {
+    let mut decided = None;
+    for d in decisions {
+        let d = d?;
+        let deciding = d.borrow();
+        if deciding.layer != Layer::AccessCompat || deciding.loc.as_ref().is_some_and(|l| own.holds(l)) {
+            return None;
+        }
+        decided = Some(d);
+    }
+    let d = decided?;
+    let d = d.borrow();
+    Some(Defeated {
+        require: (req.loc.file, own.cfg.trimmed(&req.loc)),
+        require_text: format!("Require {}", req.raw_args()),
+        decided_by: d.rule.clone(),
+        deciding: d.loc.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ide::access::resolve;
+    use crate::ide::config::load;
+    use crate::ide::hover::effective;
+
+    /// The precedence trap of each section holding a Require (`line: decided by`), in a
+    /// configuration (`{d}`: a fresh directory holding `www/sub/a.txt` and `other/`) whose
+    /// document root is `{d}/www`.
+    fn traps(conf: &str) -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        std::fs::create_dir_all(dir.path().join("www/sub")).unwrap();
+        std::fs::create_dir_all(dir.path().join("other")).unwrap();
+        std::fs::write(dir.path().join("www/sub/a.txt"), "x").unwrap();
+        let main = dir.path().join("httpd.conf");
+        let head = "LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nDocumentRoot {d}/www\n";
+        std::fs::write(&main, format!("{head}{conf}").replace("{d}", &d)).unwrap();
+        let cfg = load(&main, &crate::ide::config::RealFs);
+        let ix = cfg.index();
+        (0..ix.len() as SecId)
+            .map(|id| ix.chain(&cfg, id))
+            .filter(|chain| chain.last().is_some_and(|n| n.children.iter().any(|c| c.is("Require"))))
+            .filter_map(|chain| {
+                defeated_require(&cfg, &chain)
+                    .map(|t| format!("{}: {}", cfg.line(&chain.last().unwrap().loc), t.decided_by))
+            })
+            .collect()
+    }
+
+    /// "Refuses every request first" must hold for every request the section applies to: a
+    /// section beneath it whose own Order/Allow/Deny let clients through (a `<Files>` inside it, a
+    /// deeper `<Directory>`, a `<Location>` below its URL) makes the Require decide there, and
+    /// deleting it, as the finding invites, would open those URLs. (Each case was a false finding;
+    /// httpd answered 200 to 127.0.0.1 and 403, AH01630, to 127.0.0.2.)
+    #[test]
+    fn sections_reopening_beneath_cancel_the_trap() {
+        let deny_root = "<Directory {d}/www>\n Order allow,deny\n</Directory>\n";
+        // A <Files> inside the section.
+        let found = traps(&format!("{deny_root}<Directory {{d}}/www/sub>\n Require ip 127.0.0.1\n <Files a.txt>\n  Allow from all\n </Files>\n</Directory>\n"));
+        assert!(found.is_empty(), "{found:?}");
+        // A deeper <Directory>, under a <Location /> Require.
+        let found = traps(&format!("{deny_root}<Directory {{d}}/www/sub>\n Allow from all\n</Directory>\n<Location />\n Require ip 127.0.0.1\n</Location>\n"));
+        assert!(found.is_empty(), "{found:?}");
+        // A <Location> re-opening one file under a denying one.
+        let found = traps("<Location /sub>\n Order allow,deny\n</Location>\n<Location /sub/a.txt>\n Order deny,allow\n</Location>\n<Directory {d}/www/sub>\n Require ip 127.0.0.1\n</Directory>\n");
+        assert!(found.is_empty(), "{found:?}");
+        // Sections that refuse everyone themselves, or that the section never meets, leave it.
+        let found = traps(&format!("{deny_root}<Directory {{d}}/www/sub>\n Require ip 127.0.0.1\n <Files a.txt>\n  Deny from all\n </Files>\n</Directory>\n<Directory {{d}}/other>\n Allow from all\n</Directory>\n<Location /elsewhere>\n Allow from all\n</Location>\n"));
+        assert_eq!(found, ["8: Order allow,deny: no Allow matches (default deny)"]);
+        // A re-opening pattern section no URL can be built for: nothing is claimed.
+        let found = traps(&format!("{deny_root}<Directory {{d}}/www/sub>\n Require ip 127.0.0.1\n</Directory>\n<FilesMatch \"[\"\">\n Allow from all\n</FilesMatch>\n"));
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    /// The precedence trap as the full evaluation finds it, client by client (each outcome
+    /// evaluated whole, DirectoryIndex subrequest included): the oracle for [`defeated`]'s
+    /// shortcuts (the host check alone, shared across a batch).
+    fn defeated_by_full_evaluation(cfg: &Config, chain: &[&Node]) -> Option<Defeated> {
+        let section = chain.last()?;
+        let (url, host) = url_for(cfg, chain)?;
+        let req = section.children.iter().find(|c| c.is("Require"))?;
+        if section.children.iter().any(|c| policy::is_compat_directive(c.canonical())) {
+            return None;
+        }
+        let resolved = resolve(cfg, &FsView::fresh(), &url, host.as_deref(), None);
+        let per_dir = resolved.per_dir(cfg);
+        let inputs = hover_env_inputs(&host);
+        let mut decided = None;
+        for (_, ip) in representative_clients(&[cfg]) {
+            let sp = spec(&url, &host, ip, None);
+            let mut outcome = resolved.outcome_with_setenvif(cfg, &url, &sp.request, &inputs, &per_dir);
+            if outcome.status == Some(200) {
+                outcome = effective(cfg, &sp).outcome;
+            }
+            let d = outcome.deciding.clone()?;
+            if outcome.status != Some(403) || d.layer != Layer::AccessCompat {
+                return None;
+            }
+            let file = cfg.file(section.loc.file).path.clone();
+            let r = section.loc.range;
+            if d.loc.as_ref().is_some_and(|l| {
+                *l.file == *file && l.range.0 >= u32::from(r.start()) && l.range.1 <= u32::from(r.end())
+            }) {
+                return None;
+            }
+            decided = Some(d);
+        }
+        let d = decided?;
+        Some(Defeated {
+            require: (req.loc.file, cfg.trimmed(&req.loc)),
+            require_text: format!("Require {}", req.raw_args()),
+            decided_by: d.rule.clone(),
+            deciding: d.loc,
+        })
+    }
+
+    /// Loads `conf` (`{d}` is a fresh directory holding `www/` with `sub/`, `idx/index.html`,
+    /// `ht/` and `ht2/`, and the `.htaccess` files of `htaccess`) and checks every section holding a
+    /// Require in one batch, as the checker does, against [`defeated_by_full_evaluation`]. Returns
+    /// each finding as `line: decided by`.
+    fn batch_agrees_with_full_evaluation(conf: &str, htaccess: &[(&str, &str)]) -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        for sub in ["www/sub", "www/idx", "www/ht", "www/ht2"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        std::fs::write(dir.path().join("www/idx/index.html"), "x").unwrap();
+        for (at, text) in htaccess {
+            std::fs::write(dir.path().join(at), text).unwrap();
+        }
+        let main = dir.path().join("httpd.conf");
+        let head = "LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nLoadModule setenvif_module m\nLoadModule dir_module m\nLoadModule authn_core_module m\nLoadModule authz_user_module m\nDocumentRoot {d}/www\nDirectoryIndex index.html\n";
+        std::fs::write(&main, format!("{head}{conf}").replace("{d}", &d)).unwrap();
+        let cfg = load(&main, &crate::ide::config::RealFs);
+        let ix = cfg.index();
+        let batch = DefeatedBatch::new(&[&cfg], FsView::cached());
+        let mut found = Vec::new();
+        for id in 0..ix.len() as SecId {
+            let chain = ix.chain(&cfg, id);
+            if !chain.last().is_some_and(|n| n.children.iter().any(|c| c.is("Require"))) {
+                continue;
+            }
+            let fast = defeated_require_among(&cfg, &chain, &batch, &mut RecentWalks::default());
+            let full = defeated_by_full_evaluation(&cfg, &chain);
+            assert_eq!(
+                format!("{fast:?}"),
+                format!("{full:?}"),
+                "section at line {}",
+                cfg.line(&chain.last().unwrap().loc)
+            );
+            if let Some(t) = fast {
+                found.push(format!("{}: {}", cfg.line(&chain.last().unwrap().loc), t.decided_by));
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn batch_shortcuts_agree_with_the_full_evaluation() {
+        // Location after Directory, compat in the section itself (inside <Limit>), a Location
+        // replacing the inherited rules.
+        let found = batch_agrees_with_full_evaluation(
+            "<Directory />\n  Order deny,allow\n  Deny from all\n</Directory>\n<Location /a>\n  Require local\n</Location>\n<Location /b>\n  <Limit GET>\n    Order allow,deny\n  </Limit>\n  Require all granted\n</Location>\n<Location /c>\n  Order allow,deny\n  Allow from all\n</Location>\n<Location /c/d>\n  Require all denied\n</Location>\n<Directory {d}/www/sub>\n  Require ip 127.0.0.2\n</Directory>\n<Location /e>\n  Require all granted\n</Location>\n",
+            &[],
+        );
+        assert_eq!(found, ["14: Deny from all", "30: Deny from all", "33: Deny from all"]);
+        // Satisfy Any: Require decides after a failed host check.
+        let found = batch_agrees_with_full_evaluation(
+            "<Directory />\n  Order deny,allow\n  Deny from all\n  Satisfy Any\n</Directory>\n<Location /a>\n  Require all denied\n</Location>\n<Location /b>\n  Require all granted\n</Location>\n<Location /sub/>\n  Require all granted\n</Location>\n",
+            &[],
+        );
+        assert!(found.is_empty(), "{found:?}");
+        // <Limit> masks: Satisfy Any for POST only leaves GET to the host check; a Deny for
+        // POST only lets GET through.
+        let found = batch_agrees_with_full_evaluation(
+            "<Directory />\n  Order deny,allow\n  Deny from all\n  <Limit POST>\n    Satisfy Any\n  </Limit>\n</Directory>\n<Location /a>\n  Require all granted\n</Location>\n<Directory {d}/www/sub>\n  <Limit POST>\n    Order allow,deny\n  </Limit>\n</Directory>\n<Location /sub/x>\n  Require all granted\n</Location>\n",
+            &[],
+        );
+        assert_eq!(found, ["17: Deny from all"]);
+        // Allow/Deny from env= (SetEnvIf decides per client), Order mutual-failure.
+        let found = batch_agrees_with_full_evaluation(
+            "SetEnvIf Remote_Addr \"^127\\.0\\.0\\.1$\" ok\n<Directory />\n  Order deny,allow\n  Deny from all\n  Allow from env=ok\n</Directory>\n<Location /a>\n  Require all granted\n</Location>\n<Directory {d}/www/sub>\n  Order allow,deny\n  Allow from env=nobody\n</Directory>\n<Location /sub/x>\n  Require all granted\n</Location>\n<Directory {d}/www/ht>\n  Order mutual-failure\n  Allow from 127.0.0.1\n  Deny from all\n</Directory>\n<Location /ht/x>\n  Require all granted\n</Location>\n<Directory {d}/www/ht2>\n  Order mutual-failure\n  Allow from all\n  Deny from 192.0.2.1\n</Directory>\n<Location /ht2/x>\n  Require all granted\n</Location>\n",
+            &[],
+        );
+        assert_eq!(
+            found,
+            [
+                "23: Order allow,deny: no Allow matches (default deny)",
+                "31: Deny from all (Order mutual-failure: Deny has the last word)"
+            ]
+        );
+        // .htaccess layers: one refuses everyone (its rules have no section), one lets
+        // everyone through the host check.
+        let found = batch_agrees_with_full_evaluation(
+            "<Directory />\n  Order deny,allow\n  Deny from all\n</Directory>\n<Directory {d}/www/ht>\n  AllowOverride All\n</Directory>\n<Location /ht/x>\n  Require all granted\n</Location>\n<Directory {d}/www/ht2>\n  AllowOverride Limit\n  Require all granted\n</Directory>\n<Location /ht2/x>\n  Require local\n</Location>\n",
+            &[("www/ht/.htaccess", "Order allow,deny\nDeny from all\n"), ("www/ht2/.htaccess", "Order deny,allow\nAllow from all\n")],
+        );
+        assert_eq!(found, ["17: Deny from all (Order allow,deny: Deny has the last word)"]);
+        // No rules in effect for the directory, but mod_dir's subrequest for its index meets some.
+        let found = batch_agrees_with_full_evaluation(
+            "<Directory {d}/www/idx>\n  Require all granted\n</Directory>\n<Files index.html>\n  Order allow,deny\n</Files>\n<Location /sub/>\n  Require all granted\n</Location>\n",
+            &[],
+        );
+        assert_eq!(
+            found,
+            [
+                "10: Order allow,deny: no Allow matches (default deny) (DirectoryIndex subrequest /idx/index.html)",
+                "16: Order allow,deny: no Allow matches (default deny) (DirectoryIndex subrequest /sub/index.html)"
+            ]
+        );
+    }
+}
