@@ -295,8 +295,22 @@ fn each_finding(
     for (path, main) in targets {
         // Diagnostics need no syntax tree once the nodes are built.
         let phases = Phases::new();
-        let cfg = config::load_for_batch(path, &config::RealFs, *main);
+        let mut cfg = config::load_for_batch(path, &config::RealFs, *main);
         phases.mark("load");
+        // The .htaccess files of the directories a main configuration serves: found before the
+        // checks, since the precedence check asks whether theirs re-open access.
+        let htaccess: Vec<ide::htaccess_files::Found> = if *main {
+            ide::htaccess_files::htaccess_files(&cfg)
+                .into_iter()
+                .filter(|f| !targeted.contains(f.path.as_path()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if !htaccess.is_empty() {
+            cfg.htaccess_found = Some(htaccess.iter().map(|f| f.path.clone()).collect());
+        }
+        phases.mark("htaccess scan");
         // The section index is built by the checks, beside the one that reads none. Where each
         // finding starts and ends, as the report prints it, is found by the check's worker.
         let diagnostics = ide::diagnostics::in_order_with(&cfg, |d| {
@@ -308,30 +322,24 @@ fn each_finding(
         phases.mark("report");
         // The .htaccess files of the directories a main configuration serves, read as httpd
         // reads them under it, for each server whose requests read them (those no server
-        // reads say so).
-        if *main {
-            let htaccess: Vec<ide::htaccess_files::Found> = ide::htaccess_files::htaccess_files(&cfg)
-                .into_iter()
-                .filter(|f| !targeted.contains(f.path.as_path()))
-                .collect();
-            if !htaccess.is_empty() {
-                let root = std::sync::Arc::new(cfg);
-                for found in htaccess {
-                    // Checked under the AllowOverride of each server that reads it.
-                    let mut h = config::load_in_context(&found.path, &config::RealFs, root.clone());
-                    h.htaccess_servers = Some(found.servers.into());
-                    let diagnostics = ide::diagnostics::in_order_with(&h, |d| {
-                        let f = h.file(d.file);
-                        (f.line_index.human(d.range.start(), &f.text), f.line_index.human(d.range.end(), &f.text))
-                    });
-                    report_config(&h, diagnostics, true, &mut kept, emit)?;
-                }
-                phases.mark("htaccess");
-                if leak {
-                    std::mem::forget(root);
-                }
-                continue;
+        // reads say so; the list is empty unless the configuration is a main one).
+        if !htaccess.is_empty() {
+            let root = std::sync::Arc::new(cfg);
+            for found in htaccess {
+                // Checked under the AllowOverride of each server that reads it.
+                let mut h = config::load_in_context(&found.path, &config::RealFs, root.clone());
+                h.htaccess_servers = Some(found.servers.into());
+                let diagnostics = ide::diagnostics::in_order_with(&h, |d| {
+                    let f = h.file(d.file);
+                    (f.line_index.human(d.range.start(), &f.text), f.line_index.human(d.range.end(), &f.text))
+                });
+                report_config(&h, diagnostics, true, &mut kept, emit)?;
             }
+            phases.mark("htaccess");
+            if leak {
+                std::mem::forget(root);
+            }
+            continue;
         }
         if leak {
             std::mem::forget(cfg);

@@ -324,3 +324,34 @@ fn a_require_deciding_beneath_a_reopened_denial_is_not_called_defeated() {
     let reported = apache_lsp::cli::check_paths(&[httpd.config().main_config_path()]).unwrap();
     assert!(!reported.iter().any(|r| r.code == "defeated-require"), "{reported:#?}");
 }
+
+/// The same through an .htaccess file below the section: its Order/Allow/Deny replace the
+/// inherited denial there, and the Require decides (httpd: 200 for 127.0.0.1, 403 with AH01630
+/// for 127.0.0.2). Without the file, httpd refuses both by the inherited rule (AH01797) and check
+/// reports the trap.
+#[test]
+fn an_htaccess_reopening_below_keeps_the_require_in_effect() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  AllowOverride Limit\n  Order allow,deny\n</Directory>\n<Location />\n  Require ip 127.0.0.1\n</Location>\n";
+    for reopened in [true, false] {
+        let mut cfg = HttpdConfig::new(body);
+        if reopened {
+            cfg = cfg.file("htdocs/sub/.htaccess", "Order deny,allow\nAllow from all\n");
+        }
+        let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start: {e}"));
+        let get = |from: &str| httpd.send(&Request::get("/sub/").source(from.parse().unwrap())).unwrap();
+        let reported = apache_lsp::cli::check_paths(&[httpd.config().main_config_path()]).unwrap();
+        let trap = reported.iter().any(|r| r.code == "defeated-require");
+        if reopened {
+            assert_eq!((get("127.0.0.1"), get("127.0.0.2")), (200, 403));
+            assert!(httpd.error_log().contains("AH01630"), "{}", httpd.error_log());
+            assert!(!trap, "{reported:#?}");
+        } else {
+            assert_eq!((get("127.0.0.1"), get("127.0.0.2")), (403, 403));
+            assert!(httpd.error_log().contains("AH01797"), "{}", httpd.error_log());
+            assert!(trap, "{reported:#?}");
+        }
+    }
+}

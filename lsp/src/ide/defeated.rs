@@ -7,7 +7,7 @@ use crate::ide::access::{self, BeforeMerge, FsView};
 use crate::ide::config::{Config, FileId, Node, SecId};
 use crate::ide::hover::{hover_env_inputs, representative_clients, set_client, spec};
 use crate::ide::policy::{self, Layer};
-use crate::ide::section_urls::{is_container, section_urls, url_for};
+use crate::ide::section_urls::{directory_url, is_container, section_urls, url_for, url_roots};
 use apache_syntax::TextRange;
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -40,6 +40,9 @@ pub struct DefeatedBatch {
     /// The main server's sections (outside every `<VirtualHost>`), nested ones included, made
     /// when first asked: a big tree's top level is mostly virtual hosts.
     main_sections: std::sync::OnceLock<Vec<SecId>>,
+    /// The directories of the .htaccess files the caller found ([`Config::htaccess_found`])
+    /// that hold old-style lines, read when first asked.
+    htaccess_compat: std::sync::OnceLock<Vec<String>>,
 }
 
 /// What the last walks of one worker of a batch told before any merge (`Early`), by URL and
@@ -73,6 +76,7 @@ impl DefeatedBatch {
             fs,
             host_checks: Default::default(),
             main_sections: Default::default(),
+            htaccess_compat: Default::default(),
         }
     }
 
@@ -260,7 +264,44 @@ fn reopening_urls(
             return None;
         }
     }
+    // The directories below whose .htaccess files hold old-style lines (they replace the
+    // inherited ones there), when the caller found the files.
+    if let Some(found) = &cfg.htaccess_found {
+        let dirs = batch.htaccess_compat.get_or_init(|| {
+            found
+                .iter()
+                .filter(|p| holds_old_style_lines(p))
+                .filter_map(|p| p.parent().map(|d| d.to_string_lossy().into_owned()))
+                .collect()
+        });
+        if !dirs.is_empty() {
+            let (docroot, _) = url_roots(cfg, chain);
+            for d in dirs {
+                if let Some(u) = directory_url(cfg, &docroot, d).filter(|u| u.len() > url.len() && u.starts_with(url)) {
+                    out.push((u, host.clone()));
+                }
+            }
+            if out.len() > MAX_REOPENING_URLS {
+                return None;
+            }
+        }
+    }
     Some(out)
+}
+
+/// Whether an .htaccess file holds an Order, Allow, Deny or Satisfy line (read from disk, up to
+/// its first megabyte; a file that cannot be read holds none).
+fn holds_old_style_lines(path: &Path) -> bool {
+    use std::io::Read;
+    let mut text = Vec::new();
+    let Ok(f) = std::fs::File::open(path) else { return false };
+    if f.take(1 << 20).read_to_end(&mut text).is_err() {
+        return false;
+    }
+    String::from_utf8_lossy(&text)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .any(|w| policy::is_compat_directive(w.trim_start_matches('<')))
 }
 
 /// Where a body of access directives is written: a section, or a whole .htaccess

@@ -135,7 +135,7 @@ pub(crate) fn reaching_url(cfg: &Config, chain: &[&Node], fs: &FsView) -> Option
 
 /// The document root of the server `chain` is in, and the directories its URLs map to (the
 /// document root, then the Alias and ScriptAlias targets).
-fn url_roots(cfg: &Config, chain: &[&Node]) -> (Option<String>, Vec<String>) {
+pub(crate) fn url_roots(cfg: &Config, chain: &[&Node]) -> (Option<String>, Vec<String>) {
     let ix = cfg.index();
     let vhost = chain.iter().find(|n| n.is("VirtualHost"));
     let docroot = vhost

@@ -288,6 +288,10 @@ pub struct Config {
     /// read it, when the caller found them ([`crate::ide::allow_override::Readers`]); else they
     /// are found from [`Config::enclosing`] when asked.
     pub htaccess_servers: Option<Arc<[ServerId]>>,
+    /// For a main configuration checked with the .htaccess files below the directories it
+    /// serves ([`crate::ide::htaccess_files`]), when the caller found them first: their paths.
+    /// The precedence check asks at their directories whether their rules re-open access.
+    pub htaccess_found: Option<Arc<[std::path::PathBuf]>>,
     /// Built on first use: nodes never change after loading (incremental analysis,
     /// which edits them in place, starts a new index with [`Config::nodes_changed`]).
     index: std::sync::OnceLock<Index>,
@@ -310,6 +314,7 @@ impl Clone for Config {
             included_from: self.included_from.clone(),
             enclosing: self.enclosing.clone(),
             htaccess_servers: self.htaccess_servers.clone(),
+            htaccess_found: self.htaccess_found.clone(),
             index: std::sync::OnceLock::new(),
             file_ids: self.file_ids.clone(),
         }
@@ -347,6 +352,7 @@ impl Config {
             server_root: self.server_root.clone(),
             enclosing: self.enclosing.clone(),
             htaccess_servers: self.htaccess_servers.clone(),
+            htaccess_found: self.htaccess_found.clone(),
             file_ids: self.file_ids.clone(),
             ..Config::default()
         };
