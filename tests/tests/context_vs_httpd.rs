@@ -569,3 +569,40 @@ fn expressions_match_apache2_t() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A Deny line with a mask of no bits (`::/0`, `0.0.0.0/0`): `apache2 -t` refuses the file on
+/// that line. check says so (access-config, on that line), and the deprecated-access findings
+/// of the block say it holds a line httpd refuses, describing nothing else (no "no Deny line").
+#[test]
+fn a_refused_deny_line_is_named_by_the_blocks_description() {
+    if !require_apache2() {
+        return;
+    }
+    for bad in ["::/0", "0.0.0.0/0"] {
+        let body = format!(
+            "<Directory @DOCROOT@>\n  Order deny,allow\n  Deny from {bad}\n  Allow from 127.0.0.1\n</Directory>\n"
+        );
+        let cfg = HttpdConfig::new(body);
+        let (ok, output) = config_test(&cfg);
+        assert!(!ok, "{bad}: httpd accepted it: {output}");
+        let text = std::fs::read_to_string(cfg.main_config_path()).unwrap();
+        let line = text.lines().position(|l| l.contains(&format!("Deny from {bad}"))).unwrap() as u32 + 1;
+        assert!(output.contains(&format!("Syntax error on line {line} ")), "{bad}: {output}");
+        let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+        assert!(
+            reported
+                .iter()
+                .any(|r| r.code == "access-config" && r.line == line && r.message.contains("will not start")),
+            "{bad}: {reported:#?}"
+        );
+        let described: Vec<_> = reported.iter().filter(|r| r.code == "deprecated-access").collect();
+        assert_eq!(described.len(), 3, "{bad}: {described:#?}");
+        for r in described {
+            assert!(
+                r.message
+                    .ends_with("this block includes a line httpd refuses (see access-config): httpd does not start"),
+                "{bad}: {r:?}"
+            );
+        }
+    }
+}
