@@ -92,7 +92,7 @@ fn disjoint(a: &HostSpec, b: &HostSpec) -> bool {
 }
 
 /// The words of the entries of `these` that `drop` does not drop.
-fn kept<'e>(these: &'e [policy::AccessEntry], drop: impl Fn(&HostSpec) -> bool) -> Vec<&'e str> {
+fn kept(these: &[policy::AccessEntry], drop: impl Fn(&HostSpec) -> bool) -> Vec<&str> {
     these.iter().filter(|e| !drop(&e.spec)).map(|e| e.text.as_str()).collect()
 }
 
