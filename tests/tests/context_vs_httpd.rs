@@ -569,3 +569,86 @@ fn expressions_match_apache2_t() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A Deny line with a mask of no bits (`::/0`, `0.0.0.0/0`): `apache2 -t` refuses the file on
+/// that line. check says so (access-config, on that line), and the deprecated-access findings
+/// of the block say it holds a line httpd refuses, describing nothing else (no "no Deny line").
+#[test]
+fn a_refused_deny_line_is_named_by_the_blocks_description() {
+    if !require_apache2() {
+        return;
+    }
+    for bad in ["::/0", "0.0.0.0/0"] {
+        let body = format!(
+            "<Directory @DOCROOT@>\n  Order deny,allow\n  Deny from {bad}\n  Allow from 127.0.0.1\n</Directory>\n"
+        );
+        let cfg = HttpdConfig::new(body);
+        let (ok, output) = config_test(&cfg);
+        assert!(!ok, "{bad}: httpd accepted it: {output}");
+        let text = std::fs::read_to_string(cfg.main_config_path()).unwrap();
+        let line = text.lines().position(|l| l.contains(&format!("Deny from {bad}"))).unwrap() as u32 + 1;
+        assert!(output.contains(&format!("Syntax error on line {line} ")), "{bad}: {output}");
+        let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+        assert!(
+            reported
+                .iter()
+                .any(|r| r.code == "access-config" && r.line == line && r.message.contains("will not start")),
+            "{bad}: {reported:#?}"
+        );
+        let described: Vec<_> = reported.iter().filter(|r| r.code == "deprecated-access").collect();
+        assert_eq!(described.len(), 3, "{bad}: {described:#?}");
+        for r in described {
+            assert!(
+                r.message
+                    .ends_with("this block includes a line httpd refuses (see access-config): httpd does not start"),
+                "{bad}: {r:?}"
+            );
+        }
+    }
+}
+
+/// deprecated-access where the Allow and Deny lines overlap says what is left ("allows
+/// everyone", "allows only …", "denies everyone"); each claim holds for httpd's answers to
+/// every loopback client sent.
+#[test]
+fn overlapping_allow_and_deny_are_described_as_httpd_answers() {
+    if !require_apache2() {
+        return;
+    }
+    let blocks = [
+        ("d1", "Order deny,allow\n  Deny from 127.0.0.1\n  Allow from 127.0.0.1"),
+        ("d2", "Order allow,deny\n  Allow from 127.0.0.1 127.0.0.2\n  Deny from 127.0.0.2"),
+        ("d3", "Order allow,deny\n  Allow from 127.0.0.2\n  Deny from 127.0.0.0/8"),
+        ("d4", "Order deny,allow\n  Deny from 127.0.0.2 127.0.0.3\n  Allow from 127.0.0.0/30"),
+    ];
+    let mut body = "<Directory @DOCROOT@>\n  Require all granted\n</Directory>\n".to_string();
+    for (d, rules) in blocks {
+        body.push_str(&format!("<Directory @DOCROOT@/{d}>\n  {rules}\n</Directory>\n"));
+    }
+    let cfg = blocks.iter().fold(HttpdConfig::new(body), |c, (d, _)| c.file(format!("htdocs/{d}/index.html"), "x\n"));
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("{e}"));
+    let reported = apache_lsp::cli::check_paths(&[httpd.config().main_config_path()]).unwrap();
+    let text = std::fs::read_to_string(httpd.config().main_config_path()).unwrap();
+    for (d, _) in blocks {
+        let header = text.lines().position(|l| l.ends_with(&format!("/{d}>"))).unwrap() as u32 + 1;
+        let what = reported
+            .iter()
+            .find(|r| r.code == "deprecated-access" && r.line == header + 1)
+            .and_then(|r| r.message.split_once("this block ").map(|(_, w)| w.to_string()))
+            .unwrap_or_else(|| panic!("{d}: {reported:#?}"));
+        let allowed: Vec<&str> = ["127.0.0.1", "127.0.0.2", "127.0.0.3"]
+            .into_iter()
+            .filter(|ip| {
+                let status = httpd.send(&Request::get(&format!("/{d}/")).source(ip.parse().unwrap())).unwrap();
+                assert!(status == 200 || status == 403, "{d} from {ip}: {status}");
+                status == 200
+            })
+            .collect();
+        let expected = match &allowed[..] {
+            [_, _, _] => "allows everyone:".to_string(),
+            [] => "denies everyone:".to_string(),
+            some => format!("allows only {}", some.join(", ")),
+        };
+        assert!(what.starts_with(&expected), "{d}: httpd allowed {allowed:?}; check says {what:?}");
+    }
+}

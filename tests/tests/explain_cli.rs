@@ -780,3 +780,87 @@ fn regex_directory_options_do_not_count_for_the_symlink_test() {
         assert_eq!(v["status"], real, "{path}:\n{v:#}");
     }
 }
+
+/// The evaluation text follows check_dir_access (mod_access_compat.c): the Deny lines first
+/// under `Order deny,allow`, the Allow lines first under `allow,deny`, and under
+/// `mutual-failure` the Deny lines only once an Allow matched. When several Require lines
+/// decide together under AuthMerging (each inherited and own line granting under And, each
+/// denying under Or), "Decided by" gives the AuthMerging line's place and each of those lines
+/// with its place; one line deciding alone is named alone. Every status is httpd's.
+#[test]
+fn explain_reads_access_lines_in_httpds_order_and_names_each_deciding_line() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/da>\n    Order deny,allow\n    Allow from 127.0.0.1\n    Deny from 127.0.0.0/8\n</Directory>\n\
+<Directory @DOCROOT@/ad>\n    Order allow,deny\n    Allow from 127.0.0.0/8\n    Deny from 127.0.0.2\n</Directory>\n\
+<Directory @DOCROOT@/mf>\n    Order mutual-failure\n    Allow from 127.0.0.1\n    Deny from 127.0.0.2\n</Directory>\n\
+<Directory @DOCROOT@/and>\n    Require ip 127.0.0.0/8\n</Directory>\n\
+<Directory @DOCROOT@/and/in>\n    AuthMerging And\n    Require ip 127.0.0.1 127.0.0.2\n</Directory>\n\
+<Directory @DOCROOT@/or>\n    Require ip 127.0.0.1\n</Directory>\n\
+<Directory @DOCROOT@/or/in>\n    AuthMerging Or\n    Require ip 127.0.0.2\n</Directory>\n";
+    let mut config = HttpdConfig::new(body);
+    for d in ["da", "ad", "mf", "and/in", "or/in"] {
+        config = config.file(format!("htdocs/{d}/index.html"), "x\n");
+    }
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf_path = httpd.config().main_config_path();
+    let conf = conf_path.to_str().unwrap().to_owned();
+    let text = std::fs::read_to_string(&conf_path).unwrap();
+    let place = |needle: &str| format!("{conf}:{}", line_of(&text, needle));
+    let explain = |url: &str, client: &str| {
+        let real = httpd.send(&Request::get(url).source(client.parse().unwrap())).unwrap();
+        let v = json(&["explain", &conf, url, "--client", client, "--format", "json"]);
+        assert_eq!(v["status"], real, "{url} from {client}:\n{v:#}");
+        v
+    };
+    // The access_compat steps of the trace, as the words before the colon.
+    let steps = |v: &Value| -> Vec<String> {
+        v["trace"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|t| t.as_str())
+            .map(str::trim)
+            .filter(|t| t.starts_with("Allow from") || t.starts_with("Deny ") || t.starts_with("Deny from"))
+            .map(|t| t.split(':').next().unwrap().to_string())
+            .collect()
+    };
+    for client in ["127.0.0.1", "127.0.0.2", "127.0.0.3"] {
+        let v = explain("/da/index.html", client);
+        assert_eq!(steps(&v), ["Deny from 127.0.0.0/8", "Allow from 127.0.0.1"], "{v:#}");
+        let v = explain("/ad/index.html", client);
+        assert_eq!(steps(&v), ["Allow from 127.0.0.0/8", "Deny from 127.0.0.2"], "{v:#}");
+    }
+    let v = explain("/mf/index.html", "127.0.0.1");
+    assert_eq!(steps(&v), ["Allow from 127.0.0.1", "Deny from 127.0.0.2"], "{v:#}");
+    let v = explain("/mf/index.html", "127.0.0.3");
+    assert_eq!(steps(&v), ["Allow from 127.0.0.1", "Deny lines not read"], "{v:#}");
+    assert_eq!(v["deciding"]["line"], line_of(&text, "Order mutual-failure"), "{v:#}");
+
+    // AuthMerging And, both sides granting: the AuthMerging line, and each Require line.
+    let v = explain("/and/in/index.html", "127.0.0.1");
+    assert_eq!(v["status"], 200);
+    let (a_line, b_line) = (place("Require ip 127.0.0.0/8"), place("Require ip 127.0.0.1 127.0.0.2"));
+    let and_line = line_of(&text, "AuthMerging And");
+    assert_eq!(v["deciding"]["line"], and_line, "{v:#}");
+    let rule = v["deciding"]["rule"].as_str().unwrap();
+    assert!(rule.contains(&format!("{a_line})")) && rule.contains(&format!("{b_line})")), "{rule}");
+    let (_, out) = run(&["explain", &conf, "/and/in/index.html", "--client", "127.0.0.1"]);
+    assert!(out.contains(&format!("at {conf}:{and_line}")) && out.contains(&a_line), "{out}");
+    // This section's line alone refuses 127.0.0.3.
+    let v = explain("/and/in/index.html", "127.0.0.3");
+    assert_eq!(v["deciding"]["line"], line_of(&text, "Require ip 127.0.0.1 127.0.0.2"), "{v:#}");
+    // AuthMerging Or, both sides denying: the AuthMerging line, and each Require line.
+    let v = explain("/or/in/index.html", "127.0.0.3");
+    assert_eq!(v["status"], 403);
+    assert_eq!(v["deciding"]["line"], line_of(&text, "AuthMerging Or"), "{v:#}");
+    let rule = v["deciding"]["rule"].as_str().unwrap();
+    let or_parent = text.lines().position(|l| l.trim() == "Require ip 127.0.0.1").unwrap() + 1;
+    assert!(rule.contains(&format!("{conf}:{or_parent})")), "{rule}");
+    assert!(rule.contains(&format!("{})", place("Require ip 127.0.0.2"))), "{rule}");
+    // One side granting decides alone.
+    let v = explain("/or/in/index.html", "127.0.0.2");
+    assert_eq!(v["deciding"]["line"], line_of(&text, "Require ip 127.0.0.2"), "{v:#}");
+}

@@ -355,3 +355,31 @@ fn an_htaccess_reopening_below_keeps_the_require_in_effect() {
         }
     }
 }
+
+/// A `<Files>` holding `Require not ip` beside `Require all granted` (a negative line in the
+/// implicit RequireAny): httpd refuses to start, naming the line. The hover's table is all unknown, it
+/// says first that httpd refuses to start, names no deciding rule, and shows no Require as in
+/// effect (the line left once the refused one is dropped is not what httpd runs).
+#[test]
+fn hover_under_a_require_httpd_refuses_says_httpd_does_not_start() {
+    if !require_apache2() {
+        return;
+    }
+    let body = format!("{GRANT_DOCROOT}<Files a.txt>\n  Require not ip 127.0.0.2\n  Require all granted\n</Files>\n");
+    let cfg = HttpdConfig::new(body).file("htdocs/a.txt", "x\n");
+    let md = hover_via_api(&cfg, "<Files a.txt>");
+    let (ok, output) = apache_lsp_e2e::httpd::config_test(&cfg);
+    assert!(!ok, "httpd accepted it:\n{output}");
+    let line = output
+        .split("Syntax error on line ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("httpd named no line:\n{output}"));
+    assert!(md.contains(&format!("(httpd.conf:{line})")), "httpd refuses line {line}:\n{output}\n{md}");
+    let outcome = parse_hover(&md);
+    assert!(outcome.rows.iter().all(|r| r.cells.iter().all(Option::is_none)), "{md}");
+    let first_said = md.lines().skip(1).find(|l| !l.trim().is_empty()).unwrap_or_default();
+    assert!(first_said.starts_with("**httpd refuses to start**"), "{md}");
+    assert!(md.contains("negative Require directive has no effect in <RequireAny> directive"), "{md}");
+    assert!(!md.contains("decided by") && !md.contains("Effective Require"), "{md}");
+}

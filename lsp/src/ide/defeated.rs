@@ -570,7 +570,8 @@ mod tests {
             found,
             [
                 "23: Order allow,deny: no Allow matches (default deny)",
-                "31: Deny from all (Order mutual-failure: Deny has the last word)"
+                // mutual-failure reads the Deny lines only once an Allow matched.
+                "31: Order mutual-failure: no Allow matches (default deny)"
             ]
         );
         // .htaccess layers: one refuses everyone (its rules have no section), one lets

@@ -349,6 +349,16 @@ fn policy_markdown(
         host.as_ref().map(|h| format!(" on `{h}`")).unwrap_or_default()
     );
     let base = effective(cfg, &spec(url, host, "127.0.0.1".parse().unwrap(), None));
+    // httpd stops at a line it refuses before any request: no rule decides, and the rules left
+    // once that line is dropped are not ones httpd runs.
+    let refuses = !base.errors.is_empty();
+    if refuses {
+        let _ =
+            writeln!(md, "\n**httpd refuses to start** with the sections that apply here, so it answers no request:");
+        for e in &base.errors {
+            let _ = writeln!(md, "- {} ({})", e.message, loc_label(&e.loc));
+        }
+    }
     let _ = writeln!(md, "\nFile system: `{}`\n", base.filesystem_path.display());
     let _ = writeln!(md, "Sections in merge order:");
     for s in &base.sections {
@@ -370,10 +380,10 @@ fn policy_markdown(
             if layers.is_empty() { String::new() } else { format!(": {}", layers.join(", ")) }
         );
     }
-    if let Some(a) = base.authz.as_ref().and_then(|a| a.section.as_ref()) {
+    if let Some(a) = base.authz.as_ref().and_then(|a| a.section.as_ref()).filter(|_| !refuses) {
         let _ = writeln!(md, "\nEffective Require:\n```apache\n{}```", a.render());
     }
-    if let Some(c) = &base.compat {
+    if let Some(c) = base.compat.as_ref().filter(|_| !refuses) {
         let _ =
             writeln!(md, "\nEffective Order/Allow/Deny: {}", crate::ide::diagnostics::deprecated_access::describe(c));
     }
@@ -393,6 +403,7 @@ fn policy_markdown(
     );
     // Refused rows grouped by what httpd logs for them: (status, log text) → who.
     let mut refused: Vec<((u16, String), Vec<String>, IpAddr)> = Vec::new();
+    let mut granted = false;
     for (label, ip) in representative_clients(mentioned) {
         let cells: Vec<Effective> = columns
             .iter()
@@ -410,6 +421,7 @@ fn policy_markdown(
             "| {label} | {} |",
             cells.iter().map(|e| show(e.outcome.status)).collect::<Vec<_>>().join(" | ")
         );
+        granted |= cells.iter().any(|e| e.outcome.status == Some(200));
         for (e, (who, _)) in cells.iter().zip(&columns) {
             let Some(st) = e.outcome.status.filter(|s| *s != 200) else { continue };
             let key = (st, log_summary(cfg, e));
@@ -428,13 +440,14 @@ fn policy_markdown(
     }
     // The table is access control's answer; where it grants, the file system may answer otherwise.
     let base_spec = spec(url, host, "127.0.0.1".parse().unwrap(), None);
-    if let Some(crate::ide::handler::Answer::File { status, why, .. }) =
-        crate::ide::handler::answer_if_granted(cfg, &base_spec, &base)
-            .filter(|a| !matches!(a, crate::ide::handler::Answer::File { status: 200, .. }))
+    if let Some(crate::ide::handler::Answer::File { status, why, .. }) = granted
+        .then(|| crate::ide::handler::answer_if_granted(cfg, &base_spec, &base))
+        .flatten()
+        .filter(|a| !matches!(a, crate::ide::handler::Answer::File { status: 200, .. }))
     {
         let _ = writeln!(md, "\nWhere access is granted (200 above), httpd answers `GET {url}` with {status}: {why}.");
     }
-    if let Some(d) = &base.outcome.deciding {
+    if let Some(d) = base.outcome.deciding.as_ref().filter(|_| !refuses) {
         let at = d.loc.as_ref().map(|l| format!(" ({})", loc_label(l))).unwrap_or_default();
         let _ = writeln!(md, "\nFor 127.0.0.1, decided by {:?}: `{}`{at}", d.layer, d.rule);
     }
@@ -620,6 +633,36 @@ mod tests {
             ]
         "#]]
         .assert_debug_eq(&refused);
+    }
+
+    /// A Require line httpd refuses (here a negative one beside a positive one, outside any
+    /// RequireAll): the hover says first that httpd does not start, names
+    /// no deciding rule and shows no Require as in effect (the lines left are not what httpd runs).
+    #[test]
+    fn hover_under_a_refused_require_says_httpd_does_not_start() {
+        let md = check(
+            "//- /srv/httpd.conf\nLoadModule authz_core_module m\nLoadModule authz_host_module m\nDocumentRoot /nonexistent-docroot\n<Directory />\n  Require all granted\n</Directory>\n<Loc█ation /x>\n  Require not ip 127.0.0.2\n  Require all granted\n</Location>\n",
+        );
+        expect_test::expect![[r#"
+            **Effective access** for `GET /x`
+
+            **httpd refuses to start** with the sections that apply here, so it answers no request:
+            - negative Require directive has no effect in <RequireAny> directive (httpd.conf:8)
+
+            File system: `/nonexistent-docroot`
+
+            Sections in merge order:
+            - `<Directory />` (httpd.conf:4): mod_authz_core
+            - `<Location /x>` (httpd.conf:7): mod_authz_core
+
+            | client | anonymous | authenticated |
+            |---|---|---|
+            | local (127.0.0.1) | unknown | unknown |
+            | 127.0.0.2 | unknown | unknown |
+            | any other (192.0.2.1) | unknown | unknown |
+
+            Some outcomes cannot be known: httpd would refuse to start: negative Require directive has no effect in <RequireAny> directive
+        "#]].assert_eq(&md);
     }
 
     #[test]

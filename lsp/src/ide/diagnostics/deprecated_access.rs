@@ -4,8 +4,11 @@
 use super::{Diagnostic, Messages};
 use crate::ide::access;
 use crate::ide::config::{Config, Node, NodeKind, SecId, Severity};
-use crate::ide::policy::{self, HostSpec, MethodMask, Order, Satisfy};
+use crate::ide::policy::{self, HostSpec, IpSubnet, MethodMask, Order, Satisfy};
 use std::sync::Arc;
+
+/// What a block with an old-style line httpd refuses does: nothing, httpd does not start.
+const REFUSED: &str = "includes a line httpd refuses (see access-config): httpd does not start";
 
 /// How many classes of methods a description names at most.
 const MAX_METHOD_CLASSES: usize = 6;
@@ -55,6 +58,44 @@ pub fn describe(c: &policy::CompatConfig) -> String {
     format!("acts per HTTP method (<Limit>) — {}", parts.join("; "))
 }
 
+/// Whether every client `inner` matches, `outer` matches too, for any request (exact where
+/// said: the same spec, `all`, an IP subnet inside another of its family; else false).
+fn covers(outer: &HostSpec, inner: &HostSpec) -> bool {
+    match (outer, inner) {
+        (HostSpec::All, _) => true,
+        // A subnet is the addresses whose masked bits equal its network: `inner` lies inside
+        // `outer` when `outer` masks no bit `inner` leaves free and their networks agree there.
+        (HostSpec::Ip(IpSubnet::V4 { net: on, mask: om }), HostSpec::Ip(IpSubnet::V4 { net, mask })) => {
+            om & !mask == 0 && net & om == *on
+        }
+        (HostSpec::Ip(IpSubnet::V6 { net: on, mask: om }), HostSpec::Ip(IpSubnet::V6 { net, mask })) => {
+            om & !mask == 0 && net & om == *on
+        }
+        (o, i) => o == i,
+    }
+}
+
+/// Whether no client matches both `a` and `b` (exact where said: two IP subnets; an IPv4 one
+/// and an IPv6 one never match the same client, apr_ipsubnet_test matching IPv4-mapped clients
+/// against IPv4 subnets only; else false).
+fn disjoint(a: &HostSpec, b: &HostSpec) -> bool {
+    match (a, b) {
+        (HostSpec::Ip(IpSubnet::V4 { net: an, mask: am }), HostSpec::Ip(IpSubnet::V4 { net: bn, mask: bm })) => {
+            (an ^ bn) & am & bm != 0
+        }
+        (HostSpec::Ip(IpSubnet::V6 { net: an, mask: am }), HostSpec::Ip(IpSubnet::V6 { net: bn, mask: bm })) => {
+            (an ^ bn) & am & bm != 0
+        }
+        (HostSpec::Ip(_), HostSpec::Ip(_)) => true,
+        _ => false,
+    }
+}
+
+/// The words of the entries of `these` that `drop` does not drop.
+fn kept(these: &[policy::AccessEntry], drop: impl Fn(&HostSpec) -> bool) -> Vec<&str> {
+    these.iter().filter(|e| !drop(&e.spec)).map(|e| e.text.as_str()).collect()
+}
+
 /// [`describe`] of lines that all apply to every method described.
 fn describe_alike(c: &policy::CompatConfig) -> String {
     let order = c.orders.last().map(|o| o.value).unwrap_or(Order::DenyAllow);
@@ -65,33 +106,55 @@ fn describe_alike(c: &policy::CompatConfig) -> String {
     let ord = order.as_str();
     let host = match order {
         Order::AllowDeny | Order::MutualFailure => {
+            // Allowed: some Allow matches and no Deny does. An Allow inside a Deny adds no one;
+            // a Deny sharing no client with the Allows left takes no one away.
+            let allows: Vec<&policy::AccessEntry> =
+                c.allows.iter().filter(|e| !c.denies.iter().any(|x| covers(&x.spec, &e.spec))).collect();
+            let denies = kept(&c.denies, |spec| allows.iter().all(|e| disjoint(spec, &e.spec)));
+            let a2: Vec<&str> = allows.iter().map(|e| e.text.as_str()).collect();
             if d_all {
                 format!("denies everyone: with Order {ord}, `Deny from all` has the last word")
             } else if a.is_empty() {
                 format!("denies everyone: with Order {ord} and no Allow line, the default is deny")
+            } else if a2.is_empty() {
+                format!(
+                    "denies everyone: with Order {ord}, each client an Allow line matches is matched by a Deny line too, \
+                     which has the last word"
+                )
             } else if d.is_empty() && a_all {
                 "allows everyone".into()
-            } else if d.is_empty() {
-                format!("allows only {}", a.join(", "))
+            } else if denies.is_empty() {
+                format!("allows only {}", a2.join(", "))
             } else {
-                format!("allows {} except {}", a.join(", "), d.join(", "))
+                format!("allows {} except {}", a2.join(", "), denies.join(", "))
             }
         }
         Order::DenyAllow => {
+            // Allowed: some Allow matches or no Deny does. A Deny inside an Allow refuses no
+            // one; an Allow sharing no client with the Denies left lets in no one more.
+            let denies: Vec<&policy::AccessEntry> =
+                c.denies.iter().filter(|e| !c.allows.iter().any(|x| covers(&x.spec, &e.spec))).collect();
+            let allows = kept(&c.allows, |spec| denies.iter().all(|e| disjoint(spec, &e.spec)));
+            let d2: Vec<&str> = denies.iter().map(|e| e.text.as_str()).collect();
             if a_all {
                 format!("allows everyone: with Order {ord}, `Allow from all` has the last word")
             } else if d.is_empty() {
                 "allows everyone (no Deny line; Order deny,allow defaults to allow)".into()
+            } else if d2.is_empty() {
+                format!(
+                    "allows everyone: with Order {ord}, each client a Deny line matches is matched by an Allow line \
+                     too, which has the last word"
+                )
             } else if d_all {
                 if a.is_empty() {
                     "denies everyone".into()
                 } else {
                     format!("allows only {}", a.join(", "))
                 }
-            } else if a.is_empty() {
-                format!("denies {}, allows everyone else", d.join(", "))
+            } else if a.is_empty() || allows.is_empty() {
+                format!("denies {}, allows everyone else", d2.join(", "))
             } else {
-                format!("denies {} unless also {}", d.join(", "), a.join(", "))
+                format!("denies {} unless also {}", d2.join(", "), allows.join(", "))
             }
         }
     };
@@ -178,18 +241,24 @@ impl<'c> State<'c> {
         }
         // What the block does, said once for all its old-style lines: from the section's
         // policy when the request walk built it, else from its compat layer alone (not kept).
-        let describe_layer = |c: Option<&policy::CompatConfig>| c.map(describe).unwrap_or_default();
+        // A line httpd refuses stops it at startup (access-config says which): the lines left
+        // describe no block httpd runs.
+        let describe_layer = |c: Option<&policy::CompatConfig>, refused: bool| match (c, refused) {
+            (_, true) => REFUSED.to_string(),
+            (c, false) => c.map(describe).unwrap_or_default(),
+        };
         let what = match id.and_then(|id| cfg.index().built_if_made(id)) {
-            Some(built) => self.whats.get(&describe_layer(built.policy.compat.as_ref())),
+            Some(built) => {
+                self.whats.get(&describe_layer(built.policy.compat.as_ref(), !built.compat_errors.is_empty()))
+            }
             None => {
                 let key = access::access_layer_key(section);
                 match self.described.get(&key) {
                     Some(what) => what.clone(),
                     None => {
                         let items = access::access_layer_items(cfg, section);
-                        let what = self
-                            .whats
-                            .get(&describe_layer(policy::compat_from_items(&items, &cfg.index().ctx).0.as_ref()));
+                        let (compat, errors) = policy::compat_from_items(&items, &cfg.index().ctx);
+                        let what = self.whats.get(&describe_layer(compat.as_ref(), !errors.is_empty()));
                         self.described.insert(key, what.clone());
                         what
                     }
@@ -288,5 +357,62 @@ mod tests {
             /srv/site.conf:17: Warning[deprecated-access]: `Order` is deprecated (mod_access_compat); this block allows everyone (no Deny line; Order deny,allow defaults to allow)
         "#]]
         .assert_eq(&render("//- /srv/site.conf\n<Directory /srv>\n  <Limit GET>\n    Order allow,deny\n    Allow from 127.0.0.1\n  </Limit>\n  Allow from 127.0.0.2\n</Directory>\n<Directory /srv/x>\n  <LimitExcept GET>\n    Deny from all\n  </LimitExcept>\n</Directory>\n<Directory /srv/y>\n  <Limit POST>\n    Order deny,allow\n  </Limit>\n  Order deny,allow\n</Directory>\n"));
+    }
+
+    /// The description of one block (its first finding's, after "this block ").
+    fn said(rules: &str) -> String {
+        let out = render(&format!("//- /srv/site.conf\n<Directory /srv>\n{rules}</Directory>\n"));
+        let first = out.lines().next().unwrap_or_default();
+        first.split_once("this block ").map(|(_, what)| what.to_string()).unwrap_or_else(|| out.clone())
+    }
+
+    /// Where the Allow and Deny sets overlap or cancel (the same spec, a subnet inside another,
+    /// `all`), the description says what is left; where the arithmetic is not exact (names,
+    /// `env=`), the lines as written.
+    #[test]
+    fn overlapping_allow_and_deny_are_said_simply() {
+        let cases = [
+            "  Order deny,allow\n  Deny from ::1\n  Allow from ::1\n",
+            "  Order deny,allow\n  Deny from 10.1.0.0/16\n  Allow from 10.0.0.0/8\n",
+            "  Order deny,allow\n  Deny from 10.0.0.0/8 192.168.1.1\n  Allow from 10.0.0.0/8 172.16.0.1\n",
+            "  Order deny,allow\n  Deny from 10.0.0.0/8\n  Allow from 10.1.0.0/16 172.16.0.1\n",
+            "  Order allow,deny\n  Allow from 127.0.0.1 127.0.0.2\n  Deny from 127.0.0.2\n",
+            "  Order allow,deny\n  Allow from 10.1\n  Deny from 10.0.0.0/255.0.0.0\n",
+            "  Order mutual-failure\n  Allow from 10.0.0.0/8 ::1\n  Deny from 10.1.0.0/16 192.168.1.1 ::2\n",
+            "  Order allow,deny\n  Allow from 127.0.0.1\n  Deny from ::1\n",
+            "  Order allow,deny\n  Allow from all\n  Deny from env=bot\n",
+            "  Order deny,allow\n  Deny from example.com\n  Allow from env=ok\n",
+            "  Order allow,deny\n  Allow from example.com\n  Deny from example.com\n",
+        ];
+        let out: Vec<String> =
+            cases.iter().map(|c| format!("{} => {}", c.trim().replace("\n  ", " | "), said(c))).collect();
+        expect![[r#"
+            Order deny,allow | Deny from ::1 | Allow from ::1 => allows everyone: with Order deny,allow, each client a Deny line matches is matched by an Allow line too, which has the last word
+            Order deny,allow | Deny from 10.1.0.0/16 | Allow from 10.0.0.0/8 => allows everyone: with Order deny,allow, each client a Deny line matches is matched by an Allow line too, which has the last word
+            Order deny,allow | Deny from 10.0.0.0/8 192.168.1.1 | Allow from 10.0.0.0/8 172.16.0.1 => denies 192.168.1.1, allows everyone else
+            Order deny,allow | Deny from 10.0.0.0/8 | Allow from 10.1.0.0/16 172.16.0.1 => denies 10.0.0.0/8 unless also 10.1.0.0/16
+            Order allow,deny | Allow from 127.0.0.1 127.0.0.2 | Deny from 127.0.0.2 => allows only 127.0.0.1
+            Order allow,deny | Allow from 10.1 | Deny from 10.0.0.0/255.0.0.0 => denies everyone: with Order allow,deny, each client an Allow line matches is matched by a Deny line too, which has the last word
+            Order mutual-failure | Allow from 10.0.0.0/8 ::1 | Deny from 10.1.0.0/16 192.168.1.1 ::2 => allows 10.0.0.0/8, ::1 except 10.1.0.0/16
+            Order allow,deny | Allow from 127.0.0.1 | Deny from ::1 => allows only 127.0.0.1
+            Order allow,deny | Allow from all | Deny from env=bot => allows all except env=bot
+            Order deny,allow | Deny from example.com | Allow from env=ok => denies example.com unless also env=ok
+            Order allow,deny | Allow from example.com | Deny from example.com => denies everyone: with Order allow,deny, each client an Allow line matches is matched by a Deny line too, which has the last word"#]].assert_eq(&out.join("\n"));
+    }
+
+    /// A Deny or Allow line httpd refuses (a mask of 0 bits) stops it at startup: the block's
+    /// findings say so and describe nothing else.
+    #[test]
+    fn a_refused_line_is_said_and_nothing_else() {
+        expect![[r#"
+            /srv/site.conf:2: Warning[deprecated-access]: `Order` is deprecated (mod_access_compat); this block includes a line httpd refuses (see access-config): httpd does not start
+            /srv/site.conf:3: Error[access-config]: httpd 2.4 will not start: The specified network mask is invalid.
+            /srv/site.conf:3: Warning[deprecated-access]: `Deny` is deprecated (mod_access_compat); this block includes a line httpd refuses (see access-config): httpd does not start
+            /srv/site.conf:4: Warning[deprecated-access]: `Allow` is deprecated (mod_access_compat); this block includes a line httpd refuses (see access-config): httpd does not start
+            /srv/site.conf:7: Error[access-config]: httpd 2.4 will not start: The specified network mask is invalid.
+            /srv/site.conf:7: Warning[deprecated-access]: `Deny` is deprecated (mod_access_compat); this block includes a line httpd refuses (see access-config): httpd does not start
+        "#]].assert_eq(&render(
+            "//- /srv/site.conf\n<Directory /srv>\n  Order deny,allow\n  Deny from ::/0\n  Allow from 127.0.0.1\n</Directory>\n<Directory /srv/b>\n  Deny from 0.0.0.0/0\n</Directory>\n",
+        ));
     }
 }

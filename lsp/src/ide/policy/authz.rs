@@ -624,7 +624,8 @@ pub fn merge_authz(base: &AuthzConfig, new: &AuthzConfig) -> AuthzConfig {
                 methods: b.methods.union(&n.methods),
                 kind: NodeKind::Container { op, origin: ContainerKind::Merged, children: vec![b.clone(), n.clone()] },
                 negate: false,
-                loc: None,
+                // The AuthMerging line that joins them.
+                loc: new.op_loc.clone(),
             },
             (Some(b), None) => b.clone(),
             (None, Some(n)) => n.clone(),

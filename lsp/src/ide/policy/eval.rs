@@ -287,6 +287,38 @@ struct Branch {
     rule: String,
     loc: Option<Loc>,
     logs: Vec<LogEntry>,
+    /// When several Require lines decided together (every one granted under a RequireAll or
+    /// AuthMerging And, every one denied under a RequireAny or AuthMerging Or): each line and its
+    /// place. Empty when `rule` at `loc` decided alone.
+    parts: Vec<(String, Option<Loc>)>,
+    /// A node limited to other methods: granted under an AND parent without deciding anything.
+    limited: bool,
+}
+
+impl Branch {
+    /// The lines that decided: [`Branch::parts`], or the branch's own rule.
+    fn decided_by(&self) -> impl Iterator<Item = (&String, &Option<Loc>)> {
+        let own = self.parts.is_empty().then_some((&self.rule, &self.loc));
+        own.into_iter().chain(self.parts.iter().map(|(r, l)| (r, l)))
+    }
+}
+
+/// `label`, then each line of `parts` with its place: the rule of a container that several
+/// lines decided together.
+fn decided_together(label: &str, verb: &str, parts: &[(String, Option<Loc>)]) -> String {
+    let each: Vec<String> = parts
+        .iter()
+        .map(|(rule, loc)| match loc {
+            Some(l) => format!("`{rule}` ({}:{})", l.file.display(), l.line),
+            None => format!("`{rule}`"),
+        })
+        .collect();
+    let list = match each.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    };
+    format!("{label}: {verb} by {list}")
 }
 
 #[derive(Debug, Clone)]
@@ -340,6 +372,23 @@ fn dedup_branches(v: Vec<Branch>) -> Vec<Branch> {
 
 fn statuses(v: &[Branch]) -> String {
     v.iter().map(|b| b.status.to_string()).collect::<Vec<_>>().join(" | ")
+}
+
+/// Under a container, a child `cr` with the same status as the state `st` so far (both granted
+/// under AND, both denied under OR): both decided, each with its lines. A child limited to other
+/// methods decides nothing.
+fn together(st: &Branch, cr: &Branch, take: impl Fn(&Branch) -> Branch) -> Branch {
+    if cr.limited {
+        return take(st);
+    }
+    if st.limited {
+        return take(cr);
+    }
+    let mut b = take(st);
+    let parts: Vec<(String, Option<Loc>)> =
+        st.decided_by().chain(cr.decided_by()).map(|(r, l)| (r.clone(), l.clone())).collect();
+    b.parts = parts;
+    b
 }
 
 struct Eval<'a> {
@@ -463,8 +512,33 @@ impl<'a> Eval<'a> {
             ),
             order_loc.as_ref().or(Some(&c.loc)),
         );
-        let (a, a_entry) = self.find_allowdeny("Allow", c.allows_for(&m).collect());
-        let (d, d_entry) = self.find_allowdeny("Deny", c.denies_for(&m).collect());
+        // check_dir_access walks the lists in the Order's sequence: Deny then Allow under
+        // deny,allow; Allow then Deny under allow,deny; under mutual-failure Allow, then Deny
+        // only when an Allow matched (`allowed && !denied` stops at the first false).
+        let (a, a_entry, d, d_entry) = match order {
+            Order::DenyAllow => {
+                let (d, d_entry) = self.find_allowdeny("Deny", c.denies_for(&m).collect());
+                let (a, a_entry) = self.find_allowdeny("Allow", c.allows_for(&m).collect());
+                (a, a_entry, d, d_entry)
+            }
+            Order::AllowDeny => {
+                let (a, a_entry) = self.find_allowdeny("Allow", c.allows_for(&m).collect());
+                let (d, d_entry) = self.find_allowdeny("Deny", c.denies_for(&m).collect());
+                (a, a_entry, d, d_entry)
+            }
+            Order::MutualFailure => {
+                let (a, a_entry) = self.find_allowdeny("Allow", c.allows_for(&m).collect());
+                if a == Tri::False {
+                    if c.denies_for(&m).next().is_some() {
+                        self.step(2, "Deny lines not read: no Allow matched", None);
+                    }
+                    (a, a_entry, Tri::False, None)
+                } else {
+                    let (d, d_entry) = self.find_allowdeny("Deny", c.denies_for(&m).collect());
+                    (a, a_entry, d, d_entry)
+                }
+            }
+        };
         let denied_log = || {
             vec![log(
                 "AH01797",
@@ -518,7 +592,7 @@ impl<'a> Eval<'a> {
     // ---------------------------------------------------------------- mod_authz_core
 
     fn branch(&self, node: &AuthzNode, status: AuthzStatus) -> Branch {
-        Branch { status, rule: node.label(), loc: node.loc.clone(), logs: vec![] }
+        Branch { status, rule: node.label(), loc: node.loc.clone(), logs: vec![], parts: vec![], limited: false }
     }
 
     fn possible(&mut self, node: &AuthzNode, st: &[AuthzStatus], reason: String) -> Vec<Branch> {
@@ -534,6 +608,7 @@ impl<'a> Eval<'a> {
             self.step(depth, format!("{}: limited to {} → {st}", node.label(), node.methods), node.loc.as_ref());
             let mut b = self.branch(node, st);
             b.rule = format!("{} (limited to other methods)", node.label());
+            b.limited = true;
             return vec![b];
         }
         let header = self.step(depth, node.label(), node.loc.as_ref());
@@ -566,6 +641,8 @@ impl<'a> Eval<'a> {
                                     (take(cr), true)
                                 } else if (cr.status == DeniedNoUser && st.status != Denied) || st.status == Neutral {
                                     (take(cr), false)
+                                } else if cr.status == Granted && st.status == Granted {
+                                    (together(&st, cr, take), false)
                                 } else {
                                     (take(&st), false)
                                 }
@@ -573,6 +650,8 @@ impl<'a> Eval<'a> {
                                 (take(cr), true)
                             } else if (cr.status == DeniedNoUser && st.status == Denied) || st.status == Neutral {
                                 (take(cr), false)
+                            } else if cr.status == Denied && st.status == Denied {
+                                (together(&st, cr, take), false)
                             } else {
                                 (take(&st), false)
                             };
@@ -583,17 +662,14 @@ impl<'a> Eval<'a> {
                     }
                     states = next;
                 }
-                let several = children.len() > 1;
                 states
                     .into_iter()
                     .map(|(mut b, _)| {
-                        // Point at the container when no single child decided.
-                        let whole = match op {
-                            LogicOp::Or => matches!(b.status, Denied | Neutral),
-                            LogicOp::And => matches!(b.status, Granted | Neutral),
-                        };
-                        if whole && several {
-                            b.rule = node.label();
+                        // Several lines decided together: the container (its place), and each of
+                        // them with its place.
+                        if !b.parts.is_empty() {
+                            let verb = if b.status == Granted { "granted" } else { "denied" };
+                            b.rule = decided_together(&node.label(), verb, &b.parts);
                             b.loc = node.loc.clone();
                         }
                         b
@@ -612,6 +688,7 @@ impl<'a> Eval<'a> {
                     b.status = new;
                     b.rule = node.label();
                     b.loc = node.loc.clone();
+                    b.parts.clear();
                 }
             }
         }
@@ -1923,6 +2000,76 @@ mod tests {
         let e = phases(&[&["Require all denied", "Require all granted"], &[loc]]);
         assert_eq!(st(&e, &get("127.0.0.1")), Some(200));
         assert_eq!(st(&e, &get("192.0.2.2")), Some(403));
+    }
+
+    /// check_dir_access reads Deny first under deny,allow, Allow first under allow,deny, and
+    /// under mutual-failure the Deny lines only once an Allow matched.
+    #[test]
+    fn host_check_trace_follows_each_order() {
+        let lines = "Allow from 127.0.0.1\nDeny from 127.0.0.0/8\n";
+        let trace = |order: &str, client: &str| {
+            let o = chain(&[&format!("Order {order}\n{lines}")]).evaluate(&get(client), &ctx());
+            o.render()
+        };
+        expect![[r#"
+            status: 200
+            deciding: AuthzCore: no Require in effect: granted (no directives)
+            trace:
+              Satisfy not specified for GET (= All): host check AND Require
+              access_compat: Order deny,allow for GET (line 1)
+                  Deny from 127.0.0.0/8: matches (line 3)
+                  Allow from 127.0.0.1: matches (line 2)
+                host check passes
+              authz_core (userless): no Require in effect → granted (no directives)
+        "#]]
+        .assert_eq(&trace("deny,allow", "127.0.0.1"));
+        expect![[r#"
+            status: 403
+            deciding: AccessCompat: Deny from 127.0.0.0/8 (Order allow,deny: Deny has the last word) (line 3)
+            log: [access_compat:Error] AH01797: client denied by server configuration: /
+            trace:
+              Satisfy not specified for GET (= All): host check AND Require
+              access_compat: Order allow,deny for GET (line 1)
+                  Allow from 127.0.0.1: matches (line 2)
+                  Deny from 127.0.0.0/8: matches (line 3)
+                host check fails (403, AH01797)
+        "#]]
+        .assert_eq(&trace("allow,deny", "127.0.0.1"));
+        expect![[r#"
+            status: 403
+            deciding: AccessCompat: Order mutual-failure: no Allow matches (default deny) (line 1)
+            log: [access_compat:Error] AH01797: client denied by server configuration: /
+            trace:
+              Satisfy not specified for GET (= All): host check AND Require
+              access_compat: Order mutual-failure for GET (line 1)
+                  Allow from 127.0.0.1: does not match (line 2)
+                  Deny lines not read: no Allow matched
+                host check fails (403, AH01797)
+        "#]]
+        .assert_eq(&trace("mutual-failure", "127.0.0.2"));
+    }
+
+    /// When several Require lines decide together (every one granted under AuthMerging And or
+    /// a RequireAll, every one denied under AuthMerging Or or the implicit RequireAny), the
+    /// deciding rule names each of them with its place, and the container's own line; one line
+    /// deciding alone is named alone.
+    #[test]
+    fn rules_deciding_together_are_each_named_with_their_place() {
+        let deciding = |e: &EffectivePolicy, client: &str| {
+            let o = e.evaluate(&get(client), &ctx());
+            let d = o.deciding.unwrap();
+            format!("{:?} {} (at line {:?})", o.status, d.rule, d.loc.map(|l| l.line))
+        };
+        let and = chain(&["Require ip 127.0.0.0/8", "AuthMerging And\nRequire ip 127.0.0.1 127.0.0.2"]);
+        expect!["Some(200) AuthMerging And (inherited rules AND this section's): granted by `Require ip 127.0.0.0/8` (test.conf:1) and `Require ip 127.0.0.1 127.0.0.2` (test.conf:2) (at line Some(1))"].assert_eq(&deciding(&and, "127.0.0.1"));
+        // One side denies: that line alone.
+        expect!["Some(403) Require ip 127.0.0.1 127.0.0.2 (at line Some(2))"].assert_eq(&deciding(&and, "127.0.0.3"));
+        let or = chain(&["Require ip 10.0.0.1", "AuthMerging Or\nRequire ip 10.0.0.2\nRequire ip 10.0.0.3"]);
+        expect!["Some(403) AuthMerging Or (inherited rules OR this section's): denied by `Require ip 10.0.0.1` (test.conf:1), `Require ip 10.0.0.2` (test.conf:2) and `Require ip 10.0.0.3` (test.conf:3) (at line Some(1))"].assert_eq(&deciding(&or, "127.0.0.1"));
+        // A RequireAll whose lines all grant; a line limited to other methods decides nothing.
+        let all =
+            chain(&["<RequireAll>\nRequire ip 127.0.0.1\n<Limit POST>\nRequire all denied\n</Limit>\n</RequireAll>"]);
+        expect!["Some(200) Require ip 127.0.0.1 (at line Some(2))"].assert_eq(&deciding(&all, "127.0.0.1"));
     }
 
     #[test]
