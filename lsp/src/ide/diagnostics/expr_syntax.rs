@@ -4,7 +4,7 @@
 //! * `SetEnvIfExpr` (mod_setenvif): `Could not parse expression "…": …`;
 //! * `Header`/`RequestHeader` with a condition `expr=…` (mod_headers):
 //!   `Can't parse envclause/expression: …`;
-//! * `RewriteCond expr "…"` (mod_rewrite): `RewriteCond: cannot compile expression "…": …`;
+//! * `RewriteCond expr "…"` (mod_rewrite): `RewriteCond: cannot compile expression "…" …`;
 //! * `CustomLog … expr=…` (mod_log_config): ap_expr's message alone.
 //!
 //! Each only where its module is loaded (else httpd stops at `Invalid command` first). httpd does
@@ -57,7 +57,8 @@ pub(crate) fn refusal(cfg: &Config, n: &Node) -> Option<String> {
             }
             // A leading `!` negates the condition and is not the expression's.
             let expr = pattern.strip_prefix('!').unwrap_or(pattern);
-            Some(format!("RewriteCond: cannot compile expression \"{expr}\": {}", parse(expr)?))
+            // (2.4.71 writes no colon after the quoted expression.)
+            Some(format!("RewriteCond: cannot compile expression \"{expr}\" {}", parse(expr)?))
         }
         (NodeKind::Directive, "CustomLog") if loaded("log_config_module") => {
             let args = n.arg_strings();
@@ -172,7 +173,7 @@ mod tests {
             /etc/httpd.conf:7: Error[expr-syntax]: httpd 2.4 will not start: Can't parse envclause/expression: syntax error, unexpected T_OP_STR_EQ
             /etc/httpd.conf:8: Error[expr-syntax]: httpd 2.4 will not start: Can't parse envclause/expression: Variable 'NOPE' does not exist
             /etc/httpd.conf:9: Error[expr-syntax]: httpd 2.4 will not start: Can't parse envclause/expression: syntax error, unexpected $end
-            /etc/httpd.conf:10: Error[expr-syntax]: httpd 2.4 will not start: RewriteCond: cannot compile expression "true false": syntax error, unexpected T_FALSE, expecting $end
+            /etc/httpd.conf:10: Error[expr-syntax]: httpd 2.4 will not start: RewriteCond: cannot compile expression "true false" syntax error, unexpected T_FALSE, expecting $end
             /etc/httpd.conf:12: Error[expr-syntax]: httpd 2.4 will not start: syntax error, unexpected $end, expecting T_REGEX or T_REGEX_I: Variable 'X' does not exist
         "#]]
         .assert_eq(&render(concat!(
