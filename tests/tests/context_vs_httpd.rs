@@ -772,7 +772,7 @@ fn explain_reports_an_if_condition_httpd_refuses_as_a_startup_error() {
         .to_string();
     assert!(message.starts_with("Cannot parse condition clause: "), "{output}");
     let conf = cfg.main_config_path();
-    let reported = apache_lsp::cli::check_paths(&[conf.clone()]).unwrap();
+    let reported = apache_lsp::cli::check_paths(std::slice::from_ref(&conf)).unwrap();
     assert!(reported.iter().any(|r| r.code == "expr-syntax" && r.message.ends_with(&message)), "{reported:#?}");
     let out = std::process::Command::new(apache_lsp_e2e::lsp::server_binary())
         .args(["explain", conf.to_str().unwrap(), "/index.html", "--format", "json"])
