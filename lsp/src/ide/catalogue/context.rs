@@ -70,14 +70,14 @@ fn option_bits(word: &str) -> Option<u32> {
     WORDS.iter().find(|(w, _)| w.eq_ignore_ascii_case(word)).map(|(_, b)| *b)
 }
 
-/// Why `set_options` refuses an `Options` line ([`options_refusal`]).
+/// Why `set_options` refuses an `Options` line ([`options_refusal_in`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OptionsRefusal {
+struct OptionsRefusal {
     /// httpd's words.
-    pub message: String,
+    message: String,
     /// An option the AllowOverride in force does not list (`Option X not allowed here`), not
     /// a line httpd refuses wherever it stands.
-    pub not_allowed: Option<String>,
+    not_allowed: Option<String>,
 }
 
 const MIXED: &str = "Either all Options must start with + or -, or no Option may.";
@@ -127,7 +127,7 @@ fn options_refusal_in<'a>(words: impl IntoIterator<Item = &'a str>, allowed: u32
     None
 }
 
-/// [`options_refusal_in`] where every option may be set (a configuration file): only the
+/// What `set_options` answers to an `Options` line where every option may be set (a configuration file): only the
 /// lines httpd refuses wherever they stand.
 pub fn options_refusal<'a>(words: impl IntoIterator<Item = &'a str>) -> Option<String> {
     options_refusal_in(words, EVERY_OPTION).map(|r| r.message)
