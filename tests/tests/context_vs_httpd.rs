@@ -652,3 +652,217 @@ fn overlapping_allow_and_deny_are_described_as_httpd_answers() {
         assert!(what.starts_with(&expected), "{d}: httpd allowed {allowed:?}; check says {what:?}");
     }
 }
+
+/// The directives other than `<If>` and `Require expr` whose handlers parse a boolean ap_expr as
+/// they read the line, against `apache2 -t` with their modules loaded: check reports an error
+/// exactly when httpd refuses the file, on the line httpd names, in httpd's words.
+#[test]
+fn expression_directives_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    // (directive line inside <Directory /srv>, or at the top level for CustomLog; accepted?)
+    let cases: &[(&str, bool)] = &[
+        ("SetEnvIfExpr \"%{REMOTE_ADDR} -ipmatch '127.0.0.0/8'\" local=1", true),
+        ("SetEnvIfExpr \"%{REMOTE_ADDR} ==\" local=1", false),
+        ("SetEnvIfExpr \"%{BOGUS} == 'x'\" a=1", false),
+        ("Header set X-A y \"expr=%{REQUEST_URI} =~ m#^/a#\"", true),
+        ("Header always set X-A y \"expr=%{REQUEST_URI} ==\"", false),
+        ("Header onsuccess unset X-A \"expr=true false\"", false),
+        ("Header echo ^X- \"expr=(true\"", false),
+        ("Header edit X-A ^a b \"expr=%{NOPE} == 'a'\"", false),
+        ("Header set X-A y env=X", true),
+        ("RequestHeader set X-A y \"expr=-R '127.0.0.1'\"", true),
+        ("RequestHeader unset X-A \"expr=%{HTTP:X} -foo 'a'\"", false),
+        ("RequestHeader append X-A y \"expr=%{REMOTE_ADDR} == 'a\"", false),
+        ("RewriteCond expr \"%{HTTP:X} == 'y'\"", true),
+        ("RewriteCond expr \"!%{HTTP:X} =~ /(/\"", false),
+        ("RewriteCond expr \"%{TIME_HOUR} -lt\" [NC]", false),
+        ("TOP CustomLog /dev/null \"%h\" \"expr=%{REQUEST_STATUS} -ge 400\"", true),
+        ("TOP CustomLog /dev/null \"%h\" \"expr=%{REQUEST_STATUS} -ge\"", false),
+        ("TOP CustomLog /dev/null \"%h\" \"expr=nope('x') == 'y'\"", false),
+    ];
+    let mut failures = vec![];
+    for (line, accepted) in cases {
+        let body = match line.strip_prefix("TOP ") {
+            Some(top) => format!("{top}\n"),
+            None => format!("<Directory /srv>\n  {line}\n</Directory>\n"),
+        };
+        let cfg = HttpdConfig::new(body).with_module("headers").with_module("rewrite");
+        let (ok, output) = config_test(&cfg);
+        assert_eq!(ok, *accepted, "{line}: apache2 -t says {output}");
+        let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+        let ours: Vec<_> = reported.iter().filter(|r| r.severity == "error").collect();
+        if ok {
+            if !ours.is_empty() {
+                failures.push(format!("{line}: httpd accepts, we report {ours:?}"));
+            }
+            continue;
+        }
+        let mut lines = output.lines().skip_while(|l| !l.contains("Syntax error on line "));
+        let first = lines.next().unwrap_or_else(|| panic!("{line}: apache2 -t failed without a line: {output}"));
+        let at: u32 =
+            first.split("Syntax error on line ").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
+        let message = lines.next().unwrap_or("").trim().to_string();
+        let ok = |r: &&apache_lsp::cli::Reported| {
+            r.code == "expr-syntax" && r.line == at && r.message == format!("httpd 2.4 will not start: {message}")
+        };
+        if !ours.iter().any(ok) {
+            failures.push(format!("{line}: httpd says line {at}: {message:?}; we report {ours:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// What httpd answers a request that an .htaccess file applies to, and what explain, the hover
+/// of that file and check say of it: (AllowOverride, .htaccess, status httpd answers, the
+/// message httpd logs at alert for a 500).
+#[test]
+fn htaccess_expressions_and_option_limits_answer_as_httpd() {
+    if !require_apache2() {
+        return;
+    }
+    let cases: &[(&str, &str, u16, &str)] = &[
+        // An <If> condition httpd cannot parse, whether or not the section holds access rules.
+        (
+            "All",
+            "<If \"%{REMOTE_ADDR} ==\">\n  Require all denied\n</If>\n",
+            500,
+            "Cannot parse condition clause: syntax error, unexpected $end",
+        ),
+        (
+            "All",
+            "<If \"true false\">\n</If>\n",
+            500,
+            "Cannot parse condition clause: syntax error, unexpected T_FALSE, expecting $end",
+        ),
+        (
+            "All",
+            "<If \"true\">\n</If>\n<ElseIf \"%{NOPE} == 'a'\">\n</ElseIf>\n",
+            500,
+            "Cannot parse condition clause: Variable 'NOPE' does not exist",
+        ),
+        (
+            "All",
+            "Require expr \"%{REMOTE_ADDR} ==\"\n",
+            500,
+            "Cannot parse expression in require line: syntax error, unexpected $end",
+        ),
+        (
+            "All",
+            "SetEnvIfExpr \"(true\" a=1\n",
+            500,
+            "Could not parse expression \"(true\": syntax error, unexpected $end, expecting T_OP_OR or T_OP_AND or ')'",
+        ),
+        (
+            "All",
+            "Header set X-A y \"expr=%{REMOTE_ADDR} ==\"\n",
+            500,
+            "Can't parse envclause/expression: syntax error, unexpected $end",
+        ),
+        ("All", "<If \"%{REMOTE_ADDR} == '127.0.0.1'\">\n</If>\nHeader set X-A y \"expr=true\"\n", 200, ""),
+        // AllowOverride Options=… lists the options an Options line may name.
+        ("Options=Indexes", "Options +FollowSymLinks\n", 500, "Option FollowSymLinks not allowed here"),
+        ("Options=Indexes Nonfatal=All", "Options -FollowSymLinks\n", 500, "Option FollowSymLinks not allowed here"),
+        ("Options", "Options +MultiViews\n", 500, "Option MultiViews not allowed here"),
+        ("Options=IncludesNOEXEC", "Options +Includes\n", 500, "Option Includes not allowed here"),
+        ("Options=Indexes,FollowSymLinks", "Options -Indexes +FollowSymLinks\n", 200, ""),
+        ("Options=Indexes", "Options None\n", 200, ""),
+        (
+            "All",
+            "Options +Indexes FollowSymLinks\n",
+            500,
+            "Either all Options must start with + or -, or no Option may.",
+        ),
+    ];
+    let mut failures = vec![];
+    for (allow, htaccess, expected, alert) in cases {
+        // The file starts with an access line, for the hover to show the file's outcome.
+        let body =
+            format!("<Directory @DOCROOT@>\n  AllowOverride AuthConfig {allow}\n  Require all granted\n</Directory>\n");
+        let cfg = HttpdConfig::new(body)
+            .with_module("headers")
+            .file("htdocs/sub/a.txt", "a\n")
+            .file("htdocs/sub/.htaccess", format!("Require all granted\n{htaccess}"));
+        let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
+        let case = format!("AllowOverride {allow} / {htaccess:?}");
+        let status = httpd.send(&Request::get("/sub/a.txt")).unwrap();
+        assert_eq!(status, *expected, "{case}: {}", httpd.error_log());
+        let log = httpd.error_log();
+        let htaccess_path = httpd.config().docroot().join("sub/.htaccess");
+        if *expected == 500 {
+            let said = format!("{}: {alert}", htaccess_path.display());
+            assert!(log.lines().any(|l| l.contains("[core:alert]") && l.ends_with(&said)), "{case}: {log}");
+        }
+        let conf = httpd.config().main_config_path();
+        // explain
+        let out = std::process::Command::new(apache_lsp_e2e::lsp::server_binary())
+            .args(["explain", conf.to_str().unwrap(), "/sub/a.txt", "--client", "127.0.0.1", "--format", "json"])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+        if v["status"] != *expected {
+            failures.push(format!("{case}: httpd {expected}, explain {} ({})", v["status"], v["reason"]));
+        }
+        if *expected == 500 {
+            let logs: Vec<&str> =
+                v["error_log"].as_array().unwrap().iter().filter_map(|e| e["message"].as_str()).collect();
+            if !logs.iter().any(|m| m.ends_with(&format!(": {alert}"))) {
+                failures.push(format!("{case}: explain logs {logs:?}, httpd {alert:?}"));
+            }
+        }
+        // The hover of the .htaccess file, in the server's configuration.
+        let root = std::sync::Arc::new(config::load(&conf, &config::RealFs));
+        let frag = config::load_in_context(&htaccess_path, &config::RealFs, root);
+        let at = 2;
+        let md = apache_lsp::ide::hover::hover(&frag, 0, (at as u32).into()).map(|(_, md)| md).unwrap_or_default();
+        // Its table's row for this client (a request for the directory: the same file applies).
+        let local = md.lines().find(|l| l.starts_with("| local (127.0.0.1) |"));
+        let hovered: Option<u16> = local.and_then(|l| l.split('|').nth(2)).and_then(|c| c.trim().parse().ok());
+        if hovered.map(|h| h == 500) != Some(*expected == 500) {
+            failures.push(format!("{case}: httpd {expected}, the hover says:\n{md}"));
+        }
+        // check, from the server's configuration (which reads the file as httpd does).
+        let reported = apache_lsp::cli::check_paths(&[conf]).unwrap();
+        let errors: Vec<_> =
+            reported.iter().filter(|r| r.file.ends_with("/htdocs/sub/.htaccess") && r.severity == "error").collect();
+        let claims_500 = errors.iter().any(|r| r.message.contains("500") && r.message.contains(alert));
+        if (*expected == 500) != claims_500 || (*expected != 500 && !errors.is_empty()) {
+            failures.push(format!("{case}: httpd {expected}, check reports {errors:#?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// An `<If>` condition httpd cannot parse in the server's configuration: apache2 -t refuses the
+/// file, check says so, and explain reports the startup error for a request the section is on
+/// the way of (no status: httpd does not run).
+#[test]
+fn explain_reports_an_if_condition_httpd_refuses_as_a_startup_error() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  Require all granted\n  <If \"%{REMOTE_ADDR} -ipmatch '1.2.3.400'\">\n    Header set X-A y\n  </If>\n</Directory>\n";
+    let cfg = HttpdConfig::new(body).with_module("headers");
+    let (ok, output) = config_test(&cfg);
+    assert!(!ok, "{output}");
+    let message = output
+        .lines()
+        .skip_while(|l| !l.contains("Syntax error on line "))
+        .nth(1)
+        .unwrap_or_else(|| panic!("{output}"))
+        .trim()
+        .to_string();
+    assert!(message.starts_with("Cannot parse condition clause: "), "{output}");
+    let conf = cfg.main_config_path();
+    let reported = apache_lsp::cli::check_paths(std::slice::from_ref(&conf)).unwrap();
+    assert!(reported.iter().any(|r| r.code == "expr-syntax" && r.message.ends_with(&message)), "{reported:#?}");
+    let out = std::process::Command::new(apache_lsp_e2e::lsp::server_binary())
+        .args(["explain", conf.to_str().unwrap(), "/index.html", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    assert!(v["status"].is_null(), "{v:#}");
+    let errors = v["startup_errors"].as_array().unwrap();
+    assert!(errors.iter().any(|e| e["message"] == message.as_str()), "{v:#}");
+}

@@ -81,6 +81,7 @@ fn walk(
     fs_path: &Path,
     unknown: &mut Vec<String>,
     conditional: &mut Vec<SecId>,
+    startup: &mut Vec<policy::ConfigError>,
 ) -> (Vec<Vec<Contribution>>, Option<SymlinkRefusal>) {
     let ix = cfg.index();
     let path = path_text(fs_path);
@@ -250,15 +251,21 @@ fn walk(
             loc_phase.push(Contribution::Section(id));
         }
     }
-    // <If> sections anywhere on the way: we do not evaluate ap_expr.
+    // <If> sections anywhere on the way: we do not evaluate ap_expr. (The index gathers them
+    // for each section: the walk only looks them up; an expression is parsed only when there is
+    // one on the way.)
     let mut if_sections: Vec<SecId> = server.scopes().flat_map(|s| s.ifs.iter().copied()).collect();
     for id in in_phase(&dir_phase).into_iter().chain(in_phase(&files_phase)).chain(in_phase(&loc_phase)) {
         if_sections.extend(ix.ifs_in(id).iter().copied());
     }
     for id in if_sections {
+        // A condition httpd cannot parse stops it at startup, whatever the section holds.
+        let s = ix.node(cfg, id);
+        if let Some(m) = crate::ide::diagnostics::expr_syntax::refusal(cfg, s) {
+            startup.push(policy::ConfigError::new(&super::ploc(cfg, &s.loc), m));
+        }
         if ix.holds_access(id) {
             conditional.push(id);
-            let s = ix.node(cfg, id);
             unknown.push(if_not_evaluated(cfg, s));
         }
     }
@@ -366,6 +373,15 @@ fn htaccess_walk_error(
             return Some((at, 0, format!("{path}: {}", r.message)));
         }
         if !n.is_section() {
+            // The handler runs: `set_options` refuses a line it cannot read or an option the
+            // AllowOverride in force does not list; an ap_expr it cannot parse fails its line.
+            let refused = match d.name {
+                "Options" => scope.check_options(n.args()).map(|r| r.message),
+                _ => crate::ide::diagnostics::expr_syntax::refusal(frag, n),
+            };
+            if let Some(m) = refused {
+                return Some((at, 1, format!("{path}: {m}")));
+            }
             continue;
         }
         // Its handler reads the header before the body (`dirsection`, `filesection`, …).
@@ -375,6 +391,10 @@ fn htaccess_walk_error(
         };
         if let Some(e) = fd.parse.errors.iter().find(header_error) {
             return Some((at, 1, format!("{path}: {}", e.message)));
+        }
+        // `<If>`/`<ElseIf>` parse their condition before reading the body.
+        if let Some(m) = crate::ide::diagnostics::expr_syntax::refusal(frag, n) {
+            return Some((at, 1, format!("{path}: {m}")));
         }
         if let Some(inner) = scope.enter(n.name()) {
             stack.extend(n.children.iter().rev().map(|c| (c, inner.clone())));
@@ -427,6 +447,9 @@ pub struct Walked {
     conditional: Vec<SecId>,
     /// A symbolic link the directory walk refuses (403).
     symlink: Option<SymlinkRefusal>,
+    /// Startup errors of the `<If>` sections on the way (their conditions), which no section's
+    /// policy holds.
+    startup: Vec<policy::ConfigError>,
 }
 
 /// What a walk tells of mod_access_compat's layer without merging the sections' policies.
@@ -468,10 +491,20 @@ pub(super) fn walk_request_as(
     if let Some(o) = vhost.and_then(|v| SymlinkOptions::of_section(&ix.node(cfg, ix.vhosts[v as usize].id).children)) {
         options.merge(&o);
     }
-    let mut conditional = Vec::new();
-    let (phases, symlink) =
-        walk(cfg, fs, &server, options, in_parent_directory, &url, &filesystem_path, &mut unknown, &mut conditional);
-    Walked { vhost, url, filesystem_path, phases, unknown, conditional, symlink }
+    let (mut conditional, mut startup) = (Vec::new(), Vec::new());
+    let (phases, symlink) = walk(
+        cfg,
+        fs,
+        &server,
+        options,
+        in_parent_directory,
+        &url,
+        &filesystem_path,
+        &mut unknown,
+        &mut conditional,
+        &mut startup,
+    );
+    Walked { vhost, url, filesystem_path, phases, unknown, conditional, symlink, startup }
 }
 
 impl Walked {
@@ -500,7 +533,7 @@ impl Walked {
     /// [`Resolved::compat_source`] and [`Resolved::answered_before_access_checks`], when that
     /// does not take an .htaccess file's policy.
     pub fn before_merge(&self, cfg: &Config) -> BeforeMerge {
-        if !self.unknown.is_empty() || self.symlink.is_some() {
+        if !self.unknown.is_empty() || self.symlink.is_some() || !self.startup.is_empty() {
             return BeforeMerge::AnsweredBeforeAccessChecks;
         }
         let ix = cfg.index();
@@ -521,9 +554,9 @@ impl Walked {
     /// Merges the sections' policies, phase by phase, as httpd does.
     pub fn merge(self, cfg: &Config) -> Resolved {
         let ix = cfg.index();
-        let Walked { vhost, url, filesystem_path, phases, mut unknown, conditional: _, symlink } = self;
+        let Walked { vhost, url, filesystem_path, phases, mut unknown, conditional: _, symlink, startup } = self;
         let mut applied = Vec::new();
-        let mut errors = Vec::new();
+        let mut errors = startup;
         let mut compat: Option<CompatConfig> = None;
         let mut compat_source = None;
         let mut authz: Option<AuthzConfig> = None;
@@ -685,6 +718,24 @@ mod tests {
         expect!["Some(403) [403]: "].assert_eq(&htaccess_outcome(
             "  AllowOverride All Nonfatal=Unknown\n",
             "Frobnicate on\nRequire all denied\n",
+            "/",
+        ));
+        // An <If> condition httpd cannot parse, whatever the section holds; an Options line
+        // set_options refuses, or naming an option AllowOverride Options=… does not list.
+        expect![[
+            r#"Some(500) [500]: ROOT/www/.htaccess: Cannot parse condition clause: syntax error, unexpected $end"#
+        ]]
+        .assert_eq(&htaccess_outcome(all, "<If \"%{REMOTE_ADDR} ==\">\n  Require all denied\n</If>\n", "/"));
+        expect![[r#"Some(500) [500]: ROOT/www/.htaccess: Option FollowSymLinks not allowed here"#]].assert_eq(
+            &htaccess_outcome("  AllowOverride Options=Indexes Nonfatal=All\n", "Options +FollowSymLinks\n", "/"),
+        );
+        expect![[
+            r#"Some(500) [500]: ROOT/www/.htaccess: Either all Options must start with + or -, or no Option may."#
+        ]]
+        .assert_eq(&htaccess_outcome(all, "Options +Indexes FollowSymLinks\n", "/"));
+        expect!["Some(200) [200]: "].assert_eq(&htaccess_outcome(
+            "  AllowOverride Options=Indexes,FollowSymLinks\n  Require all granted\n",
+            "Options -Indexes +FollowSymLinks\n",
             "/",
         ));
     }

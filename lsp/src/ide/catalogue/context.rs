@@ -37,6 +37,136 @@ const NONFATAL_OVERRIDE: u32 = 512;
 const NONFATAL_UNKNOWN: u32 = 1024;
 const PROXY_CONF: u32 = 2048;
 const OR_ALL: u32 = OR_LIMIT | OR_OPTIONS | OR_FILEINFO | OR_AUTHCFG | OR_INDEXES;
+
+// Bits of `Options` (include/http_core.h: `allow_options_t`).
+const OPT_INDEXES: u32 = 1;
+const OPT_INCLUDES: u32 = 2;
+const OPT_SYM_LINKS: u32 = 4;
+const OPT_EXECCGI: u32 = 8;
+const OPT_INC_WITH_EXEC: u32 = 32;
+const OPT_SYM_OWNER: u32 = 64;
+const OPT_MULTI: u32 = 128;
+/// httpd's `OPT_ALL`: MultiViews and SymLinksIfOwnerMatch are not in it.
+const OPT_ALL: u32 = OPT_INDEXES | OPT_INCLUDES | OPT_INC_WITH_EXEC | OPT_SYM_LINKS | OPT_EXECCGI;
+/// Every option: what a configuration file may set (`cmd->override_opts` there), and what an
+/// .htaccess file may set when the AllowOverride in force names no `Options` class.
+const EVERY_OPTION: u32 = OPT_ALL | OPT_SYM_OWNER | OPT_MULTI;
+
+/// The bits an option word turns on (`set_options`, `set_allow_opts`), case aside; None for a
+/// word that is no option.
+fn option_bits(word: &str) -> Option<u32> {
+    const WORDS: &[(&str, u32)] = &[
+        ("Indexes", OPT_INDEXES),
+        ("Includes", OPT_INCLUDES | OPT_INC_WITH_EXEC),
+        ("IncludesNOEXEC", OPT_INCLUDES),
+        ("FollowSymLinks", OPT_SYM_LINKS),
+        ("SymLinksIfOwnerMatch", OPT_SYM_OWNER),
+        ("ExecCGI", OPT_EXECCGI),
+        ("MultiViews", OPT_MULTI),
+        ("RunScripts", OPT_MULTI | OPT_EXECCGI),
+        ("None", 0),
+        ("All", OPT_ALL),
+    ];
+    WORDS.iter().find(|(w, _)| w.eq_ignore_ascii_case(word)).map(|(_, b)| *b)
+}
+
+/// Why `set_options` refuses an `Options` line ([`options_refusal_in`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct OptionsRefusal {
+    /// httpd's words.
+    message: String,
+    /// An option the AllowOverride in force does not list (`Option X not allowed here`), not
+    /// a line httpd refuses wherever it stands.
+    not_allowed: Option<String>,
+}
+
+const MIXED: &str = "Either all Options must start with + or -, or no Option may.";
+
+/// What `server/core.c: set_options` answers to an `Options` line's words (`ap_getword_conf`'s)
+/// where the options `allowed` may be set (`cmd->override_opts`: every option in a configuration
+/// file, those `AllowOverride Options=…` lists in an .htaccess file), in its words; None when it
+/// takes them. Words are read in order: the first one refused decides.
+fn options_refusal_in<'a>(words: impl IntoIterator<Item = &'a str>, allowed: u32) -> Option<OptionsRefusal> {
+    let refuse = |m: &str| Some(OptionsRefusal { message: m.to_string(), not_allowed: None });
+    let (mut first, mut merge, mut all_none) = (true, false, false);
+    for w in words {
+        let signed = w.starts_with(['+', '-']);
+        let name = if signed { &w[1..] } else { w };
+        if signed {
+            if !merge && !first && !all_none {
+                return refuse(MIXED);
+            }
+            merge = true;
+        } else if !first && merge {
+            return refuse(MIXED);
+        }
+        let Some(bits) = option_bits(name) else { return refuse(&format!("Illegal option {name}")) };
+        if name.eq_ignore_ascii_case("None") {
+            if !first {
+                return refuse("'Options None' must be the first Option given.");
+            } else if merge {
+                return refuse("You may not use 'Options +None' or 'Options -None'.");
+            }
+            all_none = true;
+        } else if name.eq_ignore_ascii_case("All") {
+            if !first {
+                return refuse("'Options All' must be the first option given.");
+            } else if merge {
+                return refuse("You may not use 'Options +All' or 'Options -All'.");
+            }
+            all_none = true;
+        }
+        if allowed & bits != bits {
+            return Some(OptionsRefusal {
+                message: format!("Option {name} not allowed here"),
+                not_allowed: Some(name.to_string()),
+            });
+        }
+        first = false;
+    }
+    None
+}
+
+/// What `set_options` answers to an `Options` line where every option may be set (a configuration file): only the
+/// lines httpd refuses wherever they stand.
+pub fn options_refusal<'a>(words: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    options_refusal_in(words, EVERY_OPTION).map(|r| r.message)
+}
+
+/// The options `AllowOverride` words let an .htaccess file set (`set_override`: `Options`
+/// alone is httpd's `OPT_ALL`, `Options=a,b` those listed, the last such word winning; without
+/// either, every option), as the directory walk takes them with the AllowOverride in force
+/// (`server/request.c: core_opts_merge`). A word `set_allow_opts` refuses (a startup error)
+/// ends the list there.
+fn allowed_options(allow_override: &[String]) -> u32 {
+    let mut opts = EVERY_OPTION;
+    for w in allow_override {
+        let (k, v) = match w.split_once('=') {
+            Some((k, v)) => (k, Some(v)),
+            None => (w.as_str(), None),
+        };
+        if !k.eq_ignore_ascii_case("Options") {
+            continue;
+        }
+        match v {
+            None => opts = OPT_ALL,
+            Some(list) => {
+                let mut first = true;
+                for word in list.split(',').filter(|w| !w.is_empty()) {
+                    if first {
+                        opts = 0;
+                        first = false;
+                    }
+                    match option_bits(word) {
+                        Some(b) => opts |= b,
+                        None => break,
+                    }
+                }
+            }
+        }
+    }
+    opts
+}
 /// The mask of a configuration file's top level (`ap_process_config_tree`).
 const TOP_LEVEL: u32 = (RSRC_CONF | OR_ALL) & !(OR_AUTHCFG | OR_LIMIT);
 
@@ -85,6 +215,8 @@ pub struct Overrides {
     unset: bool,
     /// Directive names `AllowOverrideList` allows one by one.
     list: Vec<String>,
+    /// The options an `Options` line may set (`AllowOverride Options=…`; [`allowed_options`]).
+    options: u32,
 }
 
 /// The override classes `AllowOverride` takes, with the bit each grants.
@@ -143,7 +275,8 @@ impl Overrides {
             .filter(|n| !n.eq_ignore_ascii_case("none"))
             .map(|n| n.to_ascii_lowercase())
             .collect();
-        Overrides { mask, unset: allow_override.is_none(), list }
+        let options = allowed_options(allow_override.unwrap_or_default());
+        Overrides { mask, unset: allow_override.is_none(), list, options }
     }
 
     /// Whether httpd reads the .htaccess file at all (`server/request.c`: only
@@ -194,6 +327,9 @@ pub struct Refused {
     /// The refusal comes from the .htaccess file's AllowOverride (not from the
     /// directive being impossible in .htaccess files).
     pub by_allow_override: bool,
+    /// What the AllowOverride would have to grant, when not the directive's class (an option
+    /// of `Options=…`).
+    pub grant: Option<String>,
 }
 
 /// The context a directive is read in: the part of httpd's `cmd_parms` that
@@ -212,6 +348,8 @@ pub struct Scope {
     /// included at the top level or inside a virtual host).
     virtual_host: Option<bool>,
     htaccess: bool,
+    /// `cmd->override_opts`: the options an `Options` line may set.
+    override_opts: u32,
     /// The sections entered, as written (without `<`), innermost first: shared with the
     /// scopes outside, so that entering a section (every section of a big tree) makes one
     /// link, not a copy of the list.
@@ -248,6 +386,7 @@ impl Scope {
             limited: false,
             virtual_host: Some(false),
             htaccess: false,
+            override_opts: EVERY_OPTION,
             sections: None,
         }
     }
@@ -269,6 +408,7 @@ impl Scope {
             limited: false,
             virtual_host: Some(false),
             htaccess: true,
+            override_opts: overrides.map_or(EVERY_OPTION, |o| o.options),
             sections: None,
         }
     }
@@ -350,6 +490,17 @@ impl Scope {
         Some(s)
     }
 
+    /// httpd's verdict on an `Options` line with `words` here, once [`Scope::check`] let the
+    /// directive in: `set_options`' refusal, by the AllowOverride in force when it names an
+    /// option `AllowOverride Options=…` does not list (never nonfatal: that is the handler's
+    /// error, not invoke_cmd's override check).
+    pub fn check_options<'a>(&self, words: impl IntoIterator<Item = &'a str>) -> Option<Refused> {
+        let r = options_refusal_in(words, self.override_opts)?;
+        let kind = if self.htaccess { Refusal::Request } else { Refusal::Startup };
+        let by_allow_override = r.not_allowed.is_some();
+        Some(Refused { message: r.message, kind, by_allow_override, grant: r.not_allowed })
+    }
+
     /// httpd's verdict on `d` here: `None` when accepted (or when what decides
     /// is unknown: a fragment's virtual host, an .htaccess file's AllowOverride).
     pub fn check(&self, d: &Directive) -> Option<Refused> {
@@ -370,13 +521,14 @@ impl Scope {
                         message: format!("{name} in .htaccess forbidden by AllowOverride"),
                         kind: Refusal::Warning,
                         by_allow_override,
+                        grant: None,
                     });
                 }
                 let message = match self.sections().next() {
                     Some(parent) => format!("{name} not allowed in <{parent}> context"),
                     None => format!("{name} not allowed here"),
                 };
-                return Some(Refused { message, kind, by_allow_override });
+                return Some(Refused { message, kind, by_allow_override, grant: None });
             }
         } else if self.htaccess && !d.req_override.is_empty() && req & OR_ALL == 0 {
             // Whatever AllowOverride says, no class lets this directive into .htaccess
@@ -386,7 +538,7 @@ impl Scope {
                 Some(parent) => format!("{name} not allowed in <{parent}> context"),
                 None => format!("{name} not allowed here"),
             };
-            return Some(Refused { message, kind, by_allow_override: false });
+            return Some(Refused { message, kind, by_allow_override: false, grant: None });
         }
         let gt = if d.is_section { ">" } else { "" };
         let refuse = |within: &str| {
@@ -394,6 +546,7 @@ impl Scope {
                 message: format!("{}{gt} cannot occur within {within}", name()),
                 kind,
                 by_allow_override: false,
+                grant: None,
             })
         };
         let forbidden = d.not_in_bits;
@@ -434,6 +587,7 @@ impl Scope {
                     message: format!("Useless use of {} inside <{found}>", d.name),
                     kind: Refusal::Warning,
                     by_allow_override: false,
+                    grant: None,
                 });
             }
         }
@@ -543,6 +697,66 @@ mod tests {
         assert!(unset.reads_htaccess());
         assert_eq!(verdict(&Scope::htaccess(Some(&unset)), "Require"), "Request: Require not allowed here");
         assert!(!Overrides::parse(Some(&["All".into(), "None".into()]), None).reads_htaccess());
+    }
+
+    /// `AllowOverride Options=…` limits the options an .htaccess `Options` line may name
+    /// (`Option X not allowed here`, fatal even under Nonfatal=All); `Options` alone is httpd's
+    /// OPT_ALL, without MultiViews and SymLinksIfOwnerMatch; no Options class leaves every one.
+    #[test]
+    fn allow_override_options_lists_the_options_an_htaccess_file_may_set() {
+        let verdict = |allow: &str, line: &str| {
+            let words: Vec<String> = allow.split_whitespace().map(str::to_string).collect();
+            let o = Overrides::parse(Some(&words), None);
+            match Scope::htaccess(Some(&o)).check_options(line.split_whitespace()) {
+                Some(r) => {
+                    format!("{:?}{}: {}", r.kind, if r.by_allow_override { " (AllowOverride)" } else { "" }, r.message)
+                }
+                None => "accepted".into(),
+            }
+        };
+        assert_eq!(
+            verdict("Options=Indexes", "+FollowSymLinks"),
+            "Request (AllowOverride): Option FollowSymLinks not allowed here"
+        );
+        assert_eq!(
+            verdict("Options=Indexes Nonfatal=All", "-FollowSymLinks"),
+            "Request (AllowOverride): Option FollowSymLinks not allowed here"
+        );
+        assert_eq!(verdict("Options=Indexes", "None"), "accepted");
+        assert_eq!(verdict("Options=Indexes", "-Indexes"), "accepted");
+        assert_eq!(verdict("Options=Indexes,FollowSymLinks", "Indexes FollowSymLinks"), "accepted");
+        assert_eq!(verdict("Options=Indexes", "All"), "Request (AllowOverride): Option All not allowed here");
+        assert_eq!(verdict("Options", "+MultiViews"), "Request (AllowOverride): Option MultiViews not allowed here");
+        assert_eq!(
+            verdict("Options", "+SymLinksIfOwnerMatch +ExecCGI"),
+            "Request (AllowOverride): Option SymLinksIfOwnerMatch not allowed here"
+        );
+        assert_eq!(
+            verdict("Options=All", "+MultiViews"),
+            "Request (AllowOverride): Option MultiViews not allowed here"
+        );
+        assert_eq!(
+            verdict("Options=IncludesNOEXEC", "+Includes"),
+            "Request (AllowOverride): Option Includes not allowed here"
+        );
+        assert_eq!(verdict("Options=Includes", "+IncludesNOEXEC"), "accepted");
+        assert_eq!(verdict("Options= AuthConfig", "+MultiViews"), "accepted");
+        assert_eq!(verdict("All", "+MultiViews +SymLinksIfOwnerMatch"), "accepted");
+        assert_eq!(
+            verdict("Options=Indexes Options=ExecCGI", "+Indexes"),
+            "Request (AllowOverride): Option Indexes not allowed here"
+        );
+        // Read in order: the first word refused decides.
+        assert_eq!(
+            verdict("Options=Indexes", "+Indexes FollowSymLinks"),
+            "Request: Either all Options must start with + or -, or no Option may."
+        );
+        assert_eq!(
+            verdict("Options=Indexes", "+ExecCGI Frob"),
+            "Request (AllowOverride): Option ExecCGI not allowed here"
+        );
+        // A configuration file may set any.
+        assert!(Scope::server_config().check_options(["+MultiViews"]).is_none());
     }
 
     #[test]

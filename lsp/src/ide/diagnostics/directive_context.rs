@@ -123,13 +123,21 @@ impl Walk {
             return None; // httpd stops at "Invalid command" first; module-not-loaded says so
         }
         let base = at * self.width;
+        // An Options line the directive's class lets in may still name an option
+        // `AllowOverride Options=…` does not list (its other refusals are options-syntax's).
+        let verdict = |s: &Scope| {
+            s.check(d).or_else(|| {
+                (d.name == "Options" && node.kind == NodeKind::Directive)
+                    .then(|| s.check_options(node.args()).filter(|r| r.by_allow_override))
+                    .flatten()
+            })
+        };
         if self.width == 1 && self.unread.is_empty() {
-            if let Some(refused) = self.scopes[base].check(d) {
+            if let Some(refused) = verdict(&self.scopes[base]) {
                 out.push(diagnostic(cfg, node, d, &refused, self.reading.first()));
             }
         } else {
-            let verdicts: Vec<Option<Refused>> =
-                self.scopes[base..base + self.width].iter().map(|s| s.check(d)).collect();
+            let verdicts: Vec<Option<Refused>> = self.scopes[base..base + self.width].iter().map(verdict).collect();
             let agreed = match &verdicts[..] {
                 [Some(first), rest @ ..] if self.unread.is_empty() && !first.by_allow_override => {
                     rest.iter().all(|v| v.as_ref() == Some(first)).then_some(first)
@@ -184,12 +192,11 @@ fn across_servers(
     unread: &[HtaccessOverrides],
 ) -> Diagnostic {
     let root = cfg.enclosing.as_deref().unwrap_or(cfg);
-    let class = if d.override_class.is_empty() { "it" } else { d.override_class };
     let servers = |h: &HtaccessOverrides| server_names(root, &h.servers);
     let why_refused = |r: &Refused, h: &HtaccessOverrides| match &h.allow_override {
         _ if !r.by_allow_override => servers(h),
         None => format!("{} (no AllowOverride applies, and httpd then grants nothing in the file)", servers(h)),
-        Some(_) => format!("{} ({} does not grant {class})", servers(h), allow_override_text(h)),
+        Some(_) => format!("{} ({} does not grant {})", servers(h), allow_override_text(h), grant(d, r)),
     };
     let (mut answers_500, mut warns, mut allows) = (Vec::new(), Vec::new(), Vec::new());
     let mut message = None;
@@ -248,11 +255,9 @@ fn diagnostic(
                     "; no AllowOverride applies to its directory, and httpd then reads the file granting nothing in it"
                         .to_string()
                 }
-                Some(h) if refused.by_allow_override => format!(
-                    "; {} does not grant {}",
-                    allow_override_text(h),
-                    if d.override_class.is_empty() { "it" } else { d.override_class }
-                ),
+                Some(h) if refused.by_allow_override => {
+                    format!("; {} does not grant {}", allow_override_text(h), grant(d, refused))
+                }
                 _ => String::new(),
             };
             (
@@ -266,6 +271,16 @@ fn diagnostic(
         Refusal::Warning => (Severity::Warning, format!("{}; httpd logs a warning and ignores it", refused.message)),
     };
     Diagnostic::new(node.loc.file, name_range(cfg, node), severity, "directive-context", message)
+}
+
+/// What the AllowOverride would have to grant for `d` to be taken: the option refused, else the
+/// directive's class.
+fn grant<'a>(d: &'a catalogue::Directive, refused: &'a Refused) -> &'a str {
+    match (&refused.grant, d.override_class) {
+        (Some(option), _) => option,
+        (None, "") => "it",
+        (None, class) => class,
+    }
 }
 
 /// The directive's name, or a section's header without its line break.

@@ -1,6 +1,17 @@
-//! Check: `<If>` and `<ElseIf>` conditions httpd refuses as it reads them (`server/core.c`:
-//! `Cannot parse condition clause: …`, with ap_expr's own message, [`policy::expr`]). httpd does
-//! not start; in an .htaccess file every request it applies to gets 500.
+//! Check: ap_expr conditions httpd refuses as it reads the line that holds them, in the words of
+//! the directive's handler followed by ap_expr's own message ([`policy::expr`]):
+//! * `<If>`/`<ElseIf>` (`server/core.c`): `Cannot parse condition clause: …`;
+//! * `SetEnvIfExpr` (mod_setenvif): `Could not parse expression "…": …`;
+//! * `Header`/`RequestHeader` with a condition `expr=…` (mod_headers):
+//!   `Can't parse envclause/expression: …`;
+//! * `RewriteCond expr "…"` (mod_rewrite): `RewriteCond: cannot compile expression "…" …`;
+//! * `CustomLog … expr=…` (mod_log_config): ap_expr's message alone.
+//!
+//! Each only where its module is loaded (else httpd stops at `Invalid command` first). httpd does
+//! not start; in an .htaccess file every request it applies to gets 500. (`Require expr` is the
+//! access rules' check. Expressions parsed for a string value, `Header set X "expr=…"`,
+//! `AuthName`, `Redirect`/`Alias` in `<Location>`…, are not checked: [`policy::expr`] parses
+//! boolean expressions only.)
 
 use super::Diagnostic;
 use crate::ide::catalogue;
@@ -14,15 +25,106 @@ pub(crate) fn lookups(cfg: &Config) -> policy::expr::Lookups {
     policy::expr::Lookups { ssl: loaded("ssl_module"), hcheck: loaded("proxy_hcheck_module") }
 }
 
-/// What httpd says of `<If>`/`<ElseIf>` node `n`'s condition, when it refuses it.
+/// What httpd says of node `n` when a boolean ap_expr its handler parses is refused: an
+/// `<If>`/`<ElseIf>` condition, or one of the directives of the module doc whose module `cfg`
+/// loads. None when httpd takes it, or when the line fails otherwise first (the directive's
+/// other errors are not this check's: nothing is said then).
 pub(crate) fn refusal(cfg: &Config, n: &Node) -> Option<String> {
-    if n.kind != NodeKind::Section || !(n.is("If") || n.is("ElseIf")) {
+    let parse = |text: &str| policy::expr::parse_bool(text, lookups(cfg)).err();
+    let loaded = |module: &str| cfg.module_loaded(module);
+    match (n.kind, n.known()) {
+        (NodeKind::Section, "If" | "ElseIf") => {
+            // No argument at all is the container's own error, reported elsewhere.
+            let condition = n.args().first()?;
+            Some(format!("Cannot parse condition clause: {}", parse(condition)?))
+        }
+        (NodeKind::Directive, "SetEnvIfExpr") if loaded("setenvif_module") => {
+            // (No expression at all: "Missing expression for SetEnvIfExpr", not an ap_expr's.)
+            let expr = n.args().first().filter(|e| !e.is_empty())?;
+            Some(format!("Could not parse expression \"{expr}\": {}", parse(expr)?))
+        }
+        (NodeKind::Directive, name @ ("Header" | "RequestHeader")) if loaded("headers_module") => {
+            let words = n.arg_strings();
+            let condition = header_condition(name == "Header", &words)?;
+            let expr = strip_prefix_ignore_case(condition, "expr=")?;
+            Some(format!("Can't parse envclause/expression: {}", parse(expr)?))
+        }
+        (NodeKind::Directive, "RewriteCond") if loaded("rewrite_module") => {
+            let args = n.arg_strings();
+            let [input, pattern, ..] = &args[..] else { return None };
+            if !input.eq_ignore_ascii_case("expr") || args.len() > 3 {
+                return None;
+            }
+            // A leading `!` negates the condition and is not the expression's.
+            let expr = pattern.strip_prefix('!').unwrap_or(pattern);
+            // (2.4.71 writes no colon after the quoted expression.)
+            Some(format!("RewriteCond: cannot compile expression \"{expr}\" {}", parse(expr)?))
+        }
+        (NodeKind::Directive, "CustomLog") if loaded("log_config_module") => {
+            let args = n.arg_strings();
+            let [_, _, clause] = &args[..] else { return None };
+            // (An empty one is "missing condition", not an ap_expr's.)
+            let expr = strip_prefix_ignore_case(clause, "expr=").filter(|e| !e.is_empty())?;
+            parse(expr)
+        }
+        _ => None,
+    }
+}
+
+/// `text` without `prefix`, compared as ASCII without case (`strncasecmp`).
+fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = text.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix).then(|| &text[prefix.len()..])
+}
+
+/// The condition clause of a `Header` (`outgoing`) or `RequestHeader` line, as mod_headers'
+/// `header_cmd` and `header_inout_cmd` find it among the words: None when there is none, or
+/// when the line fails before its condition is parsed (too many words, an unknown action, a
+/// missing value).
+fn header_condition(outgoing: bool, words: &[String]) -> Option<&str> {
+    let mut words = words.iter().map(String::as_str);
+    let mut action = words.next()?;
+    if outgoing && (action.eq_ignore_ascii_case("always") || action.eq_ignore_ascii_case("onsuccess")) {
+        action = words.next()?;
+    }
+    let _header = words.next()?;
+    let value = words.next();
+    let subs = words.next();
+    let clause = words.next();
+    if words.next().is_some() {
+        return None; // "… has too many arguments"
+    }
+    let action = action.to_ascii_lowercase();
+    let known = ["set", "setifempty", "add", "append", "merge", "unset", "echo", "edit", "edit*", "note"];
+    if !known.contains(&action.as_str()) {
         return None;
     }
-    // No argument at all is the container's own error, reported elsewhere.
-    let condition = n.args().first()?;
-    let e = policy::expr::parse_bool(condition, lookups(cfg)).err()?;
-    Some(format!("Cannot parse condition clause: {e}"))
+    let clause = match action.as_str() {
+        // The regex is compiled before the condition is read: one that may fail to (that our
+        // parser does not read, as PCRE might not) leaves the condition unread.
+        "edit" | "edit*" => {
+            subs?;
+            regex_syntax::Parser::new().parse(value?).ok()?;
+            clause
+        }
+        _ if clause.is_some() => return None, // "Too many arguments to directive"
+        "unset" | "echo" => match (value, subs) {
+            (Some(_), Some(_)) => return None, // "… takes two arguments"
+            (Some(v), None) => {
+                if action == "echo" && !outgoing {
+                    return None; // "Header echo only valid on Header directives"
+                }
+                Some(v)
+            }
+            (None, _) => None,
+        },
+        _ => {
+            value?;
+            subs
+        }
+    }?;
+    // `early` and `env=` are the other clauses.
+    Some(clause)
 }
 
 /// Checks `n`, the directive `d` of the catalogue.
@@ -58,5 +160,46 @@ mod tests {
             /srv/www/.htaccess:1: Error[expr-syntax]: httpd answers 500 Internal Server Error to every request this .htaccess file applies to: Cannot parse condition clause: syntax error, unexpected T_FALSE, expecting $end
         "#]]
         .assert_eq(&render("//- /srv/www/.htaccess\n<If \"true false\">\n</If>\n"));
+    }
+
+    /// The other directives whose handlers parse a boolean ap_expr, in their handlers' words;
+    /// a line that fails before its condition is read, a condition that is no expression
+    /// (`env=`, `early`) and a module not loaded are not this check's.
+    #[test]
+    fn directives_holding_expressions_httpd_refuses() {
+        expect![[r#"
+            /etc/httpd.conf:5: Error[expr-syntax]: httpd 2.4 will not start: Could not parse expression "%{X} ==": syntax error, unexpected $end: Variable 'X' does not exist
+            /etc/httpd.conf:6: Error[expr-syntax]: httpd 2.4 will not start: Can't parse envclause/expression: syntax error, unexpected $end: Variable 'X' does not exist
+            /etc/httpd.conf:7: Error[expr-syntax]: httpd 2.4 will not start: Can't parse envclause/expression: syntax error, unexpected T_OP_STR_EQ
+            /etc/httpd.conf:8: Error[expr-syntax]: httpd 2.4 will not start: Can't parse envclause/expression: Variable 'NOPE' does not exist
+            /etc/httpd.conf:9: Error[expr-syntax]: httpd 2.4 will not start: Can't parse envclause/expression: syntax error, unexpected $end
+            /etc/httpd.conf:10: Error[expr-syntax]: httpd 2.4 will not start: RewriteCond: cannot compile expression "true false" syntax error, unexpected T_FALSE, expecting $end
+            /etc/httpd.conf:12: Error[expr-syntax]: httpd 2.4 will not start: syntax error, unexpected $end, expecting T_REGEX or T_REGEX_I: Variable 'X' does not exist
+        "#]]
+        .assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule setenvif_module m\nLoadModule headers_module m\nLoadModule rewrite_module m\n",
+            "<Directory /srv>\n",
+            "SetEnvIfExpr \"%{X} ==\" a=1\n",
+            "Header always set X y \"expr=%{X} ==\"\n",
+            "Header edit X ^a b \"expr===\"\n",
+            "RequestHeader unset X \"expr=%{NOPE} == 'a'\"\n",
+            "Header echo ^X \"expr=!\"\n",
+            "RewriteCond expr \"!true false\"\n",
+            "</Directory>\n",
+            "CustomLog /x common \"expr=%{X} =~\"\n",
+            "Header set X y env=Z\n",
+            "Header set X y z \"expr=bad\"\n",
+            "Header set X \"expr=%{X} ==\"\n",
+            "RequestHeader echo X \"expr=bad\"\n",
+            "RewriteCond %{X} \"expr==\"\n",
+            "SetEnvIfExpr \"\"\n",
+        )));
+        // Without mod_headers, the line is an unknown directive first.
+        expect![[r#"
+            /etc/httpd.conf:2: Error[module-not-loaded]: Invalid command 'Header', perhaps misspelled or defined by a module not included in the server configuration: it comes from headers_module, which is not loaded
+        "#]].assert_eq(&render(
+            "//- /etc/httpd.conf\nLoadModule rewrite_module m\nHeader set X y \"expr=%{X} ==\"\n",
+        ));
     }
 }

@@ -3,7 +3,7 @@
 //! after another option or with a sign, and names that are no option.
 
 use super::Diagnostic;
-use crate::ide::catalogue::{self, context::OPTIONS};
+use crate::ide::catalogue;
 use crate::ide::config::{Config, Node, NodeKind, Severity, TopLevel};
 
 /// Checks `n`, the directive `d` of the catalogue.
@@ -26,44 +26,11 @@ pub(super) fn node(cfg: &Config, n: &Node, d: Option<&'static catalogue::Directi
     ));
 }
 
-const MIXED: &str = "Either all Options must start with + or -, or no Option may.";
-
-/// What `set_options` answers to these words (`ap_getword_conf`'s), in its words; None when
-/// it takes them.
+/// What `set_options` answers to these words (`ap_getword_conf`'s) in a configuration file,
+/// in its words; None when it takes them. (What an .htaccess file's AllowOverride does not let
+/// it set is the context check's: [`catalogue::context::Scope::check_options`].)
 pub(crate) fn refusal<'a>(words: impl IntoIterator<Item = &'a str>) -> Option<String> {
-    let (mut first, mut merge, mut all_none) = (true, false, false);
-    for w in words {
-        let signed = w.starts_with(['+', '-']);
-        let name = if signed { &w[1..] } else { w };
-        if signed {
-            if !merge && !first && !all_none {
-                return Some(MIXED.into());
-            }
-            merge = true;
-        } else if !first && merge {
-            return Some(MIXED.into());
-        }
-        let known = OPTIONS.iter().map(|(o, _)| *o).chain(["RunScripts"]).any(|o| name.eq_ignore_ascii_case(o));
-        if name.eq_ignore_ascii_case("None") {
-            if !first {
-                return Some("'Options None' must be the first Option given.".into());
-            } else if merge {
-                return Some("You may not use 'Options +None' or 'Options -None'.".into());
-            }
-            all_none = true;
-        } else if name.eq_ignore_ascii_case("All") {
-            if !first {
-                return Some("'Options All' must be the first option given.".into());
-            } else if merge {
-                return Some("You may not use 'Options +All' or 'Options -All'.".into());
-            }
-            all_none = true;
-        } else if !known {
-            return Some(format!("Illegal option {name}"));
-        }
-        first = false;
-    }
-    None
+    catalogue::context::options_refusal(words)
 }
 
 #[cfg(test)]
