@@ -737,3 +737,17 @@ fn refusals_name_the_section_a_carry_would_change() {
     let left = m.left.iter().find(|l| l.contains("<LocationMatch")).expect("the LocationMatch is left");
     assert!(left.contains("the proof cannot decide") && !left.contains("would change access"), "{left}");
 }
+
+/// A `<LocationMatch>` meets a plain `<Location>` below its own witness (`/c150/sub/index`, which
+/// neither section's URL gives): its per-method Satisfy combines there with the Location's Require
+/// lines. A rewrite proven without asking there let PUT through (403 → 405 on httpd, found by
+/// migrate_generated with seed 24112026).
+#[test]
+fn a_location_pattern_is_proven_where_it_meets_a_location() {
+    let t = Tree::new(&conf(
+        "<Location /c150/sub>\n    <RequireAny>\n        Require method POST\n    </RequireAny>\n    Require env GEN_POST IS_TWO\n</Location>\n<LocationMatch \"/c150/.*index\">\n    Order deny,allow\n    <LimitExcept POST PUT>\n        Satisfy any\n    </LimitExcept>\n</LocationMatch>\n",
+    ));
+    let m = migrate(&t.ws(), Scope::Tree, false);
+    assert!(m.changed.is_empty(), "rewritten:\n{}", t.after(&m.edits));
+    assert!(m.left.iter().any(|l| l.contains("<LocationMatch \"/c150/.*index\">")), "{:?}", m.left);
+}
