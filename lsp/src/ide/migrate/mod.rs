@@ -529,6 +529,9 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
     }
     for s in seeds.iter().filter(|s| !cluster.rewrite.contains(s) && !guided.contains(s)) {
         let why = excluded.get(s).cloned().unwrap_or_else(|| "no rewrite was possible".into());
+        // (A reason about the body itself need not name it twice.)
+        let own = format!("{}: ", a.label(*s));
+        let why = why.strip_prefix(&own).map(str::to_string).unwrap_or(why);
         let b = a.body(*s);
         out.left.push(format!("{}: {}: {why}", b.place(), b.label()));
     }
