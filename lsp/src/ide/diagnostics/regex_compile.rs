@@ -13,7 +13,7 @@
 //! * `Header`/`RequestHeader … edit|edit*` and `Header echo` (mod_headers): `Header edit regex
 //!   could not be compiled`, `Header echo regex could not be compiled`.
 //!
-//! Only what PCRE refuses in every version is reported ([`policy::expr::pcre_refuses`]), only
+//! Only what PCRE refuses in every version is reported ([`pcre_refuses`]), only
 //! where the module is loaded, and only when the line would not fail otherwise first (its other
 //! words as the handler reads them before compiling). httpd does not start; in an .htaccess file
 //! every request it applies to gets 500.
