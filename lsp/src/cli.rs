@@ -170,11 +170,17 @@ pub fn severity_name(s: Severity) -> &'static str {
     }
 }
 
-/// The configurations to load for the given paths: (path, is_main).
+/// The configurations to load for the given paths: (path, is_main). Each path is made absolute
+/// (against the working directory, as the loader reads it; `..` and symbolic links are kept),
+/// so that a file named relatively is the same file as when a configuration reaches it: an
+/// .htaccess file read alone is judged under its own directory, and one given beside its main
+/// configuration is not read twice.
 pub fn targets(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, String> {
     let mut out = Vec::new();
-    for p in paths {
-        let meta = std::fs::metadata(p).map_err(|e| format!("{}: {e}", p.display()))?;
+    for given in paths {
+        let meta = std::fs::metadata(given).map_err(|e| format!("{}: {e}", given.display()))?;
+        let absolute = absolute_path(given).map_err(|e| format!("{}: {e}", given.display()))?;
+        let p = &absolute;
         if meta.is_dir() {
             if let Some(main) =
                 ["apache2.conf", "httpd.conf", "conf/httpd.conf"].iter().map(|n| p.join(n)).find(|m| m.is_file())
@@ -189,14 +195,30 @@ pub fn targets(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, String> {
         } else {
             // Checked without opening it: opening a FIFO would wait for a writer.
             if !meta.is_file() {
-                return Err(format!("{}: not a regular file ({})", p.display(), config::file_kind(&meta)));
+                return Err(format!("{}: not a regular file ({})", given.display(), config::file_kind(&meta)));
             }
-            std::fs::File::open(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            std::fs::File::open(p).map_err(|e| format!("{}: {e}", given.display()))?;
             let main = crate::server::looks_like_main(p, &config::RealFs);
             out.push((p.clone(), main));
         }
     }
     Ok(out)
+}
+
+/// `path` made absolute against the working directory. A path with `..` in it is resolved
+/// through the file system (its directory canonicalised, since `..` after a symbolic link leads
+/// to the link target's parent), so that it names the file as the configuration's own paths do;
+/// other paths keep their symbolic links and are only joined to the working directory.
+fn absolute_path(path: &Path) -> std::io::Result<PathBuf> {
+    let absolute = std::path::absolute(path)?;
+    if !absolute.components().any(|c| c == std::path::Component::ParentDir) {
+        return Ok(absolute);
+    }
+    match (absolute.parent(), absolute.file_name()) {
+        (Some(dir), Some(name)) => Ok(std::fs::canonicalize(dir)?.join(name)),
+        // Ends in `..`: a directory.
+        _ => std::fs::canonicalize(&absolute),
+    }
 }
 
 /// Configuration files below `dir`. Each directory is visited once, however many
@@ -291,22 +313,25 @@ fn each_finding(
     // those of several files of one configuration (one file included under two paths
     // that print alike) and, with several targets, every one.
     let mut kept: HashMap<String, HashSet<FindingKey>> = HashMap::default();
-    let targeted: HashSet<&Path> = targets.iter().map(|(p, _)| p.as_path()).collect();
-    for (path, main) in targets {
+    // An .htaccess file named beside a main configuration that serves its directory is read
+    // as httpd reads it, under that configuration, and not again on its own: such targets
+    // come after the main ones, and are skipped when one of those read them.
+    let any_main = targets.iter().any(|(_, main)| *main);
+    let later = |(p, main): &&(PathBuf, bool)| any_main && !*main && config::is_htaccess(p);
+    let mut read_in_context: HashSet<PathBuf> = HashSet::default();
+    let order = targets.iter().filter(|t| !later(t)).chain(targets.iter().filter(later));
+    for (path, main) in order {
+        if read_in_context.contains(path) {
+            continue;
+        }
         // Diagnostics need no syntax tree once the nodes are built.
         let phases = Phases::new();
         let mut cfg = config::load_for_batch(path, &config::RealFs, *main);
         phases.mark("load");
         // The .htaccess files of the directories a main configuration serves: found before the
         // checks, since the precedence check asks whether theirs re-open access.
-        let htaccess: Vec<ide::htaccess_files::Found> = if *main {
-            ide::htaccess_files::htaccess_files(&cfg)
-                .into_iter()
-                .filter(|f| !targeted.contains(f.path.as_path()))
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let htaccess: Vec<ide::htaccess_files::Found> =
+            if *main { ide::htaccess_files::htaccess_files(&cfg) } else { Vec::new() };
         if !htaccess.is_empty() {
             cfg.htaccess_found = Some(htaccess.iter().map(|f| f.path.clone()).collect());
         }
@@ -326,6 +351,7 @@ fn each_finding(
         if !htaccess.is_empty() {
             let root = std::sync::Arc::new(cfg);
             for found in htaccess {
+                read_in_context.insert(found.path.clone());
                 // Checked under the AllowOverride of each server that reads it.
                 let mut h = config::load_in_context(&found.path, &config::RealFs, root.clone());
                 h.htaccess_servers = Some(found.servers.into());

@@ -866,3 +866,109 @@ fn explain_reports_an_if_condition_httpd_refuses_as_a_startup_error() {
     let errors = v["startup_errors"].as_array().unwrap();
     assert!(errors.iter().any(|e| e["message"] == message.as_str()), "{v:#}");
 }
+
+/// Regular expressions every section and directive compiles as httpd reads it, against
+/// `apache2 -t` with their modules loaded: check reports `regex-syntax` exactly when httpd
+/// refuses the file, on the line httpd names, in httpd's words; patterns PCRE takes (lookbehind,
+/// backreferences, named groups, possessive quantifiers, \Q…\E, comments, extended mode, counts
+/// up to 65535) stay silent. Then the same refusals in an .htaccess file: httpd answers 500 and
+/// check reports the line.
+#[test]
+fn regexes_httpd_cannot_compile_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    let tricky = r"(?<=a)b\1(?<n>x)\k<n>a++\Q(*\E(?#(x)y{2,65535}";
+    let cases: Vec<(String, bool)> = vec![
+        ("<Files ~ *>\n</Files>".into(), false),
+        ("<FilesMatch \"*\">\n</FilesMatch>".into(), false),
+        (format!("<FilesMatch \"{tricky}\">\n</FilesMatch>"), true),
+        ("<DirectoryMatch \"(\">\n</DirectoryMatch>".into(), false),
+        ("<Directory ~ \"a{2,1}\">\n</Directory>".into(), false),
+        ("<Directory ~ \"a{1,65535}\">\n</Directory>".into(), true),
+        ("<LocationMatch \"a{1,65536}\">\n</LocationMatch>".into(), false),
+        ("<Location ~ \"x|*\">\n</Location>".into(), false),
+        ("<Location ~ \"(?x) a # (\">\n</Location>".into(), true),
+        ("RewriteRule a{1,11111111111111111111} /index.html".into(), false),
+        ("RewriteRule !( /x [L,NC]".into(), false),
+        (format!("RewriteRule \"{tricky}\" /x [QSA,E=a:b]"), true),
+        ("RewriteRule a{00000000003} /x".into(), true),
+        ("RewriteCond %{HTTP_HOST} !( [NC]\nRewriteRule ^ -".into(), false),
+        ("RewriteCond %{HTTP_HOST} -lt(\nRewriteRule ^ -".into(), true),
+        ("RewriteCond %{HTTP_HOST} =(\nRewriteRule ^ -".into(), true),
+        ("AliasMatch ( /tmp".into(), false),
+        ("ScriptAliasMatch \"a{3}{2}\" /tmp".into(), false),
+        ("AliasMatch ^/a{1,3}+(.*) /tmp/$1".into(), true),
+        ("RedirectMatch 301 ( /x".into(), false),
+        ("RedirectMatch ( /x".into(), false),
+        ("RedirectMatch permanent ^/(?i)a$ /x".into(), true),
+        ("SetEnvIf Host ( x".into(), false),
+        ("SetEnvIf ( x y".into(), false),
+        ("SetEnvIf Remote_Addr (?#(x)a x".into(), true),
+        ("BrowserMatchNoCase {2} x".into(), false),
+        ("ProxyPassMatch ( http://localhost/".into(), false),
+        ("ProxyPassMatch ^/(a)\\1 http://localhost/".into(), true),
+        ("<Location /a>\n  ProxyPassMatch http://localhost/\n</Location>".into(), true),
+        ("Header edit X ( y".into(), false),
+        ("Header always edit* X (?x)a#( y".into(), true),
+        ("RequestHeader edit X {2} y".into(), false),
+        ("Header echo (".into(), false),
+    ];
+    let mut failures = vec![];
+    for (body, accepted) in &cases {
+        let cfg = HttpdConfig::new(format!("{body}\n"))
+            .with_module("headers")
+            .with_module("rewrite")
+            .with_module("proxy")
+            .with_module("proxy_http");
+        let (ok, output) = config_test(&cfg);
+        assert_eq!(ok, *accepted, "{body}: apache2 -t says {output}");
+        let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+        let ours: Vec<_> = reported.iter().filter(|r| r.severity == "error").collect();
+        if ok {
+            if !ours.is_empty() {
+                failures.push(format!("{body}: httpd accepts, we report {ours:?}"));
+            }
+            continue;
+        }
+        let mut lines = output.lines().skip_while(|l| !l.contains("Syntax error on line "));
+        let first = lines.next().unwrap_or_else(|| panic!("{body}: apache2 -t failed without a line: {output}"));
+        let at: u32 =
+            first.split("Syntax error on line ").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
+        let message = lines.next().unwrap_or("").trim().to_string();
+        let ok = |r: &&apache_lsp::cli::Reported| {
+            r.code == "regex-syntax" && r.line == at && r.message == format!("httpd 2.4 will not start: {message}")
+        };
+        if !ours.iter().any(ok) {
+            failures.push(format!("{body}: httpd says line {at}: {message:?}; we report {ours:?}"));
+        }
+    }
+    // In an .htaccess file (AllowOverride All): 500, and the line reported.
+    for (htaccess, line) in [
+        ("<Files ~ *>\n  Require all denied\n</Files>\n", 1),
+        ("RewriteEngine on\nRewriteRule a{1,11111111111111111111} /index.html\n", 2),
+        ("SetEnvIf Host ( x\n", 1),
+        ("Header edit X ( y\n", 1),
+    ] {
+        let body = "<Directory @DOCROOT@/sub>\n  AllowOverride All\n</Directory>\n";
+        let cfg = HttpdConfig::new(body)
+            .with_module("headers")
+            .with_module("rewrite")
+            .file("htdocs/sub/.htaccess", htaccess)
+            .file("htdocs/sub/a.txt", "a\n");
+        let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
+        let status = httpd.send(&Request::get("/sub/a.txt")).unwrap();
+        let root = config::load(&httpd.config().main_config_path(), &config::RealFs);
+        let path = httpd.config().docroot().join("sub/.htaccess");
+        let frag = config::load_in_context(&path, &config::RealFs, std::sync::Arc::new(root));
+        let ours: Vec<u32> = diagnostics::all(&frag)
+            .into_iter()
+            .filter(|d| d.code == "regex-syntax")
+            .map(|d| frag.file(d.file).line_index.human(d.range.start(), &frag.file(d.file).text).0)
+            .collect();
+        if status != 500 || ours != [line] {
+            failures.push(format!("{htaccess:?}: httpd answers {status}; we report lines {ours:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

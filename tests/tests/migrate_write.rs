@@ -368,3 +368,86 @@ fn killed_at_any_moment_every_file_is_old_or_new() {
     // Delays are spread over the measured write time, so some kill lands between two files.
     assert!(partial > 0, "no kill landed mid-way; the test did not test what it says");
 }
+
+/// `apache-lsp ARGS` run in `dir`: (exit code, stdout, stderr).
+fn run_in(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(server_binary()).current_dir(dir).args(args).output().expect("run apache-lsp");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn an_htaccess_named_by_a_relative_path_is_migrated() {
+    if !httpd::require_apache2() {
+        return;
+    }
+    // An .htaccess file below a served directory, named relatively from three working
+    // directories (`..` in one): each run shows the same diff as the absolute path, and
+    // `--write` with a relative path rewrites it into what httpd answers alike.
+    let htaccess = "Order deny,allow\nDeny from all\nAllow from 127.0.0.1\n";
+    let make = || {
+        let cfg = HttpdConfig::new("<Directory @DOCROOT@>\n    AllowOverride All\n</Directory>\n")
+            .file("htdocs/sub/.htaccess", htaccess)
+            .file("htdocs/sub/index.html", "sub\n")
+            .dir("htdocs/sub/d");
+        cfg.write().unwrap();
+        cfg
+    };
+    let (old_cfg, new_cfg) = (make(), make());
+    let root = new_cfg.root().to_path_buf();
+    let file = new_cfg.docroot().join("sub/.htaccess");
+    let absolute = run_in(&root, &["migrate", file.to_str().unwrap()]);
+    assert_eq!(absolute.0, Some(0), "{}", absolute.2);
+    assert!(absolute.1.contains("-Order deny,allow") && absolute.1.contains("+Require ip 127.0.0.1"), "{}", absolute.1);
+    for (dir, arg) in [("", "htdocs/sub/.htaccess"), ("htdocs/sub", ".htaccess"), ("htdocs/sub/d", "../.htaccess")] {
+        let relative = run_in(&root.join(dir), &["migrate", arg]);
+        assert_eq!(relative, absolute, "migrate {arg} in {dir:?}");
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), htaccess, "written without --write");
+    let written = run_in(&root.join("htdocs"), &["migrate", "--write", "sub/.htaccess"]);
+    assert_eq!(written.0, Some(0), "{}", written.2);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "Require ip 127.0.0.1\n");
+    // Nothing old-style left, by either name.
+    assert_eq!(run_in(&root.join("htdocs/sub"), &["migrate", ".htaccess"]).1, "");
+    let ask = |h: &Httpd| -> Vec<u16> {
+        sources().into_iter().map(|src| h.send(&Request::get("/sub/index.html").source(src)).unwrap()).collect()
+    };
+    let a = ask(&Httpd::start(old_cfg).unwrap());
+    let b = ask(&Httpd::start(new_cfg).unwrap());
+    assert_eq!(a, b);
+    assert!(a.contains(&200), "{a:?}");
+}
+
+#[test]
+fn check_reads_an_htaccess_named_beside_its_configuration_under_it() {
+    // Naming a served directory's .htaccess file beside its main configuration, by any path,
+    // adds nothing to the main configuration's report: the file is read under it (here its
+    // Require is outside AllowOverride Limit: httpd answers 500), not again on its own, where
+    // it would look valid.
+    if !httpd::require_apache2() {
+        return;
+    }
+    let cfg = HttpdConfig::new("<Directory @DOCROOT@>\n    AllowOverride Limit\n</Directory>\n")
+        .file("htdocs/.htaccess", "Require ip 127.0.0.1\n");
+    cfg.write().unwrap();
+    let root = cfg.root().to_path_buf();
+    let main = cfg.main_config_path();
+    let file = cfg.docroot().join(".htaccess");
+    let alone = run_in(&root, &["check", "--format", "json", main.to_str().unwrap()]);
+    assert!(alone.1.contains("\"directive-context\"") && alone.1.contains("Require not allowed here"), "{}", alone.1);
+    let main_rel = main.strip_prefix(&root).unwrap().to_str().unwrap().to_string();
+    for (dir, args) in [
+        ("", vec![main_rel.as_str(), "htdocs/.htaccess"]),
+        ("", vec!["htdocs/.htaccess", main_rel.as_str()]),
+        ("htdocs", vec![".htaccess", main.to_str().unwrap()]),
+        ("", vec![main.to_str().unwrap(), file.to_str().unwrap()]),
+    ] {
+        let both = run_in(&root.join(dir), &[&["check", "--format", "json"][..], &args].concat());
+        assert_eq!(both, alone, "check {args:?} in {dir:?}");
+    }
+    let h = Httpd::start(cfg).unwrap();
+    assert_eq!(h.send(&Request::get("/")).unwrap(), 500);
+}

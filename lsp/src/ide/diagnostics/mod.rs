@@ -11,6 +11,7 @@ pub mod directive_context;
 pub(crate) mod expr_syntax;
 mod load_problems;
 mod options_syntax;
+pub(crate) mod regex_compile;
 mod removed_directive;
 mod syntax_errors;
 mod unknown_directive;
@@ -223,8 +224,12 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
         return;
     }
     let top = context.as_ref().map(|_| Walk::TOP);
-    let mut stack: Vec<(&crate::ide::config::Node, Option<usize>)> = cfg.nodes.iter().rev().map(|n| (n, top)).collect();
-    while let Some((node, at)) = stack.pop() {
+    // Whether a node is read in a directory's context (an .htaccess file, or inside a
+    // <Directory>, <Location> or <Files> section), for the regex check.
+    let htaccess = cfg.top == crate::ide::config::TopLevel::Htaccess;
+    let mut stack: Vec<(&crate::ide::config::Node, Option<usize>, bool)> =
+        cfg.nodes.iter().rev().map(|n| (n, top, htaccess)).collect();
+    while let Some((node, at, in_path)) = stack.pop() {
         let d = node.directive();
         known.node(cfg, node, d, &mut loaded, out);
         removed_directive::node(node, d, out);
@@ -234,11 +239,22 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
             expr_syntax::node(cfg, node, d, out);
             deprecated_directive::node(cfg, node, d, &mut loaded, out);
         }
+        let before = out.len();
         let inner = match (&mut context, at) {
             (Some(context), Some(at)) => context.node(cfg, node, d, at, &mut loaded, out),
             _ => None,
         };
-        stack.extend(node.children.iter().rev().map(|c| (c, inner)));
+        // Only where httpd reads the line and its context allows it (else that is the error).
+        if at.is_some() && d.is_some() && !out[before..].iter().any(|f| f.code == "directive-context") {
+            regex_compile::node(cfg, node, in_path, out);
+        }
+        let inner_path = in_path
+            || (node.is_section()
+                && matches!(
+                    node.known(),
+                    "Directory" | "DirectoryMatch" | "Location" | "LocationMatch" | "Files" | "FilesMatch"
+                ));
+        stack.extend(node.children.iter().rev().map(|c| (c, inner, inner_path)));
     }
 }
 

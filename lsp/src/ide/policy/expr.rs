@@ -869,9 +869,15 @@ impl Parser<'_> {
 
 /// Whether PCRE surely refuses `pattern` (`ap_pregcomp`). Only errors that hold in every PCRE
 /// dialect are found: an unbalanced parenthesis, an unterminated character class, a trailing
-/// backslash, a quantifier with nothing to repeat. Anything else is taken as accepted.
-fn pcre_refuses(pattern: &str) -> bool {
+/// backslash, a quantifier with nothing to repeat (`*`, `+`, `?`, `{m,n}` after nothing, an
+/// alternation bar or another `{m,n}`), a `{m,n}` count above PCRE's 65535 or with `n < m`.
+/// Anything else is taken as accepted, and so is every pattern in extended mode (`(?x)`, where
+/// `#` starts a comment that may hold anything).
+pub(crate) fn pcre_refuses(pattern: &str) -> bool {
     let b = pattern.as_bytes();
+    if extended_mode(b) {
+        return false;
+    }
     let mut depth = 0usize;
     let mut i = 0;
     // Whether the previous item can be repeated.
@@ -922,12 +928,36 @@ fn pcre_refuses(pattern: &str) -> bool {
                 continue;
             }
             b'(' => {
+                // `(?#…)`: a comment, up to the first `)`.
+                if b[i + 1..].starts_with(b"?#") {
+                    match pattern[i..].find(')') {
+                        Some(e) => i += e + 1,
+                        None => return true,
+                    }
+                    continue;
+                }
                 depth += 1;
                 repeatable = false;
                 // `(?`, `(*`: group options or verbs, not quantifiers.
                 if matches!(b.get(i + 1), Some(b'?' | b'*')) {
                     i += 1;
                 }
+            }
+            b'{' => {
+                // A counted quantifier in the form every PCRE reads as one (`{m}`, `{m,}`,
+                // `{m,n}`, digits only); anything else is a literal brace.
+                if let Some((min, max, len)) = counted_quantifier(&b[i..]) {
+                    if !repeatable || min > 65535 || max.is_some_and(|n| n > 65535 || n < min) {
+                        return true;
+                    }
+                    i += len;
+                    if matches!(b.get(i), Some(b'?' | b'+')) {
+                        i += 1;
+                    }
+                    repeatable = false;
+                    continue;
+                }
+                repeatable = true;
             }
             b')' => {
                 if depth == 0 {
@@ -953,6 +983,39 @@ fn pcre_refuses(pattern: &str) -> bool {
         i += 1;
     }
     depth != 0
+}
+
+/// Whether a pattern sets PCRE's extended mode somewhere (`(?x)`, `(?ix:…)`…): its comments
+/// are not read by [`pcre_refuses`].
+fn extended_mode(b: &[u8]) -> bool {
+    b.windows(2).enumerate().any(|(i, w)| {
+        w == b"(?" && b[i + 2..].iter().take_while(|c| c.is_ascii_alphabetic() || **c == b'-').any(|c| *c == b'x')
+    })
+}
+
+/// `{m}`, `{m,}` or `{m,n}` at the start of `b`: (m, n, its length in bytes). Counts too big
+/// for a u64 are taken as `u64::MAX`.
+fn counted_quantifier(b: &[u8]) -> Option<(u64, Option<u64>, usize)> {
+    let number = |from: usize| -> (u64, usize) {
+        let digits = b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let value = b[from..from + digits]
+            .iter()
+            .try_fold(0u64, |v, d| v.checked_mul(10)?.checked_add(u64::from(d - b'0')))
+            .unwrap_or(u64::MAX);
+        (value, digits)
+    };
+    let (min, digits) = number(1);
+    if digits == 0 {
+        return None;
+    }
+    let mut at = 1 + digits;
+    let mut max = Some(min);
+    if b.get(at) == Some(&b',') {
+        let (n, digits) = number(at + 1);
+        max = (digits > 0).then_some(n);
+        at += 1 + digits;
+    }
+    (b.get(at) == Some(&b'}')).then_some((min, max, at + 1))
 }
 
 #[cfg(test)]
