@@ -122,8 +122,16 @@ pub fn fix_all(cfg: &Config, lc: &LoadContext, file: FileId) -> Option<Action> {
 }
 
 /// [`fix_all`] for a file given by path (an .htaccess file read per request too).
+///
+/// Nothing for an .htaccess file read without its root configuration: no rewrite of it is
+/// proven (what it inherits from the server configuration is not known), and editors apply
+/// fix-all on save without asking.
 pub fn fix_all_in(lc: &LoadContext, path: &Path) -> Option<Action> {
-    let m = migrate::migrate(&lc.workspace(), Scope::File(path), false);
+    let ws = lc.workspace();
+    if ws.standalone_htaccess() {
+        return None;
+    }
+    let m = migrate::migrate(&ws, Scope::File(path), false);
     (!m.edits.is_empty()).then(|| Action {
         title: "Rewrite every old-style access block as Require (the behaviour-preserving ones)".into(),
         detail: if m.left.is_empty() {

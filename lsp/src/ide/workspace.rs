@@ -278,7 +278,10 @@ fn served_directories(cfg: &Config) -> Vec<PathBuf> {
                 .find(|c| c.is("AllowOverride"))
                 .is_some_and(|c| !c.args().all(|a| a.eq_ignore_ascii_case("None")));
             if allows {
-                out.push(abs(n.arg(0).unwrap_or_default()));
+                // A wildcard pattern (`/srv/*/htdocs`) serves directories below its literal part.
+                let pat = n.arg(0).unwrap_or_default();
+                let literal: Vec<&str> = pat.split('/').take_while(|c| !c.contains(['*', '?', '['])).collect();
+                out.push(abs(&literal.join("/")));
             }
         }
     }
@@ -360,7 +363,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         let conf = format!(
-            "ServerRoot \"{r}\"\nDocumentRoot \"{r}/htdocs\"\nAlias /files {r}/files/\n<Directory {r}/private>\nAllowOverride AuthConfig\n</Directory>\n",
+            "ServerRoot \"{r}\"\nDocumentRoot \"{r}/htdocs\"\nAlias /files {r}/files/\n<Directory {r}/private>\nAllowOverride AuthConfig\n</Directory>\n<Directory {r}/users/*/public>\nAllowOverride Limit\n</Directory>\n",
             r = root.display()
         );
         write(
@@ -371,6 +374,7 @@ mod tests {
                 ("files/.htaccess", ""),
                 ("private/x/.htaccess", ""),
                 ("elsewhere/.htaccess", ""),
+                ("users/ann/public/.htaccess", ""),
             ],
         );
         let ws = index(&[root.to_path_buf()], None, &RealFs, &mut |_| {});
@@ -379,6 +383,7 @@ mod tests {
             ("files/.htaccess", true),
             ("private/x/.htaccess", true),
             ("elsewhere/.htaccess", false),
+            ("users/ann/public/.htaccess", true),
         ] {
             assert_eq!(ws.root_for(&root.join(p)).is_some(), served, "{p}");
         }

@@ -13,6 +13,9 @@ pub struct Loaded {
     pub file: FileId,
     pub main: std::path::PathBuf,
     pub is_main: bool,
+    /// For an access file read per request: the root configuration that serves its directory
+    /// (what the code actions prove their rewrites under). None when no root is known.
+    pub access_root: Option<std::path::PathBuf>,
 }
 
 /// Runs `f`, turning a panic into an error message so one bad request cannot

@@ -532,14 +532,14 @@ impl LanguageServer for Backend {
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let uri = params.text_document.uri.clone();
         let only = params.context.only.clone();
-        let root = self.state.root_config.lock().unwrap().clone();
         let r = self.with_config(&uri, "codeAction", |l, fs, enc| {
             let fd = l.cfg.file(l.file);
             let range = convert::text_range(&fd.line_index, enc, params.range);
             let lc = ide::code_actions::LoadContext { main: &l.main, is_main: l.is_main, fs };
-            // An .htaccess file is judged under the root configuration when there is one.
-            let htaccess_root = root.as_deref().filter(|_| !l.is_main && is_htaccess(&fd.path));
-            let root_lc = htaccess_root.map(|r| ide::code_actions::LoadContext { main: r, is_main: true, fs });
+            // An .htaccess file is judged under the root configuration that serves it (configured
+            // or found in the workspace), as its diagnostics are.
+            let root_lc =
+                l.access_root.as_deref().map(|r| ide::code_actions::LoadContext { main: r, is_main: true, fs });
             let mut actions = Vec::new();
             let wants =
                 |k: &CodeActionKind| only.as_ref().is_none_or(|o| o.iter().any(|w| k.as_str().starts_with(w.as_str())));
@@ -617,7 +617,11 @@ impl LanguageServer for Backend {
             "apache-lsp.migrateFile" | "apache-lsp.migrateTree" => {
                 let tree = params.command.ends_with("Tree");
                 let edit = self.with_config(&uri, "migrate", |l, fs, enc| {
-                    let ws = ide::migrate::Workspace { main: &l.main, is_main: l.is_main, fs };
+                    // An .htaccess file is migrated under the root configuration that serves it.
+                    let ws = match &l.access_root {
+                        Some(root) => ide::migrate::Workspace { main: root, is_main: true, fs },
+                        None => ide::migrate::Workspace { main: &l.main, is_main: l.is_main, fs },
+                    };
                     let path = l.cfg.file(l.file).path.clone();
                     let scope = if tree { ide::migrate::Scope::Tree } else { ide::migrate::Scope::File(&path) };
                     let m = ide::migrate::migrate(&ws, scope, false);
@@ -913,10 +917,6 @@ impl LanguageServer for Backend {
             SemanticTokensRangeResult::Tokens(SemanticTokens { result_id: None, data })
         })
     }
-}
-
-fn is_htaccess(p: &std::path::Path) -> bool {
-    p.file_name().is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().contains("htaccess"))
 }
 
 /// Edits by document, with ranges in the client's encoding (files outside the configuration,

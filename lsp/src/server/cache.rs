@@ -64,14 +64,20 @@ impl Analyses {
             let file = e.file_of(path);
             let a = e.analysis.as_mut().expect("loaded");
             if let Some(file) = file {
-                let loaded = Loaded { cfg: a.config().clone(), file, main: root, is_main: true };
+                let loaded = Loaded { cfg: a.config().clone(), file, main: root, is_main: true, access_root: None };
                 return f(a, &loaded);
             }
             // An .htaccess file is read per request, under the server that serves its directory.
             if is_access_file_name(a.config(), path) {
                 let cfg = config::load_in_context(path, &state.snapshot(), a.config().clone());
                 let mut ha = Analysis::new(cfg);
-                let loaded = Loaded { cfg: ha.config().clone(), file: 0, main: path.to_path_buf(), is_main: false };
+                let loaded = Loaded {
+                    cfg: ha.config().clone(),
+                    file: 0,
+                    main: path.to_path_buf(),
+                    is_main: false,
+                    access_root: Some(root),
+                };
                 return f(&mut ha, &loaded);
             }
         }
@@ -82,7 +88,7 @@ impl Analyses {
         e.bring_up_to_date(state, &key);
         let file = e.file_of(path).unwrap_or(0);
         let a = e.analysis.as_mut().expect("loaded");
-        let loaded = Loaded { cfg: a.config().clone(), file, main: path.to_path_buf(), is_main };
+        let loaded = Loaded { cfg: a.config().clone(), file, main: path.to_path_buf(), is_main, access_root: None };
         f(a, &loaded)
     }
 

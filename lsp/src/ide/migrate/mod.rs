@@ -58,6 +58,10 @@ fn standalone_root(htaccess: &Path) -> (PathBuf, String) {
     (root, format!("DocumentRoot \"{d}\"\n<Directory \"{d}\">\n    AllowOverride All\n</Directory>\n"))
 }
 
+/// Why nothing in an .htaccess file read without its root configuration can be proven: what
+/// it inherits from the server configuration, and what the server lets it override, are unknown.
+const STANDALONE_UNPROVEN: &str = "no root configuration names this .htaccess file, so what it inherits from the server configuration is not known: a rewrite may drop an inherited Require or AuthType (opening password-protected content), and whether AllowOverride allows AuthConfig (which Require lines need, else every request is a 500) is not known either; open it in a workspace holding the main configuration, or set rootConfig";
+
 fn is_htaccess_name(p: &Path) -> bool {
     p.file_name().is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().contains("htaccess"))
 }
@@ -236,15 +240,24 @@ pub fn quick_fixes(ws: &Workspace, path: &Path, range: TextRange) -> Vec<Rewrite
         let (after, afs, _) = after_config(ws, &a, &edits);
         let (changes, _) = a.verify(&after, &afs, &edits, &mut Default::default());
         if changes.is_empty() {
+            let standalone = ws.standalone_htaccess();
             out.push(Rewrite {
-                title: format!("Remove the dead 2.2 branch {} (httpd 2.4 skips it)", d.header),
+                title: if standalone {
+                    format!(
+                        "Remove the 2.2 branch {} (not proven: no root configuration names this .htaccess file, so which modules the server loads is not known)",
+                        d.header
+                    )
+                } else {
+                    format!("Remove the dead 2.2 branch {} (httpd 2.4 skips it)", d.header)
+                },
                 detail: format!(
                     "httpd 2.4 skips {} without reading its lines, so removing the block changes nothing it does; the old-style rules in it never apply.{}\nProven by the engine: every request class reaching the enclosing sections gets the same status before and after.",
                     d.header,
-                    if ws.standalone_htaccess() { " (Judged by Debian's default modules: no root configuration names this file.)" } else { "" }
+                    if standalone { " (Judged by Debian's default modules: no root configuration names this file.)" } else { "" }
                 ),
                 edits,
-                preferred: true,
+                // (Under the modules the server really loads it may not be dead.)
+                preferred: !standalone,
                 changes: vec![],
             });
         }
@@ -275,7 +288,7 @@ fn fixes_for(ws: &Workspace, a: &Analysis, s: usize) -> Vec<Rewrite> {
     let label = a.body(s).label();
     let mut out = Vec::new();
     let htaccess_note = if ws.standalone_htaccess() {
-        Some("no root configuration names this .htaccess file: whether its AllowOverride allows AuthConfig (which Require lines need, else every request is a 500) is not known, and its <IfModule> sections are judged by Debian's default modules".to_string())
+        Some(format!("not proven: {STANDALONE_UNPROVEN}"))
     } else {
         a.htaccess_override_problem(s)
     };
@@ -323,7 +336,9 @@ fn fixes_for(ws: &Workspace, a: &Analysis, s: usize) -> Vec<Rewrite> {
         if !edits.is_empty() && edits != plan_edits {
             let (after, afs, _) = after_config(ws, a, &edits);
             let (changes, _) = a.verify(&after, &afs, &edits, &mut Default::default());
-            let why = if changes.is_empty() {
+            let why = if ws.standalone_htaccess() {
+                format!("not proven: {STANDALONE_UNPROVEN}")
+            } else if changes.is_empty() {
                 "same access".to_string()
             } else {
                 format!("changes access: {}", changes_text(&changes, 3))
@@ -411,10 +426,17 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
         out.notes.push("the configuration has more URLs than the proof enumerates; some were not compared".into());
     }
     if ws.standalone_htaccess() {
-        out.notes.push(format!(
-            "{} was read without its root configuration: the rewrite assumes AllowOverride allows AuthConfig, and its <IfModule> sections are judged by Debian's default modules (not the ones a server loads)",
-            ws.main.display()
-        ));
+        out.notes.push(if allow_changes {
+            format!(
+                "{} was read without its root configuration: the rewrite assumes AllowOverride allows AuthConfig, does not see the Require and AuthType lines it inherits from the server configuration (the access changes listed leave them out), and judges its <IfModule> sections by Debian's default modules (not the ones a server loads)",
+                ws.main.display()
+            )
+        } else {
+            format!(
+                "{} was read without its root configuration: no rewrite of it can be proven (what it inherits from the server configuration is not known), so nothing in it is rewritten; migrate the main configuration that serves its directory instead",
+                ws.main.display()
+            )
+        });
     }
     let in_scope = |s: usize| match scope {
         Scope::Tree => true,
@@ -422,8 +444,13 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
     };
     let seeds: BTreeSet<usize> = a.old_style().into_iter().filter(|s| in_scope(*s)).collect();
     let mut excluded: BTreeMap<usize, String> = BTreeMap::new();
+    // An .htaccess file read alone: nothing the proof finds holds under the real server, so
+    // no rewrite is called behaviour-preserving (only --allow-changes rewrites it, as the guide does).
+    let standalone = ws.standalone_htaccess();
     for s in &seeds {
-        if let Some(why) = a.htaccess_override_problem(*s) {
+        if standalone && !allow_changes {
+            excluded.insert(*s, STANDALONE_UNPROVEN.to_string());
+        } else if let Some(why) = a.htaccess_override_problem(*s) {
             excluded.insert(*s, why);
         }
     }
@@ -511,7 +538,8 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
         Scope::File(x) => f == x,
     };
     let mut dead_lines: BTreeSet<(PathBuf, u32)> = BTreeSet::new();
-    let dead = dead_branches(&p.cfg, &a, in_file);
+    // (Which modules the server loads is not known for an .htaccess file read alone.)
+    let dead = if standalone && !allow_changes { Vec::new() } else { dead_branches(&p.cfg, &a, in_file) };
     if !dead.is_empty() {
         let dead_edits: Vec<Edit> = dead.iter().map(|(_, e)| e.clone()).collect();
         let (after, afs, _) = after_config(ws, &a, &dead_edits);

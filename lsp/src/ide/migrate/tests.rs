@@ -751,3 +751,47 @@ fn a_location_pattern_is_proven_where_it_meets_a_location() {
     assert!(m.changed.is_empty(), "rewritten:\n{}", t.after(&m.edits));
     assert!(m.left.iter().any(|l| l.contains("<LocationMatch \"/c150/.*index\">")), "{:?}", m.left);
 }
+
+#[test]
+fn an_htaccess_read_alone_gets_no_rewrite_called_behaviour_preserving() {
+    // With no root configuration, what the file inherits (a `Require valid-user` with its
+    // AuthType in the server's <Directory>) and its AllowOverride are unknown: httpd answers
+    // 401 for 127.0.0.2 here under such a root, and `Require all granted` (what the proof finds
+    // alone) would answer 200. Nothing is rewritten, and the quick fixes say why.
+    let fixture = "//- $ROOT/htdocs/sub/.htaccess\nOrder deny,allow\nDeny fr█om all\nAllow from 127.0.0.1\nSatisfy Any\n<IfModule !mod_authz_core.c>\n    Order allow,deny\n</IfModule>\n";
+    let t = Tree::new(fixture);
+    for scope in [Scope::Tree, Scope::File(&t.files[0].0)] {
+        let m = migrate(&t.ws(), scope, false);
+        assert!(m.edits.is_empty() && m.changed.is_empty(), "{:?}", m.edits);
+        expect![[r#"
+            $ROOT/htdocs/sub/.htaccess:1: $ROOT/htdocs/sub/.htaccess: no root configuration names this .htaccess file, so what it inherits from the server configuration is not known: a rewrite may drop an inherited Require or AuthType (opening password-protected content), and whether AllowOverride allows AuthConfig (which Require lines need, else every request is a 500) is not known either; open it in a workspace holding the main configuration, or set rootConfig
+            $ROOT/htdocs/sub/.htaccess:6: Order: inside <IfModule !mod_authz_core.c>, which httpd skips with this configuration, so no rewrite of it can be proven; rewrite or remove it by hand"#]]
+        .assert_eq(&t.show(&m.left.join("\n")));
+        assert!(m.notes.iter().any(|n| n.contains("nothing in it is rewritten")), "{:?}", m.notes);
+    }
+    let (path, at) = t.cursor.clone().unwrap();
+    let fixes = quick_fixes(&t.ws(), &path, TextRange::empty(at.into()));
+    assert!(!fixes.is_empty());
+    for f in &fixes {
+        assert!(!f.preferred, "{}", f.title);
+        assert!(f.title.contains("not proven") && f.title.contains("inherited Require or AuthType"), "{}", f.title);
+    }
+    let whole = TextRange::new(0.into(), (t.files[0].1.len() as u32).into());
+    let dead = quick_fixes(&t.ws(), &path, whole);
+    let removal = dead.iter().find(|f| f.title.starts_with("Remove the 2.2 branch")).expect("the dead-branch removal");
+    assert!(!removal.preferred && removal.title.contains("not proven"), "{}", removal.title);
+}
+
+#[test]
+fn an_htaccess_under_its_root_still_gets_the_proven_rewrite() {
+    // The same file under the root that serves it: the inherited Require is kept.
+    let t = Tree::new(&conf("<Directory $ROOT/htdocs>\n    AllowOverride AuthConfig Limit\n    AuthType Basic\n    AuthName x\n    AuthUserFile $ROOT/htpasswd\n    Require valid-user\n</Directory>\n//- $ROOT/htdocs/sub/.htaccess\nOrder deny,allow\nDeny from all\nAllow from 127.0.0.1\nSatisfy Any\n"));
+    let ht = t.files[1].0.clone();
+    let m = migrate(&t.ws(), Scope::File(&ht), false);
+    expect![[r#"
+        //- $ROOT/htdocs/sub/.htaccess
+        Require ip 127.0.0.1
+        Require valid-user
+    "#]]
+    .assert_eq(&t.after(&m.edits));
+}
