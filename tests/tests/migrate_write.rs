@@ -385,8 +385,9 @@ fn an_htaccess_named_by_a_relative_path_is_migrated() {
         return;
     }
     // An .htaccess file below a served directory, named relatively from three working
-    // directories (`..` in one): each run shows the same diff as the absolute path, and
-    // `--write` with a relative path rewrites it into what httpd answers alike.
+    // directories (`..` in one): each run says what the absolute path says (once a relative name
+    // was silently skipped, exit 0), and `--write` with a relative path rewrites it into what
+    // httpd answers alike (the guide's rewrite, --allow-changes: read alone, nothing is proven).
     let htaccess = "Order deny,allow\nDeny from all\nAllow from 127.0.0.1\n";
     let make = || {
         let cfg = HttpdConfig::new("<Directory @DOCROOT@>\n    AllowOverride All\n</Directory>\n")
@@ -399,15 +400,24 @@ fn an_htaccess_named_by_a_relative_path_is_migrated() {
     let (old_cfg, new_cfg) = (make(), make());
     let root = new_cfg.root().to_path_buf();
     let file = new_cfg.docroot().join("sub/.htaccess");
+    // Read alone (no root configuration), nothing can be proven: every name leaves it, saying so.
     let absolute = run_in(&root, &["migrate", file.to_str().unwrap()]);
-    assert_eq!(absolute.0, Some(0), "{}", absolute.2);
-    assert!(absolute.1.contains("-Order deny,allow") && absolute.1.contains("+Require ip 127.0.0.1"), "{}", absolute.1);
+    assert_eq!(absolute.0, Some(1), "{}", absolute.2);
+    assert!(absolute.2.contains("left old-style") && absolute.1.is_empty(), "{absolute:?}");
     for (dir, arg) in [("", "htdocs/sub/.htaccess"), ("htdocs/sub", ".htaccess"), ("htdocs/sub/d", "../.htaccess")] {
         let relative = run_in(&root.join(dir), &["migrate", arg]);
         assert_eq!(relative, absolute, "migrate {arg} in {dir:?}");
     }
+    // With --allow-changes, the upgrade guide's rewrite, alike by every name.
+    let absolute = run_in(&root, &["migrate", "--allow-changes", file.to_str().unwrap()]);
+    assert_eq!(absolute.0, Some(0), "{}", absolute.2);
+    assert!(absolute.1.contains("-Order deny,allow") && absolute.1.contains("+Require ip 127.0.0.1"), "{}", absolute.1);
+    for (dir, arg) in [("", "htdocs/sub/.htaccess"), ("htdocs/sub", ".htaccess"), ("htdocs/sub/d", "../.htaccess")] {
+        let relative = run_in(&root.join(dir), &["migrate", "--allow-changes", arg]);
+        assert_eq!(relative, absolute, "migrate --allow-changes {arg} in {dir:?}");
+    }
     assert_eq!(std::fs::read_to_string(&file).unwrap(), htaccess, "written without --write");
-    let written = run_in(&root.join("htdocs"), &["migrate", "--write", "sub/.htaccess"]);
+    let written = run_in(&root.join("htdocs"), &["migrate", "--write", "--allow-changes", "sub/.htaccess"]);
     assert_eq!(written.0, Some(0), "{}", written.2);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "Require ip 127.0.0.1\n");
     // Nothing old-style left, by either name.
