@@ -123,12 +123,13 @@ pub fn fix_all(cfg: &Config, lc: &LoadContext, file: FileId) -> Option<Action> {
 
 /// [`fix_all`] for a file given by path (an .htaccess file read per request too).
 ///
-/// Nothing for an .htaccess file read without its root configuration: no rewrite of it is
-/// proven (what it inherits from the server configuration is not known), and editors apply
-/// fix-all on save without asking.
+/// Nothing for a file read without the configuration around it (an .htaccess file without its
+/// root, a fragment without its main configuration): no rewrite of it is proven (what it
+/// inherits, and the sections merged with its own, are not known), and editors apply fix-all on
+/// save without asking.
 pub fn fix_all_in(lc: &LoadContext, path: &Path) -> Option<Action> {
     let ws = lc.workspace();
-    if ws.standalone_htaccess() {
+    if ws.unproven_alone().is_some() {
         return None;
     }
     let m = migrate::migrate(&ws, Scope::File(path), false);

@@ -66,10 +66,27 @@ fn is_htaccess_name(p: &Path) -> bool {
     p.file_name().is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().contains("htaccess"))
 }
 
+/// Why nothing in a configuration fragment read without the main configuration that includes it
+/// can be proven: sections of the main configuration apply with its own (a `<Location />` merged
+/// after its `<Directory>`, a `Require` or `AuthType` it inherits), and a rewrite that adds Require
+/// lines replaces what it inherits.
+const FRAGMENT_UNPROVEN: &str = "this file was read without the main configuration that includes it, so the sections of that configuration which apply with its own are not known: a rewrite may drop an inherited Require or AuthType (opening password-protected content), or be overridden by a section merged after it; migrate the main configuration (or open the folder holding it) instead";
+
 impl Workspace<'_> {
     /// An .htaccess file read without its root configuration.
     pub fn standalone_htaccess(&self) -> bool {
         !self.is_main && is_htaccess_name(self.main)
+    }
+
+    /// Why no rewrite is proven for a file read without the configuration around it (an
+    /// .htaccess file without its root, a fragment without its main configuration): None when
+    /// the whole configuration is read.
+    pub fn unproven_alone(&self) -> Option<&'static str> {
+        match (self.is_main, self.standalone_htaccess()) {
+            (true, _) => None,
+            (false, true) => Some(STANDALONE_UNPROVEN),
+            (false, false) => Some(FRAGMENT_UNPROVEN),
+        }
     }
 
     /// The configuration with `pending` texts in place of the files' it reads, and the texts
@@ -240,11 +257,11 @@ pub fn quick_fixes(ws: &Workspace, path: &Path, range: TextRange) -> Vec<Rewrite
         let (after, afs, _) = after_config(ws, &a, &edits);
         let (changes, _) = a.verify(&after, &afs, &edits, &mut Default::default());
         if changes.is_empty() {
-            let standalone = ws.standalone_htaccess();
+            let standalone = ws.unproven_alone().is_some();
             out.push(Rewrite {
                 title: if standalone {
                     format!(
-                        "Remove the 2.2 branch {} (not proven: no root configuration names this .htaccess file, so which modules the server loads is not known)",
+                        "Remove the 2.2 branch {} (not proven: the file was read without the configuration around it, so which modules the server loads is not known)",
                         d.header
                     )
                 } else {
@@ -287,8 +304,8 @@ fn dead_branches(cfg: &Config, a: &Analysis, in_scope: impl Fn(&Path) -> bool) -
 fn fixes_for(ws: &Workspace, a: &Analysis, s: usize) -> Vec<Rewrite> {
     let label = a.body(s).label();
     let mut out = Vec::new();
-    let htaccess_note = if ws.standalone_htaccess() {
-        Some(format!("not proven: {STANDALONE_UNPROVEN}"))
+    let htaccess_note = if let Some(why) = ws.unproven_alone() {
+        Some(format!("not proven: {why}"))
     } else {
         a.htaccess_override_problem(s)
     };
@@ -336,8 +353,8 @@ fn fixes_for(ws: &Workspace, a: &Analysis, s: usize) -> Vec<Rewrite> {
         if !edits.is_empty() && edits != plan_edits {
             let (after, afs, _) = after_config(ws, a, &edits);
             let (changes, _) = a.verify(&after, &afs, &edits, &mut Default::default());
-            let why = if ws.standalone_htaccess() {
-                format!("not proven: {STANDALONE_UNPROVEN}")
+            let why = if let Some(why) = ws.unproven_alone() {
+                format!("not proven: {why}")
             } else if changes.is_empty() {
                 "same access".to_string()
             } else {
@@ -425,6 +442,12 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
     if a.bounded {
         out.notes.push("the configuration has more URLs than the proof enumerates; some were not compared".into());
     }
+    if ws.unproven_alone().is_some() && !ws.standalone_htaccess() && !allow_changes {
+        out.notes.push(format!(
+            "{} was read without the main configuration that includes it: no rewrite of it can be proven (the sections of that configuration which apply with its own are not known), so nothing in it is rewritten; migrate the main configuration instead",
+            ws.main.display()
+        ));
+    }
     if ws.standalone_htaccess() {
         out.notes.push(if allow_changes {
             format!(
@@ -446,10 +469,10 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
     let mut excluded: BTreeMap<usize, String> = BTreeMap::new();
     // An .htaccess file read alone: nothing the proof finds holds under the real server, so
     // no rewrite is called behaviour-preserving (only --allow-changes rewrites it, as the guide does).
-    let standalone = ws.standalone_htaccess();
+    let alone = ws.unproven_alone();
     for s in &seeds {
-        if standalone && !allow_changes {
-            excluded.insert(*s, STANDALONE_UNPROVEN.to_string());
+        if let Some(why) = alone.filter(|_| !allow_changes) {
+            excluded.insert(*s, why.to_string());
         } else if let Some(why) = a.htaccess_override_problem(*s) {
             excluded.insert(*s, why);
         }
@@ -539,7 +562,7 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
     };
     let mut dead_lines: BTreeSet<(PathBuf, u32)> = BTreeSet::new();
     // (Which modules the server loads is not known for an .htaccess file read alone.)
-    let dead = if standalone && !allow_changes { Vec::new() } else { dead_branches(&p.cfg, &a, in_file) };
+    let dead = if alone.is_some() && !allow_changes { Vec::new() } else { dead_branches(&p.cfg, &a, in_file) };
     if !dead.is_empty() {
         let dead_edits: Vec<Edit> = dead.iter().map(|(_, e)| e.clone()).collect();
         let (after, afs, _) = after_config(ws, &a, &dead_edits);

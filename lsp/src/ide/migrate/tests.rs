@@ -795,3 +795,27 @@ fn an_htaccess_under_its_root_still_gets_the_proven_rewrite() {
     "#]]
     .assert_eq(&t.after(&m.edits));
 }
+
+/// A fragment read without the main configuration that includes it: that configuration's
+/// sections apply with its own (an inherited `Require valid-user`, a `<Location />` merged after
+/// its `<Directory>`), so what the proof finds alone is not proven under the server. Nothing is
+/// rewritten, the quick fixes say so and are not preferred.
+#[test]
+fn a_fragment_read_alone_gets_no_rewrite_called_behaviour_preserving() {
+    let t = Tree::new("//- $ROOT/sites/site.conf\n<Directory $ROOT/htdocs>\n    Order deny,allow\n    Deny fr█om all\n    Allow from 127.0.0.1\n</Directory>\n");
+    let ws = Workspace { main: &t.files[0].0, is_main: false, fs: &RealFs };
+    let m = migrate(&ws, Scope::Tree, false);
+    assert!(m.edits.is_empty(), "{}", t.after(&m.edits));
+    assert!(m.left.iter().any(|l| l.contains("read without the main configuration")), "{:?}", m.left);
+    assert!(m.notes.iter().any(|n| n.contains("nothing in it is rewritten")), "{:?}", m.notes);
+    let (path, at) = t.cursor.clone().unwrap();
+    let fixes = quick_fixes(&ws, &path, TextRange::empty(at.into()));
+    assert!(!fixes.is_empty());
+    assert!(
+        fixes.iter().all(|f| !f.preferred && f.title.contains("not proven")),
+        "{:?}",
+        fixes.iter().map(|f| &f.title).collect::<Vec<_>>()
+    );
+    // With --allow-changes, the guide's rewrite, as for an .htaccess file read alone.
+    assert!(!migrate(&ws, Scope::Tree, true).edits.is_empty());
+}
