@@ -487,6 +487,39 @@ mod tests {
     use crate::ide::diagnostics::tests::Fixture;
     use std::path::Path;
 
+    /// A configuration on disk for hover tests: `{d}` in `conf`, `dirs` and `files` is a fresh
+    /// directory (the walk asks the disk which paths exist).
+    struct OnDisk {
+        dir: tempfile::TempDir,
+        cfg: Config,
+    }
+
+    impl OnDisk {
+        fn new(dirs: &[&str], files: &[(&str, &str)], conf: &str) -> OnDisk {
+            let dir = tempfile::tempdir().unwrap();
+            for sub in dirs {
+                std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+            }
+            for (at, text) in files {
+                std::fs::write(dir.path().join(at), text).unwrap();
+            }
+            let main = dir.path().join("httpd.conf");
+            std::fs::write(&main, conf.replace("{d}", &dir.path().display().to_string())).unwrap();
+            let cfg = load(&main, &crate::ide::config::RealFs);
+            OnDisk { dir, cfg }
+        }
+
+        fn d(&self) -> String {
+            self.dir.path().display().to_string()
+        }
+
+        /// The hover two bytes into the first occurrence of `header` (`{d}` replaced).
+        fn hover_on(&self, header: &str) -> String {
+            let at = self.cfg.file(0).text.find(&header.replace("{d}", &self.d())).unwrap() + 2;
+            hover(&self.cfg, 0, TextSize::from(at as u32)).unwrap().1
+        }
+    }
+
     /// A pattern section's hover evaluates a request that reaches it, not its pattern taken
     /// literally (`GET /*/deeper/`, which left the section out and showed its parent's 403), and
     /// a regex section is not said to be reached by no URL. httpd answered 200 from 127.0.0.2 at
@@ -494,21 +527,9 @@ mod tests {
     /// /private/ (each regex section's Require).
     #[test]
     fn pattern_sections_are_hovered_at_a_url_they_reach() {
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path().display().to_string();
-        for sub in ["www/sub/deeper", "www/private"] {
-            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
-        }
-        std::fs::write(dir.path().join("www/a.txt"), "x").unwrap();
-        let main = dir.path().join("httpd.conf");
         let conf = "LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nDocumentRoot {d}/www\n<Directory {d}/www>\n Order deny,allow\n Deny from 127.0.0.2\n</Directory>\n<Directory {d}/www/*/deeper>\n Allow from all\n</Directory>\n<FilesMatch \"\\.txt$\">\n Require ip 127.0.0.2\n</FilesMatch>\n<LocationMatch \"^/sub/\">\n Require ip 127.0.0.2\n</LocationMatch>\n<DirectoryMatch \"^{d}/www/priv\">\n Require ip 127.0.0.2\n</DirectoryMatch>\n";
-        std::fs::write(&main, conf.replace("{d}", &d)).unwrap();
-        let cfg = load(&main, &crate::ide::config::RealFs);
-        let text = cfg.file(0).text.clone();
-        let hover_on = |header: &str| {
-            let at = text.find(&header.replace("{d}", &d)).unwrap() + 2;
-            hover(&cfg, 0, TextSize::from(at as u32)).unwrap().1
-        };
+        let t = OnDisk::new(&["www/sub/deeper", "www/private"], &[("www/a.txt", "x")], conf);
+        let (d, hover_on) = (t.d(), |h: &str| t.hover_on(h));
         let md = hover_on("<Directory {d}/www/*/deeper>");
         assert!(md.starts_with("**Effective access** for `GET /sub/deeper/` (a URL this section's pattern"), "{md}");
         assert!(md.contains(&format!("`<Directory {d}/www/*/deeper>`")), "the section is merged: {md}");
@@ -532,19 +553,9 @@ mod tests {
     /// and the group's members in (round-3 finding, confirmed on httpd).
     #[test]
     fn authenticated_columns_are_the_users_the_rules_name() {
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path().display().to_string();
-        std::fs::create_dir_all(dir.path().join("www")).unwrap();
-        std::fs::write(dir.path().join("groups"), "admins: alice\nstaff: alice bob\n").unwrap();
-        let main = dir.path().join("httpd.conf");
         let conf = "LoadModule authz_core_module m\nLoadModule authz_user_module m\nLoadModule authz_groupfile_module m\nLoadModule auth_basic_module m\nLoadModule authn_core_module m\nLoadModule authn_file_module m\nDocumentRoot {d}/www\n<Directory {d}/www>\n AuthType Basic\n AuthName x\n AuthUserFile {d}/pw\n AuthGroupFile {d}/groups\n Require user carol\n</Directory>\n<Location /g>\n Require group admins\n</Location>\n";
-        std::fs::write(&main, conf.replace("{d}", &d)).unwrap();
-        let cfg = load(&main, &crate::ide::config::RealFs);
-        let text = cfg.file(0).text.clone();
-        let hover_on = |header: &str| {
-            let at = text.find(&header.replace("{d}", &d)).unwrap() + 2;
-            hover(&cfg, 0, TextSize::from(at as u32)).unwrap().1
-        };
+        let t = OnDisk::new(&["www"], &[("groups", "admins: alice\nstaff: alice bob\n")], conf);
+        let hover_on = |h: &str| t.hover_on(h);
         let md = hover_on("<Directory {d}/www>");
         assert!(md.contains("| client | anonymous | as `carol` | another valid user |"), "{md}");
         assert!(md.contains("| local (127.0.0.1) | 401 | 200 | 401 |"), "{md}");
@@ -571,15 +582,8 @@ mod tests {
     /// slash, httpd sends mod_dir's 301, and the hover says so (a tester read the 200 as the status).
     #[test]
     fn a_granted_directory_without_its_slash_is_a_redirect() {
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path().display().to_string();
-        std::fs::create_dir_all(dir.path().join("www/private")).unwrap();
-        let main = dir.path().join("httpd.conf");
         let conf = "LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule dir_module m\nDocumentRoot {d}/www\n<Directory {d}/www>\n Require all granted\n</Directory>\n<Location /private>\n Require ip 127.0.0.1\n</Location>\n";
-        std::fs::write(&main, conf.replace("{d}", &d)).unwrap();
-        let cfg = load(&main, &crate::ide::config::RealFs);
-        let at = cfg.file(0).text.find("<Location /private>").unwrap() + 2;
-        let md = hover(&cfg, 0, TextSize::from(at as u32)).unwrap().1;
+        let md = OnDisk::new(&["www/private"], &[], conf).hover_on("<Location /private>");
         assert!(md.contains("| local (127.0.0.1) | 200 | 200 |"), "{md}");
         assert!(md.contains("Where access is granted (200 above), httpd answers `GET /private` with 301"), "{md}");
     }
