@@ -284,6 +284,19 @@ fn access_file_hover(cfg: &Config, server: &Config, chain: &[&Node], offset: Tex
     Some((range, policy_markdown(server, &url, &host, trap, &[server, cfg])))
 }
 
+/// Whether a `Require group` line is in the tree.
+fn names_a_group(tree: Option<&policy::AuthzNode>) -> bool {
+    let mut stack: Vec<&policy::AuthzNode> = tree.into_iter().collect();
+    while let Some(n) = stack.pop() {
+        match &n.kind {
+            policy::NodeKind::Require(r) if matches!(r.provider, policy::Provider::Group(_)) => return true,
+            policy::NodeKind::Container { children, .. } => stack.extend(children),
+            policy::NodeKind::Require(_) => {}
+        }
+    }
+    false
+}
+
 /// How many users a Require names a table gives a column each, at most.
 const NAMED_USERS_SHOWN: usize = 2;
 
@@ -389,8 +402,11 @@ fn policy_markdown(
     }
     // Columns: anonymous, then valid credentials of the users the Require lines name (members of
     // the groups they name, by the group files), then of a user they do not name.
-    let groups = access::group_memberships(cfg);
-    let (named, other) = table_users(base.authz.as_ref().and_then(|a| a.section.as_ref()), &groups);
+    let tree = base.authz.as_ref().and_then(|a| a.section.as_ref());
+    // (The group files are read only when a Require names a group: finding them walks the
+    // whole configuration.)
+    let groups = if names_a_group(tree) { access::group_memberships(cfg) } else { Default::default() };
+    let (named, other) = table_users(tree, &groups);
     let mut columns: Vec<(String, Option<&str>)> = vec![("anonymous".into(), None)];
     columns.extend(named.iter().map(|u| (format!("as `{u}`"), Some(u.as_str()))));
     let other_label = if named.is_empty() { "authenticated".to_string() } else { "another valid user".to_string() };
