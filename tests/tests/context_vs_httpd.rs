@@ -972,3 +972,60 @@ fn regexes_httpd_cannot_compile_match_apache2_t() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Arguments httpd refuses as it reads the line, outside access control (round-4 finding, from
+/// corpus files): `ServerName` patterns and ports, and back-end URLs mod_proxy cannot use. Each
+/// held both ways to `apache2 -t`: refused ones reported on httpd's line in its words, accepted
+/// ones silent.
+#[test]
+fn argument_values_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    let cases: &[(&str, bool)] = &[
+        ("ServerName example.com:notaport", false),
+        ("ServerName example.com:99999", false),
+        ("ServerName example.com:", false),
+        ("ServerName ::1", false),
+        ("ServerName *.example.com", false),
+        ("ServerName [::1]:80", false),
+        ("ServerName example.com:80abc", true),
+        ("ServerName https://example.com", true),
+        ("ServerName https://example.com:0", false),
+        ("ServerName example.com:65535", true),
+        ("ProxyPass /x localhost:8080/", false),
+        ("ProxyPass /x ajp://localhost:$NOPE/", false),
+        ("ProxyPass /x http://localhost:8080/ retry=0", true),
+        ("ProxyPass /x unix:/run/none.sock|http://localhost/", true),
+        ("ProxyPass /x !", true),
+        ("ProxyPassMatch ^/x(.*) foo", false),
+        ("ProxyPassMatch ^/x(.*) http://[::1]:8080/$1", true),
+        ("<Location /y>\n  ProxyPass localhost:1/\n</Location>", false),
+        ("<Location /y>\n  ProxyPass http://localhost:1/\n</Location>", true),
+        ("<Proxy balancer://c>\n  BalancerMember localhost:8080\n</Proxy>", false),
+        ("<Proxy balancer://c>\n  BalancerMember http://localhost:8080\n</Proxy>", true),
+    ];
+    let mut failures = vec![];
+    for (body, accepted) in cases {
+        let cfg = HttpdConfig::new(format!("{body}\n")).with_module("proxy").with_module("proxy_http");
+        let (ok, output) = config_test(&cfg);
+        assert_eq!(ok, *accepted, "{body}: apache2 -t says {output}");
+        let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+        let ours: Vec<_> = reported.iter().filter(|r| r.code == "argument-value").collect();
+        if ok {
+            if !ours.is_empty() {
+                failures.push(format!("{body}: httpd accepts, we report {ours:?}"));
+            }
+            continue;
+        }
+        let mut lines = output.lines().skip_while(|l| !l.contains("Syntax error on line "));
+        let first = lines.next().unwrap_or_else(|| panic!("{body}: apache2 -t failed without a line: {output}"));
+        let at: u32 =
+            first.split("Syntax error on line ").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
+        let message = lines.next().unwrap_or("").trim().to_string();
+        if !ours.iter().any(|r| r.line == at && r.message == format!("httpd 2.4 will not start: {message}")) {
+            failures.push(format!("{body}: httpd says line {at}: {message:?}; we report {ours:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -4,6 +4,7 @@
 //! will do, in its own words where it has them.
 
 mod access_rules;
+mod argument_values;
 mod defeated_require;
 pub mod deprecated_access;
 mod deprecated_directive;
@@ -247,6 +248,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
         // Only where httpd reads the line and its context allows it (else that is the error).
         if at.is_some() && d.is_some() && !out[before..].iter().any(|f| f.code == "directive-context") {
             regex_compile::node(cfg, node, in_path, out);
+            argument_values::node(cfg, node, in_path, out);
         }
         let inner_path = in_path
             || (node.is_section()

@@ -1,0 +1,162 @@
+//! Check: arguments httpd refuses as it reads the line, outside access control: `ServerName`
+//! (`server/core.c: server_hostname_port`: a pattern, or a port `atoi` does not read as 1..65535),
+//! and the back-end URLs of `ProxyPass`, `ProxyPassMatch` and `BalancerMember`
+//! (`modules/proxy/proxy_util.c: ap_proxy_define_worker`: a URL `apr_uri_parse` cannot read, or
+//! one with no scheme and host).
+
+use super::Diagnostic;
+use crate::ide::config::{Config, Node, NodeKind, Severity};
+
+/// What httpd says of `n`'s arguments, if it refuses them; `in_location` when `n` is inside a
+/// `<Location>`/`<LocationMatch>` (where ProxyPass takes its path from the section).
+pub(crate) fn refusal(cfg: &Config, n: &Node, in_location: bool) -> Option<String> {
+    if n.kind != NodeKind::Directive {
+        return None;
+    }
+    let args = n.arg_strings();
+    match n.known() {
+        "ServerName" => {
+            let [arg] = &args[..] else { return None };
+            if fnmatch_test(arg) {
+                return Some(format!("Invalid ServerName \"{arg}\" use ServerAlias to set multiple server names."));
+            }
+            let rest = arg.find("://").map_or(arg.as_str(), |i| &arg[i + 3..]);
+            let port = rest.find(':').map(|i| atoi(&rest[i + 1..]))?;
+            (!(1..=65535).contains(&port))
+                .then(|| format!("The port number \"{arg}\" is outside the appropriate range (i.e., 1..65535)."))
+        }
+        "ProxyPass" | "ProxyPassMatch" if cfg.module_loaded("proxy_module") => {
+            let words: Vec<&str> = args.iter().map(String::as_str).filter(|w| *w != "~").collect();
+            let url = if in_location { words.first() } else { words.get(1) }?;
+            // (`!` excludes the path; key=value parameters follow the URL.)
+            if *url == "!" || url.contains('=') && !url.contains("://") {
+                return None;
+            }
+            url_refusal(url).map(|why| format!("ProxyPass {why}"))
+        }
+        "BalancerMember" if cfg.module_loaded("proxy_module") => {
+            let url = args.first()?;
+            if url.contains('=') && !url.contains("://") {
+                return None;
+            }
+            url_refusal(url).map(|why| format!("BalancerMember {why}"))
+        }
+        _ => None,
+    }
+}
+
+/// Why a worker's URL is refused (`ap_proxy_define_worker`), in its words.
+fn url_refusal(url: &str) -> Option<String> {
+    // `unix:/path|http://…`: a socket path, then the URL.
+    let target = match url.split_once('|') {
+        Some((sock, rest)) if sock.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("unix:")) => rest,
+        _ => url,
+    };
+    match parse_authority(target) {
+        Err(()) => Some(format!("Unable to parse URL: {url}")),
+        Ok(None) => Some(format!("URL must be absolute!: {url}")),
+        Ok(Some(_)) => None,
+    }
+}
+
+/// The host of `scheme://[user@]host[:port]/…` as `apr_uri_parse` reads it: Err when it cannot
+/// (a port that is not digits), Ok(None) when there is no scheme or no `//` authority.
+fn parse_authority(url: &str) -> Result<Option<&str>, ()> {
+    let Some(colon) = url.find(':') else { return Ok(None) };
+    let scheme = &url[..colon];
+    if scheme.is_empty() || !scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) {
+        return Ok(None);
+    }
+    let Some(rest) = url[colon + 1..].strip_prefix("//") else { return Ok(None) };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = rest[..end].rsplit_once('@').map_or(&rest[..end], |(_, h)| h);
+    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+        let Some(close) = v6.find(']') else { return Err(()) };
+        let after = &v6[close + 1..];
+        match after.strip_prefix(':') {
+            Some(p) => (&v6[..close], Some(p)),
+            None if after.is_empty() => (&v6[..close], None),
+            None => return Err(()),
+        }
+    } else {
+        match authority.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (authority, None),
+        }
+    };
+    if port.is_some_and(|p| !p.bytes().all(|b| b.is_ascii_digit())) {
+        return Err(());
+    }
+    Ok(Some(host))
+}
+
+/// C's `atoi`: blanks, a sign, then digits (0 when none; saturated, as only the range matters).
+fn atoi(s: &str) -> i64 {
+    let s = s.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+    let (neg, digits) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let mut v: i64 = 0;
+    for b in digits.bytes().take_while(u8::is_ascii_digit) {
+        v = (v * 10 + i64::from(b - b'0')).min(1 << 40);
+    }
+    if neg {
+        -v
+    } else {
+        v
+    }
+}
+
+/// `apr_fnmatch_test`: a `*` or `?`, or a `[` closed by a `]` (a backslash escapes).
+fn fnmatch_test(s: &str) -> bool {
+    let mut open = false;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '*' | '?' => return true,
+            '\\' if chars.next().is_none() => return false,
+            '[' => open = true,
+            ']' if open => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+pub(super) fn node(cfg: &Config, n: &Node, in_location: bool, out: &mut Vec<Diagnostic>) {
+    let Some(refusal) = refusal(cfg, n, in_location) else { return };
+    out.push(Diagnostic::new(
+        n.loc.file,
+        cfg.trimmed(&n.loc),
+        Severity::Error,
+        "argument-value",
+        format!("{}: {refusal}", super::consequence(cfg)),
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ports_and_urls_as_httpd_reads_them() {
+        for (s, v) in [("80", 80), ("80abc", 80), ("", 0), ("-5", -5), (" 7", 7), ("notaport", 0)] {
+            assert_eq!(atoi(s), v, "{s:?}");
+        }
+        assert!(
+            fnmatch_test("*.example.com") && fnmatch_test("[::1]") && !fnmatch_test("a[b") && !fnmatch_test("a\\*")
+        );
+        assert_eq!(url_refusal("http://localhost:8080/"), None);
+        assert_eq!(url_refusal("unix:/run/x.sock|http://localhost/"), None);
+        assert_eq!(url_refusal("http://[::1]:80/"), None);
+        assert_eq!(url_refusal("balancer://c"), None);
+        assert_eq!(url_refusal("localhost:8080/").as_deref(), Some("URL must be absolute!: localhost:8080/"));
+        assert_eq!(url_refusal("foo").as_deref(), Some("URL must be absolute!: foo"));
+        assert_eq!(
+            url_refusal("ajp://localhost:$NOPE/").as_deref(),
+            Some("Unable to parse URL: ajp://localhost:$NOPE/")
+        );
+    }
+}
