@@ -96,6 +96,18 @@ fn kept(these: &[policy::AccessEntry], drop: impl Fn(&HostSpec) -> bool) -> Vec<
     these.iter().filter(|e| !drop(&e.spec)).map(|e| e.text.as_str()).collect()
 }
 
+/// Words for a description, each once, in the order written (a line may name an address that
+/// an earlier line names too: `Allow from 127.0.0.1 ::1` and `Allow from 127.0.0.1`).
+fn listed(words: &[&str]) -> String {
+    let mut seen: Vec<&str> = Vec::with_capacity(words.len());
+    for w in words {
+        if !seen.contains(w) {
+            seen.push(w);
+        }
+    }
+    seen.join(", ")
+}
+
 /// [`describe`] of lines that all apply to every method described.
 fn describe_alike(c: &policy::CompatConfig) -> String {
     let order = c.orders.last().map(|o| o.value).unwrap_or(Order::DenyAllow);
@@ -124,9 +136,9 @@ fn describe_alike(c: &policy::CompatConfig) -> String {
             } else if d.is_empty() && a_all {
                 "allows everyone".into()
             } else if denies.is_empty() {
-                format!("allows only {}", a2.join(", "))
+                format!("allows only {}", listed(&a2))
             } else {
-                format!("allows {} except {}", a2.join(", "), denies.join(", "))
+                format!("allows {} except {}", listed(&a2), listed(&denies))
             }
         }
         Order::DenyAllow => {
@@ -149,12 +161,12 @@ fn describe_alike(c: &policy::CompatConfig) -> String {
                 if a.is_empty() {
                     "denies everyone".into()
                 } else {
-                    format!("allows only {}", a.join(", "))
+                    format!("allows only {}", listed(&a))
                 }
             } else if a.is_empty() || allows.is_empty() {
-                format!("denies {}, allows everyone else", d2.join(", "))
+                format!("denies {}, allows everyone else", listed(&d2))
             } else {
-                format!("denies {} unless also {}", d2.join(", "), allows.join(", "))
+                format!("denies {} unless also {}", listed(&d2), listed(&allows))
             }
         }
     };
@@ -383,6 +395,7 @@ mod tests {
             "  Order allow,deny\n  Allow from all\n  Deny from env=bot\n",
             "  Order deny,allow\n  Deny from example.com\n  Allow from env=ok\n",
             "  Order allow,deny\n  Allow from example.com\n  Deny from example.com\n",
+            "  Order deny,allow\n  Deny from all\n  Allow from 127.0.0.1 ::1\n  Allow from 127.0.0.1\n",
         ];
         let out: Vec<String> =
             cases.iter().map(|c| format!("{} => {}", c.trim().replace("\n  ", " | "), said(c))).collect();
@@ -397,7 +410,8 @@ mod tests {
             Order allow,deny | Allow from 127.0.0.1 | Deny from ::1 => allows only 127.0.0.1
             Order allow,deny | Allow from all | Deny from env=bot => allows all except env=bot
             Order deny,allow | Deny from example.com | Allow from env=ok => denies example.com unless also env=ok
-            Order allow,deny | Allow from example.com | Deny from example.com => denies everyone: with Order allow,deny, each client an Allow line matches is matched by a Deny line too, which has the last word"#]].assert_eq(&out.join("\n"));
+            Order allow,deny | Allow from example.com | Deny from example.com => denies everyone: with Order allow,deny, each client an Allow line matches is matched by a Deny line too, which has the last word
+            Order deny,allow | Deny from all | Allow from 127.0.0.1 ::1 | Allow from 127.0.0.1 => allows only 127.0.0.1, ::1"#]].assert_eq(&out.join("\n"));
     }
 
     /// A Deny or Allow line httpd refuses (a mask of 0 bits) stops it at startup: the block's
