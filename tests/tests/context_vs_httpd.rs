@@ -57,18 +57,52 @@ const CASES: &[(&str, &str)] = &[
 
 const CODES: &[&str] = &["directive-context", "unknown-directive", "module-not-loaded", "options-syntax"];
 
+/// httpd's syntax error in `apache2 -t`'s output: the line it names and its message.
+fn syntax_error(output: &str) -> (u32, String) {
+    let mut lines = output.lines().skip_while(|l| !l.contains("Syntax error on line "));
+    let first = lines.next().unwrap_or_else(|| panic!("apache2 -t failed without naming a line: {output}"));
+    let line = first.split("Syntax error on line ").nth(1).and_then(|r| r.split_whitespace().next());
+    (line.and_then(|n| n.parse().ok()).unwrap(), lines.next().unwrap_or("").trim().to_string())
+}
+
+/// Each configuration of `cases` (made by `config`, with whether httpd accepts it) held both
+/// ways to `apache2 -t`: where httpd accepts it, no finding `ours` selects; where it refuses it,
+/// one under `code` on httpd's line, saying it will not start in httpd's words. The failures.
+fn held_to_apache2_t<C: std::fmt::Display>(
+    cases: impl IntoIterator<Item = (C, bool)>,
+    config: impl Fn(&C) -> HttpdConfig,
+    code: &str,
+    ours: impl Fn(&apache_lsp::cli::Reported) -> bool,
+) -> Vec<String> {
+    let mut failures = vec![];
+    for (case, accepted) in cases {
+        let cfg = config(&case);
+        let (ok, output) = config_test(&cfg);
+        assert_eq!(ok, accepted, "{case}: apache2 -t says {output}");
+        let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+        let ours: Vec<_> = reported.iter().filter(|r| ours(r)).collect();
+        if ok {
+            if !ours.is_empty() {
+                failures.push(format!("{case}: httpd accepts, we report {ours:?}"));
+            }
+            continue;
+        }
+        let (at, message) = syntax_error(&output);
+        let said = format!("httpd 2.4 will not start: {message}");
+        if !ours.iter().any(|r| r.code == code && r.line == at && r.message == said) {
+            failures.push(format!("{case}: httpd says line {at}: {message:?}; we report {ours:?}"));
+        }
+    }
+    failures
+}
+
 /// `apache2 -t` on the harness's configuration around `body` (the modules
 /// the cases need added): the line and message of httpd's syntax error, or
 /// None when it accepts the file; and what we report for the same file.
 fn compare(body: &str) -> (Option<(u32, String)>, Vec<apache_lsp::cli::Reported>) {
     let cfg = HttpdConfig::new(body).with_module("proxy").with_module("cache");
     let (ok, output) = config_test(&cfg);
-    let httpd = (!ok).then(|| {
-        let mut lines = output.lines().skip_while(|l| !l.contains("Syntax error on line "));
-        let first = lines.next().unwrap_or_else(|| panic!("apache2 -t failed without naming a line: {output}"));
-        let line = first.split("Syntax error on line ").nth(1).and_then(|r| r.split_whitespace().next());
-        (line.and_then(|n| n.parse().ok()).unwrap(), lines.next().unwrap_or("").trim().to_string())
-    });
+    let httpd = (!ok).then(|| syntax_error(&output));
     let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
     (httpd, reported)
 }
@@ -550,18 +584,7 @@ fn expressions_match_apache2_t() {
                 }
                 continue;
             }
-            let mut lines = output.lines().skip_while(|l| !l.contains("Syntax error on line "));
-            let first = lines.next().unwrap_or_else(|| panic!("{expr}: apache2 -t failed without a line: {output}"));
-            let line: u32 = first
-                .split("Syntax error on line ")
-                .nth(1)
-                .unwrap()
-                .split_whitespace()
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap();
-            let message = lines.next().unwrap_or("").trim().to_string();
+            let (line, message) = syntax_error(&output);
             if !ours.iter().any(|r| r.line == line && r.message.ends_with(&format!(": {message}"))) {
                 failures.push(format!("{what} {expr:?}: httpd says line {line}: {message:?}; we report {ours:?}"));
             }
@@ -682,35 +705,18 @@ fn expression_directives_match_apache2_t() {
         ("TOP CustomLog /dev/null \"%h\" \"expr=%{REQUEST_STATUS} -ge\"", false),
         ("TOP CustomLog /dev/null \"%h\" \"expr=nope('x') == 'y'\"", false),
     ];
-    let mut failures = vec![];
-    for (line, accepted) in cases {
-        let body = match line.strip_prefix("TOP ") {
-            Some(top) => format!("{top}\n"),
-            None => format!("<Directory /srv>\n  {line}\n</Directory>\n"),
-        };
-        let cfg = HttpdConfig::new(body).with_module("headers").with_module("rewrite");
-        let (ok, output) = config_test(&cfg);
-        assert_eq!(ok, *accepted, "{line}: apache2 -t says {output}");
-        let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
-        let ours: Vec<_> = reported.iter().filter(|r| r.severity == "error").collect();
-        if ok {
-            if !ours.is_empty() {
-                failures.push(format!("{line}: httpd accepts, we report {ours:?}"));
-            }
-            continue;
-        }
-        let mut lines = output.lines().skip_while(|l| !l.contains("Syntax error on line "));
-        let first = lines.next().unwrap_or_else(|| panic!("{line}: apache2 -t failed without a line: {output}"));
-        let at: u32 =
-            first.split("Syntax error on line ").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
-        let message = lines.next().unwrap_or("").trim().to_string();
-        let ok = |r: &&apache_lsp::cli::Reported| {
-            r.code == "expr-syntax" && r.line == at && r.message == format!("httpd 2.4 will not start: {message}")
-        };
-        if !ours.iter().any(ok) {
-            failures.push(format!("{line}: httpd says line {at}: {message:?}; we report {ours:?}"));
-        }
-    }
+    let failures = held_to_apache2_t(
+        cases.iter().copied(),
+        |line| {
+            let body = match line.strip_prefix("TOP ") {
+                Some(top) => format!("{top}\n"),
+                None => format!("<Directory /srv>\n  {line}\n</Directory>\n"),
+            };
+            HttpdConfig::new(body).with_module("headers").with_module("rewrite")
+        },
+        "expr-syntax",
+        |r| r.severity == "error",
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -914,35 +920,18 @@ fn regexes_httpd_cannot_compile_match_apache2_t() {
         ("RequestHeader edit X {2} y".into(), false),
         ("Header echo (".into(), false),
     ];
-    let mut failures = vec![];
-    for (body, accepted) in &cases {
-        let cfg = HttpdConfig::new(format!("{body}\n"))
-            .with_module("headers")
-            .with_module("rewrite")
-            .with_module("proxy")
-            .with_module("proxy_http");
-        let (ok, output) = config_test(&cfg);
-        assert_eq!(ok, *accepted, "{body}: apache2 -t says {output}");
-        let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
-        let ours: Vec<_> = reported.iter().filter(|r| r.severity == "error").collect();
-        if ok {
-            if !ours.is_empty() {
-                failures.push(format!("{body}: httpd accepts, we report {ours:?}"));
-            }
-            continue;
-        }
-        let mut lines = output.lines().skip_while(|l| !l.contains("Syntax error on line "));
-        let first = lines.next().unwrap_or_else(|| panic!("{body}: apache2 -t failed without a line: {output}"));
-        let at: u32 =
-            first.split("Syntax error on line ").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
-        let message = lines.next().unwrap_or("").trim().to_string();
-        let ok = |r: &&apache_lsp::cli::Reported| {
-            r.code == "regex-syntax" && r.line == at && r.message == format!("httpd 2.4 will not start: {message}")
-        };
-        if !ours.iter().any(ok) {
-            failures.push(format!("{body}: httpd says line {at}: {message:?}; we report {ours:?}"));
-        }
-    }
+    let mut failures = held_to_apache2_t(
+        cases,
+        |body| {
+            HttpdConfig::new(format!("{body}\n"))
+                .with_module("headers")
+                .with_module("rewrite")
+                .with_module("proxy")
+                .with_module("proxy_http")
+        },
+        "regex-syntax",
+        |r| r.severity == "error",
+    );
     // In an .htaccess file (AllowOverride All): 500, and the line reported.
     for (htaccess, line) in [
         ("<Files ~ *>\n  Require all denied\n</Files>\n", 1),
@@ -1005,27 +994,11 @@ fn argument_values_match_apache2_t() {
         ("<Proxy balancer://c>\n  BalancerMember localhost:8080\n</Proxy>", false),
         ("<Proxy balancer://c>\n  BalancerMember http://localhost:8080\n</Proxy>", true),
     ];
-    let mut failures = vec![];
-    for (body, accepted) in cases {
-        let cfg = HttpdConfig::new(format!("{body}\n")).with_module("proxy").with_module("proxy_http");
-        let (ok, output) = config_test(&cfg);
-        assert_eq!(ok, *accepted, "{body}: apache2 -t says {output}");
-        let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
-        let ours: Vec<_> = reported.iter().filter(|r| r.code == "argument-value").collect();
-        if ok {
-            if !ours.is_empty() {
-                failures.push(format!("{body}: httpd accepts, we report {ours:?}"));
-            }
-            continue;
-        }
-        let mut lines = output.lines().skip_while(|l| !l.contains("Syntax error on line "));
-        let first = lines.next().unwrap_or_else(|| panic!("{body}: apache2 -t failed without a line: {output}"));
-        let at: u32 =
-            first.split("Syntax error on line ").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
-        let message = lines.next().unwrap_or("").trim().to_string();
-        if !ours.iter().any(|r| r.line == at && r.message == format!("httpd 2.4 will not start: {message}")) {
-            failures.push(format!("{body}: httpd says line {at}: {message:?}; we report {ours:?}"));
-        }
-    }
+    let failures = held_to_apache2_t(
+        cases.iter().copied(),
+        |body| HttpdConfig::new(format!("{body}\n")).with_module("proxy").with_module("proxy_http"),
+        "argument-value",
+        |r| r.code == "argument-value",
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

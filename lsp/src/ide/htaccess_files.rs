@@ -177,6 +177,12 @@ fn scan(root: &Path, names: &[&str], budget: &AtomicUsize) -> Vec<(PathBuf, Vec<
 mod tests {
     use super::*;
 
+    /// The files [`htaccess_files`] finds for the main configuration `conf`, relative to `root`.
+    fn found_below(root: &Path, conf: &Path) -> Vec<String> {
+        let cfg = crate::ide::config::load(conf, &crate::ide::config::RealFs);
+        htaccess_files(&cfg).iter().map(|f| f.path.strip_prefix(root).unwrap().display().to_string()).collect()
+    }
+
     /// The files found under a tree: where AllowOverride lets httpd read them, where none
     /// applies, below a section opening a directory to overrides; not where None is in force.
     #[test]
@@ -199,11 +205,7 @@ mod tests {
             ),
         )
         .unwrap();
-        let cfg = crate::ide::config::load(&conf, &crate::ide::config::RealFs);
-        let found: Vec<String> = htaccess_files(&cfg)
-            .iter()
-            .map(|f| f.path.strip_prefix(dir.path()).unwrap().display().to_string())
-            .collect();
+        let found = found_below(dir.path(), &conf);
         // (The virtual host reads `.acl` in its document root.)
         assert_eq!(found, ["closed/opened/c/.htaccess", "open/a/.htaccess", "unset/.htaccess", "vh/.acl"]);
     }
@@ -227,11 +229,7 @@ mod tests {
             ),
         )
         .unwrap();
-        let cfg = crate::ide::config::load(&conf, &crate::ide::config::RealFs);
-        let found: Vec<String> = htaccess_files(&cfg)
-            .iter()
-            .map(|f| f.path.strip_prefix(dir.path()).unwrap().display().to_string())
-            .collect();
+        let found = found_below(dir.path(), &conf);
         assert_eq!(found, ["listed/.acl", "www/.acl", "www/b/.htaccess"]);
     }
 

@@ -11,24 +11,14 @@ use super::fs::{FsView, Link};
 use crate::ide::config::Node;
 use std::path::Path;
 
-/// httpd's bits (`include/http_core.h`).
-const OPT_INDEXES: u8 = 1;
-const OPT_INCLUDES: u8 = 2;
-const OPT_SYM_LINKS: u8 = 4;
-const OPT_EXECCGI: u8 = 8;
-const OPT_UNSET: u8 = 16;
-const OPT_INC_WITH_EXEC: u8 = 32;
-const OPT_SYM_OWNER: u8 = 64;
-const OPT_MULTI: u8 = 128;
-/// `Options All`: neither MultiViews nor SymLinksIfOwnerMatch.
-const OPT_ALL: u8 = OPT_INDEXES | OPT_INCLUDES | OPT_INC_WITH_EXEC | OPT_SYM_LINKS | OPT_EXECCGI;
+use crate::ide::catalogue::options::{option_bits, OPT_INDEXES, OPT_SYM_LINKS, OPT_SYM_OWNER, OPT_UNSET};
 
 /// The `Options` of one configuration level, or merged so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct SymlinkOptions {
-    opts: u8,
-    add: u8,
-    remove: u8,
+    opts: u32,
+    add: u32,
+    remove: u32,
 }
 
 impl SymlinkOptions {
@@ -82,18 +72,8 @@ impl SymlinkOptions {
             if action == ' ' && first {
                 self.opts = 0;
             }
-            let opt = match word.to_ascii_lowercase().as_str() {
-                "indexes" => OPT_INDEXES,
-                "includes" => OPT_INCLUDES | OPT_INC_WITH_EXEC,
-                "includesnoexec" => OPT_INCLUDES,
-                "followsymlinks" => OPT_SYM_LINKS,
-                "symlinksifownermatch" => OPT_SYM_OWNER,
-                "execcgi" => OPT_EXECCGI,
-                "multiviews" => OPT_MULTI,
-                "runscripts" => OPT_MULTI | OPT_EXECCGI,
-                "all" => OPT_ALL,
-                _ => 0,
-            };
+            // (A word that is no option is the options-syntax check's.)
+            let opt = option_bits(word).unwrap_or(0);
             match action {
                 '-' => {
                     self.remove |= opt;

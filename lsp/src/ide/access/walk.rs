@@ -261,8 +261,8 @@ fn walk(
     for id in if_sections {
         // A condition httpd cannot parse stops it at startup, whatever the section holds.
         let s = ix.node(cfg, id);
-        if let Some(m) = crate::ide::diagnostics::expr_syntax::refusal(cfg, s) {
-            startup.push(policy::ConfigError::new(&super::ploc(cfg, &s.loc), m));
+        if let Some(m) = ix.condition_refusal(cfg, id) {
+            startup.push(policy::ConfigError::new(&super::ploc(cfg, &s.loc), m.to_string()));
         }
         if ix.holds_access(id) {
             conditional.push(id);

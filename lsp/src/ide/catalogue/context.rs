@@ -22,6 +22,7 @@
 //!
 //! No IO, no configuration tree: callers walk their own tree and enter sections.
 
+use super::options::{option_bits, OPT_ALL, OPT_MULTI, OPT_SYM_OWNER};
 use super::Directive;
 
 // Bits of `cmd->override` and `req_override` (include/http_config.h).
@@ -38,37 +39,9 @@ const NONFATAL_UNKNOWN: u32 = 1024;
 const PROXY_CONF: u32 = 2048;
 const OR_ALL: u32 = OR_LIMIT | OR_OPTIONS | OR_FILEINFO | OR_AUTHCFG | OR_INDEXES;
 
-// Bits of `Options` (include/http_core.h: `allow_options_t`).
-const OPT_INDEXES: u32 = 1;
-const OPT_INCLUDES: u32 = 2;
-const OPT_SYM_LINKS: u32 = 4;
-const OPT_EXECCGI: u32 = 8;
-const OPT_INC_WITH_EXEC: u32 = 32;
-const OPT_SYM_OWNER: u32 = 64;
-const OPT_MULTI: u32 = 128;
-/// httpd's `OPT_ALL`: MultiViews and SymLinksIfOwnerMatch are not in it.
-const OPT_ALL: u32 = OPT_INDEXES | OPT_INCLUDES | OPT_INC_WITH_EXEC | OPT_SYM_LINKS | OPT_EXECCGI;
 /// Every option: what a configuration file may set (`cmd->override_opts` there), and what an
 /// .htaccess file may set when the AllowOverride in force names no `Options` class.
 const EVERY_OPTION: u32 = OPT_ALL | OPT_SYM_OWNER | OPT_MULTI;
-
-/// The bits an option word turns on (`set_options`, `set_allow_opts`), case aside; None for a
-/// word that is no option.
-fn option_bits(word: &str) -> Option<u32> {
-    const WORDS: &[(&str, u32)] = &[
-        ("Indexes", OPT_INDEXES),
-        ("Includes", OPT_INCLUDES | OPT_INC_WITH_EXEC),
-        ("IncludesNOEXEC", OPT_INCLUDES),
-        ("FollowSymLinks", OPT_SYM_LINKS),
-        ("SymLinksIfOwnerMatch", OPT_SYM_OWNER),
-        ("ExecCGI", OPT_EXECCGI),
-        ("MultiViews", OPT_MULTI),
-        ("RunScripts", OPT_MULTI | OPT_EXECCGI),
-        ("None", 0),
-        ("All", OPT_ALL),
-    ];
-    WORDS.iter().find(|(w, _)| w.eq_ignore_ascii_case(word)).map(|(_, b)| *b)
-}
 
 /// Why `set_options` refuses an `Options` line ([`options_refusal_in`]).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -24,6 +24,7 @@
 //! No IO: both tables are compiled in with `include_str!` and indexed lazily.
 
 pub mod context;
+pub(crate) mod options;
 
 use std::collections::HashMap;
 use std::fmt;

@@ -286,6 +286,9 @@ pub struct Index {
     pub(crate) setenvif_main: OnceLock<crate::ide::setenvif::MainLevel>,
     /// The addresses access rules name (`hover::mentioned_addresses`).
     pub(crate) mentioned_addresses: OnceLock<Vec<(String, IpAddr)>>,
+    /// What httpd says of each `<If>`/`<ElseIf>` section whose condition it cannot parse, by
+    /// section ([`Index::condition_refusal`]): each condition parsed once, not on every walk.
+    condition_refusals: OnceLock<rustc_hash::FxHashMap<SecId, String>>,
 }
 
 impl std::fmt::Debug for Index {
@@ -491,6 +494,7 @@ impl Index {
             outlines,
             outline_memo: Mutex::default(),
             setenvif_main: OnceLock::new(),
+            condition_refusals: OnceLock::new(),
             mentioned_addresses: OnceLock::new(),
         }
     }
@@ -531,6 +535,7 @@ impl Index {
         self.setenvif_main = OnceLock::new();
         self.mentioned_addresses = OnceLock::new();
         self.main_symlinks = OnceLock::new();
+        self.condition_refusals = OnceLock::new();
         true
     }
 
@@ -556,6 +561,23 @@ impl Index {
     pub fn ifs_in(&self, id: SecId) -> &[SecId] {
         let (from, to) = self.facts[id as usize].ifs;
         &self.nested[from as usize..to as usize]
+    }
+
+    /// What httpd says of the condition of `<If>`/`<ElseIf>` section `id` when it cannot parse it
+    /// ([`crate::ide::diagnostics::expr_syntax::refusal`]); every such section of `cfg` is
+    /// parsed once, when first asked.
+    pub fn condition_refusal(&self, cfg: &Config, id: SecId) -> Option<&str> {
+        let all = self.condition_refusals.get_or_init(|| {
+            (0..self.len() as SecId)
+                .filter_map(|s| {
+                    let n = self.node(cfg, s);
+                    (n.is("If") || n.is("ElseIf"))
+                        .then(|| crate::ide::diagnostics::expr_syntax::refusal(cfg, n).map(|m| (s, m)))
+                        .flatten()
+                })
+                .collect()
+        });
+        all.get(&id).map(String::as_str)
     }
 
     /// Whether an `<If>`/`<ElseIf>`/`<Else>` section holds an access directive at any depth.

@@ -5,7 +5,7 @@
 //! one with no scheme and host).
 
 use super::Diagnostic;
-use crate::ide::config::{Config, Node, NodeKind, Severity};
+use crate::ide::config::{Config, Node, NodeKind};
 
 /// What httpd says of `n`'s arguments, if it refuses them; `in_location` when `n` is inside a
 /// `<Location>`/`<LocationMatch>` (where ProxyPass takes its path from the section).
@@ -127,13 +127,7 @@ fn fnmatch_test(s: &str) -> bool {
 
 pub(super) fn node(cfg: &Config, n: &Node, in_location: bool, out: &mut Vec<Diagnostic>) {
     let Some(refusal) = refusal(cfg, n, in_location) else { return };
-    out.push(Diagnostic::new(
-        n.loc.file,
-        cfg.trimmed(&n.loc),
-        Severity::Error,
-        "argument-value",
-        format!("{}: {refusal}", super::consequence(cfg)),
-    ));
+    out.push(super::refused_line(cfg, n, "argument-value", &refusal));
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@
 
 use super::Diagnostic;
 use crate::ide::catalogue;
-use crate::ide::config::{Config, Node, NodeKind, Severity};
+use crate::ide::config::{Config, Node, NodeKind};
 use crate::ide::policy;
 
 /// The modules that add names to ap_expr, as far as the configuration tells (all of them when
@@ -133,13 +133,7 @@ pub(super) fn node(cfg: &Config, n: &Node, d: Option<&'static catalogue::Directi
         return;
     }
     let Some(refusal) = refusal(cfg, n) else { return };
-    out.push(Diagnostic::new(
-        n.loc.file,
-        cfg.trimmed(&n.loc),
-        Severity::Error,
-        "expr-syntax",
-        format!("{}: {refusal}", super::consequence(cfg)),
-    ));
+    out.push(super::refused_line(cfg, n, "expr-syntax", &refusal));
 }
 
 #[cfg(test)]

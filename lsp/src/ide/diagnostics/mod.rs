@@ -313,6 +313,23 @@ pub(crate) fn consequence(cfg: &Config) -> &'static str {
     }
 }
 
+/// A line httpd refuses as it reads it (`refusal`, in its words): an error on the line that
+/// says first what that costs ([`consequence`]).
+pub(super) fn refused_line(
+    cfg: &Config,
+    n: &crate::ide::config::Node,
+    code: &'static str,
+    refusal: &str,
+) -> Diagnostic {
+    Diagnostic::new(
+        n.loc.file,
+        cfg.trimmed(&n.loc),
+        crate::ide::config::Severity::Error,
+        code,
+        format!("{}: {refusal}", consequence(cfg)),
+    )
+}
+
 /// Whether the module(s) providing a directive are loaded (or it is the core's), asked
 /// once per directive of the catalogue in a pass over every node.
 pub(crate) struct ModulesLoaded<'c> {

@@ -4,7 +4,7 @@
 
 use super::Diagnostic;
 use crate::ide::catalogue;
-use crate::ide::config::{Config, Node, NodeKind, Severity, TopLevel};
+use crate::ide::config::{Config, Node, NodeKind, Severity};
 
 /// Checks `n`, the directive `d` of the catalogue.
 pub(super) fn node(cfg: &Config, n: &Node, d: Option<&'static catalogue::Directive>, out: &mut Vec<Diagnostic>) {
@@ -12,17 +12,12 @@ pub(super) fn node(cfg: &Config, n: &Node, d: Option<&'static catalogue::Directi
         return;
     }
     let Some(refusal) = refusal(n.args()) else { return };
-    let outcome = if cfg.top == TopLevel::Htaccess {
-        "httpd answers 500 Internal Server Error to every request this .htaccess file applies to"
-    } else {
-        "httpd 2.4 will not start"
-    };
     out.push(Diagnostic::new(
         n.loc.file,
         cfg.trimmed(&n.loc),
         Severity::Error,
         "options-syntax",
-        format!("{refusal}: {outcome}"),
+        format!("{refusal}: {}", super::consequence(cfg)),
     ));
 }
 

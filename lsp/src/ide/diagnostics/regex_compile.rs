@@ -19,7 +19,7 @@
 //! every request it applies to gets 500.
 
 use super::Diagnostic;
-use crate::ide::config::{Config, Node, NodeKind, Severity};
+use crate::ide::config::{Config, Node, NodeKind};
 use crate::ide::policy::expr::pcre_refuses;
 
 /// What httpd says of node `n` when a regex its handler compiles is refused; `in_path` when the
@@ -259,11 +259,5 @@ fn cond_is_regex(p: &str) -> bool {
 /// Checks `n`; `in_path` as for [`refusal`].
 pub(super) fn node(cfg: &Config, n: &Node, in_path: bool, out: &mut Vec<Diagnostic>) {
     let Some(refusal) = refusal(cfg, n, in_path) else { return };
-    out.push(Diagnostic::new(
-        n.loc.file,
-        cfg.trimmed(&n.loc),
-        Severity::Error,
-        "regex-syntax",
-        format!("{}: {refusal}", super::consequence(cfg)),
-    ));
+    out.push(super::refused_line(cfg, n, "regex-syntax", &refusal));
 }
