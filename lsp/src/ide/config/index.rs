@@ -564,7 +564,7 @@ impl Index {
     }
 
     /// What httpd says of the condition of `<If>`/`<ElseIf>` section `id` when it cannot parse it
-    /// ([`crate::ide::diagnostics::expr_syntax::refusal`]); every such section of `cfg` is
+    /// (the expr-syntax check's `refusal`); every such section of `cfg` is
     /// parsed once, when first asked.
     pub fn condition_refusal(&self, cfg: &Config, id: SecId) -> Option<&str> {
         let all = self.condition_refusals.get_or_init(|| {
