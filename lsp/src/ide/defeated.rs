@@ -40,9 +40,27 @@ pub struct DefeatedBatch {
     /// The main server's sections (outside every `<VirtualHost>`), nested ones included, made
     /// when first asked: a big tree's top level is mostly virtual hosts.
     main_sections: std::sync::OnceLock<Vec<SecId>>,
+    /// Each server's [`Reopener`]s, by its `<VirtualHost>` (None: the main server), made when
+    /// first asked: every section of a server checked for the trap looks at the same ones.
+    reopeners: Mutex<HashMap<Option<SecId>, Arc<[Reopener]>>>,
     /// The directories of the .htaccess files the caller found ([`Config::htaccess_found`])
     /// that hold old-style lines, read when first asked.
     htaccess_compat: std::sync::OnceLock<Vec<String>>,
+}
+
+/// A section whose own Order/Allow/Deny let some representative client through, where a
+/// section of the same server whose trap holds at its own URL may still decide below it.
+struct Reopener {
+    id: SecId,
+    /// Its URLs ([`section_urls`]).
+    urls: Vec<(String, Option<String>)>,
+    /// For a `<Files>` section, the file names it matches ([`access::witnesses::files_witnesses`]),
+    /// tried in the directory of the section asking.
+    file_names: Vec<String>,
+    /// The host those names are tried with: its virtual host's (None: the asking section's).
+    files_host: Option<Option<String>>,
+    /// Plain (no pattern): with no URL, no request meets it.
+    plain: bool,
 }
 
 /// What the last walks of one worker of a batch told before any merge (`Early`), by URL and
@@ -76,6 +94,7 @@ impl DefeatedBatch {
             fs,
             host_checks: Default::default(),
             main_sections: Default::default(),
+            reopeners: Default::default(),
             htaccess_compat: Default::default(),
         }
     }
@@ -104,6 +123,76 @@ impl DefeatedBatch {
             .collect();
         self.host_checks.lock().unwrap_or_else(|e| e.into_inner()).insert(source, checks.clone());
         checks
+    }
+
+    /// The [`Reopener`]s of a server: of the main server (`vhost` None), its own sections and
+    /// every virtual host's (their requests pass the main server's sections too); of a virtual
+    /// host, the main server's and its own. `url` and `host` are those of the first section
+    /// asking (the host checks depend on the rules and the client only).
+    fn reopeners(&self, cfg: &Config, vhost: Option<SecId>, url: &str, host: &Option<String>) -> Arc<[Reopener]> {
+        if let Some(known) = self.reopeners.lock().unwrap_or_else(|e| e.into_inner()).get(&vhost) {
+            return known.clone();
+        }
+        let ix = cfg.index();
+        let main = self.main_sections.get_or_init(|| {
+            let mut out = Vec::new();
+            let mut stack: Vec<&Node> = cfg.nodes.iter().filter(|n| n.is_section() && !n.is("VirtualHost")).collect();
+            while let Some(n) = stack.pop() {
+                out.extend(ix.id(n));
+                stack.extend(n.children.iter().filter(|c| c.is_section()));
+            }
+            out
+        });
+        let mut stack: Vec<&Node> = Vec::new();
+        match vhost {
+            Some(v) => stack.extend(ix.node(cfg, v).children.iter()),
+            None => stack.extend(ix.vhosts.iter().flat_map(|v| ix.node(cfg, v.id).children.iter())),
+        }
+        let vhost_sections = std::iter::from_fn(move || {
+            while let Some(n) = stack.pop() {
+                if n.is_section() {
+                    stack.extend(n.children.iter());
+                    return Some(n);
+                }
+            }
+            None
+        });
+        let mut out = Vec::new();
+        for n in main.iter().map(|id| ix.node(cfg, *id)).chain(vhost_sections) {
+            // (Old-style lines are looked for first: the policy's outline is made on demand.)
+            let old_style = |c: &Node| policy::is_compat_directive(c.canonical());
+            if !n
+                .children
+                .iter()
+                .any(|c| old_style(c) || (c.is_section() && !is_container(c) && c.walk().any(old_style)))
+            {
+                continue;
+            }
+            let Some(t) = ix.id(n) else { continue };
+            if !ix.outline(cfg, t).sets_compat || self.host_checks(cfg, t, url, host).iter().all(Option::is_some) {
+                continue;
+            }
+            let t_chain = ix.chain(cfg, t);
+            if (n.is("If") || n.is("ElseIf") || n.is("Else"))
+                && !t_chain.iter().any(|c| is_container(c) && !c.is("VirtualHost"))
+            {
+                // A top-level `<If>` is on every walk of its server, the section's own included.
+                continue;
+            }
+            let urls = section_urls(cfg, &t_chain);
+            let is_files = n.is("Files") || n.is("FilesMatch");
+            let files_host = (is_files && t_chain.iter().any(|c| c.is("VirtualHost")))
+                .then(|| urls.first().and_then(|u| u.1.clone()));
+            out.push(Reopener {
+                id: t,
+                file_names: if is_files { access::witnesses::files_witnesses(n) } else { Vec::new() },
+                files_host,
+                urls,
+                plain: matches!(access::section_pattern(n), Some(access::SectionPattern::Plain(_)) | None),
+            });
+        }
+        let out: Arc<[Reopener]> = out.into();
+        self.reopeners.lock().unwrap_or_else(|e| e.into_inner()).entry(vhost).or_insert(out).clone()
     }
 
     /// [`Early`] for `url` on `host`, from `recent` when it was walked lately; the walk too when
@@ -183,74 +272,23 @@ fn reopening_urls(
     batch: &DefeatedBatch,
 ) -> Option<Vec<(String, Option<String>)>> {
     let ix = cfg.index();
-    let in_vhost = chain.iter().find(|n| n.is("VirtualHost"));
-    // The sections of the server: the main server's, and the virtual host's (or every virtual
-    // host's, for a main-server section: their requests pass it too).
-    let main = batch.main_sections.get_or_init(|| {
-        let mut out = Vec::new();
-        let mut stack: Vec<&Node> = cfg.nodes.iter().filter(|n| n.is_section() && !n.is("VirtualHost")).collect();
-        while let Some(n) = stack.pop() {
-            out.extend(ix.id(n));
-            stack.extend(n.children.iter().filter(|c| c.is_section()));
-        }
-        out
-    });
-    let mut stack: Vec<&Node> = Vec::new();
-    match in_vhost {
-        Some(v) => stack.extend(v.children.iter()),
-        None => stack.extend(ix.vhosts.iter().flat_map(|v| ix.node(cfg, v.id).children.iter())),
-    }
-    let vhost_sections = std::iter::from_fn(move || {
-        while let Some(n) = stack.pop() {
-            if n.is_section() {
-                stack.extend(n.children.iter());
-                return Some(n);
-            }
-        }
-        None
-    });
-    let sections = main.iter().map(|id| ix.node(cfg, *id)).chain(vhost_sections);
+    let server = chain.iter().find(|n| n.is("VirtualHost")).and_then(|v| ix.id(v));
+    let reopeners = batch.reopeners(cfg, server, url, host);
     // `<Files>` names are tried in the section's directory (a `<Files>` section meets another
     // one only on a file name both match: on the section's own URL, walked already).
     let section_is_files = chain.last().is_some_and(|n| n.is("Files") || n.is("FilesMatch"));
     let dir_of_url = format!("{}/", url.trim_end_matches('/'));
+    let in_chain: Vec<SecId> = chain.iter().filter_map(|c| ix.id(c)).collect();
     let mut out: Vec<(String, Option<String>)> = Vec::new();
-    for n in sections {
-        if chain.iter().any(|c| std::ptr::eq(*c, n)) {
+    for r in reopeners.iter() {
+        if in_chain.contains(&r.id) {
             continue;
         }
-        // (Old-style lines are looked for first: the policy's outline is made on demand.)
-        let old_style = |c: &Node| policy::is_compat_directive(c.canonical());
-        if !n.children.iter().any(|c| old_style(c) || (c.is_section() && !is_container(c) && c.walk().any(old_style))) {
-            continue;
-        }
-        let Some(t) = ix.id(n) else { continue };
-        if !ix.outline(cfg, t).sets_compat || batch.host_checks(cfg, t, url, host).iter().all(Option::is_some) {
-            continue;
-        }
-        let t_chain = ix.chain(cfg, t);
-        if (n.is("If") || n.is("ElseIf") || n.is("Else"))
-            && !t_chain.iter().any(|c| is_container(c) && !c.is("VirtualHost"))
-        {
-            // A top-level `<If>` is on every walk of its server, the section's own included.
-            continue;
-        }
-        let mut urls = section_urls(cfg, &t_chain);
-        if (n.is("Files") || n.is("FilesMatch")) && !section_is_files {
-            let h = t_chain
-                .iter()
-                .find(|c| c.is("VirtualHost"))
-                .map_or(host.clone(), |_| urls.first().and_then(|u| u.1.clone()));
-            urls.extend(
-                access::witnesses::files_witnesses(n)
-                    .into_iter()
-                    .map(|name| (format!("{dir_of_url}{name}"), h.clone())),
-            );
-        }
-        if urls.is_empty() {
+        let files = if section_is_files { &[][..] } else { &r.file_names[..] };
+        if r.urls.is_empty() && files.is_empty() {
             // A plain section no URL maps to is met by no request; a pattern no string was built
             // for may be met by any.
-            if matches!(access::section_pattern(n), Some(access::SectionPattern::Plain(_)) | None) {
+            if r.plain {
                 continue;
             }
             return None;
@@ -259,7 +297,10 @@ fn reopening_urls(
         // the walk already made there). The walk itself is not asked: where a URL below is mapped
         // elsewhere, the section's Require may be taken for one that decides, and a finding is
         // lost, never made.
-        out.extend(urls.into_iter().filter(|(u, _)| u.len() > url.len() && u.starts_with(url)));
+        let below = |u: &str| u.len() > url.len() && u.starts_with(url);
+        out.extend(r.urls.iter().filter(|(u, _)| below(u)).cloned());
+        let h = r.files_host.as_ref().unwrap_or(host);
+        out.extend(files.iter().map(|name| format!("{dir_of_url}{name}")).filter(|u| below(u)).map(|u| (u, h.clone())));
         if out.len() > MAX_REOPENING_URLS {
             return None;
         }

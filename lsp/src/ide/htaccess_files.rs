@@ -131,10 +131,9 @@ fn add_names<'a>(to: &mut Vec<&'a str>, names: &'a [String]) {
 /// followed, each target once, and not to a directory above the link (a loop).
 fn scan(root: &Path, names: &[&str], budget: &AtomicUsize) -> Vec<(PathBuf, Vec<String>)> {
     let mut found = Vec::new();
-    let mut followed: HashSet<PathBuf> = HashSet::default();
-    if let Ok(c) = std::fs::canonicalize(root) {
-        followed.insert(c);
-    }
+    // The targets followed, the root's own included; made at the first link met (resolving the
+    // root costs a system call per component, for every root of a tree of thousands of hosts).
+    let mut followed: Option<HashSet<PathBuf>> = None;
     let mut stack = vec![(root.to_path_buf(), 0usize)];
     while let Some((dir, depth)) = stack.pop() {
         if budget.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| b.checked_sub(1)).is_err() {
@@ -157,6 +156,7 @@ fn scan(root: &Path, names: &[&str], budget: &AtomicUsize) -> Vec<(PathBuf, Vec<
                     continue;
                 }
                 let here = here.get_or_insert_with(|| std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone()));
+                let followed = followed.get_or_insert_with(|| std::fs::canonicalize(root).into_iter().collect());
                 if !here.starts_with(&target) && followed.insert(target) {
                     stack.push((e.path(), depth + 1));
                 }
