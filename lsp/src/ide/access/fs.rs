@@ -2,6 +2,8 @@
 //! `.htaccess` files, asked of the disk (once per batch when cached) or of an overlay, and
 //! the `r->filename` httpd's directory walk ends on.
 
+use super::walk::HtaccessSlot;
+use crate::ide::catalogue::context::Overrides;
 use crate::ide::config::index::components;
 use crate::ide::config::{self, FileData};
 use std::path::{Path, PathBuf};
@@ -78,7 +80,18 @@ struct FsCache {
     dirs: rustc_hash::FxHashMap<std::ffi::OsString, bool>,
     files: rustc_hash::FxHashMap<std::ffi::OsString, Result<Option<Arc<FileData>>, String>>,
     links: rustc_hash::FxHashMap<std::ffi::OsString, Option<Link>>,
+    /// Large .htaccess files parsed under a configuration ([`FsView::fragment`]), by the file
+    /// read (held in `files`, so its address is not reused) and the configuration's address.
+    fragments: rustc_hash::FxHashMap<(usize, usize), Arc<config::Config>>,
+    /// Their policies, by the same key and the AllowOverride in force ([`FsView::htaccess_built`]).
+    built: rustc_hash::FxHashMap<(usize, usize, Overrides), Arc<HtaccessSlot>>,
 }
+
+/// From this size on, an .htaccess file parsed by a cached view is kept parsed: a blocklist of
+/// thousands of lines in a directory above many sections is read on every walk that passes
+/// it, and parsing it each time costs more than the walk. Smaller ones are parsed again (a
+/// tree with tens of thousands of small files would otherwise hold them all parsed).
+pub(super) const KEEP_PARSED_FROM: usize = 16 * 1024;
 
 /// What lstat(), and stat() for a link, tell of `p`: whether it is a directory (through a
 /// link) and the link it is, if one.
@@ -199,6 +212,41 @@ impl FsView {
         let f = read();
         c.lock().unwrap_or_else(|e| e.into_inner()).files.insert(p.as_os_str().to_os_string(), f.clone());
         f
+    }
+}
+
+impl FsView {
+    /// `fd` (an .htaccess file [`FsView::read`] gave) parsed under the server configuration
+    /// `cfg`. A cached view keeps large files parsed, by `cfg`'s address: it is used with
+    /// configurations that outlive it (a batch over one configuration, or a proof over two).
+    pub(super) fn fragment(&self, fd: &Arc<FileData>, cfg: &config::Config) -> Arc<config::Config> {
+        let key = (Arc::as_ptr(fd) as usize, cfg as *const config::Config as usize);
+        let cache = self.cache.as_ref().filter(|_| fd.text.len() >= KEEP_PARSED_FROM);
+        if let Some(c) = cache {
+            if let Some(f) = c.lock().unwrap_or_else(|e| e.into_inner()).fragments.get(&key) {
+                return f.clone();
+            }
+        }
+        let frag = Arc::new(config::load_fragment_under(fd.clone(), cfg));
+        if let Some(c) = cache {
+            c.lock().unwrap_or_else(|e| e.into_inner()).fragments.insert(key, frag.clone());
+        }
+        frag
+    }
+
+    /// Where the policy of `fd` under `cfg` and `overrides` is built once merged: shared by
+    /// every walk of a cached view for a large file ([`KEEP_PARSED_FROM`]), the walk's own otherwise.
+    pub(super) fn htaccess_built(
+        &self,
+        fd: &Arc<FileData>,
+        cfg: &config::Config,
+        overrides: &Overrides,
+    ) -> Arc<HtaccessSlot> {
+        let Some(c) = self.cache.as_ref().filter(|_| fd.text.len() >= KEEP_PARSED_FROM) else {
+            return Arc::default();
+        };
+        let key = (Arc::as_ptr(fd) as usize, cfg as *const config::Config as usize, overrides.clone());
+        c.lock().unwrap_or_else(|e| e.into_inner()).built.entry(key).or_default().clone()
     }
 }
 

@@ -123,7 +123,9 @@ pub struct Resolved {
     pub filesystem_path: PathBuf,
     /// The sections that apply, in merge order, with their bodies and policies.
     applied: Vec<Applied>,
-    pub compat: Option<CompatConfig>,
+    /// The applied section whose Order/Allow/Deny/Satisfy are in effect ([`Resolved::compat`]):
+    /// its policy is shared, not copied (an .htaccess blocklist holds thousands of lines).
+    compat_built: Option<Arc<crate::ide::config::index::Built>>,
     /// The section of the configuration `compat` comes from (None: none, or an .htaccess file).
     compat_source: Option<SecId>,
     pub authz: Option<AuthzConfig>,
@@ -145,6 +147,11 @@ pub fn resolve(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local:
 }
 
 impl Resolved {
+    /// The Order/Allow/Deny/Satisfy in effect: the last applied section's that sets any.
+    pub fn compat(&self) -> Option<&CompatConfig> {
+        self.compat_built.as_ref().and_then(|b| b.policy.compat.as_ref())
+    }
+
     /// What httpd answers `request` (its URI is taken from the resolved URL).
     pub fn outcome(&self, cfg: &Config, request: &policy::Request) -> Outcome {
         self.outcome_in(cfg, request, None)
@@ -162,7 +169,7 @@ impl Resolved {
         if let Some(r) = env {
             request.env = r.knowledge();
         }
-        let mut outcome = evaluate(self.compat.as_ref(), self.authz.as_ref(), &self.authn, &request, &cfg.index().ctx);
+        let mut outcome = evaluate(self.compat(), self.authz.as_ref(), &self.authn, &request, &cfg.index().ctx);
         if let (Some(r), Some(reason)) = (env, outcome.reason_unknown.as_mut()) {
             *reason = crate::ide::setenvif::explain_unknown(reason, r);
         }
@@ -339,7 +346,7 @@ impl Resolved {
         if self.answered_before_access_checks() {
             return None;
         }
-        compat_refusal(self.compat.as_ref()?, request, &cfg.index().ctx)
+        compat_refusal(self.compat()?, request, &cfg.index().ctx)
     }
 
     /// The section of the configuration whose Order/Allow/Deny is in effect (None when none is, or
@@ -353,7 +360,7 @@ impl Resolved {
     /// `Allow/Deny from env=` entry or a `Require env` line (the only readers of it).
     fn reads_env(&self) -> bool {
         use policy::authz::{NodeKind as Authz, Provider};
-        let compat = self.compat.as_ref().is_some_and(compat_reads_env);
+        let compat = self.compat().is_some_and(compat_reads_env);
         let mut stack: Vec<&policy::authz::AuthzNode> = self.authz.iter().filter_map(|a| a.section.as_ref()).collect();
         while let Some(n) = stack.pop() {
             match &n.kind {
@@ -545,12 +552,13 @@ pub fn walk_and_evaluate(
             ));
         }
     }
+    let compat = r.compat().cloned();
     Effective {
         virtual_host: vhost.map(vhost_label),
         vhost_node: r.vhost.and_then(|v| ix.top_position(ix.vhosts[v as usize].id)),
         sections,
         filesystem_path: r.filesystem_path,
-        compat: r.compat,
+        compat,
         authz: r.authz,
         authn: r.authn,
         errors: r.errors,

@@ -12,7 +12,7 @@ use crate::ide::allow_override::InForce;
 use crate::ide::catalogue::context::Overrides;
 use crate::ide::config::index::{components, Built};
 use crate::ide::config::{self, Config, FileData, FileId, Node, NodeKind, SecId};
-use crate::ide::policy::{self, fold_phase, merge_authn, AuthnConfig, AuthzConfig, CompatConfig, Item, PolicyCtx};
+use crate::ide::policy::{self, fold_phase, merge_authn, AuthnConfig, AuthzConfig, Item, PolicyCtx};
 use apache_syntax::TextRange;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
@@ -35,9 +35,9 @@ pub(super) const MAYBE_INVALID_HTACCESS: &str = "; if httpd does not know it, ev
 #[derive(Debug, Clone)]
 pub(super) enum Contribution {
     Section(SecId),
-    /// The file, the AllowOverride and AllowOverrideList in force for it, and the file loaded
-    /// under the server.
-    Htaccess(Arc<FileData>, Overrides, Arc<Config>),
+    /// The file, the AllowOverride and AllowOverrideList in force for it, the file loaded
+    /// under the server, and its policy when built ([`FsView::htaccess_built`]).
+    Htaccess(Arc<FileData>, Overrides, Arc<Config>, Arc<HtaccessSlot>),
     /// A `<Files>`/`<FilesMatch>` section of an .htaccess file (in the Files phase): the file,
     /// the file loaded, and the section's index among its top-level nodes (`<IfModule>`
     /// bodies httpd reads are spliced in there).
@@ -59,6 +59,10 @@ pub enum Origin {
 fn htaccess_files_sections(frag: &Config) -> impl Iterator<Item = (usize, &Node)> {
     frag.nodes.iter().enumerate().filter(|(_, n)| n.is_section() && (n.is("Files") || n.is("FilesMatch")))
 }
+
+/// An .htaccess file's policy under some AllowOverride, built when a merge first needs it: its
+/// policy, body, first error, and the reasons its outcome may be unknown (see [`htaccess`]).
+pub(super) type HtaccessSlot = std::sync::OnceLock<(Arc<Built>, Vec<Item>, Option<String>, Vec<String>)>;
 
 /// An applied section: what it is, its policy, and (for an .htaccess file, which has no
 /// node to re-read) its body.
@@ -144,11 +148,12 @@ fn walk(
                 let p = Path::new(&prefix).join(name);
                 match fs.read(&p) {
                     Ok(Some(fd)) => {
-                        let frag = Arc::new(config::load_fragment_under(fd.clone(), cfg));
+                        let frag = fs.fragment(&fd, cfg);
                         if let Some(o) = SymlinkOptions::of_section(&frag.nodes) {
                             options.merge(&o);
                         }
-                        dir_phase.push(Contribution::Htaccess(fd, overrides, frag));
+                        let slot = fs.htaccess_built(&fd, cfg, &overrides);
+                        dir_phase.push(Contribution::Htaccess(fd, overrides, frag, slot));
                         break;
                     }
                     Ok(None) => {}
@@ -224,7 +229,7 @@ fn walk(
             Contribution::Section(id) => {
                 files_candidates.extend(ix.files_in(*id).iter().map(|f| Contribution::Section(*f)))
             }
-            Contribution::Htaccess(fd, _, frag) => files_candidates.extend(
+            Contribution::Htaccess(fd, _, frag, _) => files_candidates.extend(
                 htaccess_files_sections(frag).map(|(i, _)| Contribution::HtaccessFiles(fd.clone(), frag.clone(), i)),
             ),
             Contribution::HtaccessFiles(..) => {}
@@ -272,7 +277,7 @@ fn walk(
     // And those of the .htaccess files on the way: their own lines' and their applying
     // `<Files>` sections'.
     let htaccess_bodies = dir_phase.iter().chain(&files_phase).filter_map(|c| match c {
-        Contribution::Htaccess(_, _, frag) => Some((frag, &frag.nodes[..])),
+        Contribution::Htaccess(_, _, frag, _) => Some((frag, &frag.nodes[..])),
         Contribution::HtaccessFiles(_, frag, i) => Some((frag, &frag.nodes[*i].children[..])),
         Contribution::Section(_) => None,
     });
@@ -557,7 +562,7 @@ impl Walked {
         let Walked { vhost, url, filesystem_path, phases, mut unknown, conditional: _, symlink, startup } = self;
         let mut applied = Vec::new();
         let mut errors = startup;
-        let mut compat: Option<CompatConfig> = None;
+        let mut compat_built: Option<Arc<Built>> = None;
         let mut compat_source = None;
         let mut authz: Option<AuthzConfig> = None;
         let mut authn = AuthnConfig::default();
@@ -567,12 +572,17 @@ impl Walked {
             for c in phase {
                 let (built, items) = match &c {
                     Contribution::Section(id) => (ix.built(cfg, *id), None),
-                    Contribution::Htaccess(fd, overrides, frag) => {
-                        let (built, items, first_error) = htaccess(fd, frag, overrides, &ix.ctx, &mut unknown);
+                    Contribution::Htaccess(fd, overrides, frag, slot) => {
+                        let (built, items, first_error, uncertain) = slot.get_or_init(|| {
+                            let mut uncertain = Vec::new();
+                            let (built, items, first_error) = htaccess(fd, frag, overrides, &ix.ctx, &mut uncertain);
+                            (built, items, first_error, uncertain)
+                        });
+                        unknown.extend(uncertain.iter().cloned());
                         if forbidden_override.is_none() {
-                            forbidden_override = first_error;
+                            forbidden_override = first_error.clone();
                         }
-                        (built, Some(items))
+                        (built.clone(), Some(items.clone()))
                     }
                     Contribution::HtaccessFiles(_, frag, i) => {
                         // (Its errors are the file's: found when the file is read, above.)
@@ -589,7 +599,7 @@ impl Walked {
                     errors.extend(p.errors.iter().cloned());
                 }
                 if p.compat.is_some() {
-                    compat = p.compat.clone();
+                    compat_built = Some(built.clone());
                     compat_source = match c {
                         Contribution::Section(id) => Some(id),
                         Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) => None,
@@ -607,7 +617,7 @@ impl Walked {
             url,
             filesystem_path,
             applied,
-            compat,
+            compat_built,
             compat_source,
             authz,
             authn,
@@ -743,6 +753,50 @@ mod tests {
     /// The walk stops at a symbolic link the Options of its directory do not let httpd follow:
     /// 403 with AH00037 naming the link, before any access check; an .htaccess file's Options
     /// count for its own directory.
+    #[test]
+    fn a_large_htaccess_is_parsed_and_built_once_per_cached_view() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        std::fs::create_dir_all(dir.path().join("www/a")).unwrap();
+        std::fs::create_dir_all(dir.path().join("www/b")).unwrap();
+        let main = dir.path().join("httpd.conf");
+        std::fs::write(&main, format!("LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nDocumentRoot {d}/www\n<Directory {d}/www>\n  AllowOverride All\n</Directory>\n")).unwrap();
+        // A blocklist: thousands of Deny lines, above both directories.
+        let mut blocklist = String::from("Order allow,deny\nAllow from all\n");
+        for i in 0..2000 {
+            blocklist.push_str(&format!("Deny from 10.{}.{}.0/24\n", i / 250, i % 250));
+        }
+        blocklist.push_str("Deny from 127.0.0.2\n");
+        assert!(blocklist.len() >= super::super::fs::KEEP_PARSED_FROM);
+        std::fs::write(dir.path().join("www/.htaccess"), &blocklist).unwrap();
+        let cfg = config::load(&main, &config::RealFs);
+        let fs = FsView::cached();
+        let frag = |w: &Walked| {
+            w.phases.iter().flatten().find_map(|c| match c {
+                Contribution::Htaccess(_, _, frag, slot) => Some((frag.clone(), slot.clone())),
+                _ => None,
+            })
+        };
+        let (a, b) = (walk_request(&cfg, &fs, "/a/", None, None), walk_request(&cfg, &fs, "/b/", None, None));
+        let ((fa, sa), (fb, sb)) = (frag(&a).unwrap(), frag(&b).unwrap());
+        assert!(Arc::ptr_eq(&fa, &fb) && Arc::ptr_eq(&sa, &sb), "parsed and built once for both walks");
+        // The answers are those of a view that parses the file for each walk.
+        let answers = |r: Resolved| {
+            ["127.0.0.1", "127.0.0.2", "10.0.5.9"]
+                .map(|ip| {
+                    let req = policy::Request::new("GET", ip.parse().unwrap(), "127.0.0.1".parse().unwrap());
+                    r.outcome(&cfg, &req).status
+                })
+                .to_vec()
+        };
+        let (ra, rb) = (a.merge(&cfg), b.merge(&cfg));
+        assert!(sa.get().is_some(), "built by the first merge, for both");
+        let (ra, rb) = (answers(ra), answers(rb));
+        assert_eq!(ra, vec![Some(200), Some(403), Some(403)]);
+        assert_eq!(ra, answers(resolve(&cfg, &FsView::fresh(), "/a/", None, None)));
+        assert_eq!(rb, answers(resolve(&cfg, &FsView::fresh(), "/b/", None, None)));
+    }
+
     #[test]
     fn symbolic_link_refused_by_the_options_of_its_directory() {
         let dir = tempfile::tempdir().unwrap();

@@ -180,7 +180,7 @@ pub(super) fn flag_bits(list: &str) -> u32 {
 
 /// What `AllowOverride` and `AllowOverrideList` grant an .htaccess file
 /// (`server/core.c: set_override`, `set_override_list`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Overrides {
     mask: u32,
     /// No AllowOverride applies: httpd's `OR_UNSET` bit, which makes it read the file and grant

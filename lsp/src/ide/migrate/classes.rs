@@ -44,7 +44,7 @@ pub(super) struct Dims {
 
 impl Dims {
     pub fn add_resolved(&mut self, e: &Resolved) {
-        if let Some(c) = &e.compat {
+        if let Some(c) = e.compat() {
             self.add_compat(c);
         }
         if let Some(a) = &e.authz {

@@ -197,7 +197,7 @@ pub(crate) struct Blame {
 fn canonical(r: &Resolved) -> String {
     let s = format!(
         "{:?}|{:?}|{:?}|{}|{}|{}",
-        r.compat,
+        r.compat(),
         r.authz,
         r.authn,
         r.errors.is_empty(),
