@@ -2,10 +2,13 @@
 //! (`server/core.c: server_hostname_port`: a pattern, or a port `atoi` does not read as 1..65535),
 //! and the back-end URLs of `ProxyPass`, `ProxyPassMatch` and `BalancerMember`
 //! (`modules/proxy/proxy_util.c: ap_proxy_define_worker`: a URL `apr_uri_parse` cannot read, or
-//! one with no scheme and host).
+//! one with no scheme and host); the addresses of `RemoteIPTrustedProxy`,
+//! `RemoteIPInternalProxy` and `RemoteIPProxyProtocolExceptions` (mod_remoteip: `proxies_set`,
+//! `remoteip_disable_networks`) that `apr_ipsubnet_create` cannot read.
 
 use super::Diagnostic;
 use crate::ide::config::{Config, Node, NodeKind};
+use crate::ide::policy::addr::{AddrError, IpSubnet};
 
 /// What httpd says of `n`'s arguments, if it refuses them; `in_location` when `n` is inside a
 /// `<Location>`/`<LocationMatch>` (where ProxyPass takes its path from the section).
@@ -41,8 +44,40 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, in_location: bool) -> Option<Strin
             }
             url_refusal(url).map(|why| format!("BalancerMember {why}"))
         }
+        name @ ("RemoteIPTrustedProxy" | "RemoteIPInternalProxy") if cfg.module_loaded("remoteip_module") => {
+            // Each word in turn (ITERATE): the first httpd refuses stops the line.
+            args.iter()
+                .find_map(|w| remoteip_proxy(w).map(|why| format!("RemoteIP: Error parsing IP {w} {why} for {name}")))
+        }
+        "RemoteIPProxyProtocolExceptions" if cfg.module_loaded("remoteip_module") => {
+            // (No word at all: "… requires an argument", the arity check's.)
+            args.iter().find_map(|w| {
+                let (addr, mask) = w.split_once('/').map_or((w.as_str(), None), |(a, m)| (a, Some(m)));
+                match IpSubnet::create(addr, mask) {
+                    Ok(_) => None,
+                    Err(AddrError::NotAnIp) => Some(format!("ip address '{addr}' appears to be invalid")),
+                    Err(e) => Some(format!("ip address '{addr}' appears to be invalid: {}", e.apr_message())),
+                }
+            })
+        }
         _ => None,
     }
+}
+
+/// What mod_remoteip's `proxies_set` says of one word of `RemoteIPTrustedProxy` or
+/// `RemoteIPInternalProxy` when it refuses it (the text between the word and ` for NAME`).
+/// A word of digits and dots, or with a colon, is an address: `apr_ipsubnet_create` must read
+/// it and its `/mask`. Anything else is a host name: refused with a mask; without one httpd
+/// resolves it as it reads the line (`apr_sockaddr_info_get`) and refuses a name that does not
+/// resolve, which this check does not do (no part of check touches the network): None.
+fn remoteip_proxy(word: &str) -> Option<String> {
+    let (ip, mask) = word.split_once('/').map_or((word, None), |(a, m)| (a, Some(m)));
+    let address = ip.contains(':') || ip.bytes().all(|c| c == b'.' || c.is_ascii_digit());
+    if !address {
+        return mask.map(|m| format!("the subnet /{m} is invalid"));
+    }
+    // (An empty address, `/8`, is one too: APR answers EINVAL, "Invalid argument".)
+    IpSubnet::create(ip, mask).err().map(|e| format!("({} error)", e.apr_message()))
 }
 
 /// Why a worker's URL is refused (`ap_proxy_define_worker`), in its words.
@@ -133,6 +168,35 @@ pub(super) fn node(cfg: &Config, n: &Node, in_location: bool, out: &mut Vec<Diag
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ide::diagnostics::tests::render;
+    use expect_test::expect;
+
+    /// mod_remoteip's addresses: refused ones in its words; a host name without a mask is
+    /// resolved by httpd at startup and not judged here.
+    #[test]
+    fn remoteip_addresses_httpd_refuses() {
+        expect![[r#"
+            /etc/httpd.conf:2: Error[argument-value]: httpd 2.4 will not start: RemoteIP: Error parsing IP 10.0.0.1/33 (The specified network mask is invalid. error) for RemoteIPInternalProxy
+            /etc/httpd.conf:3: Error[argument-value]: httpd 2.4 will not start: RemoteIP: Error parsing IP 10.0.0.400 (The specified IP address is invalid. error) for RemoteIPTrustedProxy
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: RemoteIP: Error parsing IP proxy.example/8 the subnet /8 is invalid for RemoteIPTrustedProxy
+            /etc/httpd.conf:5: Error[argument-value]: httpd 2.4 will not start: RemoteIP: Error parsing IP /8 (Invalid argument error) for RemoteIPTrustedProxy
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: RemoteIP: Error parsing IP ::ffff:1.2.3.4 (The specified IP address is invalid. error) for RemoteIPTrustedProxy
+            /etc/httpd.conf:7: Error[argument-value]: httpd 2.4 will not start: ip address '1.2.3.4' appears to be invalid: The specified network mask is invalid.
+            /etc/httpd.conf:8: Error[argument-value]: httpd 2.4 will not start: ip address 'proxy.example' appears to be invalid
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule remoteip_module m\n",
+            "RemoteIPInternalProxy 10.0.0.1/33\n",
+            "RemoteIPTrustedProxy 10.0.0.0/8 10.0.0.400\n",
+            "RemoteIPTrustedProxy proxy.example/8\n",
+            "RemoteIPTrustedProxy /8\n",
+            "RemoteIPTrustedProxy ::ffff:1.2.3.4\n",
+            "RemoteIPProxyProtocolExceptions 1.2.3.4/99\n",
+            "RemoteIPProxyProtocolExceptions proxy.example\n",
+            "RemoteIPTrustedProxy 10.1 10.0.0.0/255.0.0.0 ::1/128 proxy.example\n",
+            "RemoteIPProxyProtocolExceptions 10.0.0.0/8 ::1\n",
+        )));
+    }
 
     #[test]
     fn ports_and_urls_as_httpd_reads_them() {
