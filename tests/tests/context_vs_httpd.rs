@@ -1081,6 +1081,17 @@ fn argument_values_match_apache2_t() {
         // A host name is resolved as httpd reads the line; localhost always is.
         ("RemoteIPInternalProxy localhost", true),
         ("RemoteIPProxyProtocolExceptions 10.0.0.0/8 ::1", true),
+        // AllowOverride's words (set_override, set_allow_opts), AllowOverrideList's None.
+        ("<Directory /srv>\n  AllowOverride Options=Bogus\n</Directory>", false),
+        ("<Directory /srv>\n  AllowOverride AuthConfig Options=Indexes,,+FollowSymLinks\n</Directory>", false),
+        ("<Directory /srv>\n  AllowOverride Bogus=x\n</Directory>", false),
+        ("<Directory /srv>\n  AllowOverride FileInfo Nonfatal\n</Directory>", false),
+        ("<Directory /srv>\n  AllowOverrideList None Redirect\n</Directory>", false),
+        (
+            "<Directory /srv>\n  AllowOverride Options= Nonfatal=Bogus AuthConfig=x Options=all,RunScripts,indexes None\n</Directory>",
+            true,
+        ),
+        ("<Directory /srv>\n  AllowOverrideList None\n</Directory>", true),
     ];
     let failures = held_to_apache2_t(
         cases.iter().copied(),

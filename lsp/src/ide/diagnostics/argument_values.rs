@@ -4,9 +4,12 @@
 //! (`modules/proxy/proxy_util.c: ap_proxy_define_worker`: a URL `apr_uri_parse` cannot read, or
 //! one with no scheme and host); the addresses of `RemoteIPTrustedProxy`,
 //! `RemoteIPInternalProxy` and `RemoteIPProxyProtocolExceptions` (mod_remoteip: `proxies_set`,
-//! `remoteip_disable_networks`) that `apr_ipsubnet_create` cannot read.
+//! `remoteip_disable_networks`) that `apr_ipsubnet_create` cannot read; the words of
+//! `AllowOverride` and `AllowOverrideList` (`set_override`, `set_allow_opts`,
+//! `set_override_list`) that httpd does not know.
 
 use super::Diagnostic;
+use crate::ide::catalogue::options::option_bits;
 use crate::ide::config::{Config, Node, NodeKind};
 use crate::ide::policy::addr::{AddrError, IpSubnet};
 
@@ -44,6 +47,9 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, in_location: bool) -> Option<Strin
             }
             url_refusal(url).map(|why| format!("BalancerMember {why}"))
         }
+        "AllowOverride" => args.iter().find_map(|w| allow_override_refusal(w)),
+        "AllowOverrideList" => (args.len() > 1 && args.iter().any(|w| w.eq_ignore_ascii_case("None")))
+            .then(|| "'None' not allowed with other directives in AllowOverrideList".to_string()),
         name @ ("RemoteIPTrustedProxy" | "RemoteIPInternalProxy") if cfg.module_loaded("remoteip_module") => {
             // Each word in turn (ITERATE): the first httpd refuses stops the line.
             args.iter()
@@ -62,6 +68,27 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, in_location: bool) -> Option<Strin
         }
         _ => None,
     }
+}
+
+/// What `set_override` says of one word of `AllowOverride` when it refuses it: a keyword it
+/// does not know (what follows a `=` aside), an option after `Options=` that `set_allow_opts`
+/// does not know (the list is split at commas, empty items skipped), `Nonfatal` without `=…`
+/// (an unknown value after it is ignored, as are values after the other keywords).
+fn allow_override_refusal(word: &str) -> Option<String> {
+    let (key, value) = word.split_once('=').map_or((word, None), |(k, v)| (k, Some(v)));
+    let known = ["Limit", "Options", "FileInfo", "AuthConfig", "Indexes", "Nonfatal", "None", "All"];
+    if !known.iter().any(|k| k.eq_ignore_ascii_case(key)) {
+        return Some(format!("Illegal override option {key}"));
+    }
+    if key.eq_ignore_ascii_case("Nonfatal") && value.is_none() {
+        return Some(format!("=Override, =Unknown or =All expected after {key}"));
+    }
+    if !key.eq_ignore_ascii_case("Options") {
+        return None;
+    }
+    let value = value?;
+    let illegal = value.split(',').filter(|o| !o.is_empty()).find(|o| option_bits(o).is_none())?;
+    Some(format!("Illegal option {illegal}"))
 }
 
 /// What mod_remoteip's `proxies_set` says of one word of `RemoteIPTrustedProxy` or
@@ -170,6 +197,29 @@ mod tests {
     use super::*;
     use crate::ide::diagnostics::tests::render;
     use expect_test::expect;
+
+    /// AllowOverride's keywords and Options= list, AllowOverrideList's None among others.
+    #[test]
+    fn allow_override_words_httpd_refuses() {
+        expect![[r#"
+            /etc/httpd.conf:2: Error[argument-value]: httpd 2.4 will not start: Illegal option Bogus
+            /etc/httpd.conf:3: Error[argument-value]: httpd 2.4 will not start: Illegal option +FollowSymLinks
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: Illegal override option Bogus
+            /etc/httpd.conf:5: Error[argument-value]: httpd 2.4 will not start: =Override, =Unknown or =All expected after Nonfatal
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: 'None' not allowed with other directives in AllowOverrideList
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "<Directory /srv>\n",
+            "AllowOverride Options=Bogus\n",
+            "AllowOverride AuthConfig Options=Indexes,,+FollowSymLinks\n",
+            "AllowOverride Bogus=x\n",
+            "AllowOverride Nonfatal\n",
+            "AllowOverrideList None Redirect\n",
+            "AllowOverride Options= Nonfatal=Bogus AuthConfig=x Options=all,RunScripts,indexes None\n",
+            "AllowOverrideList None\n",
+            "</Directory>\n",
+        )));
+    }
 
     /// mod_remoteip's addresses: refused ones in its words; a host name without a mask is
     /// resolved by httpd at startup and not judged here.
