@@ -62,7 +62,9 @@ fn syntax_error(output: &str) -> (u32, String) {
     let mut lines = output.lines().skip_while(|l| !l.contains("Syntax error on line "));
     let first = lines.next().unwrap_or_else(|| panic!("apache2 -t failed without naming a line: {output}"));
     let line = first.split("Syntax error on line ").nth(1).and_then(|r| r.split_whitespace().next());
-    (line.and_then(|n| n.parse().ok()).unwrap(), lines.next().unwrap_or("").trim().to_string())
+    // (httpd's log escapes a backslash as two.)
+    let message = lines.next().unwrap_or("").trim().replace("\\\\", "\\");
+    (line.and_then(|n| n.parse().ok()).unwrap(), message)
 }
 
 /// Each configuration of `cases` (made by `config`, with whether httpd accepts it) held both
@@ -713,6 +715,64 @@ fn expression_directives_match_apache2_t() {
                 None => format!("<Directory /srv>\n  {line}\n</Directory>\n"),
             };
             HttpdConfig::new(body).with_module("headers").with_module("rewrite")
+        },
+        "expr-syntax",
+        |r| r.severity == "error",
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// String expressions (`AP_EXPR_FLAG_STRING_RESULT`) httpd parses as it reads the line: each
+/// held both ways to `apache2 -t` (inside `<Location /x>`, or at the top level for `TOP …`).
+#[test]
+fn string_expressions_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    let cases: &[(&str, bool)] = &[
+        ("AuthName \"Area %{SERVER_NAME}\"", true),
+        ("AuthName \"it's \\\"quoted\\\" 50% $ } {\"", true),
+        ("AuthName \"%{BOGUS}\"", false),
+        ("AuthName \"%{REMOTE_ADDR\"", false),
+        ("AuthName \"a %{}\"", false),
+        ("AuthName \"%{tolower:%{HTTP_HOST}}\"", true),
+        ("AuthName \"%{nope:x}\"", false),
+        ("AuthName \"\\400\"", false),
+        ("AuthName \"$1 and \\9\"", false),
+        ("AuthType \"%{X Y}\"", false),
+        ("AuthType Basic", true),
+        ("SetHandler \"%{BOGUS}\"", false),
+        ("SetHandler \"%{ENV:h}\"", true),
+        ("ErrorDocument 404 \"Not here: %{REQUEST_URI}\"", true),
+        ("ErrorDocument 404 \"%{NOPE}\"", false),
+        ("ErrorDocument 403 /errors/%{BOGUS}.html", false),
+        ("ErrorDocument 500 default", true),
+        ("LogMessage \"hello %{REQUEST_URI}\"", true),
+        ("LogMessage \"%{BOGUS}\"", false),
+        ("Header set X-A \"expr=%{REQUEST_URI}\"", true),
+        ("Header set X-A \"expr=%{BOGUS}\"", false),
+        ("Header always append X-A \"expr=%{req:X\"", false),
+        ("RequestHeader set X-A \"expr=%{HTTP_HOST}\" \"expr=%{REMOTE_ADDR} == 'a'\"", true),
+        ("RequestHeader set X-A \"expr=%{BOGUS}\" early", false),
+        ("Header edit X-A ^a \"expr=%{NOPE}\"", false),
+        ("Header set X-A \"EXPR=BOGUS\"", true),
+        ("Alias \"/srv/%{BOGUS}\"", false),
+        ("Alias \"/srv/%{REMOTE_USER}\"", true),
+        ("ScriptAlias \"/srv/%{env:x\"", false),
+        ("Redirect \"http://example.com/%{BOGUS}\"", false),
+        ("Redirect permanent \"http://example.com/%{nope:x}\"", false),
+        ("Redirect 301 \"http://example.com%{REQUEST_URI}\"", true),
+        ("Redirect gone", true),
+        ("TOP Redirect /a \"http://example.com/%{BOGUS}\"", true),
+    ];
+    let failures = held_to_apache2_t(
+        cases.iter().copied(),
+        |line| {
+            let body = match line.strip_prefix("TOP ") {
+                Some(top) => format!("{top}\n"),
+                None => format!("<Location /x>\n  {line}\n</Location>\n"),
+            };
+            HttpdConfig::new(body).with_module("headers").with_module("log_debug")
         },
         "expr-syntax",
         |r| r.severity == "error",

@@ -54,6 +54,28 @@ pub fn parse_bool(text: &str, lookups: Lookups) -> Result<(), String> {
     }
 }
 
+/// Parse a string expression (`AP_EXPR_FLAG_STRING_RESULT`: `AuthName`, `Header set … expr=…`,
+/// `Require user`…): text with `%{VAR}`, `%{func:arg}` and `$N` in it, quotes taken as
+/// themselves, escapes read as in a quoted string. `Ok` when httpd accepts it, else httpd's
+/// message.
+pub fn parse_string(text: &str, lookups: Lookups) -> Result<(), String> {
+    let mut lx = Lexer::new(text);
+    // (`BEGIN(str)` with no delimiter: a quote never ends the string.)
+    lx.mode = Mode::Str;
+    lx.string_result = true;
+    let mut p = Parser { lx, la: None, error2: None, lookups, depth: 0 };
+    let result = p.string_root();
+    let error2 = p.error2.take();
+    match result {
+        Ok(()) => error2.map_or(Ok(()), Err),
+        Err(Fail::Abort) => Err(error2.unwrap_or_else(|| "syntax error".into())),
+        Err(Fail::Error(e)) => Err(match error2 {
+            Some(e2) => format!("{e}: {e2}"),
+            None => e,
+        }),
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Tok {
     True,
@@ -142,6 +164,9 @@ struct Lexer<'a> {
     delim: u8,
     /// The scanner's own error message (`PERROR`), for the parser's `error2`.
     error: Option<String>,
+    /// A string expression (`AP_EXPR_FLAG_STRING_RESULT`): the input is read as the inside
+    /// of a string with no closing quote, which the end of the input closes.
+    string_result: bool,
 }
 
 fn is_ident_start(b: u8) -> bool {
@@ -153,7 +178,16 @@ fn is_ident(b: u8) -> bool {
 
 impl<'a> Lexer<'a> {
     fn new(text: &'a str) -> Lexer<'a> {
-        Lexer { s: text.as_bytes(), at: 0, mode: Mode::Initial, stack: vec![], buf: vec![], delim: 0, error: None }
+        Lexer {
+            s: text.as_bytes(),
+            at: 0,
+            mode: Mode::Initial,
+            stack: vec![],
+            buf: vec![],
+            delim: 0,
+            error: None,
+            string_result: false,
+        }
     }
 
     fn peek(&self, k: usize) -> Option<u8> {
@@ -193,6 +227,11 @@ impl<'a> Lexer<'a> {
         let in_str = self.mode == Mode::Str;
         loop {
             let Some(c) = self.peek(0) else {
+                if in_str && self.string_result {
+                    // `<str><<EOF>>`: what is left is the last string; then the end.
+                    self.mode = Mode::Initial;
+                    return self.take_buf();
+                }
                 return self.fail("Unterminated string or variable");
             };
             match c {
@@ -585,6 +624,25 @@ impl Parser<'_> {
         match self.next() {
             Tok::End => Ok(()),
             t => Err(syntax(&t, &["$end"])),
+        }
+    }
+
+    /// `root: T_EXPR_STRING string`: string parts up to the end.
+    fn string_root(&mut self) -> R {
+        let mut first = true;
+        loop {
+            let t = self.next();
+            match t {
+                Tok::End if !first => return Ok(()),
+                // `string: T_ERROR { YYABORT }` as the first part.
+                Tok::Error if first => return Err(Fail::Abort),
+                Tok::Str(_) | Tok::Backref => {}
+                Tok::VarBegin => self.var()?,
+                t if first => return Err(syntax(&t, &["T_ERROR", "T_STRING", "T_REGEX_BACKREF", "T_VAR_BEGIN"])),
+                // (After a part, bison has reduced to `root` by default: it expects the end.)
+                t => return Err(syntax(&t, &["$end"])),
+            }
+            first = false;
         }
     }
 
@@ -998,6 +1056,55 @@ mod tests {
             "nope('X') == 'y'",
             "%{REMOTE_ADDR} -in foo('x')",
             "%{SSL_FOO} == 'x'",
+        ]));
+    }
+
+    /// String expressions: quotes, `%`, `$` and `}` alone are text; the parts are checked as
+    /// in a quoted string of a boolean expression.
+    #[test]
+    fn string_expressions_in_httpds_words() {
+        let show = |cases: &[&str]| -> String {
+            cases
+                .iter()
+                .map(|c| format!("{c}\n  {}\n", parse_string(c, Lookups::default()).err().unwrap_or("ok".into())))
+                .collect()
+        };
+        expect![[r#"
+
+              ok
+            Area %{SERVER_NAME}
+              ok
+            it's "quoted" 50% $ } {
+              ok
+            %{tolower:%{HTTP_HOST}} $1
+              ok
+            %{BOGUS}
+              Variable 'BOGUS' does not exist
+            %{REMOTE_ADDR
+              syntax error, unexpected T_ERROR, expecting T_VAR_END or ':': Unterminated string or variable
+            a %{}
+              syntax error, unexpected T_VAR_END, expecting T_ID
+            %{nope:x}
+              Function 'nope' does not exist
+            \400
+              Escape sequence out of bound
+            $1 and \9
+              syntax error, unexpected T_ERROR, expecting $end: Bad escape sequence
+            %{X Y}
+              syntax error, unexpected T_ERROR, expecting T_VAR_END or ':': Invalid character in variable name ' '
+        "#]]
+        .assert_eq(&show(&[
+            "",
+            "Area %{SERVER_NAME}",
+            "it's \"quoted\" 50% $ } {",
+            "%{tolower:%{HTTP_HOST}} $1",
+            "%{BOGUS}",
+            "%{REMOTE_ADDR",
+            "a %{}",
+            "%{nope:x}",
+            "\\400",
+            "$1 and \\9",
+            "%{X Y}",
         ]));
     }
 
