@@ -1152,11 +1152,22 @@ fn argument_values_match_apache2_t() {
             true,
         ),
         ("<Directory /srv>\n  AllowOverrideList None\n</Directory>", true),
+        // FLAG directives: On or Off, in the spelling httpd registers.
+        ("KeepAlive maybe", false),
+        ("ProxyRequests 1", false),
+        ("<Directory /srv>\n  DavDepthInfinity yes\n</Directory>", false),
+        ("<Directory /srv>\n  DirectorySlash disabled\n</Directory>", false),
+        ("KeepAlive OFF", true),
+        ("ProxyPreserveHost \"on\"", true),
     ];
     let failures = held_to_apache2_t(
         cases.iter().copied(),
         |body| {
-            HttpdConfig::new(format!("{body}\n")).with_module("proxy").with_module("proxy_http").with_module("remoteip")
+            HttpdConfig::new(format!("{body}\n"))
+                .with_module("proxy")
+                .with_module("proxy_http")
+                .with_module("remoteip")
+                .with_module("dav")
         },
         "argument-value",
         |r| r.code == "argument-value",

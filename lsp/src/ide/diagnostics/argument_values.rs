@@ -6,10 +6,12 @@
 //! `RemoteIPInternalProxy` and `RemoteIPProxyProtocolExceptions` (mod_remoteip: `proxies_set`,
 //! `remoteip_disable_networks`) that `apr_ipsubnet_create` cannot read; the words of
 //! `AllowOverride` and `AllowOverrideList` (`set_override`, `set_allow_opts`,
-//! `set_override_list`) that httpd does not know.
+//! `set_override_list`) that httpd does not know; the word of any `FLAG` directive that is
+//! neither `On` nor `Off`.
 
 use super::Diagnostic;
 use crate::ide::catalogue::options::option_bits;
+use crate::ide::catalogue::ArgKind;
 use crate::ide::config::{Config, Node, NodeKind};
 use crate::ide::policy::addr::{AddrError, IpSubnet};
 
@@ -66,8 +68,24 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, in_location: bool) -> Option<Strin
                 }
             })
         }
-        _ => None,
+        // (Validated with the access rules.)
+        "AuthzSendForbiddenOnFailure" => None,
+        _ => flag_refusal(cfg, n, &args),
     }
+}
+
+/// A `FLAG` directive's one word that is neither `On` nor `Off` (httpd's `invoke_cmd`, in the
+/// name the command table registers); only where its module is loaded (else that is the error).
+fn flag_refusal(cfg: &Config, n: &Node, args: &[String]) -> Option<String> {
+    let d = n.directive()?;
+    let [word] = args else { return None };
+    if d.args != ArgKind::Flag || word.eq_ignore_ascii_case("on") || word.eq_ignore_ascii_case("off") {
+        return None;
+    }
+    if d.module != "core" && !cfg.module_loaded(d.module) {
+        return None;
+    }
+    Some(format!("{} must be On or Off", d.httpd_name()))
 }
 
 /// What `set_override` says of one word of `AllowOverride` when it refuses it: a keyword it
@@ -218,6 +236,24 @@ mod tests {
             "AllowOverride Options= Nonfatal=Bogus AuthConfig=x Options=all,RunScripts,indexes None\n",
             "AllowOverrideList None\n",
             "</Directory>\n",
+        )));
+    }
+
+    /// A FLAG directive's word, in the spelling httpd registers; a module not loaded is
+    /// another check's.
+    #[test]
+    fn flags_are_on_or_off() {
+        expect![[r#"
+            /etc/httpd.conf:2: Error[argument-value]: httpd 2.4 will not start: KeepAlive must be On or Off
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: DAVDepthInfinity must be On or Off
+            /etc/httpd.conf:7: Error[module-not-loaded]: Invalid command 'ProxyRequests', perhaps misspelled or defined by a module not included in the server configuration: it comes from proxy_module, which is not loaded
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule dav_module m\n",
+            "KeepAlive maybe\n",
+            "<Directory /srv>\nDavDepthInfinity yes\n</Directory>\n",
+            "KeepAlive \"On\"\n",
+            "ProxyRequests maybe\n",
         )));
     }
 
