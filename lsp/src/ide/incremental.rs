@@ -403,6 +403,7 @@ const ENGINE_DIRECTIVES: &[&str] = &[
     "limitrequestbody",
     "listen",
     "loglevel",
+    "logmessage",
     "options",
     "order",
     "passenv",

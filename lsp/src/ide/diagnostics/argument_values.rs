@@ -2,10 +2,18 @@
 //! (`server/core.c: server_hostname_port`: a pattern, or a port `atoi` does not read as 1..65535),
 //! and the back-end URLs of `ProxyPass`, `ProxyPassMatch` and `BalancerMember`
 //! (`modules/proxy/proxy_util.c: ap_proxy_define_worker`: a URL `apr_uri_parse` cannot read, or
-//! one with no scheme and host).
+//! one with no scheme and host); the addresses of `RemoteIPTrustedProxy`,
+//! `RemoteIPInternalProxy` and `RemoteIPProxyProtocolExceptions` (mod_remoteip: `proxies_set`,
+//! `remoteip_disable_networks`) that `apr_ipsubnet_create` cannot read; the words of
+//! `AllowOverride` and `AllowOverrideList` (`set_override`, `set_allow_opts`,
+//! `set_override_list`) that httpd does not know; the word of any `FLAG` directive that is
+//! neither `On` nor `Off`.
 
 use super::Diagnostic;
+use crate::ide::catalogue::options::option_bits;
+use crate::ide::catalogue::ArgKind;
 use crate::ide::config::{Config, Node, NodeKind};
+use crate::ide::policy::addr::{AddrError, IpSubnet};
 
 /// What httpd says of `n`'s arguments, if it refuses them; `in_location` when `n` is inside a
 /// `<Location>`/`<LocationMatch>` (where ProxyPass takes its path from the section).
@@ -41,8 +49,80 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, in_location: bool) -> Option<Strin
             }
             url_refusal(url).map(|why| format!("BalancerMember {why}"))
         }
-        _ => None,
+        "AllowOverride" => args.iter().find_map(|w| allow_override_refusal(w)),
+        "AllowOverrideList" => (args.len() > 1 && args.iter().any(|w| w.eq_ignore_ascii_case("None")))
+            .then(|| "'None' not allowed with other directives in AllowOverrideList".to_string()),
+        name @ ("RemoteIPTrustedProxy" | "RemoteIPInternalProxy") if cfg.module_loaded("remoteip_module") => {
+            // Each word in turn (ITERATE): the first httpd refuses stops the line.
+            args.iter()
+                .find_map(|w| remoteip_proxy(w).map(|why| format!("RemoteIP: Error parsing IP {w} {why} for {name}")))
+        }
+        "RemoteIPProxyProtocolExceptions" if cfg.module_loaded("remoteip_module") => {
+            // (No word at all: "… requires an argument", the arity check's.)
+            args.iter().find_map(|w| {
+                let (addr, mask) = w.split_once('/').map_or((w.as_str(), None), |(a, m)| (a, Some(m)));
+                match IpSubnet::create(addr, mask) {
+                    Ok(_) => None,
+                    Err(AddrError::NotAnIp) => Some(format!("ip address '{addr}' appears to be invalid")),
+                    Err(e) => Some(format!("ip address '{addr}' appears to be invalid: {}", e.apr_message())),
+                }
+            })
+        }
+        // (Validated with the access rules.)
+        "AuthzSendForbiddenOnFailure" => None,
+        _ => flag_refusal(cfg, n, &args),
     }
+}
+
+/// A `FLAG` directive's one word that is neither `On` nor `Off` (httpd's `invoke_cmd`, in the
+/// name the command table registers); only where its module is loaded (else that is the error).
+fn flag_refusal(cfg: &Config, n: &Node, args: &[String]) -> Option<String> {
+    let d = n.directive()?;
+    let [word] = args else { return None };
+    if d.args != ArgKind::Flag || word.eq_ignore_ascii_case("on") || word.eq_ignore_ascii_case("off") {
+        return None;
+    }
+    if d.module != "core" && !cfg.module_loaded(d.module) {
+        return None;
+    }
+    Some(format!("{} must be On or Off", d.httpd_name()))
+}
+
+/// What `set_override` says of one word of `AllowOverride` when it refuses it: a keyword it
+/// does not know (what follows a `=` aside), an option after `Options=` that `set_allow_opts`
+/// does not know (the list is split at commas, empty items skipped), `Nonfatal` without `=…`
+/// (an unknown value after it is ignored, as are values after the other keywords).
+fn allow_override_refusal(word: &str) -> Option<String> {
+    let (key, value) = word.split_once('=').map_or((word, None), |(k, v)| (k, Some(v)));
+    let known = ["Limit", "Options", "FileInfo", "AuthConfig", "Indexes", "Nonfatal", "None", "All"];
+    if !known.iter().any(|k| k.eq_ignore_ascii_case(key)) {
+        return Some(format!("Illegal override option {key}"));
+    }
+    if key.eq_ignore_ascii_case("Nonfatal") && value.is_none() {
+        return Some(format!("=Override, =Unknown or =All expected after {key}"));
+    }
+    if !key.eq_ignore_ascii_case("Options") {
+        return None;
+    }
+    let value = value?;
+    let illegal = value.split(',').filter(|o| !o.is_empty()).find(|o| option_bits(o).is_none())?;
+    Some(format!("Illegal option {illegal}"))
+}
+
+/// What mod_remoteip's `proxies_set` says of one word of `RemoteIPTrustedProxy` or
+/// `RemoteIPInternalProxy` when it refuses it (the text between the word and ` for NAME`).
+/// A word of digits and dots, or with a colon, is an address: `apr_ipsubnet_create` must read
+/// it and its `/mask`. Anything else is a host name: refused with a mask; without one httpd
+/// resolves it as it reads the line (`apr_sockaddr_info_get`) and refuses a name that does not
+/// resolve, which this check does not do (no part of check touches the network): None.
+fn remoteip_proxy(word: &str) -> Option<String> {
+    let (ip, mask) = word.split_once('/').map_or((word, None), |(a, m)| (a, Some(m)));
+    let address = ip.contains(':') || ip.bytes().all(|c| c == b'.' || c.is_ascii_digit());
+    if !address {
+        return mask.map(|m| format!("the subnet /{m} is invalid"));
+    }
+    // (An empty address, `/8`, is one too: APR answers EINVAL, "Invalid argument".)
+    IpSubnet::create(ip, mask).err().map(|e| format!("({} error)", e.apr_message()))
 }
 
 /// Why a worker's URL is refused (`ap_proxy_define_worker`), in its words.
@@ -133,6 +213,76 @@ pub(super) fn node(cfg: &Config, n: &Node, in_location: bool, out: &mut Vec<Diag
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ide::diagnostics::tests::render;
+    use expect_test::expect;
+
+    /// AllowOverride's keywords and Options= list, AllowOverrideList's None among others.
+    #[test]
+    fn allow_override_words_httpd_refuses() {
+        expect![[r#"
+            /etc/httpd.conf:2: Error[argument-value]: httpd 2.4 will not start: Illegal option Bogus
+            /etc/httpd.conf:3: Error[argument-value]: httpd 2.4 will not start: Illegal option +FollowSymLinks
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: Illegal override option Bogus
+            /etc/httpd.conf:5: Error[argument-value]: httpd 2.4 will not start: =Override, =Unknown or =All expected after Nonfatal
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: 'None' not allowed with other directives in AllowOverrideList
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "<Directory /srv>\n",
+            "AllowOverride Options=Bogus\n",
+            "AllowOverride AuthConfig Options=Indexes,,+FollowSymLinks\n",
+            "AllowOverride Bogus=x\n",
+            "AllowOverride Nonfatal\n",
+            "AllowOverrideList None Redirect\n",
+            "AllowOverride Options= Nonfatal=Bogus AuthConfig=x Options=all,RunScripts,indexes None\n",
+            "AllowOverrideList None\n",
+            "</Directory>\n",
+        )));
+    }
+
+    /// A FLAG directive's word, in the spelling httpd registers; a module not loaded is
+    /// another check's.
+    #[test]
+    fn flags_are_on_or_off() {
+        expect![[r#"
+            /etc/httpd.conf:2: Error[argument-value]: httpd 2.4 will not start: KeepAlive must be On or Off
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: DAVDepthInfinity must be On or Off
+            /etc/httpd.conf:7: Error[module-not-loaded]: Invalid command 'ProxyRequests', perhaps misspelled or defined by a module not included in the server configuration: it comes from proxy_module, which is not loaded
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule dav_module m\n",
+            "KeepAlive maybe\n",
+            "<Directory /srv>\nDavDepthInfinity yes\n</Directory>\n",
+            "KeepAlive \"On\"\n",
+            "ProxyRequests maybe\n",
+        )));
+    }
+
+    /// mod_remoteip's addresses: refused ones in its words; a host name without a mask is
+    /// resolved by httpd at startup and not judged here.
+    #[test]
+    fn remoteip_addresses_httpd_refuses() {
+        expect![[r#"
+            /etc/httpd.conf:2: Error[argument-value]: httpd 2.4 will not start: RemoteIP: Error parsing IP 10.0.0.1/33 (The specified network mask is invalid. error) for RemoteIPInternalProxy
+            /etc/httpd.conf:3: Error[argument-value]: httpd 2.4 will not start: RemoteIP: Error parsing IP 10.0.0.400 (The specified IP address is invalid. error) for RemoteIPTrustedProxy
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: RemoteIP: Error parsing IP proxy.example/8 the subnet /8 is invalid for RemoteIPTrustedProxy
+            /etc/httpd.conf:5: Error[argument-value]: httpd 2.4 will not start: RemoteIP: Error parsing IP /8 (Invalid argument error) for RemoteIPTrustedProxy
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: RemoteIP: Error parsing IP ::ffff:1.2.3.4 (The specified IP address is invalid. error) for RemoteIPTrustedProxy
+            /etc/httpd.conf:7: Error[argument-value]: httpd 2.4 will not start: ip address '1.2.3.4' appears to be invalid: The specified network mask is invalid.
+            /etc/httpd.conf:8: Error[argument-value]: httpd 2.4 will not start: ip address 'proxy.example' appears to be invalid
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule remoteip_module m\n",
+            "RemoteIPInternalProxy 10.0.0.1/33\n",
+            "RemoteIPTrustedProxy 10.0.0.0/8 10.0.0.400\n",
+            "RemoteIPTrustedProxy proxy.example/8\n",
+            "RemoteIPTrustedProxy /8\n",
+            "RemoteIPTrustedProxy ::ffff:1.2.3.4\n",
+            "RemoteIPProxyProtocolExceptions 1.2.3.4/99\n",
+            "RemoteIPProxyProtocolExceptions proxy.example\n",
+            "RemoteIPTrustedProxy 10.1 10.0.0.0/255.0.0.0 ::1/128 proxy.example\n",
+            "RemoteIPProxyProtocolExceptions 10.0.0.0/8 ::1\n",
+        )));
+    }
 
     #[test]
     fn ports_and_urls_as_httpd_reads_them() {

@@ -9,9 +9,8 @@
 //!
 //! Each only where its module is loaded (else httpd stops at `Invalid command` first). httpd does
 //! not start; in an .htaccess file every request it applies to gets 500. (`Require expr` is the
-//! access rules' check. Expressions parsed for a string value, `Header set X "expr=…"`,
-//! `AuthName`, `Redirect`/`Alias` in `<Location>`…, are not checked: [`policy::expr`] parses
-//! boolean expressions only.)
+//! access rules' check.) Expressions parsed for a string value, `Header set X "expr=…"`,
+//! `AuthName`, `Redirect`/`Alias` in `<Location>`…, are [`string_refusal`]'s.
 
 use super::Diagnostic;
 use crate::ide::catalogue;
@@ -82,6 +81,13 @@ fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> 
 /// when the line fails before its condition is parsed (too many words, an unknown action, a
 /// missing value).
 fn header_condition(outgoing: bool, words: &[String]) -> Option<&str> {
+    header_line(outgoing, words)?.1
+}
+
+/// A `Header`/`RequestHeader` line as `header_inout_cmd` reads it: the text its
+/// `parse_format_string` reads (the value, the substitution of `edit`; none for `unset` and
+/// `echo`) and the condition clause. None when the line fails before its condition is read.
+fn header_line(outgoing: bool, words: &[String]) -> Option<(Option<&str>, Option<&str>)> {
     let mut words = words.iter().map(String::as_str);
     let mut action = words.next()?;
     if outgoing && (action.eq_ignore_ascii_case("always") || action.eq_ignore_ascii_case("onsuccess")) {
@@ -99,13 +105,13 @@ fn header_condition(outgoing: bool, words: &[String]) -> Option<&str> {
     if !known.contains(&action.as_str()) {
         return None;
     }
-    let clause = match action.as_str() {
+    Some(match action.as_str() {
         // The regex is compiled before the condition is read: one that may fail to (that our
         // parser does not read, as PCRE might not) leaves the condition unread.
         "edit" | "edit*" => {
             subs?;
             regex_syntax::Parser::new().parse(value?).ok()?;
-            clause
+            (subs, clause)
         }
         _ if clause.is_some() => return None, // "Too many arguments to directive"
         "unset" | "echo" => match (value, subs) {
@@ -114,17 +120,111 @@ fn header_condition(outgoing: bool, words: &[String]) -> Option<&str> {
                 if action == "echo" && !outgoing {
                     return None; // "Header echo only valid on Header directives"
                 }
-                Some(v)
+                (None, Some(v))
             }
-            (None, _) => None,
+            (None, _) => (None, None),
         },
         _ => {
             value?;
-            subs
+            (value, subs)
         }
-    }?;
-    // `early` and `env=` are the other clauses.
-    Some(clause)
+    })
+}
+
+/// What httpd says of node `n` when a string expression its handler parses as it reads the
+/// line is refused (`ap_expr_parse_cmd` with `AP_EXPR_FLAG_STRING_RESULT`, read by
+/// [`policy::expr::parse_string`]): `AuthName`, `AuthType` (mod_authn_core), `SetHandler`,
+/// `ErrorDocument` (core), `LogMessage` (mod_log_debug), a `Header`/`RequestHeader` value
+/// `expr=…` (mod_headers, after its condition), and inside a section with a path (`in_path`)
+/// `Alias`/`ScriptAlias` with one argument and `Redirect` with a URL only (mod_alias). Only
+/// where the module is loaded, and only when the line fails nothing else first.
+pub(crate) fn string_refusal(cfg: &Config, n: &Node, in_path: bool) -> Option<String> {
+    if n.kind != NodeKind::Directive {
+        return None;
+    }
+    let parse = |text: &str| policy::expr::parse_string(text, lookups(cfg)).err();
+    let loaded = |module: &str| cfg.module_loaded(module);
+    let args = n.arg_strings();
+    match n.known() {
+        name @ ("AuthName" | "AuthType") if loaded("authn_core_module") => {
+            let [word] = &args[..] else { return None };
+            Some(format!("Cannot parse expression '{word}' in {name}: {}", parse(word)?))
+        }
+        "SetHandler" => {
+            let [word] = &args[..] else { return None };
+            Some(format!("Can't parse expression : {}", parse(word)?))
+        }
+        "ErrorDocument" => {
+            let [code, msg] = &args[..] else { return None };
+            // A status httpd has no canned response for is refused first; `default` is no
+            // expression; a URL for 401 is ignored (with a notice).
+            let status: u16 = code.parse().ok().filter(|c| (400..=599).contains(c))?;
+            let url = msg.contains("://");
+            if msg.eq_ignore_ascii_case("default") || (status == 401 && url) {
+                return None;
+            }
+            Some(format!("Cannot parse expression in ErrorDocument: {}", parse(msg)?))
+        }
+        "LogMessage" if loaded("log_debug_module") => {
+            let message = args.first().filter(|_| args.len() <= 3)?;
+            Some(format!("Could not parse message expression '{message}': {}", parse(message)?))
+        }
+        name @ ("Header" | "RequestHeader") if loaded("headers_module") => {
+            let (value, clause) = header_line(name == "Header", &args)?;
+            // The condition is read first: it must be one httpd takes.
+            if let Some(clause) = clause {
+                let ok = clause.eq_ignore_ascii_case("early")
+                    || strip_prefix_ignore_case(clause, "env=").is_some_and(|v| !v.is_empty() && v != "!")
+                    || strip_prefix_ignore_case(clause, "expr=")
+                        .is_some_and(|e| policy::expr::parse_bool(e, lookups(cfg)).is_ok());
+                if !ok {
+                    return None;
+                }
+            }
+            // (`strncmp`: the prefix is `expr=` in lower case only.)
+            let expr = value?.strip_prefix("expr=")?;
+            Some(format!("Can't parse value expression : {}", parse(expr)?))
+        }
+        "Alias" | "ScriptAlias" if in_path && loaded("alias_module") => {
+            let [target] = &args[..] else { return None };
+            Some(format!("Cannot parse alias expression '{target}': {}", parse(target)?))
+        }
+        "Redirect" if in_path && loaded("alias_module") => {
+            let first = args.first()?;
+            let word = |w: &str| first.eq_ignore_ascii_case(w);
+            // mod_alias' "grokarg1": a redirect status, another status, or a URL path.
+            let grok = if word("permanent") || word("temp") || word("seeother") {
+                1
+            } else if word("gone") {
+                -1
+            } else if first.starts_with(|c: char| c.is_ascii_digit()) {
+                let status = first
+                    .bytes()
+                    .take_while(u8::is_ascii_digit)
+                    .fold(0u32, |v, d| v.saturating_mul(10).saturating_add(u32::from(d - b'0')));
+                if (300..400).contains(&status) {
+                    1
+                } else {
+                    -1
+                }
+            } else {
+                0
+            };
+            let url = match (&args[..], grok) {
+                ([_, url], 1) => url,
+                ([url], 0) => url,
+                _ => return None,
+            };
+            Some(format!("Cannot parse redirect expression '{url}': {}", parse(url)?))
+        }
+        _ => None,
+    }
+}
+
+/// Checks `n` for [`string_refusal`].
+pub(super) fn string_node(cfg: &Config, n: &Node, in_path: bool, out: &mut Vec<Diagnostic>) {
+    let Some(refusal) = string_refusal(cfg, n, in_path) else { return };
+    out.push(super::refused_line(cfg, n, "expr-syntax", &refusal));
 }
 
 /// Checks `n`, the directive `d` of the catalogue.
@@ -169,6 +269,7 @@ mod tests {
             /etc/httpd.conf:9: Error[expr-syntax]: httpd 2.4 will not start: Can't parse envclause/expression: syntax error, unexpected $end
             /etc/httpd.conf:10: Error[expr-syntax]: httpd 2.4 will not start: RewriteCond: cannot compile expression "true false" syntax error, unexpected T_FALSE, expecting $end
             /etc/httpd.conf:12: Error[expr-syntax]: httpd 2.4 will not start: syntax error, unexpected $end, expecting T_REGEX or T_REGEX_I: Variable 'X' does not exist
+            /etc/httpd.conf:15: Error[expr-syntax]: httpd 2.4 will not start: Can't parse value expression : Variable 'X' does not exist
         "#]]
         .assert_eq(&render(concat!(
             "//- /etc/httpd.conf\n",
@@ -188,6 +289,37 @@ mod tests {
             "RequestHeader echo X \"expr=bad\"\n",
             "RewriteCond %{X} \"expr==\"\n",
             "SetEnvIfExpr \"\"\n",
+        )));
+        // String expressions, in their handlers' words; Alias and Redirect only in a section
+        // with a path, and only their forms that take one.
+        expect![[r#"
+            /etc/httpd.conf:6: Error[expr-syntax]: httpd 2.4 will not start: Cannot parse expression '%{BOGUS}' in AuthName: Variable 'BOGUS' does not exist
+            /etc/httpd.conf:7: Error[expr-syntax]: httpd 2.4 will not start: Can't parse expression : syntax error, unexpected T_ERROR, expecting T_VAR_END or ':': Unterminated string or variable
+            /etc/httpd.conf:8: Error[expr-syntax]: httpd 2.4 will not start: Cannot parse expression in ErrorDocument: Function 'nope' does not exist
+            /etc/httpd.conf:9: Error[expr-syntax]: httpd 2.4 will not start: Could not parse message expression 'a %{}': syntax error, unexpected T_VAR_END, expecting T_ID
+            /etc/httpd.conf:10: Error[expr-syntax]: httpd 2.4 will not start: Can't parse value expression : Variable 'BOGUS' does not exist
+            /etc/httpd.conf:11: Error[expr-syntax]: httpd 2.4 will not start: Cannot parse alias expression '/srv/%{BOGUS}': Variable 'BOGUS' does not exist
+            /etc/httpd.conf:12: Error[expr-syntax]: httpd 2.4 will not start: Cannot parse redirect expression 'http://h/%{BOGUS}': Variable 'BOGUS' does not exist
+            /etc/httpd.conf:13: Error[expr-syntax]: httpd 2.4 will not start: Cannot parse redirect expression 'http://h/%{BOGUS}': Variable 'BOGUS' does not exist
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule headers_module m\nLoadModule log_debug_module m\nLoadModule alias_module m\n",
+            "LoadModule authn_core_module m\n",
+            "<Location /x>\n",
+            "AuthName \"%{BOGUS}\"\n",
+            "SetHandler \"%{X\"\n",
+            "ErrorDocument 404 \"%{nope:x}\"\n",
+            "LogMessage \"a %{}\"\n",
+            "Header set X \"expr=%{BOGUS}\" early\n",
+            "Alias \"/srv/%{BOGUS}\"\n",
+            "Redirect 301 \"http://h/%{BOGUS}\"\n",
+            "Redirect \"http://h/%{BOGUS}\"\n",
+            "AuthType \"Basic %{REMOTE_ADDR}\"\n",
+            "Header set X \"expr=%{BOGUS}\" env=\n",
+            "Redirect 404 \"/%{BOGUS}\"\n",
+            "ErrorDocument 500 default\n",
+            "</Location>\n",
+            "Redirect /a \"http://h/%{BOGUS}\"\n",
         )));
         // Without mod_headers, the line is an unknown directive first.
         expect![[r#"

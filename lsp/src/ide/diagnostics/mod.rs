@@ -249,6 +249,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
         if at.is_some() && d.is_some() && !out[before..].iter().any(|f| f.code == "directive-context") {
             regex_compile::node(cfg, node, in_path, out);
             argument_values::node(cfg, node, in_path, out);
+            expr_syntax::string_node(cfg, node, in_path, out);
         }
         let inner_path = in_path
             || (node.is_section()

@@ -13,14 +13,14 @@
 //! * `Header`/`RequestHeader … edit|edit*` and `Header echo` (mod_headers): `Header edit regex
 //!   could not be compiled`, `Header echo regex could not be compiled`.
 //!
-//! Only what PCRE refuses in every version is reported ([`pcre_refuses`]), only
+//! Only what every PCRE2 release refuses is reported ([`pcre_refuses`]), only
 //! where the module is loaded, and only when the line would not fail otherwise first (its other
 //! words as the handler reads them before compiling). httpd does not start; in an .htaccess file
 //! every request it applies to gets 500.
 
 use super::Diagnostic;
 use crate::ide::config::{Config, Node, NodeKind};
-use crate::ide::policy::expr::pcre_refuses;
+use crate::ide::policy::pcre::pcre_refuses;
 
 /// What httpd says of node `n` when a regex its handler compiles is refused; `in_path` when the
 /// node is inside a `<Directory>`, `<Location>` or `<Files>` section (or is read from an

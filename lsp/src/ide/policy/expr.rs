@@ -20,6 +20,7 @@
 //! (each token is read once; nesting recursion is bounded by `MAX_DEPTH`).
 
 use super::addr::parse_require_ip;
+use super::pcre::pcre_refuses;
 
 /// httpd's `MAX_STRING_LEN`: the scanner's buffers for strings and regexes.
 const MAX_STRING_LEN: usize = 8192;
@@ -42,6 +43,28 @@ pub struct Lookups {
 pub fn parse_bool(text: &str, lookups: Lookups) -> Result<(), String> {
     let mut p = Parser { lx: Lexer::new(text), la: None, error2: None, lookups, depth: 0 };
     let result = p.root();
+    let error2 = p.error2.take();
+    match result {
+        Ok(()) => error2.map_or(Ok(()), Err),
+        Err(Fail::Abort) => Err(error2.unwrap_or_else(|| "syntax error".into())),
+        Err(Fail::Error(e)) => Err(match error2 {
+            Some(e2) => format!("{e}: {e2}"),
+            None => e,
+        }),
+    }
+}
+
+/// Parse a string expression (`AP_EXPR_FLAG_STRING_RESULT`: `AuthName`, `Header set … expr=…`,
+/// `Require user`…): text with `%{VAR}`, `%{func:arg}` and `$N` in it, quotes taken as
+/// themselves, escapes read as in a quoted string. `Ok` when httpd accepts it, else httpd's
+/// message.
+pub fn parse_string(text: &str, lookups: Lookups) -> Result<(), String> {
+    let mut lx = Lexer::new(text);
+    // (`BEGIN(str)` with no delimiter: a quote never ends the string.)
+    lx.mode = Mode::Str;
+    lx.string_result = true;
+    let mut p = Parser { lx, la: None, error2: None, lookups, depth: 0 };
+    let result = p.string_root();
     let error2 = p.error2.take();
     match result {
         Ok(()) => error2.map_or(Ok(()), Err),
@@ -141,6 +164,9 @@ struct Lexer<'a> {
     delim: u8,
     /// The scanner's own error message (`PERROR`), for the parser's `error2`.
     error: Option<String>,
+    /// A string expression (`AP_EXPR_FLAG_STRING_RESULT`): the input is read as the inside
+    /// of a string with no closing quote, which the end of the input closes.
+    string_result: bool,
 }
 
 fn is_ident_start(b: u8) -> bool {
@@ -152,7 +178,16 @@ fn is_ident(b: u8) -> bool {
 
 impl<'a> Lexer<'a> {
     fn new(text: &'a str) -> Lexer<'a> {
-        Lexer { s: text.as_bytes(), at: 0, mode: Mode::Initial, stack: vec![], buf: vec![], delim: 0, error: None }
+        Lexer {
+            s: text.as_bytes(),
+            at: 0,
+            mode: Mode::Initial,
+            stack: vec![],
+            buf: vec![],
+            delim: 0,
+            error: None,
+            string_result: false,
+        }
     }
 
     fn peek(&self, k: usize) -> Option<u8> {
@@ -192,6 +227,11 @@ impl<'a> Lexer<'a> {
         let in_str = self.mode == Mode::Str;
         loop {
             let Some(c) = self.peek(0) else {
+                if in_str && self.string_result {
+                    // `<str><<EOF>>`: what is left is the last string; then the end.
+                    self.mode = Mode::Initial;
+                    return self.take_buf();
+                }
                 return self.fail("Unterminated string or variable");
             };
             match c {
@@ -587,6 +627,25 @@ impl Parser<'_> {
         }
     }
 
+    /// `root: T_EXPR_STRING string`: string parts up to the end.
+    fn string_root(&mut self) -> R {
+        let mut first = true;
+        loop {
+            let t = self.next();
+            match t {
+                Tok::End if !first => return Ok(()),
+                // `string: T_ERROR { YYABORT }` as the first part.
+                Tok::Error if first => return Err(Fail::Abort),
+                Tok::Str(_) | Tok::Backref => {}
+                Tok::VarBegin => self.var()?,
+                t if first => return Err(syntax(&t, &["T_ERROR", "T_STRING", "T_REGEX_BACKREF", "T_VAR_BEGIN"])),
+                // (After a part, bison has reduced to `root` by default: it expects the end.)
+                t => return Err(syntax(&t, &["$end"])),
+            }
+            first = false;
+        }
+    }
+
     /// `expr` with its operators: `||` below `&&`, both right-associative.
     fn expr(&mut self) -> R {
         self.depth += 1;
@@ -867,157 +926,6 @@ impl Parser<'_> {
     }
 }
 
-/// Whether PCRE surely refuses `pattern` (`ap_pregcomp`). Only errors that hold in every PCRE
-/// dialect are found: an unbalanced parenthesis, an unterminated character class, a trailing
-/// backslash, a quantifier with nothing to repeat (`*`, `+`, `?`, `{m,n}` after nothing, an
-/// alternation bar or another `{m,n}`), a `{m,n}` count above PCRE's 65535 or with `n < m`.
-/// Anything else is taken as accepted, and so is every pattern in extended mode (`(?x)`, where
-/// `#` starts a comment that may hold anything).
-pub(crate) fn pcre_refuses(pattern: &str) -> bool {
-    let b = pattern.as_bytes();
-    if extended_mode(b) {
-        return false;
-    }
-    let mut depth = 0usize;
-    let mut i = 0;
-    // Whether the previous item can be repeated.
-    let mut repeatable = false;
-    while i < b.len() {
-        match b[i] {
-            b'\\' => {
-                if i + 1 >= b.len() {
-                    return true;
-                }
-                if b[i + 1] == b'Q' {
-                    // \Q…\E quotes everything up to \E (or the end).
-                    match pattern[i + 2..].find("\\E") {
-                        Some(e) => i += 2 + e + 2,
-                        None => return false,
-                    }
-                    repeatable = true;
-                    continue;
-                }
-                i += 2;
-                repeatable = true;
-                continue;
-            }
-            b'[' => {
-                // A class: `]` first (after an optional `^`) is literal; escapes and POSIX
-                // classes `[:name:]` inside.
-                let mut j = i + 1;
-                if b.get(j) == Some(&b'^') {
-                    j += 1;
-                }
-                if b.get(j) == Some(&b']') {
-                    j += 1;
-                }
-                loop {
-                    match b.get(j) {
-                        None => return true,
-                        Some(b'\\') => j += 2,
-                        Some(b'[') if b.get(j + 1) == Some(&b':') => match pattern[j + 2..].find(":]") {
-                            Some(e) => j += 2 + e + 2,
-                            None => j += 1,
-                        },
-                        Some(b']') => break,
-                        Some(_) => j += 1,
-                    }
-                }
-                i = j + 1;
-                repeatable = true;
-                continue;
-            }
-            b'(' => {
-                // `(?#…)`: a comment, up to the first `)`.
-                if b[i + 1..].starts_with(b"?#") {
-                    match pattern[i..].find(')') {
-                        Some(e) => i += e + 1,
-                        None => return true,
-                    }
-                    continue;
-                }
-                depth += 1;
-                repeatable = false;
-                // `(?`, `(*`: group options or verbs, not quantifiers.
-                if matches!(b.get(i + 1), Some(b'?' | b'*')) {
-                    i += 1;
-                }
-            }
-            b'{' => {
-                // A counted quantifier in the form every PCRE reads as one (`{m}`, `{m,}`,
-                // `{m,n}`, digits only); anything else is a literal brace.
-                if let Some((min, max, len)) = counted_quantifier(&b[i..]) {
-                    if !repeatable || min > 65535 || max.is_some_and(|n| n > 65535 || n < min) {
-                        return true;
-                    }
-                    i += len;
-                    if matches!(b.get(i), Some(b'?' | b'+')) {
-                        i += 1;
-                    }
-                    repeatable = false;
-                    continue;
-                }
-                repeatable = true;
-            }
-            b')' => {
-                if depth == 0 {
-                    return true;
-                }
-                depth -= 1;
-                repeatable = true;
-            }
-            b'|' => repeatable = false,
-            b'*' | b'+' | b'?' => {
-                if !repeatable {
-                    return true;
-                }
-                // A quantifier's own `?` or `+` (lazy, possessive) follows it.
-                if matches!(b.get(i + 1), Some(b'?' | b'+')) {
-                    i += 1;
-                }
-                repeatable = false;
-            }
-            b'^' | b'$' => repeatable = true,
-            _ => repeatable = true,
-        }
-        i += 1;
-    }
-    depth != 0
-}
-
-/// Whether a pattern sets PCRE's extended mode somewhere (`(?x)`, `(?ix:…)`…): its comments
-/// are not read by [`pcre_refuses`].
-fn extended_mode(b: &[u8]) -> bool {
-    b.windows(2).enumerate().any(|(i, w)| {
-        w == b"(?" && b[i + 2..].iter().take_while(|c| c.is_ascii_alphabetic() || **c == b'-').any(|c| *c == b'x')
-    })
-}
-
-/// `{m}`, `{m,}` or `{m,n}` at the start of `b`: (m, n, its length in bytes). Counts too big
-/// for a u64 are taken as `u64::MAX`.
-fn counted_quantifier(b: &[u8]) -> Option<(u64, Option<u64>, usize)> {
-    let number = |from: usize| -> (u64, usize) {
-        let digits = b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
-        let value = b[from..from + digits]
-            .iter()
-            .try_fold(0u64, |v, d| v.checked_mul(10)?.checked_add(u64::from(d - b'0')))
-            .unwrap_or(u64::MAX);
-        (value, digits)
-    };
-    let (min, digits) = number(1);
-    if digits == 0 {
-        return None;
-    }
-    let mut at = 1 + digits;
-    let mut max = Some(min);
-    if b.get(at) == Some(&b',') {
-        let (n, digits) = number(at + 1);
-        max = (digits > 0).then_some(n);
-        at += 1 + digits;
-    }
-    (b.get(at) == Some(&b'}')).then_some((min, max, at + 1))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1148,6 +1056,55 @@ mod tests {
             "nope('X') == 'y'",
             "%{REMOTE_ADDR} -in foo('x')",
             "%{SSL_FOO} == 'x'",
+        ]));
+    }
+
+    /// String expressions: quotes, `%`, `$` and `}` alone are text; the parts are checked as
+    /// in a quoted string of a boolean expression.
+    #[test]
+    fn string_expressions_in_httpds_words() {
+        let show = |cases: &[&str]| -> String {
+            cases
+                .iter()
+                .map(|c| format!("{c}\n  {}\n", parse_string(c, Lookups::default()).err().unwrap_or("ok".into())))
+                .collect()
+        };
+        expect![[r#"
+
+              ok
+            Area %{SERVER_NAME}
+              ok
+            it's "quoted" 50% $ } {
+              ok
+            %{tolower:%{HTTP_HOST}} $1
+              ok
+            %{BOGUS}
+              Variable 'BOGUS' does not exist
+            %{REMOTE_ADDR
+              syntax error, unexpected T_ERROR, expecting T_VAR_END or ':': Unterminated string or variable
+            a %{}
+              syntax error, unexpected T_VAR_END, expecting T_ID
+            %{nope:x}
+              Function 'nope' does not exist
+            \400
+              Escape sequence out of bound
+            $1 and \9
+              syntax error, unexpected T_ERROR, expecting $end: Bad escape sequence
+            %{X Y}
+              syntax error, unexpected T_ERROR, expecting T_VAR_END or ':': Invalid character in variable name ' '
+        "#]]
+        .assert_eq(&show(&[
+            "",
+            "Area %{SERVER_NAME}",
+            "it's \"quoted\" 50% $ } {",
+            "%{tolower:%{HTTP_HOST}} $1",
+            "%{BOGUS}",
+            "%{REMOTE_ADDR",
+            "a %{}",
+            "%{nope:x}",
+            "\\400",
+            "$1 and \\9",
+            "%{X Y}",
         ]));
     }
 

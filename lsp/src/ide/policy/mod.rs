@@ -26,6 +26,7 @@ pub mod eval;
 pub mod expr;
 pub mod items;
 pub mod method;
+pub(crate) mod pcre;
 
 pub use addr::{in_domain, AddrError, HostSpec, IpSubnet};
 pub use authn::{authn_from_items, merge_authn, merge_authn_opt, AuthTypeKind, AuthnConfig};
