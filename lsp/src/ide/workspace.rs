@@ -1,6 +1,8 @@
 //! Which configuration a file belongs to: the main configurations ("roots")
-//! found in the workspace folders, the include graph of each, and the
-//! directories each one serves (where its `.htaccess` files live).
+//! found in the workspace folders, the include graph of each, the
+//! directories each one serves (where its `.htaccess` files live), and the
+//! `.htaccess` files found there as `check` finds them (within the same bounds),
+//! scanned again when one is created or deleted.
 //!
 //! A file opened on its own (a `sites-enabled/*.conf` fragment, a `conf.d`
 //! snippet) is analysed in the tree of the first root whose Include graph
@@ -35,6 +37,12 @@ pub struct Root {
     files: HashSet<PathBuf>,
     /// Directories whose `.htaccess` files httpd may read for it.
     served: Vec<PathBuf>,
+    /// The names of its access files (every `AccessFileName`'s, else `.htaccess`).
+    access_names: Vec<String>,
+    /// The .htaccess files below the directories it serves, as `check` finds them
+    /// ([`htaccess_files`](crate::ide::htaccess_files::htaccess_files)), and a count of the
+    /// changes seen to them (a scan, or one changed on disk).
+    htaccess: std::sync::Mutex<(u64, Arc<[PathBuf]>)>,
 }
 
 impl Root {
@@ -47,7 +55,9 @@ impl Root {
             }
         }
         let served = served_directories(&cfg);
-        Root { main, cfg: Arc::new(cfg), files, served }
+        let access_names = access_file_names(&cfg);
+        let htaccess = std::sync::Mutex::new((0, scan_htaccess(&cfg)));
+        Root { main, cfg: Arc::new(cfg), files, served, access_names, htaccess }
     }
 
     /// Whether the tree reads `path` (under this name or another link to it).
@@ -57,9 +67,61 @@ impl Root {
 
     /// Whether `path` is an access file (`.htaccess`, or the AccessFileName) in a directory this root serves.
     pub fn serves_access_file(&self, path: &Path) -> bool {
-        is_access_file_name(&self.cfg, path)
+        self.named_as_access_file(path)
             && path.parent().is_some_and(|dir| self.served.iter().any(|s| dir.starts_with(s)))
     }
+
+    /// Whether `path` is named as its access files are.
+    fn named_as_access_file(&self, path: &Path) -> bool {
+        let name = path.file_name().map(|n| n.to_string_lossy());
+        name.is_some_and(|n| self.access_names.iter().any(|a| *a == n))
+    }
+
+    /// Whether `path` is an access file it serves ([`Root::serves_access_file`]) or one of
+    /// those it found ([`Root::htaccess`], reached through a symbolic link).
+    pub fn has_access_file(&self, path: &Path) -> bool {
+        self.named_as_access_file(path)
+            && (self.serves_access_file(path) || self.htaccess().1.contains(&path.to_path_buf()))
+    }
+
+    /// The .htaccess files found below the directories it serves, with the count of changes
+    /// seen to them (it grows with each: a caller keeping what it made of them compares it).
+    pub fn htaccess(&self) -> (u64, Arc<[PathBuf]>) {
+        let h = self.htaccess.lock().unwrap_or_else(|e| e.into_inner());
+        (h.0, h.1.clone())
+    }
+
+    /// Access files changed on disk: `created_or_deleted` ones make it scan again; a change to
+    /// one it found or serves counts as a change. Returns whether any concerned it.
+    pub fn htaccess_changed(&self, changed: &[PathBuf], created_or_deleted: bool) -> bool {
+        if !changed.iter().any(|p| self.has_access_file(p)) {
+            return false;
+        }
+        let rescanned = created_or_deleted.then(|| scan_htaccess(&self.cfg));
+        let mut h = self.htaccess.lock().unwrap_or_else(|e| e.into_inner());
+        h.0 += 1;
+        if let Some(paths) = rescanned {
+            h.1 = paths;
+        }
+        true
+    }
+}
+
+/// The paths of the .htaccess files `check` finds for `cfg` (within the scan's bounds).
+fn scan_htaccess(cfg: &Config) -> Arc<[PathBuf]> {
+    crate::ide::htaccess_files::htaccess_files(cfg).into_iter().map(|f| f.path).collect()
+}
+
+/// The names of a configuration's access files: every AccessFileName's, else `.htaccess`.
+fn access_file_names(cfg: &Config) -> Vec<String> {
+    let mut names: Vec<String> =
+        cfg.walk().filter(|n| n.is("AccessFileName")).flat_map(|n| n.args()).map(str::to_string).collect();
+    if names.is_empty() {
+        names.push(".htaccess".to_string());
+    }
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// The roots and loose files of the workspace.
@@ -109,6 +171,16 @@ impl Workspace {
         self.roots.iter().any(|r| r.reaches(path) || r.serves_access_file(path))
             || self.loose.iter().any(|c| c.file_id(path).is_some())
             || looks_like_configuration(path)
+    }
+
+    /// Access files changed on disk ([`Root::htaccess_changed`], for each root); whether any
+    /// root was concerned.
+    pub fn htaccess_changed(&self, changed: &[PathBuf], created_or_deleted: bool) -> bool {
+        let mut any = false;
+        for r in &self.roots {
+            any |= r.htaccess_changed(changed, created_or_deleted);
+        }
+        any
     }
 
     /// Whether changes to these files can change the index itself. Access files never
@@ -242,11 +314,7 @@ pub fn is_main_config(path: &Path, fs: &dyn FileSource) -> bool {
 /// Whether `path` is named like the server's access files (`AccessFileName`, default `.htaccess`).
 pub fn is_access_file_name(cfg: &Config, path: &Path) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut names: Vec<&str> = cfg.walk().filter(|n| n.is("AccessFileName")).flat_map(|n| n.args()).collect();
-    if names.is_empty() {
-        names.push(".htaccess");
-    }
-    names.contains(&name.as_str())
+    access_file_names(cfg).contains(&name)
 }
 
 /// The file of `cfg` that `path` names, directly or through a symbolic link.
