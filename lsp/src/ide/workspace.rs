@@ -2,7 +2,7 @@
 //! found in the workspace folders, the include graph of each, the
 //! directories each one serves (where its `.htaccess` files live), and the
 //! `.htaccess` files found there as `check` finds them (within the same bounds),
-//! scanned again when one is created or deleted.
+//! scanned when first asked for and again after one was created or deleted.
 //!
 //! A file opened on its own (a `sites-enabled/*.conf` fragment, a `conf.d`
 //! snippet) is analysed in the tree of the first root whose Include graph
@@ -40,9 +40,9 @@ pub struct Root {
     /// The names of its access files (every `AccessFileName`'s, else `.htaccess`).
     access_names: Vec<String>,
     /// The .htaccess files below the directories it serves, as `check` finds them
-    /// ([`htaccess_files`](crate::ide::htaccess_files::htaccess_files)), and a count of the
-    /// changes seen to them (a scan, or one changed on disk).
-    htaccess: std::sync::Mutex<(u64, Arc<[PathBuf]>)>,
+    /// ([`htaccess_files`](crate::ide::htaccess_files::htaccess_files)), once scanned (None
+    /// before, and after one was created or deleted), and a count of the changes seen to them.
+    htaccess: std::sync::Mutex<(u64, Option<Arc<[PathBuf]>>)>,
 }
 
 impl Root {
@@ -56,8 +56,7 @@ impl Root {
         }
         let served = served_directories(&cfg);
         let access_names = access_file_names(&cfg);
-        let htaccess = std::sync::Mutex::new((0, scan_htaccess(&cfg)));
-        Root { main, cfg: Arc::new(cfg), files, served, access_names, htaccess }
+        Root { main, cfg: Arc::new(cfg), files, served, access_names, htaccess: Default::default() }
     }
 
     /// Whether the tree reads `path` (under this name or another link to it).
@@ -81,35 +80,40 @@ impl Root {
     /// those it found ([`Root::htaccess`], reached through a symbolic link).
     pub fn has_access_file(&self, path: &Path) -> bool {
         self.named_as_access_file(path)
-            && (self.serves_access_file(path) || self.htaccess().1.contains(&path.to_path_buf()))
+            && (self.serves_access_file(path) || {
+                let h = self.htaccess.lock().unwrap_or_else(|e| e.into_inner());
+                h.1.as_ref().is_some_and(|found| found.iter().any(|p| p == path))
+            })
     }
 
-    /// The .htaccess files found below the directories it serves, with the count of changes
-    /// seen to them (it grows with each: a caller keeping what it made of them compares it).
-    pub fn htaccess(&self) -> (u64, Arc<[PathBuf]>) {
-        let h = self.htaccess.lock().unwrap_or_else(|e| e.into_inner());
-        (h.0, h.1.clone())
+    /// The .htaccess files found below the directories it serves, scanned in `cfg` (its main
+    /// configuration as loaded, whose section index the scan builds on: the caller's analysis
+    /// has one) when not scanned yet, with the count of changes seen to them (it grows with
+    /// each: a caller keeping what it made of them compares it).
+    pub fn htaccess(&self, cfg: &Config) -> (u64, Arc<[PathBuf]>) {
+        let mut h = self.htaccess.lock().unwrap_or_else(|e| e.into_inner());
+        let found =
+            h.1.get_or_insert_with(|| {
+                crate::ide::htaccess_files::htaccess_files(cfg).into_iter().map(|f| f.path).collect()
+            })
+            .clone();
+        (h.0, found)
     }
 
-    /// Access files changed on disk: `created_or_deleted` ones make it scan again; a change to
-    /// one it found or serves counts as a change. Returns whether any concerned it.
+    /// Access files changed on disk: one created or deleted (`created_or_deleted`) makes the
+    /// next [`Root::htaccess`] scan again; a change to one it found or serves counts as a
+    /// change. Returns whether any concerned it.
     pub fn htaccess_changed(&self, changed: &[PathBuf], created_or_deleted: bool) -> bool {
         if !changed.iter().any(|p| self.has_access_file(p)) {
             return false;
         }
-        let rescanned = created_or_deleted.then(|| scan_htaccess(&self.cfg));
         let mut h = self.htaccess.lock().unwrap_or_else(|e| e.into_inner());
         h.0 += 1;
-        if let Some(paths) = rescanned {
-            h.1 = paths;
+        if created_or_deleted {
+            h.1 = None;
         }
         true
     }
-}
-
-/// The paths of the .htaccess files `check` finds for `cfg` (within the scan's bounds).
-fn scan_htaccess(cfg: &Config) -> Arc<[PathBuf]> {
-    crate::ide::htaccess_files::htaccess_files(cfg).into_iter().map(|f| f.path).collect()
 }
 
 /// The names of a configuration's access files: every AccessFileName's, else `.htaccess`.
@@ -476,5 +480,36 @@ mod tests {
         let explicit = root.join("conf/httpd.conf");
         let ws = index(&[root.to_path_buf()], Some(&explicit), &RealFs, &mut |_| {});
         assert_eq!(rel(root, &ws.root_for(&root.join("conf/modules.conf")).unwrap().main), "conf/httpd.conf");
+    }
+
+    /// A root keeps the .htaccess files `check` finds below what it serves: scanned when first
+    /// asked, the same list until one is created or deleted (then scanned again), each change
+    /// it is told of counted.
+    #[test]
+    fn a_root_keeps_its_htaccess_files_until_one_comes_or_goes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let conf = format!("ServerRoot \"{r}\"\nDocumentRoot \"{r}/htdocs\"\n", r = root.display());
+        write(
+            root,
+            &[("httpd.conf", &conf), ("htdocs/a/.htaccess", "Require all granted\n"), ("elsewhere/.htaccess", "")],
+        );
+        let ws = index(&[root.to_path_buf()], None, &RealFs, &mut |_| {});
+        let r = &ws.roots[0];
+        let names =
+            |(count, found): (u64, Arc<[PathBuf]>)| (count, found.iter().map(|p| rel(root, p)).collect::<Vec<_>>());
+        assert_eq!(names(r.htaccess(&r.cfg)), (0, vec!["htdocs/a/.htaccess".to_string()]));
+        write(root, &[("htdocs/b/.htaccess", "")]);
+        // Not told yet: the list stands.
+        assert_eq!(names(r.htaccess(&r.cfg)).1, ["htdocs/a/.htaccess"]);
+        assert!(!ws.htaccess_changed(&[root.join("elsewhere/.htaccess")], true));
+        assert!(ws.htaccess_changed(&[root.join("htdocs/b/.htaccess")], true));
+        assert_eq!(
+            names(r.htaccess(&r.cfg)),
+            (1, vec!["htdocs/a/.htaccess".to_string(), "htdocs/b/.htaccess".to_string()])
+        );
+        // A change to one found: counted, not scanned again.
+        assert!(ws.htaccess_changed(&[root.join("htdocs/a/.htaccess")], false));
+        assert_eq!(names(r.htaccess(&r.cfg)).0, 2);
     }
 }

@@ -809,15 +809,7 @@ impl LanguageServer for Backend {
         let created_or_deleted = params.changes.iter().any(|c| c.typ != FileChangeType::CHANGED);
         let on_disk: Vec<PathBuf> = params.changes.iter().filter_map(|c| convert::url_to_path(&c.uri)).collect();
         // The .htaccess files the roots found: scanned again when one came or went.
-        if !on_disk.is_empty() {
-            let (index, access) = (ws.clone(), on_disk.clone());
-            let scan = tokio::task::spawn_blocking(move || {
-                guarded("htaccess scan", || index.htaccess_changed(&access, created_or_deleted))
-            });
-            if let Ok(Err(e)) = scan.await {
-                self.client.log_message(MessageType::ERROR, e.message).await;
-            }
-        }
+        ws.htaccess_changed(&on_disk, created_or_deleted);
         self.state.analyses.files_changed(&self.state, &on_disk, created_or_deleted);
         let changed: Vec<PathBuf> = on_disk.into_iter().filter(|p| ws.affected_by(p)).collect();
         if ws.needs_reindex(&changed) {

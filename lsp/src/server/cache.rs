@@ -131,12 +131,14 @@ impl Analyses {
 
 impl Entry {
     /// Gives the analysis of root `main` the .htaccess files below the directories it serves,
-    /// as the workspace index found them and with the editor's text of those open, when they
-    /// changed since it was last given them.
+    /// as the workspace index found them (scanned in this analysis's configuration when the
+    /// index has not yet) and with the editor's text of those open, when they changed since it
+    /// was last given them.
     fn sync_htaccess(&mut self, state: &State, main: &Path) {
         let ws = state.workspace.lock().unwrap().clone();
         let Some(root) = ws.roots.iter().find(|r| r.main == main) else { return };
-        let (count, paths) = root.htaccess();
+        let Some(a) = self.analysis.as_mut() else { return };
+        let (count, paths) = root.htaccess(a.config());
         let mut open: Vec<(PathBuf, Arc<str>)> = state
             .docs
             .lock()
@@ -152,7 +154,6 @@ impl Entry {
                 && given.open.len() == open.len()
                 && given.open.iter().zip(&open).all(|(a, b)| a.0 == b.0 && Arc::ptr_eq(&a.1, &b.1))
         };
-        let Some(a) = self.analysis.as_mut() else { return };
         if self.htaccess.as_ref().is_some_and(same) {
             return;
         }
