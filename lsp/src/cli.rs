@@ -333,7 +333,8 @@ fn each_finding(
         let htaccess: Vec<ide::htaccess_files::Found> =
             if *main { ide::htaccess_files::htaccess_files(&cfg) } else { Vec::new() };
         if !htaccess.is_empty() {
-            cfg.htaccess_found = Some(htaccess.iter().map(|f| f.path.clone()).collect());
+            let paths = htaccess.iter().map(|f| f.path.clone()).collect();
+            cfg.htaccess_found = Some(std::sync::Arc::new(config::HtaccessFound { paths, open: Vec::new() }));
         }
         phases.mark("htaccess scan");
         // The section index is built by the checks, beside the one that reads none. Where each

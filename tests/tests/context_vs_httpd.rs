@@ -1174,3 +1174,93 @@ fn argument_values_match_apache2_t() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A symbolic link to a directory holding a broken .htaccess file, once where the Options in
+/// force refuse links (`-FollowSymLinks`) and once where they follow them (httpd's default):
+/// httpd answers 403 behind the refused link without reading the file (AH00037) and 500 behind
+/// the followed one; check reports the file behind the followed link as an error (its unknown
+/// directive, the 500) and nothing
+/// about the one behind the refused link.
+#[test]
+fn htaccess_behind_a_symbolic_link_only_where_options_follow_it() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  Require all granted\n  AllowOverride All\n</Directory>\n\
+<Directory @DOCROOT@/nofollow>\n  Options -FollowSymLinks\n</Directory>\n";
+    let cfg = HttpdConfig::new(body)
+        .file("refused/a.txt", "x\n")
+        .file("refused/.htaccess", "Frobnicate on\n")
+        .file("followed/a.txt", "x\n")
+        .file("followed/.htaccess", "Frobnicate on\n")
+        .dir("htdocs/nofollow")
+        .dir("htdocs/follow")
+        .symlink("htdocs/nofollow/linked", "refused")
+        .symlink("htdocs/follow/linked", "followed");
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
+    let get = |path: &str| httpd.send(&Request::get(path)).unwrap();
+    assert_eq!(get("/nofollow/linked/a.txt"), 403, "{}", httpd.error_log());
+    assert!(httpd.error_log().contains("AH00037"), "{}", httpd.error_log());
+    assert_eq!(get("/follow/linked/a.txt"), 500, "{}", httpd.error_log());
+    let log = httpd.error_log();
+    let frobnicate: Vec<&str> = log.lines().filter(|l| l.contains("Frobnicate")).collect();
+    assert!(!frobnicate.is_empty() && frobnicate.iter().all(|l| l.contains("follow/linked/.htaccess")), "{log}");
+    assert!(!log.contains("nofollow/linked/.htaccess"), "httpd never read the file behind the refused link: {log}");
+
+    let reported = apache_lsp::cli::check_paths(&[httpd.config().main_config_path()]).unwrap();
+    assert!(
+        reported.iter().any(|r| r.file.ends_with("/htdocs/follow/linked/.htaccess")
+            && r.severity == "error"
+            && r.code == "unknown-directive"),
+        "{reported:#?}"
+    );
+    assert!(
+        !reported.iter().any(|r| r.file.ends_with("nofollow/linked/.htaccess") || r.file.contains("/refused/")),
+        "{reported:#?}"
+    );
+}
+
+/// Two name-based virtual hosts on `*:PORT`, the only port httpd listens on (on each loopback
+/// address): every request goes to one of them, none to the main server, whose DocumentRoot
+/// holds an .htaccess file httpd would refuse with a 500. No request sees that 500, and check
+/// does not report the file (no server reads it). Without the virtual hosts the main server
+/// answers: the 500 is there, and check's error (the unknown directive) too.
+#[test]
+fn the_main_server_reads_no_htaccess_when_virtual_hosts_take_every_listen() {
+    if !require_apache2() {
+        return;
+    }
+    let hosts = "<VirtualHost *:@PORT@>\n  ServerName a.test\n  DocumentRoot \"@ROOT@/va\"\n</VirtualHost>\n\
+<VirtualHost *:@PORT@>\n  ServerName b.test\n  DocumentRoot \"@ROOT@/vb\"\n</VirtualHost>\n";
+    for with_hosts in [true, false] {
+        let body =
+            format!("<Directory />\n  Require all granted\n</Directory>\n{}", if with_hosts { hosts } else { "" });
+        let cfg = HttpdConfig::new(body)
+            .file("htdocs/.htaccess", "Frobnicate on\n")
+            .file("va/a.txt", "a\n")
+            .file("vb/a.txt", "b\n")
+            .file("htdocs/a.txt", "main\n");
+        let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
+        let reported = apache_lsp::cli::check_paths(&[httpd.config().main_config_path()]).unwrap();
+        let about_main_root: Vec<_> = reported.iter().filter(|r| r.file.ends_with("/htdocs/.htaccess")).collect();
+        let statuses: Vec<u16> = apache_lsp_e2e::httpd::sources()
+            .into_iter()
+            .flat_map(|from| {
+                ["a.test", "b.test", "localhost", "other.test"]
+                    .map(|host| httpd.send(&Request::get("/a.txt").host(host).source(from)).unwrap())
+            })
+            .collect();
+        if with_hosts {
+            assert!(statuses.iter().all(|s| *s == 200), "{statuses:?}: {}", httpd.error_log());
+            assert!(!httpd.error_log().contains("Frobnicate"), "{}", httpd.error_log());
+            assert!(about_main_root.is_empty(), "{about_main_root:#?}");
+            assert!(!reported.iter().any(|r| r.message.contains("the main server")), "{reported:#?}");
+        } else {
+            assert!(statuses.iter().all(|s| *s == 500), "{statuses:?}: {}", httpd.error_log());
+            assert!(
+                about_main_root.iter().any(|r| r.severity == "error" && r.code == "unknown-directive"),
+                "{reported:#?}"
+            );
+        }
+    }
+}

@@ -130,6 +130,8 @@ pub fn access_file_names(ix: &Index, server: ServerId) -> Option<&[String]> {
 /// failing both, the main server. Built once per configuration; each question is a lookup per
 /// component of the directory.
 pub struct Readers {
+    /// Whether any request reaches the main server ([`main_server_answers`]).
+    main_answers: bool,
     /// Directory (absolute, no trailing slash) → servers serving it.
     served: HashMap<String, Vec<ServerId>>,
     /// Directory of a plain `<Directory>` granting overrides → servers whose configuration holds it.
@@ -141,7 +143,9 @@ impl Readers {
         let ix = cfg.index();
         let mut served: HashMap<String, Vec<ServerId>> = HashMap::default();
         let mut opened: HashMap<String, Vec<ServerId>> = HashMap::default();
-        let servers = std::iter::once(ServerId::Main).chain((0..ix.vhosts.len() as u32).map(ServerId::Vhost));
+        let main_answers = main_server_answers(cfg);
+        let servers =
+            main_answers.then_some(ServerId::Main).into_iter().chain((0..ix.vhosts.len() as u32).map(ServerId::Vhost));
         for server in servers {
             let own: Option<&Scope> = match server {
                 ServerId::Vhost(v) => Some(&ix.vhosts[v as usize].scope),
@@ -167,7 +171,7 @@ impl Readers {
                 }
             }
         }
-        Readers { served, opened }
+        Readers { main_answers, served, opened }
     }
 
     /// The servers serving `dir` (absolute) or a directory above it, in order.
@@ -175,13 +179,14 @@ impl Readers {
         Self::above(&self.served, dir)
     }
 
-    /// The servers reading the .htaccess files of `dir` (absolute), in order.
+    /// The servers reading the .htaccess files of `dir` (absolute), in order; none when only the
+    /// main server would and no request reaches it.
     pub fn servers(&self, dir: &str) -> Vec<ServerId> {
         let mut out = Self::above(&self.served, dir);
         if out.is_empty() {
             out = Self::above(&self.opened, dir);
         }
-        if out.is_empty() {
+        if out.is_empty() && self.main_answers {
             out.push(ServerId::Main);
         }
         out
@@ -208,6 +213,26 @@ impl Readers {
         }
         out
     }
+}
+
+/// Whether some request reaches the main server. httpd gives a connection to the virtual
+/// hosts set for its local address and port, else to the `*`/`_default_` ones for its port, and
+/// to the main server only when there are none (`server/vhost.c: ap_update_vhost_given_ip`):
+/// so the main server answers when there is no virtual host, when no `Listen` line is known,
+/// or when some `Listen` address and port has no virtual host (a `Listen` on every address is
+/// covered only by a `*` or `_default_` one: a host set for one address leaves the others to
+/// the main server). Virtual hosts named by host name are not resolved: they cover nothing here.
+pub fn main_server_answers(cfg: &Config) -> bool {
+    let ix = cfg.index();
+    if ix.vhosts.is_empty() {
+        return true;
+    }
+    let listens = crate::ide::explain::listen_addresses(cfg);
+    listens.is_empty()
+        || listens.iter().any(|&(addr, port)| match addr {
+            Some(ip) => ix.vhosts_for_address(ip, port).is_empty(),
+            None => !ix.vhosts.iter().any(|v| v.addrs.iter().any(|&(ip, p)| ip.is_none() && (p == port || p == 0))),
+        })
 }
 
 /// `dir` made absolute under ServerRoot, without a trailing slash (`/` stays itself).

@@ -26,7 +26,13 @@ pub struct Defeated {
 
 /// Checks one section for the precedence trap.
 pub fn defeated_require(cfg: &Config, chain: &[&Node]) -> Option<Defeated> {
-    defeated_require_among(cfg, chain, &DefeatedBatch::new(&[cfg], FsView::fresh()), &mut RecentWalks::default())
+    defeated_require_among(cfg, chain, &DefeatedBatch::new(&[cfg], htaccess_view(cfg)), &mut RecentWalks::default())
+}
+
+/// The file system as the precedence check reads a configuration's .htaccess files: the
+/// editor's text of those it has open over the disk ([`crate::ide::config::HtaccessFound::fs_view`]).
+pub fn htaccess_view(cfg: &Config) -> FsView {
+    cfg.htaccess_found.as_ref().map_or_else(FsView::cached, |f| f.fs_view())
 }
 
 /// What a batch of [`defeated_require`] checks shares: the clients to try
@@ -310,8 +316,11 @@ fn reopening_urls(
     if let Some(found) = &cfg.htaccess_found {
         let dirs = batch.htaccess_compat.get_or_init(|| {
             found
-                .iter()
-                .filter(|p| holds_old_style_lines(p))
+                .all_paths()
+                .filter(|p| match found.open_text(p) {
+                    Some(text) => holds_old_style_text(text),
+                    None => holds_old_style_lines(p),
+                })
                 .filter_map(|p| p.parent().map(|d| d.to_string_lossy().into_owned()))
                 .collect()
         });
@@ -339,8 +348,12 @@ fn holds_old_style_lines(path: &Path) -> bool {
     if f.take(1 << 20).read_to_end(&mut text).is_err() {
         return false;
     }
-    String::from_utf8_lossy(&text)
-        .lines()
+    holds_old_style_text(&String::from_utf8_lossy(&text))
+}
+
+/// Whether the text of an .htaccess file holds an Order, Allow, Deny or Satisfy line.
+fn holds_old_style_text(text: &str) -> bool {
+    text.lines()
         .filter_map(|l| l.split_whitespace().next())
         .any(|w| policy::is_compat_directive(w.trim_start_matches('<')))
 }

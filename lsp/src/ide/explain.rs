@@ -124,7 +124,7 @@ pub fn explain_with(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Exp
 
 /// Every distinct (address, port) the `Listen` lines name, in order: the address when one
 /// is named (not a wildcard), None otherwise.
-fn listen_addresses(cfg: &Config) -> Vec<(Option<std::net::IpAddr>, u16)> {
+pub(crate) fn listen_addresses(cfg: &Config) -> Vec<(Option<std::net::IpAddr>, u16)> {
     let mut out = Vec::new();
     for n in cfg.nodes.iter().filter(|n| n.kind == crate::ide::config::NodeKind::Directive && n.is("Listen")) {
         let Some(arg) = n.args().next() else { continue };

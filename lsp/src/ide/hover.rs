@@ -279,7 +279,7 @@ fn access_file_hover(cfg: &Config, server: &Config, chain: &[&Node], offset: Tex
         }
     }
     let own = Own { cfg, file: path.clone(), range: None };
-    let batch = DefeatedBatch::new(&[server, cfg], FsView::fresh());
+    let batch = DefeatedBatch::new(&[server, cfg], crate::ide::defeated::htaccess_view(server));
     let trap = defeated(server, &cfg.nodes, &own, &url, &host, &batch, &mut RecentWalks::default()).map(trap_text);
     Some((range, policy_markdown(server, &url, &host, trap, &[server, cfg])))
 }

@@ -1,20 +1,29 @@
-//! Feature: the .htaccess files a configuration's servers may read, for `check`, each with the
-//! servers whose requests read it: found by scanning, within bounds, the directories the main
-//! server and each virtual host serve (DocumentRoot, `Alias`/`ScriptAlias` targets) where the
-//! AllowOverride in force under one of them lets httpd read them (or none applies: httpd 2.4
-//! then reads them too, granting nothing), and the directories plain `<Directory>` sections
-//! open to overrides (not wildcard or regex ones: which directories those reach is not known
-//! without a request). Symbolic links to directories are followed (httpd follows them under
-//! `Options FollowSymLinks`, its default, and reads the .htaccess files under the link's path),
-//! each target once per scan and never one holding the link. Built on the section index, so a
-//! tree of thousands of virtual hosts costs a lookup per host, not a pass over the tree per host.
+//! Feature: the .htaccess files a configuration's servers may read, for `check` and for the
+//! editor's workspace index, each with the servers whose requests read it: found by scanning,
+//! within bounds, the directories the main server and each virtual host serve (DocumentRoot,
+//! `Alias`/`ScriptAlias` targets) where the AllowOverride in force under one of them lets httpd
+//! read them (or none applies: httpd 2.4 then reads them too, granting nothing), and the
+//! directories plain `<Directory>` sections open to overrides (not wildcard or regex ones: which
+//! directories those reach is not known without a request). The main server counts only when
+//! some request reaches it ([`main_server_answers`]).
+//!
+//! Symbolic links to directories are followed as httpd's directory walk follows them
+//! (`server/request.c: resolve_symlink`): only where the `Options` in force for the directory
+//! holding the link say FollowSymLinks, or SymLinksIfOwnerMatch with the link and its target
+//! owned by the same user, for a server reading that directory (elsewhere httpd answers 403 and
+//! never reads the .htaccess files behind the link); what is found behind a link is read by the
+//! servers that follow it. Each target is scanned once per scan, and never one holding the
+//! link. Built on the section index, so a tree of thousands of virtual hosts costs a lookup per
+//! host, not a pass over the tree per host.
 
-use crate::ide::allow_override::{absolute, access_file_names, in_force, Readers};
+use crate::ide::access::symlinks::{follows_link, options_in_directory};
+use crate::ide::allow_override::{absolute, access_file_names, in_force, main_server_answers, Readers};
 use crate::ide::config::{Config, ServerId};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// How many directories the scans read in all, and how deep each goes.
 const MAX_DIRS: usize = 50_000;
@@ -35,6 +44,17 @@ fn names_of(cfg: &Config, server: ServerId) -> &[String] {
     access_file_names(cfg.index(), server).unwrap_or(&DEFAULT_NAMES[..])
 }
 
+/// Below a symbolic link, the servers whose walks followed every link on the way; None: no
+/// link on the way.
+type Through = Option<Arc<[ServerId]>>;
+
+/// A directory holding access files: the names present, and [`Through`].
+type Holding = (PathBuf, Vec<String>, Through);
+
+/// Which of the servers a walk got to a directory with ([`Through`]; None: those reading it)
+/// follow a symbolic link there: (directory, link, servers).
+type Following<'a> = dyn Fn(&Path, &Path, &Through) -> Arc<[ServerId]> + Sync + 'a;
+
 /// The .htaccess files (by each server's AccessFileName) below the directories the
 /// configuration serves, sorted by path.
 pub fn htaccess_files(cfg: &Config) -> Vec<Found> {
@@ -43,7 +63,8 @@ pub fn htaccess_files(cfg: &Config) -> Vec<Found> {
     // (Keyed by the path's text: `Path` compares component by component, and a big tree has
     // tens of thousands of these.)
     let mut roots: HashMap<String, Vec<&str>> = HashMap::default();
-    let servers = std::iter::once(ServerId::Main).chain((0..ix.vhosts.len() as u32).map(ServerId::Vhost));
+    let main = main_server_answers(cfg).then_some(ServerId::Main);
+    let servers = main.into_iter().chain((0..ix.vhosts.len() as u32).map(ServerId::Vhost));
     for server in servers {
         let own = match server {
             ServerId::Vhost(v) => Some(&ix.vhosts[v as usize].scope),
@@ -91,20 +112,35 @@ pub fn htaccess_files(cfg: &Config) -> Vec<Found> {
             outer.push((PathBuf::from(r), names));
         }
     }
+    // Who reads each directory: made when first needed (a link met, or a file found).
+    let readers: OnceLock<Readers> = OnceLock::new();
+    let readers = || readers.get_or_init(|| Readers::new(cfg));
+    // Which of `servers` (None: those reading `dir`) follow the link `link` in `dir`.
+    let following = |dir: &Path, link: &Path, servers: &Through| -> Arc<[ServerId]> {
+        let dir = dir.to_string_lossy();
+        let candidates = match servers {
+            Some(s) => s.to_vec(),
+            None => readers().servers(&dir),
+        };
+        candidates.into_iter().filter(|&s| follows_link(&options_in_directory(cfg, s, &dir), link)).collect()
+    };
     let budget = AtomicUsize::new(MAX_DIRS);
-    let mut dirs: Vec<(PathBuf, Vec<String>)> =
-        outer.par_iter().flat_map_iter(|(root, names)| scan(root, names, &budget)).collect();
+    let mut dirs: Vec<Holding> =
+        outer.par_iter().flat_map_iter(|(root, names)| scan(root, names, &budget, &following)).collect();
     dirs.sort();
     dirs.dedup();
     if dirs.is_empty() {
         return Vec::new();
     }
-    let readers = Readers::new(cfg);
+    let readers = readers();
     let mut found: Vec<Found> = Vec::new();
-    for (dir, present) in dirs {
+    for (dir, present, through) in dirs {
         // Each server reads the first of its names there.
         let mut files: Vec<Found> = Vec::new();
         for server in readers.servers(&dir.to_string_lossy()) {
+            if through.as_ref().is_some_and(|t| !t.contains(&server)) {
+                continue;
+            }
             let Some(name) = names_of(cfg, server).iter().find(|n| present.contains(n)) else { continue };
             let path = dir.join(name);
             match files.iter_mut().find(|f| f.path == path) {
@@ -127,15 +163,17 @@ fn add_names<'a>(to: &mut Vec<&'a str>, names: &'a [String]) {
 }
 
 /// The directories in `root` and below holding files named `names`, each with the names
-/// present there, depth first, while `budget` lasts. Symbolic links to directories are
-/// followed, each target once, and not to a directory above the link (a loop).
-fn scan(root: &Path, names: &[&str], budget: &AtomicUsize) -> Vec<(PathBuf, Vec<String>)> {
+/// present there, depth first, while `budget` lasts. A symbolic link to a directory is
+/// followed when `following` (the directory holding it, the link, the servers whose walks got
+/// there) names a server that follows it; each target once, and not to a directory above the
+/// link (a loop).
+fn scan(root: &Path, names: &[&str], budget: &AtomicUsize, following: &Following) -> Vec<Holding> {
     let mut found = Vec::new();
     // The targets followed, the root's own included; made at the first link met (resolving the
     // root costs a system call per component, for every root of a tree of thousands of hosts).
     let mut followed: Option<HashSet<PathBuf>> = None;
-    let mut stack = vec![(root.to_path_buf(), 0usize)];
-    while let Some((dir, depth)) = stack.pop() {
+    let mut stack: Vec<(PathBuf, usize, Through)> = vec![(root.to_path_buf(), 0, None)];
+    while let Some((dir, depth, through)) = stack.pop() {
         if budget.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| b.checked_sub(1)).is_err() {
             break;
         }
@@ -145,9 +183,10 @@ fn scan(root: &Path, names: &[&str], budget: &AtomicUsize) -> Vec<(PathBuf, Vec<
         for e in entries.flatten() {
             let Ok(kind) = e.file_type() else { continue };
             if kind.is_dir() && depth < MAX_DEPTH {
-                stack.push((e.path(), depth + 1));
+                stack.push((e.path(), depth + 1, through.clone()));
             } else if kind.is_symlink() && depth < MAX_DEPTH {
-                // A link to a directory: httpd walks it under the link's path.
+                // A link to a directory: httpd walks it under the link's path, where the options
+                // in force let it.
                 let Ok(target) = std::fs::canonicalize(e.path()) else { continue };
                 if !target.is_dir() {
                     if let Some(n) = e.file_name().to_str().filter(|n| names.contains(n)) {
@@ -157,8 +196,13 @@ fn scan(root: &Path, names: &[&str], budget: &AtomicUsize) -> Vec<(PathBuf, Vec<
                 }
                 let here = here.get_or_insert_with(|| std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone()));
                 let followed = followed.get_or_insert_with(|| std::fs::canonicalize(root).into_iter().collect());
-                if !here.starts_with(&target) && followed.insert(target) {
-                    stack.push((e.path(), depth + 1));
+                if here.starts_with(&target) || followed.contains(&target) {
+                    continue;
+                }
+                let servers = following(&dir, &e.path(), &through);
+                if !servers.is_empty() {
+                    followed.insert(target);
+                    stack.push((e.path(), depth + 1, Some(servers)));
                 }
             } else if kind.is_file() {
                 if let Some(n) = e.file_name().to_str().filter(|n| names.contains(n)) {
@@ -167,7 +211,7 @@ fn scan(root: &Path, names: &[&str], budget: &AtomicUsize) -> Vec<(PathBuf, Vec<
             }
         }
         if !present.is_empty() {
-            found.push((dir, present));
+            found.push((dir, present, through));
         }
     }
     found
@@ -268,5 +312,93 @@ mod tests {
                 "shared/linked/inner/.htaccess [Main, Vhost(1)]",
             ]
         );
+    }
+
+    /// Each file with its servers, relative to `root`.
+    fn found_with_servers(root: &Path, conf: &Path) -> Vec<String> {
+        let cfg = crate::ide::config::load(conf, &crate::ide::config::RealFs);
+        htaccess_files(&cfg)
+            .iter()
+            .map(|f| format!("{} {:?}", f.path.strip_prefix(root).unwrap().display(), f.servers))
+            .collect()
+    }
+
+    /// A link is followed only where the Options in force for the directory holding it let
+    /// httpd's walk follow it, for the servers whose Options do: the main server's
+    /// `-FollowSymLinks` below `nofollow` hides what is behind its link there, a virtual host
+    /// that sets FollowSymLinks there reads it; SymLinksIfOwnerMatch follows a link owned as
+    /// its target is.
+    #[test]
+    fn links_followed_where_options_allow() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().display().to_string();
+        for t in ["t1", "t2", "t3"] {
+            std::fs::create_dir_all(dir.path().join(t)).unwrap();
+            std::fs::write(dir.path().join(t).join(".htaccess"), "").unwrap();
+        }
+        for sub in ["www/follow", "www/nofollow", "www/owner"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        std::os::unix::fs::symlink(dir.path().join("t1"), dir.path().join("www/follow/l")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("t2"), dir.path().join("www/nofollow/l")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("t3"), dir.path().join("www/owner/l")).unwrap();
+        let conf = dir.path().join("httpd.conf");
+        let body = format!(
+            "DocumentRoot {root}/www\n<Directory {root}/www/nofollow>\n  Options -FollowSymLinks\n</Directory>\n\
+<Directory {root}/www/owner>\n  Options SymLinksIfOwnerMatch\n</Directory>\n"
+        );
+        std::fs::write(&conf, &body).unwrap();
+        assert_eq!(
+            found_with_servers(dir.path(), &conf),
+            ["www/follow/l/.htaccess [Main]", "www/owner/l/.htaccess [Main]"]
+        );
+        // A virtual host on another port serving the same tree, following links there.
+        std::fs::write(
+            &conf,
+            format!(
+                "{body}Listen 80\nListen 8080\n<VirtualHost *:8080>\n  <Directory {root}/www/nofollow>\n    Options +FollowSymLinks\n  </Directory>\n</VirtualHost>\n"
+            ),
+        )
+        .unwrap();
+        assert_eq!(
+            found_with_servers(dir.path(), &conf),
+            [
+                "www/follow/l/.htaccess [Main, Vhost(0)]",
+                "www/nofollow/l/.htaccess [Vhost(0)]",
+                "www/owner/l/.htaccess [Main, Vhost(0)]"
+            ]
+        );
+    }
+
+    /// The main server reads an .htaccess file only when some request reaches it: not when
+    /// virtual hosts take every address and port httpd listens on.
+    #[test]
+    fn main_server_only_when_some_listen_has_no_virtual_host() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().display().to_string();
+        for sub in ["main", "a", "b"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+            std::fs::write(dir.path().join(sub).join(".htaccess"), "").unwrap();
+        }
+        let conf = dir.path().join("httpd.conf");
+        let hosts = format!(
+            "<VirtualHost *:80>\n  DocumentRoot {root}/a\n</VirtualHost>\n<VirtualHost *:80>\n  DocumentRoot {root}/b\n</VirtualHost>\n"
+        );
+        let found = |listen: &str| {
+            std::fs::write(&conf, format!("DocumentRoot {root}/main\n{listen}{hosts}")).unwrap();
+            found_with_servers(dir.path(), &conf)
+        };
+        let hosts_only = ["a/.htaccess [Vhost(0)]", "b/.htaccess [Vhost(1)]"];
+        assert_eq!(found("Listen 80\n"), hosts_only);
+        assert_eq!(found("Listen 127.0.0.1:80\nListen [::1]:80\n"), hosts_only);
+        // A port no virtual host takes, or an address a host set for another one leaves.
+        let with_main = ["a/.htaccess [Vhost(0)]", "b/.htaccess [Vhost(1)]", "main/.htaccess [Main]"];
+        assert_eq!(found("Listen 80\nListen 8080\n"), with_main);
+        std::fs::write(
+            &conf,
+            format!("DocumentRoot {root}/main\nListen 80\n<VirtualHost 127.0.0.1:80>\n  DocumentRoot {root}/a\n</VirtualHost>\n"),
+        )
+        .unwrap();
+        assert_eq!(found_with_servers(dir.path(), &conf), ["a/.htaccess [Vhost(0)]", "main/.htaccess [Main]"]);
     }
 }

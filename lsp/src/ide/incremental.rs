@@ -83,6 +83,18 @@ impl Analysis {
         &self.cfg
     }
 
+    /// Gives the configuration the .htaccess files found below the directories it serves
+    /// ([`Config::htaccess_found`]), as they are now: the engine findings (the precedence
+    /// check asks whether those files re-open access) are computed again on demand.
+    pub fn set_htaccess_found(&mut self, found: Option<Arc<crate::ide::config::HtaccessFound>>) {
+        // (Unshared here: the callers' copies of the configuration live for one request.)
+        Arc::make_mut(&mut self.cfg).htaccess_found = found;
+        for list in &mut self.findings {
+            list.retain(|(g, _)| *g != Group::Engine);
+        }
+        self.engine_stale = true;
+    }
+
     /// The diagnostics of one file, in file order, borrowed (a big file has thousands:
     /// the caller converts them without copying them first).
     pub fn diagnostics(&mut self, file: FileId) -> Vec<&Diagnostic> {

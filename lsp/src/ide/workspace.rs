@@ -1,6 +1,8 @@
 //! Which configuration a file belongs to: the main configurations ("roots")
-//! found in the workspace folders, the include graph of each, and the
-//! directories each one serves (where its `.htaccess` files live).
+//! found in the workspace folders, the include graph of each, the
+//! directories each one serves (where its `.htaccess` files live), and the
+//! `.htaccess` files found there as `check` finds them (within the same bounds),
+//! scanned when first asked for and again after one was created or deleted.
 //!
 //! A file opened on its own (a `sites-enabled/*.conf` fragment, a `conf.d`
 //! snippet) is analysed in the tree of the first root whose Include graph
@@ -35,6 +37,12 @@ pub struct Root {
     files: HashSet<PathBuf>,
     /// Directories whose `.htaccess` files httpd may read for it.
     served: Vec<PathBuf>,
+    /// The names of its access files (every `AccessFileName`'s, else `.htaccess`).
+    access_names: Vec<String>,
+    /// The .htaccess files below the directories it serves, as `check` finds them
+    /// ([`htaccess_files`](crate::ide::htaccess_files::htaccess_files)), once scanned (None
+    /// before, and after one was created or deleted), and a count of the changes seen to them.
+    htaccess: std::sync::Mutex<(u64, Option<Arc<[PathBuf]>>)>,
 }
 
 impl Root {
@@ -47,7 +55,8 @@ impl Root {
             }
         }
         let served = served_directories(&cfg);
-        Root { main, cfg: Arc::new(cfg), files, served }
+        let access_names = access_file_names(&cfg);
+        Root { main, cfg: Arc::new(cfg), files, served, access_names, htaccess: Default::default() }
     }
 
     /// Whether the tree reads `path` (under this name or another link to it).
@@ -57,9 +66,66 @@ impl Root {
 
     /// Whether `path` is an access file (`.htaccess`, or the AccessFileName) in a directory this root serves.
     pub fn serves_access_file(&self, path: &Path) -> bool {
-        is_access_file_name(&self.cfg, path)
+        self.named_as_access_file(path)
             && path.parent().is_some_and(|dir| self.served.iter().any(|s| dir.starts_with(s)))
     }
+
+    /// Whether `path` is named as its access files are.
+    fn named_as_access_file(&self, path: &Path) -> bool {
+        let name = path.file_name().map(|n| n.to_string_lossy());
+        name.is_some_and(|n| self.access_names.iter().any(|a| *a == n))
+    }
+
+    /// Whether `path` is an access file it serves ([`Root::serves_access_file`]) or one of
+    /// those it found ([`Root::htaccess`], reached through a symbolic link).
+    pub fn has_access_file(&self, path: &Path) -> bool {
+        self.named_as_access_file(path)
+            && (self.serves_access_file(path) || {
+                let h = self.htaccess.lock().unwrap_or_else(|e| e.into_inner());
+                h.1.as_ref().is_some_and(|found| found.iter().any(|p| p == path))
+            })
+    }
+
+    /// The .htaccess files found below the directories it serves, scanned in `cfg` (its main
+    /// configuration as loaded, whose section index the scan builds on: the caller's analysis
+    /// has one) when not scanned yet, with the count of changes seen to them (it grows with
+    /// each: a caller keeping what it made of them compares it).
+    pub fn htaccess(&self, cfg: &Config) -> (u64, Arc<[PathBuf]>) {
+        let mut h = self.htaccess.lock().unwrap_or_else(|e| e.into_inner());
+        let found =
+            h.1.get_or_insert_with(|| {
+                crate::ide::htaccess_files::htaccess_files(cfg).into_iter().map(|f| f.path).collect()
+            })
+            .clone();
+        (h.0, found)
+    }
+
+    /// Access files changed on disk: one created or deleted (`created_or_deleted`) makes the
+    /// next [`Root::htaccess`] scan again; a change to one it found or serves counts as a
+    /// change. Returns whether any concerned it.
+    pub fn htaccess_changed(&self, changed: &[PathBuf], created_or_deleted: bool) -> bool {
+        if !changed.iter().any(|p| self.has_access_file(p)) {
+            return false;
+        }
+        let mut h = self.htaccess.lock().unwrap_or_else(|e| e.into_inner());
+        h.0 += 1;
+        if created_or_deleted {
+            h.1 = None;
+        }
+        true
+    }
+}
+
+/// The names of a configuration's access files: every AccessFileName's, else `.htaccess`.
+fn access_file_names(cfg: &Config) -> Vec<String> {
+    let mut names: Vec<String> =
+        cfg.walk().filter(|n| n.is("AccessFileName")).flat_map(|n| n.args()).map(str::to_string).collect();
+    if names.is_empty() {
+        names.push(".htaccess".to_string());
+    }
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// The roots and loose files of the workspace.
@@ -109,6 +175,16 @@ impl Workspace {
         self.roots.iter().any(|r| r.reaches(path) || r.serves_access_file(path))
             || self.loose.iter().any(|c| c.file_id(path).is_some())
             || looks_like_configuration(path)
+    }
+
+    /// Access files changed on disk ([`Root::htaccess_changed`], for each root); whether any
+    /// root was concerned.
+    pub fn htaccess_changed(&self, changed: &[PathBuf], created_or_deleted: bool) -> bool {
+        let mut any = false;
+        for r in &self.roots {
+            any |= r.htaccess_changed(changed, created_or_deleted);
+        }
+        any
     }
 
     /// Whether changes to these files can change the index itself. Access files never
@@ -242,11 +318,7 @@ pub fn is_main_config(path: &Path, fs: &dyn FileSource) -> bool {
 /// Whether `path` is named like the server's access files (`AccessFileName`, default `.htaccess`).
 pub fn is_access_file_name(cfg: &Config, path: &Path) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut names: Vec<&str> = cfg.walk().filter(|n| n.is("AccessFileName")).flat_map(|n| n.args()).collect();
-    if names.is_empty() {
-        names.push(".htaccess");
-    }
-    names.contains(&name.as_str())
+    access_file_names(cfg).contains(&name)
 }
 
 /// The file of `cfg` that `path` names, directly or through a symbolic link.
@@ -408,5 +480,36 @@ mod tests {
         let explicit = root.join("conf/httpd.conf");
         let ws = index(&[root.to_path_buf()], Some(&explicit), &RealFs, &mut |_| {});
         assert_eq!(rel(root, &ws.root_for(&root.join("conf/modules.conf")).unwrap().main), "conf/httpd.conf");
+    }
+
+    /// A root keeps the .htaccess files `check` finds below what it serves: scanned when first
+    /// asked, the same list until one is created or deleted (then scanned again), each change
+    /// it is told of counted.
+    #[test]
+    fn a_root_keeps_its_htaccess_files_until_one_comes_or_goes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let conf = format!("ServerRoot \"{r}\"\nDocumentRoot \"{r}/htdocs\"\n", r = root.display());
+        write(
+            root,
+            &[("httpd.conf", &conf), ("htdocs/a/.htaccess", "Require all granted\n"), ("elsewhere/.htaccess", "")],
+        );
+        let ws = index(&[root.to_path_buf()], None, &RealFs, &mut |_| {});
+        let r = &ws.roots[0];
+        let names =
+            |(count, found): (u64, Arc<[PathBuf]>)| (count, found.iter().map(|p| rel(root, p)).collect::<Vec<_>>());
+        assert_eq!(names(r.htaccess(&r.cfg)), (0, vec!["htdocs/a/.htaccess".to_string()]));
+        write(root, &[("htdocs/b/.htaccess", "")]);
+        // Not told yet: the list stands.
+        assert_eq!(names(r.htaccess(&r.cfg)).1, ["htdocs/a/.htaccess"]);
+        assert!(!ws.htaccess_changed(&[root.join("elsewhere/.htaccess")], true));
+        assert!(ws.htaccess_changed(&[root.join("htdocs/b/.htaccess")], true));
+        assert_eq!(
+            names(r.htaccess(&r.cfg)),
+            (1, vec!["htdocs/a/.htaccess".to_string(), "htdocs/b/.htaccess".to_string()])
+        );
+        // A change to one found: counted, not scanned again.
+        assert!(ws.htaccess_changed(&[root.join("htdocs/a/.htaccess")], false));
+        assert_eq!(names(r.htaccess(&r.cfg)).0, 2);
     }
 }

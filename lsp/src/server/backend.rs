@@ -7,7 +7,7 @@ use super::publish::{params_of, DiagnosticsJson};
 use super::state::{Document, State};
 use crate::ide;
 use apache_syntax::Encoding;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::*;
@@ -164,6 +164,26 @@ impl Backend {
 }
 
 impl Backend {
+    /// After the editor's text of an access file changed (opened, edited, closed): re-analyses
+    /// the other open documents of the roots serving it, whose precedence check reads it
+    /// ([`super::cache`] gives their analyses the editor's text).
+    async fn refresh_readers_of(&self, path: &Path) {
+        let ws = self.state.workspace.lock().unwrap().clone();
+        let roots: Vec<&PathBuf> = ws.roots.iter().filter(|r| r.has_access_file(path)).map(|r| &r.main).collect();
+        if roots.is_empty() {
+            return;
+        }
+        let docs: Vec<PathBuf> =
+            self.state.docs.lock().unwrap().keys().filter(|d| d.as_path() != path).cloned().collect();
+        for doc in docs {
+            if ws.root_for(&doc).is_some_and(|r| roots.contains(&&r.main)) {
+                if let Some(uri) = convert::path_to_url(&doc) {
+                    self.refresh(uri).await;
+                }
+            }
+        }
+    }
+
     /// Re-indexes the workspace, watches what it reads, and re-analyses the open
     /// documents the new index or the `changed` files affect.
     async fn reindex(&self, changed: &[PathBuf]) {
@@ -429,8 +449,9 @@ impl LanguageServer for Backend {
         let since = std::time::Instant::now();
         let Ok(path) = self.path(&params.text_document.uri) else { return };
         let doc = Document::new(&path, params.text_document.text, params.text_document.version);
-        self.state.docs.lock().unwrap().insert(path, doc);
+        self.state.docs.lock().unwrap().insert(path.clone(), doc);
         self.refresh_since(params.text_document.uri, "didOpen", since).await;
+        self.refresh_readers_of(&path).await;
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
@@ -456,7 +477,12 @@ impl LanguageServer for Backend {
             }
             doc.version = params.text_document.version;
         }
+        let version = params.text_document.version;
         self.refresh_since(params.text_document.uri, "didChange", since).await;
+        // (A later edit refreshes them in its turn.)
+        if self.state.version(&path) == Some(version) {
+            self.refresh_readers_of(&path).await;
+        }
     }
 
     async fn did_save(&self, params: DidSaveTextDocumentParams) {
@@ -470,8 +496,14 @@ impl LanguageServer for Backend {
             self.state.published.lock().unwrap().remove(&path);
         }
         // In order behind a publish of the document under way.
-        let _guard = self.publish.lock().await;
-        self.publish(Ok(DiagnosticsJson::default().frame(&params.text_document.uri, None))).await;
+        {
+            let _guard = self.publish.lock().await;
+            self.publish(Ok(DiagnosticsJson::default().frame(&params.text_document.uri, None))).await;
+        }
+        // Closed, an .htaccess file is the disk's again.
+        if let Ok(path) = self.path(&params.text_document.uri) {
+            self.refresh_readers_of(&path).await;
+        }
     }
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
@@ -776,6 +808,8 @@ impl LanguageServer for Backend {
         let ws = self.state.workspace.lock().unwrap().clone();
         let created_or_deleted = params.changes.iter().any(|c| c.typ != FileChangeType::CHANGED);
         let on_disk: Vec<PathBuf> = params.changes.iter().filter_map(|c| convert::url_to_path(&c.uri)).collect();
+        // The .htaccess files the roots found: scanned again when one came or went.
+        ws.htaccess_changed(&on_disk, created_or_deleted);
         self.state.analyses.files_changed(&self.state, &on_disk, created_or_deleted);
         let changed: Vec<PathBuf> = on_disk.into_iter().filter(|p| ws.affected_by(p)).collect();
         if ws.needs_reindex(&changed) {

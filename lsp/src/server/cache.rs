@@ -14,7 +14,7 @@
 
 use super::analysis::Loaded;
 use super::state::{DocumentEdit, Overlay, State};
-use crate::ide::config::{self, FileId, FileSource, RealFs};
+use crate::ide::config::{self, FileId, FileSource, HtaccessFound, RealFs};
 use crate::ide::incremental::Analysis;
 use crate::ide::workspace::{find_file, is_access_file_name, is_main_config};
 use std::collections::HashMap;
@@ -35,6 +35,9 @@ enum Key {
 struct Entry {
     /// None until loaded, and when it must load again.
     analysis: Option<Analysis>,
+    /// For a root's configuration: the .htaccess files given to the analysis
+    /// ([`Entry::sync_htaccess`]), with the index's count of changes to them then.
+    htaccess: Option<(u64, Arc<HtaccessFound>)>,
     /// Open documents it reads: their generation, last edit applied, and file id.
     synced: HashMap<PathBuf, (u64, u64, FileId)>,
     /// Open documents it does not read (by generation).
@@ -61,6 +64,7 @@ impl Analyses {
             let entry = self.entry(Key::Root(root.clone()));
             let mut e = entry.lock().unwrap();
             e.bring_up_to_date(state, &Key::Root(root.clone()));
+            e.sync_htaccess(state, &root);
             let file = e.file_of(path);
             let a = e.analysis.as_mut().expect("loaded");
             if let Some(file) = file {
@@ -126,6 +130,38 @@ impl Analyses {
 }
 
 impl Entry {
+    /// Gives the analysis of root `main` the .htaccess files below the directories it serves,
+    /// as the workspace index found them (scanned in this analysis's configuration when the
+    /// index has not yet) and with the editor's text of those open, when they changed since it
+    /// was last given them.
+    fn sync_htaccess(&mut self, state: &State, main: &Path) {
+        let ws = state.workspace.lock().unwrap().clone();
+        let Some(root) = ws.roots.iter().find(|r| r.main == main) else { return };
+        let Some(a) = self.analysis.as_mut() else { return };
+        let (count, paths) = root.htaccess(a.config());
+        let mut open: Vec<(PathBuf, Arc<str>)> = state
+            .docs
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(p, _)| root.has_access_file(p))
+            .map(|(p, d)| (p.clone(), d.text.clone()))
+            .collect();
+        open.sort_by(|a, b| a.0.cmp(&b.0));
+        let same = |(c, given): &(u64, Arc<HtaccessFound>)| {
+            *c == count
+                && Arc::ptr_eq(&given.paths, &paths)
+                && given.open.len() == open.len()
+                && given.open.iter().zip(&open).all(|(a, b)| a.0 == b.0 && Arc::ptr_eq(&a.1, &b.1))
+        };
+        if self.htaccess.as_ref().is_some_and(same) {
+            return;
+        }
+        let found = Arc::new(HtaccessFound { paths, open });
+        a.set_htaccess_found(Some(found.clone()));
+        self.htaccess = Some((count, found));
+    }
+
     /// The file id of an open document this analysis reads.
     fn file_of(&self, path: &Path) -> Option<FileId> {
         self.synced.get(path).map(|s| s.2).or_else(|| find_file(self.analysis.as_ref()?.config(), path))
@@ -217,6 +253,7 @@ impl Entry {
         };
         self.synced.clear();
         self.outside.clear();
+        self.htaccess = None;
         for (p, generation, seq) in seen {
             match find_file(&cfg, &p) {
                 Some(file) => {

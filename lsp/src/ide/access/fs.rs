@@ -95,7 +95,7 @@ pub(super) const KEEP_PARSED_FROM: usize = 16 * 1024;
 
 /// What lstat(), and stat() for a link, tell of `p`: whether it is a directory (through a
 /// link) and the link it is, if one.
-fn ask_disk(p: &Path) -> (bool, Option<Link>) {
+pub(super) fn ask_disk(p: &Path) -> (bool, Option<Link>) {
     use std::os::unix::fs::MetadataExt;
     match std::fs::symlink_metadata(p) {
         Ok(m) if m.file_type().is_symlink() => {

@@ -7,8 +7,9 @@
 //! line replaces them). The walk reads FollowSymLinks and SymLinksIfOwnerMatch; the handler
 //! feature reads Indexes from the options merged for the whole request.
 
-use super::fs::{FsView, Link};
-use crate::ide::config::Node;
+use super::fs::{ask_disk, FsView, Link};
+use crate::ide::config::index::{components, ServerId};
+use crate::ide::config::{Config, Node};
 use std::path::Path;
 
 use crate::ide::catalogue::options::{option_bits, OPT_INDEXES, OPT_SYM_LINKS, OPT_SYM_OWNER, OPT_UNSET};
@@ -118,6 +119,59 @@ impl SymlinkOptions {
             link.target_reached && link.same_owner
         }
     }
+}
+
+/// The `Options` a server's directory walk starts from: the main server's own lines over
+/// httpd's default, merged with the virtual host's own (`ap_directory_walk` starts from the
+/// server's per-directory defaults).
+pub(crate) fn server_options(cfg: &Config, server: ServerId) -> SymlinkOptions {
+    let ix = cfg.index();
+    let mut options =
+        *ix.main_symlinks.get_or_init(|| SymlinkOptions::with_lines(SymlinkOptions::server(), &cfg.nodes));
+    if let ServerId::Vhost(v) = server {
+        if let Some(o) =
+            ix.vhosts.get(v as usize).and_then(|h| SymlinkOptions::of_section(&ix.node(cfg, h.id).children))
+        {
+            options.merge(&o);
+        }
+    }
+    options
+}
+
+/// The `Options` in force for the entries of directory `dir` (absolute) under `server`, as the
+/// directory walk has merged them when it looks at the component after `dir`: the server's,
+/// then every plain and wildcard `<Directory>` section of `dir` and the directories above it,
+/// by component count. (The .htaccess files on the way are not read here.) A lookup per
+/// component, as [`crate::ide::allow_override::in_force`] is.
+pub(crate) fn options_in_directory(cfg: &Config, server: ServerId, dir: &str) -> SymlinkOptions {
+    let ix = cfg.index();
+    let mut options = server_options(cfg, server);
+    let comps = components(dir);
+    let mut prefix = String::with_capacity(dir.len() + 1);
+    prefix.push('/');
+    for k in 0..=comps.len() {
+        if k > 0 {
+            if k > 1 {
+                prefix.push('/');
+            }
+            prefix.push_str(comps[k - 1]);
+        }
+        for scope in server.scopes(ix) {
+            for id in scope.dirs_at(k, &prefix, |pat, text| super::wildcard_match(pat, text, true)) {
+                if let Some(o) = SymlinkOptions::of_section(&ix.node(cfg, id).children) {
+                    options.merge(&o);
+                }
+            }
+        }
+    }
+    options
+}
+
+/// Whether httpd's walk goes on through the symbolic link at `link` under `options`
+/// (`resolve_symlink`: FollowSymLinks, or SymLinksIfOwnerMatch with the link and its target
+/// owned by the same user; never a link to nothing). False when `link` is no link.
+pub(crate) fn follows_link(options: &SymlinkOptions, link: &Path) -> bool {
+    ask_disk(link).1.is_some_and(|l| options.follows(l))
 }
 
 /// Whether the directory walk refuses path component `next` (a directory's child) under the

@@ -10,7 +10,7 @@ use super::url::{normalize_url, pick_vhost, translate, Server};
 use super::Resolved;
 use crate::ide::allow_override::InForce;
 use crate::ide::catalogue::context::Overrides;
-use crate::ide::config::index::{components, Built};
+use crate::ide::config::index::{components, Built, ServerId};
 use crate::ide::config::{self, Config, FileData, FileId, Node, NodeKind, SecId};
 use crate::ide::policy::{self, fold_phase, merge_authn, AuthnConfig, AuthzConfig, Item, PolicyCtx};
 use apache_syntax::TextRange;
@@ -491,11 +491,7 @@ pub(super) fn walk_request_as(
     let url = normalize_url(path);
     let filesystem_path = request_filename_in(fs, &translate(&server, cfg, &url));
     // The options the walk starts from: the main server's, merged with the virtual host's.
-    let mut options =
-        *ix.main_symlinks.get_or_init(|| SymlinkOptions::with_lines(SymlinkOptions::server(), &cfg.nodes));
-    if let Some(o) = vhost.and_then(|v| SymlinkOptions::of_section(&ix.node(cfg, ix.vhosts[v as usize].id).children)) {
-        options.merge(&o);
-    }
+    let options = symlinks::server_options(cfg, vhost.map_or(ServerId::Main, ServerId::Vhost));
     let (mut conditional, mut startup) = (Vec::new(), Vec::new());
     let (phases, symlink) = walk(
         cfg,

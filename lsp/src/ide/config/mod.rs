@@ -263,6 +263,41 @@ pub fn is_htaccess(path: &Path) -> bool {
     path.file_name().is_some_and(|n| n.eq_ignore_ascii_case(".htaccess"))
 }
 
+/// The .htaccess files found below the directories a main configuration serves
+/// ([`Config::htaccess_found`]), with the text the editor holds of those open in it.
+#[derive(Debug, Default)]
+pub struct HtaccessFound {
+    /// Their paths (under the names the scan found them: a symbolic link's path, not its target's).
+    pub paths: Arc<[std::path::PathBuf]>,
+    /// The editor's text of those it has open, read instead of the disk (possibly files the
+    /// disk does not hold yet); none for `check`.
+    pub open: Vec<(std::path::PathBuf, Arc<str>)>,
+}
+
+impl HtaccessFound {
+    /// Every path: those found, then those only the editor holds.
+    pub fn all_paths(&self) -> impl Iterator<Item = &Path> {
+        let extra = self.open.iter().map(|(p, _)| p).filter(|p| !self.paths.contains(p));
+        self.paths.iter().chain(extra).map(std::path::PathBuf::as_path)
+    }
+
+    /// The editor's text of `path`, when it has the file open.
+    pub fn open_text(&self, path: &Path) -> Option<&Arc<str>> {
+        self.open.iter().find(|(p, _)| p == path).map(|(_, t)| t)
+    }
+
+    /// The view of the file system the access walk reads them through: the editor's text over
+    /// the disk's, cached.
+    pub fn fs_view(&self) -> crate::ide::access::FsView {
+        use crate::ide::access::{FsOverlay, FsView};
+        if self.open.is_empty() {
+            return FsView::cached();
+        }
+        let files = self.open.iter().cloned().collect();
+        FsView::overlaid(FsOverlay { dirs: Default::default(), files })
+    }
+}
+
 /// The loaded configuration.
 #[derive(Debug, Default)]
 pub struct Config {
@@ -289,9 +324,10 @@ pub struct Config {
     /// are found from [`Config::enclosing`] when asked.
     pub htaccess_servers: Option<Arc<[ServerId]>>,
     /// For a main configuration checked with the .htaccess files below the directories it
-    /// serves ([`crate::ide::htaccess_files`]), when the caller found them first: their paths.
-    /// The precedence check asks at their directories whether their rules re-open access.
-    pub htaccess_found: Option<Arc<[std::path::PathBuf]>>,
+    /// serves ([`crate::ide::htaccess_files`]), when the caller found them first (`check`, the
+    /// editor's workspace index). The precedence check asks at their directories whether their
+    /// rules re-open access.
+    pub htaccess_found: Option<Arc<HtaccessFound>>,
     /// Built on first use: nodes never change after loading (incremental analysis,
     /// which edits them in place, starts a new index with [`Config::nodes_changed`]).
     index: std::sync::OnceLock<Index>,

@@ -2,9 +2,8 @@
 //! old-style rule inherited from another section refuses every request first.
 
 use super::{Diagnostic, Messages, Related};
-use crate::ide::access::FsView;
 use crate::ide::config::{Config, Node, SecId, Severity};
-use crate::ide::defeated::{defeated_require_among, DefeatedBatch, RecentWalks};
+use crate::ide::defeated::{defeated_require_among, htaccess_view, DefeatedBatch, RecentWalks};
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     check_sections(cfg, &(0..cfg.index().len() as u32).collect::<Vec<_>>(), out);
@@ -13,7 +12,7 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
 /// [`check`] for some sections only.
 pub(super) fn check_sections(cfg: &Config, sections: &[SecId], out: &mut Vec<Diagnostic>) {
     use rayon::prelude::*;
-    let batch = DefeatedBatch::new(&[cfg], FsView::cached());
+    let batch = DefeatedBatch::new(&[cfg], htaccess_view(cfg));
     let ix = cfg.index();
     // Only sections holding a Require can hold the trap; each is resolved once, in parallel.
     // Texts are shared per worker: many virtual hosts repeat the same Require and rule; so are
