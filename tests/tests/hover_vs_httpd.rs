@@ -325,6 +325,57 @@ fn a_require_deciding_beneath_a_reopened_denial_is_not_called_defeated() {
     assert!(!reported.iter().any(|r| r.code == "defeated-require"), "{reported:#?}");
 }
 
+/// Old-style rules limited to some methods: `<Limit POST> Allow from all` under `Order
+/// allow,deny` lets POST through, and there the Require below decides (httpd: 200 for 127.0.0.1,
+/// 403 with AH01630 for 127.0.0.2; deleting the Require opens POST to 127.0.0.2). `Satisfy Any`
+/// for POST likewise. No trap is reported. Where the limited rules refuse every method
+/// (`<Limit POST>` and `<LimitExcept POST>` both denying), httpd refuses every method by the
+/// old rules (AH01797) and check reports it.
+#[test]
+fn a_require_deciding_another_method_is_not_called_defeated() {
+    if !require_apache2() {
+        return;
+    }
+    let parent = |limited: &str| format!("<Directory @DOCROOT@>\n  Order allow,deny\n{limited}</Directory>\n");
+    let cases = [
+        ("  <Limit POST>\n    Allow from all\n  </Limit>\n", false),
+        ("  <LimitExcept GET HEAD>\n    Allow from all\n  </LimitExcept>\n", false),
+        ("  <Limit POST>\n    Deny from all\n  </Limit>\n  <LimitExcept POST>\n    Deny from all\n  </LimitExcept>\n", true),
+    ];
+    for (limited, trapped) in cases {
+        for with_require in [true, false] {
+            let require = if with_require { "  Require ip 127.0.0.1\n" } else { "" };
+            let body = format!("{}<Directory @DOCROOT@/sub>\n{require}</Directory>\n", parent(limited));
+            let cfg = HttpdConfig::new(body).file("htdocs/sub/a.txt", "a\n");
+            let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start: {e}"));
+            let send = |method: &str, from: &str| {
+                httpd.send(&Request::new(method, "/sub/a.txt").source(from.parse().unwrap())).unwrap()
+            };
+            let statuses: Vec<u16> = [("GET", "127.0.0.1"), ("POST", "127.0.0.1"), ("POST", "127.0.0.2")]
+                .into_iter()
+                .map(|(m, from)| send(m, from))
+                .collect();
+            let reported = apache_lsp::cli::check_paths(&[httpd.config().main_config_path()]).unwrap();
+            let trap = reported.iter().any(|r| r.code == "defeated-require");
+            match (trapped, with_require) {
+                (false, true) => {
+                    // POST passes the old rules; the Require decides it.
+                    assert_eq!(statuses, vec![403, 200, 403], "{limited}");
+                    assert!(httpd.error_log().contains("AH01630"), "{}", httpd.error_log());
+                    assert!(!trap, "{limited}{reported:#?}");
+                }
+                (false, false) => assert_eq!(statuses[2], 200, "without the Require POST is open: {limited}"),
+                (true, true) => {
+                    assert_eq!(statuses, vec![403, 403, 403], "{limited}");
+                    assert!(!httpd.error_log().contains("AH01630"), "{}", httpd.error_log());
+                    assert!(trap, "{limited}{reported:#?}");
+                }
+                (true, false) => assert_eq!(statuses, vec![403, 403, 403], "{limited}"),
+            }
+        }
+    }
+}
+
 /// The same through an .htaccess file below the section: its Order/Allow/Deny replace the
 /// inherited denial there, and the Require decides (httpd: 200 for 127.0.0.1, 403 with AH01630
 /// for 127.0.0.2). Without the file, httpd refuses both by the inherited rule (AH01797) and check

@@ -40,8 +40,9 @@ pub fn htaccess_view(cfg: &Config) -> FsView {
 pub struct DefeatedBatch {
     clients: Vec<(String, IpAddr)>,
     fs: FsView,
-    /// mod_access_compat's answer to each client's GET ([`access::host_check_refusal_by`]), by
-    /// the section whose Order/Allow/Deny is in effect: many sections inherit the same rules.
+    /// mod_access_compat's refusal of each client whatever the method ([`access::host_check_refusal_by`]
+    /// for each of [`trap_methods`]), by the section whose Order/Allow/Deny is in effect: many
+    /// sections inherit the same rules.
     host_checks: Mutex<HashMap<SecId, Arc<[Option<policy::Deciding>]>>>,
     /// The main server's sections (outside every `<VirtualHost>`), nested ones included, made
     /// when first asked: a big tree's top level is mostly virtual hosts.
@@ -119,12 +120,20 @@ impl DefeatedBatch {
             return known.clone();
         }
         let mut sp = spec(url, host, self.clients[0].1, None);
+        let methods = trap_methods(cfg.index().built(cfg, source).policy.compat.as_ref());
         let checks: Arc<[_]> = self
             .clients
             .iter()
             .map(|(_, ip)| {
                 set_client(&mut sp.request, *ip);
-                access::host_check_refusal_by(cfg, source, &sp.request)
+                // Refused only when refused whatever the method (the first method's rule named).
+                let mut first = None;
+                for m in &methods {
+                    sp.request.method.clone_from(m);
+                    let refusal = access::host_check_refusal_by(cfg, source, &sp.request)?;
+                    first.get_or_insert(refusal);
+                }
+                first
             })
             .collect();
         self.host_checks.lock().unwrap_or_else(|e| e.into_inner()).insert(source, checks.clone());
@@ -406,25 +415,62 @@ pub(crate) fn defeated(
     // Otherwise the full evaluation for the clients the host check does not refuse. Only after
     // a 200 can mod_dir's DirectoryIndex subrequest change the answer: then the full request.
     // SetEnvIf is evaluated per client, as [`effective`] does.
+    // Every method must be refused: rules under `<Limit>`/`<LimitExcept>` may let some through.
     let checks = resolved.compat_source().map(|source| batch.host_checks(cfg, source, url, host));
+    let methods = trap_methods(resolved.compat());
     let mut full: Option<(Vec<(usize, policy::Item)>, crate::ide::setenvif::EnvInputs)> = None;
     let mut sp = spec(url, host, batch.clients.first()?.1, None);
-    let decisions = batch.clients.iter().enumerate().map(|(i, (_, ip))| {
+    let decisions = batch.clients.iter().enumerate().flat_map(|(i, (_, ip))| {
         set_client(&mut sp.request, *ip);
-        let refusal = match &checks {
-            Some(checks) => checks[i].clone(),
-            None => resolved.host_check_refusal(cfg, &sp.request),
-        };
-        refusal.or_else(|| {
-            let (per_dir, inputs) = full.get_or_insert_with(|| (resolved.per_dir(cfg), hover_env_inputs(host)));
-            let mut outcome = resolved.outcome_with_setenvif(cfg, url, &sp.request, inputs, per_dir);
-            if outcome.status == Some(200) {
-                outcome = access::effective_in(cfg, &batch.fs, &sp, Some(inputs)).outcome;
+        let refused_by_rules = checks.as_ref().and_then(|c| c[i].clone());
+        let mut decisions = Vec::with_capacity(methods.len());
+        for m in &methods {
+            sp.request.method.clone_from(m);
+            let refusal = refused_by_rules.clone().or_else(|| {
+                if checks.is_none() {
+                    if let Some(r) = resolved.host_check_refusal(cfg, &sp.request) {
+                        return Some(r);
+                    }
+                }
+                let (per_dir, inputs) = full.get_or_insert_with(|| (resolved.per_dir(cfg), hover_env_inputs(host)));
+                let mut outcome = resolved.outcome_with_setenvif(cfg, url, &sp.request, inputs, per_dir);
+                if outcome.status == Some(200) {
+                    outcome = access::effective_in(cfg, &batch.fs, &sp, Some(inputs)).outcome;
+                }
+                outcome.deciding.filter(|_| outcome.status == Some(403))
+            });
+            let refused = refusal.is_some();
+            decisions.push(refusal);
+            if !refused || refused_by_rules.is_some() {
+                break; // the trap fails here; or the rules refuse every method alike
             }
-            outcome.deciding.filter(|_| outcome.status == Some(403))
-        })
+        }
+        decisions
     });
     trap(req, own, decisions)
+}
+
+/// The methods a trap is tried with: GET, and where Order/Allow/Deny/Satisfy lines are limited
+/// to some methods (`<Limit>`, `<LimitExcept>`), the methods their masks name and one they do
+/// not (between them, every way the rules can answer).
+fn trap_methods(compat: Option<&policy::CompatConfig>) -> Vec<String> {
+    let mut out = vec!["GET".to_string()];
+    let Some(c) = compat else { return out };
+    let masks = (c.orders.iter().map(|s| &s.methods))
+        .chain(c.satisfies.iter().map(|s| &s.methods))
+        .chain(c.allows.iter().chain(&c.denies).map(|e| &e.methods));
+    let mut named = std::collections::BTreeSet::new();
+    let mut limited = false;
+    for m in masks.filter(|m| !m.is_all()) {
+        limited = true;
+        named.extend(m.distinguishing_names());
+    }
+    if limited {
+        out.extend(named.iter().filter(|m| *m != "GET").cloned());
+        let other = ["POST", "PUT", "DELETE", "OPTIONS", "PATCH", "PROPFIND"].into_iter().find(|m| !named.contains(*m));
+        out.extend(other.map(str::to_string));
+    }
+    out
 }
 
 /// The trap, given what decides each representative client's request, in order (None: not a
@@ -510,6 +556,33 @@ mod tests {
         assert!(found.is_empty(), "{found:?}");
     }
 
+    /// Old-style lines limited to some methods refuse "every request" only if every method is
+    /// refused: a `<Limit POST>` letting POST through (or making it Satisfy Any) leaves the
+    /// Require deciding POST. (Each was a false finding: httpd answered POST from 127.0.0.1 with
+    /// 200 and from 127.0.0.2 with 403, AH01630; without the Require, 200.)
+    #[test]
+    fn rules_letting_some_method_through_cancel_the_trap() {
+        let parent = |limited: &str| {
+            format!("<Directory {{d}}/www>\n Order allow,deny\n{limited}</Directory>\n<Directory {{d}}/www/sub>\n Require ip 127.0.0.1\n</Directory>\n")
+        };
+        for limited in [
+            " <Limit POST>\n  Allow from all\n </Limit>\n",
+            " <LimitExcept GET HEAD>\n  Allow from all\n </LimitExcept>\n",
+            " Deny from all\n <Limit POST>\n  Satisfy Any\n </Limit>\n",
+            " <Limit FOO>\n  Allow from all\n </Limit>\n",
+        ] {
+            let found = traps(&parent(limited));
+            assert!(found.is_empty(), "{limited}: {found:?}");
+        }
+        // Limited lines that refuse every method alike keep it.
+        let found = traps(&parent(
+            " <Limit POST>\n  Deny from all\n </Limit>\n <LimitExcept POST>\n  Deny from all\n </LimitExcept>\n",
+        ));
+        assert_eq!(found.len(), 1, "{found:?}");
+        let found = traps(&parent(" <Limit GET>\n  Deny from all\n </Limit>\n"));
+        assert_eq!(found.len(), 1, "{found:?}");
+    }
+
     /// The precedence trap as the full evaluation finds it, client by client (each outcome
     /// evaluated whole, DirectoryIndex subrequest included): the oracle for [`defeated`]'s
     /// shortcuts (the host check alone, shared across a batch).
@@ -524,8 +597,12 @@ mod tests {
         let per_dir = resolved.per_dir(cfg);
         let inputs = hover_env_inputs(&host);
         let mut decided = None;
-        for (_, ip) in representative_clients(&[cfg]) {
-            let sp = spec(&url, &host, ip, None);
+        let methods = trap_methods(resolved.compat());
+        for (ip, method) in
+            representative_clients(&[cfg]).into_iter().flat_map(|(_, ip)| methods.iter().map(move |m| (ip, m)))
+        {
+            let mut sp = spec(&url, &host, ip, None);
+            sp.request.method.clone_from(method);
             let mut outcome = resolved.outcome_with_setenvif(cfg, &url, &sp.request, &inputs, &per_dir);
             if outcome.status == Some(200) {
                 outcome = effective(cfg, &sp).outcome;
@@ -608,13 +685,14 @@ mod tests {
             &[],
         );
         assert!(found.is_empty(), "{found:?}");
-        // <Limit> masks: Satisfy Any for POST only leaves GET to the host check; a Deny for
-        // POST only lets GET through.
+        // <Limit> masks: Satisfy Any for POST only leaves GET to the host check, and lets the
+        // Require decide POST (no trap at line 17: httpd grants POST there); a Deny for POST only
+        // lets GET through.
         let found = batch_agrees_with_full_evaluation(
             "<Directory />\n  Order deny,allow\n  Deny from all\n  <Limit POST>\n    Satisfy Any\n  </Limit>\n</Directory>\n<Location /a>\n  Require all granted\n</Location>\n<Directory {d}/www/sub>\n  <Limit POST>\n    Order allow,deny\n  </Limit>\n</Directory>\n<Location /sub/x>\n  Require all granted\n</Location>\n",
             &[],
         );
-        assert_eq!(found, ["17: Deny from all"]);
+        assert!(found.is_empty(), "{found:?}");
         // Allow/Deny from env= (SetEnvIf decides per client), Order mutual-failure.
         let found = batch_agrees_with_full_evaluation(
             "SetEnvIf Remote_Addr \"^127\\.0\\.0\\.1$\" ok\n<Directory />\n  Order deny,allow\n  Deny from all\n  Allow from env=ok\n</Directory>\n<Location /a>\n  Require all granted\n</Location>\n<Directory {d}/www/sub>\n  Order allow,deny\n  Allow from env=nobody\n</Directory>\n<Location /sub/x>\n  Require all granted\n</Location>\n<Directory {d}/www/ht>\n  Order mutual-failure\n  Allow from 127.0.0.1\n  Deny from all\n</Directory>\n<Location /ht/x>\n  Require all granted\n</Location>\n<Directory {d}/www/ht2>\n  Order mutual-failure\n  Allow from all\n  Deny from 192.0.2.1\n</Directory>\n<Location /ht2/x>\n  Require all granted\n</Location>\n",
