@@ -171,7 +171,7 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
     if cfg.top == crate::ide::config::TopLevel::Htaccess {
         // No server configuration serves this file's directory: its own rules, under a server
         // assumed to read it and to set nothing else.
-        let server = assumed_server(&cfg.file(0).path)?;
+        let server = assumed_server(cfg)?;
         let (range, md) = access_file_hover(cfg, &server, &chain, offset)?;
         return Some((range, format!("{HTACCESS_ALONE_CAVEAT}{md}")));
     }
@@ -217,12 +217,14 @@ const ASSUMED_SERVER: &str = "assumed-server.conf";
 
 /// Said first in a hover on an .htaccess file analysed without a server configuration: the
 /// table is the file's own rules under [`assumed_server`].
-const HTACCESS_ALONE_CAVEAT: &str = "⚠ **Analysed on its own**: no main configuration (httpd.conf, apache2.conf) serving this directory was found in the workspace. The table shows this file's rules alone, read as if its directory were the DocumentRoot with `AllowOverride All` and nothing else on the way (`assumed-server.conf`, Debian's default modules). What the real server sets is missing: its AllowOverride (httpd may ignore this file, or answer 500 to a line it does not allow), and the sections and .htaccess files above this one (such as a `<Directory />` that refuses everything), so httpd's real answer may differ. Open the folder holding the main configuration to see the merged policy.\n\n";
+const HTACCESS_ALONE_CAVEAT: &str = "⚠ **Analysed on its own**: no main configuration (httpd.conf, apache2.conf) serving this directory was found in the workspace. The table shows this file's rules alone, read as if its directory were the DocumentRoot with `AllowOverride All`, `AllowOverride None` above it, and nothing else on the way (`assumed-server.conf`, Debian's default modules). What the real server sets is missing: its AllowOverride (httpd may ignore this file, or answer 500 to a line it does not allow), and the sections and .htaccess files above this one (such as a `<Directory />` that refuses everything), so httpd's real answer may differ. Open the folder holding the main configuration to see the merged policy.\n\n";
 
-/// The server an .htaccess file at `htaccess` is read under when no configuration of the
-/// workspace serves its directory: its directory is the DocumentRoot, with `AllowOverride All`
-/// and nothing else (no LoadModule line: Debian's default modules).
-fn assumed_server(htaccess: &std::path::Path) -> Option<Config> {
+/// The server an .htaccess file (`htaccess`, loaded alone) is read under when no configuration
+/// of the workspace serves its directory: that directory is the DocumentRoot, with
+/// `AllowOverride All` there and `None` above (httpd's compiled-in default would read the
+/// .htaccess files above with no directive allowed: 500), and the .htaccess file's modules
+/// (Debian's defaults).
+fn assumed_server(htaccess: &Config) -> Option<Config> {
     struct Assumed {
         path: std::path::PathBuf,
         text: std::sync::Arc<str>,
@@ -236,12 +238,17 @@ fn assumed_server(htaccess: &std::path::Path) -> Option<Config> {
             }
         }
     }
-    let dir = htaccess.parent()?;
+    let dir = htaccess.file(0).path.parent()?;
     // (Inside quotes httpd's tokenizer takes a backslash as an escape before a quote only.)
     let quoted = format!("\"{}\"", dir.display().to_string().replace('"', "\\\""));
-    let text = format!("DocumentRoot {quoted}\n<Directory {quoted}>\n  AllowOverride All\n</Directory>\n");
+    let text = format!(
+        "DocumentRoot {quoted}\n<Directory />\n  AllowOverride None\n</Directory>\n<Directory {quoted}>\n  AllowOverride All\n</Directory>\n"
+    );
     let source = Assumed { path: dir.join(ASSUMED_SERVER), text: text.into() };
-    Some(crate::ide::config::load(&source.path, &source))
+    let mut server = crate::ide::config::load(&source.path, &source);
+    server.modules = htaccess.modules.clone();
+    server.modules_known = htaccess.modules_known;
+    Some(server)
 }
 
 /// Hover on a line inside a conditional section httpd skips (`<IfVersion < 2.4>`,
@@ -891,9 +898,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let access = dir.path().join("site/.htaccess");
         std::fs::create_dir_all(access.parent().unwrap()).unwrap();
-        std::fs::write(&access, "Order deny,allow\nDeny from all\nAllow from 127.0.0.2\n").unwrap();
+        // The file above is not read: the server assumed sets AllowOverride None there.
+        std::fs::write(dir.path().join(".htaccess"), "Require all denied\n").unwrap();
+        std::fs::write(&access, "AuthType Basic\nAuthName x\nAuthUserFile /nonexistent\nRequire valid-user\n").unwrap();
         let cfg = crate::ide::config::load_fragment(&access, &crate::ide::config::RealFs);
-        let md = hover(&cfg, 0, TextSize::from(20)).map(|(_, md)| md).unwrap_or_default();
+        let md = hover(&cfg, 0, TextSize::from(60)).map(|(_, md)| md).unwrap_or_default();
         assert!(md.starts_with("⚠ **Analysed on its own**: no main configuration"), "{md}");
         expect_test::expect![[r#"
             **Effective access** for `GET /`
@@ -901,17 +910,29 @@ mod tests {
             File system: `/site/`
 
             Sections in merge order:
-            - `<Directory /site>` (assumed-server.conf:2)
-            - `<.htaccess >` (site/.htaccess:1): mod_access_compat (replaces)
+            - `<Directory />` (assumed-server.conf:2)
+            - `<Directory /site>` (assumed-server.conf:5)
+            - `<.htaccess >` (site/.htaccess:1): mod_authz_core, authn
 
-            Effective Order/Allow/Deny: allows only 127.0.0.2
+            Effective Require:
+            ```apache
+            section's Require lines (implicit <RequireAny>)
+              Require valid-user
+            ```
 
+            | client | anonymous | authenticated |
+            |---|---|---|
+            | local (127.0.0.1) | 401 | 200 |
+            | any other (192.0.2.1) | 401 | 200 |
+
+            Error log of the refused rows:
+            - 401 for local (127.0.0.1), anonymous; any other (192.0.2.1), anonymous: nothing (httpd asks for credentials without logging); access log `GET / 401 127.0.0.1`
+
+            Where access is granted (200 above), httpd answers `GET /` with 403: a directory with no DirectoryIndex file, and Options without Indexes (mod_autoindex).
+
+            For 127.0.0.1, decided by Authn: `AuthType Basic: credentials required` (site/.htaccess:1)
         "#]]
-        .assert_eq(
-            &md[HTACCESS_ALONE_CAVEAT.len()..md.find("\n|").unwrap() + 1]
-                .replace(&dir.path().display().to_string(), ""),
-        );
-        assert!(md.contains("| local (127.0.0.1) | 403 | 403 |\n| 127.0.0.2 | 200 | 200 |"), "{md}");
+        .assert_eq(&md[HTACCESS_ALONE_CAVEAT.len()..].replace(&dir.path().display().to_string(), ""));
     }
 
     /// Nested .htaccess files are named by their directory wherever the hover names a place
