@@ -26,46 +26,73 @@ struct Row {
     label: String,
     client: Option<IpAddr>,
     cells: Vec<Option<u16>>,
+    /// httpd's own statuses for the cells, once compared (`compare_with_httpd`).
+    httpd: Vec<u16>,
 }
 
 /// What a hover says: the request it evaluated and its table, whose columns are `anonymous`,
 /// then `as \`user\`` for each user the rules name, then `authenticated` (or `another valid
-/// user` after named ones): any user the rules do not name.
+/// user` after named ones): any user the rules do not name. Inside a `<Limit>`, the table is
+/// for a method the section applies to, and GET's table follows (`get`) where it differs.
 #[derive(Debug)]
 struct Outcome {
+    method: String,
     url: String,
     columns: Vec<String>,
     rows: Vec<Row>,
+    /// What the handler answers where access is granted: the status, and the cells it is said
+    /// of (`label, column`), None for every granted cell.
+    handled: Vec<(u16, Option<Vec<String>>)>,
+    get: Option<Box<Outcome>>,
+}
+
+/// The method and URL of the first `` `METHOD /url` `` in `line`.
+fn request_in(line: &str) -> Option<(String, String)> {
+    let quoted = line.split('`').skip(1).step_by(2).find(|q| q.contains(" /"))?;
+    let (method, url) = quoted.split_once(' ')?;
+    Some((method.to_string(), url.to_string()))
 }
 
 fn parse_hover(md: &str) -> Outcome {
-    let first = md.lines().next().unwrap_or("");
-    let url = first
-        .split("`GET ")
-        .nth(1)
-        .and_then(|r| r.split('`').next())
-        .unwrap_or_else(|| panic!("no evaluated request in the hover:\n{md}"))
-        .to_string();
+    let first = md.lines().find(|l| l.starts_with("**Effective access**")).unwrap_or("");
+    let (method, url) = request_in(first).unwrap_or_else(|| panic!("no evaluated request in the hover:\n{md}"));
     let split =
         |line: &str| -> Vec<String> { line.trim_matches('|').split('|').map(|c| c.trim().to_string()).collect() };
-    let header = md.lines().find(|l| l.starts_with("| client")).unwrap_or_else(|| panic!("no table header:\n{md}"));
-    let columns: Vec<String> = split(header).into_iter().skip(1).collect();
-    let mut rows = Vec::new();
-    for line in md.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| client")) {
-        let cells = split(line);
-        assert_eq!(cells.len(), columns.len() + 1, "odd table row {line:?}");
-        let label = cells[0].as_str();
-        // "local (127.0.0.1)", "any other (192.0.2.1)", or the address a rule names.
-        let addr = label.rsplit_once('(').map(|(_, a)| a.trim_end_matches(')')).unwrap_or(label);
-        let addr = addr.split('/').next().unwrap_or(addr);
-        rows.push(Row {
-            label: label.to_string(),
-            client: addr.parse().ok(),
-            cells: cells[1..].iter().map(|c| c.parse().ok()).collect(),
-        });
+    let mut tables: Vec<Outcome> = Vec::new();
+    let mut next_request = (method, url);
+    for line in md.lines() {
+        if line.starts_with("| client") {
+            let (method, url) = next_request.clone();
+            let columns = split(line).into_iter().skip(1).collect();
+            tables.push(Outcome { method, url, columns, rows: vec![], handled: vec![], get: None });
+        } else if line.starts_with("For `GET ") && line.contains("does not apply to") {
+            next_request = request_in(line).expect("GET's request");
+        } else if let (Some(t), Some(rest)) = (tables.last_mut(), line.strip_prefix("Where access is granted ")) {
+            let (whom, said) =
+                rest.split_once(", httpd answers ").or_else(|| rest.split_once(" httpd answers ")).unwrap();
+            let status = said.split(" with ").nth(1).and_then(|w| w.split(':').next()).and_then(|s| s.parse().ok());
+            let cells = whom.strip_prefix("for ").map(|w| w.split("; ").map(str::to_string).collect());
+            t.handled.push((status.unwrap_or_else(|| panic!("no status in {line:?}")), cells));
+        } else if let (Some(t), true) = (tables.last_mut(), line.starts_with("| ") && !line.starts_with("|---")) {
+            let cells = split(line);
+            assert_eq!(cells.len(), t.columns.len() + 1, "odd table row {line:?}");
+            let label = cells[0].as_str();
+            // "local (127.0.0.1)", "any other (192.0.2.1)", or the address a rule names.
+            let addr = label.rsplit_once('(').map(|(_, a)| a.trim_end_matches(')')).unwrap_or(label);
+            let addr = addr.split('/').next().unwrap_or(addr);
+            t.rows.push(Row {
+                label: label.to_string(),
+                client: addr.parse().ok(),
+                cells: cells[1..].iter().map(|c| c.parse().ok()).collect(),
+                httpd: vec![],
+            });
+        }
     }
-    assert!(!rows.is_empty(), "no outcome table in the hover:\n{md}");
-    Outcome { url, columns, rows }
+    assert!(tables.first().is_some_and(|t| !t.rows.is_empty()), "no outcome table in the hover:\n{md}");
+    let mut tables = tables.into_iter();
+    let mut outcome = tables.next().unwrap();
+    outcome.get = tables.next().map(Box::new);
+    outcome
 }
 
 /// The hover of the section whose header is `header` in the main configuration, through the API.
@@ -102,10 +129,22 @@ fn hover_via_stdio(cfg: &HttpdConfig, relative: &str, needle: &str) -> String {
     md
 }
 
-/// Starts httpd and checks every loopback row of the table; returns the table.
+/// Starts httpd and checks every loopback row of the table (and of GET's after it), each cell's
+/// access status, and its full status where the hover says what the handler answers; returns
+/// the tables with httpd's statuses.
 fn compare_with_httpd(name: &str, cfg: HttpdConfig, md: &str) -> Outcome {
-    let outcome = parse_hover(md);
+    let mut outcome = parse_hover(md);
     let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("{name}: httpd did not start: {e}"));
+    let mut compared = compare_table(name, &httpd, &mut outcome, md);
+    if let Some(get) = outcome.get.as_mut() {
+        compared += compare_table(name, &httpd, get, md);
+    }
+    assert!(compared >= 2, "{name}: nothing compared\n{md}");
+    outcome
+}
+
+/// [`compare_with_httpd`] for one table: how many cells were compared.
+fn compare_table(name: &str, httpd: &Httpd, outcome: &mut Outcome, md: &str) -> usize {
     // Each column's credentials: none, a named user's, or a valid user no column names.
     let named: Vec<&str> =
         outcome.columns.iter().filter_map(|c| c.strip_prefix("as `").and_then(|c| c.strip_suffix('`'))).collect();
@@ -124,31 +163,45 @@ fn compare_with_httpd(name: &str, cfg: HttpdConfig, md: &str) -> Outcome {
         })
         .collect();
     let mut compared = 0;
-    for row in &outcome.rows {
+    for row in &mut outcome.rows {
         let Some(client) = row.client.filter(|c| c.is_loopback()) else {
             eprintln!("note: {name}: row {:?} is not a loopback client; httpd cannot be asked for it here", row.label);
             continue;
         };
-        for (expected, credentials) in row.cells.iter().copied().zip(credentials.iter().copied()) {
-            let mut req = Request::get(&outcome.url).source(client);
+        for ((expected, credentials), column) in
+            row.cells.iter().copied().zip(credentials.iter().copied()).zip(&outcome.columns)
+        {
+            let mut req = Request::new(&outcome.method, &outcome.url).source(client);
             if let Some((u, p)) = credentials {
                 req = req.user(u, p);
             }
-            // A 404 or 405 passed access control: the table is about access.
-            let got = access_status(httpd.send(&req).unwrap_or_else(|e| panic!("{name}: {e}")));
+            let status = httpd.send(&req).unwrap_or_else(|e| panic!("{name}: {e}"));
+            row.httpd.push(status);
+            let how = if credentials.is_some() { "as an authenticated user" } else { "anonymously" };
+            // A 301, 404 or 405 passed access control: the table is about access.
+            let got = access_status(status);
             assert_eq!(
                 expected,
                 Some(got),
-                "{name}: GET {} from {client} {} — the hover says {expected:?}, httpd answered {got}\n{md}\nerror log:\n{}",
+                "{name}: {} {} from {client} {how} — the hover says {expected:?}, httpd answered {status}\n{md}\nerror log:\n{}",
+                outcome.method,
                 outcome.url,
-                if credentials.is_some() { "as an authenticated user" } else { "anonymously" },
                 httpd.error_log()
             );
+            // Where access is granted, the handler's answer the hover states.
+            let cell = format!("{}, {column}", row.label);
+            let said = outcome.handled.iter().find(|(_, cells)| cells.as_ref().is_none_or(|c| c.contains(&cell)));
+            if let (Some(200), Some((handled, _))) = (expected, said) {
+                assert_eq!(
+                    *handled, status,
+                    "{name}: {} {} from {client} {how} — the hover says the handler answers {handled}, httpd answered {status}\n{md}",
+                    outcome.method, outcome.url
+                );
+            }
             compared += 1;
         }
     }
-    assert!(compared >= 2, "{name}: nothing compared\n{md}");
-    outcome
+    compared
 }
 
 fn status_of(outcome: &Outcome, client: &str) -> (Option<u16>, Option<u16>) {
@@ -433,4 +486,109 @@ fn hover_under_a_require_httpd_refuses_says_httpd_does_not_start() {
     assert!(first_said.starts_with("**httpd refuses to start**"), "{md}");
     assert!(md.contains("negative Require directive has no effect in <RequireAny> directive"), "{md}");
     assert!(!md.contains("decided by") && !md.contains("Effective Require"), "{md}");
+}
+
+const AUTH: &str = "  AuthType Basic\n  AuthName x\n  AuthUserFile @ROOT@/htpasswd\n";
+
+/// The cell of `outcome`'s first loopback row (127.0.0.1) under `column`: the hover's status and
+/// httpd's.
+fn local_cell(outcome: &Outcome, column: &str) -> (Option<u16>, u16) {
+    let row =
+        outcome.rows.iter().find(|r| r.client == Some("127.0.0.1".parse().unwrap())).expect("a row for 127.0.0.1");
+    let i = outcome.columns.iter().position(|c| c == column).unwrap_or_else(|| panic!("no column {column}"));
+    (row.cells[i], row.httpd[i])
+}
+
+/// Round-5 bug 2: under a Require that needs a user, the hover said "httpd answers `GET /` with
+/// 404: a directory with no DirectoryIndex file" (it asked mod_dir on behalf of the anonymous
+/// request, refused with 401); httpd serves index.html to a valid user, whose subrequest carries
+/// the same credentials. Each case is held cell by cell, the handler's statement included, with
+/// the index file present and absent, in a `<Directory>` and in an .htaccess file.
+#[test]
+fn directory_index_is_asked_with_each_cells_credentials() {
+    if !require_apache2() {
+        return;
+    }
+    let footnote = "Where access is granted";
+    for (name, require, column, want) in [
+        ("valid-user", "  Require valid-user\n", "authenticated", 200),
+        ("Require user carol", "  Require user carol\n", "as `carol`", 200),
+        ("Require user carol, another user", "  Require user carol\n", "another valid user", 401),
+        (
+            "AuthzSendForbiddenOnFailure",
+            "  AuthzSendForbiddenOnFailure On\n  Require user carol\n",
+            "another valid user",
+            403,
+        ),
+        (
+            "Require not user",
+            "  <RequireAll>\n    Require valid-user\n    Require not user bob\n  </RequireAll>\n",
+            "another valid user",
+            200,
+        ),
+    ] {
+        let body = format!("<Directory @DOCROOT@>\n{AUTH}{require}</Directory>\n<Directory @DOCROOT@/empty>\n  Options None\n</Directory>\n");
+        let cfg = HttpdConfig::new(body.clone()).dir("htdocs/empty");
+        let md = hover_via_api(&cfg, "<Directory @DOCROOT@>");
+        assert!(!md.contains(footnote), "{name}: index.html is served\n{md}");
+        let outcome = compare_with_httpd(name, cfg, &md);
+        assert_eq!(local_cell(&outcome, "anonymous"), (Some(401), 401), "{name}\n{md}");
+        assert_eq!(local_cell(&outcome, column), (Some(want), want), "{name}\n{md}");
+        // No index file: every granted cell meets the default handler's 404.
+        let cfg = HttpdConfig::new(body).dir("htdocs/empty");
+        let md = hover_via_api(&cfg, "<Directory @DOCROOT@/empty>");
+        assert!(
+            md.contains("httpd answers `GET /empty/` with 404: a directory with no DirectoryIndex file"),
+            "{name}\n{md}"
+        );
+        let outcome = compare_with_httpd(&format!("{name}, no index"), cfg, &md);
+        if want == 200 {
+            assert_eq!(local_cell(&outcome, column), (Some(200), 404), "{name}\n{md}");
+        }
+    }
+    // The index file in a section of its own: its subrequest is checked again, with the
+    // request's credentials, and refuses the valid user it does not name (httpd: 401).
+    let body = format!("<Directory @DOCROOT@>\n{AUTH}  Require valid-user\n</Directory>\n<Files index.html>\n  Require user bob\n</Files>\n");
+    let cfg = HttpdConfig::new(body);
+    let md = hover_via_api(&cfg, "<Directory @DOCROOT@>");
+    let outcome = compare_with_httpd("index.html for bob only", cfg, &md);
+    assert_eq!(local_cell(&outcome, "authenticated"), (Some(401), 401), "{md}");
+
+    // The same in an .htaccess file, through the binary.
+    let body = "<Directory @DOCROOT@>\n  AllowOverride AuthConfig\n  Require all granted\n</Directory>\n";
+    let htaccess = "AuthType Basic\nAuthName x\nAuthUserFile @ROOT@/htpasswd\nRequire valid-user\n";
+    for (dir, status) in [("sub", 200), ("empty", 404)] {
+        let cfg = HttpdConfig::new(body).file(format!("htdocs/{dir}/.htaccess"), htaccess);
+        let md = hover_via_stdio(&cfg, &format!("htdocs/{dir}/.htaccess"), "Require valid-user");
+        assert_eq!(md.contains(footnote), status == 404, "{dir}\n{md}");
+        let outcome = compare_with_httpd(&format!(".htaccess in {dir}/"), cfg, &md);
+        assert_eq!(outcome.url, format!("/{dir}/"));
+        assert_eq!(local_cell(&outcome, "anonymous"), (Some(401), 401), "{md}");
+        assert_eq!(local_cell(&outcome, "authenticated"), (Some(200), status), "{md}");
+    }
+}
+
+/// Round 5: a hover inside `<Limit POST>` showed only GET's table. It now shows a method the
+/// section applies to, and GET's table where it differs; both are held to httpd cell by cell.
+#[test]
+fn inside_a_limit_the_hover_shows_a_method_it_applies_to() {
+    if !require_apache2() {
+        return;
+    }
+    let body = format!("{GRANT_DOCROOT}<Location /sub/>\n  <LimitExcept GET HEAD>\n    Require ip 127.0.0.2\n  </LimitExcept>\n</Location>\n<Location /private/>\n{AUTH}  <Limit POST>\n    Require valid-user\n  </Limit>\n</Location>\n");
+    let cfg = HttpdConfig::new(body.clone());
+    let md = hover_via_api(&cfg, "Require ip 127.0.0.2");
+    let outcome = compare_with_httpd("LimitExcept GET HEAD", cfg, &md);
+    assert_eq!((outcome.method.as_str(), outcome.url.as_str()), ("POST", "/sub/"), "{md}");
+    assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(403), Some(403)), "{md}");
+    assert_eq!(status_of(&outcome, "127.0.0.2"), (Some(200), Some(200)), "{md}");
+    let get = outcome.get.as_ref().unwrap_or_else(|| panic!("GET's table differs:\n{md}"));
+    assert_eq!(status_of(get, "127.0.0.1"), (Some(200), Some(200)), "{md}");
+
+    let cfg = HttpdConfig::new(body);
+    let md = hover_via_api(&cfg, "Require valid-user");
+    let outcome = compare_with_httpd("Limit POST", cfg, &md);
+    assert_eq!(outcome.method, "POST", "{md}");
+    assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(401), Some(200)), "{md}");
+    assert!(outcome.get.is_some(), "GET's table differs:\n{md}");
 }

@@ -169,19 +169,59 @@ fn sub_url(dir_url: &str, name: &str) -> String {
 
 /// Runs mod_dir's fixup on a request that passed access control, updating its outcome.
 pub fn apply(cfg: &Config, spec: &RequestSpec, e: &mut Effective) {
+    if e.outcome.status != Some(200) {
+        return;
+    }
+    let Some((lookup, unknown)) = lookup(cfg, spec, e) else { return };
+    let o = &mut e.outcome;
+    for t in &lookup.tries {
+        o.trace.push(TraceStep {
+            depth: 0,
+            text: format!(
+                "mod_dir: GET {} (DirectoryIndex subrequest){}",
+                t.url,
+                if t.same_config { ": same sections, access not checked again" } else { ":" }
+            ),
+            loc: None,
+        });
+        if let Some(s) = &t.effective {
+            o.trace.extend(s.outcome.trace.iter().map(|st| TraceStep { depth: st.depth + 1, ..st.clone() }));
+            o.log.extend(s.outcome.log.iter().cloned());
+        }
+    }
+    if let Some(reason) = unknown {
+        o.status = None;
+        o.possible_statuses = vec![200, 401, 403, 500];
+        o.reason_unknown = Some(reason);
+        o.deciding = None;
+    } else if lookup.served.is_none() {
+        if let Some(k) = lookup.refused_by {
+            let t = &lookup.tries[k];
+            let s = t.effective.as_ref().expect("a refusal was evaluated");
+            o.status = t.status;
+            o.possible_statuses = t.status.into_iter().collect();
+            o.deciding = s
+                .outcome
+                .deciding
+                .clone()
+                .map(|d| policy::Deciding { rule: format!("{} (DirectoryIndex subrequest {})", d.rule, t.url), ..d });
+        }
+    }
+    e.index = Some(Box::new(lookup));
+}
+
+/// mod_dir's subrequests for `spec`, a directory URL, as they run once access control passed
+/// (whatever `e.outcome` says), with why the outcome of one cannot be known; None where mod_dir
+/// looks up no index (not a directory, mod_dir not loaded, `DirectoryIndex disabled`).
+pub fn lookup(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Option<(IndexLookup, Option<String>)> {
     let url = normalize_url(&spec.path);
     let dir = e.filesystem_path.to_string_lossy().to_string();
-    if e.outcome.status != Some(200)
-        || !url.ends_with('/')
-        || !dir.ends_with('/')
-        || !Path::new(&dir).is_dir()
-        || !cfg.module_loaded("dir_module")
-    {
-        return;
+    if !url.ends_with('/') || !dir.ends_with('/') || !Path::new(&dir).is_dir() || !cfg.module_loaded("dir_module") {
+        return None;
     }
     let names = index_names(cfg, e);
     if names.is_empty() {
-        return;
+        return None;
     }
     // The environment copied into the subrequest.
     let mut env = match &e.env {
@@ -241,41 +281,7 @@ pub fn apply(cfg: &Config, spec: &RequestSpec, e: &mut Effective) {
             Some(_) => lookup.refused_by = Some(i),
         }
     }
-    let o = &mut e.outcome;
-    for t in &lookup.tries {
-        o.trace.push(TraceStep {
-            depth: 0,
-            text: format!(
-                "mod_dir: GET {} (DirectoryIndex subrequest){}",
-                t.url,
-                if t.same_config { ": same sections, access not checked again" } else { ":" }
-            ),
-            loc: None,
-        });
-        if let Some(s) = &t.effective {
-            o.trace.extend(s.outcome.trace.iter().map(|st| TraceStep { depth: st.depth + 1, ..st.clone() }));
-            o.log.extend(s.outcome.log.iter().cloned());
-        }
-    }
-    if let Some(reason) = unknown {
-        o.status = None;
-        o.possible_statuses = vec![200, 401, 403, 500];
-        o.reason_unknown = Some(reason);
-        o.deciding = None;
-    } else if lookup.served.is_none() {
-        if let Some(k) = lookup.refused_by {
-            let t = &lookup.tries[k];
-            let s = t.effective.as_ref().expect("a refusal was evaluated");
-            o.status = t.status;
-            o.possible_statuses = t.status.into_iter().collect();
-            o.deciding = s
-                .outcome
-                .deciding
-                .clone()
-                .map(|d| policy::Deciding { rule: format!("{} (DirectoryIndex subrequest {})", d.rule, t.url), ..d });
-        }
-    }
-    e.index = Some(Box::new(lookup));
+    Some((lookup, unknown))
 }
 
 #[cfg(test)]

@@ -76,16 +76,40 @@ pub fn answer(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Option<Answer>
 pub fn answer_if_granted(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Option<Answer> {
     let handler = |why: String| Some(Answer::Handler { why });
     let url = normalize_url(&spec.path);
+    // mod_dir's subrequests: as they ran, or, where access was not granted (so they did not
+    // run), as they would run once it is, with this request's credentials.
+    let looked_up;
+    let index = match e.index.as_deref() {
+        Some(ix) => Some(ix),
+        None if e.outcome.status != Some(200) => {
+            looked_up = crate::ide::dir_index::lookup(cfg, spec, e);
+            match &looked_up {
+                Some((_, Some(unknown))) => return handler(unknown.clone()),
+                Some((ix, None)) => {
+                    if let (None, Some(k)) = (ix.served, ix.refused_by) {
+                        let t = &ix.tries[k];
+                        if let Some(status) = t.status {
+                            let why = format!("the DirectoryIndex subrequest GET {} is refused", t.url);
+                            return Some(Answer::File { status, why, log: None });
+                        }
+                    }
+                    Some(ix)
+                }
+                None => None,
+            }
+        }
+        None => None,
+    };
     let mut directives = server_directives(cfg, e);
     directives.extend(per_dir_directives(e));
-    if let Some(index) = e.index.as_ref() {
+    if let Some(index) = index {
         // The DirectoryIndex file served is a subrequest with sections of its own.
         let served = index.served.and_then(|i| index.tries[i].effective.as_ref());
         directives.extend(served.into_iter().flat_map(per_dir_directives));
     }
     // The file names mod_mime reads extensions from: the request's, and the index file's.
     let mut names = vec![basename(&e.filesystem_path)];
-    if let Some(index) = e.index.as_ref() {
+    if let Some(index) = index {
         names.extend(index.served.map(|i| basename(&index.tries[i].filesystem_path)));
     }
     if let Some(why) = directives.iter().find_map(|d| other_handler(d, &url, &names)) {
@@ -128,7 +152,7 @@ pub fn answer_if_granted(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Opt
             // mod_dir and mod_autoindex step aside for these methods.
             return Some(answer);
         }
-        return match e.index.as_ref().and_then(|ix| ix.served.map(|i| &ix.tries[i])) {
+        return match index.and_then(|ix| ix.served.map(|i| &ix.tries[i])) {
             Some(t) => Some(Answer::File {
                 status: 200,
                 why: format!("DirectoryIndex serves the file {}", t.filesystem_path.display()),
@@ -144,7 +168,7 @@ pub fn answer_if_granted(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Opt
                     })
                 } else {
                     // The names mod_dir tried (its note `dir-index-names`), else "none".
-                    let names = e.index.as_ref().map_or_else(|| "none".to_string(), |ix| ix.names.join(","));
+                    let names = index.map_or_else(|| "none".to_string(), |ix| ix.names.join(","));
                     Some(Answer::File {
                         status: 403,
                         why: "a directory with no DirectoryIndex file, and Options without Indexes (mod_autoindex)"
@@ -475,6 +499,48 @@ mod tests {
     fn config(body: &str) -> Config {
         let fx = crate::ide::diagnostics::tests::Fixture::parse(&format!("//- /etc/httpd/httpd.conf\n{body}"));
         crate::ide::config::load(Path::new("/etc/httpd/httpd.conf"), &fx)
+    }
+
+    /// An outcome that cannot be known, with access granted among its answers: mod_dir's
+    /// subrequest did not run, and what it would find once access is granted is looked up (it
+    /// was read as "no DirectoryIndex file", 404, beside an index.html httpd serves).
+    #[test]
+    fn an_unknown_outcome_looks_up_the_index_it_would_serve() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        for sub in ["www/empty", "www/locked"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        for file in ["www/index.html", "www/locked/index.html"] {
+            std::fs::write(dir.path().join(file), "x").unwrap();
+        }
+        let main = dir.path().join("httpd.conf");
+        std::fs::write(
+            &main,
+            format!("LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule setenvif_module m\nLoadModule dir_module m\nDocumentRoot {d}/www\nSetEnvIf User-Agent ^curl ok\n<Directory {d}/www>\n Require env ok\n</Directory>\n<Files index.html>\n Require ip 127.0.0.2\n</Files>\n<Directory {d}/www/empty>\n</Directory>\n"),
+        )
+        .unwrap();
+        let cfg = crate::ide::config::load(&main, &crate::ide::config::RealFs);
+        let answer = |url: &str| {
+            let spec = crate::ide::hover::spec(url, &None, "127.0.0.2".parse().unwrap(), None);
+            // The hover knows no User-Agent: `Require env ok` cannot be told.
+            let e = crate::ide::hover::effective(&cfg, &spec);
+            assert_eq!(e.outcome.status, None, "{url}: {:?}", e.outcome);
+            match answer_if_granted(&cfg, &spec, &e) {
+                Some(Answer::File { status, why, .. }) => format!("{status}: {}", why.replace(&d, "")),
+                other => format!("{other:?}"),
+            }
+        };
+        assert_eq!(answer("/"), "200: DirectoryIndex serves the file /www/index.html");
+        assert_eq!(answer("/empty/"), "404: a directory with no DirectoryIndex file, and mod_autoindex is not loaded");
+        // From 127.0.0.1 the index's own section refuses it.
+        let spec = crate::ide::hover::spec("/locked/", &None, "127.0.0.1".parse().unwrap(), None);
+        let e = crate::ide::hover::effective(&cfg, &spec);
+        assert!(
+            matches!(answer_if_granted(&cfg, &spec, &e), Some(Answer::File { status: 403, ref why, .. }) if why == "the DirectoryIndex subrequest GET /locked/index.html is refused"),
+            "{:?}",
+            answer_if_granted(&cfg, &spec, &e)
+        );
     }
 
     /// Methods as the default handler tells them apart; case-sensitive, as httpd compares them.

@@ -128,7 +128,12 @@ fn log_summary(cfg: &Config, e: &Effective) -> String {
 }
 
 pub(crate) fn spec(url: &str, host: &Option<String>, client: IpAddr, user: Option<&str>) -> RequestSpec {
-    let mut r = Request::new("GET", client, client);
+    asked_spec("GET", url, host, client, user)
+}
+
+/// [`spec`] with the method `method`.
+fn asked_spec(method: &str, url: &str, host: &Option<String>, client: IpAddr, user: Option<&str>) -> RequestSpec {
+    let mut r = Request::new(method, client, client);
     set_client(&mut r, client);
     r.user = user.map(str::to_string);
     r.client_host = HostKnowledge::NoName;
@@ -140,10 +145,6 @@ pub(crate) fn spec(url: &str, host: &Option<String>, client: IpAddr, user: Optio
 pub(crate) fn set_client(r: &mut Request, client: IpAddr) {
     r.client = client;
     r.local_addr = if client.is_ipv4() { "127.0.0.1".parse().unwrap() } else { "::1".parse().unwrap() };
-}
-
-fn loc_label(l: &policy::Loc) -> String {
-    format!("{}:{}", l.file.file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default(), l.line)
 }
 
 /// Markdown hover at `offset` of `file`.
@@ -167,6 +168,13 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
     if let Some(server) = &cfg.enclosing {
         return access_file_hover(cfg, server, &chain, offset);
     }
+    if cfg.top == crate::ide::config::TopLevel::Htaccess {
+        // No server configuration serves this file's directory: its own rules, under a server
+        // assumed to read it and to set nothing else.
+        let server = assumed_server(cfg)?;
+        let (range, md) = access_file_hover(cfg, &server, &chain, offset)?;
+        return Some((range, format!("{HTACCESS_ALONE_CAVEAT}{md}")));
+    }
     // On a section header or an access directive: the effective policy.
     let sec_idx = chain.iter().rposition(|n| is_container(n))?;
     let sections = &chain[..=sec_idx];
@@ -187,8 +195,8 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
         let caveat = if cfg.top == crate::ide::config::TopLevel::Fragment { FRAGMENT_CAVEAT } else { "" };
         return Some((range, format!("{caveat}**<{} {}>**\n\n{why}", section.name(), section.args().join(" "))));
     };
-    let trap = defeated_require(cfg, sections).map(trap_text);
-    let mut md = policy_markdown(cfg, &url, &host, trap, &[cfg]);
+    let trap = defeated_require(cfg, sections);
+    let mut md = policy_markdown(cfg, &url, &host, &Asked::of(&chain), trap, &[cfg]);
     if pattern {
         let first_line = md.find('\n').unwrap_or(md.len());
         md.insert_str(first_line, &format!(" (a URL this section's pattern `{}` reaches)", section.args().join(" ")));
@@ -203,6 +211,45 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
 /// what that configuration sets (a `<Directory />` refusing everything, the modules it loads) is
 /// not in the table, which can show a grant httpd refuses.
 const FRAGMENT_CAVEAT: &str = "⚠ **Analysed on its own**: no main configuration (httpd.conf, apache2.conf) including this file was found in the workspace, so the sections it inherits from there (such as a `<Directory />` that refuses everything) are missing below, and httpd's real answer may differ. Open the folder holding the main configuration to see the merged policy.\n\n";
+
+/// The name of the server configuration an .htaccess file analysed alone is read under.
+const ASSUMED_SERVER: &str = "assumed-server.conf";
+
+/// Said first in a hover on an .htaccess file analysed without a server configuration: the
+/// table is the file's own rules under [`assumed_server`].
+const HTACCESS_ALONE_CAVEAT: &str = "⚠ **Analysed on its own**: no main configuration (httpd.conf, apache2.conf) serving this directory was found in the workspace. The table shows this file's rules alone, read as if its directory were the DocumentRoot with `AllowOverride All`, `AllowOverride None` above it, and nothing else on the way (`assumed-server.conf`, Debian's default modules). What the real server sets is missing: its AllowOverride (httpd may ignore this file, or answer 500 to a line it does not allow), and the sections and .htaccess files above this one (such as a `<Directory />` that refuses everything), so httpd's real answer may differ. Open the folder holding the main configuration to see the merged policy.\n\n";
+
+/// The server an .htaccess file (`htaccess`, loaded alone) is read under when no configuration
+/// of the workspace serves its directory: that directory is the DocumentRoot, with
+/// `AllowOverride All` there and `None` above (httpd's compiled-in default would read the
+/// .htaccess files above with no directive allowed: 500), and the .htaccess file's modules
+/// (Debian's defaults).
+fn assumed_server(htaccess: &Config) -> Option<Config> {
+    struct Assumed {
+        path: std::path::PathBuf,
+        text: std::sync::Arc<str>,
+    }
+    impl crate::ide::config::FileSource for Assumed {
+        fn read(&self, path: &std::path::Path) -> std::io::Result<(std::sync::Arc<str>, Option<usize>)> {
+            if path == self.path {
+                Ok((self.text.clone(), None))
+            } else {
+                Err(std::io::ErrorKind::NotFound.into())
+            }
+        }
+    }
+    let dir = htaccess.file(0).path.parent()?;
+    // (Inside quotes httpd's tokenizer takes a backslash as an escape before a quote only.)
+    let quoted = format!("\"{}\"", dir.display().to_string().replace('"', "\\\""));
+    let text = format!(
+        "DocumentRoot {quoted}\n<Directory />\n  AllowOverride None\n</Directory>\n<Directory {quoted}>\n  AllowOverride All\n</Directory>\n"
+    );
+    let source = Assumed { path: dir.join(ASSUMED_SERVER), text: text.into() };
+    let mut server = crate::ide::config::load(&source.path, &source);
+    server.modules = htaccess.modules.clone();
+    server.modules_known = htaccess.modules_known;
+    Some(server)
+}
 
 /// Hover on a line inside a conditional section httpd skips (`<IfVersion < 2.4>`,
 /// `<IfModule !mod_authz_core.c>`, a module not loaded): httpd never reads it, so it has no
@@ -245,8 +292,8 @@ fn skipped_line_hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(T
     Some((range, md))
 }
 
-fn trap_text(t: Defeated) -> String {
-    let at = t.deciding.as_ref().map(|l| format!(" ({})", loc_label(l))).unwrap_or_default();
+fn trap_text(t: &Defeated, place: impl Fn(&std::path::Path, u32) -> String) -> String {
+    let at = t.deciding.as_ref().map(|l| format!(" ({})", place(&l.file, l.line))).unwrap_or_default();
     format!("⚠ `{}` has no effect here: `{}`{at} refuses every request first.", t.require_text, t.decided_by)
 }
 
@@ -280,8 +327,8 @@ fn access_file_hover(cfg: &Config, server: &Config, chain: &[&Node], offset: Tex
     }
     let own = Own { cfg, file: path.clone(), range: None };
     let batch = DefeatedBatch::new(&[server, cfg], crate::ide::defeated::htaccess_view(server));
-    let trap = defeated(server, &cfg.nodes, &own, &url, &host, &batch, &mut RecentWalks::default()).map(trap_text);
-    Some((range, policy_markdown(server, &url, &host, trap, &[server, cfg])))
+    let trap = defeated(server, &cfg.nodes, &own, &url, &host, &batch, &mut RecentWalks::default());
+    Some((range, policy_markdown(server, &url, &host, &Asked::of(chain), trap, &[server, cfg])))
 }
 
 /// Whether a `Require group` line is in the tree.
@@ -345,31 +392,115 @@ fn table_users(
     (named, other)
 }
 
-/// The effective policy of `GET url` as markdown: the sections in merge order, the
-/// resulting Require, the outcome table (for the clients the `mentioned`
-/// configurations name), the deciding rule and `trap` if any.
+/// The request a hover evaluates: its method, and the `<Limit>` or `<LimitExcept>` section it
+/// was chosen for (where the cursor is).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Asked {
+    method: String,
+    limit: Option<String>,
+}
+
+/// Methods a `<LimitExcept>` hover may evaluate, in the order tried: the first it does not list.
+const EXCEPT_CANDIDATES: &[&str] = &["GET", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"];
+
+impl Asked {
+    /// GET, or inside a `<Limit>` (the innermost on `chain`) a method it lists (GET if it
+    /// lists GET or HEAD, else its first, as written: httpd compares methods case-sensitively),
+    /// inside a `<LimitExcept>` the first of [`EXCEPT_CANDIDATES`] it does not list (HEAD is
+    /// GET's method number, `ap_method_number_of`, so listing either excepts both).
+    fn of(chain: &[&Node]) -> Asked {
+        let get = || Asked { method: "GET".into(), limit: None };
+        let Some(limit) = chain.iter().rev().find(|n| n.is_section() && policy::method::is_limit(n.name())) else {
+            return get();
+        };
+        let listed: Vec<&str> = limit.args().collect();
+        let lists = |m: &str| listed.iter().any(|l| *l == m || (m == "GET" && *l == "HEAD"));
+        let method = if limit.is("Limit") {
+            if lists("GET") {
+                Some("GET")
+            } else {
+                listed.first().copied()
+            }
+        } else {
+            EXCEPT_CANDIDATES.iter().copied().find(|m| !lists(m))
+        };
+        match method {
+            Some(m) => Asked { method: m.to_string(), limit: Some(format!("<{} {}>", limit.name(), listed.join(" "))) },
+            None => get(),
+        }
+    }
+}
+
+/// A place in the configuration as a hover names it: `file:line`, the file by its name, except
+/// a per-directory file (`.htaccess`, read per request: `per_dir` holds their paths), named by
+/// its directory ([`per_dir_name`]), as nested ones share a name.
+fn place(path: &std::path::Path, line: u32, per_dir: &[&std::path::Path], docroot: Option<&std::path::Path>) -> String {
+    if per_dir.contains(&path) {
+        return format!("{}:{line}", per_dir_name(path, docroot));
+    }
+    format!("{}:{line}", path.file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default())
+}
+
+/// How long a path a hover writes in full, at most.
+const SHORT_PATH: usize = 40;
+
+/// A per-directory file named by its directory: the path from the DocumentRoot's parent
+/// (`htdocs/sub/.htaccess`) when the file is beneath the DocumentRoot, else the full path when
+/// short, else its last three components after `…/`.
+fn per_dir_name(path: &std::path::Path, docroot: Option<&std::path::Path>) -> String {
+    if let Some(rel) = docroot
+        .and_then(|d| Some((d.parent()?, d)))
+        .and_then(|(parent, d)| path.starts_with(d).then(|| path.strip_prefix(parent).ok()).flatten())
+    {
+        return rel.display().to_string();
+    }
+    let full = path.display().to_string();
+    if full.chars().count() <= SHORT_PATH {
+        return full;
+    }
+    let parts: Vec<_> = path.components().collect();
+    let tail: std::path::PathBuf = parts[parts.len().saturating_sub(3)..].iter().collect();
+    format!("…/{}", tail.display())
+}
+
+/// The effective policy of `asked.method url` as markdown: the sections in merge order, the
+/// resulting Require, the outcome table (for the clients the `mentioned` configurations name),
+/// what the handler answers where access is granted, the deciding rule and `trap` if any; for
+/// a method other than GET, GET's table too when it differs.
 fn policy_markdown(
     cfg: &Config,
     url: &str,
     host: &Option<String>,
-    trap: Option<String>,
+    asked: &Asked,
+    trap: Option<Defeated>,
     mentioned: &[&Config],
 ) -> String {
     let mut md = String::new();
+    let method = asked.method.as_str();
+    let limited = match &asked.limit {
+        Some(l) if method == "GET" => format!(" (a method `{l}` applies to)"),
+        Some(l) => format!(" (a method `{l}` applies to; `GET` below)"),
+        None => String::new(),
+    };
     let _ = writeln!(
         md,
-        "**Effective access** for `GET {url}`{}",
+        "**Effective access** for `{method} {url}`{}{limited}",
         host.as_ref().map(|h| format!(" on `{h}`")).unwrap_or_default()
     );
-    let base = effective(cfg, &spec(url, host, "127.0.0.1".parse().unwrap(), None));
+    let local: IpAddr = "127.0.0.1".parse().unwrap();
+    let base = effective(cfg, &asked_spec(method, url, host, local, None));
     // httpd stops at a line it refuses before any request: no rule decides, and the rules left
     // once that line is dropped are not ones httpd runs.
     let refuses = !base.errors.is_empty();
+    // .htaccess files are named by their directory, from the request's DocumentRoot.
+    let per_dir: Vec<&std::path::Path> = base.sections.iter().filter(|s| s.file.is_none()).map(|s| &*s.path).collect();
+    let docroot = crate::ide::access::document_root(cfg, &asked_spec(method, url, host, local, None));
+    let place = |path: &std::path::Path, line: u32| place(path, line, &per_dir, Some(&docroot));
     if refuses {
         let _ =
             writeln!(md, "\n**httpd refuses to start** with the sections that apply here, so it answers no request:");
         for e in &base.errors {
-            let _ = writeln!(md, "- {} ({})", e.message, loc_label(&e.loc));
+            let _ = writeln!(md, "- {} ({})", e.message, place(&e.loc.file, e.loc.line));
         }
     }
     let _ = writeln!(md, "\nFile system: `{}`\n", base.filesystem_path.display());
@@ -383,13 +514,12 @@ fn policy_markdown(
         .into_iter()
         .flatten()
         .collect();
-        let file = s.path.file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default();
         let _ = writeln!(
             md,
-            "- `<{} {}>` ({file}:{}){}",
+            "- `<{} {}>` ({}){}",
             s.kind,
             s.args.join(" "),
-            s.line,
+            place(&s.path, s.line),
             if layers.is_empty() { String::new() } else { format!(": {}", layers.join(", ")) }
         );
     }
@@ -411,69 +541,131 @@ fn policy_markdown(
     columns.extend(named.iter().map(|u| (format!("as `{u}`"), Some(u.as_str()))));
     let other_label = if named.is_empty() { "authenticated".to_string() } else { "another valid user".to_string() };
     columns.push((other_label, Some(other.as_str())));
-    let _ = writeln!(
-        md,
-        "\n| client | {} |\n|---|{}",
-        columns.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>().join(" | "),
-        "---|".repeat(columns.len())
-    );
-    // Refused rows grouped by what httpd logs for them: (status, log text) → who.
-    let mut refused: Vec<((u16, String), Vec<String>, IpAddr)> = Vec::new();
-    let mut granted = false;
-    for (label, ip) in representative_clients(mentioned) {
-        let cells: Vec<Effective> = columns
-            .iter()
-            .map(|(_, user)| {
-                let mut sp = spec(url, host, ip, *user);
-                if user.is_some() {
-                    sp.request.groups = Some(groups.clone());
-                }
-                effective(cfg, &sp)
-            })
-            .collect();
-        let show = |s: Option<u16>| s.map(|s| s.to_string()).unwrap_or_else(|| "unknown".into());
-        let _ = writeln!(
-            md,
-            "| {label} | {} |",
-            cells.iter().map(|e| show(e.outcome.status)).collect::<Vec<_>>().join(" | ")
-        );
-        granted |= cells.iter().any(|e| e.outcome.status == Some(200));
-        for (e, (who, _)) in cells.iter().zip(&columns) {
-            let Some(st) = e.outcome.status.filter(|s| *s != 200) else { continue };
-            let key = (st, log_summary(cfg, e));
-            let row = format!("{label}, {who}");
-            match refused.iter_mut().find(|(k, ..)| *k == key) {
-                Some((_, v, _)) => v.push(row),
-                None => refused.push((key, vec![row], ip)),
-            }
-        }
-    }
-    if !refused.is_empty() {
+    let clients = representative_clients(mentioned);
+    let asked_table = Table::of(cfg, method, url, host, &columns, &groups, &clients);
+    md.push_str(&asked_table.markdown);
+    if !asked_table.refused.is_empty() {
         let _ = writeln!(md, "\nError log of the refused rows:");
-        for ((st, log), who, ip) in &refused {
-            let _ = writeln!(md, "- {st} for {}: {log}; access log `GET {url} {st} {ip}`", who.join("; "));
+        for ((st, log), who, ip) in &asked_table.refused {
+            let _ = writeln!(md, "- {st} for {}: {log}; access log `{method} {url} {st} {ip}`", who.join("; "));
         }
     }
-    // The table is access control's answer; where it grants, the file system may answer otherwise.
-    let base_spec = spec(url, host, "127.0.0.1".parse().unwrap(), None);
-    if let Some(crate::ide::handler::Answer::File { status, why, .. }) = granted
-        .then(|| crate::ide::handler::answer_if_granted(cfg, &base_spec, &base))
-        .flatten()
-        .filter(|a| !matches!(a, crate::ide::handler::Answer::File { status: 200, .. }))
-    {
-        let _ = writeln!(md, "\nWhere access is granted (200 above), httpd answers `GET {url}` with {status}: {why}.");
+    asked_table.handler_lines(&mut md, method, url);
+    if method != "GET" {
+        let limit = asked.limit.as_deref().unwrap_or_default();
+        let get = Table::of(cfg, "GET", url, host, &columns, &groups, &clients);
+        if get.statuses == asked_table.statuses {
+            let _ = writeln!(md, "\n`GET {url}`, which `{limit}` does not apply to, gets the same answers.");
+        } else {
+            let _ = writeln!(md, "\nFor `GET {url}`, which `{limit}` does not apply to:");
+            md.push_str(&get.markdown);
+            get.handler_lines(&mut md, "GET", url);
+        }
     }
     if let Some(d) = base.outcome.deciding.as_ref().filter(|_| !refuses) {
-        let at = d.loc.as_ref().map(|l| format!(" ({})", loc_label(l))).unwrap_or_default();
+        let at = d.loc.as_ref().map(|l| format!(" ({})", place(&l.file, l.line))).unwrap_or_default();
         let _ = writeln!(md, "\nFor 127.0.0.1, decided by {:?}: `{}`{at}", d.layer, d.rule);
     }
-    if let Some(t) = trap {
-        let _ = writeln!(md, "\n{t}");
+    if let Some(t) = &trap {
+        let _ = writeln!(md, "\n{}", trap_text(t, place));
     }
     if let Some(r) = &base.outcome.reason_unknown {
         let _ = writeln!(md, "\nSome outcomes cannot be known: {r}");
     }
     md
+}
+
+/// One method's outcome table: a row per client, a cell per column (anonymous, users).
+struct Table {
+    /// The table in markdown, its header first.
+    markdown: String,
+    /// The cells' statuses, row by row.
+    statuses: Vec<Vec<Option<u16>>>,
+    /// Refused cells grouped by what httpd logs for them: (status, log text) → who, and the
+    /// first client's address.
+    refused: Vec<((u16, String), Vec<String>, IpAddr)>,
+    /// What the handler answers, other than 200, where access is granted: (status, why) → the
+    /// granted cells it answers; and how many cells are granted.
+    handled: Vec<((u16, String), Vec<String>)>,
+    granted: usize,
+}
+
+impl Table {
+    fn of(
+        cfg: &Config,
+        method: &str,
+        url: &str,
+        host: &Option<String>,
+        columns: &[(String, Option<&str>)],
+        groups: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+        clients: &[(String, IpAddr)],
+    ) -> Table {
+        let mut t = Table { markdown: String::new(), statuses: vec![], refused: vec![], handled: vec![], granted: 0 };
+        let _ = writeln!(
+            t.markdown,
+            "\n| client | {} |\n|---|{}",
+            columns.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>().join(" | "),
+            "---|".repeat(columns.len())
+        );
+        for (label, ip) in clients {
+            let cells: Vec<(RequestSpec, Effective)> = columns
+                .iter()
+                .map(|(_, user)| {
+                    let mut sp = asked_spec(method, url, host, *ip, *user);
+                    if user.is_some() {
+                        sp.request.groups = Some(groups.clone());
+                    }
+                    let e = effective(cfg, &sp);
+                    (sp, e)
+                })
+                .collect();
+            let show = |s: Option<u16>| s.map(|s| s.to_string()).unwrap_or_else(|| "unknown".into());
+            let _ = writeln!(
+                t.markdown,
+                "| {label} | {} |",
+                cells.iter().map(|(_, e)| show(e.outcome.status)).collect::<Vec<_>>().join(" | ")
+            );
+            t.statuses.push(cells.iter().map(|(_, e)| e.outcome.status).collect());
+            for ((sp, e), (who, _)) in cells.iter().zip(columns) {
+                let row = format!("{label}, {who}");
+                let Some(st) = e.outcome.status.filter(|s| *s != 200) else {
+                    // Granted: the handler answers this cell's own request (mod_dir's
+                    // subrequest runs with its credentials).
+                    if e.outcome.status == Some(200) {
+                        t.granted += 1;
+                        if let Some(crate::ide::handler::Answer::File { status, why, .. }) =
+                            crate::ide::handler::answer(cfg, sp, e)
+                                .filter(|a| !matches!(a, crate::ide::handler::Answer::File { status: 200, .. }))
+                        {
+                            let key = (status, why);
+                            match t.handled.iter_mut().find(|(k, _)| *k == key) {
+                                Some((_, v)) => v.push(row),
+                                None => t.handled.push((key, vec![row])),
+                            }
+                        }
+                    }
+                    continue;
+                };
+                let key = (st, log_summary(cfg, e));
+                match t.refused.iter_mut().find(|(k, ..)| *k == key) {
+                    Some((_, v, _)) => v.push(row),
+                    None => t.refused.push((key, vec![row], *ip)),
+                }
+            }
+        }
+        t
+    }
+
+    /// The table is access control's answer; where it grants, the file system may answer
+    /// otherwise: one line per such answer, naming the cells when not every granted one.
+    fn handler_lines(&self, md: &mut String, method: &str, url: &str) {
+        for ((status, why), who) in &self.handled {
+            let whom =
+                if who.len() == self.granted { "(200 above)".to_string() } else { format!("for {}", who.join("; ")) };
+            let _ =
+                writeln!(md, "\nWhere access is granted {whom}, httpd answers `{method} {url}` with {status}: {why}.");
+        }
+    }
 }
 
 pub(crate) fn directive_doc(d: &catalogue::Directive) -> String {
@@ -602,6 +794,184 @@ mod tests {
         let md = OnDisk::new(&["www/private"], &[], conf).hover_on("<Location /private>");
         assert!(md.contains("| local (127.0.0.1) | 200 | 200 |"), "{md}");
         assert!(md.contains("Where access is granted (200 above), httpd answers `GET /private` with 301"), "{md}");
+    }
+
+    /// The lines of a hover from the table on (its header, rows and what follows).
+    fn from_table(md: &str) -> String {
+        md[md.find("| client").unwrap_or(0)..].to_string()
+    }
+
+    const AUTH_MODULES: &str = "LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule authz_user_module m\nLoadModule auth_basic_module m\nLoadModule authn_core_module m\nLoadModule authn_file_module m\nLoadModule dir_module m\n";
+
+    /// What the handler answers is asked of each granted cell's own request: mod_dir's
+    /// DirectoryIndex subrequest carries the cell's credentials (`ap_sub_req_lookup_uri` copies
+    /// the headers; `ap_process_request_internal` re-authenticates where the subrequest's
+    /// sections differ, else takes the main request's user). The hover once asked it of the
+    /// anonymous request, refused with 401, whose index was never looked up, and said "404: a
+    /// directory with no DirectoryIndex file" where httpd serves index.html to a valid user.
+    #[test]
+    fn the_directory_index_is_looked_up_with_each_cells_credentials() {
+        let conf = format!("{AUTH_MODULES}DocumentRoot {{d}}/www\n<Directory {{d}}/www>\n AuthType Basic\n AuthName x\n AuthUserFile {{d}}/pw\n Require valid-user\n</Directory>\n<Directory {{d}}/www/empty>\n Options None\n</Directory>\n");
+        let t = OnDisk::new(&["www/empty"], &[("www/index.html", "x")], &conf);
+        let md = t.hover_on("<Directory {d}/www>");
+        expect_test::expect![[r#"
+            | client | anonymous | authenticated |
+            |---|---|---|
+            | local (127.0.0.1) | 401 | 200 |
+            | any other (192.0.2.1) | 401 | 200 |
+
+            Error log of the refused rows:
+            - 401 for local (127.0.0.1), anonymous; any other (192.0.2.1), anonymous: nothing (httpd asks for credentials without logging); access log `GET / 401 127.0.0.1`
+
+            For 127.0.0.1, decided by Authn: `AuthType Basic: credentials required` (httpd.conf:10)
+        "#]]
+        .assert_eq(&from_table(&md));
+        // Without an index file, every granted cell meets the default handler's 404.
+        let md = t.hover_on("<Directory {d}/www/empty>");
+        assert!(
+            md.contains("Where access is granted (200 above), httpd answers `GET /empty/` with 404: a directory with no DirectoryIndex file, and mod_autoindex is not loaded."),
+            "{md}"
+        );
+        // An answer only some granted cells get: mod_dir redirects a POST to a directory
+        // without its slash unless redirect-carefully is set, here for 127.0.0.2 only.
+        let conf = format!("{AUTH_MODULES}LoadModule setenvif_module m\nDocumentRoot {{d}}/www\nSetEnvIf Remote_Addr ^127\\.0\\.0\\.2$ redirect-carefully\n<Directory {{d}}/www>\n Require all granted\n</Directory>\n<Location /sub>\n <Limit POST>\n  Require ip 127.0.0.1 127.0.0.2\n </Limit>\n</Location>\n");
+        let t = OnDisk::new(&["www/sub"], &[], &conf);
+        let md = t.hover_on("Require ip 127.0.0.1 127.0.0.2");
+        let said: Vec<&str> = md.lines().filter(|l| l.starts_with("Where access is granted")).collect();
+        expect_test::expect![[r#"
+            [
+                "Where access is granted for local (127.0.0.1), anonymous; local (127.0.0.1), authenticated, httpd answers `POST /sub` with 301: a directory requested without its trailing slash: mod_dir redirects to /sub/.",
+                "Where access is granted (200 above), httpd answers `GET /sub` with 301: a directory requested without its trailing slash: mod_dir redirects to /sub/.",
+            ]
+        "#]]
+        .assert_debug_eq(&said);
+    }
+
+    /// Inside a `<Limit>` or `<LimitExcept>`, the hover evaluates a method the section applies
+    /// to, says which, and shows GET's table too where it differs (a tester saw only GET's
+    /// 200s under `<Limit POST> Require all denied`).
+    #[test]
+    fn inside_a_limit_the_table_is_for_a_method_it_applies_to() {
+        let conf = format!("{AUTH_MODULES}DocumentRoot {{d}}/www\n<Directory {{d}}/www>\n Require all granted\n <Limit POST>\n  Require all denied\n </Limit>\n</Directory>\n<Location /x>\n <LimitExcept GET HEAD>\n  Require ip 127.0.0.2\n </LimitExcept>\n</Location>\n<Location /y>\n <Limit PUT GET>\n  Require ip 127.0.0.2\n </Limit>\n</Location>\n");
+        let t = OnDisk::new(&["www"], &[("www/index.html", "x"), ("www/x", "x"), ("www/y", "y")], &conf);
+        // httpd grants POST too: `Require all granted` beside it in the same implicit RequireAny.
+        let md = t.hover_on("Require all denied");
+        assert!(
+            md.starts_with("**Effective access** for `POST /` (a method `<Limit POST>` applies to; `GET` below)"),
+            "{md}"
+        );
+        assert!(md.contains("| local (127.0.0.1) | 200 | 200 |"), "{md}");
+        assert!(md.contains("`GET /`, which `<Limit POST>` does not apply to, gets the same answers."), "{md}");
+        let md = t.hover_on("Require ip 127.0.0.2\n </LimitExcept>");
+        expect_test::expect![[r#"
+            **Effective access** for `POST /x` (a method `<LimitExcept GET HEAD>` applies to; `GET` below)
+            | client | anonymous | authenticated |
+            |---|---|---|
+            | local (127.0.0.1) | 403 | 403 |
+            | 127.0.0.2 | 200 | 200 |
+            | any other (192.0.2.1) | 403 | 403 |
+
+            Error log of the refused rows:
+            - 403 for local (127.0.0.1), anonymous; local (127.0.0.1), authenticated; any other (192.0.2.1), anonymous; any other (192.0.2.1), authenticated: `[authz_core:error] AH01630: client denied by server configuration: /www/x`; access log `POST /x 403 127.0.0.1`
+
+            For `GET /x`, which `<LimitExcept GET HEAD>` does not apply to:
+
+            | client | anonymous | authenticated |
+            |---|---|---|
+            | local (127.0.0.1) | 200 | 200 |
+            | 127.0.0.2 | 200 | 200 |
+            | any other (192.0.2.1) | 200 | 200 |
+
+            For 127.0.0.1, decided by AuthzCore: `Require ip 127.0.0.2` (httpd.conf:17)
+        "#]]
+        .assert_eq(&format!("{}\n{}", md.lines().next().unwrap(), from_table(&md).replace(&t.d(), "")));
+        // A <Limit> listing GET is shown for GET alone.
+        let md = t.hover_on("Require ip 127.0.0.2\n </Limit>");
+        assert!(md.starts_with("**Effective access** for `GET /y` (a method `<Limit PUT GET>` applies to)\n"), "{md}");
+        assert!(!md.contains("does not apply to"), "{md}");
+    }
+
+    /// An .htaccess file no configuration of the workspace serves: the hover says so first, then
+    /// gives the table of its own rules (it gave no hover at all).
+    #[test]
+    fn an_htaccess_alone_gets_its_own_rules_table_after_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let access = dir.path().join("site/.htaccess");
+        std::fs::create_dir_all(access.parent().unwrap()).unwrap();
+        // The file above is not read: the server assumed sets AllowOverride None there.
+        std::fs::write(dir.path().join(".htaccess"), "Require all denied\n").unwrap();
+        std::fs::write(&access, "AuthType Basic\nAuthName x\nAuthUserFile /nonexistent\nRequire valid-user\n").unwrap();
+        let cfg = crate::ide::config::load_fragment(&access, &crate::ide::config::RealFs);
+        let md = hover(&cfg, 0, TextSize::from(60)).map(|(_, md)| md).unwrap_or_default();
+        assert!(md.starts_with("⚠ **Analysed on its own**: no main configuration"), "{md}");
+        expect_test::expect![[r#"
+            **Effective access** for `GET /`
+
+            File system: `/site/`
+
+            Sections in merge order:
+            - `<Directory />` (assumed-server.conf:2)
+            - `<Directory /site>` (assumed-server.conf:5)
+            - `<.htaccess >` (site/.htaccess:1): mod_authz_core, authn
+
+            Effective Require:
+            ```apache
+            section's Require lines (implicit <RequireAny>)
+              Require valid-user
+            ```
+
+            | client | anonymous | authenticated |
+            |---|---|---|
+            | local (127.0.0.1) | 401 | 200 |
+            | any other (192.0.2.1) | 401 | 200 |
+
+            Error log of the refused rows:
+            - 401 for local (127.0.0.1), anonymous; any other (192.0.2.1), anonymous: nothing (httpd asks for credentials without logging); access log `GET / 401 127.0.0.1`
+
+            Where access is granted (200 above), httpd answers `GET /` with 403: a directory with no DirectoryIndex file, and Options without Indexes (mod_autoindex).
+
+            For 127.0.0.1, decided by Authn: `AuthType Basic: credentials required` (site/.htaccess:1)
+        "#]]
+        .assert_eq(&md[HTACCESS_ALONE_CAVEAT.len()..].replace(&dir.path().display().to_string(), ""));
+    }
+
+    /// Nested .htaccess files are named by their directory wherever the hover names a place
+    /// (both were `.htaccess:1`).
+    #[test]
+    fn nested_htaccess_files_are_named_by_their_directory() {
+        let conf = format!("{AUTH_MODULES}LoadModule access_compat_module m\nDocumentRoot {{d}}/www\n<Directory {{d}}/www>\n AllowOverride All\n</Directory>\n");
+        let t = OnDisk::new(
+            &["www/sub/deeper"],
+            &[
+                ("www/sub/.htaccess", "Require ip 127.0.0.2\n"),
+                ("www/sub/deeper/.htaccess", "AuthMerging Or\nRequire ip 127.0.0.3\n"),
+            ],
+            &conf,
+        );
+        let server = std::sync::Arc::new(t.cfg);
+        let cfg = crate::ide::config::load_in_context(
+            &t.dir.path().join("www/sub/deeper/.htaccess"),
+            &crate::ide::config::RealFs,
+            server,
+        );
+        let md = hover(&cfg, 0, TextSize::from(20)).map(|(_, md)| md).unwrap_or_default();
+        let places: Vec<&str> = md.lines().filter(|l| l.starts_with("- `<") || l.starts_with("For 127")).collect();
+        expect_test::expect![[r#"
+            [
+                "- `<Directory TMP/www>` (httpd.conf:10)",
+                "- `<.htaccess >` (www/sub/.htaccess:1): mod_authz_core",
+                "- `<.htaccess >` (www/sub/deeper/.htaccess:1): mod_authz_core",
+                "For 127.0.0.1, decided by AuthzCore: `AuthMerging Or (inherited rules OR this section's): denied by `Require ip 127.0.0.2` (TMP/www/sub/.htaccess:1) and `Require ip 127.0.0.3` (TMP/www/sub/deeper/.htaccess:2)` (www/sub/deeper/.htaccess:1)",
+            ]
+        "#]]
+        .assert_debug_eq(&places.iter().map(|l| l.replace(&t.dir.path().display().to_string(), "TMP")).collect::<Vec<_>>());
+        // Outside the DocumentRoot: the full path when short, else its last three components.
+        let long = Path::new("/srv/a-rather-long-directory-name/for/an/alias/target/.htaccess");
+        assert_eq!(per_dir_name(long, Some(Path::new("/var/www"))), "…/alias/target/.htaccess");
+        assert_eq!(
+            per_dir_name(Path::new("/srv/alias/.htaccess"), Some(Path::new("/var/www"))),
+            "/srv/alias/.htaccess"
+        );
     }
 
     /// `█` marks the cursor (it cannot clash with `$` in regexes or `${VAR}`).

@@ -486,6 +486,15 @@ pub fn translated_path(cfg: &Config, spec: &RequestSpec) -> PathBuf {
     url::translate(&server, cfg, &normalize_url(&spec.path))
 }
 
+/// The DocumentRoot of the server answering `spec` (its Host and connection address).
+pub fn document_root(cfg: &Config, spec: &RequestSpec) -> PathBuf {
+    let ix = cfg.index();
+    let local = spec.request.local_port.map(|p| (spec.request.local_addr, p));
+    let vhost = url::pick_vhost(ix, spec.host.as_deref(), local, &mut Vec::new());
+    let server = url::Server { main: &ix.main, vhost: vhost.map(|v| &ix.vhosts[v as usize].scope) };
+    url::document_root(&server, cfg)
+}
+
 /// Walks and evaluates one request, with the environment given in `spec.request.env`
 /// (SetEnvIf is not evaluated), including mod_dir's DirectoryIndex subrequest.
 pub fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {

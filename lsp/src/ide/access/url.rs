@@ -127,14 +127,24 @@ pub(super) fn translate(server: &Server, cfg: &Config, url: &str) -> PathBuf {
             return PathBuf::from(out);
         }
     }
+    let root = document_root(server, cfg);
+    let root = path_text(&root);
+    PathBuf::from(format!("{}{url}", root.trim_end_matches('/')))
+}
+
+/// The server's DocumentRoot (the virtual host's, else the main server's, else httpd's
+/// compiled-in default), relative to the ServerRoot when written relative.
+pub(super) fn document_root(server: &Server, cfg: &Config) -> PathBuf {
     let root = server
         .vhost
         .and_then(|v| v.document_root.clone())
         .or_else(|| server.main.document_root.clone())
         .unwrap_or_else(|| "/var/www/html".to_string());
-    let root = if Path::new(&root).is_absolute() { PathBuf::from(root) } else { cfg.server_root.join(root) };
-    let root = path_text(&root);
-    PathBuf::from(format!("{}{url}", root.trim_end_matches('/')))
+    if Path::new(&root).is_absolute() {
+        PathBuf::from(root)
+    } else {
+        cfg.server_root.join(root)
+    }
 }
 
 /// mod_alias's `alias_matches`: segment-wise prefix match where runs of `/` match
