@@ -378,6 +378,38 @@ fn a_require_deciding_beneath_a_reopened_denial_is_not_called_defeated() {
     assert!(!reported.iter().any(|r| r.code == "defeated-require"), "{reported:#?}");
 }
 
+/// An .htaccess below that only some servers read: the main server (answering on ::1) reads it
+/// and re-opens the inherited denial there, while a virtual host on 127.0.0.1 has AllowOverride
+/// None. On ::1 the Require decides (httpd 403 with AH01630 for ::1; 200 once it is deleted), so
+/// no trap is reported.
+#[test]
+fn an_htaccess_only_the_main_server_reads_keeps_the_require_in_effect() {
+    if !require_apache2() || !apache_lsp_e2e::httpd::ipv6_loopback_usable() {
+        eprintln!("skipped: needs apache2 and the ::1 loopback");
+        return;
+    }
+    let body = |require: &str| {
+        format!("<Directory @DOCROOT@>\n  AllowOverride All\n  Order deny,allow\n  Deny from all\n</Directory>\n<Directory @DOCROOT@/sub>\n{require}</Directory>\n<VirtualHost 127.0.0.1:@PORT@>\n  ServerName a.test\n  DocumentRoot @DOCROOT@\n  <Directory @DOCROOT@>\n    AllowOverride None\n  </Directory>\n</VirtualHost>\n")
+    };
+    for with_require in [true, false] {
+        let require = if with_require { "  Require ip 127.0.0.1\n" } else { "" };
+        let cfg = HttpdConfig::new(body(require))
+            .file("htdocs/sub/deeper/.htaccess", "Order allow,deny\nAllow from all\n")
+            .file("htdocs/sub/deeper/a.txt", "a\n");
+        let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start: {e}"));
+        let get = |from: &str| httpd.send(&Request::get("/sub/deeper/a.txt").source(from.parse().unwrap())).unwrap();
+        let statuses = (get("127.0.0.1"), get("127.0.0.2"), get("::1"));
+        if with_require {
+            assert_eq!(statuses, (403, 403, 403));
+            assert!(httpd.error_log().contains("AH01630"), "the Require refused ::1:\n{}", httpd.error_log());
+            let reported = apache_lsp::cli::check_paths(&[httpd.config().main_config_path()]).unwrap();
+            assert!(!reported.iter().any(|r| r.code == "defeated-require"), "{reported:#?}");
+        } else {
+            assert_eq!(statuses, (403, 403, 200), "deleting the Require opens ::1");
+        }
+    }
+}
+
 /// Old-style rules limited to some methods: `<Limit POST> Allow from all` under `Order
 /// allow,deny` lets POST through, and there the Require below decides (httpd: 200 for 127.0.0.1,
 /// 403 with AH01630 for 127.0.0.2; deleting the Require opens POST to 127.0.0.2). `Satisfy Any`

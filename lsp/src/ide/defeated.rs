@@ -4,10 +4,11 @@
 //! one batch, and the hover, which states it under the table.
 
 use crate::ide::access::{self, BeforeMerge, FsView};
-use crate::ide::config::{Config, FileId, Node, SecId};
+use crate::ide::allow_override::{in_force, Readers};
+use crate::ide::config::{Config, FileId, Node, SecId, ServerId};
 use crate::ide::hover::{hover_env_inputs, representative_clients, set_client, spec};
 use crate::ide::policy::{self, Layer};
-use crate::ide::section_urls::{directory_url, is_container, section_urls, url_for, url_roots};
+use crate::ide::section_urls::{directory_url, is_container, section_urls, url_for};
 use apache_syntax::TextRange;
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -50,6 +51,8 @@ pub struct DefeatedBatch {
     /// Each server's [`Reopener`]s, by its `<VirtualHost>` (None: the main server), made when
     /// first asked: every section of a server checked for the trap looks at the same ones.
     reopeners: Mutex<HashMap<Option<SecId>, Arc<[Reopener]>>>,
+    /// Which servers read the .htaccess files of a directory, made when first asked.
+    readers: std::sync::OnceLock<Readers>,
     /// The directories of the .htaccess files the caller found ([`Config::htaccess_found`])
     /// that hold old-style lines, read when first asked.
     htaccess_compat: std::sync::OnceLock<Vec<String>>,
@@ -102,6 +105,7 @@ impl DefeatedBatch {
             host_checks: Default::default(),
             main_sections: Default::default(),
             reopeners: Default::default(),
+            readers: Default::default(),
             htaccess_compat: Default::default(),
         }
     }
@@ -334,10 +338,51 @@ fn reopening_urls(
                 .collect()
         });
         if !dirs.is_empty() {
-            let (docroot, _) = url_roots(cfg, chain);
+            // Each is tried as every server that reads it and whose requests pass the section (a
+            // main-server section is passed by every server's): one server may read it where
+            // another's AllowOverride does not.
+            let readers = batch.readers.get_or_init(|| Readers::new(cfg));
+            let own_vhost = server.and_then(|id| ix.vhosts.iter().position(|v| v.id == id)).map(|p| p as u32);
             for d in dirs {
-                if let Some(u) = directory_url(cfg, &docroot, d).filter(|u| u.len() > url.len() && u.starts_with(url)) {
-                    out.push((u, host.clone()));
+                for s in readers.servers(d) {
+                    if own_vhost.is_some_and(|v| s != ServerId::Vhost(v)) || !in_force(cfg, s, d).reads_htaccess(ix) {
+                        continue;
+                    }
+                    let docroot = match s {
+                        ServerId::Vhost(v) => ix.vhosts[v as usize].scope.document_root.clone(),
+                        ServerId::Main => None,
+                    }
+                    .or_else(|| ix.main.document_root.clone())
+                    .map(|d| d.trim_end_matches('/').to_string());
+                    let Some(u) = directory_url(cfg, &docroot, d).filter(|u| u.len() > url.len() && u.starts_with(url))
+                    else {
+                        continue;
+                    };
+                    // Walks reach a server by the host name asked for: a server no name reaches
+                    // (the main server beside virtual hosts, or a virtual host another one's name
+                    // hides) cannot be tried, and nothing is claimed.
+                    let h = match (s, own_vhost) {
+                        (_, Some(_)) => host.clone(),
+                        (ServerId::Main, None) if ix.vhosts.is_empty() => None,
+                        (ServerId::Main, None) => return None,
+                        (ServerId::Vhost(v), None) => {
+                            let name = ix
+                                .node(cfg, ix.vhosts[v as usize].id)
+                                .children
+                                .iter()
+                                .find(|c| c.is("ServerName"))
+                                .and_then(|c| c.arg(0).map(str::to_string));
+                            let reached = match &name {
+                                Some(n) => ix.vhost_by_name(n, None) == Some(v),
+                                None => v == 0,
+                            };
+                            if !reached {
+                                return None;
+                            }
+                            name
+                        }
+                    };
+                    out.push((u, h));
                 }
             }
             if out.len() > MAX_REOPENING_URLS {
