@@ -148,6 +148,23 @@ impl Setup {
         Setup { dirs, probes, htaccess, files }
     }
 
+    /// Reads the .htaccess files `strip` accepts without the byte-order mark they begin with
+    /// (`migrate --remove-bom`): returns each such file with its text as it was.
+    pub fn without_bom(&mut self, strip: impl Fn(&Path) -> bool) -> Vec<(PathBuf, Arc<str>)> {
+        let mut out = Vec::new();
+        for h in self.htaccess.iter().filter(|h| strip(h)) {
+            let original = match self.files.get(h) {
+                Some(t) => t.clone(),
+                None => config::decode(config::read_regular(h).unwrap_or_default()).0,
+            };
+            if crate::ide::bom::starts_with_bom(&original) {
+                self.files.insert(h.clone(), Arc::from(&original[crate::ide::bom::BOM.len()..]));
+                out.push((h.clone(), original));
+            }
+        }
+        out
+    }
+
     /// An .htaccess file as the walks read it: its pending text, else the disk's (regular
     /// files only; empty when it cannot be read).
     pub fn read_htaccess(&self, p: &Path) -> FileData {
@@ -408,6 +425,30 @@ impl<'c> Analysis<'c> {
             }
         }
         out
+    }
+
+    /// Why httpd evaluates nothing in the file holding body `s` (a byte-order mark before its
+    /// first directive, [`crate::ide::bom`]): no rewrite of it keeps or changes anything.
+    pub fn refused_file(&self, s: usize) -> Option<String> {
+        let b = self.body(s);
+        let text = &b.cfg.file(b.file).text;
+        if !crate::ide::bom::starts_with_bom(text) {
+            return None;
+        }
+        let (consequence, nonfatal) = match &self.secs[s].key {
+            Key::Node(..) => ("httpd does not start", false),
+            // (Under `AllowOverride Nonfatal=Unknown` the walks skip the first directive and
+            // reach the body without the file's 500.)
+            Key::Htaccess(_) | Key::HtaccessSection(..) => (
+                "httpd answers 500 to every request this .htaccess file applies to",
+                self.by_sec[s].iter().any(|w| self.walks[*w].eff.htaccess_error().is_none()),
+            ),
+        };
+        crate::ide::bom::refusal(text, consequence, nonfatal).map(|why| {
+            format!(
+                "it {why}; remove the byte-order mark first (migrate --remove-bom, or the editor's quick fix), which changes what httpd does"
+            )
+        })
     }
 
     /// Text of where an .htaccess body's AllowOverride comes from, when it does not allow
