@@ -220,8 +220,9 @@ impl<'a> Body<'a> {
     /// Edits deleting `del` (whole lines) and writing `block` at the first anchor: in place of the
     /// deleted lines starting there, else inserted before that line.
     ///
-    /// Line endings are the file's own: where the block has as many lines as those it replaces,
-    /// each keeps the ending of the line it replaces; otherwise every line takes the ending of
+    /// Line endings are the file's own: where the block has as many lines as the deleted lines
+    /// it takes the place of (those running on from its place), each keeps the ending of the line
+    /// it replaces; otherwise every line takes the ending of
     /// the first one replaced (or of the line it is inserted before). A file without a final
     /// line break gets none.
     fn place_block(&self, mut del: Vec<TextRange>, anchors: &[TextSize], block: &[String]) -> Vec<Edit> {
@@ -242,7 +243,22 @@ impl<'a> Body<'a> {
                 &text[at..text[at..].find('\n').map_or(text.len(), |i| at + i + 1)]
             }
         };
-        let endings: Vec<&str> = old.split_inclusive('\n').map(line_ending).collect();
+        // The lines replaced: the deleted lines that run on from the block's place (each
+        // directive is its own range).
+        let run = match replaced {
+            Some(i) => {
+                let mut end = del[i].end();
+                for r in &del[i + 1..] {
+                    if r.start() != end {
+                        break;
+                    }
+                    end = r.end();
+                }
+                &text[usize::from(del[i].start())..usize::from(end)]
+            }
+            None => old,
+        };
+        let endings: Vec<&str> = run.split_inclusive('\n').map(line_ending).collect();
         let fallback = if text.contains("\r\n") { "\r\n" } else { "\n" };
         let first = endings.first().copied().filter(|e| !e.is_empty()).unwrap_or(fallback);
         let one_to_one = endings.len() == lines.len();

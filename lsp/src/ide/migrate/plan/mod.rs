@@ -437,11 +437,15 @@ impl<'c> Analysis<'c> {
         }
         let (consequence, nonfatal) = match &self.secs[s].key {
             Key::Node(..) => ("httpd does not start", false),
-            // (Under `AllowOverride Nonfatal=Unknown` the walks skip the first directive and
-            // reach the body without the file's 500.)
-            Key::Htaccess(_) | Key::HtaccessSection(..) => (
+            // (Under `AllowOverride Nonfatal=Unknown` httpd skips the first directive. No module
+            // defines a name beginning with the mark, whichever the server loads.)
+            Key::Htaccess(p) | Key::HtaccessSection(p, _) => (
                 "httpd answers 500 to every request this .htaccess file applies to",
-                self.by_sec[s].iter().any(|w| self.walks[*w].eff.htaccess_error().is_none()),
+                self.allow_override_of(p).is_some_and(|(_, words)| {
+                    words
+                        .iter()
+                        .any(|w| w.eq_ignore_ascii_case("Nonfatal=Unknown") || w.eq_ignore_ascii_case("Nonfatal=All"))
+                }),
             ),
         };
         crate::ide::bom::refusal(text, consequence, nonfatal).map(|why| {
@@ -455,6 +459,28 @@ impl<'c> Analysis<'c> {
     /// AuthConfig (the rewritten lines would then be a 500).
     pub fn htaccess_override_problem(&self, s: usize) -> Option<String> {
         let (Key::Htaccess(p) | Key::HtaccessSection(p, _)) = &self.secs[s].key else { return None };
+        let allow = self.allow_override_of(p);
+        let ok = |a: &[String]| a.iter().any(|w| w.eq_ignore_ascii_case("All") || w.eq_ignore_ascii_case("AuthConfig"));
+        match allow {
+            Some((_, a)) if ok(&a) => None,
+            Some((d, a)) => Some(format!(
+                "AllowOverride {} (from {} at {}:{}) does not allow AuthConfig, so Require lines in {} would answer every request with 500; add AuthConfig to that AllowOverride first",
+                a.join(" "),
+                d.args().first().map(|x| format!("<Directory {x}>")).unwrap_or_default(),
+                self.cfg.file(d.loc.file).path.display(),
+                self.cfg.line(&d.loc),
+                p.display()
+            )),
+            None => Some(format!(
+                "no AllowOverride applies to {} (the default is None), so httpd does not read it",
+                p.display()
+            )),
+        }
+    }
+
+    /// The AllowOverride in force for the .htaccess file `p` (the section it is written in, and
+    /// its words), None where none applies.
+    fn allow_override_of(&self, p: &Path) -> Option<(&'c Node, Vec<String>)> {
         let dir = p.parent()?.to_string_lossy().into_owned();
         let comps = config::index::components(&dir);
         let mut allow: Option<(&Node, Vec<String>)> = None;
@@ -482,21 +508,6 @@ impl<'c> Analysis<'c> {
                 allow = Some((d, ao.arg_strings()));
             }
         }
-        let ok = |a: &[String]| a.iter().any(|w| w.eq_ignore_ascii_case("All") || w.eq_ignore_ascii_case("AuthConfig"));
-        match allow {
-            Some((_, a)) if ok(&a) => None,
-            Some((d, a)) => Some(format!(
-                "AllowOverride {} (from {} at {}:{}) does not allow AuthConfig, so Require lines in {} would answer every request with 500; add AuthConfig to that AllowOverride first",
-                a.join(" "),
-                d.args().first().map(|x| format!("<Directory {x}>")).unwrap_or_default(),
-                self.cfg.file(d.loc.file).path.display(),
-                self.cfg.line(&d.loc),
-                p.display()
-            )),
-            None => Some(format!(
-                "no AllowOverride applies to {} (the default is None), so httpd does not read it",
-                p.display()
-            )),
-        }
+        allow
     }
 }
