@@ -181,8 +181,12 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     if super::never_read(cfg) {
         return;
     }
-    let mut state =
-        State { compat_loaded: !cfg.modules_known || cfg.modules.contains("access_compat_module"), ..State::default() };
+    let mut state = State {
+        compat_loaded: !cfg.modules_known || cfg.modules.contains("access_compat_module"),
+        // (Looked for once: most trees have no file beginning with a byte-order mark.)
+        any_bom: cfg.files.iter().any(|f| bom::starts_with_bom(&f.text)),
+        ..State::default()
+    };
     for (id, section) in super::sections(cfg) {
         state.block(cfg, section, Some(id), out);
     }
@@ -202,6 +206,8 @@ fn is_limit_block(n: &Node) -> bool {
 #[derive(Default)]
 struct State<'c> {
     compat_loaded: bool,
+    /// Some file of the configuration begins with a byte-order mark.
+    any_bom: bool,
     messages: Messages,
     whats: Messages,
     described: rustc_hash::FxHashMap<Vec<(usize, bool, usize)>, Arc<str>>,
@@ -276,8 +282,11 @@ impl<'c> State<'c> {
             (c, false) => c.map(describe).unwrap_or_default(),
         };
         // (Its lines may come from an included file.)
-        let refused =
-            std::iter::once(section.loc.file).chain(olds().map(|d| d.loc.file)).find_map(|f| self.refused_file(cfg, f));
+        let refused = if self.any_bom {
+            std::iter::once(section.loc.file).chain(olds().map(|d| d.loc.file)).find_map(|f| self.refused_file(cfg, f))
+        } else {
+            None
+        };
         let what = match refused {
             // A file httpd refuses as a whole (a byte-order mark before its first directive):
             // none of its blocks does anything.
