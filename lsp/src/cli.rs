@@ -44,6 +44,12 @@ pub enum Command {
         /// Also apply rewrites that change access, and print every change.
         #[arg(long)]
         allow_changes: bool,
+        /// Remove the UTF-8 byte-order mark a file begins with, then migrate it. httpd reads
+        /// the mark as part of the first directive's name and refuses the whole file (it does
+        /// not start; an .htaccess file answers 500), so without this such a file is left;
+        /// with it httpd reads the file, which changes what it does (printed as an access change).
+        #[arg(long)]
+        remove_bom: bool,
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
@@ -984,7 +990,7 @@ pub fn main() -> i32 {
                 2
             }
         },
-        Some(Command::Migrate { write, allow_changes, paths }) => {
+        Some(Command::Migrate { write, allow_changes, remove_bom, paths }) => {
             let targets = match targets(&paths) {
                 Ok(t) => t,
                 Err(e) => {
@@ -995,7 +1001,7 @@ pub fn main() -> i32 {
             let mut left_any = false;
             let mut changed: std::collections::BTreeMap<PathBuf, (std::sync::Arc<str>, String)> = Default::default();
             for (path, main) in targets {
-                let out = crate::migrate_cli::migrate(&path, main, allow_changes);
+                let out = crate::migrate_cli::migrate(&path, main, allow_changes, remove_bom);
                 for (p, (old, new)) in out.changed {
                     match changed.get(&p) {
                         Some((_, n)) if *n != new => {

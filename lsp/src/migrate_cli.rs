@@ -19,10 +19,15 @@ pub struct Outcome {
     pub notes: Vec<String>,
 }
 
-/// Migrates the tree rooted at `main` (a main configuration, a fragment, or an .htaccess file).
-pub fn migrate(main: &Path, is_main: bool, allow_changes: bool) -> Outcome {
+/// Migrates the tree rooted at `main` (a main configuration, a fragment, or an .htaccess file),
+/// removing the byte-order mark files begin with when `remove_bom`.
+pub fn migrate(main: &Path, is_main: bool, allow_changes: bool, remove_bom: bool) -> Outcome {
     let ws = Workspace { main, is_main, fs: &RealFs };
-    let m = migrate::migrate(&ws, Scope::Tree, allow_changes);
+    let m = if remove_bom {
+        migrate::migrate_removing_bom(&ws, Scope::Tree, allow_changes)
+    } else {
+        migrate::migrate(&ws, Scope::Tree, allow_changes)
+    };
     Outcome { changed: m.changed, left: m.left, access_changes: m.changes, notes: m.notes }
 }
 

@@ -5,7 +5,10 @@
 //!   never preferred;
 //! * one below the main configuration the server's own workspace search found (no
 //!   `rootConfig`) is analysed, fixed and migrated under it, also when it was opened before
-//!   indexing finished; the fix-all edit keeps every answer of the real httpd.
+//!   indexing finished; the fix-all edit keeps every answer of the real httpd;
+//! * one beginning with a byte-order mark (httpd: 500 for every request) gets no rewrite, only
+//!   the fix removing the mark, after which httpd evaluates it; quick fixes keep each file's own
+//!   line endings and its missing final line break byte for byte.
 
 use apache_lsp_e2e::httpd::{credentials, require_apache2, sources, Httpd, HttpdConfig, Request};
 use apache_lsp_e2e::lsp::{file_uri, uri_path, Client};
@@ -222,4 +225,111 @@ fn an_htaccess_under_the_root_found_that_allows_only_limit_gets_no_fix_all() {
     assert!(changes.values().all(|v| v.as_array().is_some_and(|e| e.is_empty())), "{edit}");
     c.send(&json!({"jsonrpc": "2.0", "id": edit["id"], "result": {"applied": true}}));
     let _ = c.response(id, WAIT).expect("the command's answer");
+}
+
+/// Applies LSP text edits to `text`, their columns counted in UTF-16 code units.
+fn apply_utf16(text: &str, edits: &[Value]) -> String {
+    let offset = |pos: &Value| -> usize {
+        let (line, ch) = (pos["line"].as_u64().unwrap() as usize, pos["character"].as_u64().unwrap() as usize);
+        let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+        let mut units = 0;
+        for (i, c) in text[start..].char_indices() {
+            if units >= ch {
+                return start + i;
+            }
+            units += c.len_utf16();
+        }
+        text.len()
+    };
+    let mut spans: Vec<(usize, usize, &str)> = edits
+        .iter()
+        .map(|e| (offset(&e["range"]["start"]), offset(&e["range"]["end"]), e["newText"].as_str().unwrap()))
+        .collect();
+    spans.sort_by_key(|s| std::cmp::Reverse(s.0));
+    let mut out = text.to_string();
+    for (a, b, t) in spans {
+        out.replace_range(a..b, t);
+    }
+    out
+}
+
+#[test]
+fn an_htaccess_beginning_with_a_byte_order_mark_gets_only_the_fix_removing_it() {
+    if !require_apache2() {
+        return;
+    }
+    // httpd reads `\xef\xbb\xbfOrder`, an invalid command: every request is a 500. No finding
+    // describes the Deny as working, no rewrite is offered (nor fix-all), and the fix removing the
+    // mark (not preferred: it changes httpd) leaves the rest byte for byte; httpd then evaluates it.
+    let text = "\u{feff}Order deny,allow\r\nDeny from 127.0.0.2\r\n";
+    let cfg = HttpdConfig::new(root_body("All").replace("Require valid-user", "Require all granted"))
+        .file("htdocs/sub/.htaccess", text)
+        .file("htdocs/sub/index.html", "sub\n");
+    cfg.write().unwrap();
+    let ht = cfg.docroot().join("sub/.htaccess");
+    let mut c = workspace_client(cfg.root());
+    assert_eq!(indexed(&mut c), "1 main configuration(s), 1 file(s)");
+    let (uri, diags) = open_and_wait(&mut c, &ht, text);
+    let unknown = diags.iter().find(|d| d["code"] == "unknown-directive").unwrap_or_else(|| panic!("{diags:?}"));
+    assert!(unknown["message"].as_str().unwrap().contains("'\\xef\\xbb\\xbfOrder'"), "{unknown}");
+    let deny = diags.iter().find(|d| d["code"] == "deprecated-access").unwrap_or_else(|| panic!("{diags:?}"));
+    let said = deny["message"].as_str().unwrap();
+    assert!(said.contains("byte-order mark") && said.contains("500") && !said.contains("allows"), "{said}");
+    assert!(actions(&mut c, &uri, text, "source.fixAll").is_empty());
+    let quick = actions(&mut c, &uri, text, "quickfix");
+    assert!(quick.iter().all(|a| a["isPreferred"] != true), "{quick:?}");
+    assert!(!quick.iter().any(|a| a["title"].as_str().unwrap().starts_with("Rewrite")), "{quick:?}");
+    let remove = quick
+        .iter()
+        .find(|a| a["title"].as_str().unwrap().starts_with("Remove the byte-order mark"))
+        .unwrap_or_else(|| panic!("{quick:?}"));
+    assert!(remove["title"].as_str().unwrap().contains("changes what httpd does"), "{remove}");
+    let fixed = apply_utf16(text, remove["edit"]["changes"][&uri].as_array().unwrap());
+    assert_eq!(fixed.as_bytes(), &text.as_bytes()[3..]);
+
+    let httpd = Httpd::start(cfg).expect("httpd starts");
+    let ask = |h: &Httpd| -> Vec<u16> {
+        sources().into_iter().map(|ip| h.send(&Request::get("/sub/index.html").source(ip)).unwrap()).collect()
+    };
+    let before = ask(&httpd);
+    assert!(before.iter().all(|s| *s == 500), "{before:?}");
+    std::fs::write(&ht, &fixed).unwrap();
+    let after = ask(&httpd);
+    for (ip, s) in sources().into_iter().zip(&after) {
+        assert_eq!(*s, if ip.to_string() == "127.0.0.2" { 403 } else { 200 }, "{ip}: {after:?}");
+    }
+}
+
+#[test]
+fn a_quick_fix_keeps_mixed_line_endings_and_a_missing_final_newline() {
+    if !require_apache2() {
+        return;
+    }
+    // LF among CRLF lines, and no final line break: the preferred fix writes its lines (more
+    // than the three it replaces) with the first replaced line's ending (CRLF) and ends the file
+    // where it ended, with no break.
+    let text = "# keep\nOrder deny,allow\r\nDeny from 127.0.0.2\nAllow from 127.0.0.3";
+    let cfg = HttpdConfig::new(root_body("All").replace("Require valid-user", "Require all granted"))
+        .file("htdocs/sub/.htaccess", text)
+        .file("htdocs/sub/index.html", "sub\n");
+    cfg.write().unwrap();
+    let ht = cfg.docroot().join("sub/.htaccess");
+    let mut c = workspace_client(cfg.root());
+    assert_eq!(indexed(&mut c), "1 main configuration(s), 1 file(s)");
+    let (uri, _) = open_and_wait(&mut c, &ht, text);
+    let quick = actions(&mut c, &uri, text, "quickfix");
+    let preferred = quick.iter().find(|a| a["isPreferred"] == true).unwrap_or_else(|| panic!("{quick:?}"));
+    let fixed = apply_utf16(text, preferred["edit"]["changes"][&uri].as_array().unwrap());
+    assert_eq!(
+        fixed,
+        "# keep\nRequire ip 127.0.0.3\r\n<RequireAll>\r\n  Require all granted\r\n  <RequireNone>\r\n    Require ip 127.0.0.2\r\n  </RequireNone>\r\n</RequireAll>"
+    );
+    let httpd = Httpd::start(cfg).expect("httpd starts");
+    let ask = |h: &Httpd| -> Vec<u16> {
+        sources().into_iter().map(|ip| h.send(&Request::get("/sub/index.html").source(ip)).unwrap()).collect()
+    };
+    let before = ask(&httpd);
+    assert!(before.contains(&403) && before.contains(&200), "{before:?}");
+    std::fs::write(&ht, &fixed).unwrap();
+    assert_eq!(ask(&httpd), before);
 }

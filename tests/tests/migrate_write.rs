@@ -461,3 +461,104 @@ fn check_reads_an_htaccess_named_beside_its_configuration_under_it() {
     let h = Httpd::start(cfg).unwrap();
     assert_eq!(h.send(&Request::get("/")).unwrap(), 500);
 }
+
+/// What httpd answers for `url` from every source.
+fn answers(h: &Httpd, url: &str) -> Vec<u16> {
+    sources().into_iter().map(|src| h.send(&Request::get(url).source(src)).unwrap()).collect()
+}
+
+#[test]
+fn an_htaccess_beginning_with_a_byte_order_mark_is_left_unless_asked_to_remove_it() {
+    if !httpd::require_apache2() {
+        return;
+    }
+    // httpd strips no byte-order mark: it reads `\xef\xbb\xbfOrder`, an invalid command, and
+    // answers 500 to every request the file applies to. migrate leaves the file (exit 1, nothing
+    // written, the mark named); --remove-bom removes it and rewrites the rest, which httpd then
+    // answers as it answers the file with only the mark removed.
+    let bom = "\u{feff}Order deny,allow\r\nDeny from 127.0.0.2\r\n";
+    let cfg = HttpdConfig::new("<Directory @DOCROOT@>\n    AllowOverride All\n</Directory>\n")
+        .file("htdocs/sub/.htaccess", bom)
+        .file("htdocs/sub/index.html", "sub\n");
+    cfg.write().unwrap();
+    let root = cfg.root().to_path_buf();
+    let main = cfg.main_config_path();
+    let main = main.to_str().unwrap();
+    let file = cfg.docroot().join("sub/.htaccess");
+    let h = Httpd::start(cfg).unwrap();
+    let with_mark = answers(&h, "/sub/index.html");
+    assert!(with_mark.iter().all(|s| *s == 500), "{with_mark:?}");
+    assert!(h.error_log().contains("Invalid command '\\xef\\xbb\\xbfOrder'"), "{}", h.error_log());
+    // Asked to migrate, it says why the file is left and writes nothing.
+    for args in
+        [&["migrate", main][..], &["migrate", "--write", main], &["migrate", "--write", "--allow-changes", main]]
+    {
+        let (code, stdout, stderr) = run_in(&root, args);
+        assert_eq!(code, Some(1), "{args:?}: {stderr}");
+        assert!(stdout.is_empty(), "{args:?}: {stdout}");
+        assert!(
+            stderr.contains("left old-style:")
+                && stderr.contains("byte-order mark")
+                && stderr.contains("httpd answers 500 to every request"),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(std::fs::read(&file).unwrap(), bom.as_bytes(), "{args:?}");
+    }
+    // The file with the mark removed by hand: httpd evaluates it.
+    std::fs::write(&file, &bom.as_bytes()[3..]).unwrap();
+    let without_mark = answers(&h, "/sub/index.html");
+    assert!(without_mark.contains(&403) && without_mark.contains(&200), "{without_mark:?}");
+    std::fs::write(&file, bom).unwrap();
+    assert_eq!(answers(&h, "/sub/index.html"), with_mark);
+    let (code, _, stderr) = run_in(&root, &["migrate", "--write", "--remove-bom", main]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("access changes:") && stderr.contains("removed the UTF-8 byte-order mark"), "{stderr}");
+    let written = std::fs::read(&file).unwrap();
+    assert_eq!(
+        String::from_utf8(written).unwrap(),
+        "<RequireAll>\r\n  Require all granted\r\n  <RequireNone>\r\n    Require ip 127.0.0.2\r\n  </RequireNone>\r\n</RequireAll>\r\n"
+    );
+    assert_eq!(answers(&h, "/sub/index.html"), without_mark);
+}
+
+#[test]
+fn rewrites_keep_mixed_line_endings_and_a_missing_final_newline_byte_for_byte() {
+    if !httpd::require_apache2() {
+        return;
+    }
+    // .htaccess files (read per request: one server answers before and after). A line that
+    // becomes one line keeps its own ending (LF among CRLF); lines that become more take the
+    // first one's (LF in `b`, CRLF in `c`); a file without a final line break gets none.
+    let files = [
+        ("a", "# all\r\nAllow from all\n# end\r\n", "# all\r\nRequire all granted\n# end\r\n"),
+        (
+            "b",
+            "# b\r\nOrder deny,allow\nDeny from 127.0.0.2\r\n# end\r\n",
+            "# b\r\n<RequireAll>\n  Require all granted\n  <RequireNone>\n    Require ip 127.0.0.2\n  </RequireNone>\n</RequireAll>\n# end\r\n",
+        ),
+        (
+            "c",
+            "# c\nOrder deny,allow\r\nDeny from 127.0.0.2",
+            "# c\n<RequireAll>\r\n  Require all granted\r\n  <RequireNone>\r\n    Require ip 127.0.0.2\r\n  </RequireNone>\r\n</RequireAll>",
+        ),
+    ];
+    let mut cfg = HttpdConfig::new("<Directory @DOCROOT@>\n    AllowOverride All\n</Directory>\n");
+    for (d, old, _) in files {
+        cfg = cfg.file(format!("htdocs/{d}/.htaccess"), old).file(format!("htdocs/{d}/index.html"), "x\n");
+    }
+    cfg.write().unwrap();
+    let main = cfg.main_config_path();
+    let docroot = cfg.docroot();
+    let h = Httpd::start(cfg).unwrap();
+    let ask = |h: &Httpd| -> Vec<u16> {
+        files.iter().flat_map(|(d, _, _)| answers(h, &format!("/{d}/index.html"))).collect()
+    };
+    let before = ask(&h);
+    assert!(before.contains(&403) && before.contains(&200) && !before.contains(&500), "{before:?}");
+    let out = migrate_write(&main);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    for (d, _, new) in files {
+        assert_eq!(String::from_utf8(std::fs::read(docroot.join(d).join(".htaccess")).unwrap()).unwrap(), new, "{d}");
+    }
+    assert_eq!(ask(&h), before);
+}

@@ -1,8 +1,9 @@
 //! Feature: code actions — rewrite old-style access blocks into Require, delete
 //! removed directives, and fix a whole file at once.
 
+use crate::ide::bom;
 use crate::ide::catalogue::Status;
-use crate::ide::config::{Config, FileId, FileSource, NodeKind};
+use crate::ide::config::{Config, FileId, FileSource, NodeKind, TopLevel};
 use crate::ide::migrate::{self, Edit, Scope, Workspace};
 use apache_syntax::TextRange;
 use std::path::Path;
@@ -111,6 +112,30 @@ pub fn code_actions(cfg: &Config, lc: &LoadContext, file: FileId, range: TextRan
     out
 }
 
+/// The fix removing the byte-order mark `file` begins with ([`crate::ide::bom`]), wherever in the
+/// file it is asked for: never preferred, as it changes what httpd does (it refuses the file
+/// today, and reads it without the mark), which its title says.
+pub fn bom_fix(cfg: &Config, file: FileId) -> Option<Action> {
+    let f = cfg.file(file);
+    let range = bom::removal(&f.text)?;
+    let htaccess = cfg.top == TopLevel::Htaccess;
+    let nonfatal = htaccess
+        && crate::ide::diagnostics::directive_context::agreed_overrides(cfg).is_some_and(|o| o.nonfatal_unknown());
+    let title = if nonfatal {
+        "Remove the byte-order mark (changes what httpd does: under AllowOverride Nonfatal=Unknown it skips the first directive today; without the mark it reads it)"
+    } else {
+        bom::removal_title(htaccess)
+    };
+    Some(Action {
+        title: title.into(),
+        detail: "httpd strips no byte-order mark: it reads the mark as part of the first directive's name, an invalid command, and evaluates nothing in the file. Removing it lets httpd read every line, so what the file says takes effect.".into(),
+        kind: ActionKind::QuickFix,
+        preferred: false,
+        edits: vec![Edit { path: f.path.clone(), range, new_text: String::new() }],
+        fixes: vec!["unknown-directive"],
+    })
+}
+
 /// Every behaviour-preserving rewrite of the old-style bodies of a file at once
 /// (`source.fixAll`), with what they carry into other sections and files.
 pub fn fix_all(cfg: &Config, lc: &LoadContext, file: FileId) -> Option<Action> {
@@ -180,6 +205,22 @@ mod tests {
             </Directory>
         "#]]
         .assert_eq(&text);
+    }
+
+    /// The fix removing a byte-order mark: offered in a file that begins with one, never
+    /// preferred, its title saying what changes; it deletes the mark's three bytes only.
+    #[test]
+    fn the_byte_order_mark_is_removed_by_a_fix_that_says_it_changes_httpd() {
+        let fx = Fixture::parse("//- /srv/www/.htaccess\n\u{feff}Order deny,allow\r\nDeny from 127.0.0.2\r\n//- /srv/site.conf\n<Directory /srv>\n</Directory>\n");
+        let cfg = crate::ide::config::load_fragment(std::path::Path::new("/srv/www/.htaccess"), &fx);
+        let a = bom_fix(&cfg, 0).expect("a fix");
+        assert!(!a.preferred);
+        let edits: Vec<&Edit> = a.edits.iter().collect();
+        expect_test::expect![[r#"
+            Remove the byte-order mark (changes what httpd does: every request this .htaccess file applies to gets 500 today; without the mark httpd evaluates the file)
+            "Order deny,allow\r\nDeny from 127.0.0.2\r\n""#]].assert_eq(&format!("{}\n{:?}", a.title, apply(&cfg.file(0).text, &edits)));
+        let plain = load(std::path::Path::new("/srv/site.conf"), &fx);
+        assert!(bom_fix(&plain, 0).is_none());
     }
 
     #[test]

@@ -145,6 +145,11 @@ impl Analysis {
         if old_fd.path != fd.path || old_fd.not_utf8.is_some() {
             return false;
         }
+        // A byte-order mark added or removed decides whether httpd evaluates anything in the
+        // file (`ide::bom`): every block's findings change, not the first node's alone.
+        if crate::ide::bom::starts_with_bom(&old_fd.text) != crate::ide::bom::starts_with_bom(&fd.text) {
+            return false;
+        }
         let (Some(old_dirs), Some(new_dirs)) = (directives_in(&old_fd, change.old), directives_in(&fd, change.new))
         else {
             return false;

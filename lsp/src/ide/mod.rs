@@ -9,6 +9,7 @@
 
 pub mod access;
 pub mod allow_override;
+pub mod bom;
 pub mod catalogue;
 pub mod code_actions;
 pub mod completion;

@@ -586,6 +586,7 @@ impl LanguageServer for Backend {
                     }
                     None => actions.extend(ide::code_actions::code_actions(&l.cfg, &lc, l.file, range)),
                 }
+                actions.extend(ide::code_actions::bom_fix(&l.cfg, l.file));
             }
             if wants(&CodeActionKind::SOURCE_FIX_ALL) {
                 match &root_lc {

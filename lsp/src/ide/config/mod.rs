@@ -23,7 +23,7 @@ pub(crate) use loader::standalone_directive;
 pub(crate) use loader::LOADER_DIRECTIVES;
 pub use loader::{
     decode, file_kind, load, load_for_batch, load_fragment, load_fragment_from, load_fragment_under, load_in_context,
-    read_regular, resolve_include, FileSource, IncludeError, RealFs,
+    read_regular, resolve_include, FileSource, IncludeError, RealFs, Text,
 };
 pub use modules::{ModuleSet, HTTPD_VERSION};
 pub use node_text::{Args, NodeText};

@@ -3,7 +3,8 @@
 
 use super::{Diagnostic, Messages};
 use crate::ide::access;
-use crate::ide::config::{Config, Node, NodeKind, SecId, Severity};
+use crate::ide::bom;
+use crate::ide::config::{Config, FileId, Node, NodeKind, SecId, Severity, TopLevel};
 use crate::ide::policy::{self, HostSpec, IpSubnet, MethodMask, Order, Satisfy};
 use std::sync::Arc;
 
@@ -180,8 +181,12 @@ pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     if super::never_read(cfg) {
         return;
     }
-    let mut state =
-        State { compat_loaded: !cfg.modules_known || cfg.modules.contains("access_compat_module"), ..State::default() };
+    let mut state = State {
+        compat_loaded: !cfg.modules_known || cfg.modules.contains("access_compat_module"),
+        // (Looked for once: most trees have no file beginning with a byte-order mark.)
+        any_bom: cfg.files.iter().any(|f| bom::starts_with_bom(&f.text)),
+        ..State::default()
+    };
     for (id, section) in super::sections(cfg) {
         state.block(cfg, section, Some(id), out);
     }
@@ -201,6 +206,8 @@ fn is_limit_block(n: &Node) -> bool {
 #[derive(Default)]
 struct State<'c> {
     compat_loaded: bool,
+    /// Some file of the configuration begins with a byte-order mark.
+    any_bom: bool,
     messages: Messages,
     whats: Messages,
     described: rustc_hash::FxHashMap<Vec<(usize, bool, usize)>, Arc<str>>,
@@ -209,6 +216,21 @@ struct State<'c> {
 }
 
 impl<'c> State<'c> {
+    /// Why httpd evaluates nothing in `file`, said once per file ([`bom::refusal`]).
+    fn refused_file(&mut self, cfg: &Config, file: FileId) -> Option<Arc<str>> {
+        let text = &cfg.file(file).text;
+        if !bom::starts_with_bom(text) {
+            return None;
+        }
+        // Under `AllowOverride Nonfatal=Unknown` (every server that reads the .htaccess file)
+        // httpd skips the first directive and reads the rest.
+        let nonfatal = cfg.top == TopLevel::Htaccess
+            && super::directive_context::overrides_read(cfg).is_some_and(|groups| {
+                groups.iter().filter(|(_, o)| o.reads_htaccess()).all(|(_, o)| o.nonfatal_unknown())
+            });
+        bom::refusal(text, super::consequence(cfg), nonfatal).map(|why| self.whats.get(&why))
+    }
+
     /// The old-style lines of one block: a section (`id`: its number in the index), or an
     /// .htaccess file's top level.
     fn block(&mut self, cfg: &'c Config, section: &'c Node, id: Option<SecId>, out: &mut Vec<Diagnostic>) {
@@ -259,23 +281,34 @@ impl<'c> State<'c> {
             (_, true) => REFUSED.to_string(),
             (c, false) => c.map(describe).unwrap_or_default(),
         };
-        let what = match id.and_then(|id| cfg.index().built_if_made(id)) {
-            Some(built) => {
-                self.whats.get(&describe_layer(built.policy.compat.as_ref(), !built.compat_errors.is_empty()))
-            }
-            None => {
-                let key = access::access_layer_key(section);
-                match self.described.get(&key) {
-                    Some(what) => what.clone(),
-                    None => {
-                        let items = access::access_layer_items(cfg, section);
-                        let (compat, errors) = policy::compat_from_items(&items, &cfg.index().ctx);
-                        let what = self.whats.get(&describe_layer(compat.as_ref(), !errors.is_empty()));
-                        self.described.insert(key, what.clone());
-                        what
+        // (Its lines may come from an included file.)
+        let refused = if self.any_bom {
+            std::iter::once(section.loc.file).chain(olds().map(|d| d.loc.file)).find_map(|f| self.refused_file(cfg, f))
+        } else {
+            None
+        };
+        let what = match refused {
+            // A file httpd refuses as a whole (a byte-order mark before its first directive):
+            // none of its blocks does anything.
+            Some(why) => why,
+            None => match id.and_then(|id| cfg.index().built_if_made(id)) {
+                Some(built) => {
+                    self.whats.get(&describe_layer(built.policy.compat.as_ref(), !built.compat_errors.is_empty()))
+                }
+                None => {
+                    let key = access::access_layer_key(section);
+                    match self.described.get(&key) {
+                        Some(what) => what.clone(),
+                        None => {
+                            let items = access::access_layer_items(cfg, section);
+                            let (compat, errors) = policy::compat_from_items(&items, &cfg.index().ctx);
+                            let what = self.whats.get(&describe_layer(compat.as_ref(), !errors.is_empty()));
+                            self.described.insert(key, what.clone());
+                            what
+                        }
                     }
                 }
-            }
+            },
         };
         for d in olds() {
             let message = self.said.entry((d.name(), Arc::as_ptr(&what).cast::<u8>() as usize)).or_insert_with(|| {
@@ -412,6 +445,24 @@ mod tests {
             Order deny,allow | Deny from example.com | Allow from env=ok => denies example.com unless also env=ok
             Order allow,deny | Allow from example.com | Deny from example.com => denies everyone: with Order allow,deny, each client an Allow line matches is matched by a Deny line too, which has the last word
             Order deny,allow | Deny from all | Allow from 127.0.0.1 ::1 | Allow from 127.0.0.1 => allows only 127.0.0.1, ::1"#]].assert_eq(&out.join("\n"));
+    }
+
+    /// A file that begins with a byte-order mark: httpd reads it as part of the first word
+    /// (`\xef\xbb\xbfOrder`, `\xef\xbb\xbf#`), an invalid command, and evaluates nothing in the
+    /// file; no block of it is described as working, and the mark is not taken for whitespace.
+    #[test]
+    fn a_file_beginning_with_a_byte_order_mark_is_refused_whole() {
+        expect![[r#"
+            /srv/www/.htaccess:1: Information[unknown-directive]: '\xef\xbb\xbfOrder' is not a directive of httpd 2.4 or its bundled modules: the file begins with a UTF-8 byte-order mark, which httpd does not strip (it reads it as part of this name); save the file without it
+            /srv/www/.htaccess:2: Warning[deprecated-access]: `Deny` is deprecated (mod_access_compat); this block has lines in a file that begins with a UTF-8 byte-order mark, which httpd reads as part of the first directive's name (Invalid command '\xef\xbb\xbfOrder'), so it evaluates nothing in that file: httpd answers 500 Internal Server Error to every request this .htaccess file applies to
+        "#]].assert_eq(&render("//- /srv/www/.htaccess\n\u{feff}Order deny,allow\r\nDeny from 127.0.0.2\r\n"));
+        expect![[r#"
+            /srv/site.conf:1: Information[unknown-directive]: '\xef\xbb\xbf#' is not a directive of httpd 2.4 or its bundled modules: the file begins with a UTF-8 byte-order mark, which httpd does not strip (it reads it as part of this name); save the file without it
+            /srv/site.conf:3: Warning[deprecated-access]: `Order` is deprecated (mod_access_compat); this block has lines in a file that begins with a UTF-8 byte-order mark, which httpd reads as part of the first directive's name (Invalid command '\xef\xbb\xbf#'), so it evaluates nothing in that file: httpd 2.4 will not start
+            /srv/site.conf:4: Warning[deprecated-access]: `Deny` is deprecated (mod_access_compat); this block has lines in a file that begins with a UTF-8 byte-order mark, which httpd reads as part of the first directive's name (Invalid command '\xef\xbb\xbf#'), so it evaluates nothing in that file: httpd 2.4 will not start
+        "#]].assert_eq(&render(
+            "//- /srv/site.conf\n\u{feff}# hosts\n<Directory /srv>\n  Order deny,allow\n  Deny from all\n</Directory>\n",
+        ));
     }
 
     /// A Deny or Allow line httpd refuses (a mask of 0 bits) stops it at startup: the block's

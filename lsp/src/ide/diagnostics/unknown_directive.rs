@@ -48,6 +48,11 @@ impl Known {
                 } else {
                     format!("'{}' is not a directive of httpd 2.4 or its bundled modules", display_name(node))
                 };
+                let msg = if node.name().starts_with(crate::ide::bom::BOM) {
+                    format!("{msg}: the file begins with a UTF-8 byte-order mark, which httpd does not strip (it reads it as part of this name); save the file without it")
+                } else {
+                    msg
+                };
                 out.push(Diagnostic::new(node.loc.file, range, severity, "unknown-directive", msg));
             }
             Some(d) => {
@@ -96,12 +101,14 @@ impl Known {
     }
 }
 
+/// The name as httpd prints it (bytes outside printable ASCII as `\xHH`: an invisible
+/// byte-order mark shows).
 fn display_name(node: &crate::ide::config::Node) -> String {
-    let name: &str = node.name();
+    let name = crate::ide::bom::httpd_escaped(node.name());
     if node.kind == NodeKind::Section {
         format!("<{name}")
     } else {
-        name.to_owned()
+        name
     }
 }
 

@@ -217,36 +217,118 @@ impl<'a> Body<'a> {
         self.place_block(vec![], &anchors, &[line.to_string()])
     }
 
+    /// Edits deleting `del` (whole lines) and writing `block` at the first anchor: in place of the
+    /// deleted lines starting there, else inserted before that line.
+    ///
+    /// Line endings are the file's own: where the block has as many lines as the deleted lines
+    /// it takes the place of (those running on from its place), each keeps the ending of the line
+    /// it replaces; otherwise every line takes the ending of
+    /// the first one replaced (or of the line it is inserted before). A file without a final
+    /// line break gets none.
     fn place_block(&self, mut del: Vec<TextRange>, anchors: &[TextSize], block: &[String]) -> Vec<Edit> {
         let text = self.text();
         del.sort_by_key(|r| r.start());
         del.dedup_by_key(|r| r.start());
         let path = self.path();
         let Some(anchor) = anchors.iter().min().copied() else { return vec![] };
-        let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
         let pad = line_indent(text, anchor);
         let lines: Vec<String> =
             block.iter().flat_map(|b| b.lines().map(|l| format!("{pad}{l}")).collect::<Vec<_>>()).collect();
-        let mut new_block = lines.join(nl);
-        let mut out = Vec::new();
-        match del.iter().position(|r| r.start() == anchor) {
+        let replaced = del.iter().position(|r| r.start() == anchor);
+        // The lines the block takes the place of, or the one it goes before.
+        let old = match replaced {
+            Some(i) => &text[usize::from(del[i].start())..usize::from(del[i].end())],
+            None => {
+                let at = usize::from(anchor);
+                &text[at..text[at..].find('\n').map_or(text.len(), |i| at + i + 1)]
+            }
+        };
+        // The lines replaced: the deleted lines that run on from the block's place (each
+        // directive is its own range).
+        let run = match replaced {
             Some(i) => {
-                // The block takes the place of the first deleted line(s).
-                let r = del[i];
-                if text[usize::from(r.start())..usize::from(r.end())].ends_with('\n') && !new_block.is_empty() {
-                    new_block.push_str(nl);
+                let mut end = del[i].end();
+                for r in &del[i + 1..] {
+                    if r.start() != end {
+                        break;
+                    }
+                    end = r.end();
                 }
-                out.push(Edit { path: path.clone(), range: r, new_text: new_block });
+                &text[usize::from(del[i].start())..usize::from(end)]
+            }
+            None => old,
+        };
+        let endings: Vec<&str> = run.split_inclusive('\n').map(line_ending).collect();
+        let fallback = if text.contains("\r\n") { "\r\n" } else { "\n" };
+        let first = endings.first().copied().filter(|e| !e.is_empty()).unwrap_or(fallback);
+        let one_to_one = endings.len() == lines.len();
+        let mut new_block = String::new();
+        for (i, l) in lines.iter().enumerate() {
+            new_block.push_str(l);
+            // (Only the file's last line lacks an ending: the block's last line then gets none,
+            // unless it goes before that line.)
+            let ending = endings.get(i).copied().filter(|e| one_to_one && !e.is_empty()).unwrap_or(first);
+            if i + 1 < lines.len() || replaced.is_none() || old.ends_with('\n') {
+                new_block.push_str(ending);
+            }
+        }
+        let mut out = Vec::new();
+        match replaced {
+            Some(i) => {
+                out.push(Edit { path: path.clone(), range: del[i], new_text: new_block });
                 del.remove(i);
             }
             None if !new_block.is_empty() => {
-                new_block.push_str(nl);
                 out.push(Edit { path: path.clone(), range: TextRange::empty(anchor), new_text: new_block });
             }
             None => {}
         }
         out.extend(del.into_iter().map(|r| Edit { path: path.clone(), range: r, new_text: String::new() }));
+        keep_missing_final_break(text, &mut out);
         out
+    }
+}
+
+/// The line break `line` ends with ("" for a file's last line without one).
+fn line_ending(line: &str) -> &str {
+    if line.ends_with("\r\n") {
+        "\r\n"
+    } else if line.ends_with('\n') {
+        "\n"
+    } else {
+        ""
+    }
+}
+
+/// When `text` has no final line break and `edits` delete its last line, what comes to end the
+/// file loses its break instead: the text written just before (the block), else the last line
+/// kept (the deletion takes that line's break with it).
+fn keep_missing_final_break(text: &str, edits: &mut [Edit]) {
+    if text.is_empty() || text.ends_with('\n') {
+        return;
+    }
+    let at_end = |e: &Edit| usize::from(e.range.end()) == text.len() && !e.range.is_empty() && e.new_text.is_empty();
+    let Some(mut cur) = edits.iter().position(at_end) else { return };
+    loop {
+        let start = edits[cur].range.start();
+        if start == TextSize::from(0) {
+            return;
+        }
+        match edits.iter().position(|e| e.range.end() == start && e.range != edits[cur].range) {
+            Some(j) if edits[j].new_text.is_empty() => cur = j,
+            Some(j) => {
+                let t = &mut edits[j].new_text;
+                let cut = line_ending(t).len();
+                t.truncate(t.len() - cut);
+                return;
+            }
+            None => {
+                let s = usize::from(start);
+                let cut = line_ending(&text[..s]).len() as u32;
+                edits[cur].range = TextRange::new(start - TextSize::from(cut), edits[cur].range.end());
+                return;
+            }
+        }
     }
 }
 

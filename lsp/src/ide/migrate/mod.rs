@@ -26,7 +26,7 @@ pub use describe::{summarize, Change};
 
 use crate::ide::access::FsView;
 use crate::ide::config::{self, Config, FileSource, Node};
-use apache_syntax::TextRange;
+use apache_syntax::{TextRange, TextSize};
 use formula::Reading;
 use plan::{Analysis, Cluster, Setup};
 use std::collections::{BTreeMap, BTreeSet};
@@ -304,6 +304,18 @@ fn dead_branches(cfg: &Config, a: &Analysis, in_scope: impl Fn(&Path) -> bool) -
 fn fixes_for(ws: &Workspace, a: &Analysis, s: usize) -> Vec<Rewrite> {
     let label = a.body(s).label();
     let mut out = Vec::new();
+    // A file httpd refuses as a whole: no rewrite of it is a migration (the fix removing the
+    // byte-order mark is the editor's, beside these).
+    if let Some(why) = a.refused_file(s) {
+        out.push(Rewrite {
+            title: format!("Cannot rewrite {label} as Require: {why}"),
+            detail: why,
+            edits: vec![],
+            preferred: false,
+            changes: vec![],
+        });
+        return out;
+    }
     let htaccess_note = if let Some(why) = ws.unproven_alone() {
         Some(format!("not proven: {why}"))
     } else {
@@ -405,6 +417,7 @@ fn describe_cluster(a: &Analysis, s: usize, c: &Cluster, edits: &[Edit]) -> (Str
 }
 
 /// What to migrate.
+#[derive(Clone, Copy)]
 pub enum Scope<'p> {
     Tree,
     File(&'p Path),
@@ -427,10 +440,68 @@ pub struct Migration {
 /// Every old-style body in `scope` rewritten at once: all behaviour-preserving ones (together
 /// with what they must carry), and with `allow_changes` the others as the upgrade guide
 /// intends.
+///
+/// A file that begins with a byte-order mark is refused by httpd as a whole
+/// ([`crate::ide::bom`]): its bodies are left, with why; [`migrate_removing_bom`] removes the mark.
 pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
+    migrate_in(ws, scope, allow_changes, false).0
+}
+
+/// [`migrate`] after removing the byte-order mark the files in `scope` begin with (which
+/// changes what httpd does: it refused them, and now reads them, said in `changes`): the
+/// rewrites are planned and proven on the files as they are without it.
+pub fn migrate_removing_bom(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
+    let in_scope = |p: &Path| match scope {
+        Scope::Tree => true,
+        Scope::File(f) => p == f,
+    };
+    let src = crate::ide::bom::WithoutBom { base: ws.fs, strip: in_scope, stripped: Default::default() };
+    let inner = Workspace { main: ws.main, is_main: ws.is_main, fs: &src };
+    let (mut m, htaccess) = migrate_in(&inner, scope, allow_changes, true);
+    let mut stripped: BTreeMap<PathBuf, Arc<str>> = htaccess.into_iter().collect();
+    stripped.extend(src.stripped.into_inner().unwrap_or_else(|e| e.into_inner()));
+    let n = TextSize::of(crate::ide::bom::BOM);
+    for e in m.edits.iter_mut().filter(|e| stripped.contains_key(&*e.path)) {
+        e.range = TextRange::new(e.range.start() + n, e.range.end() + n);
+    }
+    for (path, original) in stripped {
+        let new = match m.changed.remove(&path) {
+            Some((_, new)) => new,
+            None => original[usize::from(n)..].to_string(),
+        };
+        m.edits.push(Edit {
+            path: Arc::from(path.as_path()),
+            range: TextRange::new(0.into(), n),
+            new_text: String::new(),
+        });
+        m.changes.push(format!(
+            "{}: removed the UTF-8 byte-order mark it began with: httpd read it as part of the first directive's name and refused the file; it now reads the file",
+            path.display()
+        ));
+        m.changed.insert(path, (original, new));
+    }
+    m
+}
+
+/// [`migrate`], reading the .htaccess files in scope without their byte-order mark when
+/// `remove_bom` (those are returned with their texts as they were).
+fn migrate_in(
+    ws: &Workspace,
+    scope: Scope,
+    allow_changes: bool,
+    remove_bom: bool,
+) -> (Migration, Vec<(PathBuf, Arc<str>)>) {
     let trace = std::env::var_os("APACHE_LSP_MIGRATE_TRACE").is_some();
     let t0 = std::time::Instant::now();
-    let (p, setup) = prepare(ws);
+    let (p, mut setup) = prepare(ws);
+    let stripped = if remove_bom {
+        setup.without_bom(|f| match scope {
+            Scope::Tree => true,
+            Scope::File(x) => f == x,
+        })
+    } else {
+        Vec::new()
+    };
     if trace {
         eprintln!("migrate: loaded and set up in {:?}", t0.elapsed());
     }
@@ -473,6 +544,8 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
     for s in &seeds {
         if let Some(why) = alone.filter(|_| !allow_changes) {
             excluded.insert(*s, why.to_string());
+        } else if let Some(why) = a.refused_file(*s) {
+            excluded.insert(*s, why);
         } else if let Some(why) = a.htaccess_override_problem(*s) {
             excluded.insert(*s, why);
         }
@@ -544,7 +617,9 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
         for s in excluded.keys() {
             // Bodies whose Require lines httpd would not accept where they stand: no reading of
             // them, not even the guide's, is a migration (every request would get a 500).
-            if cluster.rewrite.contains(s) || a.htaccess_override_problem(*s).is_some() {
+            // Nor are those of a file httpd refuses as a whole.
+            if cluster.rewrite.contains(s) || a.htaccess_override_problem(*s).is_some() || a.refused_file(*s).is_some()
+            {
                 continue;
             }
             if let Ok(e) = a.rewrite_edits(*s, Reading::Guide) {
@@ -556,9 +631,14 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
         }
     }
     // Dead 2.2 branches go (proven on their own: no request class changes).
-    let in_file = |f: &Path| match scope {
-        Scope::Tree => true,
-        Scope::File(x) => f == x,
+    // (Not in a file httpd refuses as a whole: nothing in it is rewritten.)
+    let in_file = |f: &Path| {
+        let refused = a.original_text(f).is_some_and(|t| crate::ide::bom::starts_with_bom(&t));
+        !refused
+            && match scope {
+                Scope::Tree => true,
+                Scope::File(x) => f == x,
+            }
     };
     let mut dead_lines: BTreeSet<(PathBuf, u32)> = BTreeSet::new();
     // (Which modules the server loads is not known for an .htaccess file read alone.)
@@ -656,7 +736,7 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
         }
     }
     if edits.is_empty() {
-        return out;
+        return (out, stripped);
     }
     let (after, afs, texts) = after_config(ws, &a, &edits);
     if !guided.is_empty() {
@@ -665,7 +745,7 @@ pub fn migrate(ws: &Workspace, scope: Scope, allow_changes: bool) -> Migration {
     }
     out.changed = texts.into_iter().filter(|(_, (o, n))| **o != **n).collect();
     out.edits = edits;
-    out
+    (out, stripped)
 }
 
 /// Old-style directives of `text` on lines `accounted` does not hold, one entry per enclosing

@@ -819,3 +819,143 @@ fn a_fragment_read_alone_gets_no_rewrite_called_behaviour_preserving() {
     // With --allow-changes, the guide's rewrite, as for an .htaccess file read alone.
     assert!(!migrate(&ws, Scope::Tree, true).edits.is_empty());
 }
+
+/// An .htaccess file that begins with a byte-order mark: httpd reads `\xef\xbb\xbfOrder`, an
+/// invalid command, and answers 500 to every request; no rewrite of it is offered or made.
+const BOM_HTACCESS: &str = "//- $ROOT/htdocs/sub/.htaccess\n\u{feff}Order deny,allow\r\nDeny fr█om 127.0.0.2\r\n";
+
+fn bom_tree() -> String {
+    format!(
+        "{}{BOM_HTACCESS}",
+        conf("<Directory $ROOT/htdocs>\n    AllowOverride All\n    Require all granted\n</Directory>\n")
+    )
+}
+
+#[test]
+fn a_file_beginning_with_a_byte_order_mark_is_not_rewritten() {
+    check_fixes(
+        &bom_tree(),
+        expect![[r#"
+            ## Cannot rewrite $ROOT/htdocs/sub/.htaccess as Require: it has lines in a file that begins with a UTF-8 byte-order mark, which httpd reads as part of the first directive's name (Invalid command '\xef\xbb\xbfOrder'), so it evaluates nothing in that file: httpd answers 500 to every request this .htaccess file applies to; remove the byte-order mark first (migrate --remove-bom, or the editor's quick fix), which changes what httpd does
+        "#]],
+    );
+    check_migrate(
+        &bom_tree().replace('█', ""),
+        expect![[r#"
+        left: $ROOT/htdocs/sub/.htaccess:1: $ROOT/htdocs/sub/.htaccess: it has lines in a file that begins with a UTF-8 byte-order mark, which httpd reads as part of the first directive's name (Invalid command '\xef\xbb\xbfOrder'), so it evaluates nothing in that file: httpd answers 500 to every request this .htaccess file applies to; remove the byte-order mark first (migrate --remove-bom, or the editor's quick fix), which changes what httpd does
+    "#]],
+    );
+}
+
+#[test]
+fn migrate_removing_the_byte_order_mark_rewrites_the_file_as_httpd_will_read_it() {
+    let t = Tree::new(&bom_tree().replace('█', ""));
+    let m = migrate_removing_bom(&t.ws(), Scope::Tree, false);
+    let mut out = t.after(&m.edits);
+    assert_eq!(m.changed.len(), 1);
+    for (p, (old, new)) in &m.changed {
+        // The text as it was (what --write checks the disk against), and the edits apply to it.
+        assert!(old.starts_with('\u{feff}') && !new.contains('\u{feff}'));
+        assert_eq!(apply(old, &m.edits.iter().filter(|e| *e.path == **p).collect::<Vec<_>>()), *new);
+    }
+    out.extend(m.left.iter().map(|l| format!("left: {}\n", t.show(l))));
+    out.extend(m.changes.iter().map(|c| format!("change: {}\n", t.show(c))));
+    expect![[r#"
+        //- $ROOT/htdocs/sub/.htaccess
+        <RequireAll>␍
+          Require all granted␍
+          <RequireNone>␍
+            Require ip 127.0.0.2␍
+          </RequireNone>␍
+        </RequireAll>␍
+        change: $ROOT/htdocs/sub/.htaccess: removed the UTF-8 byte-order mark it began with: httpd read it as part of the first directive's name and refused the file; it now reads the file
+    "#]].assert_eq(&out);
+}
+
+/// A file mixing CRLF and LF: each replaced line keeps its own ending where the block has as many
+/// lines as it replaces, else the first replaced line's; a file without a final line break gets none.
+#[test]
+fn rewritten_lines_keep_the_file_s_own_line_endings() {
+    // Lines that become fewer or more take the first one's ending (LF, CRLF, LF); one line that
+    // becomes one keeps its own (LF, in a section of CRLF lines).
+    check_migrate(
+        &conf("<Directory $ROOT/htdocs/c>\r\n    Allow from all\n</Directory>\r\n<Directory $ROOT/htdocs>\r\n    Order allow,deny\n    Allow from 127.0.0.1\r\n</Directory>\r\n<Directory $ROOT/htdocs/a>\r\n    Order deny,allow\r\n    Deny from all\n    Allow from 127.0.0.2\n</Directory>\n<Directory $ROOT/htdocs/b>\n    Order deny,allow\n    Deny from 127.0.0.3\r\n</Directory>"),
+        expect![[r#"
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory $ROOT/htdocs/c>␍
+                Require all granted
+            </Directory>␍
+            <Directory $ROOT/htdocs>␍
+                Require ip 127.0.0.1
+            </Directory>␍
+            <Directory $ROOT/htdocs/a>␍
+                Require ip 127.0.0.2␍
+            </Directory>
+            <Directory $ROOT/htdocs/b>
+                <RequireAll>
+                  Require all granted
+                  <RequireNone>
+                    Require ip 127.0.0.3
+                  </RequireNone>
+                </RequireAll>
+            </Directory>"#]],
+    );
+}
+
+/// The last lines of a file without a final line break: the rewrite ends the file as it was.
+#[test]
+fn a_file_without_a_final_line_break_gets_none() {
+    let tree = |ht: &str| {
+        format!(
+            "{}//- $ROOT/htdocs/sub/.htaccess\n{ht}",
+            conf("<Directory $ROOT/htdocs>\n    AllowOverride All\n    Require all granted\n</Directory>\n")
+        )
+    };
+    // The block replaces the first line; the last one, deleted, took the file's end.
+    check_migrate(
+        &tree("Order deny,allow\r\nDeny from 127.0.0.2"),
+        expect![[r#"
+        //- $ROOT/htdocs/sub/.htaccess
+        <RequireAll>␍
+          Require all granted␍
+          <RequireNone>␍
+            Require ip 127.0.0.2␍
+          </RequireNone>␍
+        </RequireAll>"#]],
+    );
+    // A kept line between: the deletion takes that line's break.
+    check_migrate(
+        &tree("Order deny,allow\n# keep\nDeny from 127.0.0.2"),
+        expect![[r#"
+        //- $ROOT/htdocs/sub/.htaccess
+        <RequireAll>
+          Require all granted
+          <RequireNone>
+            Require ip 127.0.0.2
+          </RequireNone>
+        </RequireAll>
+        # keep"#]],
+    );
+    // The block is the last line itself.
+    check_migrate(
+        &tree("# keep\r\nDeny from 127.0.0.2"),
+        expect![[r#"
+        //- $ROOT/htdocs/sub/.htaccess
+        # keep␍
+        <RequireAll>␍
+          Require all granted␍
+          <RequireNone>␍
+            Require ip 127.0.0.2␍
+          </RequireNone>␍
+        </RequireAll>"#]],
+    );
+}

@@ -148,6 +148,23 @@ impl Setup {
         Setup { dirs, probes, htaccess, files }
     }
 
+    /// Reads the .htaccess files `strip` accepts without the byte-order mark they begin with
+    /// (`migrate --remove-bom`): returns each such file with its text as it was.
+    pub fn without_bom(&mut self, strip: impl Fn(&Path) -> bool) -> Vec<(PathBuf, Arc<str>)> {
+        let mut out = Vec::new();
+        for h in self.htaccess.iter().filter(|h| strip(h)) {
+            let original = match self.files.get(h) {
+                Some(t) => t.clone(),
+                None => config::decode(config::read_regular(h).unwrap_or_default()).0,
+            };
+            if crate::ide::bom::starts_with_bom(&original) {
+                self.files.insert(h.clone(), Arc::from(&original[crate::ide::bom::BOM.len()..]));
+                out.push((h.clone(), original));
+            }
+        }
+        out
+    }
+
     /// An .htaccess file as the walks read it: its pending text, else the disk's (regular
     /// files only; empty when it cannot be read).
     pub fn read_htaccess(&self, p: &Path) -> FileData {
@@ -410,10 +427,60 @@ impl<'c> Analysis<'c> {
         out
     }
 
+    /// Why httpd evaluates nothing in the file holding body `s` (a byte-order mark before its
+    /// first directive, [`crate::ide::bom`]): no rewrite of it keeps or changes anything.
+    pub fn refused_file(&self, s: usize) -> Option<String> {
+        let b = self.body(s);
+        let text = &b.cfg.file(b.file).text;
+        if !crate::ide::bom::starts_with_bom(text) {
+            return None;
+        }
+        let (consequence, nonfatal) = match &self.secs[s].key {
+            Key::Node(..) => ("httpd does not start", false),
+            // (Under `AllowOverride Nonfatal=Unknown` httpd skips the first directive. No module
+            // defines a name beginning with the mark, whichever the server loads.)
+            Key::Htaccess(p) | Key::HtaccessSection(p, _) => (
+                "httpd answers 500 to every request this .htaccess file applies to",
+                self.allow_override_of(p).is_some_and(|(_, words)| {
+                    words
+                        .iter()
+                        .any(|w| w.eq_ignore_ascii_case("Nonfatal=Unknown") || w.eq_ignore_ascii_case("Nonfatal=All"))
+                }),
+            ),
+        };
+        crate::ide::bom::refusal(text, consequence, nonfatal).map(|why| {
+            format!(
+                "it {why}; remove the byte-order mark first (migrate --remove-bom, or the editor's quick fix), which changes what httpd does"
+            )
+        })
+    }
+
     /// Text of where an .htaccess body's AllowOverride comes from, when it does not allow
     /// AuthConfig (the rewritten lines would then be a 500).
     pub fn htaccess_override_problem(&self, s: usize) -> Option<String> {
         let (Key::Htaccess(p) | Key::HtaccessSection(p, _)) = &self.secs[s].key else { return None };
+        let allow = self.allow_override_of(p);
+        let ok = |a: &[String]| a.iter().any(|w| w.eq_ignore_ascii_case("All") || w.eq_ignore_ascii_case("AuthConfig"));
+        match allow {
+            Some((_, a)) if ok(&a) => None,
+            Some((d, a)) => Some(format!(
+                "AllowOverride {} (from {} at {}:{}) does not allow AuthConfig, so Require lines in {} would answer every request with 500; add AuthConfig to that AllowOverride first",
+                a.join(" "),
+                d.args().first().map(|x| format!("<Directory {x}>")).unwrap_or_default(),
+                self.cfg.file(d.loc.file).path.display(),
+                self.cfg.line(&d.loc),
+                p.display()
+            )),
+            None => Some(format!(
+                "no AllowOverride applies to {} (the default is None), so httpd does not read it",
+                p.display()
+            )),
+        }
+    }
+
+    /// The AllowOverride in force for the .htaccess file `p` (the section it is written in, and
+    /// its words), None where none applies.
+    fn allow_override_of(&self, p: &Path) -> Option<(&'c Node, Vec<String>)> {
         let dir = p.parent()?.to_string_lossy().into_owned();
         let comps = config::index::components(&dir);
         let mut allow: Option<(&Node, Vec<String>)> = None;
@@ -441,21 +508,6 @@ impl<'c> Analysis<'c> {
                 allow = Some((d, ao.arg_strings()));
             }
         }
-        let ok = |a: &[String]| a.iter().any(|w| w.eq_ignore_ascii_case("All") || w.eq_ignore_ascii_case("AuthConfig"));
-        match allow {
-            Some((_, a)) if ok(&a) => None,
-            Some((d, a)) => Some(format!(
-                "AllowOverride {} (from {} at {}:{}) does not allow AuthConfig, so Require lines in {} would answer every request with 500; add AuthConfig to that AllowOverride first",
-                a.join(" "),
-                d.args().first().map(|x| format!("<Directory {x}>")).unwrap_or_default(),
-                self.cfg.file(d.loc.file).path.display(),
-                self.cfg.line(&d.loc),
-                p.display()
-            )),
-            None => Some(format!(
-                "no AllowOverride applies to {} (the default is None), so httpd does not read it",
-                p.display()
-            )),
-        }
+        allow
     }
 }
