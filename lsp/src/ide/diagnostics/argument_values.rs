@@ -11,9 +11,10 @@
 //! neither `On` nor `Off`; and the keywords, numbers, URLs and missing words the handlers
 //! described in [`catalogue::values`](crate::ide::catalogue::values) refuse.
 //!
-//! Handlers that remember earlier lines of the same configuration record
-//! (`HttpProtocolOptions`, `MultiviewsMatch`, `ProxyErrorOverride`, `CacheDirLevels` with
-//! `CacheDirLength`) are judged on their line alone: what the line refuses whatever came before.
+//! Handlers that remember earlier lines of the same configuration record (`HttpProtocolOptions`,
+//! `MultiviewsMatch`, `ProxyErrorOverride`) are judged with the earlier lines of the record
+//! ([`Place`]); inside a `<Limit>`, whose body is only part of its record, on their line alone.
+//! (`CacheDirLevels` times `CacheDirLength` over 20 is not judged.)
 
 use super::Diagnostic;
 use crate::ide::catalogue::options::option_bits;
@@ -90,9 +91,53 @@ impl<'a> CmdPath<'a> {
     }
 }
 
+/// Where a line is read: what its handler sees as `cmd->path`, and the lines of the same
+/// configuration record (a server's own lines, or a section's), for the handlers that remember
+/// earlier lines.
+#[derive(Clone, Copy)]
+pub(crate) struct Place<'a> {
+    pub(crate) path: CmdPath<'a>,
+    /// The lines of the body holding the line (a `<Limit>` inside the record, flattened when
+    /// read).
+    siblings: &'a [Node],
+    /// Whether `siblings` are the whole record (not the body of a `<Limit>` in it).
+    whole_record: bool,
+}
+
+impl<'a> Place<'a> {
+    /// The top of `cfg`: the main server's lines (or an .htaccess file's).
+    pub(crate) fn top(cfg: &'a Config, htaccess: bool) -> Place<'a> {
+        let path = if htaccess { CmdPath::Htaccess } else { CmdPath::None };
+        Place { path, siblings: &cfg.nodes, whole_record: true }
+    }
+    /// Where the lines in `section`'s body are read.
+    pub(crate) fn inside(self, section: &'a Node) -> Place<'a> {
+        let transparent = section.is_section() && matches!(section.known(), "Limit" | "LimitExcept");
+        Place { path: self.path.inside(section), siblings: &section.children, whole_record: !transparent }
+    }
+    /// The lines of the record before `n` (those in a `<Limit>` among them too), when the
+    /// record is known whole.
+    fn earlier(self, n: &Node) -> Option<Vec<&'a Node>> {
+        if !self.whole_record {
+            return None;
+        }
+        let at = self.siblings.iter().position(|s| std::ptr::eq(s, n))?;
+        let mut out = vec![];
+        for s in &self.siblings[..at] {
+            if s.is_section() && matches!(s.known(), "Limit" | "LimitExcept") {
+                out.extend(s.children.iter());
+            } else {
+                out.push(s);
+            }
+        }
+        Some(out)
+    }
+}
+
 /// What httpd says of `n`'s arguments, if it refuses them; `path` is what its handler sees as
 /// `cmd->path`.
-pub(crate) fn refusal(cfg: &Config, n: &Node, path: CmdPath) -> Option<String> {
+pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place) -> Option<String> {
+    let path = place.path;
     if n.kind != NodeKind::Directive {
         return None;
     }
@@ -101,7 +146,7 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, path: CmdPath) -> Option<String> {
         if d.module != "core" && !cfg.module_loaded(d.module) {
             return None;
         }
-        return described_refusal(cfg, n, accepts, path);
+        return described_refusal(cfg, n, accepts, place);
     }
     let args = n.arg_strings();
     match n.known() {
@@ -190,7 +235,7 @@ fn proxy_pass_refusal(is_regex: bool, args: &[String], has_path: bool) -> Option
 }
 
 /// What the handler [`values::accepts`] describes says of `n`'s arguments, if it refuses them.
-fn described_refusal(cfg: &Config, n: &Node, accepts: &Accepts, path: CmdPath) -> Option<String> {
+fn described_refusal(cfg: &Config, n: &Node, accepts: &Accepts, place: Place) -> Option<String> {
     // (A count `invoke_cmd` refuses never reaches the handler: the arity check's.)
     if n.directive().is_some_and(|d| crate::ide::catalogue::check_arg_count(d.args, n.args().len()).is_some()) {
         return None;
@@ -211,13 +256,25 @@ fn described_refusal(cfg: &Config, n: &Node, accepts: &Accepts, path: CmdPath) -
             let [arg] = &args[..] else { return None };
             timeout_parameter(arg).is_none().then(|| refused.to_string())
         }
-        Accepts::Handler(h) => handler_refusal(cfg, n, h, &args, path),
+        Accepts::Handler(h) => handler_refusal(cfg, n, h, &args, place),
     }
 }
 
 /// The refusals of the handlers with rules of their own ([`Handler`]), in their words.
-fn handler_refusal(cfg: &Config, n: &Node, h: Handler, args: &[String], path: CmdPath) -> Option<String> {
+fn handler_refusal(cfg: &Config, n: &Node, h: Handler, args: &[String], place: Place) -> Option<String> {
     let name = n.known();
+    let path = place.path;
+    // The words of the earlier lines of the same name in the record, when it is known whole.
+    let earlier_words = || -> Option<Vec<String>> {
+        let earlier = place.earlier(n)?;
+        Some(
+            earlier
+                .iter()
+                .filter(|e| e.kind == NodeKind::Directive && e.known() == name)
+                .flat_map(|e| e.arg_strings())
+                .collect(),
+        )
+    };
     let eq = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
     match h {
         Handler::LimitRequestBody => {
@@ -255,22 +312,34 @@ fn handler_refusal(cfg: &Config, n: &Node, h: Handler, args: &[String], path: Cm
             // (Pairs each excluding the other, in the order httpd tests them.)
             const PAIRS: [(&str, &str); 3] =
                 [("Allow0.9", "Require1.0"), ("Strict", "Unsafe"), ("RegisteredMethods", "LenientMethods")];
-            let mut seen = [[false; 2]; 3];
-            for w in args {
-                let Some((pair, side)) = PAIRS.iter().enumerate().find_map(|(i, (a, b))| {
-                    (if eq(w, a) {
-                        Some(0)
+            let place_of = |w: &str| {
+                PAIRS.iter().enumerate().find_map(|(i, (a, b))| {
+                    if eq(w, a) {
+                        Some((i, 0))
                     } else if eq(w, b) {
-                        Some(1)
+                        Some((i, 1))
                     } else {
                         None
-                    })
-                    .map(|s| (i, s))
-                }) else {
+                    }
+                })
+            };
+            let mut seen = [[false; 2]; 3];
+            let conflict = |seen: &[[bool; 2]; 3]| seen.iter().position(|s| s[0] && s[1]);
+            // The server's record keeps what its earlier lines set (a line httpd refused stopped
+            // it before this one); not known whole, the line alone is judged.
+            for w in earlier_words().unwrap_or_default() {
+                let (pair, side) = place_of(&w)?;
+                seen[pair][side] = true;
+                if conflict(&seen).is_some() {
+                    return None;
+                }
+            }
+            for w in args {
+                let Some((pair, side)) = place_of(w) else {
                     return Some("HttpProtocolOptions accepts 'Unsafe' or 'Strict' (default), 'RegisteredMethods' or 'LenientMethods' (default), and 'Require1.0' or 'Allow0.9' (default)".to_string());
                 };
                 seen[pair][side] = true;
-                if let Some(i) = seen.iter().position(|s| s[0] && s[1]) {
+                if let Some(i) = conflict(&seen) {
                     let (a, b) = PAIRS[i];
                     return Some(format!("HttpProtocolOptions '{a}' and '{b}' are mutually exclusive"));
                 }
@@ -279,8 +348,7 @@ fn handler_refusal(cfg: &Config, n: &Node, h: Handler, args: &[String], path: Cm
         }
         Handler::MultiviewsMatch => {
             let (any, negotiated, filters, handlers) = (1, 2, 4, 8);
-            let mut set = 0;
-            for w in args {
+            let step = |set: u8, w: &str| -> Result<u8, String> {
                 let (bit, others, message) = if eq(w, "Any") {
                     (any, !any, "Any is incompatible with NegotiatedOnly, Filters and Handlers")
                 } else if eq(w, "NegotiatedOnly") {
@@ -290,12 +358,23 @@ fn handler_refusal(cfg: &Config, n: &Node, h: Handler, args: &[String], path: Cm
                 } else if eq(w, "Handlers") {
                     (handlers, negotiated | any, "Handlers is incompatible with Any and NegotiatedOnly")
                 } else {
-                    return Some(format!("Unrecognized option '{w}'"));
+                    return Err(format!("Unrecognized option '{w}'"));
                 };
                 if set & others != 0 {
-                    return Some(message.to_string());
+                    return Err(message.to_string());
                 }
-                set |= bit;
+                Ok(set | bit)
+            };
+            // The section's record keeps what its earlier lines set.
+            let mut set = 0;
+            for w in earlier_words().unwrap_or_default() {
+                set = step(set, &w).ok()?;
+            }
+            for w in args {
+                set = match step(set, w) {
+                    Ok(set) => set,
+                    Err(message) => return Some(message),
+                };
             }
             None
         }
@@ -311,17 +390,24 @@ fn handler_refusal(cfg: &Config, n: &Node, h: Handler, args: &[String], path: Cm
             }
         }
         Handler::ProxyErrorOverride => {
-            // Judged only after an On or Off on the same line: before one, what a word means
-            // depends on the earlier lines of the same section.
-            let on = match args.first() {
-                Some(w) if eq(w, "on") => true,
-                Some(w) if eq(w, "off") => false,
-                _ => return None,
-            };
-            let mut on = on;
-            for w in &args[1..] {
+            // The section's record remembers whether an earlier line said On or Off, and which:
+            // before any, the first word must be one of them. Not known whole, a line is judged
+            // only after its own On or Off.
+            let (mut set, mut on) = (false, false);
+            match earlier_words() {
+                Some(earlier) => {
+                    for w in earlier.iter().filter(|w| eq(w, "on") || eq(w, "off")) {
+                        (set, on) = (true, eq(w, "on"));
+                    }
+                }
+                None if !args.first().is_some_and(|w| eq(w, "on") || eq(w, "off")) => return None,
+                None => {}
+            }
+            for w in args {
                 if eq(w, "on") || eq(w, "off") {
-                    on = eq(w, "on");
+                    (set, on) = (true, eq(w, "on"));
+                } else if !set {
+                    return Some("ProxyErrorOverride first parameter must be one of: off | on".to_string());
                 } else if !w.starts_with(|c: char| c.is_ascii_digit()) {
                     return Some("ProxyErrorOverride: status codes to intercept must be numeric".to_string());
                 } else if !on {
@@ -701,8 +787,8 @@ fn fnmatch_test(s: &str) -> bool {
 }
 
 /// Checks `n`; `in_path` as the regex check takes it.
-pub(super) fn node(cfg: &Config, n: &Node, in_path: bool, path: CmdPath, out: &mut Vec<Diagnostic>) {
-    let Some(refusal) = refusal(cfg, n, path) else { return };
+pub(super) fn node(cfg: &Config, n: &Node, in_path: bool, place: Place, out: &mut Vec<Diagnostic>) {
+    let Some(refusal) = refusal(cfg, n, place) else { return };
     // A handler that compiles a regex or parses an expression before it looks at the words
     // after it (mod_setenvif, mod_alias) stops at that error: the other check's to report.
     let compiles_first = n.directive_id.and_then(values::accepts).is_some_and(|a| {
@@ -865,6 +951,27 @@ mod tests {
             "Redirect gone\n",
             "</Location>\n",
             "<Proxy \"proxy:http://b\">\nCacheEnable disk http://b/x\n</Proxy>\n",
+        )));
+    }
+
+    /// Handlers that remember the earlier lines of their record: a section's, a server's; the
+    /// body of a `<Limit>` is only part of one (its line judged alone).
+    #[test]
+    fn earlier_lines_of_the_same_record() {
+        expect![[r#"
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: ProxyErrorOverride: status codes must follow a value of 'on'
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: ProxyErrorOverride first parameter must be one of: off | on
+            /etc/httpd.conf:8: Error[argument-value]: httpd 2.4 will not start: HttpProtocolOptions 'Strict' and 'Unsafe' are mutually exclusive
+            /etc/httpd.conf:19: Error[argument-value]: httpd 2.4 will not start: Filters is incompatible with Any and NegotiatedOnly
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule proxy_module m\nLoadModule mime_module m\n",
+            "ProxyErrorOverride off\n",
+            "ProxyErrorOverride 404\n",
+            "<VirtualHost *:80>\nProxyErrorOverride 500\nHttpProtocolOptions Strict\nHttpProtocolOptions Unsafe\n</VirtualHost>\n",
+            "<Location /a>\nProxyErrorOverride on\nProxyErrorOverride 404\n<Limit GET>\nProxyErrorOverride 500\n</Limit>\n</Location>\n",
+            "<Directory /srv>\nMultiviewsMatch Any\nMultiviewsMatch Filters\n</Directory>\n",
+            "<Directory /srv>\nMultiviewsMatch Filters\n</Directory>\n",
         )));
     }
 
