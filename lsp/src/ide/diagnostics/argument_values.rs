@@ -136,17 +136,18 @@ impl<'a> Place<'a> {
 
 /// What httpd says of `n`'s arguments, if it refuses them; `path` is what its handler sees as
 /// `cmd->path`.
-pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place) -> Option<String> {
+pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::ModulesLoaded) -> Option<String> {
     let path = place.path;
     if n.kind != NodeKind::Directive {
         return None;
     }
     if let Some(accepts) = n.directive_id.and_then(values::accepts) {
         let d = n.directive()?;
-        if d.module != "core" && !cfg.module_loaded(d.module) {
+        // (Memoised per directive; a fragment, whose modules are not known, assumes Debian's.)
+        if !loaded.of(d) && (cfg.modules_known || !cfg.module_loaded(d.module)) {
             return None;
         }
-        return described_refusal(cfg, n, accepts, place);
+        return described_refusal(cfg, n, d, accepts, place);
     }
     let args = n.arg_strings();
     match n.known() {
@@ -235,12 +236,18 @@ fn proxy_pass_refusal(is_regex: bool, args: &[String], has_path: bool) -> Option
 }
 
 /// What the handler [`values::accepts`] describes says of `n`'s arguments, if it refuses them.
-fn described_refusal(cfg: &Config, n: &Node, accepts: &Accepts, place: Place) -> Option<String> {
+fn described_refusal(
+    cfg: &Config,
+    n: &Node,
+    d: &crate::ide::catalogue::Directive,
+    accepts: &Accepts,
+    place: Place,
+) -> Option<String> {
+    let args = n.arg_strings();
     // (A count `invoke_cmd` refuses never reaches the handler: the arity check's.)
-    if n.directive().is_some_and(|d| crate::ide::catalogue::check_arg_count(d.args, n.args().len()).is_some()) {
+    if crate::ide::catalogue::check_arg_count(d.args, args.len()).is_some() {
         return None;
     }
-    let args = n.arg_strings();
     match *accepts {
         Accepts::Word { words, refused } => {
             args.iter().any(|a| !words.iter().any(|w| w.eq_ignore_ascii_case(a))).then(|| refused.to_string())
@@ -787,8 +794,15 @@ fn fnmatch_test(s: &str) -> bool {
 }
 
 /// Checks `n`; `in_path` as the regex check takes it.
-pub(super) fn node(cfg: &Config, n: &Node, in_path: bool, place: Place, out: &mut Vec<Diagnostic>) {
-    let Some(refusal) = refusal(cfg, n, place) else { return };
+pub(super) fn node(
+    cfg: &Config,
+    n: &Node,
+    in_path: bool,
+    place: Place,
+    loaded: &mut super::ModulesLoaded,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some(refusal) = refusal(cfg, n, place, loaded) else { return };
     // A handler that compiles a regex or parses an expression before it looks at the words
     // after it (mod_setenvif, mod_alias) stops at that error: the other check's to report.
     let compiles_first = n.directive_id.and_then(values::accepts).is_some_and(|a| {

@@ -251,7 +251,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
         // Only where httpd reads the line and its context allows it (else that is the error).
         if at.is_some() && d.is_some() && !out[before..].iter().any(|f| f.code == "directive-context") {
             regex_compile::node(cfg, node, in_path, out);
-            argument_values::node(cfg, node, in_path, place, out);
+            argument_values::node(cfg, node, in_path, place, &mut loaded, out);
             expr_syntax::string_node(cfg, node, in_path, out);
         }
         let inner_path = in_path
