@@ -60,7 +60,7 @@ impl Known {
                     let (severity, verdict) = if cfg.modules_known && !foreign_module {
                         (Severity::Error, "Invalid command '{}', perhaps misspelled or defined by a module not included in the server configuration")
                     } else {
-                        (Severity::Warning, "'{}' is not a directive of httpd 2.4 on Linux")
+                        (Severity::Information, "'{}' is not a directive of httpd 2.4 on Linux")
                     };
                     let msg =
                         format!("{}: {} exists only in {platform}", verdict.replace("{}", &display_name(node)), d.name);
@@ -146,6 +146,10 @@ mod tests {
         .assert_eq(&render(
             "//- /etc/httpd/httpd.conf\nLoadModule authz_core_module modules/mod_authz_core.so\nUNCList host\ngprofdir /tmp\n",
         ));
+        expect![[r#"
+            /srv/site.conf:1: Information[unknown-directive]: 'ScriptInterpreterSource' is not a directive of httpd 2.4 on Linux: ScriptInterpreterSource exists only in httpd for Windows
+        "#]]
+        .assert_eq(&render("//- /srv/site.conf\nScriptInterpreterSource Registry\n"));
     }
 
     #[test]
