@@ -1175,6 +1175,270 @@ fn argument_values_match_apache2_t() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The sweep of the handlers `catalogue::values` describes (keywords, numbers as each handler
+/// reads them, URLs, missing words, the section's path): every line held both ways to
+/// `apache2 -t`, refused ones reported on httpd's line in its words, accepted ones (`atoi`
+/// reads `12abc` as 12, `apr_strtoff` with an end check does not) silent. Re-run it after
+/// changing the table: a line httpd's answer disagrees with fails with both answers.
+#[test]
+fn handler_values_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    let cases: &[(&str, bool)] = &[
+        // Keywords (server/core.c, mod_proxy).
+        ("AcceptPathInfo bogus", false),
+        ("AcceptPathInfo Default", true),
+        ("AllowEncodedSlashes yes", false),
+        ("AllowEncodedSlashes NoDecode", true),
+        ("<Directory /srv>\n  EnableMMAP 1\n</Directory>", false),
+        ("EnableSendfile yes", false),
+        ("EnableSendfile OFF", true),
+        ("HostnameLookups maybe", false),
+        ("HostnameLookups double", true),
+        ("UseCanonicalName x", false),
+        ("UseCanonicalName DNS", true),
+        ("UseCanonicalPhysicalPort x", false),
+        ("ProtocolsHonorOrder x", false),
+        ("TraceEnable x", false),
+        ("TraceEnable extended", true),
+        ("ServerSignature x", false),
+        ("ServerSignature EMail", true),
+        ("ServerTokens x", false),
+        ("ServerTokens Minimal", true),
+        ("ProxyVia x", false),
+        ("ProxyVia Block", true),
+        ("ProxyStatus x", false),
+        ("ProxyBadHeader x", false),
+        ("ProxyBadHeader StartBody", true),
+        ("ProxyDomain example.com", false),
+        ("ProxyDomain .example.com", true),
+        // Numbers: atoi (anything may follow the digits; past 64 bits strtol saturates and the
+        // int keeps the low 32 bits), apr_strtoff with and without an end check, timeouts.
+        ("KeepAliveTimeout x", false),
+        ("KeepAliveTimeout 5x", false),
+        ("KeepAliveTimeout 5mx", false),
+        ("KeepAliveTimeout -1", false),
+        ("KeepAliveTimeout 9223372036855", false),
+        ("KeepAliveTimeout 9223372036854", true),
+        ("KeepAliveTimeout 5min", true),
+        ("KeepAliveTimeout 100ms", true),
+        ("KeepAliveTimeout 5hours", true),
+        ("LimitRequestBody x", false),
+        ("LimitRequestBody 12abc", false),
+        ("LimitRequestBody -1", false),
+        ("LimitRequestBody 99999999999999999999", false),
+        ("LimitRequestBody \" 10\"", true),
+        ("LimitInternalRecursion 0", false),
+        ("LimitInternalRecursion 10 0", false),
+        ("LimitInternalRecursion 4294967296", false),
+        ("LimitInternalRecursion 12abc", true),
+        ("MaxRanges 0", false),
+        ("MaxRanges x", false),
+        ("MaxRanges 12abc", true),
+        ("MaxRanges 4294967297", true),
+        ("MaxRangeOverlaps -3", false),
+        ("MaxRangeReversals none", true),
+        ("ReadBufferSize x", false),
+        ("ReadBufferSize 12abc", false),
+        ("ReadBufferSize 4294967296", false),
+        ("ReadBufferSize 4294967295", true),
+        ("ReadBufferSize +10", true),
+        ("FlushMaxThreshold -1", false),
+        ("FlushMaxPipelined -2", false),
+        ("FlushMaxPipelined 0x5", false),
+        ("FlushMaxPipelined -1", true),
+        ("ProxyTimeout 0", false),
+        ("ProxyTimeout x", false),
+        ("ProxyTimeout 99999999999999999999", false),
+        ("ProxyTimeout 5abc", true),
+        ("ProxyIOBufferSize 100", false),
+        ("ProxyIOBufferSize -5", false),
+        ("ProxyIOBufferSize x", true),
+        ("ProxyReceiveBufferSize 100", false),
+        ("ProxyReceiveBufferSize 4294967296", true),
+        ("ProxyMaxForwards x", true),
+        ("CacheLockMaxAge 0", false),
+        ("CacheLockMaxAge x", false),
+        ("CacheLockMaxAge 5x", true),
+        ("CacheLockMaxAge 99999999999999999999", true),
+        ("CacheDirLevels x", false),
+        ("CacheDirLength 0", false),
+        ("CacheMaxFileSize -1", false),
+        ("CacheMaxFileSize 99999999999999999999", false),
+        ("CacheMaxFileSize 12abc", true),
+        ("CacheSocacheMaxSize 1000", false),
+        ("CacheSocacheMaxSize 2048", true),
+        ("CacheSocacheReadTime -5", false),
+        ("CacheLastModifiedFactor x", false),
+        ("CacheLastModifiedFactor +x", false),
+        ("CacheLastModifiedFactor .", false),
+        ("CacheLastModifiedFactor 0.1abc", true),
+        ("CacheLastModifiedFactor -.5", true),
+        ("CacheLastModifiedFactor NaN", true),
+        ("CacheDefaultExpire x", true),
+        // Words with structure.
+        ("FileETag bogus", false),
+        ("FileETag +None", false),
+        ("FileETag INode -all", false),
+        ("FileETag \"\"", false),
+        ("FileETag INode -MTime +Digest", true),
+        ("FileETag none -size", true),
+        ("LogLevel bogus", false),
+        ("LogLevel info core:bogus", false),
+        ("LogLevel nosuch:info", false),
+        ("LogLevel core:", false),
+        ("LogLevel a:b:info", false),
+        ("LogLevel proxy:debug mod_proxy.c:info core_module:warn http:info prefork.c:debug", true),
+        ("LogLevel TRACE8 proxy_http_module:warn mod_authz_core.c:info", true),
+        ("RegexDefaultOptions bogus", false),
+        ("RegexDefaultOptions +", false),
+        ("RegexDefaultOptions +EXTENDED", false),
+        ("RegexDefaultOptions none +ICASE -dotall DOLLAR_ENDONLY", true),
+        ("HttpProtocolOptions bogus", false),
+        ("HttpProtocolOptions Strict Unsafe", false),
+        ("HttpProtocolOptions Allow0.9 Require1.0", false),
+        ("HttpProtocolOptions RegisteredMethods LenientMethods", false),
+        ("HttpProtocolOptions strict require1.0 lenientmethods", true),
+        ("<Directory /srv>\n  MultiviewsMatch bogus\n</Directory>", false),
+        ("<Directory /srv>\n  MultiviewsMatch Any Handlers\n</Directory>", false),
+        ("<Directory /srv>\n  MultiviewsMatch NegotiatedOnly Filters\n</Directory>", false),
+        ("<Directory /srv>\n  MultiviewsMatch Handlers Filters\n</Directory>", true),
+        ("<Directory /srv>\n  DirectoryIndexRedirect bogus\n</Directory>", false),
+        ("<Directory /srv>\n  DirectoryIndexRedirect 404\n</Directory>", false),
+        ("<Directory /srv>\n  DirectoryIndexRedirect 3xx\n</Directory>", false),
+        ("<Directory /srv>\n  DirectoryIndexRedirect 301abc\n</Directory>", true),
+        ("<Directory /srv>\n  DirectoryIndexRedirect seeother\n</Directory>", true),
+        ("ProxyErrorOverride on 200", false),
+        ("ProxyErrorOverride on x", false),
+        ("ProxyErrorOverride off 404", false),
+        ("ProxyErrorOverride on 404 off 500", false),
+        ("ProxyErrorOverride on 404abc 500 off", true),
+        // Handlers that remember the earlier lines of the same record (a server's, a section's).
+        ("ProxyErrorOverride x", false),
+        ("ProxyErrorOverride 404", false),
+        ("ProxyErrorOverride on\nProxyErrorOverride 404 x", false),
+        ("ProxyErrorOverride off\nProxyErrorOverride 404", false),
+        ("<Location /a>\n  ProxyErrorOverride on\n</Location>\n<Location /b>\n  ProxyErrorOverride 404\n</Location>", false),
+        ("<VirtualHost *:80>\n  ProxyErrorOverride on\n</VirtualHost>\nProxyErrorOverride 404", false),
+        ("ProxyErrorOverride on\nProxyErrorOverride 404 500", true),
+        ("<Location /a>\n  ProxyErrorOverride on\n  <Limit GET>\n    ProxyErrorOverride 404\n  </Limit>\n</Location>", true),
+        ("HttpProtocolOptions Strict\nHttpProtocolOptions Unsafe", false),
+        ("<VirtualHost *:80>\n  HttpProtocolOptions Allow0.9\n  HttpProtocolOptions Require1.0\n</VirtualHost>", false),
+        ("HttpProtocolOptions Strict\n<VirtualHost *:80>\n  HttpProtocolOptions Unsafe\n</VirtualHost>", true),
+        ("<Directory /srv>\n  MultiviewsMatch Any\n  MultiviewsMatch Handlers\n</Directory>", false),
+        ("<Directory /srv>\n  MultiviewsMatch Any\n</Directory>\n<Directory /srv>\n  MultiviewsMatch Handlers\n</Directory>", true),
+        // URLs.
+        ("CacheKeyBaseURL /foo", false),
+        ("CacheKeyBaseURL foo", false),
+        ("CacheKeyBaseURL ///x", false),
+        ("CacheKeyBaseURL http://a:x/", false),
+        ("CacheKeyBaseURL http://[::1/", false),
+        ("CacheKeyBaseURL http://a/", true),
+        ("CacheKeyBaseURL foo:bar", true),
+        ("CacheKeyBaseURL //?x", true),
+        ("CacheKeyBaseURL //u@/x", true),
+        ("CacheEnable disk", false),
+        ("CacheEnable /x disk", false),
+        ("CacheEnable disk /x", true),
+        ("<Location /a>\n  CacheEnable disk /b\n</Location>", false),
+        ("<Location /a>\n  CacheEnable disk /a/b\n</Location>", true),
+        ("<Location /a>\n  CacheEnable disk\n</Location>", true),
+        ("<LocationMatch ^/a>\n  CacheEnable disk /a\n</LocationMatch>", false),
+        ("<Location ~ ^/a>\n  CacheEnable disk ^/a/x\n</Location>", true),
+        ("<Proxy http://b>\n  CacheEnable disk /x\n</Proxy>", false),
+        ("<Proxy http://b>\n  CacheEnable disk http://b/x\n</Proxy>", true),
+        ("CacheDisable x", false),
+        ("CacheDisable on", false),
+        ("CacheDisable http:x", true),
+        ("<Location /a>\n  CacheDisable /a\n</Location>", false),
+        ("<Location /a>\n  CacheDisable ON\n</Location>", true),
+        // Missing words: mod_setenvif, mod_proxy's add_pass, mod_alias.
+        ("SetEnvIf", false),
+        ("SetEnvIfNoCase", false),
+        ("BrowserMatch", false),
+        ("BrowserMatchNoCase", false),
+        ("SetEnvIfExpr", false),
+        ("SetEnvIf Remote_Addr", false),
+        ("SetEnvIf Remote_Addr x", false),
+        ("SetEnvIf \"\" a b", false),
+        ("SetEnvIf a b \"\" c", false),
+        ("BrowserMatch x", false),
+        ("SetEnvIfExpr \"true\"", false),
+        ("BrowserMatch x a", true),
+        ("SetEnvIfExpr \"true\" a", true),
+        ("ProxyPass /x", false),
+        ("ProxyPass", false),
+        ("ProxyPassMatch ^/x", false),
+        ("<Location /a>\n  ProxyPass\n</Location>", false),
+        ("ProxyPass /x http://a/ bogus", false),
+        ("<Location /a>\n  ProxyPass /b http://a/\n</Location>", false),
+        ("<Location /a>\n  ProxyPass http://a/ /b\n</Location>", false),
+        ("ProxyPassMatch ~ ^/x http://a/", false),
+        ("ProxyPass ~ ^/x http://a/", true),
+        ("ProxyPass /x http://a/ nocanon retry=1", true),
+        ("Redirect /x", false),
+        ("Redirect 301 /x", false),
+        ("Redirect permanent /x", false),
+        ("Redirect 301", false),
+        ("Redirect /x foo", false),
+        ("Redirect 404 /x http://a/", false),
+        ("Redirect gone /x http://a/", false),
+        ("Redirect bogus /x http://a/", false),
+        ("RedirectPermanent /x foo", false),
+        ("<Location /a>\n  Redirect 301\n</Location>", false),
+        ("<Location /a>\n  Redirect /x foo\n</Location>", false),
+        ("Redirect gone", true),
+        ("Redirect gone /x", true),
+        ("Redirect 200", true),
+        ("Redirect seeother /x /y", true),
+        ("RedirectMatch ^/x foo", true),
+        ("RedirectPermanent /x http://a/", true),
+        ("<Location /a>\n  Redirect gone\n</Location>", true),
+        ("<Location /a>\n  Redirect 404 /x\n</Location>", true),
+        ("<Directory /srv>\n  Redirect /x\n</Directory>", true),
+        ("Alias /x", false),
+        ("ScriptAlias /x", false),
+        ("<Location /a>\n  Alias /srv\n</Location>", true),
+    ];
+    let failures = held_to_apache2_t(
+        cases.iter().copied(),
+        |body| {
+            ["proxy", "proxy_http", "cache", "cache_disk", "cache_socache", "setenvif", "alias", "dir", "mime"]
+                .iter()
+                .fold(HttpdConfig::new(format!("{body}\n")), |cfg, m| cfg.with_module(m))
+        },
+        "argument-value",
+        |r| r.code == "argument-value",
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Directives httpd defines only on other platforms or builds (`#ifdef WIN32`, `#ifdef GPROF`):
+/// Debian's httpd answers "Invalid command" on their line; check says so (its message starts
+/// with httpd's) and names where they exist.
+#[test]
+fn directives_of_other_platforms_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    for body in ["GprofDir /tmp/gprof/", "ScriptInterpreterSource Script", "UNCList host"] {
+        let cfg = HttpdConfig::new(format!("{body}\n"));
+        let (ok, output) = config_test(&cfg);
+        assert!(!ok, "{body}: apache2 -t accepts it: {output}");
+        let (line, message) = syntax_error(&output);
+        let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+        assert!(
+            reported.iter().any(|r| r.code == "unknown-directive"
+                && r.severity == "error"
+                && r.line == line
+                && r.message.starts_with(&message)
+                && r.message.contains("exists only in")),
+            "{body}: httpd says line {line}: {message:?}; we report {reported:?}"
+        );
+    }
+}
+
 /// A symbolic link to a directory holding a broken .htaccess file, once where the Options in
 /// force refuse links (`-FollowSymLinks`) and once where they follow them (httpd's default):
 /// httpd answers 403 behind the refused link without reading the file (AH00037) and 500 behind

@@ -25,6 +25,7 @@
 
 pub mod context;
 pub(crate) mod options;
+pub(crate) mod values;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -483,6 +484,10 @@ pub struct DirectiveId(u16);
 impl DirectiveId {
     pub fn get(self) -> &'static Directive {
         &catalogue().directives[usize::from(self.0)]
+    }
+    /// The place itself, for tables indexed by directive.
+    pub fn index(self) -> usize {
+        usize::from(self.0)
     }
 }
 

@@ -2,24 +2,152 @@
 //! (`server/core.c: server_hostname_port`: a pattern, or a port `atoi` does not read as 1..65535),
 //! and the back-end URLs of `ProxyPass`, `ProxyPassMatch` and `BalancerMember`
 //! (`modules/proxy/proxy_util.c: ap_proxy_define_worker`: a URL `apr_uri_parse` cannot read, or
-//! one with no scheme and host); the addresses of `RemoteIPTrustedProxy`,
+//! one with no scheme and host; `add_pass`: no path outside a section, a word that is no
+//! `key=value`); the addresses of `RemoteIPTrustedProxy`,
 //! `RemoteIPInternalProxy` and `RemoteIPProxyProtocolExceptions` (mod_remoteip: `proxies_set`,
 //! `remoteip_disable_networks`) that `apr_ipsubnet_create` cannot read; the words of
 //! `AllowOverride` and `AllowOverrideList` (`set_override`, `set_allow_opts`,
 //! `set_override_list`) that httpd does not know; the word of any `FLAG` directive that is
-//! neither `On` nor `Off`.
+//! neither `On` nor `Off`; and the keywords, numbers, URLs and missing words the handlers
+//! described in [`catalogue::values`](crate::ide::catalogue::values) refuse.
+//!
+//! Handlers that remember earlier lines of the same configuration record (`HttpProtocolOptions`,
+//! `MultiviewsMatch`, `ProxyErrorOverride`) are judged with the earlier lines of the record
+//! ([`Place`]); inside a `<Limit>`, whose body is only part of its record, on their line alone.
+//! (`CacheDirLevels` times `CacheDirLength` over 20 is not judged.)
 
 use super::Diagnostic;
 use crate::ide::catalogue::options::option_bits;
+use crate::ide::catalogue::values::{self, Accepts, Handler, Read};
 use crate::ide::catalogue::ArgKind;
 use crate::ide::config::{Config, Node, NodeKind};
 use crate::ide::policy::addr::{AddrError, IpSubnet};
 
-/// What httpd says of `n`'s arguments, if it refuses them; `in_location` when `n` is inside a
-/// `<Location>`/`<LocationMatch>` (where ProxyPass takes its path from the section).
-pub(crate) fn refusal(cfg: &Config, n: &Node, in_location: bool) -> Option<String> {
+/// The section whose path httpd's handlers see as `cmd->path` while they read a line: None
+/// outside any (the server's own lines), else the innermost `<Directory>`, `<Location>`,
+/// `<Files>`, `<If>`/`<ElseIf>`/`<Else>` or `<Proxy>` (and their `Match` kin) around the line,
+/// or the .htaccess file itself.
+#[derive(Clone, Copy)]
+pub(crate) enum CmdPath<'a> {
+    None,
+    Section(&'a Node),
+    Htaccess,
+}
+
+impl<'a> CmdPath<'a> {
+    /// The path `section` gives the lines inside it, if it gives one (else `self`, the
+    /// enclosing one's, stays).
+    pub(crate) fn inside(self, section: &'a Node) -> CmdPath<'a> {
+        let sets_path = section.is_section()
+            && matches!(
+                section.known(),
+                "Directory"
+                    | "DirectoryMatch"
+                    | "Location"
+                    | "LocationMatch"
+                    | "Files"
+                    | "FilesMatch"
+                    | "If"
+                    | "ElseIf"
+                    | "Else"
+                    | "Proxy"
+                    | "ProxyMatch"
+            );
+        if sets_path {
+            CmdPath::Section(section)
+        } else {
+            self
+        }
+    }
+    fn is_set(self) -> bool {
+        !matches!(self, CmdPath::None)
+    }
+    /// `cmd->path` as a URL-space handler compares with it (mod_cache): a `<Location>` or
+    /// `<Proxy>`'s path (its `proxy:` prefix dropped, the word after `~` for a regex),
+    /// `*If` in a condition; None where it is a directory (not a URL) or unset.
+    fn url_path(self) -> Option<String> {
+        let CmdPath::Section(s) = self else { return None };
+        let args = s.args();
+        let word = |i: usize| args.get(i).map(|w| w.to_string());
+        match s.known() {
+            "If" | "ElseIf" | "Else" => Some("*If".to_string()),
+            "Location" | "LocationMatch" => {
+                let first = word(0)?;
+                if first == "~" && s.known() == "Location" {
+                    word(1)
+                } else {
+                    Some(first)
+                }
+            }
+            "Proxy" | "ProxyMatch" => {
+                let first = word(0)?;
+                Some(match first.get(..6) {
+                    Some(p) if p.eq_ignore_ascii_case("proxy:") => first[6..].to_string(),
+                    _ => first,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Where a line is read: what its handler sees as `cmd->path`, and the lines of the same
+/// configuration record (a server's own lines, or a section's), for the handlers that remember
+/// earlier lines.
+#[derive(Clone, Copy)]
+pub(crate) struct Place<'a> {
+    pub(crate) path: CmdPath<'a>,
+    /// The lines of the body holding the line (a `<Limit>` inside the record, flattened when
+    /// read).
+    siblings: &'a [Node],
+    /// Whether `siblings` are the whole record (not the body of a `<Limit>` in it).
+    whole_record: bool,
+}
+
+impl<'a> Place<'a> {
+    /// The top of `cfg`: the main server's lines (or an .htaccess file's).
+    pub(crate) fn top(cfg: &'a Config, htaccess: bool) -> Place<'a> {
+        let path = if htaccess { CmdPath::Htaccess } else { CmdPath::None };
+        Place { path, siblings: &cfg.nodes, whole_record: true }
+    }
+    /// Where the lines in `section`'s body are read.
+    pub(crate) fn inside(self, section: &'a Node) -> Place<'a> {
+        let transparent = section.is_section() && matches!(section.known(), "Limit" | "LimitExcept");
+        Place { path: self.path.inside(section), siblings: &section.children, whole_record: !transparent }
+    }
+    /// The lines of the record before `n` (those in a `<Limit>` among them too), when the
+    /// record is known whole.
+    fn earlier(self, n: &Node) -> Option<Vec<&'a Node>> {
+        if !self.whole_record {
+            return None;
+        }
+        let at = self.siblings.iter().position(|s| std::ptr::eq(s, n))?;
+        let mut out = vec![];
+        for s in &self.siblings[..at] {
+            if s.is_section() && matches!(s.known(), "Limit" | "LimitExcept") {
+                out.extend(s.children.iter());
+            } else {
+                out.push(s);
+            }
+        }
+        Some(out)
+    }
+}
+
+/// What httpd says of `n`'s arguments, if it refuses them; `path` is what its handler sees as
+/// `cmd->path`.
+pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::ModulesLoaded) -> Option<String> {
+    let path = place.path;
     if n.kind != NodeKind::Directive {
         return None;
+    }
+    if let Some(accepts) = n.directive_id.and_then(values::accepts) {
+        let d = n.directive()?;
+        // (Memoised per directive; a fragment, whose modules are not known, assumes Debian's.)
+        if !loaded.of(d) && (cfg.modules_known || !cfg.module_loaded(d.module)) {
+            return None;
+        }
+        return described_refusal(cfg, n, d, accepts, place);
     }
     let args = n.arg_strings();
     match n.known() {
@@ -33,14 +161,8 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, in_location: bool) -> Option<Strin
             (!(1..=65535).contains(&port))
                 .then(|| format!("The port number \"{arg}\" is outside the appropriate range (i.e., 1..65535)."))
         }
-        "ProxyPass" | "ProxyPassMatch" if cfg.module_loaded("proxy_module") => {
-            let words: Vec<&str> = args.iter().map(String::as_str).filter(|w| *w != "~").collect();
-            let url = if in_location { words.first() } else { words.get(1) }?;
-            // (`!` excludes the path; key=value parameters follow the URL.)
-            if *url == "!" || url.contains('=') && !url.contains("://") {
-                return None;
-            }
-            url_refusal(url).map(|why| format!("ProxyPass {why}"))
+        name @ ("ProxyPass" | "ProxyPassMatch") if cfg.module_loaded("proxy_module") => {
+            proxy_pass_refusal(name == "ProxyPassMatch", &args, path.is_set())
         }
         "BalancerMember" if cfg.module_loaded("proxy_module") => {
             let url = args.first()?;
@@ -71,6 +193,486 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, in_location: bool) -> Option<Strin
         // (Validated with the access rules.)
         "AuthzSendForbiddenOnFailure" => None,
         _ => flag_refusal(cfg, n, &args),
+    }
+}
+
+/// mod_proxy's `add_pass`: the words in the order it takes them (outside a section the first
+/// is the path, the second the target; inside one the section gives the path and the first
+/// word is the target), then the back-end URL ([`url_refusal`]).
+fn proxy_pass_refusal(is_regex: bool, args: &[String], has_path: bool) -> Option<String> {
+    let mut path = has_path;
+    let mut target: Option<&str> = None;
+    for word in args {
+        if !path {
+            if word == "~" {
+                if is_regex {
+                    return Some("ProxyPassMatch invalid syntax ('~' usage).".to_string());
+                }
+                continue;
+            }
+            path = true;
+        } else if let Some(target) = target {
+            if ["nocanon", "interpolate", "noquery"].iter().any(|k| word.eq_ignore_ascii_case(k)) || word.contains('=')
+            {
+                continue;
+            }
+            return Some(if has_path && target.starts_with('/') {
+                "ProxyPass|ProxyPassMatch can not have a path when defined in a location.".to_string()
+            } else {
+                "Invalid ProxyPass|ProxyPassMatch parameter. Parameter must be in the form 'key=value'.".to_string()
+            });
+        } else {
+            target = Some(word);
+        }
+    }
+    let Some(url) = target else {
+        return Some("ProxyPass|ProxyPassMatch needs a path when not defined in a location".to_string());
+    };
+    // (`!` excludes the path.)
+    if url == "!" {
+        return None;
+    }
+    url_refusal(url).map(|why| format!("ProxyPass {why}"))
+}
+
+/// What the handler [`values::accepts`] describes says of `n`'s arguments, if it refuses them.
+fn described_refusal(
+    cfg: &Config,
+    n: &Node,
+    d: &crate::ide::catalogue::Directive,
+    accepts: &Accepts,
+    place: Place,
+) -> Option<String> {
+    let args = n.arg_strings();
+    // (A count `invoke_cmd` refuses never reaches the handler: the arity check's.)
+    if crate::ide::catalogue::check_arg_count(d.args, args.len()).is_some() {
+        return None;
+    }
+    match *accepts {
+        Accepts::Word { words, refused } => {
+            args.iter().any(|a| !words.iter().any(|w| w.eq_ignore_ascii_case(a))).then(|| refused.to_string())
+        }
+        Accepts::Number { words, read, ranges, refused } => args.iter().find_map(|a| {
+            if words.iter().any(|w| w.eq_ignore_ascii_case(a)) {
+                return None;
+            }
+            let ok = read_number(read, a).is_some_and(|v| ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&v)));
+            (!ok).then(|| refused.replace("{arg}", a))
+        }),
+        Accepts::Timeout { refused } => {
+            let [arg] = &args[..] else { return None };
+            timeout_parameter(arg).is_none().then(|| refused.to_string())
+        }
+        Accepts::Handler(h) => handler_refusal(cfg, n, h, &args, place),
+    }
+}
+
+/// The refusals of the handlers with rules of their own ([`Handler`]), in their words.
+fn handler_refusal(cfg: &Config, n: &Node, h: Handler, args: &[String], place: Place) -> Option<String> {
+    let name = n.known();
+    let path = place.path;
+    // The words of the earlier lines of the same name in the record, when it is known whole.
+    let earlier_words = || -> Option<Vec<String>> {
+        let earlier = place.earlier(n)?;
+        Some(
+            earlier
+                .iter()
+                .filter(|e| e.kind == NodeKind::Directive && e.known() == name)
+                .flat_map(|e| e.arg_strings())
+                .collect(),
+        )
+    };
+    let eq = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
+    match h {
+        Handler::LimitRequestBody => {
+            let [arg] = args else { return None };
+            match strtol(arg) {
+                (None, _) => Some("LimitRequestBody argument is not parsable.".to_string()),
+                (Some(v), end) if end < arg.len() || v < 0 => {
+                    Some("LimitRequestBody requires a non-negative integer.".to_string())
+                }
+                _ => None,
+            }
+        }
+        Handler::FileETag => args.iter().find_map(|token| {
+            let word = token.strip_prefix(['+', '-']).unwrap_or(token);
+            let signed = word.len() < token.len();
+            let known = ["Size", "LMTime", "MTime", "LastModified", "INode", "Digest"];
+            if eq(word, "None") || eq(word, "All") {
+                signed.then(|| format!("FileETag keyword '{word}' cannot be used with '+' or '-'"))
+            } else if known.iter().any(|k| eq(word, k)) {
+                None
+            } else {
+                Some(format!("Unknown keyword '{word}' for FileETag directive"))
+            }
+        }),
+        Handler::LogLevel => args.iter().find_map(|w| log_level_refusal(cfg, w)),
+        Handler::RegexDefaultOptions => args.iter().find_map(|w| {
+            if eq(w, "none") {
+                return None;
+            }
+            let option = w.strip_prefix(['+', '-']).unwrap_or(w);
+            let known = ["ICASE", "DOTALL", "DOLLAR_ENDONLY"];
+            (!known.iter().any(|k| eq(option, k))).then(|| format!("RegexDefaultOptions: option '{option}' unknown"))
+        }),
+        Handler::HttpProtocolOptions => {
+            // (Pairs each excluding the other, in the order httpd tests them.)
+            const PAIRS: [(&str, &str); 3] =
+                [("Allow0.9", "Require1.0"), ("Strict", "Unsafe"), ("RegisteredMethods", "LenientMethods")];
+            let place_of = |w: &str| {
+                PAIRS.iter().enumerate().find_map(|(i, (a, b))| {
+                    if eq(w, a) {
+                        Some((i, 0))
+                    } else if eq(w, b) {
+                        Some((i, 1))
+                    } else {
+                        None
+                    }
+                })
+            };
+            let mut seen = [[false; 2]; 3];
+            let conflict = |seen: &[[bool; 2]; 3]| seen.iter().position(|s| s[0] && s[1]);
+            // The server's record keeps what its earlier lines set (a line httpd refused stopped
+            // it before this one); not known whole, the line alone is judged.
+            for w in earlier_words().unwrap_or_default() {
+                let (pair, side) = place_of(&w)?;
+                seen[pair][side] = true;
+                if conflict(&seen).is_some() {
+                    return None;
+                }
+            }
+            for w in args {
+                let Some((pair, side)) = place_of(w) else {
+                    return Some("HttpProtocolOptions accepts 'Unsafe' or 'Strict' (default), 'RegisteredMethods' or 'LenientMethods' (default), and 'Require1.0' or 'Allow0.9' (default)".to_string());
+                };
+                seen[pair][side] = true;
+                if let Some(i) = conflict(&seen) {
+                    let (a, b) = PAIRS[i];
+                    return Some(format!("HttpProtocolOptions '{a}' and '{b}' are mutually exclusive"));
+                }
+            }
+            None
+        }
+        Handler::MultiviewsMatch => {
+            let (any, negotiated, filters, handlers) = (1, 2, 4, 8);
+            let step = |set: u8, w: &str| -> Result<u8, String> {
+                let (bit, others, message) = if eq(w, "Any") {
+                    (any, !any, "Any is incompatible with NegotiatedOnly, Filters and Handlers")
+                } else if eq(w, "NegotiatedOnly") {
+                    (negotiated, !negotiated, "NegotiatedOnly is incompatible with Any, Filters and Handlers")
+                } else if eq(w, "Filters") {
+                    (filters, negotiated | any, "Filters is incompatible with Any and NegotiatedOnly")
+                } else if eq(w, "Handlers") {
+                    (handlers, negotiated | any, "Handlers is incompatible with Any and NegotiatedOnly")
+                } else {
+                    return Err(format!("Unrecognized option '{w}'"));
+                };
+                if set & others != 0 {
+                    return Err(message.to_string());
+                }
+                Ok(set | bit)
+            };
+            // The section's record keeps what its earlier lines set.
+            let mut set = 0;
+            for w in earlier_words().unwrap_or_default() {
+                set = step(set, &w).ok()?;
+            }
+            for w in args {
+                set = match step(set, w) {
+                    Ok(set) => set,
+                    Err(message) => return Some(message),
+                };
+            }
+            None
+        }
+        Handler::DirectoryIndexRedirect => {
+            let [arg] = args else { return None };
+            if ["on", "off", "permanent", "temp", "seeother"].iter().any(|k| eq(arg, k)) {
+                None
+            } else if arg.starts_with(|c: char| c.is_ascii_digit()) {
+                (!(300..400).contains(&atoi(arg)))
+                    .then(|| "DirectoryIndexRedirect only accepts values between 300 and 399".to_string())
+            } else {
+                Some("DirectoryIndexRedirect ON|OFF|permanent|temp|seeother|3xx".to_string())
+            }
+        }
+        Handler::ProxyErrorOverride => {
+            // The section's record remembers whether an earlier line said On or Off, and which:
+            // before any, the first word must be one of them. Not known whole, a line is judged
+            // only after its own On or Off.
+            let (mut set, mut on) = (false, false);
+            match earlier_words() {
+                Some(earlier) => {
+                    for w in earlier.iter().filter(|w| eq(w, "on") || eq(w, "off")) {
+                        (set, on) = (true, eq(w, "on"));
+                    }
+                }
+                None if !args.first().is_some_and(|w| eq(w, "on") || eq(w, "off")) => return None,
+                None => {}
+            }
+            for w in args {
+                if eq(w, "on") || eq(w, "off") {
+                    (set, on) = (true, eq(w, "on"));
+                } else if !set {
+                    return Some("ProxyErrorOverride first parameter must be one of: off | on".to_string());
+                } else if !w.starts_with(|c: char| c.is_ascii_digit()) {
+                    return Some("ProxyErrorOverride: status codes to intercept must be numeric".to_string());
+                } else if !on {
+                    return Some("ProxyErrorOverride: status codes must follow a value of 'on'".to_string());
+                } else if !(400..600).contains(&strtol(w).0.unwrap_or(i64::MAX)) {
+                    return Some(
+                        "ProxyErrorOverride: status codes to intercept must be valid HTTP Status Codes >=400 && <600"
+                            .to_string(),
+                    );
+                }
+            }
+            None
+        }
+        Handler::ProxyDomain => {
+            let [arg] = args else { return None };
+            (!arg.starts_with('.')).then(|| "ProxyDomain: domain name must start with a dot.".to_string())
+        }
+        Handler::CacheLastModifiedFactor => {
+            let [arg] = args else { return None };
+            // What can begin a number `sscanf("%lg")` reads, after blanks and a sign: a digit, a
+            // point and a digit, `inf` or `nan`; anything else is no float. (A number that
+            // begins so and then goes wrong, `1e`, is not judged.)
+            let start = arg.trim_start_matches(C_SPACE);
+            let start = start.strip_prefix(['+', '-']).unwrap_or(start);
+            let word = |w: &str| start.get(..3).is_some_and(|p| p.eq_ignore_ascii_case(w));
+            let float = start.starts_with(|c: char| c.is_ascii_digit())
+                || start.strip_prefix('.').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+                || word("inf")
+                || word("nan");
+            (!float).then(|| "CacheLastModifiedFactor value must be a float".to_string())
+        }
+        Handler::CacheKeyBaseUrl => {
+            let [arg] = args else { return None };
+            match uri_has_scheme_or_authority(arg) {
+                Err(()) => Some(format!("Could not parse '{arg}' as an URL.")),
+                Ok(false) => Some(format!("URL '{arg}' must contain at least one of a scheme, a hostname or a port.")),
+                Ok(true) => None,
+            }
+        }
+        Handler::CacheEnable => {
+            let provider = args.first()?;
+            if provider.starts_with('/') {
+                return Some(format!("provider ({provider}) starts with a '/'.  Are url and provider switched?"));
+            }
+            let section = path.url_path();
+            match (args.get(1), section) {
+                (None, None) if !path.is_set() => Some(format!("CacheEnable provider ({provider}) is missing an URL.")),
+                (Some(url), Some(p)) if !url.starts_with(&p) => Some(
+                    "When in a Location, CacheEnable must specify a path or an URL below that location.".to_string(),
+                ),
+                _ => None,
+            }
+        }
+        Handler::CacheDisable => {
+            let [url] = args else { return None };
+            if path.is_set() {
+                (!eq(url, "on"))
+                    .then(|| "CacheDisable must be followed by the word 'on' when in a Location.".to_string())
+            } else {
+                (!url.starts_with('/') && !url.contains(':'))
+                    .then(|| "CacheDisable must specify a path or an URL.".to_string())
+            }
+        }
+        Handler::SetEnvIf | Handler::BrowserMatch | Handler::SetEnvIfExpr => {
+            let name = n.directive()?.httpd_name();
+            // The words before the variables, each of which must be there and not empty.
+            let leading: &[&str] = match h {
+                Handler::SetEnvIf => &["header-field name", "regular expression"],
+                Handler::BrowserMatch => &["regular expression"],
+                _ => &["expression"],
+            };
+            for (i, what) in leading.iter().enumerate() {
+                if args.get(i).is_none_or(|w| w.is_empty()) {
+                    return Some(format!("Missing {what} for {name}"));
+                }
+            }
+            // (`add_envvars` stops at the first empty word.)
+            let variables = args[leading.len()..].iter().take_while(|w| !w.is_empty()).count();
+            (variables == 0).then(|| format!("Missing envariable expression for {name}"))
+        }
+        Handler::Redirect => redirect_refusal(name, args, path.is_set()),
+        Handler::Alias => {
+            let [_] = args else { return None };
+            (!path.is_set()).then(|| "Alias must have two arguments when used globally".to_string())
+        }
+    }
+}
+
+/// mod_alias' `add_redirect_internal` for `name` (its default status from the command table),
+/// where `has_path` tells whether the line has a section's path (which makes a URL alone an
+/// expression, expr-syntax's to judge).
+fn redirect_refusal(name: &str, args: &[String], has_path: bool) -> Option<String> {
+    let (arg1, arg2, arg3) = (args.first()?, args.get(1), args.get(2));
+    let is_regex = name == "RedirectMatch";
+    let mut status = if name == "RedirectPermanent" { 301 } else { 302 };
+    let word = |w: &str| arg1.eq_ignore_ascii_case(w);
+    // "grokarg1": 1 a redirect status, -1 another status, 0 not a status (a path).
+    let grok = if word("permanent") {
+        status = 301;
+        1
+    } else if word("temp") {
+        status = 302;
+        1
+    } else if word("seeother") {
+        status = 303;
+        1
+    } else if word("gone") {
+        status = 410;
+        -1
+    } else if arg1.starts_with(|c: char| c.is_ascii_digit()) {
+        status = atoi(arg1);
+        if (300..400).contains(&status) {
+            1
+        } else {
+            -1
+        }
+    } else {
+        0
+    };
+    if arg3.is_some() && grok == 0 {
+        return Some("Redirect: invalid first argument (of three)".to_string());
+    }
+    if has_path && ((grok > 0 && arg2.is_some() && arg3.is_none()) || (grok == 0 && arg2.is_none())) {
+        return None;
+    }
+    if has_path && grok < 0 && arg2.is_none() {
+        return None;
+    }
+    let url = if arg3.is_none() && grok == 0 { arg2 } else { arg3 };
+    if (300..400).contains(&status) {
+        let Some(url) = url else { return Some("URL to redirect to is missing".to_string()) };
+        (!is_regex && !is_url(url) && !url.starts_with('/')).then(|| "Redirect to non-URL".to_string())
+    } else {
+        url.map(|_| "Redirect URL not valid for this status".to_string())
+    }
+}
+
+/// `ap_is_url`: a scheme (letters, digits, `+-.`, at least one) then a colon.
+fn is_url(u: &str) -> bool {
+    let scheme = u.bytes().take_while(|b| b.is_ascii_alphanumeric() || b"+-.".contains(b)).count();
+    scheme > 0 && u.as_bytes().get(scheme) == Some(&b':')
+}
+
+/// `set_loglevel`'s refusal of one word: a level, or `module:level` (split at the last colon)
+/// with a module httpd finds among those loaded, by its source file, its symbol, or its
+/// symbol without `_module`. A module is judged only where the loaded modules are known and
+/// all in the catalogue (else its names are not).
+fn log_level_refusal(cfg: &Config, word: &str) -> Option<String> {
+    const LEVELS: &[&str] = &[
+        "emerg", "alert", "crit", "error", "warn", "notice", "info", "debug", "trace1", "trace2", "trace3", "trace4",
+        "trace5", "trace6", "trace7", "trace8",
+    ];
+    const BAD: &str =
+        "Log level keyword must be one of emerg/alert/crit/error/warn/notice/info/debug/trace1/.../trace8";
+    let level_ok = |l: &str| LEVELS.iter().any(|k| k.eq_ignore_ascii_case(l));
+    let Some((module, level)) = word.rsplit_once(':') else {
+        return (!level_ok(word)).then(|| BAD.to_string());
+    };
+    if level.is_empty() {
+        return Some(format!("Module specifier '{module}' must be followed by a log level keyword"));
+    }
+    if !level_ok(level) {
+        return Some(format!("{module}:{level}: {BAD}"));
+    }
+    if !cfg.modules_known {
+        return None;
+    }
+    let mut found = false;
+    for id in cfg.modules.iter() {
+        let m = crate::ide::catalogue::module_by_identifier(id)?;
+        let symbol: &str = if id == "core" { "core_module" } else { id };
+        found |= m.source_file == module || symbol == module || symbol.strip_suffix("_module") == Some(module);
+    }
+    (!found).then(|| format!("Cannot find module {module}"))
+}
+
+/// Blanks as C's `isspace` knows them.
+const C_SPACE: [char; 6] = [' ', '\t', '\n', '\r', '\x0b', '\x0c'];
+
+/// C's `strtol` in base 10 (64-bit `long`, as `apr_strtoff` and `apr_strtoi64` use on Linux):
+/// the value (None when it overflows: `ERANGE`) and how many bytes it read (0 when no digit).
+fn strtol(s: &str) -> (Option<i64>, usize) {
+    let body = s.trim_start_matches(C_SPACE);
+    let skipped = s.len() - body.len();
+    let (neg, digits_at) = match body.as_bytes().first() {
+        Some(b'-') => (true, 1),
+        Some(b'+') => (false, 1),
+        _ => (false, 0),
+    };
+    let digits = body[digits_at..].bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return (Some(0), 0);
+    }
+    let mut v: i128 = 0;
+    let mut overflow = false;
+    for b in body[digits_at..digits_at + digits].bytes() {
+        v = v * 10 + i128::from(b - b'0');
+        if v > i128::from(i64::MAX) + 1 {
+            overflow = true;
+            v = i128::from(i64::MAX) + 1;
+        }
+    }
+    let v = if neg { -v } else { v };
+    let value = i64::try_from(v).ok().filter(|_| !overflow);
+    (value, skipped + digits_at + digits)
+}
+
+/// A number as [`Read`] says the handler reads it; None where the handler finds none.
+fn read_number(read: Read, s: &str) -> Option<i64> {
+    let (value, end) = strtol(s);
+    match read {
+        // (Past 64 bits strtol saturates; glibc's atoi keeps the low 32 bits of that.)
+        Read::Atoi => Some(saturated(s, value) as i32 as i64),
+        Read::Atol => Some(saturated(s, value)),
+        Read::StrtoffWhole => value.filter(|_| end == s.len()),
+        Read::StrtoffPrefix => value,
+    }
+}
+
+/// `strtol`'s result where it overflowed: the limit on the number's side.
+fn saturated(s: &str, value: Option<i64>) -> i64 {
+    value.unwrap_or(if s.trim_start_matches(C_SPACE).starts_with('-') { i64::MIN } else { i64::MAX })
+}
+
+/// `ap_timeout_parameter_parse`: a number `apr_strtoi64` reads (not negative, no overflow),
+/// then no unit (seconds) or one whose first letters are `s`, `h`, `ms` or `mi`, the value
+/// within what that unit can hold in microseconds. The duration in microseconds.
+fn timeout_parameter(s: &str) -> Option<i64> {
+    let (value, end) = strtol(s);
+    let value = value.filter(|v| *v >= 0)?;
+    let unit = if end == s.len() { "s" } else { &s[end..] };
+    let per_unit: i64 = if unit.starts_with('s') {
+        1_000_000
+    } else if unit.starts_with('h') {
+        3_600_000_000
+    } else if unit.starts_with("ms") {
+        1_000
+    } else if unit.starts_with("mi") {
+        60_000_000
+    } else {
+        return None;
+    };
+    value.checked_mul(per_unit)
+}
+
+/// `apr_uri_parse` as mod_cache's `set_cache_key_base_url` reads the answer: Err when it
+/// cannot parse the URL (a port that is not a number, an unclosed `[`), else whether it has a
+/// scheme, a hostname or a port (`//host`, `//?q`: `///x` is a path).
+fn uri_has_scheme_or_authority(url: &str) -> Result<bool, ()> {
+    // (`//` then anything but a third `/` opens an authority, a hostname even if empty.)
+    if let Some(rest) = url.strip_prefix("//") {
+        return if rest.starts_with('/') { Ok(false) } else { parse_authority(&format!("x:{url}")).map(|_| true) };
+    }
+    let scheme = url.find([':', '/', '?', '#']).filter(|&i| i > 0 && url.as_bytes()[i] == b':');
+    match scheme {
+        Some(i) if url[i + 1..].starts_with("//") => parse_authority(url).map(|_| true),
+        Some(_) => Ok(true),
+        None => Ok(false),
     }
 }
 
@@ -170,23 +772,9 @@ fn parse_authority(url: &str) -> Result<Option<&str>, ()> {
     Ok(Some(host))
 }
 
-/// C's `atoi`: blanks, a sign, then digits (0 when none; saturated, as only the range matters).
+/// C's `atoi` as glibc has it (`(int) strtol`).
 fn atoi(s: &str) -> i64 {
-    let s = s.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
-    let (neg, digits) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let mut v: i64 = 0;
-    for b in digits.bytes().take_while(u8::is_ascii_digit) {
-        v = (v * 10 + i64::from(b - b'0')).min(1 << 40);
-    }
-    if neg {
-        -v
-    } else {
-        v
-    }
+    read_number(Read::Atoi, s).unwrap_or(0)
 }
 
 /// `apr_fnmatch_test`: a `*` or `?`, or a `[` closed by a `]` (a backslash escapes).
@@ -205,8 +793,29 @@ fn fnmatch_test(s: &str) -> bool {
     false
 }
 
-pub(super) fn node(cfg: &Config, n: &Node, in_location: bool, out: &mut Vec<Diagnostic>) {
-    let Some(refusal) = refusal(cfg, n, in_location) else { return };
+/// Checks `n`; `in_path` as the regex check takes it.
+pub(super) fn node(
+    cfg: &Config,
+    n: &Node,
+    in_path: bool,
+    place: Place,
+    loaded: &mut super::ModulesLoaded,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some(refusal) = refusal(cfg, n, place, loaded) else { return };
+    // A handler that compiles a regex or parses an expression before it looks at the words
+    // after it (mod_setenvif, mod_alias) stops at that error: the other check's to report.
+    let compiles_first = n.directive_id.and_then(values::accepts).is_some_and(|a| {
+        matches!(
+            a,
+            Accepts::Handler(Handler::SetEnvIf | Handler::BrowserMatch | Handler::SetEnvIfExpr | Handler::Redirect)
+        )
+    });
+    if compiles_first
+        && (super::regex_compile::refusal(cfg, n, in_path).is_some() || super::expr_syntax::refusal(cfg, n).is_some())
+    {
+        return;
+    }
     out.push(super::refused_line(cfg, n, "argument-value", &refusal));
 }
 
@@ -284,11 +893,123 @@ mod tests {
         )));
     }
 
+    /// Keywords and numbers as the handlers `catalogue::values` describes read them: `atoi`
+    /// accepts what follows its digits, `apr_strtoff` with an end check does not; a module
+    /// not loaded is another check's.
+    #[test]
+    fn keywords_and_numbers_httpd_refuses() {
+        expect![[r#"
+            /etc/httpd.conf:2: Error[argument-value]: httpd 2.4 will not start: AcceptPathInfo must be set to on, off or default
+            /etc/httpd.conf:3: Error[argument-value]: httpd 2.4 will not start: KeepAliveTimeout has wrong format
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: LimitRequestBody requires a non-negative integer.
+            /etc/httpd.conf:5: Error[argument-value]: httpd 2.4 will not start: LimitRequestBody argument is not parsable.
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: The recursion limit must be greater than zero.
+            /etc/httpd.conf:7: Error[argument-value]: httpd 2.4 will not start: parameter must be a number between 0 and (4294967295U)): 12abc
+            /etc/httpd.conf:8: Error[argument-value]: httpd 2.4 will not start: FileETag keyword 'All' cannot be used with '+' or '-'
+            /etc/httpd.conf:9: Error[argument-value]: httpd 2.4 will not start: core:bogus: Log level keyword must be one of emerg/alert/crit/error/warn/notice/info/debug/trace1/.../trace8
+            /etc/httpd.conf:10: Error[argument-value]: httpd 2.4 will not start: Cannot find module rewrite
+            /etc/httpd.conf:11: Error[argument-value]: httpd 2.4 will not start: HttpProtocolOptions 'Strict' and 'Unsafe' are mutually exclusive
+            /etc/httpd.conf:12: Error[argument-value]: httpd 2.4 will not start: ProxyIOBufferSize must be >= 512 bytes, or 0 for system default.
+            /etc/httpd.conf:13: Error[module-not-loaded]: Invalid command 'CacheLockMaxAge', perhaps misspelled or defined by a module not included in the server configuration: it comes from cache_module, which is not loaded
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule proxy_module m\n",
+            "AcceptPathInfo maybe\n",
+            "KeepAliveTimeout 5x\n",
+            "LimitRequestBody 12abc\n",
+            "LimitRequestBody 99999999999999999999\n",
+            "LimitInternalRecursion 10 4294967296\n",
+            "ReadBufferSize 12abc\n",
+            "FileETag INode -All\n",
+            "LogLevel info core:bogus\n",
+            "LogLevel proxy:debug mod_proxy.c:info rewrite:trace1\n",
+            "HttpProtocolOptions Strict Unsafe\n",
+            "ProxyIOBufferSize 100\n",
+            "CacheLockMaxAge 0\n",
+            "KeepAliveTimeout 5min\n",
+            "MaxRanges 12abc\n",
+            "ProxyTimeout 5abc\n",
+            "LimitInternalRecursion 12abc\n",
+            "ServerTokens Minimal\n",
+        )));
+    }
+
+    /// Missing words and URLs, where the section around the line gives the handler its path or
+    /// not.
+    #[test]
+    fn words_a_handler_misses_outside_and_inside_sections() {
+        expect![[r#"
+            /etc/httpd.conf:5: Error[argument-value]: httpd 2.4 will not start: Missing header-field name for SetEnvIf
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: Missing envariable expression for BrowserMatchNoCase
+            /etc/httpd.conf:7: Error[argument-value]: httpd 2.4 will not start: URL to redirect to is missing
+            /etc/httpd.conf:8: Error[argument-value]: httpd 2.4 will not start: Alias must have two arguments when used globally
+            /etc/httpd.conf:9: Error[argument-value]: httpd 2.4 will not start: ProxyPass|ProxyPassMatch needs a path when not defined in a location
+            /etc/httpd.conf:10: Error[argument-value]: httpd 2.4 will not start: CacheEnable provider (disk) is missing an URL.
+            /etc/httpd.conf:12: Error[argument-value]: httpd 2.4 will not start: When in a Location, CacheEnable must specify a path or an URL below that location.
+            /etc/httpd.conf:13: Error[argument-value]: httpd 2.4 will not start: CacheDisable must be followed by the word 'on' when in a Location.
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule alias_module m\nLoadModule setenvif_module m\nLoadModule proxy_module m\nLoadModule cache_module m\n",
+            "SetEnvIf\n",
+            "BrowserMatchNoCase bot\n",
+            "Redirect /old\n",
+            "Alias /x\n",
+            "ProxyPass /x\n",
+            "CacheEnable disk\n",
+            "<Location /a>\n",
+            "CacheEnable disk /b\n",
+            "CacheDisable /a\n",
+            "Alias /srv/a\n",
+            "ProxyPass http://backend/\n",
+            "CacheEnable disk\n",
+            "Redirect gone\n",
+            "</Location>\n",
+            "<Proxy \"proxy:http://b\">\nCacheEnable disk http://b/x\n</Proxy>\n",
+        )));
+    }
+
+    /// Handlers that remember the earlier lines of their record: a section's, a server's; the
+    /// body of a `<Limit>` is only part of one (its line judged alone).
+    #[test]
+    fn earlier_lines_of_the_same_record() {
+        expect![[r#"
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: ProxyErrorOverride: status codes must follow a value of 'on'
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: ProxyErrorOverride first parameter must be one of: off | on
+            /etc/httpd.conf:8: Error[argument-value]: httpd 2.4 will not start: HttpProtocolOptions 'Strict' and 'Unsafe' are mutually exclusive
+            /etc/httpd.conf:19: Error[argument-value]: httpd 2.4 will not start: Filters is incompatible with Any and NegotiatedOnly
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule proxy_module m\nLoadModule mime_module m\n",
+            "ProxyErrorOverride off\n",
+            "ProxyErrorOverride 404\n",
+            "<VirtualHost *:80>\nProxyErrorOverride 500\nHttpProtocolOptions Strict\nHttpProtocolOptions Unsafe\n</VirtualHost>\n",
+            "<Location /a>\nProxyErrorOverride on\nProxyErrorOverride 404\n<Limit GET>\nProxyErrorOverride 500\n</Limit>\n</Location>\n",
+            "<Directory /srv>\nMultiviewsMatch Any\nMultiviewsMatch Filters\n</Directory>\n",
+            "<Directory /srv>\nMultiviewsMatch Filters\n</Directory>\n",
+        )));
+    }
+
     #[test]
     fn ports_and_urls_as_httpd_reads_them() {
-        for (s, v) in [("80", 80), ("80abc", 80), ("", 0), ("-5", -5), (" 7", 7), ("notaport", 0)] {
+        for (s, v) in [("80", 80), ("80abc", 80), ("", 0), ("-5", -5), (" 7", 7), ("notaport", 0), ("4294967376", 80)] {
             assert_eq!(atoi(s), v, "{s:?}");
         }
+        // (glibc's atoi: past 64 bits strtol saturates, and the low 32 bits of LONG_MAX are -1.)
+        assert_eq!(atoi("99999999999999999999"), -1);
+        assert_eq!(read_number(Read::StrtoffWhole, "10 "), None);
+        assert_eq!(read_number(Read::StrtoffWhole, "99999999999999999999"), None);
+        assert_eq!(read_number(Read::StrtoffPrefix, "12abc"), Some(12));
+        assert_eq!(timeout_parameter("5"), Some(5_000_000));
+        assert_eq!(timeout_parameter("100ms"), Some(100_000));
+        assert_eq!(timeout_parameter("2minutes"), Some(120_000_000));
+        assert_eq!(timeout_parameter("5mx"), None);
+        assert_eq!(timeout_parameter("-1"), None);
+        assert_eq!(timeout_parameter("9223372036855"), None);
+        assert_eq!(uri_has_scheme_or_authority("///x"), Ok(false));
+        assert_eq!(uri_has_scheme_or_authority("//?q"), Ok(true));
+        assert_eq!(uri_has_scheme_or_authority("foo:bar"), Ok(true));
+        assert_eq!(uri_has_scheme_or_authority("/foo"), Ok(false));
+        assert_eq!(uri_has_scheme_or_authority("http://a:x/"), Err(()));
         assert!(
             fnmatch_test("*.example.com") && fnmatch_test("[::1]") && !fnmatch_test("a[b") && !fnmatch_test("a\\*")
         );

@@ -270,6 +270,7 @@ mod tests {
             /etc/httpd.conf:10: Error[expr-syntax]: httpd 2.4 will not start: RewriteCond: cannot compile expression "true false" syntax error, unexpected T_FALSE, expecting $end
             /etc/httpd.conf:12: Error[expr-syntax]: httpd 2.4 will not start: syntax error, unexpected $end, expecting T_REGEX or T_REGEX_I: Variable 'X' does not exist
             /etc/httpd.conf:15: Error[expr-syntax]: httpd 2.4 will not start: Can't parse value expression : Variable 'X' does not exist
+            /etc/httpd.conf:18: Error[argument-value]: httpd 2.4 will not start: Missing expression for SetEnvIfExpr
         "#]]
         .assert_eq(&render(concat!(
             "//- /etc/httpd.conf\n",

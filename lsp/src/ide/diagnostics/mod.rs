@@ -228,9 +228,12 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
     // Whether a node is read in a directory's context (an .htaccess file, or inside a
     // <Directory>, <Location> or <Files> section), for the regex check.
     let htaccess = cfg.top == crate::ide::config::TopLevel::Htaccess;
-    let mut stack: Vec<(&crate::ide::config::Node, Option<usize>, bool)> =
-        cfg.nodes.iter().rev().map(|n| (n, top, htaccess)).collect();
-    while let Some((node, at, in_path)) = stack.pop() {
+    // What httpd's handlers see as `cmd->path`, and the lines of the same configuration record
+    // (argument_values).
+    let top_place = argument_values::Place::top(cfg, htaccess);
+    let mut stack: Vec<(&crate::ide::config::Node, Option<usize>, bool, argument_values::Place)> =
+        cfg.nodes.iter().rev().map(|n| (n, top, htaccess, top_place)).collect();
+    while let Some((node, at, in_path, place)) = stack.pop() {
         let d = node.directive();
         known.node(cfg, node, d, &mut loaded, out);
         removed_directive::node(node, d, out);
@@ -248,7 +251,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
         // Only where httpd reads the line and its context allows it (else that is the error).
         if at.is_some() && d.is_some() && !out[before..].iter().any(|f| f.code == "directive-context") {
             regex_compile::node(cfg, node, in_path, out);
-            argument_values::node(cfg, node, in_path, out);
+            argument_values::node(cfg, node, in_path, place, &mut loaded, out);
             expr_syntax::string_node(cfg, node, in_path, out);
         }
         let inner_path = in_path
@@ -257,7 +260,8 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
                     node.known(),
                     "Directory" | "DirectoryMatch" | "Location" | "LocationMatch" | "Files" | "FilesMatch"
                 ));
-        stack.extend(node.children.iter().rev().map(|c| (c, inner, inner_path)));
+        let inner_place = place.inside(node);
+        stack.extend(node.children.iter().rev().map(|c| (c, inner, inner_path, inner_place)));
     }
 }
 

@@ -106,8 +106,10 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, in_path: bool) -> Option<String> {
             let a = args();
             let browser = name.starts_with("BrowserMatch");
             let (attribute, re) = match (&a[..], browser) {
-                ([re, _, ..], true) => ("User-Agent", re.as_str()),
-                ([attribute, re, _, ..], false) => (attribute.as_str(), re.as_str()),
+                // (Compiled before the variables are read: a line without any is refused here
+                // first.)
+                ([re, ..], true) => ("User-Agent", re.as_str()),
+                ([attribute, re, ..], false) => (attribute.as_str(), re.as_str()),
                 _ => return None,
             };
             if refused(re) {

@@ -59,6 +59,19 @@ impl Known {
                 if d.status == catalogue::Status::Removed {
                     return; // reported by the removed-directive check
                 }
+                // Defined only on other platforms or builds: unknown to Debian's httpd.
+                if let Some(platform) = (d.module == "core").then(|| catalogue::values::platform_only(d.name)).flatten()
+                {
+                    let (severity, verdict) = if cfg.modules_known && !foreign_module {
+                        (Severity::Error, "Invalid command '{}', perhaps misspelled or defined by a module not included in the server configuration")
+                    } else {
+                        (Severity::Information, "'{}' is not a directive of httpd 2.4 on Linux")
+                    };
+                    let msg =
+                        format!("{}: {} exists only in {platform}", verdict.replace("{}", &display_name(node)), d.name);
+                    out.push(Diagnostic::new(node.loc.file, range, severity, "unknown-directive", msg));
+                    return;
+                }
                 if !loaded.of(d) {
                     // Order/Allow/Deny/Satisfy have their own check with a migration hint.
                     if cfg.modules_known && !crate::ide::policy::is_compat_directive(node.canonical()) {
@@ -128,6 +141,22 @@ mod tests {
             /srv/site.conf:1: Information[unknown-directive]: 'Frobnicate' is not a directive of httpd 2.4 or its bundled modules
         "#]]
         .assert_eq(&render("//- /srv/site.conf\nFrobnicate on\nRewriteEngine on\n"));
+    }
+
+    /// Directives of other platforms' builds (`#ifdef WIN32`, `#ifdef GPROF` in core.c).
+    #[test]
+    fn directives_of_other_platforms_are_unknown_on_linux() {
+        expect![[r#"
+            /etc/httpd/httpd.conf:2: Error[unknown-directive]: Invalid command 'UNCList', perhaps misspelled or defined by a module not included in the server configuration: UNCList exists only in httpd for Windows
+            /etc/httpd/httpd.conf:3: Error[unknown-directive]: Invalid command 'gprofdir', perhaps misspelled or defined by a module not included in the server configuration: GprofDir exists only in httpd built for profiling with gprof (GPROF)
+        "#]]
+        .assert_eq(&render(
+            "//- /etc/httpd/httpd.conf\nLoadModule authz_core_module modules/mod_authz_core.so\nUNCList host\ngprofdir /tmp\n",
+        ));
+        expect![[r#"
+            /srv/site.conf:1: Information[unknown-directive]: 'ScriptInterpreterSource' is not a directive of httpd 2.4 on Linux: ScriptInterpreterSource exists only in httpd for Windows
+        "#]]
+        .assert_eq(&render("//- /srv/site.conf\nScriptInterpreterSource Registry\n"));
     }
 
     #[test]
