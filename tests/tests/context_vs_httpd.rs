@@ -1350,6 +1350,65 @@ fn trailing_words_match_apache2_t() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// `<Limit>`/`<LimitExcept>` headers (ap_limit_section; round 6 M1). In the server
+/// configuration, held both ways to `apache2 -t`: TRACE in a `<Limit>`, a nested block keeping
+/// no method of the outer one or all of them. In an .htaccess file a method must have been
+/// registered at startup (httpd's own, a `<Limit>` or `RegisterHttpMethod` of the server
+/// configuration; names are case-sensitive): httpd answers 500 exactly where check reports the
+/// .htaccess line, and 200 where it reports nothing.
+#[test]
+fn limit_methods_match_httpd() {
+    if !require_apache2() {
+        return;
+    }
+    let d = |body: &str| format!("<Directory /srv>\n{body}\n</Directory>");
+    let cases = [
+        (d("<Limit TRACE>\n</Limit>"), false),
+        (d("<LimitExcept TRACE>\n</LimitExcept>"), true),
+        (d("<Limit GET>\n<Limit POST>\n</Limit>\n</Limit>"), false),
+        (d("<Limit GET>\n<Limit GET>\n</Limit>\n</Limit>"), false),
+        (d("<Limit GET POST>\n<Limit POST>\n</Limit>\n</Limit>"), true),
+        (d("<LimitExcept FOO>\n<Limit FOO>\n</Limit>\n</LimitExcept>"), false),
+        (d("<Limit FOO get>\n</Limit>"), true),
+    ];
+    let mut failures = held_to_apache2_t(
+        cases,
+        |body| HttpdConfig::new(format!("{body}\n")),
+        "limit-methods",
+        |r| r.code == "limit-methods",
+    );
+    let main = "<Directory @DOCROOT@>\n  Require all granted\n</Directory>\n<Directory @DOCROOT@/sub>\n  AllowOverride All\n</Directory>\n<Location /elsewhere>\n  <LimitExcept BAR>\n    Require all denied\n  </LimitExcept>\n</Location>\nRegisterHttpMethod BAZ\n";
+    for (methods, refused) in [
+        ("<Limit FOO>", true),
+        ("<LimitExcept get>", true),
+        ("<Limit BAR>", false),
+        ("<Limit BAZ POST>", false),
+        ("<LimitExcept GET PROPFIND>", false),
+    ] {
+        let close = if methods.starts_with("<LimitExcept") { "</LimitExcept>" } else { "</Limit>" };
+        let htaccess = format!("{methods}\n  Require all granted\n{close}\n");
+        let cfg = HttpdConfig::new(main).file("htdocs/sub/.htaccess", &htaccess).file("htdocs/sub/a.txt", "a\n");
+        let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
+        let status = httpd.send(&Request::get("/sub/a.txt")).unwrap();
+        let reported = apache_lsp::cli::check_paths(&[httpd.config().main_config_path()]).unwrap();
+        let ours: Vec<_> =
+            reported.iter().filter(|r| r.code == "limit-methods" && r.file.ends_with(".htaccess")).collect();
+        let agree = if refused {
+            status == 500
+                && ours.len() == 1
+                && ours[0].line == 1
+                && ours[0].message.contains("500")
+                && ours[0].message.contains("Could not register method")
+        } else {
+            status == 200 && ours.is_empty()
+        };
+        if !agree {
+            failures.push(format!("{methods}: httpd answers {status}; we report {ours:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// A symbolic link to a directory holding a broken .htaccess file, once where the Options in
 /// force refuse links (`-FollowSymLinks`) and once where they follow them (httpd's default):
 /// httpd answers 403 behind the refused link without reading the file (AH00037) and 500 behind

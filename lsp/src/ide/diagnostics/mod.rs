@@ -10,6 +10,7 @@ pub mod deprecated_access;
 mod deprecated_directive;
 pub mod directive_context;
 pub(crate) mod expr_syntax;
+mod limit_methods;
 mod load_problems;
 mod options_syntax;
 pub(crate) mod regex_compile;
@@ -228,9 +229,10 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
     // Whether a node is read in a directory's context (an .htaccess file, or inside a
     // <Directory>, <Location> or <Files> section), for the regex check.
     let htaccess = cfg.top == crate::ide::config::TopLevel::Htaccess;
-    let mut stack: Vec<(&crate::ide::config::Node, Option<usize>, bool)> =
-        cfg.nodes.iter().rev().map(|n| (n, top, htaccess)).collect();
-    while let Some((node, at, in_path)) = stack.pop() {
+    // (The fourth: whether the node is inside a <Limit>/<LimitExcept>, whose check covers it.)
+    let mut stack: Vec<(&crate::ide::config::Node, Option<usize>, bool, bool)> =
+        cfg.nodes.iter().rev().map(|n| (n, top, htaccess, false)).collect();
+    while let Some((node, at, in_path, in_limit)) = stack.pop() {
         let d = node.directive();
         known.node(cfg, node, d, &mut loaded, out);
         removed_directive::node(node, d, out);
@@ -250,14 +252,18 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
             regex_compile::node(cfg, node, in_path, out);
             argument_values::node(cfg, node, in_path, out);
             expr_syntax::string_node(cfg, node, in_path, out);
+            if !in_limit && limit_methods::is_limit(node) {
+                limit_methods::node(cfg, node, out);
+            }
         }
+        let inner_limit = in_limit || limit_methods::is_limit(node);
         let inner_path = in_path
             || (node.is_section()
                 && matches!(
                     node.known(),
                     "Directory" | "DirectoryMatch" | "Location" | "LocationMatch" | "Files" | "FilesMatch"
                 ));
-        stack.extend(node.children.iter().rev().map(|c| (c, inner, inner_path)));
+        stack.extend(node.children.iter().rev().map(|c| (c, inner, inner_path, inner_limit)));
     }
 }
 
