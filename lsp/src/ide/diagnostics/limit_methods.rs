@@ -1,9 +1,9 @@
 //! Check: `<Limit>`/`<LimitExcept>` headers httpd refuses as it reads them
-//! (`server/core.c: ap_limit_section`): `TRACE` in a `<Limit>` ("TRACE cannot be controlled by
-//! <Limit>, see TraceEnable"), a block that leaves no method of the enclosing one ("excludes all
-//! methods") or all of them ("specifies methods already excluded"), and, in an .htaccess file,
-//! a method no one registered when httpd started ("Could not register method 'FOO' for <Limit
-//! from .htaccess configuration": an .htaccess file cannot add to the global method registry).
+//! (`server/core.c: ap_limit_section`): `TRACE` in a `<Limit>` (`TRACE cannot be controlled by
+//! <Limit>, see TraceEnable`), a block that leaves no method of the enclosing one (`excludes all
+//! methods`) or all of them (`specifies methods already excluded`), and, in an .htaccess file,
+//! a method no one registered when httpd started (`Could not register method 'FOO' for <Limit
+//! from .htaccess configuration`: an .htaccess file cannot add to the global method registry).
 //!
 //! Registered at startup: httpd's own methods, every method named by a `<Limit>`/`<LimitExcept>`
 //! or `RegisterHttpMethod` of the server configuration, mod_actions' `Script` methods and
