@@ -409,11 +409,23 @@ def function_bodies(src):
     return out
 
 
+def in_preprocessor_conditional(body, pos):
+    """Whether `pos` of a function body lies inside an `#if`/`#ifdef`/`#ifndef` block opened
+    in that body: code that depends on how httpd (or a library) was built, such as
+    SSLCompression's GLOBAL_ONLY check made only when OpenSSL lacks SSL_OP_NO_COMPRESSION."""
+    depth = 0
+    for m in re.finditer(r"^\s*#\s*(if|ifdef|ifndef|endif)\b", body[:pos], re.M):
+        depth += -1 if m.group(1) == "endif" else 1
+    return depth > 0
+
+
 def fatal_checks(body):
     """The flag sets of the ap_check_cmd_context() calls in a body whose result
     is an error (not the ones that only log a warning)."""
     sets = []
     for m in CHECK_CALL.finditer(body):
+        if in_preprocessor_conditional(body, m.start()):
+            continue  # compiled only in some builds (mod_ssl's OpenSSL feature tests)
         after = body[m.end():m.end() + 200]
         if re.match(r"\s*\)\s*\{\s*ap_log_(p)?error", after):
             continue  # `if (ap_check_cmd_context(...)) { warn }`

@@ -979,6 +979,37 @@ fn regexes_httpd_cannot_compile_match_apache2_t() {
         ("Header always edit* X (?x)a#( y".into(), true),
         ("RequestHeader edit X {2} y".into(), false),
         ("Header echo (".into(), false),
+        // mod_setenvif matches a pattern of plain and escaped characters as a string and never
+        // compiles it (non_regex_pattern; round 6 bug 2); `Mozilla\ x` is `Mozilla\` and `x`.
+        (r#"SetEnvIf Request_URI "\\" has_backslash"#.into(), true),
+        (r#"SetEnvIfNoCase Request_URI "x\\" x"#.into(), true),
+        (r#"BrowserMatch "MSIE\\" old"#.into(), true),
+        (r"BrowserMatchNoCase Mozilla\ x".into(), true),
+        (r#"SetEnvIf Request_URI "\\\\\\" x"#.into(), true),
+        (r"SetEnvIf Request_URI a\.b\* x".into(), true),
+        (r"SetEnvIf Request_URI ^a\ x".into(), false),
+        (r"BrowserMatch (a\ x".into(), false),
+        // A header name that is a regex, left open (round 6 M3).
+        ("SetEnvIf X-Foo(?i a x".into(), false),
+        // `Header echo` compiles its header name before judging a third word (round 6 M3).
+        (r"Header echo a\ b".into(), false),
+        (r"Header echo a\ env=x".into(), false),
+        ("Header echo X-(a|b) env=x".into(), true),
+        // `<IfVersion>` regex forms match "2.4.71" (mod_version's match_version; round 6 bug 3):
+        // what a false one holds is never read. `^(2)\.\1` (a back reference) is not evaluated
+        // here and nothing in it is reported.
+        ("<IfVersion ~ ^2\\.2>\n<LocationMatch \"^/(a|b\">\n</LocationMatch>\n</IfVersion>".into(), true),
+        ("<IfVersion ~ ^2\\.4\\.71$>\n<LocationMatch \"(\">\n</LocationMatch>\n</IfVersion>".into(), false),
+        ("<IfVersion /^2\\.6/>\n<LocationMatch \"(\">\n</LocationMatch>\n</IfVersion>".into(), true),
+        ("<IfVersion = /^2\\.4\\./>\n<LocationMatch \"(\">\n</LocationMatch>\n</IfVersion>".into(), false),
+        ("<IfVersion !~ ^2\\.4>\n<LocationMatch \"(\">\n</LocationMatch>\n</IfVersion>".into(), true),
+        ("<IfVersion ~ 4\\.7$>\n<LocationMatch \"(\">\n</LocationMatch>\n</IfVersion>".into(), true),
+        ("<IfVersion ~ ^(2)\\.\\1>\n<LocationMatch \"(\">\n</LocationMatch>\n</IfVersion>".into(), true),
+        (
+            "<IfVersion /^2\\.6/>\n<If \"%{REQUEST_URI} -in split/,/, 'a,b'\">\n</If>\nServerName \"*.example.com\"\n</IfVersion>"
+                .into(),
+            true,
+        ),
     ];
     // What PCRE2 refuses beyond unbalanced text (policy::pcre), each in a <LocationMatch>, and
     // what it accepts that a stricter reading might refuse.
@@ -1015,6 +1046,10 @@ fn regexes_httpd_cannot_compile_match_apache2_t() {
         "(?<1n>a)",
         "(?z)",
         "(?C256)",
+        "(?i",
+        "(*FOO)a",
+        "a(*BAR)",
+        "(*foo)",
     ];
     let accepted = [
         "a++",
@@ -1036,6 +1071,8 @@ fn regexes_httpd_cannot_compile_match_apache2_t() {
         "[[:alpha:]]",
         "[[:<:]]a",
         "(?<n>a)(?<n>b)",
+        "(*MARK:x)a",
+        "(*LIMIT_MATCH=10)a",
     ];
     let cases = cases
         .into_iter()
@@ -1049,6 +1086,7 @@ fn regexes_httpd_cannot_compile_match_apache2_t() {
                 .with_module("rewrite")
                 .with_module("proxy")
                 .with_module("proxy_http")
+                .with_module("setenvif")
         },
         "regex-syntax",
         |r| r.severity == "error",
@@ -1159,6 +1197,26 @@ fn argument_values_match_apache2_t() {
         ("<Directory /srv>\n  DirectorySlash disabled\n</Directory>", false),
         ("KeepAlive OFF", true),
         ("ProxyPreserveHost \"on\"", true),
+        // A FLAG reads its first word and ignores the rest (invoke_cmd; round 6 bug 4).
+        ("KeepAlive On   # keep connections open", true),
+        ("ProxyPreserveHost On # x", true),
+        ("KeepAlive maybe On", false),
+        // `unix:path|scheme:…`: the URL after the bar needs only a scheme (ap_proxy_de_socketfy,
+        // ap_proxy_define_worker_ex; round 6 bug 5, from httpd's own test suite).
+        ("ProxyPass /uds/ unix:/tmp/test-ptf.sock|http:", true),
+        ("ProxyPass /uds/ unix:/tmp/x.sock|fcgi:", true),
+        ("ProxyPass /uds/ unix:/tmp/x.sock|http://", true),
+        ("ProxyPassMatch ^/u(.*) unix:/tmp/x.sock|http:$1", true),
+        ("<Location /y>\n  ProxyPass unix:/tmp/x.sock|http:\n</Location>", true),
+        ("<Proxy balancer://c>\n  BalancerMember unix:/tmp/x.sock|http:\n</Proxy>", true),
+        ("ProxyPass /x unix:/tmp/x.sock|localhost", false),
+        ("ProxyPass /x unix:/tmp/x.sock|:80", false),
+        ("<Proxy balancer://c>\n  BalancerMember unix:/tmp/x.sock|nothing\n</Proxy>", false),
+        ("ProxyPass /x unix:/tmp/x.sock", false),
+        ("ProxyPass /x unix:/tmp/x.sock|a/b:c", false),
+        // APR refuses a colon in the first segment after anything but a scheme.
+        ("ProxyPass /x :80", false),
+        ("ProxyPass /x 1http://a/", false),
     ];
     let failures = held_to_apache2_t(
         cases.iter().copied(),
@@ -1437,6 +1495,182 @@ fn directives_of_other_platforms_match_apache2_t() {
             "{body}: httpd says line {line}: {message:?}; we report {reported:?}"
         );
     }
+}
+
+/// Every mod_ssl directive, once at the top of the configuration and once in a
+/// `<VirtualHost>`, with mod_ssl loaded (`apache2 -t` parses without a certificate): httpd
+/// refuses the place (`cannot occur within`, `not allowed here`/`in <VirtualHost> context`) exactly where we report
+/// `directive-context` on that line; other refusals of the value are not compared here. Then
+/// `SSLCompression` (round 6 bug 6): `off` is accepted in a virtual host (its GLOBAL_ONLY check
+/// is compiled only for an OpenSSL without SSL_OP_NO_COMPRESSION), `on` is refused everywhere by
+/// this OpenSSL, reported in httpd's words followed by why it depends on the build.
+#[test]
+fn ssl_directive_contexts_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    let ssl = |body: String| HttpdConfig::new(body).with_module("ssl").with_module("socache_shmcb");
+    // A value of the directive's syntax: the first of `a|b` choices, a placeholder otherwise,
+    // optional words left out.
+    let value = |syntax: &str| -> String {
+        syntax
+            .split_whitespace()
+            .skip(1)
+            .filter(|w| !w.starts_with('['))
+            .map(|w| if w.contains('|') { w.split('|').next().unwrap_or("x").to_string() } else { "x".to_string() })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut failures = vec![];
+    let ssl_directives = apache_lsp::ide::catalogue::directives().iter().filter(|d| d.module == "ssl_module");
+    for d in ssl_directives.filter(|d| !d.is_section) {
+        let line = format!("{} {}", d.name, value(d.syntax)).trim_end().to_string();
+        for (place, body) in
+            [("server", format!("{line}\n")), ("vhost", format!("<VirtualHost *:80>\n  {line}\n</VirtualHost>\n"))]
+        {
+            let cfg = ssl(body);
+            let (ok, output) = config_test(&cfg);
+            let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+            let httpd = (!ok)
+                .then(|| syntax_error(&output))
+                .filter(|(_, m)| m.contains("cannot occur within") || m.contains("not allowed"));
+            let ours: Vec<_> = reported.iter().filter(|r| r.code == "directive-context").collect();
+            let agree = match &httpd {
+                None => ours.is_empty(),
+                Some((at, _)) => ours.iter().any(|r| r.line == *at),
+            };
+            if !agree {
+                failures.push(format!("{line} ({place}): httpd says {httpd:?}; we report {ours:?}"));
+            }
+        }
+    }
+    for (body, accepted) in [
+        ("<VirtualHost *:80>\n  SSLCompression off\n</VirtualHost>\n", true),
+        ("SSLCompression off\n", true),
+        ("<VirtualHost *:80>\n  SSLCompression on\n</VirtualHost>\n", false),
+        ("SSLCompression on\n", false),
+    ] {
+        let cfg = ssl(body.to_string());
+        let (ok, output) = config_test(&cfg);
+        assert_eq!(ok, accepted, "{body}: apache2 -t says {output}");
+        let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+        let errors: Vec<_> = reported.iter().filter(|r| r.severity == "error").collect();
+        let agree = if ok {
+            errors.is_empty()
+        } else {
+            let (at, message) = syntax_error(&output);
+            let said = format!("httpd 2.4 will not start: {message}");
+            errors.len() == 1
+                && errors[0].line == at
+                && errors[0].message.starts_with(&said)
+                && errors[0].message.contains("depends on how OpenSSL was built")
+        };
+        if !agree {
+            failures.push(format!("{body:?}: apache2 -t says {output}; we report {errors:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Words after a directive's arguments: a FLAG reads only its first word and ignores the rest
+/// (`KeepAlive On # comment` is On), other kinds count every word (`ServerName a # b` takes
+/// one argument). Held to `apache2 -t`: accepted lines get no argument finding, refused ones
+/// ours on httpd's line, in words httpd's message starts with.
+#[test]
+fn trailing_words_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    let cases = [
+        ("KeepAlive On   # keep connections open", true),
+        ("<Directory /srv>\n  RewriteEngine On # turn on rewriting\n</Directory>", true),
+        ("<Directory /srv>\n  DirectorySlash Off because\n</Directory>", true),
+        ("KeepAlive # On", false),
+        ("ServerName a.test # main", false),
+        ("ServerAdmin a@b.test # admin", false),
+        ("<Directory /srv>\n  DirectoryIndex index.html # x\n</Directory>", true),
+    ];
+    let mut failures = vec![];
+    for (body, accepted) in cases {
+        let cfg = HttpdConfig::new(format!("{body}\n")).with_module("rewrite");
+        let (ok, output) = config_test(&cfg);
+        assert_eq!(ok, accepted, "{body}: apache2 -t says {output}");
+        let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+        let ours: Vec<_> =
+            reported.iter().filter(|r| r.code == "argument-count" || r.code == "argument-value").collect();
+        let agree = if ok {
+            ours.is_empty()
+        } else {
+            let (at, message) = syntax_error(&output);
+            ours.iter().any(|r| {
+                let words = r.message.strip_prefix("httpd 2.4 will not start: ").unwrap_or(&r.message);
+                r.line == at && message.starts_with(words)
+            })
+        };
+        if !agree {
+            failures.push(format!("{body:?}: apache2 -t says {output}; we report {ours:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `<Limit>`/`<LimitExcept>` headers (ap_limit_section; round 6 M1). In the server
+/// configuration, held both ways to `apache2 -t`: TRACE in a `<Limit>`, a nested block keeping
+/// no method of the outer one or all of them. In an .htaccess file a method must have been
+/// registered at startup (httpd's own, a `<Limit>` or `RegisterHttpMethod` of the server
+/// configuration; names are case-sensitive): httpd answers 500 exactly where check reports the
+/// .htaccess line, and 200 where it reports nothing.
+#[test]
+fn limit_methods_match_httpd() {
+    if !require_apache2() {
+        return;
+    }
+    let d = |body: &str| format!("<Directory /srv>\n{body}\n</Directory>");
+    let cases = [
+        (d("<Limit TRACE>\n</Limit>"), false),
+        (d("<LimitExcept TRACE>\n</LimitExcept>"), true),
+        (d("<Limit GET>\n<Limit POST>\n</Limit>\n</Limit>"), false),
+        (d("<Limit GET>\n<Limit GET>\n</Limit>\n</Limit>"), false),
+        (d("<Limit GET POST>\n<Limit POST>\n</Limit>\n</Limit>"), true),
+        (d("<LimitExcept FOO>\n<Limit FOO>\n</Limit>\n</LimitExcept>"), false),
+        (d("<Limit FOO get>\n</Limit>"), true),
+    ];
+    let mut failures = held_to_apache2_t(
+        cases,
+        |body| HttpdConfig::new(format!("{body}\n")),
+        "limit-methods",
+        |r| r.code == "limit-methods",
+    );
+    let main = "<Directory @DOCROOT@>\n  Require all granted\n</Directory>\n<Directory @DOCROOT@/sub>\n  AllowOverride All\n</Directory>\n<Location /elsewhere>\n  <LimitExcept BAR>\n    Require all denied\n  </LimitExcept>\n</Location>\nRegisterHttpMethod BAZ\n";
+    for (methods, refused) in [
+        ("<Limit FOO>", true),
+        ("<LimitExcept get>", true),
+        ("<Limit BAR>", false),
+        ("<Limit BAZ POST>", false),
+        ("<LimitExcept GET PROPFIND>", false),
+    ] {
+        let close = if methods.starts_with("<LimitExcept") { "</LimitExcept>" } else { "</Limit>" };
+        let htaccess = format!("{methods}\n  Require all granted\n{close}\n");
+        let cfg = HttpdConfig::new(main).file("htdocs/sub/.htaccess", &htaccess).file("htdocs/sub/a.txt", "a\n");
+        let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
+        let status = httpd.send(&Request::get("/sub/a.txt")).unwrap();
+        let reported = apache_lsp::cli::check_paths(&[httpd.config().main_config_path()]).unwrap();
+        let ours: Vec<_> =
+            reported.iter().filter(|r| r.code == "limit-methods" && r.file.ends_with(".htaccess")).collect();
+        let agree = if refused {
+            status == 500
+                && ours.len() == 1
+                && ours[0].line == 1
+                && ours[0].message.contains("500")
+                && ours[0].message.contains("Could not register method")
+        } else {
+            status == 200 && ours.is_empty()
+        };
+        if !agree {
+            failures.push(format!("{methods}: httpd answers {status}; we report {ours:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// A symbolic link to a directory holding a broken .htaccess file, once where the Options in

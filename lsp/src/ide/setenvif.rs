@@ -263,8 +263,10 @@ fn quote(a: &str) -> String {
     }
 }
 
-/// `non_regex_pattern`: the unescaped text when the pattern uses no regex syntax.
-fn non_regex_pattern(s: &str) -> Option<String> {
+/// `non_regex_pattern`: the unescaped text when the pattern uses no regex syntax (only plain
+/// characters and backslash-escaped metacharacters, a trailing backslash included); httpd
+/// then matches it as a substring and never compiles it.
+pub(crate) fn non_regex_pattern(s: &str) -> Option<String> {
     let mut out = String::new();
     let mut in_escape = false;
     for c in s.chars() {

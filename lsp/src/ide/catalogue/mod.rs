@@ -270,17 +270,18 @@ pub fn check_arg_count(kind: ArgKind, n: usize) -> Option<String> {
         ArgKind::Take13 if n != 1 && n != 3 => "takes one or three arguments",
         ArgKind::Iterate if n < 1 => "requires at least one argument",
         ArgKind::Iterate2 if n < 2 => "requires at least two arguments",
-        ArgKind::Flag if n != 1 => "must be On or Off",
+        // (`invoke_cmd` reads one word and ignores any after it.)
+        ArgKind::Flag if n == 0 => "must be On or Off",
         _ => return None,
     };
     Some(msg.to_string())
 }
 
-/// Like [`check_arg_count`], and for `FLAG` also rejects a single argument
-/// that is not `On` or `Off` (case-insensitively), as httpd does.
+/// Like [`check_arg_count`], and for `FLAG` also rejects a first argument that is not `On` or
+/// `Off` (case-insensitively), as httpd does; words after it are never read.
 pub fn check_args<S: AsRef<str>>(kind: ArgKind, args: &[S]) -> Option<String> {
-    if kind == ArgKind::Flag && args.len() == 1 {
-        let v = args[0].as_ref();
+    if let (ArgKind::Flag, [first, ..]) = (kind, args) {
+        let v = first.as_ref();
         if !v.eq_ignore_ascii_case("on") && !v.eq_ignore_ascii_case("off") {
             return Some("must be On or Off".to_string());
         }
@@ -775,7 +776,12 @@ mod tests {
         assert_eq!(check_arg_count(ArgKind::Iterate, 0).as_deref(), Some("requires at least one argument"));
         assert_eq!(check_arg_count(ArgKind::Iterate, 9), None);
         assert_eq!(check_arg_count(ArgKind::Iterate2, 1).as_deref(), Some("requires at least two arguments"));
-        assert_eq!(check_arg_count(ArgKind::Flag, 2).as_deref(), Some("must be On or Off"));
+        assert_eq!(check_arg_count(ArgKind::Flag, 0).as_deref(), Some("must be On or Off"));
+        // A FLAG reads its first word only: `KeepAlive On # comment` is On (server/config.c).
+        assert_eq!(check_arg_count(ArgKind::Flag, 2), None);
+        assert_eq!(check_args(ArgKind::Flag, &["On", "#", "keep"]), None);
+        assert_eq!(check_args(ArgKind::Flag, &["yes", "On"]).as_deref(), Some("must be On or Off"));
+        assert_eq!(check_arg_count(ArgKind::Take1, 2).as_deref(), Some("takes one argument"));
         assert_eq!(check_arg_count(ArgKind::RawArgs, 0), None);
         assert_eq!(check_arg_count(ArgKind::TakeArgv, 0), None);
         assert_eq!(check_arg_count(ArgKind::Unknown, 7), None);

@@ -413,12 +413,20 @@ fn server_context(cfg: &Config) -> (PolicyCtx, HashMap<String, (usize, String)>)
         ..PolicyCtx::default()
     };
     let mut alias_targets: HashMap<String, (usize, String)> = HashMap::new();
+    // mod_dav registers BIND and SEARCH at startup (dav_init_handler).
+    if cfg.modules.contains("dav_module") {
+        ctx.registered_methods.extend(["BIND", "SEARCH"].map(String::from));
+    }
     for (i, n) in cfg.walk().enumerate() {
         if n.is_section() && (n.is("Limit") || n.is("LimitExcept")) {
             ctx.registered_methods.extend(n.args().map(str::to_string));
         }
         if n.is("RegisterHttpMethod") {
             ctx.registered_methods.extend(n.args().map(str::to_string));
+        }
+        // mod_actions registers the method of `Script METHOD cgi` as it reads the line.
+        if n.is("Script") && cfg.modules.contains("actions_module") {
+            ctx.registered_methods.extend(n.args().first().map(str::to_string));
         }
         if n.is_section() && n.is("AuthzProviderAlias") {
             if let Some(a) = n.args().get(1) {

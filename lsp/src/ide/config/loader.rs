@@ -680,14 +680,18 @@ impl Loader<'_> {
         let raw = self.expand(file, focus, raw_args_text);
         let name = self.expand(file, focus, name_raw);
         if let Some(cond) = self.condition(&name, &raw) {
-            if cond {
-                self.body_items(file, &body, out);
-            } else {
-                let body_start = focus.end();
-                let body_end = closer.unwrap_or(range.end());
-                if body_start <= body_end {
-                    self.cfg.inactive.push((file, TextRange::new(body_start, body_end)));
+            match cond {
+                Some(true) => self.body_items(file, &body, out),
+                Some(false) => {
+                    let body_start = focus.end();
+                    let body_end = closer.unwrap_or(range.end());
+                    if body_start <= body_end {
+                        self.cfg.inactive.push((file, TextRange::new(body_start, body_end)));
+                    }
                 }
+                // Not known whether httpd reads the body: it is not read here (nothing in it
+                // is claimed to stop httpd), nor shown as skipped.
+                None => {}
             }
             return;
         }
@@ -720,8 +724,9 @@ impl Loader<'_> {
         }
     }
 
-    /// Truth of a read-time conditional section, or None for other sections.
-    fn condition(&self, name: &str, raw_args: &str) -> Option<bool> {
+    /// Truth of a read-time conditional section (`Some(None)` when it is not known here), or
+    /// None for other sections.
+    fn condition(&self, name: &str, raw_args: &str) -> Option<Option<bool>> {
         const CONDITIONALS: [&str; 6] = ["ifmodule", "ifdefine", "iffile", "ifdirective", "ifsection", "ifversion"];
         let lname = CONDITIONALS.iter().find(|c| name.eq_ignore_ascii_case(c))?;
         let args: Vec<Cow<'_, str>> = words(raw_args).collect();
@@ -745,7 +750,7 @@ impl Loader<'_> {
             "ifversion" => return Some(if_version(&args)),
             _ => return None,
         };
-        Some(v != neg)
+        Some(Some(v != neg))
     }
 
     fn module_loaded(&self, module: &str) -> bool {
@@ -1242,35 +1247,41 @@ fn split_name(line: &str) -> (Cow<'_, str>, &str) {
     apache_syntax::first_word(line).map_or((Cow::Borrowed(""), ""), |(name, rest)| (name, rest.trim()))
 }
 
-/// `<IfVersion [[!]op] version>` against [`HTTPD_VERSION`] (`mod_version.c`).
-fn if_version(args: &[Cow<'_, str>]) -> bool {
+/// `<IfVersion [[!]op] version>` against [`HTTPD_VERSION`] (`mod_version.c`): `=`/`==`,
+/// `<`, `<=`, `>`, `>=` compare versions; `~ re` and `[=|==] /re/` match the regex against
+/// "2.4.71" (`match_version`: major.minor.patch and the empty add-string of a release).
+/// None when the truth is not known here: a regex that the `regex` crate cannot evaluate as
+/// PCRE would (back references, look-around, …) or that PCRE2 refuses (then httpd does not
+/// start, and what the block holds is beside the point).
+fn if_version(args: &[Cow<'_, str>]) -> Option<bool> {
     let (op, ver) = match args {
-        [v] => ("=".to_string(), v.to_string()),
-        [op, v, ..] => (op.to_string(), v.to_string()),
-        [] => return false,
+        [v] => ("=", &**v),
+        [op, v, ..] => (&**op, &**v),
+        [] => return Some(false),
     };
     let (neg, op) = match op.strip_prefix('!') {
-        Some(o) => (true, o.to_string()),
-        None => (false, op),
+        Some(o) if !o.is_empty() => (true, o),
+        _ => (false, op),
     };
-    let cur = format!("{}.{}.{}", HTTPD_VERSION.0, HTTPD_VERSION.1, HTTPD_VERSION.2);
-    let result = if op == "~" || (ver.starts_with('/') && ver.ends_with('/') && ver.len() > 1) {
-        // Regex forms: we only support a literal prefix match conservatively.
-        let re = ver.trim_matches('/');
-        cur.starts_with(re.trim_start_matches('^').split(['.', '\\']).next().unwrap_or(""))
+    let regex = match op {
+        "~" => Some(ver),
+        "=" | "==" if ver.starts_with('/') => match ver.strip_prefix('/').and_then(|v| v.strip_suffix('/')) {
+            Some(re) => Some(re),
+            None => return Some(false), // "Missing delimiting / of regular expression."
+        },
+        _ => None,
+    };
+    let result = if let Some(re) = regex {
+        version_regex_matches(re)?
     } else {
         let parse = |s: &str| -> (u32, u32, u32) {
             let mut it = s.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
             (it.next().unwrap_or(0), it.next().unwrap_or(0), it.next().unwrap_or(0))
         };
-        let parts = ver.split('.').count();
-        let want = parse(&ver);
-        // `<IfVersion 2.4>` means exactly 2.4 (minor only when given): httpd compares
-        // only the components that are given? No: mod_version fills missing parts
-        // with 0 for =, so `= 2.4` does not match 2.4.71 (CONFIRMED ver02).
+        // Missing components are 0: `= 2.4` does not match 2.4.71 (CONFIRMED ver02).
+        let want = parse(ver);
         let have = HTTPD_VERSION;
-        let _ = parts;
-        match op.as_str() {
+        match op {
             "=" | "==" => have == want,
             ">" => have > want,
             ">=" => have >= want,
@@ -1279,7 +1290,20 @@ fn if_version(args: &[Cow<'_, str>]) -> bool {
             _ => false,
         }
     };
-    result != neg
+    Some(result != neg)
+}
+
+/// Whether PCRE would find `re` in the version string, when the `regex` crate reads `re` as
+/// PCRE does; None otherwise. The crate reads a few spellings differently (`\<`/`\>` and
+/// `\b{…}` are word assertions, `&&`, `--`, `~~` set operations in a class): not evaluated.
+fn version_regex_matches(re: &str) -> Option<bool> {
+    let cur = format!("{}.{}.{}", HTTPD_VERSION.0, HTTPD_VERSION.1, HTTPD_VERSION.2);
+    let differs = ["\\<", "\\>", "\\b{", "&&", "--", "~~"].iter().any(|s| re.contains(s));
+    if differs || crate::ide::policy::pcre::pcre_refuses(re) {
+        return None;
+    }
+    let compiled = regex::bytes::RegexBuilder::new(re).unicode(false).build().ok()?;
+    Some(compiled.is_match(cur.as_bytes()))
 }
 
 #[cfg(test)]
@@ -1338,6 +1362,43 @@ mod tests {
         let cfg = load(Path::new("/etc/httpd/httpd.conf"), &fs);
         assert_eq!(names(&cfg), vec!["LoadModule authz_core_module m.so", "A 1", "Define X v w", "D v w", "E "]);
         assert_eq!(cfg.inactive.len(), 3);
+    }
+
+    /// mod_version's regex forms match the regex against "2.4.71": a false one is skipped like
+    /// a false comparison; one the `regex` crate cannot evaluate is neither read nor skipped.
+    #[test]
+    fn ifversion_regex_forms_match_the_version_string() {
+        let cases = [
+            "~ ^2\\.2",
+            "~ ^2\\.4",
+            "/^2\\.6/",
+            "= /^2\\.4\\.71$/",
+            "== /4/",
+            "!~ ^2\\.2",
+            "~ ^2\\.4\\.7$",
+            "~ \"^2[.]4\"",
+            "~ ^(2)\\.\\1",
+            "~ (?=2)",
+            "~ ^(2",
+            "~ \\<2",
+        ];
+        let text: String =
+            cases.iter().enumerate().map(|(i, c)| format!("<IfVersion {c}>\nL{i} {c}\n</IfVersion>\n")).collect();
+        let fs = Mem(vec![("/etc/httpd/httpd.conf", Box::leak(text.into_boxed_str()))]);
+        let cfg = load(Path::new("/etc/httpd/httpd.conf"), &fs);
+        expect_test::expect![[r#"
+            (
+                [
+                    "L1 ~ ^2\\.4",
+                    "L3 = /^2\\.4\\.71$/",
+                    "L4 == /4/",
+                    "L5 !~ ^2\\.2",
+                    "L7 ~ ^2[.]4",
+                ],
+                3,
+            )
+        "#]]
+        .assert_debug_eq(&(names(&cfg), cfg.inactive.len()));
     }
 
     #[test]

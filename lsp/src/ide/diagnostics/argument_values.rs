@@ -192,6 +192,11 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         // (Validated with the access rules.)
         "AuthzSendForbiddenOnFailure" => None,
+        // `ssl_cmd_SSLCompression`: OpenSSL built without compression methods (the default
+        // since 1.1.0, Debian's included) refuses `on` in any context.
+        "SSLCompression" if cfg.module_loaded("ssl_module") => {
+            args.first().filter(|w| w.eq_ignore_ascii_case("on")).map(|_| SSL_NO_COMPRESSION.to_string())
+        }
         _ => flag_refusal(cfg, n, &args),
     }
 }
@@ -232,7 +237,9 @@ fn proxy_pass_refusal(is_regex: bool, args: &[String], has_path: bool) -> Option
     if url == "!" {
         return None;
     }
-    url_refusal(url).map(|why| format!("ProxyPass {why}"))
+    // (An invalid `unix:` URL is reported under both names, as add_pass words it.)
+    let who = |why: &str| if why == INVALID_UNIX { "ProxyPass|ProxyPassMatch" } else { "ProxyPass" };
+    url_refusal(url).map(|why| format!("{} {why}", who(&why)))
 }
 
 /// What the handler [`values::accepts`] describes says of `n`'s arguments, if it refuses them.
@@ -676,11 +683,12 @@ fn uri_has_scheme_or_authority(url: &str) -> Result<bool, ()> {
     }
 }
 
-/// A `FLAG` directive's one word that is neither `On` nor `Off` (httpd's `invoke_cmd`, in the
-/// name the command table registers); only where its module is loaded (else that is the error).
+/// A `FLAG` directive's first word that is neither `On` nor `Off` (httpd's `invoke_cmd`, in the
+/// name the command table registers; it ignores any later word); only where its module is
+/// loaded (else that is the error).
 fn flag_refusal(cfg: &Config, n: &Node, args: &[String]) -> Option<String> {
     let d = n.directive()?;
-    let [word] = args else { return None };
+    let [word, ..] = args else { return None };
     if d.args != ArgKind::Flag || word.eq_ignore_ascii_case("on") || word.eq_ignore_ascii_case("off") {
         return None;
     }
@@ -729,25 +737,50 @@ fn remoteip_proxy(word: &str) -> Option<String> {
 
 /// Why a worker's URL is refused (`ap_proxy_define_worker`), in its words.
 fn url_refusal(url: &str) -> Option<String> {
-    // `unix:/path|http://…`: a socket path, then the URL.
-    let target = match url.split_once('|') {
-        Some((sock, rest)) if sock.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("unix:")) => rest,
-        _ => url,
-    };
-    match parse_authority(target) {
+    // `unix:/path|scheme:…` (`ap_proxy_de_socketfy`, `ap_proxy_define_worker_ex`): a socket
+    // path up to the first `|` after `unix:`, then a URL that needs a scheme and nothing else
+    // (no host is `localhost`: `|http:`, `|http://`, `|fcgi:$1` are all accepted).
+    let uds = url.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("unix:")).then(|| url[5..].find('|')).flatten();
+    if let Some(bar) = uds {
+        let target = &url[5 + bar + 1..];
+        let Some(colon) = target.find(':') else { return Some(INVALID_UNIX.to_string()) };
+        let scheme = &target[..colon];
+        return match parse_authority(target) {
+            Err(()) => Some(format!("Unable to parse URL: {url}")),
+            Ok(_) if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) => {
+                None
+            }
+            Ok(_) => Some(format!("URL must be absolute!: {url}")),
+        };
+    }
+    match parse_authority(url) {
         Err(()) => Some(format!("Unable to parse URL: {url}")),
         Ok(None) => Some(format!("URL must be absolute!: {url}")),
         Ok(Some(_)) => None,
     }
 }
 
+/// What httpd says of `SSLCompression on`, and that it depends on the OpenSSL build.
+const SSL_NO_COMPRESSION: &str = "This version of OpenSSL does not have any compression methods available, cannot enable SSLCompression. (This depends on how OpenSSL was built: builds since 1.1.0 have none unless built with zlib.)";
+
+/// [`url_refusal`]'s words for a `unix:…|` URL with no scheme after the bar (the directive's
+/// name goes before them).
+const INVALID_UNIX: &str = "uses an invalid \"unix:\" URL";
+
 /// The host of `scheme://[user@]host[:port]/…` as `apr_uri_parse` reads it: Err when it cannot
 /// (a port that is not digits), Ok(None) when there is no scheme or no `//` authority.
 fn parse_authority(url: &str) -> Result<Option<&str>, ()> {
     let Some(colon) = url.find(':') else { return Ok(None) };
     let scheme = &url[..colon];
-    if scheme.is_empty() || !scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) {
-        return Ok(None);
+    if scheme.contains(['/', '?', '#']) {
+        return Ok(None); // a path
+    }
+    // A colon in the first segment after anything but a scheme (`:80`, `1http:`, `h_t:`): APR
+    // cannot parse it.
+    if !scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        || !scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    {
+        return Err(());
     }
     let Some(rest) = url[colon + 1..].strip_prefix("//") else { return Ok(None) };
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
@@ -856,6 +889,9 @@ mod tests {
             /etc/httpd.conf:2: Error[argument-value]: httpd 2.4 will not start: KeepAlive must be On or Off
             /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: DAVDepthInfinity must be On or Off
             /etc/httpd.conf:7: Error[module-not-loaded]: Invalid command 'ProxyRequests', perhaps misspelled or defined by a module not included in the server configuration: it comes from proxy_module, which is not loaded
+            /etc/httpd.conf:9: Error[argument-value]: httpd 2.4 will not start: KeepAlive must be On or Off
+            /etc/httpd.conf:13: Error[argument-value]: httpd 2.4 will not start: This version of OpenSSL does not have any compression methods available, cannot enable SSLCompression. (This depends on how OpenSSL was built: builds since 1.1.0 have none unless built with zlib.)
+            /etc/httpd.conf:15: Error[argument-value]: httpd 2.4 will not start: This version of OpenSSL does not have any compression methods available, cannot enable SSLCompression. (This depends on how OpenSSL was built: builds since 1.1.0 have none unless built with zlib.)
         "#]].assert_eq(&render(concat!(
             "//- /etc/httpd.conf\n",
             "LoadModule dav_module m\n",
@@ -863,6 +899,12 @@ mod tests {
             "<Directory /srv>\nDavDepthInfinity yes\n</Directory>\n",
             "KeepAlive \"On\"\n",
             "ProxyRequests maybe\n",
+            // Only the first word is read: a trailing "comment" is ignored, a bad first word is not.
+            "KeepAlive On # keep connections open\n",
+            "KeepAlive maybe On\n",
+            "LoadModule ssl_module m\n",
+            "<VirtualHost *:443>\nSSLCompression off\nSSLCompression on\n</VirtualHost>\n",
+            "SSLCompression On # no\n",
         )));
     }
 
@@ -1015,6 +1057,15 @@ mod tests {
         );
         assert_eq!(url_refusal("http://localhost:8080/"), None);
         assert_eq!(url_refusal("unix:/run/x.sock|http://localhost/"), None);
+        // A socket's URL needs a scheme only (round 6 bug 5, from httpd's own test suite).
+        for ok in ["unix:/tmp/x.sock|http:", "UNIX:/x|fcgi://", "unix:/x|http:$1", "unix:/x|fcgi:///"] {
+            assert_eq!(url_refusal(ok), None, "{ok}");
+        }
+        assert_eq!(url_refusal("unix:/x|localhost").as_deref(), Some(INVALID_UNIX));
+        assert_eq!(url_refusal("unix:/x|:80").as_deref(), Some("Unable to parse URL: unix:/x|:80"));
+        assert_eq!(url_refusal("unix:/x|ht+p:"), None);
+        assert_eq!(url_refusal("1http://a/").as_deref(), Some("Unable to parse URL: 1http://a/"));
+        assert_eq!(url_refusal("unix:/x.sock").as_deref(), Some("URL must be absolute!: unix:/x.sock"));
         assert_eq!(url_refusal("http://[::1]:80/"), None);
         assert_eq!(url_refusal("balancer://c"), None);
         assert_eq!(url_refusal("localhost:8080/").as_deref(), Some("URL must be absolute!: localhost:8080/"));

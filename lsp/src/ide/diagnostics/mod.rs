@@ -10,6 +10,7 @@ pub mod deprecated_access;
 mod deprecated_directive;
 pub mod directive_context;
 pub(crate) mod expr_syntax;
+mod limit_methods;
 mod load_problems;
 mod options_syntax;
 pub(crate) mod regex_compile;
@@ -229,11 +230,12 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
     // <Directory>, <Location> or <Files> section), for the regex check.
     let htaccess = cfg.top == crate::ide::config::TopLevel::Htaccess;
     // What httpd's handlers see as `cmd->path`, and the lines of the same configuration record
-    // (argument_values).
+    // (argument_values). (The fifth: whether the node is inside a <Limit>/<LimitExcept>, whose
+    // check covers it.)
     let top_place = argument_values::Place::top(cfg, htaccess);
-    let mut stack: Vec<(&crate::ide::config::Node, Option<usize>, bool, argument_values::Place)> =
-        cfg.nodes.iter().rev().map(|n| (n, top, htaccess, top_place)).collect();
-    while let Some((node, at, in_path, place)) = stack.pop() {
+    let mut stack: Vec<(&crate::ide::config::Node, Option<usize>, bool, argument_values::Place, bool)> =
+        cfg.nodes.iter().rev().map(|n| (n, top, htaccess, top_place, false)).collect();
+    while let Some((node, at, in_path, place, in_limit)) = stack.pop() {
         let d = node.directive();
         known.node(cfg, node, d, &mut loaded, out);
         removed_directive::node(node, d, out);
@@ -253,7 +255,11 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
             regex_compile::node(cfg, node, in_path, out);
             argument_values::node(cfg, node, in_path, place, &mut loaded, out);
             expr_syntax::string_node(cfg, node, in_path, out);
+            if !in_limit && limit_methods::is_limit(node) {
+                limit_methods::node(cfg, node, out);
+            }
         }
+        let inner_limit = in_limit || limit_methods::is_limit(node);
         let inner_path = in_path
             || (node.is_section()
                 && matches!(
@@ -261,7 +267,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
                     "Directory" | "DirectoryMatch" | "Location" | "LocationMatch" | "Files" | "FilesMatch"
                 ));
         let inner_place = place.inside(node);
-        stack.extend(node.children.iter().rev().map(|c| (c, inner, inner_path, inner_place)));
+        stack.extend(node.children.iter().rev().map(|c| (c, inner, inner_path, inner_place, inner_limit)));
     }
 }
 

@@ -8,8 +8,9 @@
 //! * `AliasMatch`, `ScriptAliasMatch`, `RedirectMatch` (mod_alias), `ProxyPassMatch` and
 //!   `ProxyPass ~` (mod_proxy): `Regular expression could not be compiled.`;
 //! * `SetEnvIf`, `SetEnvIfNoCase`, `BrowserMatch`, `BrowserMatchNoCase` (mod_setenvif):
-//!   `<directive> regex could not be compiled.`, and for a header name that is a regex
-//!   `<directive>Header name regex could not be compiled.`;
+//!   `<directive> regex could not be compiled.` (not for a pattern of plain and escaped
+//!   characters, matched as a string: `non_regex_pattern`), and for a header name that is a
+//!   regex `<directive>Header name regex could not be compiled.`;
 //! * `Header`/`RequestHeader … edit|edit*` and `Header echo` (mod_headers): `Header edit regex
 //!   could not be compiled`, `Header echo regex could not be compiled`.
 //!
@@ -112,7 +113,8 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, in_path: bool) -> Option<String> {
                 ([attribute, re, ..], false) => (attribute.as_str(), re.as_str()),
                 _ => return None,
             };
-            if refused(re) {
+            // A pattern with no metacharacter is matched as a string, never compiled.
+            if crate::ide::setenvif::non_regex_pattern(re).is_none() && refused(re) {
                 return Some(format!("{name} regex could not be compiled."));
             }
             let special =
@@ -150,9 +152,11 @@ fn header_regex(outgoing: bool, words: &[String]) -> Option<(&'static str, &str)
         subs?;
         return Some(("Header edit regex could not be compiled", value?));
     }
-    if action.eq_ignore_ascii_case("echo") && outgoing && subs.is_none() && clause.is_none() {
-        // (`Header echo NAME VALUE` is "takes two arguments" first.)
-        return value.is_none().then_some(("Header echo regex could not be compiled", header));
+    // The header name is compiled before the words after it are judged: a third word is taken
+    // as the condition (`Header echo a\ b` reads `a\` and `b`); a fourth is "Header echo takes
+    // two arguments" first, a fifth "Too many arguments to directive".
+    if action.eq_ignore_ascii_case("echo") && outgoing && clause.is_none() && (value.is_none() || subs.is_none()) {
+        return Some(("Header echo regex could not be compiled", header));
     }
     None
 }
@@ -262,4 +266,31 @@ fn cond_is_regex(p: &str) -> bool {
 pub(super) fn node(cfg: &Config, n: &Node, in_path: bool, out: &mut Vec<Diagnostic>) {
     let Some(refusal) = refusal(cfg, n, in_path) else { return };
     out.push(super::refused_line(cfg, n, "regex-syntax", &refusal));
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ide::diagnostics::tests::render;
+    use expect_test::expect;
+
+    /// mod_setenvif matches a pattern of plain and backslash-escaped characters as a string
+    /// and never compiles it (`non_regex_pattern`): `"\\"` (one backslash after the quotes are
+    /// read), `x\` and `Mozilla\` (`Mozilla\ x` is two words) are accepted; a pattern with a
+    /// metacharacter is compiled, and refused when PCRE2 refuses it.
+    #[test]
+    fn setenvif_plain_patterns_are_never_compiled() {
+        expect![[r#"
+            /etc/httpd.conf:5: Error[regex-syntax]: httpd 2.4 will not start: SetEnvIf regex could not be compiled.
+            /etc/httpd.conf:6: Error[regex-syntax]: httpd 2.4 will not start: BrowserMatch regex could not be compiled.
+        "#]]
+        .assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule setenvif_module m\n",
+            "SetEnvIf Request_URI \"\\\\\" has_backslash\n",
+            "SetEnvIfNoCase Request_URI x\\ x\n",
+            "BrowserMatchNoCase Mozilla\\ x\n",
+            "SetEnvIf Request_URI ^a\\ x\n",
+            "BrowserMatch (a\\ old\n",
+        )));
+    }
 }

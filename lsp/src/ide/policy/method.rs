@@ -267,13 +267,24 @@ pub(crate) fn limit_block_mask(
     let Item::Block { name, args, .. } = block else {
         return Err("not a block".into());
     };
+    limit_mask(name, args, outer, registered, htaccess)
+}
+
+/// [`limit_block_mask`] of a block named `name` (`Limit` or `LimitExcept`) with `args`.
+pub(crate) fn limit_mask(
+    name: &str,
+    args: &[impl AsRef<str>],
+    outer: &MethodMask,
+    registered: &mut impl Registered,
+    htaccess: bool,
+) -> Result<MethodMask, String> {
     let except = name.eq_ignore_ascii_case("LimitExcept");
     let cmd_name = if except { "<LimitExcept" } else { "<Limit" };
     if args.is_empty() {
         return Err(format!("{cmd_name}> directive requires additional arguments"));
     }
     let mut limited = MethodMask::none();
-    for method in args {
+    for method in args.iter().map(AsRef::as_ref) {
         // ap_limit_section tokenizes with ap_getword_conf until the text is used up; an empty
         // quoted word is looked up as the method "".
         let id = match MethodId::builtin_number(method) {

@@ -11,12 +11,15 @@
 //! of order or with a class at one end (`[z-a]`, `[\d-z]`), an unknown POSIX class name, a
 //! POSIX class or collating element outside a class, a lookbehind that may match text of
 //! unbounded length (`(?<=a+)`), a back reference or subroutine call to a group that does not
-//! exist (`\1` with no group, `\k<name>`, `(?1)`, `(?(2)…)`), a malformed group name, a conditional with more than two branches, and more than 250 nested
-//! parentheses. Possessive quantifiers and atomic groups are accepted, as PCRE2 accepts them.
+//! exist (`\1` with no group, `\k<name>`, `(?1)`, `(?(2)…)`), a malformed group name, a
+//! conditional with more than two branches, more than 250 nested parentheses, an option
+//! setting left open at the end (`(?i`), and a name after `(*` no release knows (`(*FOO)`).
+//! Possessive quantifiers and atomic groups are accepted, as PCRE2 accepts them.
 //!
 //! Not reported, because PCRE2 releases differ: a lookbehind of bounded but varying length
 //! (`(?<=a{1,2})`, `(?<=(a|bc))`: refused before 10.43, accepted since), `{,n}` and counts with
-//! spaces (literal text before 10.43, quantifiers since), Unicode property names, verb names.
+//! spaces (literal text before 10.43, quantifiers since), Unicode property names (each release
+//! adds some).
 //! Patterns in extended mode (`(?x)`), where `#` starts a comment, are not read at all.
 //! Anything the reader is unsure of is taken as accepted. Invariants: no IO, never panics,
 //! linear in the pattern (recursion bounded by PCRE2's own nesting limit).
@@ -30,6 +33,43 @@ const UNKNOWN_ESCAPES: &[u8] = b"ijmqyIJMOTY";
 const PERL_CASE_ESCAPES: &[u8] = b"FLlUu";
 /// Escapes that match no character, or more than one: not allowed in a class.
 const NOT_IN_CLASS: &[u8] = b"ABCGKNRXZkz";
+/// Names after `(*` that some PCRE2 release knows: the backtracking verbs and the options a
+/// pattern may start with (any other upper-case name is refused by every release).
+const KNOWN_VERBS: &[&str] = &[
+    "ACCEPT",
+    "FAIL",
+    "F",
+    "COMMIT",
+    "PRUNE",
+    "SKIP",
+    "THEN",
+    "MARK",
+    "UTF",
+    "UTF8",
+    "UTF16",
+    "UTF32",
+    "UCP",
+    "NO_AUTO_POSSESS",
+    "NO_START_OPT",
+    "NO_DOTSTAR_ANCHOR",
+    "NO_JIT",
+    "NOTEMPTY",
+    "NOTEMPTY_ATSTART",
+    "LIMIT_MATCH",
+    "LIMIT_DEPTH",
+    "LIMIT_RECURSION",
+    "LIMIT_HEAP",
+    "CR",
+    "LF",
+    "CRLF",
+    "ANYCRLF",
+    "ANY",
+    "NUL",
+    "BSR_ANYCRLF",
+    "BSR_UNICODE",
+    "CASELESS_RESTRICT",
+    "TURKISH_CASING",
+];
 /// POSIX class names (`[[:alpha:]]`).
 const POSIX_CLASSES: &[&str] = &[
     "alpha", "lower", "upper", "alnum", "ascii", "blank", "cntrl", "digit", "graph", "print", "punct", "space", "word",
@@ -645,6 +685,12 @@ impl<'a> Reader<'a> {
                     let Some(end) = self.b[self.i..].iter().position(|c| *c == b')') else {
                         return Err(Stop::Unsure);
                     };
+                    if name.first().is_some_and(u8::is_ascii_lowercase) {
+                        return refused("(*alpha_assertion) not recognized");
+                    }
+                    if name_len > 0 && !KNOWN_VERBS.iter().any(|v| v.as_bytes() == name) {
+                        return refused("(*VERB) not recognized or malformed");
+                    }
                     self.i += end + 1;
                     return Ok(if name == b"ACCEPT" { Item::Repeatable { unbounded: false } } else { Item::Fixed });
                 }
@@ -744,6 +790,7 @@ impl<'a> Reader<'a> {
                             }
                             Some(b':') => self.i += len + 1,
                             Some(c) if c.is_ascii() => return refused("unrecognized character after (? or (?-"),
+                            None => return refused("missing closing parenthesis"),
                             _ => return Err(Stop::Unsure),
                         }
                     }
@@ -954,6 +1001,11 @@ mod tests {
             (?%)                     unrecognized character after (? or (?-
             (?C256)                  number after (?C is greater than 255
             \N{U+41}                 \N{U+dddd} is supported only in Unicode (UTF) mode
+            (?i                      missing closing parenthesis
+            a(?i-s                   missing closing parenthesis
+            (*FOO)a                  (*VERB) not recognized or malformed
+            a(*BAR)                  (*VERB) not recognized or malformed
+            (*foo)                   (*alpha_assertion) not recognized
         "#]].assert_eq(&show(&[
             "^*", "$+", "\\b?", "\\A*", "\\z{2}", "\\G*", "\\K+", "a**", "a{2}{3}", "(?i)*", "(?)*", "a(*SKIP)*",
             "(?#x)*", "\\Q\\E*", "*", "(*)", "x|+", "a{2,1}", "a{65536}", "(", ")", "a)", "[a", "[]", "[^]", "\\",
@@ -962,7 +1014,7 @@ mod tests {
             "(?<=a+)b", "(?<=a|b*)", "(?<!\\d{2,})", "(?<=x(?:y|z)*)", "(?<=(?<=a+))", "\\1", "(a)\\2", "\\8",
             "\\g{2}(a)", "\\g{-2}(a)", "\\g", "\\k<n>", "\\k", "(?P=n)", "(?&n)", "(?1)", "(?-1)", "(?(1)a)",
             "(?(<n>)a)", "(?(n)a)", "(?(?=a)b|c|d)", "(?(DEFINE)a|b)", "(?<1n>a)", "(?<a-b>x)",
-            "(?z)", "(?%)", "(?C256)", "\\N{U+41}",
+            "(?z)", "(?%)", "(?C256)", "\\N{U+41}", "(?i", "a(?i-s", "(*FOO)a", "a(*BAR)", "(*foo)",
         ]));
     }
 
@@ -1030,6 +1082,12 @@ mod tests {
             \p{L}\pL                 ok
             (*UTF)\x{100}            ok
             (*pla:a)                 ok
+            (*MARK:x)a               ok
+            (*:x)a                   ok
+            (*THEN:x)                ok
+            (*F)                     ok
+            (*LIMIT_MATCH=10)a       ok
+            (*UTF8)a                 ok
             (?C1)                    ok
             (?-i)                    ok
             (?^)                     ok
@@ -1099,6 +1157,12 @@ mod tests {
             "\\p{L}\\pL",
             "(*UTF)\\x{100}",
             "(*pla:a)",
+            "(*MARK:x)a",
+            "(*:x)a",
+            "(*THEN:x)",
+            "(*F)",
+            "(*LIMIT_MATCH=10)a",
+            "(*UTF8)a",
             "(?C1)",
             "(?-i)",
             "(?^)",
