@@ -195,9 +195,10 @@ pub fn apply(cfg: &Config, spec: &RequestSpec, e: &mut Effective) {
         o.reason_unknown = Some(reason);
         o.deciding = None;
     } else if lookup.served.is_none() {
-        if let Some(k) = lookup.refused_by {
-            let t = &lookup.tries[k];
-            let s = t.effective.as_ref().expect("a refusal was evaluated");
+        // (A refusal is always evaluated; were it not, the outcome is left as it was.)
+        if let Some((t, s)) =
+            lookup.refused_by.and_then(|k| lookup.tries.get(k)).and_then(|t| Some((t, t.effective.as_ref()?)))
+        {
             o.status = t.status;
             o.possible_statuses = t.status.into_iter().collect();
             o.deciding = s
