@@ -490,6 +490,28 @@ AddHandler server-status .stat\n";
     }
 }
 
+/// A DirectoryIndex inside `<If>`: httpd serves the `<If>`'s index where its expression holds
+/// (other.html for `/`), the section's own list elsewhere. explain does not evaluate the
+/// expression, so it names no index file: the status is unknown, 200 among the possible ones,
+/// never the index.html the section's own list would serve.
+#[test]
+fn a_directory_index_inside_if_is_not_guessed() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n    DirectoryIndex index.html\n    <If \"%{REQUEST_URI} == '/'\">\n        DirectoryIndex other.html\n    </If>\n</Directory>\n";
+    let config = HttpdConfig::new(body).file("htdocs/index.html", "A\n").file("htdocs/other.html", "B\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let real = httpd.fetch(&Request::get("/")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((real.status, real.body.as_slice()), (200, &b"B\n"[..]), "httpd serves the <If>'s index");
+    let conf = httpd.config().main_config_path();
+    let v = json(&["explain", conf.to_str().unwrap(), "/", "--format", "json"]);
+    assert!(v["status"].is_null(), "{v:#}");
+    assert!(v["possible_statuses"].as_array().unwrap().contains(&200.into()), "{v:#}");
+    assert!(v["reason"].as_str().unwrap().contains("DirectoryIndex inside <If>"), "{v:#}");
+    assert!(!v.to_string().contains("index.html"), "no index file named: {v:#}");
+}
+
 /// Regex `<Directory>` sections are merged in the order httpd sorts them: by the number of `/`
 /// in their expression, then in configuration order (`server/core.c: reorder_sorter`), so a
 /// later section with fewer slashes is merged first and the earlier one has the last word.

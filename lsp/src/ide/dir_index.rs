@@ -208,7 +208,10 @@ pub fn apply(cfg: &Config, spec: &RequestSpec, e: &mut Effective) {
                 .map(|d| policy::Deciding { rule: format!("{} (DirectoryIndex subrequest {})", d.rule, t.url), ..d });
         }
     }
-    e.index = Some(Box::new(lookup));
+    // (With nothing tried, what the handler answers is asked again, and is unknown too.)
+    if !lookup.tries.is_empty() {
+        e.index = Some(Box::new(lookup));
+    }
 }
 
 /// mod_dir's subrequests for `spec`, a directory URL, as they run once access control passed
@@ -221,8 +224,13 @@ pub fn lookup(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Option<(IndexL
         return None;
     }
     let names = index_names(cfg, e);
-    if names.is_empty() {
+    if names.is_empty() && e.index_condition.is_none() {
         return None;
+    }
+    // A DirectoryIndex under a condition not evaluated: the list mod_dir uses is not known.
+    if let Some(at) = &e.index_condition {
+        let lookup = IndexLookup { names, tries: vec![], served: None, refused_by: None };
+        return Some((lookup, Some(format!("a DirectoryIndex inside {at} applies when its expression holds, and it is not evaluated: which index file is served is not known"))));
     }
     // The environment copied into the subrequest.
     let mut env = match &e.env {

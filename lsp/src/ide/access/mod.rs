@@ -95,6 +95,8 @@ pub struct Effective {
     pub env: Option<crate::ide::setenvif::EnvReport>,
     /// mod_dir's DirectoryIndex subrequests, for a directory URL that passed access control.
     pub index: Option<Box<crate::ide::dir_index::IndexLookup>>,
+    /// An `<If>` section on the way holding a DirectoryIndex, whose expression is not evaluated.
+    pub index_condition: Option<String>,
     /// The symbolic link on the way that httpd refuses to follow (403 before any access check).
     pub refused_symlink: Option<PathBuf>,
 }
@@ -535,6 +537,7 @@ pub fn walk_and_evaluate(
     let local = spec.request.local_port.map(|p| (spec.request.local_addr, p));
     let walked = walk_request_as(cfg, fs, &spec.path, spec.host.as_deref(), local, in_parent_directory);
     let conditional = walked.conditional().to_vec();
+    let index_condition = walked.index_condition().map(str::to_string);
     let r = walked.clone().merge(cfg);
     let (sections, per_dir) = r.sections_and_per_dir(cfg);
     let vhost = r.vhost.map(|v| ix.node(cfg, ix.vhosts[v as usize].id));
@@ -576,6 +579,7 @@ pub fn walk_and_evaluate(
         per_dir,
         env,
         index: None,
+        index_condition,
         refused_symlink: r.symlink.map(|(p, _)| p),
     }
 }

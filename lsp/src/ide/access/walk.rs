@@ -86,6 +86,7 @@ fn walk(
     unknown: &mut Vec<String>,
     conditional: &mut Vec<SecId>,
     startup: &mut Vec<policy::ConfigError>,
+    index_conditions: &mut Vec<String>,
 ) -> (Vec<Vec<Contribution>>, Option<SymlinkRefusal>) {
     let ix = cfg.index();
     let path = path_text(fs_path);
@@ -273,6 +274,15 @@ fn walk(
             conditional.push(id);
             unknown.push(if_not_evaluated(cfg, s));
         }
+        // mod_dir's list may come from it ([`Walked::index_conditions`]).
+        if index_conditions.is_empty() && s.children.iter().any(|c| c.is("DirectoryIndex")) {
+            index_conditions.push(format!(
+                "<{}> at {}:{}",
+                s.name(),
+                cfg.file(s.loc.file).path.display(),
+                cfg.line(&s.loc)
+            ));
+        }
     }
     // And those of the .htaccess files on the way: their own lines' and their applying
     // `<Files>` sections'.
@@ -450,6 +460,9 @@ pub struct Walked {
     /// The `<If>`/`<ElseIf>`/`<Else>` sections on the way that hold access rules, in the order
     /// httpd's If walk merges them (after the Location phase), each unknown (in `unknown`).
     conditional: Vec<SecId>,
+    /// An `<If>`-family section on the way holding a DirectoryIndex (where), whose expression is
+    /// not evaluated: which index mod_dir serves then is not known.
+    index_conditions: Vec<String>,
     /// A symbolic link the directory walk refuses (403).
     symlink: Option<SymlinkRefusal>,
     /// Startup errors of the `<If>` sections on the way (their conditions), which no section's
@@ -492,7 +505,7 @@ pub(super) fn walk_request_as(
     let filesystem_path = request_filename_in(fs, &translate(&server, cfg, &url));
     // The options the walk starts from: the main server's, merged with the virtual host's.
     let options = symlinks::server_options(cfg, vhost.map_or(ServerId::Main, ServerId::Vhost));
-    let (mut conditional, mut startup) = (Vec::new(), Vec::new());
+    let (mut conditional, mut startup, mut index_conditions) = (Vec::new(), Vec::new(), Vec::new());
     let (phases, symlink) = walk(
         cfg,
         fs,
@@ -504,12 +517,18 @@ pub(super) fn walk_request_as(
         &mut unknown,
         &mut conditional,
         &mut startup,
+        &mut index_conditions,
     );
-    Walked { vhost, url, filesystem_path, phases, unknown, conditional, symlink, startup }
+    Walked { vhost, url, filesystem_path, phases, unknown, conditional, symlink, startup, index_conditions }
 }
 
 impl Walked {
     /// The `<If>` sections holding access rules whose expressions this walk could not tell.
+    /// [`Walked::index_conditions`]' first section, if any.
+    pub fn index_condition(&self) -> Option<&str> {
+        self.index_conditions.first().map(String::as_str)
+    }
+
     pub fn conditional(&self) -> &[SecId] {
         &self.conditional
     }
@@ -555,7 +574,17 @@ impl Walked {
     /// Merges the sections' policies, phase by phase, as httpd does.
     pub fn merge(self, cfg: &Config) -> Resolved {
         let ix = cfg.index();
-        let Walked { vhost, url, filesystem_path, phases, mut unknown, conditional: _, symlink, startup } = self;
+        let Walked {
+            vhost,
+            url,
+            filesystem_path,
+            phases,
+            mut unknown,
+            conditional: _,
+            symlink,
+            startup,
+            index_conditions: _,
+        } = self;
         let mut applied = Vec::new();
         let mut errors = startup;
         let mut compat_built: Option<Arc<Built>> = None;
