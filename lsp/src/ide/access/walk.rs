@@ -523,12 +523,13 @@ pub(super) fn walk_request_as(
 }
 
 impl Walked {
-    /// The `<If>` sections holding access rules whose expressions this walk could not tell.
-    /// [`Walked::index_conditions`]' first section, if any.
+    /// The first `<If>`-family section on the way holding a DirectoryIndex (where it is written),
+    /// if any.
     pub fn index_condition(&self) -> Option<&str> {
         self.index_conditions.first().map(String::as_str)
     }
 
+    /// The `<If>` sections holding access rules whose expressions this walk could not tell.
     pub fn conditional(&self) -> &[SecId] {
         &self.conditional
     }
