@@ -81,8 +81,17 @@ pub fn grants(args: &[String]) -> bool {
 /// (absolute) under `server`.
 pub fn in_force(cfg: &Config, server: ServerId, dir: &str) -> InForce {
     let ix = cfg.index();
-    let comps = components(dir);
     let mut out = InForce::default();
+    directory_sections(cfg, server, dir, |id| out.merge(ix, id));
+    out
+}
+
+/// The plain and wildcard `<Directory>` sections of `server` that apply to `dir` (absolute)
+/// and the directories above it, in the order httpd's directory walk merges them: by
+/// component count, the main server's before the virtual host's. A lookup per component.
+pub(crate) fn directory_sections(cfg: &Config, server: ServerId, dir: &str, mut each: impl FnMut(SecId)) {
+    let ix = cfg.index();
+    let comps = components(dir);
     let mut prefix = String::with_capacity(dir.len() + 1);
     prefix.push('/');
     for k in 0..=comps.len() {
@@ -94,11 +103,10 @@ pub fn in_force(cfg: &Config, server: ServerId, dir: &str) -> InForce {
         }
         for scope in server.scopes(ix) {
             for id in scope.dirs_at(k, &prefix, |pat, text| wildcard_match(pat, text, true)) {
-                out.merge(ix, id);
+                each(id);
             }
         }
     }
-    out
 }
 
 /// The servers of `servers` grouped by the AllowOverride and AllowOverrideList in force for

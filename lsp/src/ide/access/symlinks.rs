@@ -8,7 +8,7 @@
 //! feature reads Indexes from the options merged for the whole request.
 
 use super::fs::{ask_disk, FsView, Link};
-use crate::ide::config::index::{components, ServerId};
+use crate::ide::config::index::ServerId;
 use crate::ide::config::{Config, Node};
 use std::path::Path;
 
@@ -146,24 +146,11 @@ pub(crate) fn server_options(cfg: &Config, server: ServerId) -> SymlinkOptions {
 pub(crate) fn options_in_directory(cfg: &Config, server: ServerId, dir: &str) -> SymlinkOptions {
     let ix = cfg.index();
     let mut options = server_options(cfg, server);
-    let comps = components(dir);
-    let mut prefix = String::with_capacity(dir.len() + 1);
-    prefix.push('/');
-    for k in 0..=comps.len() {
-        if k > 0 {
-            if k > 1 {
-                prefix.push('/');
-            }
-            prefix.push_str(comps[k - 1]);
+    crate::ide::allow_override::directory_sections(cfg, server, dir, |id| {
+        if let Some(o) = SymlinkOptions::of_section(&ix.node(cfg, id).children) {
+            options.merge(&o);
         }
-        for scope in server.scopes(ix) {
-            for id in scope.dirs_at(k, &prefix, |pat, text| super::wildcard_match(pat, text, true)) {
-                if let Some(o) = SymlinkOptions::of_section(&ix.node(cfg, id).children) {
-                    options.merge(&o);
-                }
-            }
-        }
-    }
+    });
     options
 }
 

@@ -38,12 +38,9 @@ pub struct Lookups {
     pub hcheck: bool,
 }
 
-/// Parse a boolean expression: `Ok` when httpd accepts it, else httpd's message (what follows
-/// `Cannot parse condition clause: ` or `Cannot parse expression in require line: `).
-pub fn parse_bool(text: &str, lookups: Lookups) -> Result<(), String> {
-    let mut p = Parser { lx: Lexer::new(text), la: None, error2: None, lookups, depth: 0 };
-    let result = p.root();
-    let error2 = p.error2.take();
+/// httpd's verdict on a parse: the parser's result and the message its error handler kept
+/// (`ap_expr_yyerror`'s second message, when one was given).
+fn verdict(result: Result<(), Fail>, error2: Option<String>) -> Result<(), String> {
     match result {
         Ok(()) => error2.map_or(Ok(()), Err),
         Err(Fail::Abort) => Err(error2.unwrap_or_else(|| "syntax error".into())),
@@ -52,6 +49,14 @@ pub fn parse_bool(text: &str, lookups: Lookups) -> Result<(), String> {
             None => e,
         }),
     }
+}
+
+/// Parse a boolean expression: `Ok` when httpd accepts it, else httpd's message (what follows
+/// `Cannot parse condition clause: ` or `Cannot parse expression in require line: `).
+pub fn parse_bool(text: &str, lookups: Lookups) -> Result<(), String> {
+    let mut p = Parser { lx: Lexer::new(text), la: None, error2: None, lookups, depth: 0 };
+    let result = p.root();
+    verdict(result, p.error2.take())
 }
 
 /// Parse a string expression (`AP_EXPR_FLAG_STRING_RESULT`: `AuthName`, `Header set … expr=…`,
@@ -65,15 +70,7 @@ pub fn parse_string(text: &str, lookups: Lookups) -> Result<(), String> {
     lx.string_result = true;
     let mut p = Parser { lx, la: None, error2: None, lookups, depth: 0 };
     let result = p.string_root();
-    let error2 = p.error2.take();
-    match result {
-        Ok(()) => error2.map_or(Ok(()), Err),
-        Err(Fail::Abort) => Err(error2.unwrap_or_else(|| "syntax error".into())),
-        Err(Fail::Error(e)) => Err(match error2 {
-            Some(e2) => format!("{e}: {e2}"),
-            None => e,
-        }),
-    }
+    verdict(result, p.error2.take())
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
