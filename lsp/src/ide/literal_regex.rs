@@ -111,8 +111,13 @@ impl Literal {
             return self.match_at(t, 0, 0);
         }
         match self.pieces.first() {
-            // Only where the first text occurs.
-            Some(Piece::Text(first)) => text.match_indices(first.as_str()).any(|(at, _)| self.match_at(t, 0, at)),
+            // Only where the first text occurs, overlapping occurrences included (`\.\.$` in
+            // `...` matches at the second dot, not the first).
+            Some(Piece::Text(first)) => {
+                let first = first.as_bytes();
+                (0..t.len().saturating_sub(first.len()) + 1)
+                    .any(|at| t[at..].starts_with(first) && self.match_at(t, 0, at))
+            }
             _ => (0..=t.len()).any(|at| self.match_at(t, 0, at)),
         }
     }
@@ -154,6 +159,14 @@ mod tests {
             }
         }
         assert!(parse("^").unwrap().is_match("anything"));
+    }
+
+    #[test]
+    fn overlapping_occurrences_of_the_first_text_are_all_tried() {
+        // The first occurrence of `..` in `...` (at 0) leads to no match; the second does.
+        assert!(parse(r"\.\.$").unwrap().is_match("..."));
+        assert!(parse(r"aa(b|c)").unwrap().is_match("aaab"));
+        assert!(!parse(r"\.\.$").unwrap().is_match("..a"));
     }
 
     #[test]
