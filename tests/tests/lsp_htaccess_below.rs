@@ -38,12 +38,29 @@ fn published(c: &mut Client, uri: &str, trap: bool, after: &str) -> Value {
 
 /// The hover on `<Location />`.
 fn hover(c: &mut Client, uri: &str, text: &str) -> String {
+    hover_at(c, uri, text, "<Location />")
+}
+
+/// The hover at the third character of `at` in `text`.
+fn hover_at(c: &mut Client, uri: &str, text: &str, at: &str) -> String {
     let r = c.request_within(
         WAIT,
         "textDocument/hover",
-        json!({"textDocument": {"uri": uri}, "position": position_of(text, "<Location />", 2)}),
+        json!({"textDocument": {"uri": uri}, "position": position_of(text, at, 2)}),
     );
     r["result"]["contents"]["value"].as_str().unwrap_or_else(|| panic!("no hover: {r}")).to_string()
+}
+
+/// The anonymous statuses of a hover's first table: the row of 127.0.0.1, and that of any
+/// other client (127.0.0.2 is one).
+fn table_cells(md: &str) -> (String, String) {
+    let row = |label: &str| {
+        md.lines()
+            .find(|l| l.starts_with(&format!("| {label}")))
+            .map(|l| l.split('|').nth(2).unwrap_or("").trim().to_string())
+            .unwrap_or_else(|| panic!("no row for {label}: {md}"))
+    };
+    (row("local (127.0.0.1)"), row("any other"))
 }
 
 #[test]
@@ -88,6 +105,9 @@ fn the_editor_sees_the_htaccess_files_below_a_section_as_httpd_reads_them() {
     // Written again in the editor (not saved yet): its text is what the check reads.
     c.open(&ht_uri, REOPENING);
     published(&mut c, &conf_uri, false, "the .htaccess was opened in the editor");
+    // The hover in it reads the editor's text too: the table is what httpd answers once saved.
+    let md = hover_at(&mut c, &ht_uri, REOPENING, "Allow from all");
+    assert_eq!(table_cells(&md), ("200".into(), "403".into()), "{md}");
     // Saved: httpd agrees.
     std::fs::write(&ht, REOPENING).unwrap();
     c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": ht_uri, "type": 1}]}));
@@ -100,6 +120,8 @@ fn the_editor_sees_the_htaccess_files_below_a_section_as_httpd_reads_them() {
         json!({"textDocument": {"uri": ht_uri, "version": 2}, "contentChanges": [{"text": STILL_DENYING}]}),
     );
     published(&mut c, &conf_uri, true, "the .htaccess was edited");
+    let md = hover_at(&mut c, &ht_uri, STILL_DENYING, "Order allow,deny");
+    assert_eq!(table_cells(&md), ("403".into(), "403".into()), "{md}");
     std::fs::write(&ht, STILL_DENYING).unwrap();
     assert_eq!(answers(), (403, 403));
     let md = hover(&mut c, &conf_uri, &text);

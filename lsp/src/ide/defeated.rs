@@ -650,7 +650,7 @@ mod tests {
             sp.request.method.clone_from(method);
             let mut outcome = resolved.outcome_with_setenvif(cfg, &url, &sp.request, &inputs, &per_dir);
             if outcome.status == Some(200) {
-                outcome = effective(cfg, &sp).outcome;
+                outcome = effective(cfg, &FsView::fresh(), &sp).outcome;
             }
             let d = outcome.deciding.clone()?;
             if outcome.status != Some(403) || d.layer != Layer::AccessCompat {

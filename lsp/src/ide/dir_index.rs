@@ -168,11 +168,11 @@ fn sub_url(dir_url: &str, name: &str) -> String {
 }
 
 /// Runs mod_dir's fixup on a request that passed access control, updating its outcome.
-pub fn apply(cfg: &Config, spec: &RequestSpec, e: &mut Effective) {
+pub fn apply(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &mut Effective) {
     if e.outcome.status != Some(200) {
         return;
     }
-    let Some((lookup, unknown)) = lookup(cfg, spec, e) else { return };
+    let Some((lookup, unknown)) = lookup(cfg, fs, spec, e) else { return };
     let o = &mut e.outcome;
     for t in &lookup.tries {
         o.trace.push(TraceStep {
@@ -217,7 +217,7 @@ pub fn apply(cfg: &Config, spec: &RequestSpec, e: &mut Effective) {
 /// mod_dir's subrequests for `spec`, a directory URL, as they run once access control passed
 /// (whatever `e.outcome` says), with why the outcome of one cannot be known; None where mod_dir
 /// looks up no index (not a directory, mod_dir not loaded, `DirectoryIndex disabled`).
-pub fn lookup(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Option<(IndexLookup, Option<String>)> {
+pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> Option<(IndexLookup, Option<String>)> {
     let url = normalize_url(&spec.path);
     let dir = e.filesystem_path.to_string_lossy().to_string();
     if !url.ends_with('/') || !dir.ends_with('/') || !Path::new(&dir).is_dir() || !cfg.module_loaded("dir_module") {
@@ -256,7 +256,7 @@ pub fn lookup(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Option<(IndexL
         req.method = "GET".into();
         req.env = env.clone();
         let sub_spec = RequestSpec { path: sub_url(&url, name), host: spec.host.clone(), request: req };
-        let sub = walk_and_evaluate(cfg, &FsView::fresh(), &sub_spec, None, true);
+        let sub = walk_and_evaluate(cfg, fs, &sub_spec, None, true);
         let same = section_ids(&sub) == main_ids && sub.refused_symlink.is_none();
         let regular = sub.filesystem_path.is_file();
         let status = if same { Some(200) } else { sub.outcome.status };

@@ -3,7 +3,7 @@
 //! the status.
 
 use crate::ide::access::{
-    effective_with, rejected_target, AppliedSection, Effective, EncodedSlashes, Rejected, RequestSpec,
+    effective_in, rejected_target, AppliedSection, Effective, EncodedSlashes, FsView, Rejected, RequestSpec,
 };
 use crate::ide::config::Config;
 use crate::ide::handler::Answer;
@@ -143,7 +143,8 @@ pub(crate) fn listen_addresses(cfg: &Config) -> Vec<(Option<std::net::IpAddr>, u
 
 /// [`explain_with`] on the connection `spec` describes.
 fn explain_one(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Explained {
-    let mut effective = effective_with(cfg, spec, Some(inputs));
+    let fs = FsView::fresh();
+    let mut effective = effective_in(cfg, &fs, spec, Some(inputs));
     let slashes = encoded_slashes(cfg, effective.vhost_node);
     let rejected = rejected_target(&spec.path, slashes).or_else(|| trace(cfg, spec, effective.vhost_node));
     if let Some(why) = rejected {
@@ -182,13 +183,13 @@ fn explain_one(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Explaine
         );
     }
     let answer = match rejected {
-        None => crate::ide::handler::answer(cfg, spec, &effective),
+        None => crate::ide::handler::answer(cfg, &fs, spec, &effective),
         Some(_) => None,
     };
     // Unknown, with access granted among the possible answers: what the file system answers then
     // (404, 301…) is the status that is possible, as it is when access is known to pass.
     if rejected.is_none() && effective.outcome.status.is_none() && effective.outcome.possible_statuses.contains(&200) {
-        if let Some(Answer::File { status, .. }) = crate::ide::handler::answer_if_granted(cfg, spec, &effective) {
+        if let Some(Answer::File { status, .. }) = crate::ide::handler::answer_if_granted(cfg, &fs, spec, &effective) {
             let possible = &mut effective.outcome.possible_statuses;
             possible.retain(|&s| s != 200);
             possible.push(status);

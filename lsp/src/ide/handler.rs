@@ -12,7 +12,7 @@
 //! why the handler's answer is not known. The only IO is `lstat` of the request's file.
 
 use crate::ide::access::symlinks::SymlinkOptions;
-use crate::ide::access::{normalize_url, translated_path, Effective, RequestSpec};
+use crate::ide::access::{normalize_url, translated_path, Effective, FsView, RequestSpec};
 use crate::ide::config::{Config, Node, NodeKind};
 use crate::ide::policy::{Item, LogEntry, LogLevel};
 use crate::ide::setenvif::Val;
@@ -64,16 +64,16 @@ pub enum Answer {
 }
 
 /// What answers `spec` once access control passed (`e.outcome.status` 200); None otherwise.
-pub fn answer(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Option<Answer> {
+pub fn answer(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> Option<Answer> {
     if e.outcome.status != Some(200) {
         return None;
     }
-    answer_if_granted(cfg, spec, e)
+    answer_if_granted(cfg, fs, spec, e)
 }
 
 /// What would answer `spec` were access granted, whatever `e.outcome` says (one of the statuses
 /// an unknown outcome leaves possible).
-pub fn answer_if_granted(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Option<Answer> {
+pub fn answer_if_granted(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> Option<Answer> {
     let handler = |why: String| Some(Answer::Handler { why });
     let url = normalize_url(&spec.path);
     // mod_dir's subrequests: as they ran, or, where access was not granted (so they did not
@@ -82,7 +82,7 @@ pub fn answer_if_granted(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Opt
     let index = match e.index.as_deref() {
         Some(ix) => Some(ix),
         None if e.outcome.status != Some(200) => {
-            looked_up = crate::ide::dir_index::lookup(cfg, spec, e);
+            looked_up = crate::ide::dir_index::lookup(cfg, fs, spec, e);
             match &looked_up {
                 Some((_, Some(unknown))) => return handler(unknown.clone()),
                 Some((ix, None)) => {
@@ -524,9 +524,9 @@ mod tests {
         let answer = |url: &str| {
             let spec = crate::ide::hover::spec(url, &None, "127.0.0.2".parse().unwrap(), None);
             // The hover knows no User-Agent: `Require env ok` cannot be told.
-            let e = crate::ide::hover::effective(&cfg, &spec);
+            let e = crate::ide::hover::effective(&cfg, &FsView::fresh(), &spec);
             assert_eq!(e.outcome.status, None, "{url}: {:?}", e.outcome);
-            match answer_if_granted(&cfg, &spec, &e) {
+            match answer_if_granted(&cfg, &FsView::fresh(), &spec, &e) {
                 Some(Answer::File { status, why, .. }) => format!("{status}: {}", why.replace(&d, "")),
                 other => format!("{other:?}"),
             }
@@ -535,11 +535,11 @@ mod tests {
         assert_eq!(answer("/empty/"), "404: a directory with no DirectoryIndex file, and mod_autoindex is not loaded");
         // From 127.0.0.1 the index's own section refuses it.
         let spec = crate::ide::hover::spec("/locked/", &None, "127.0.0.1".parse().unwrap(), None);
-        let e = crate::ide::hover::effective(&cfg, &spec);
+        let e = crate::ide::hover::effective(&cfg, &FsView::fresh(), &spec);
         assert!(
-            matches!(answer_if_granted(&cfg, &spec, &e), Some(Answer::File { status: 403, ref why, .. }) if why == "the DirectoryIndex subrequest GET /locked/index.html is refused"),
+            matches!(answer_if_granted(&cfg, &FsView::fresh(), &spec, &e), Some(Answer::File { status: 403, ref why, .. }) if why == "the DirectoryIndex subrequest GET /locked/index.html is refused"),
             "{:?}",
-            answer_if_granted(&cfg, &spec, &e)
+            answer_if_granted(&cfg, &FsView::fresh(), &spec, &e)
         );
     }
 

@@ -1,7 +1,7 @@
 //! Feature: hover — the effective, merged access policy of a section, and what
 //! the catalogue knows of a directive.
 
-use crate::ide::access::{self, effective_with, Effective, FsView, RequestSpec};
+use crate::ide::access::{self, Effective, FsView, RequestSpec};
 use crate::ide::catalogue;
 use crate::ide::config::{Config, FileId, Node, NodeKind};
 use crate::ide::defeated::{defeated, defeated_require, Defeated, DefeatedBatch, Own, RecentWalks};
@@ -88,8 +88,8 @@ pub(crate) fn mentioned_addresses(cfg: &Config) -> &[(String, IpAddr)] {
 }
 
 /// Walks and evaluates a hover's request: SetEnvIf evaluated (headers other than Host unknown).
-pub(crate) fn effective(cfg: &Config, spec: &RequestSpec) -> Effective {
-    effective_with(cfg, spec, Some(&hover_env_inputs(&spec.host)))
+pub(crate) fn effective(cfg: &Config, fs: &FsView, spec: &RequestSpec) -> Effective {
+    crate::ide::access::effective_in(cfg, fs, spec, Some(&hover_env_inputs(&spec.host)))
 }
 
 /// What a hover knows of a request for SetEnvIf: its Host header only.
@@ -184,7 +184,8 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
     }
     let range = if last.kind == NodeKind::Directive { last.loc.range } else { last.loc.focus };
     let pattern = !matches!(access::section_pattern(section), Some(access::SectionPattern::Plain(_)) | None);
-    let fs = FsView::cached();
+    // The editor's unsaved .htaccess texts over the disk's.
+    let fs = crate::ide::defeated::htaccess_view(cfg);
     let reached = reaching_url(cfg, sections, &fs);
     let Some((url, host)) = reached.clone().or_else(|| url_for(cfg, sections).filter(|_| !pattern)) else {
         let why = if pattern {
@@ -196,7 +197,7 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
         return Some((range, format!("{caveat}**<{} {}>**\n\n{why}", section.name(), section.args().join(" "))));
     };
     let trap = defeated_require(cfg, sections);
-    let mut md = policy_markdown(cfg, &url, &host, &Asked::of(&chain), trap, &[cfg]);
+    let mut md = policy_markdown(cfg, &fs, &url, &host, &Asked::of(&chain), trap, &[cfg]);
     if pattern {
         let first_line = md.find('\n').unwrap_or(md.len());
         md.insert_str(first_line, &format!(" (a URL this section's pattern `{}` reaches)", section.args().join(" ")));
@@ -328,7 +329,8 @@ fn access_file_hover(cfg: &Config, server: &Config, chain: &[&Node], offset: Tex
     let own = Own { cfg, file: path.clone(), range: None };
     let batch = DefeatedBatch::new(&[server, cfg], crate::ide::defeated::htaccess_view(server));
     let trap = defeated(server, &cfg.nodes, &own, &url, &host, &batch, &mut RecentWalks::default());
-    Some((range, policy_markdown(server, &url, &host, &Asked::of(chain), trap, &[server, cfg])))
+    let fs = crate::ide::defeated::htaccess_view(server);
+    Some((range, policy_markdown(server, &fs, &url, &host, &Asked::of(chain), trap, &[server, cfg])))
 }
 
 /// Whether a `Require group` line is in the tree.
@@ -469,6 +471,7 @@ fn per_dir_name(path: &std::path::Path, docroot: Option<&std::path::Path>) -> St
 /// a method other than GET, GET's table too when it differs.
 fn policy_markdown(
     cfg: &Config,
+    fs: &FsView,
     url: &str,
     host: &Option<String>,
     asked: &Asked,
@@ -488,7 +491,7 @@ fn policy_markdown(
         host.as_ref().map(|h| format!(" on `{h}`")).unwrap_or_default()
     );
     let local: IpAddr = "127.0.0.1".parse().unwrap();
-    let base = effective(cfg, &asked_spec(method, url, host, local, None));
+    let base = effective(cfg, fs, &asked_spec(method, url, host, local, None));
     // httpd stops at a line it refuses before any request: no rule decides, and the rules left
     // once that line is dropped are not ones httpd runs.
     let refuses = !base.errors.is_empty();
@@ -542,7 +545,7 @@ fn policy_markdown(
     let other_label = if named.is_empty() { "authenticated".to_string() } else { "another valid user".to_string() };
     columns.push((other_label, Some(other.as_str())));
     let clients = representative_clients(mentioned);
-    let asked_table = Table::of(cfg, method, url, host, &columns, &groups, &clients);
+    let asked_table = Table::of(cfg, fs, method, url, host, &columns, &groups, &clients);
     md.push_str(&asked_table.markdown);
     if !asked_table.refused.is_empty() {
         let _ = writeln!(md, "\nError log of the refused rows:");
@@ -553,7 +556,7 @@ fn policy_markdown(
     asked_table.handler_lines(&mut md, method, url);
     if method != "GET" {
         let limit = asked.limit.as_deref().unwrap_or_default();
-        let get = Table::of(cfg, "GET", url, host, &columns, &groups, &clients);
+        let get = Table::of(cfg, fs, "GET", url, host, &columns, &groups, &clients);
         if get.statuses == asked_table.statuses {
             let _ = writeln!(md, "\n`GET {url}`, which `{limit}` does not apply to, gets the same answers.");
         } else {
@@ -591,8 +594,10 @@ struct Table {
 }
 
 impl Table {
+    #[allow(clippy::too_many_arguments)]
     fn of(
         cfg: &Config,
+        fs: &FsView,
         method: &str,
         url: &str,
         host: &Option<String>,
@@ -615,7 +620,7 @@ impl Table {
                     if user.is_some() {
                         sp.request.groups = Some(groups.clone());
                     }
-                    let e = effective(cfg, &sp);
+                    let e = effective(cfg, fs, &sp);
                     (sp, e)
                 })
                 .collect();
@@ -634,7 +639,7 @@ impl Table {
                     if e.outcome.status == Some(200) {
                         t.granted += 1;
                         if let Some(crate::ide::handler::Answer::File { status, why, .. }) =
-                            crate::ide::handler::answer(cfg, sp, e)
+                            crate::ide::handler::answer(cfg, fs, sp, e)
                                 .filter(|a| !matches!(a, crate::ide::handler::Answer::File { status: 200, .. }))
                         {
                             let key = (status, why);

@@ -517,7 +517,7 @@ pub fn effective_in(
     env: Option<&crate::ide::setenvif::EnvInputs>,
 ) -> Effective {
     let mut e = walk_and_evaluate(cfg, fs, spec, env, false);
-    crate::ide::dir_index::apply(cfg, spec, &mut e);
+    crate::ide::dir_index::apply(cfg, fs, spec, &mut e);
     e
 }
 
