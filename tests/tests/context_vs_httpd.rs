@@ -1748,12 +1748,33 @@ fn the_main_server_reads_no_htaccess_when_virtual_hosts_take_every_listen() {
                     .map(|host| httpd.send(&Request::get("/a.txt").host(host).source(from)).unwrap())
             })
             .collect();
+        // The editor, with the .htaccess open under its workspace: the same verdict, said.
+        let ht = httpd.config().docroot().join(".htaccess");
+        let mut c = apache_lsp_e2e::lsp::Client::spawn();
+        let r = c.initialize_with(
+            serde_json::json!({"window": {"workDoneProgress": true}}),
+            &[httpd.config().root()],
+            serde_json::json!({}),
+        );
+        assert!(r.get("result").is_some(), "{r}");
+        let wait = std::time::Duration::from_secs(30);
+        c.wait_for(wait, |m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end").expect("indexed");
+        let uri = apache_lsp_e2e::lsp::file_uri(&ht);
+        c.open(&uri, "Frobnicate on\n");
+        let in_editor = c.diagnostics(&uri, Some(1), wait).expect("diagnostics of the .htaccess");
+        let codes: Vec<&str> = in_editor.iter().filter_map(|d| d["code"].as_str()).collect();
         if with_hosts {
             assert!(statuses.iter().all(|s| *s == 200), "{statuses:?}: {}", httpd.error_log());
             assert!(!httpd.error_log().contains("Frobnicate"), "{}", httpd.error_log());
             assert!(about_main_root.is_empty(), "{about_main_root:#?}");
             assert!(!reported.iter().any(|r| r.message.contains("the main server")), "{reported:#?}");
+            assert_eq!(codes, ["htaccess-ignored"], "{in_editor:#?}");
+            assert!(
+                in_editor[0]["message"].as_str().unwrap().contains("httpd never reads this file"),
+                "{in_editor:#?}"
+            );
         } else {
+            assert!(codes.contains(&"unknown-directive") && !codes.contains(&"htaccess-ignored"), "{in_editor:#?}");
             assert!(statuses.iter().all(|s| *s == 500), "{statuses:?}: {}", httpd.error_log());
             assert!(
                 about_main_root.iter().any(|r| r.severity == "error" && r.code == "unknown-directive"),

@@ -56,6 +56,18 @@ impl Walk {
         let top = match &cfg.top {
             TopLevel::Main => Scope::server_config(),
             TopLevel::Fragment => Scope::fragment(),
+            TopLevel::Htaccess if read_by_no_server(cfg) => {
+                if let Some(file) = cfg.nodes.first().map(|n| n.loc.file) {
+                    out.push(Diagnostic::new(
+                        file,
+                        TextRange::empty(TextSize::from(0)),
+                        Severity::Warning,
+                        "htaccess-ignored",
+                        "httpd never reads this file: no virtual host serves its directory (by DocumentRoot or Alias, or a <Directory> opening it to overrides), and the main server, which would read it, answers no request (every address and port httpd listens on has a <VirtualHost>), so nothing here takes effect",
+                    ));
+                }
+                return None;
+            }
             TopLevel::Htaccess => match overrides_read(cfg) {
                 None => Scope::htaccess(None),
                 Some(groups) => {
@@ -326,6 +338,15 @@ pub fn overrides_in_force(cfg: &Config) -> Option<Vec<HtaccessOverrides>> {
     (!groups.is_empty()).then_some(groups)
 }
 
+/// Whether an .htaccess file read under a known server configuration is read by none of its
+/// servers: only the main server would read it ([`Readers::servers`]), and no request reaches
+/// the main server. (`check` scans no such file; an editor may open one.)
+fn read_by_no_server(cfg: &Config) -> bool {
+    let (Some(root), None) = (cfg.enclosing.as_deref(), &cfg.htaccess_servers) else { return false };
+    let Some(dir) = cfg.files.first().and_then(|f| f.path.parent()) else { return false };
+    Readers::new(root).servers(&dir.to_string_lossy()).is_empty()
+}
+
 /// [`overrides_in_force`] with what httpd makes of them.
 pub(super) fn overrides_read(cfg: &Config) -> Option<Vec<(HtaccessOverrides, Overrides)>> {
     overrides_in_force(cfg).map(|groups| {
@@ -423,6 +444,31 @@ mod tests {
                 format!("{}: {:?}[{}]: {}\n", cfg.file(d.file).line_of(d.range.start()), d.severity, d.code, d.message)
             })
             .collect()
+    }
+
+    /// An .htaccess only the main server would read, when every Listen address has a virtual
+    /// host (an editor opens it; check never scans it): said once, nothing in it claimed.
+    #[test]
+    fn htaccess_only_an_unreachable_main_server_would_read() {
+        let root = "Listen 127.0.0.1:80\nDocumentRoot /srv/www\n<Directory /srv/www>\n  AllowOverride All\n</Directory>\n<VirtualHost 127.0.0.1:80>\n  DocumentRoot /srv/other\n</VirtualHost>\n";
+        let all = |root: &str| {
+            let fx = Fixture::parse(&format!(
+                "//- /etc/httpd/httpd.conf\n{root}//- /srv/www/.htaccess\nBogusDirective on\nOrder deny,allow\n"
+            ));
+            let root = crate::ide::config::load(Path::new("/etc/httpd/httpd.conf"), &fx);
+            let cfg = load_in_context(Path::new("/srv/www/.htaccess"), &fx, std::sync::Arc::new(root));
+            crate::ide::diagnostics::all(&cfg)
+                .iter()
+                .map(|d| format!("{}: {}\n", d.code, d.message))
+                .collect::<String>()
+        };
+        expect![[r#"
+            htaccess-ignored: httpd never reads this file: no virtual host serves its directory (by DocumentRoot or Alias, or a <Directory> opening it to overrides), and the main server, which would read it, answers no request (every address and port httpd listens on has a <VirtualHost>), so nothing here takes effect
+            deprecated-access: `Order` is deprecated (mod_access_compat); this block allows everyone (no Deny line; Order deny,allow defaults to allow)
+        "#]].assert_eq(&all(root));
+        // With a Listen the virtual host does not take, the main server reads it.
+        let reachable = all(&format!("Listen 127.0.0.2:80\n{root}"));
+        assert!(reachable.contains("unknown-directive") && !reachable.contains("htaccess-ignored"), "{reachable}");
     }
 
     #[test]
