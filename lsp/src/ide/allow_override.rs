@@ -147,6 +147,11 @@ pub struct Readers {
 }
 
 impl Readers {
+    /// The readers of `cfg`, made once per configuration (kept in its index).
+    pub fn of(cfg: &Config) -> &Readers {
+        cfg.index().readers.get_or_init(|| Readers::new(cfg))
+    }
+
     pub fn new(cfg: &Config) -> Readers {
         let ix = cfg.index();
         let mut served: HashMap<String, Vec<ServerId>> = HashMap::default();

@@ -51,8 +51,6 @@ pub struct DefeatedBatch {
     /// Each server's [`Reopener`]s, by its `<VirtualHost>` (None: the main server), made when
     /// first asked: every section of a server checked for the trap looks at the same ones.
     reopeners: Mutex<HashMap<Option<SecId>, Arc<[Reopener]>>>,
-    /// Which servers read the .htaccess files of a directory, made when first asked.
-    readers: std::sync::OnceLock<Readers>,
     /// The directories of the .htaccess files the caller found ([`Config::htaccess_found`])
     /// that hold old-style lines, read when first asked.
     htaccess_compat: std::sync::OnceLock<Vec<String>>,
@@ -105,7 +103,6 @@ impl DefeatedBatch {
             host_checks: Default::default(),
             main_sections: Default::default(),
             reopeners: Default::default(),
-            readers: Default::default(),
             htaccess_compat: Default::default(),
         }
     }
@@ -341,7 +338,7 @@ fn reopening_urls(
             // Each is tried as every server that reads it and whose requests pass the section (a
             // main-server section is passed by every server's): one server may read it where
             // another's AllowOverride does not.
-            let readers = batch.readers.get_or_init(|| Readers::new(cfg));
+            let readers = Readers::of(cfg);
             let own_vhost = server.and_then(|id| ix.vhosts.iter().position(|v| v.id == id)).map(|p| p as u32);
             for d in dirs {
                 for s in readers.servers(d) {

@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// How many directories the scans read in all, and how deep each goes.
 const MAX_DIRS: usize = 50_000;
@@ -112,9 +112,9 @@ pub fn htaccess_files(cfg: &Config) -> Vec<Found> {
             outer.push((PathBuf::from(r), names));
         }
     }
-    // Who reads each directory: made when first needed (a link met, or a file found).
-    let readers: OnceLock<Readers> = OnceLock::new();
-    let readers = || readers.get_or_init(|| Readers::new(cfg));
+    // Who reads each directory: made when first needed (a link met, or a file found), and
+    // kept in the configuration's index for the checks that ask again.
+    let readers = || Readers::of(cfg);
     // Which of `servers` (None: those reading `dir`) follow the link `link` in `dir`.
     let following = |dir: &Path, link: &Path, servers: &Through| -> Arc<[ServerId]> {
         let dir = dir.to_string_lossy();

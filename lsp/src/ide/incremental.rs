@@ -84,15 +84,74 @@ impl Analysis {
     }
 
     /// Gives the configuration the .htaccess files found below the directories it serves
-    /// ([`Config::htaccess_found`]), as they are now: the engine findings (the precedence
-    /// check asks whether those files re-open access) are computed again on demand.
-    pub fn set_htaccess_found(&mut self, found: Option<Arc<crate::ide::config::HtaccessFound>>) {
+    /// ([`Config::htaccess_found`]), as they are now (`disk_unchanged`: the same scan, no file
+    /// changed on disk since the last ones given). The engine findings (the precedence check
+    /// asks whether those files re-open access) are computed again: when only the editor's
+    /// texts changed, those of the sections the changed files can reach
+    /// ([`Analysis::recheck_readers_of`]); else all of them, on demand.
+    pub fn set_htaccess_found(&mut self, found: Option<Arc<crate::ide::config::HtaccessFound>>, disk_unchanged: bool) {
+        let changed = match (&self.cfg.htaccess_found, &found) {
+            (Some(old), Some(new)) if disk_unchanged && Arc::ptr_eq(&old.paths, &new.paths) => {
+                Some(new.dirs_changed_from(old))
+            }
+            _ => None,
+        };
         // (Unshared here: the callers' copies of the configuration live for one request.)
         Arc::make_mut(&mut self.cfg).htaccess_found = found;
-        for list in &mut self.findings {
-            list.retain(|(g, _)| *g != Group::Engine);
+        if self.engine_stale {
+            return;
         }
-        self.engine_stale = true;
+        let rechecked = match changed {
+            Some(dirs) => dirs.is_empty() || self.recheck_readers_of(&dirs),
+            None => false,
+        };
+        if !rechecked {
+            for list in &mut self.findings {
+                list.retain(|(g, _)| *g != Group::Engine);
+            }
+            self.engine_stale = true;
+        }
+    }
+
+    /// Computes again the engine findings of the top-level nodes whose sections requests to
+    /// the directories `dirs` can pass: every one outside a `<VirtualHost>` (the main server's
+    /// sections are passed by every server's requests), and the `<VirtualHost>` sections of the
+    /// servers whose requests may pass those directories ([`vhosts_passing`]). False when it
+    /// cannot (the caller then computes all of them again).
+    fn recheck_readers_of(&mut self, dirs: &[String]) -> bool {
+        let cfg = &self.cfg;
+        let ix = cfg.index();
+        let mut hosts = std::collections::HashSet::new();
+        for d in dirs {
+            match vhosts_passing(cfg, d) {
+                Some(h) => hosts.extend(h),
+                None => return false,
+            }
+        }
+        let tops: Vec<usize> = (0..cfg.nodes.len())
+            .filter(|&i| {
+                let n = &cfg.nodes[i];
+                n.is_section() && !(n.is("VirtualHost") && ix.id(n).is_some_and(|id| !hosts.contains(&id)))
+            })
+            .collect();
+        let covered: Vec<(FileId, TextRange)> = tops.iter().flat_map(|&i| coverage(&cfg.nodes[i])).collect();
+        if !covered.iter().all(|(f, _)| read_once(cfg, *f)) {
+            return false;
+        }
+        let sections: Vec<SecId> = tops
+            .iter()
+            .flat_map(|&i| cfg.nodes[i].walk())
+            .filter(|n| n.is_section())
+            .filter_map(|n| ix.id(n))
+            .collect();
+        let mut out = Vec::new();
+        diagnostics::engine_for(cfg, &sections, &mut out);
+        let within = |d: &Diagnostic| covered.iter().any(|(f, r)| *f == d.file && r.contains_range(d.range));
+        for list in &mut self.findings {
+            list.retain(|(g, d)| *g != Group::Engine || !within(d));
+        }
+        self.add(Group::Engine, out);
+        true
     }
 
     /// The diagnostics of one file, in file order, borrowed (a big file has thousands:
@@ -201,8 +260,7 @@ impl Analysis {
         };
         // Findings are told apart by where they are: that only works when the nodes
         // there are read once (a file included twice has its nodes in two places).
-        let read_once =
-            |f: FileId| self.cfg.included_from.iter().filter(|(c, _, _)| *c == f).count() <= usize::from(f != 0);
+        let read_once = |f: FileId| read_once(&self.cfg, f);
         if !scope.iter().all(|(f, _)| read_once(*f)) {
             return false;
         }
@@ -563,6 +621,38 @@ fn locate(cfg: &Config, file: FileId, region: TextRange, count: usize) -> Option
 
 /// The places a top-level node's subtree covers: its own range, and that of every
 /// node inside it that comes from another file.
+/// The `<VirtualHost>` sections whose requests may pass directory `dir` (absolute): those whose
+/// DocumentRoot or an Alias/ScriptAlias target is `dir`, a directory above it or one below it
+/// (httpd's walk reads the .htaccess file of each directory from `/` down to the one a request
+/// maps to). None when that cannot be told: a regular-expression alias may map a request
+/// anywhere, and a server with no DocumentRoot has httpd's built-in one.
+fn vhosts_passing(cfg: &Config, dir: &str) -> Option<std::collections::HashSet<SecId>> {
+    use crate::ide::config::ServerId;
+    let ix = cfg.index();
+    let below = |a: &str, b: &str| a == "/" || b == a || b.strip_prefix(a).is_some_and(|rest| rest.starts_with('/'));
+    let mut out = std::collections::HashSet::new();
+    for (v, host) in ix.vhosts.iter().enumerate() {
+        let server = ServerId::Vhost(v as u32);
+        if server.scopes(ix).any(|s| !s.aliases[2].is_empty() || !s.aliases[3].is_empty()) {
+            return None;
+        }
+        let root = host.scope.document_root.as_deref().or(ix.main.document_root.as_deref())?;
+        let targets =
+            server.scopes(ix).flat_map(|s| s.aliases[0].iter().chain(&s.aliases[1]).map(|(_, to)| to.as_str()));
+        let served = std::iter::once(root).chain(targets).map(|t| crate::ide::allow_override::absolute(cfg, t));
+        if served.into_iter().any(|t| below(&t, dir) || below(dir, &t)) {
+            out.insert(host.id);
+        }
+    }
+    Some(out)
+}
+
+/// Whether the nodes of `file` are read once (a file included twice has its nodes in two
+/// places, and findings are told apart by where they are).
+fn read_once(cfg: &Config, file: FileId) -> bool {
+    cfg.included_from.iter().filter(|(c, _, _)| *c == file).count() <= usize::from(file != 0)
+}
+
 fn coverage(top: &Node) -> Vec<(FileId, TextRange)> {
     let mut out = vec![(top.loc.file, top.loc.range)];
     let mut stack: Vec<&Node> = vec![top];
@@ -808,6 +898,57 @@ Alias /x /nonexistent-x
         assert!(edit_and_compare(&mut fx, &mut a, 0, p..p, "X"));
         let end = fx.0[0].1.len();
         assert!(edit_and_compare(&mut fx, &mut a, 0, end..end, "Require all granted\n"));
+    }
+
+    /// The editor's text of an .htaccess file changing (opened, edited, closed) re-checks only
+    /// the sections requests to its directory pass, and the findings equal a fresh analysis's
+    /// with the same files: the file below virtual host a re-opens the main server's denial
+    /// there (a's Require decides again), and b's finding stays.
+    #[test]
+    fn htaccess_text_changes_recheck_the_sections_reaching_them() {
+        use crate::ide::config::HtaccessFound;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().to_str().unwrap();
+        for sub in ["a", "b", "c"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        let main = dir.path().join("httpd.conf");
+        let host = |name: &str| {
+            format!("<VirtualHost *:80>\n  ServerName {name}.test\n  DocumentRoot {d}/{name}\n  <Directory {d}/{name}>\n    Require ip 127.0.0.1\n  </Directory>\n</VirtualHost>\n")
+        };
+        std::fs::write(
+            &main,
+            format!("LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nListen 80\nDocumentRoot {d}/c\n<Directory {d}>\n  AllowOverride All\n  Order allow,deny\n</Directory>\n{}{}", host("a"), host("b")),
+        )
+        .unwrap();
+        let cfg = load(&main, &crate::ide::config::RealFs);
+        let ht = dir.path().join("a/.htaccess");
+        let paths: Arc<[std::path::PathBuf]> = Arc::from(Vec::new());
+        let found = |open: Option<&str>| {
+            Arc::new(HtaccessFound {
+                paths: paths.clone(),
+                open: open.map(|t| (ht.clone(), Arc::<str>::from(t))).into_iter().collect(),
+            })
+        };
+        let mut a = Analysis::new(cfg.clone());
+        a.set_htaccess_found(Some(found(None)), false);
+        let traps = |a: &mut Analysis| {
+            a.all_diagnostics().iter().filter(|x| x.code == "defeated-require").map(|x| x.range).collect::<Vec<_>>()
+        };
+        assert_eq!(traps(&mut a).len(), 2);
+        for (step, text) in
+            [Some("Order deny,allow\nAllow from all\n"), Some("Order allow,deny\n"), Some("Order deny,allow\n"), None]
+                .into_iter()
+                .enumerate()
+        {
+            a.set_htaccess_found(Some(found(text)), true);
+            assert!(!a.engine_stale, "step {step}: re-checked in place, not all again");
+            let mut fresh = Analysis::new(cfg.clone());
+            fresh.set_htaccess_found(Some(found(text)), false);
+            assert_eq!(a.all_diagnostics(), fresh.all_diagnostics(), "step {step}");
+            let expected = if text.is_some_and(|t| t.contains("deny,allow")) { 1 } else { 2 };
+            assert_eq!(traps(&mut a).len(), expected, "step {step}: {text:?}");
+        }
     }
 
     /// Lines an edit may insert: every kind of line the analysis treats differently.

@@ -325,7 +325,7 @@ pub fn is_access_file_name(cfg: &Config, path: &Path) -> bool {
 pub fn find_file(cfg: &Config, path: &Path) -> Option<FileId> {
     cfg.file_id(path).or_else(|| {
         let want = std::fs::canonicalize(path).ok()?;
-        cfg.files.iter().position(|f| std::fs::canonicalize(&f.path).is_ok_and(|c| c == want))
+        cfg.file_by_canonical_path(&want)
     })
 }
 

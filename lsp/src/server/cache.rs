@@ -157,8 +157,9 @@ impl Entry {
         if self.htaccess.as_ref().is_some_and(same) {
             return;
         }
+        let disk_unchanged = self.htaccess.as_ref().is_some_and(|(c, _)| *c == count);
         let found = Arc::new(HtaccessFound { paths, open });
-        a.set_htaccess_found(Some(found.clone()));
+        a.set_htaccess_found(Some(found.clone()), disk_unchanged);
         self.htaccess = Some((count, found));
     }
 

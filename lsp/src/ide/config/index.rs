@@ -289,6 +289,9 @@ pub struct Index {
     /// What httpd says of each `<If>`/`<ElseIf>` section whose condition it cannot parse, by
     /// section ([`Index::condition_refusal`]): each condition parsed once, not on every walk.
     condition_refusals: OnceLock<rustc_hash::FxHashMap<SecId, String>>,
+    /// Which servers read the .htaccess files of each directory
+    /// ([`crate::ide::allow_override::Readers::of`]).
+    pub(crate) readers: OnceLock<crate::ide::allow_override::Readers>,
 }
 
 impl std::fmt::Debug for Index {
@@ -504,6 +507,7 @@ impl Index {
             setenvif_main: OnceLock::new(),
             condition_refusals: OnceLock::new(),
             mentioned_addresses: OnceLock::new(),
+            readers: OnceLock::new(),
         }
     }
 
@@ -544,6 +548,8 @@ impl Index {
         self.mentioned_addresses = OnceLock::new();
         self.main_symlinks = OnceLock::new();
         self.condition_refusals = OnceLock::new();
+        // (A `Listen` line decides whether the main server reads anything.)
+        self.readers = OnceLock::new();
         true
     }
 

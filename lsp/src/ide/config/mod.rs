@@ -286,6 +286,22 @@ impl HtaccessFound {
         self.open.iter().find(|(p, _)| p == path).map(|(_, t)| t)
     }
 
+    /// The directories whose .htaccess text differs between `old` and these files, when both
+    /// come from the same scan and only the editor's texts changed (opened, edited, closed).
+    pub fn dirs_changed_from(&self, old: &HtaccessFound) -> Vec<String> {
+        let mut paths: Vec<&Path> = old.open.iter().chain(&self.open).map(|(p, _)| p.as_path()).collect();
+        paths.sort_unstable();
+        paths.dedup();
+        paths
+            .into_iter()
+            .filter(|p| match (old.open_text(p), self.open_text(p)) {
+                (Some(a), Some(b)) => !Arc::ptr_eq(a, b) && a != b,
+                _ => true,
+            })
+            .filter_map(|p| p.parent().map(|d| d.to_string_lossy().into_owned()))
+            .collect()
+    }
+
     /// The view of the file system the access walk reads them through: the editor's text over
     /// the disk's, cached.
     pub fn fs_view(&self) -> crate::ide::access::FsView {
@@ -332,6 +348,9 @@ pub struct Config {
     /// which edits them in place, starts a new index with [`Config::nodes_changed`]).
     index: std::sync::OnceLock<Index>,
     file_ids: std::sync::OnceLock<std::collections::HashMap<Arc<Path>, FileId>>,
+    /// The files by their canonical paths ([`Config::file_by_canonical_path`]), made when first
+    /// asked (a system call per file).
+    canonical_ids: std::sync::OnceLock<std::collections::HashMap<std::path::PathBuf, FileId>>,
 }
 
 /// A copy of the configuration without its index (built again on first use).
@@ -353,6 +372,7 @@ impl Clone for Config {
             htaccess_found: self.htaccess_found.clone(),
             index: std::sync::OnceLock::new(),
             file_ids: self.file_ids.clone(),
+            canonical_ids: self.canonical_ids.clone(),
         }
     }
 }
@@ -390,6 +410,7 @@ impl Config {
             htaccess_servers: self.htaccess_servers.clone(),
             htaccess_found: self.htaccess_found.clone(),
             file_ids: self.file_ids.clone(),
+            canonical_ids: self.canonical_ids.clone(),
             ..Config::default()
         };
         let mut index = Index::build(&view);
@@ -404,6 +425,22 @@ impl Config {
     }
     pub fn file_id(&self, path: &Path) -> Option<FileId> {
         self.file_ids.get_or_init(|| index::file_ids(self)).get(path).copied()
+    }
+    /// The file whose canonical path (symbolic links resolved) is `canonical`: the files are
+    /// resolved once, when first asked, not at each question (a big tree has ten thousand).
+    pub fn file_by_canonical_path(&self, canonical: &Path) -> Option<FileId> {
+        self.canonical_ids
+            .get_or_init(|| {
+                let mut ids = std::collections::HashMap::new();
+                for (i, f) in self.files.iter().enumerate() {
+                    if let Ok(c) = std::fs::canonicalize(&f.path) {
+                        ids.entry(c).or_insert(i);
+                    }
+                }
+                ids
+            })
+            .get(canonical)
+            .copied()
     }
     /// The configuration's index (virtual hosts, sections by kind, section policies),
     /// built on first use.

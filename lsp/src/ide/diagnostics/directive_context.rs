@@ -332,7 +332,7 @@ pub fn overrides_in_force(cfg: &Config) -> Option<Vec<HtaccessOverrides>> {
     let dir = cfg.files.first()?.path.parent()?.to_string_lossy().into_owned();
     let servers: Vec<ServerId> = match &cfg.htaccess_servers {
         Some(s) => s.to_vec(),
-        None => Readers::new(root).servers(&dir),
+        None => Readers::of(root).servers(&dir),
     };
     let groups = allow_override::groups(root, &servers, &dir);
     (!groups.is_empty()).then_some(groups)
@@ -344,7 +344,7 @@ pub fn overrides_in_force(cfg: &Config) -> Option<Vec<HtaccessOverrides>> {
 fn read_by_no_server(cfg: &Config) -> bool {
     let (Some(root), None) = (cfg.enclosing.as_deref(), &cfg.htaccess_servers) else { return false };
     let Some(dir) = cfg.files.first().and_then(|f| f.path.parent()) else { return false };
-    Readers::new(root).servers(&dir.to_string_lossy()).is_empty()
+    Readers::of(root).servers(&dir.to_string_lossy()).is_empty()
 }
 
 /// [`overrides_in_force`] with what httpd makes of them.
