@@ -14,7 +14,11 @@
 //! Handlers that remember earlier lines of the same configuration record (`HttpProtocolOptions`,
 //! `MultiviewsMatch`, `ProxyErrorOverride`) are judged with the earlier lines of the record
 //! ([`Place`]); inside a `<Limit>`, whose body is only part of its record, on their line alone.
-//! (`CacheDirLevels` times `CacheDirLength` over 20 is not judged.)
+//! Those that remember what the server defined (`CacheDirLevels` times `CacheDirLength`, a
+//! proxy worker an earlier line defined, whose parameters are then ignored) read the server's
+//! earlier lines. Also: the `key=value` parameters of proxy workers and balancers
+//! ([`values::WORKER_PARAMS`], [`values::BALANCER_PARAMS`]), mod_headers' format tags, and
+//! mod_rewrite's flag delimiters.
 
 use super::Diagnostic;
 use crate::ide::catalogue::options::option_bits;
