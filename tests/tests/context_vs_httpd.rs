@@ -1217,15 +1217,116 @@ fn argument_values_match_apache2_t() {
         // APR refuses a colon in the first segment after anything but a scheme.
         ("ProxyPass /x :80", false),
         ("ProxyPass /x 1http://a/", false),
+        // A URL with no host (ap_proxy_define_worker_ex: "must be absolute").
+        ("ProxyPass /x http://", false),
+        ("ProxyPass /x http:///path", false),
+        ("ProxyPass /x http://:80/", false),
+        ("ProxyPass /x http://a:/", true),
+        // Worker parameters (set_worker_param) and balancer ones (set_balancer_param).
+        ("ProxyPass /x http://a/ bogus=1", false),
+        ("ProxyPass /x http://a/ timeout=abc", false),
+        ("ProxyPass /x http://a/ timeout=0", false),
+        ("ProxyPass /x http://a/ timeout=\"5\"", false),
+        ("ProxyPass /x http://a/ \"timeout=abc\"", false),
+        ("ProxyPass /x http://a/ retry=-1", false),
+        ("ProxyPass /x http://a/ status=Z", false),
+        ("ProxyPass /x http://a/ status=+", false),
+        ("ProxyPass /x http://a/ lbmethod=byrequests", false),
+        ("ProxyPass /x http://a/ connectiontimeout=", false),
+        ("ProxyPass /x http://a/ ping=", false),
+        ("ProxyPass /x http://a/ acquire=0", false),
+        ("ProxyPass /x http://a/ loadfactor=0.5", false),
+        ("ProxyPass /x http://a/ addressttl=1ms", false),
+        ("ProxyPass /x http://a/ flushwait=1001", false),
+        ("ProxyPass /x http://a/ keepalive=yes", false),
+        ("ProxyPass /x http://a/ route=0123456789012345678901234567890123456789012345678901234567890123", false),
+        ("ProxyPass /x http://a/ mapping=x", false),
+        ("ProxyPass /x ! mapping=x", false),
+        ("ProxyPass /x balancer://c lbmethod=nope", false),
+        ("ProxyPass /x balancer://c retry=1", false),
+        ("ProxyPass /x balancer://c timeout=0", false),
+        ("ProxyPassMatch ^/(.*) http://b/$1 ttl=0", false),
+        ("<Location /y>\n  ProxyPass http://a/ max=-1\n</Location>", false),
+        ("ProxyPass /x http://a/ max=x min=0 smax=3 timeout=5 retry=0 status=+H-d ping=500ms acquire=1 loadfactor=100", true),
+        ("ProxyPass /x http://a/ timeout=abc timeout=5", true),
+        ("ProxyPass /x http://a/ status= addressttl=-1 addressttl=2min flushpackets=Auto keepalive=ON", true),
+        ("ProxyPass /x http://a/ NOCANON Interpolate noquery mapping=Servlet", true),
+        ("ProxyPass /x ! bogus=1", true),
+        ("ProxyPass /x balancer://c lbmethod=byrequests stickysession=JSESSIONID|jsessionid nofailover=On growth=5", true),
+        // A worker an earlier line of the same server defined is shared: its parameters are
+        // ignored (AH01146); another server's is not.
+        ("ProxyPass /y http://A/\nProxyPass /x http://a/x timeout=abc", true),
+        ("ProxyPass /y http://a:8080/\nProxyPass /x http://a/ timeout=abc", false),
+        ("<VirtualHost *:80>\n  ProxyPass /y http://a/\n</VirtualHost>\nProxyPass /x http://a/ timeout=0", false),
+        ("<Proxy balancer://c>\n  BalancerMember http://a:1 bogus=1\n</Proxy>", false),
+        ("<Proxy balancer://c>\n  BalancerMember http://a:1 timeout=5 lbset=100\n</Proxy>", false),
+        ("BalancerMember balancer://c http://a:1 retry=-1", false),
+        ("BalancerMember balancer://c http://", false),
+        ("<Proxy balancer://c>\n  BalancerMember http://a:1\n  BalancerMember http://a:1 retry=-1\n</Proxy>", true),
+        ("<Proxy balancer://c>\n  BalancerMember http://a:1 route=r1 loadfactor=2.5 lbset=99\n</Proxy>", true),
+        ("<Proxy balancer://c>\n  ProxySet lbmethod=nope\n</Proxy>", false),
+        ("<Proxy balancer://c>\n  ProxySet lbmethod=bytraffic\n</Proxy>", false),
+        ("<Proxy balancer://c>\n  ProxySet growth=0 timeout=2\n</Proxy>", false),
+        ("<Proxy balancer://c>\n  ProxySet stickysessionsep=ab\n</Proxy>", false),
+        ("<Proxy balancer://c>\n  ProxySet failonstatus=500,99\n</Proxy>", false),
+        ("<Proxy http://b>\n  ProxySet timeout=0\n</Proxy>", false),
+        ("<Proxy http://b>\n  ProxySet bogus\n</Proxy>", false),
+        ("<Proxy *>\n  ProxySet timeout=5\n</Proxy>", false),
+        ("<Proxy balancer://c>\n  ProxySet failonstatus=500,503 nonce=None stickysessionsep=Off\n</Proxy>", true),
+        ("<Proxy http://b>\n  ProxySet timeout=5 keepalive=on\n</Proxy>", true),
+        // mod_headers' format tags (parse_format_tag), per action.
+        ("Header set X \"100% secure\"", false),
+        ("Header set X \"%{HTTP_HOST} x\"", false),
+        ("RequestHeader set X \"100% secure\"", false),
+        ("Header always set X \"%D %t %{x}i %{x}e %{x}s %o\"", false),
+        ("Header set X \"%{x\"", false),
+        ("Header note X \"%z\"", false),
+        ("Header append X \"%z\"", false),
+        ("Header edit X a \"%q\"", false),
+        ("Header set X \"%{HTTP_HOST}e %% %l %i %b a%\"", true),
+        ("Header set X \"%{x}}e\" env=a", true),
+        ("Header echo \"%z\"", true),
+        ("Header unset \"%z\"", true),
+        ("Header set X expr=%{HTTP_HOST}", true),
+        ("Header edit X a \"100%\"", true),
+        // mod_rewrite's flag field as parseargline splits the line (no escape in quotes; words
+        // after the third ignored).
+        ("RewriteRule ^/x /y \"[R=301,E=a:\\\"b\\\"]\"", false),
+        ("RewriteRule ^/x /y [R, L]", false),
+        ("RewriteCond %{HTTP_HOST} x NC", false),
+        ("RewriteRule ^/x /y [R,L] extra", true),
+        ("RewriteRule ^/x /y '[L]'", true),
+        // RemoteIP: a wildcard is no host name.
+        ("RemoteIPTrustedProxy *", false),
+        ("RemoteIPTrustedProxy 10.0.0.*", false),
+        ("RemoteIPInternalProxy *.example.com", false),
+        // mod_cache_disk: CacheDirLevels times CacheDirLength (2 each until set) at most 20,
+        // per server.
+        ("CacheDirLevels 5\nCacheDirLength 5", false),
+        ("CacheDirLevels 11", false),
+        ("CacheDirLength 21", false),
+        ("CacheDirLevels 10\nCacheDirLength 2", true),
+        ("CacheDirLength 10", true),
+        ("<VirtualHost *:80>\n  CacheDirLevels 10\n</VirtualHost>\nCacheDirLength 3", true),
     ];
     let failures = held_to_apache2_t(
         cases.iter().copied(),
         |body| {
-            HttpdConfig::new(format!("{body}\n"))
-                .with_module("proxy")
-                .with_module("proxy_http")
-                .with_module("remoteip")
-                .with_module("dav")
+            [
+                "proxy",
+                "proxy_http",
+                "proxy_balancer",
+                "slotmem_shm",
+                "lbmethod_byrequests",
+                "remoteip",
+                "dav",
+                "headers",
+                "rewrite",
+                "cache",
+                "cache_disk",
+            ]
+            .iter()
+            .fold(HttpdConfig::new(format!("{body}\n")), |cfg, m| cfg.with_module(m))
         },
         "argument-value",
         |r| r.code == "argument-value",
@@ -1574,7 +1675,7 @@ fn ssl_directive_contexts_match_apache2_t() {
 
 /// Words after a directive's arguments: a FLAG reads only its first word and ignores the rest
 /// (`KeepAlive On # comment` is On), other kinds count every word (`ServerName a # b` takes
-/// one argument). Held to `apache2 -t`: accepted lines get no argument finding, refused ones
+/// one argument); empty words as invoke_cmd reads them. Held to `apache2 -t`: accepted lines get no argument finding, refused ones
 /// ours on httpd's line, in words httpd's message starts with.
 #[test]
 fn trailing_words_match_apache2_t() {
@@ -1589,10 +1690,23 @@ fn trailing_words_match_apache2_t() {
         ("ServerName a.test # main", false),
         ("ServerAdmin a@b.test # admin", false),
         ("<Directory /srv>\n  DirectoryIndex index.html # x\n</Directory>", true),
+        // An empty word (`""`) is no argument where one must be (invoke_cmd), and may stand
+        // where one is optional; an ITERATE list ends at one, the words after it unread.
+        ("KeepAliveTimeout \"\"", false),
+        ("ServerAdmin \"\"", false),
+        ("ErrorDocument 404 \"\"", false),
+        ("LogFormat \"\" x", false),
+        ("LogFormat x \"\"", true),
+        ("CustomLog /tmp/x \"\"", false),
+        ("AddType \"\" .x", false),
+        ("AddType text/x \"\" .y", true),
+        ("RemoteIPTrustedProxy \"\"", false),
+        ("RemoteIPTrustedProxy 10.0.0.1 \"\" 1.2.3.4.5", true),
     ];
     let mut failures = vec![];
     for (body, accepted) in cases {
-        let cfg = HttpdConfig::new(format!("{body}\n")).with_module("rewrite");
+        let cfg =
+            HttpdConfig::new(format!("{body}\n")).with_module("rewrite").with_module("mime").with_module("remoteip");
         let (ok, output) = config_test(&cfg);
         assert_eq!(ok, accepted, "{body}: apache2 -t says {output}");
         let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();

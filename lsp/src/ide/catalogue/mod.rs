@@ -277,6 +277,39 @@ pub fn check_arg_count(kind: ArgKind, n: usize) -> Option<String> {
     Some(msg.to_string())
 }
 
+/// [`check_arg_count`] on the words themselves, as `invoke_cmd` reads them: an empty word
+/// (`""`) is no argument where a word must be (`KeepAliveTimeout ""` "takes one argument", as
+/// does `ErrorDocument 404 ""`), while an optional one may be empty (`LogFormat x ""`), and an
+/// `ITERATE` list ends at one (after the first word).
+pub fn check_arg_words<'w>(kind: ArgKind, words: impl IntoIterator<Item = &'w str>) -> Option<String> {
+    // The count, and which of the first three words are empty.
+    let mut n = 0;
+    let mut empty = [false; 3];
+    for w in words {
+        if n < 3 {
+            empty[n] = w.is_empty();
+        }
+        n += 1;
+    }
+    let missing = |i: usize| i >= n || empty[i];
+    // A word missing (or empty) where one must be, or words left after the last one read.
+    let refused = match kind {
+        ArgKind::Take1 => missing(0) || n > 1,
+        ArgKind::Take2 => missing(0) || missing(1) || n > 2,
+        ArgKind::Take12 => missing(0) || n > 2,
+        ArgKind::Take3 => missing(0) || missing(1) || missing(2) || n > 3,
+        ArgKind::Take23 => missing(0) || missing(1) || n > 3,
+        ArgKind::Take123 => missing(0) || n > 3,
+        // (A second word that is not empty needs a third.)
+        ArgKind::Take13 => missing(0) || (n == 2 && !empty[1]) || n > 3,
+        ArgKind::Iterate => missing(0),
+        ArgKind::Iterate2 => missing(0) || n < 2,
+        _ => return check_arg_count(kind, n),
+    };
+    // (The message is the kind's: what `check_arg_count` says of no word.)
+    refused.then(|| check_arg_count(kind, 0)).flatten()
+}
+
 /// Like [`check_arg_count`], and for `FLAG` also rejects a first argument that is not `On` or
 /// `Off` (case-insensitively), as httpd does; words after it are never read.
 pub fn check_args<S: AsRef<str>>(kind: ArgKind, args: &[S]) -> Option<String> {
@@ -762,6 +795,20 @@ mod tests {
     #[test]
     fn arg_count_messages() {
         assert_eq!(check_arg_count(ArgKind::Take1, 1), None);
+        // Empty words (`""`), as invoke_cmd reads them.
+        assert_eq!(check_arg_words(ArgKind::Take1, [""]).as_deref(), Some("takes one argument"));
+        assert_eq!(check_arg_words(ArgKind::Take2, ["404", ""]).as_deref(), Some("takes two arguments"));
+        assert_eq!(check_arg_words(ArgKind::Take12, ["x", ""]), None);
+        assert_eq!(check_arg_words(ArgKind::Take12, ["", "x"]).as_deref(), Some("takes 1-2 arguments"));
+        assert_eq!(check_arg_words(ArgKind::Take23, ["a", "b", ""]), None);
+        assert_eq!(check_arg_words(ArgKind::Take23, ["a", ""]).as_deref(), Some("takes two or three arguments"));
+        assert_eq!(check_arg_words(ArgKind::Take13, ["a", ""]), None);
+        assert_eq!(check_arg_words(ArgKind::Take13, ["a", "b"]).as_deref(), Some("takes one or three arguments"));
+        assert_eq!(check_arg_words(ArgKind::Iterate, ["a", "", "b"]), None);
+        assert_eq!(check_arg_words(ArgKind::Iterate, [""]).as_deref(), Some("requires at least one argument"));
+        assert_eq!(check_arg_words(ArgKind::Iterate2, ["a", ""]), None);
+        assert_eq!(check_arg_words(ArgKind::Iterate2, ["", ".x"]).as_deref(), Some("requires at least two arguments"));
+        assert_eq!(check_arg_words(ArgKind::Take1, ["a", "b"]).as_deref(), Some("takes one argument"));
         assert_eq!(check_arg_count(ArgKind::Take1, 3).as_deref(), Some("takes one argument"));
         assert_eq!(check_arg_count(ArgKind::Take1, 0).as_deref(), Some("takes one argument"));
         assert_eq!(check_arg_count(ArgKind::NoArgs, 1).as_deref(), Some("takes no arguments"));

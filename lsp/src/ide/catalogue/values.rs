@@ -40,9 +40,18 @@ pub(crate) enum Accepts {
     /// Each argument is one of `words`, case aside, or a number read as `read` that lies in
     /// one of `ranges`; else `refused`, where `{arg}` stands for the argument.
     Number { words: &'static [&'static str], read: Read, ranges: &'static [(i64, i64)], refused: &'static str },
-    /// A duration `ap_timeout_parameter_parse` reads (digits, then nothing or a unit whose
-    /// first letters are `s`, `h`, `ms` or `mi`); else `refused`.
-    Timeout { refused: &'static str },
+    /// A duration `ap_timeout_parameter_parse` reads (digits, then nothing, which means
+    /// `unit`, or a unit whose first letters are `s`, `h`, `ms` or `mi`); else `refused`. A
+    /// duration under `min` microseconds is refused with `short`.
+    Timeout { unit: &'static str, min: i64, refused: &'static str, short: &'static str },
+    /// A string the handler copies into a buffer of `size` bytes (`PROXY_STRNCPY`): `size`
+    /// bytes or more are refused with `refused`.
+    Length { size: usize, refused: &'static str },
+    /// Letters out of `letters` (case aside), each after an optional `+` or `-` (a worker's
+    /// `status=`, `ap_proxy_set_wstatus`); else `refused`.
+    Letters { letters: &'static str, refused: &'static str },
+    /// Anything (the handler never refuses the value).
+    Any,
     /// Rules of the handler's own, read by `diagnostics::argument_values`.
     Handler(Handler),
 }
@@ -89,6 +98,19 @@ pub(crate) enum Handler {
     Redirect,
     /// mod_alias' `add_alias` (`Alias`, `ScriptAlias`): one argument only in a section.
     Alias,
+    /// mod_cache_disk's `set_cache_dirlevels`/`set_cache_dirlength`: a positive `atoi`, and
+    /// the product with the server's other one (2 until set) at most 20.
+    CacheDirDepth,
+    /// A worker's `loadfactor=`: `atof` times 100, cut to an `int`, within 100..=10000.
+    LoadFactor,
+    /// A worker's `addressttl=`: `-1`, or a duration in whole seconds up to `INT32_MAX`.
+    AddressTtl,
+    /// A balancer's `failonstatus=`: statuses `atoi` reads as 100..=599, split at `,` and ` `.
+    FailOnStatus,
+    /// A balancer's `lbmethod=`: a provider a loaded `mod_lbmethod_*` registers.
+    LbMethod,
+    /// A balancer's `stickysessionsep=`: one character, or `Off`.
+    StickySessionSep,
 }
 
 /// `APR_STRINGIFY(APR_UINT32_MAX)` and `APR_INT32_MAX` as Debian's build spells them in
@@ -119,7 +141,7 @@ const RULES: &[(&str, Accepts)] = &[
             refused: "ServerTokens takes 1 argument: 'Prod(uctOnly)', 'Major', 'Minor', 'Min(imal)', 'OS', or 'Full'",
         },
     ),
-    ("KeepAliveTimeout", Accepts::Timeout { refused: "KeepAliveTimeout has wrong format" }),
+    ("KeepAliveTimeout", Accepts::Timeout { unit: "s", min: 0, refused: "KeepAliveTimeout has wrong format", short: "" }),
     ("LimitRequestBody", Accepts::Handler(Handler::LimitRequestBody)),
     (
         "LimitInternalRecursion",
@@ -231,14 +253,8 @@ const RULES: &[(&str, Accepts)] = &[
     ("CacheKeyBaseURL", Accepts::Handler(Handler::CacheKeyBaseUrl)),
     ("CacheEnable", Accepts::Handler(Handler::CacheEnable)),
     ("CacheDisable", Accepts::Handler(Handler::CacheDisable)),
-    (
-        "CacheDirLevels",
-        Accepts::Number { words: &[], read: Read::Atoi, ranges: &[(1, I32_MAX)], refused: "CacheDirLevels value must be an integer greater than 0" },
-    ),
-    (
-        "CacheDirLength",
-        Accepts::Number { words: &[], read: Read::Atoi, ranges: &[(1, I32_MAX)], refused: "CacheDirLength value must be an integer greater than 0" },
-    ),
+    ("CacheDirLevels", Accepts::Handler(Handler::CacheDirDepth)),
+    ("CacheDirLength", Accepts::Handler(Handler::CacheDirDepth)),
     (
         "CacheMinFileSize",
         Accepts::Number {
@@ -335,6 +351,207 @@ const RULES: &[(&str, Accepts)] = &[
     ("ScriptAlias", Accepts::Handler(Handler::Alias)),
 ];
 
+/// `On` or `Off`, as the proxy's parameter handlers compare them.
+const PARAM_ON_OFF: &[&str] = &["on", "off"];
+
+/// The `key=value` parameters of a proxy worker (`ProxyPass` to anything but `balancer://`,
+/// `BalancerMember`, `ProxySet` on a worker): mod_proxy's `set_worker_param`, keys compared
+/// case aside. A key not here is "unknown Worker parameter" unless mod_proxy_hcheck is loaded
+/// (its `hc…` keys).
+pub(crate) const WORKER_PARAMS: &[(&str, Accepts)] = &[
+    ("loadfactor", Accepts::Handler(Handler::LoadFactor)),
+    (
+        "retry",
+        Accepts::Number {
+            words: &[],
+            read: Read::Atoi,
+            ranges: &[(0, I32_MAX)],
+            refused: "Retry must be a positive value",
+        },
+    ),
+    (
+        "ttl",
+        Accepts::Number {
+            words: &[],
+            read: Read::Atoi,
+            ranges: &[(1, I32_MAX)],
+            refused: "TTL must be at least one second",
+        },
+    ),
+    (
+        "min",
+        Accepts::Number {
+            words: &[],
+            read: Read::Atoi,
+            ranges: &[(0, I32_MAX)],
+            refused: "Min must be a positive number",
+        },
+    ),
+    (
+        "max",
+        Accepts::Number {
+            words: &[],
+            read: Read::Atoi,
+            ranges: &[(0, I32_MAX)],
+            refused: "Max must be a positive number",
+        },
+    ),
+    (
+        "smax",
+        Accepts::Number {
+            words: &[],
+            read: Read::Atoi,
+            ranges: &[(0, I32_MAX)],
+            refused: "Smax must be a positive number",
+        },
+    ),
+    (
+        "acquire",
+        Accepts::Timeout {
+            unit: "ms",
+            min: 1000,
+            refused: "Acquire timeout has wrong format",
+            short: "Acquire must be at least one millisecond",
+        },
+    ),
+    (
+        "timeout",
+        Accepts::Number {
+            words: &[],
+            read: Read::Atoi,
+            ranges: &[(1, I32_MAX)],
+            refused: "Timeout must be at least one second",
+        },
+    ),
+    (
+        "iobuffersize",
+        Accepts::Number {
+            words: &[],
+            read: Read::Atol,
+            ranges: &[(0, 0), (512, I64_MAX)],
+            refused: "IOBufferSize must be >= 512 bytes, or 0 for system default.",
+        },
+    ),
+    (
+        "receivebuffersize",
+        Accepts::Number {
+            words: &[],
+            read: Read::Atoi,
+            ranges: &[(0, 0), (512, I32_MAX)],
+            refused: "ReceiveBufferSize must be >= 512 bytes, or 0 for system default.",
+        },
+    ),
+    ("keepalive", Accepts::Word { words: PARAM_ON_OFF, refused: "KeepAlive must be On|Off" }),
+    ("disablereuse", Accepts::Word { words: PARAM_ON_OFF, refused: "DisableReuse must be On|Off" }),
+    ("enablereuse", Accepts::Word { words: PARAM_ON_OFF, refused: "EnableReuse must be On|Off" }),
+    ("addressttl", Accepts::Handler(Handler::AddressTtl)),
+    ("route", Accepts::Length { size: 64, refused: "Route length must be < 64 characters" }),
+    ("redirect", Accepts::Length { size: 64, refused: "Redirect length must be < 64 characters" }),
+    ("status", Accepts::Letters { letters: "OINGUDSEHRFC", refused: "Unknown status parameter option" }),
+    ("flushpackets", Accepts::Word { words: &["on", "off", "auto"], refused: "flushpackets must be on|off|auto" }),
+    (
+        "flushwait",
+        Accepts::Number {
+            words: &[],
+            read: Read::Atoi,
+            ranges: &[(0, 1000)],
+            refused: "flushwait must be <= 1000, or 0 for system default of 10 millseconds.",
+        },
+    ),
+    (
+        "ping",
+        Accepts::Timeout {
+            unit: "s",
+            min: 1000,
+            refused: "Ping/Pong timeout has wrong format",
+            short: "Ping/Pong timeout must be at least one millisecond",
+        },
+    ),
+    (
+        "lbset",
+        Accepts::Number { words: &[], read: Read::Atoi, ranges: &[(0, 99)], refused: "lbset must be between 0 and 99" },
+    ),
+    (
+        "connectiontimeout",
+        Accepts::Timeout {
+            unit: "s",
+            min: 1000,
+            refused: "Connectiontimeout has wrong format",
+            short: "Connectiontimeout must be at least one millisecond.",
+        },
+    ),
+    ("flusher", Accepts::Length { size: 16, refused: "flusher name length must be < 16 characters" }),
+    ("upgrade", Accepts::Length { size: 16, refused: "upgrade protocol length must be < 16 characters" }),
+    (
+        "responsefieldsize",
+        Accepts::Number {
+            words: &[],
+            read: Read::Atol,
+            ranges: &[(0, I64_MAX)],
+            refused: "ResponseFieldSize must be greater than 0 bytes, or 0 for system default.",
+        },
+    ),
+    ("secret", Accepts::Length { size: 64, refused: "Secret length must be < 64 characters" }),
+];
+
+/// The `key=value` parameters of a balancer (`ProxyPass` to `balancer://…`, `ProxySet` on
+/// one): mod_proxy's `set_balancer_param`. A key not here is "unknown Balancer parameter".
+pub(crate) const BALANCER_PARAMS: &[(&str, Accepts)] = &[
+    // (A value too long is cut, its message never returned.)
+    ("stickysession", Accepts::Any),
+    ("stickysessionsep", Accepts::Handler(Handler::StickySessionSep)),
+    ("nofailover", Accepts::Word { words: PARAM_ON_OFF, refused: "failover must be On|Off" }),
+    (
+        "timeout",
+        Accepts::Number {
+            words: &[],
+            read: Read::Atoi,
+            ranges: &[(1, I32_MAX)],
+            refused: "timeout must be at least one second",
+        },
+    ),
+    (
+        "maxattempts",
+        Accepts::Number {
+            words: &[],
+            read: Read::Atoi,
+            ranges: &[(0, I32_MAX)],
+            refused: "maximum number of attempts must be a positive number",
+        },
+    ),
+    ("lbmethod", Accepts::Handler(Handler::LbMethod)),
+    ("scolonpathdelim", Accepts::Word { words: PARAM_ON_OFF, refused: "scolonpathdelim must be On|Off" }),
+    ("failonstatus", Accepts::Handler(Handler::FailOnStatus)),
+    ("failontimeout", Accepts::Word { words: PARAM_ON_OFF, refused: "failontimeout must be On|Off" }),
+    // (`APR_UUID_FORMATTED_LENGTH + 1` bytes; `None` clears it.)
+    ("nonce", Accepts::Length { size: 37, refused: "Provided nonce is too large" }),
+    (
+        "growth",
+        Accepts::Number {
+            words: &[],
+            read: Read::Atoi,
+            ranges: &[(1, 100)],
+            refused: "growth must be between 1 and 100",
+        },
+    ),
+    ("forcerecovery", Accepts::Word { words: PARAM_ON_OFF, refused: "forcerecovery must be On|Off" }),
+];
+
+/// What a worker's (`balancer` false) or a balancer's parameter `key` accepts, case aside;
+/// None for a key the handler does not know.
+pub(crate) fn proxy_param(balancer: bool, key: &str) -> Option<&'static Accepts> {
+    let table = if balancer { BALANCER_PARAMS } else { WORKER_PARAMS };
+    table.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, a)| a)
+}
+
+/// The load-balancing methods (`lbmethod=`) each `mod_lbmethod_*` registers, by module.
+pub(crate) const LB_METHODS: &[(&str, &str)] = &[
+    ("lbmethod_byrequests_module", "byrequests"),
+    ("lbmethod_bytraffic_module", "bytraffic"),
+    ("lbmethod_bybusyness_module", "bybusyness"),
+    ("lbmethod_heartbeat_module", "heartbeat"),
+];
+
 /// What the handler of the directive at `id` accepts, if [`RULES`] describes it: one index.
 pub(crate) fn accepts(id: DirectiveId) -> Option<&'static Accepts> {
     static BY_ID: OnceLock<Vec<Option<&'static Accepts>>> = OnceLock::new();
@@ -379,6 +596,13 @@ mod tests {
             assert!(accepts(id).is_some(), "{name}");
         }
         assert!(accepts(directive_id("DocumentRoot").unwrap()).is_none());
+        for table in [WORKER_PARAMS, BALANCER_PARAMS] {
+            let mut keys: Vec<String> = table.iter().map(|(k, _)| k.to_ascii_lowercase()).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            assert_eq!(keys.len(), table.len());
+        }
+        assert!(proxy_param(false, "ConnectionTimeout").is_some() && proxy_param(true, "retry").is_none());
         for (name, _) in PLATFORM {
             assert!(directive_id(name).is_some(), "{name}");
         }

@@ -14,7 +14,11 @@
 //! Handlers that remember earlier lines of the same configuration record (`HttpProtocolOptions`,
 //! `MultiviewsMatch`, `ProxyErrorOverride`) are judged with the earlier lines of the record
 //! ([`Place`]); inside a `<Limit>`, whose body is only part of its record, on their line alone.
-//! (`CacheDirLevels` times `CacheDirLength` over 20 is not judged.)
+//! Those that remember what the server defined (`CacheDirLevels` times `CacheDirLength`, a
+//! proxy worker an earlier line defined, whose parameters are then ignored) read the server's
+//! earlier lines. Also: the `key=value` parameters of proxy workers and balancers
+//! ([`values::WORKER_PARAMS`], [`values::BALANCER_PARAMS`]), mod_headers' format tags, and
+//! mod_rewrite's flag delimiters.
 
 use super::Diagnostic;
 use crate::ide::catalogue::options::option_bits;
@@ -91,9 +95,11 @@ impl<'a> CmdPath<'a> {
     }
 }
 
-/// Where a line is read: what its handler sees as `cmd->path`, and the lines of the same
-/// configuration record (a server's own lines, or a section's), for the handlers that remember
-/// earlier lines.
+/// Where a line is read: what its handler sees as `cmd->path`, the lines of the same
+/// configuration record (a server's own lines, or a section's) for the handlers that remember
+/// earlier lines, the server's lines (the main server's, or a `<VirtualHost>`'s body) for
+/// those that remember what the server defined, and the section directly around the line
+/// (`cmd->directive->parent`).
 #[derive(Clone, Copy)]
 pub(crate) struct Place<'a> {
     pub(crate) path: CmdPath<'a>,
@@ -102,18 +108,30 @@ pub(crate) struct Place<'a> {
     siblings: &'a [Node],
     /// Whether `siblings` are the whole record (not the body of a `<Limit>` in it).
     whole_record: bool,
+    /// The lines of the server the line configures, sections and all.
+    server: &'a [Node],
+    /// The section whose body holds the line, if any.
+    parent: Option<&'a Node>,
 }
 
 impl<'a> Place<'a> {
     /// The top of `cfg`: the main server's lines (or an .htaccess file's).
     pub(crate) fn top(cfg: &'a Config, htaccess: bool) -> Place<'a> {
         let path = if htaccess { CmdPath::Htaccess } else { CmdPath::None };
-        Place { path, siblings: &cfg.nodes, whole_record: true }
+        Place { path, siblings: &cfg.nodes, whole_record: true, server: &cfg.nodes, parent: None }
     }
     /// Where the lines in `section`'s body are read.
     pub(crate) fn inside(self, section: &'a Node) -> Place<'a> {
         let transparent = section.is_section() && matches!(section.known(), "Limit" | "LimitExcept");
-        Place { path: self.path.inside(section), siblings: &section.children, whole_record: !transparent }
+        let server =
+            if section.is_section() && section.known() == "VirtualHost" { &section.children } else { self.server };
+        Place {
+            path: self.path.inside(section),
+            siblings: &section.children,
+            whole_record: !transparent,
+            server,
+            parent: Some(section),
+        }
     }
     /// The lines of the record before `n` (those in a `<Limit>` among them too), when the
     /// record is known whole.
@@ -132,12 +150,28 @@ impl<'a> Place<'a> {
         }
         Some(out)
     }
+    /// The server's lines before `n`, in file order, each with whether it lies inside a
+    /// section of the server (other servers' `<VirtualHost>` bodies left out); None when `n`
+    /// is not among them. (A walk of the server: for a line already refused, not for every
+    /// line.)
+    fn earlier_in_server(self, n: &Node) -> Option<Vec<(&'a Node, bool)>> {
+        let mut out = vec![];
+        let mut stack: Vec<(&'a Node, bool)> = self.server.iter().rev().map(|c| (c, false)).collect();
+        while let Some((node, nested)) = stack.pop() {
+            if std::ptr::eq(node, n) {
+                return Some(out);
+            }
+            out.push((node, nested));
+            if node.is_section() && node.known() != "VirtualHost" {
+                stack.extend(node.children.iter().rev().map(|c| (c, true)));
+            }
+        }
+        None
+    }
 }
 
-/// What httpd says of `n`'s arguments, if it refuses them; `path` is what its handler sees as
-/// `cmd->path`.
+/// What httpd says of `n`'s arguments, if it refuses them, where `place` says it is read.
 pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::ModulesLoaded) -> Option<String> {
-    let path = place.path;
     if n.kind != NodeKind::Directive {
         return None;
     }
@@ -149,7 +183,7 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         return described_refusal(cfg, n, d, accepts, place);
     }
-    let args = n.arg_strings();
+    let args = iterated(n, n.arg_strings());
     match n.known() {
         "ServerName" => {
             let [arg] = &args[..] else { return None };
@@ -162,14 +196,18 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
                 .then(|| format!("The port number \"{arg}\" is outside the appropriate range (i.e., 1..65535)."))
         }
         name @ ("ProxyPass" | "ProxyPassMatch") if cfg.module_loaded("proxy_module") => {
-            proxy_pass_refusal(name == "ProxyPassMatch", &args, path.is_set())
+            proxy_pass_refusal(cfg, n, name == "ProxyPassMatch", &args, place)
         }
-        "BalancerMember" if cfg.module_loaded("proxy_module") => {
-            let url = args.first()?;
-            if url.contains('=') && !url.contains("://") {
-                return None;
-            }
-            url_refusal(url).map(|why| format!("BalancerMember {why}"))
+        "BalancerMember" if cfg.module_loaded("proxy_module") => balancer_member_refusal(cfg, n, &args, place),
+        "ProxySet" if cfg.module_loaded("proxy_module") => proxy_set_refusal(cfg, &args, place),
+        name @ ("Header" | "RequestHeader") if cfg.module_loaded("headers_module") => {
+            header_format_refusal(cfg, name == "Header", &args)
+        }
+        name @ ("RewriteRule" | "RewriteCond") if cfg.module_loaded("rewrite_module") => {
+            // (`parseargline`: a quote ends a quoted word, a backslash before it or not.)
+            let (_, _, flags) = super::regex_compile::rewrite_words(n.raw_args())?;
+            let flags = flags?;
+            (!(flags.starts_with('[') && flags.ends_with(']'))).then(|| format!("{name}: bad flag delimiters"))
         }
         "AllowOverride" => args.iter().find_map(|w| allow_override_refusal(w)),
         "AllowOverrideList" => (args.len() > 1 && args.iter().any(|w| w.eq_ignore_ascii_case("None")))
@@ -203,10 +241,14 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
 
 /// mod_proxy's `add_pass`: the words in the order it takes them (outside a section the first
 /// is the path, the second the target; inside one the section gives the path and the first
-/// word is the target), then the back-end URL ([`url_refusal`]).
-fn proxy_pass_refusal(is_regex: bool, args: &[String], has_path: bool) -> Option<String> {
+/// word is the target; `mapping=` is judged as it is read), then the back-end URL
+/// ([`url_refusal`]), then the parameters of the balancer or worker it names
+/// ([`proxy_params_refusal`]; none for `!`).
+fn proxy_pass_refusal(cfg: &Config, n: &Node, is_regex: bool, args: &[String], place: Place) -> Option<String> {
+    let has_path = place.path.is_set();
     let mut path = has_path;
     let mut target: Option<&str> = None;
+    let mut params: Vec<(&str, &str)> = vec![];
     for word in args {
         if !path {
             if word == "~" {
@@ -217,8 +259,17 @@ fn proxy_pass_refusal(is_regex: bool, args: &[String], has_path: bool) -> Option
             }
             path = true;
         } else if let Some(target) = target {
-            if ["nocanon", "interpolate", "noquery"].iter().any(|k| word.eq_ignore_ascii_case(k)) || word.contains('=')
-            {
+            if ["nocanon", "interpolate", "noquery"].iter().any(|k| word.eq_ignore_ascii_case(k)) {
+                continue;
+            }
+            if let Some((key, value)) = word.split_once('=') {
+                if key.eq_ignore_ascii_case("mapping") {
+                    if !value.eq_ignore_ascii_case("encoded") && !value.eq_ignore_ascii_case("servlet") {
+                        return Some("unknown mapping".to_string());
+                    }
+                } else {
+                    params.push((key, value));
+                }
                 continue;
             }
             return Some(if has_path && target.starts_with('/') {
@@ -233,13 +284,194 @@ fn proxy_pass_refusal(is_regex: bool, args: &[String], has_path: bool) -> Option
     let Some(url) = target else {
         return Some("ProxyPass|ProxyPassMatch needs a path when not defined in a location".to_string());
     };
-    // (`!` excludes the path.)
+    // (`!` excludes the path; its parameters are read and never applied.)
     if url == "!" {
         return None;
     }
-    // (An invalid `unix:` URL is reported under both names, as add_pass words it.)
-    let who = |why: &str| if why == INVALID_UNIX { "ProxyPass|ProxyPassMatch" } else { "ProxyPass" };
-    url_refusal(url).map(|why| format!("{} {why}", who(&why)))
+    let balancer = is_balancer(url);
+    if !balancer {
+        // (An invalid `unix:` URL is reported under both names, as add_pass words it.)
+        let who = |why: &str| if why == INVALID_UNIX { "ProxyPass|ProxyPassMatch" } else { "ProxyPass" };
+        if let Some(why) = url_refusal(url) {
+            return Some(format!("{} {why}", who(&why)));
+        }
+    }
+    // (A regex path is compiled first: the regex check's.)
+    let why = proxy_params_refusal(cfg, balancer, &deduplicated(&params))?;
+    // A worker whose URL an earlier one of the server may take is shared, its parameters
+    // ignored (`ap_proxy_get_worker_ex`); a balancer takes them all.
+    (balancer || !may_share_worker(place, n, url)).then(|| format!("ProxyPass {why}"))
+}
+
+/// mod_proxy's `add_member`: the balancer (the section's path, or the first word that is no
+/// `key=value`), the member's URL (the next), the worker's parameters.
+fn balancer_member_refusal(cfg: &Config, n: &Node, args: &[String], place: Place) -> Option<String> {
+    let has_path = place.path.is_set();
+    let (mut path, mut name) = (has_path, None::<&str>);
+    let mut params: Vec<(&str, &str)> = vec![];
+    for word in args {
+        if let Some((key, value)) = word.split_once('=') {
+            params.push((key, value));
+        } else if !path {
+            path = true;
+        } else if name.is_none() {
+            name = Some(word);
+        } else if has_path {
+            return Some("BalancerMember can not have a balancer name when defined in a location".to_string());
+        } else {
+            return Some("Invalid BalancerMember parameter. Parameter must be in the form 'key=value'".to_string());
+        }
+    }
+    if !path {
+        return Some("BalancerMember must define balancer name when outside <Proxy > section".to_string());
+    }
+    let url = name?;
+    if let Some(why) = url_refusal(url) {
+        return Some(format!("BalancerMember {why}"));
+    }
+    let why = proxy_params_refusal(cfg, false, &deduplicated(&params))?;
+    (!may_share_worker(place, n, url)).then(|| format!("BalancerMember {why}"))
+}
+
+/// mod_proxy's `set_proxy_param` directly inside a `<Proxy>` or `<ProxyMatch>` section (it
+/// names the worker or balancer, which is defined if it is not yet): each `key=value` in
+/// order. Elsewhere the first word names one that must exist already: not judged.
+fn proxy_set_refusal(cfg: &Config, args: &[String], place: Place) -> Option<String> {
+    let parent = place.parent.filter(|p| p.is_section() && matches!(p.known(), "Proxy" | "ProxyMatch"))?;
+    let name = parent.args().first()?;
+    let name = name.split('>').next().unwrap_or(name);
+    let balancer = is_balancer(name);
+    // A `<Proxy>` URL httpd cannot define a worker for is refused first (`<Proxy *>`: no URL
+    // httpd finds a worker by); a `<ProxyMatch>` pattern is not judged.
+    if !balancer && parent.known() == "ProxyMatch" {
+        return None;
+    }
+    if let Some(why) = (!balancer).then(|| url_refusal(name)).flatten() {
+        return Some(format!("ProxySet {why}"));
+    }
+    for word in args {
+        let Some((key, value)) = word.split_once('=') else {
+            return Some("Invalid ProxySet parameter. Parameter must be in the form 'key=value'".to_string());
+        };
+        if let Some(why) = proxy_params_refusal(cfg, balancer, &[(key, value)]) {
+            return Some(format!("ProxySet: {why} {key}={value}; {name}"));
+        }
+    }
+    None
+}
+
+/// Whether `url` names a balancer (`ap_proxy_valid_balancer_name`: `balancer:`, case aside).
+fn is_balancer(url: &str) -> bool {
+    url.get(..9).is_some_and(|p| p.eq_ignore_ascii_case("balancer:"))
+}
+
+/// Parameters as `apr_table_setn` keeps them: one per key (case aside), where the key first
+/// came, with the last value given.
+fn deduplicated<'s>(params: &[(&'s str, &'s str)]) -> Vec<(&'s str, &'s str)> {
+    let mut out: Vec<(&str, &str)> = vec![];
+    for &(key, value) in params {
+        match out.iter_mut().find(|(k, _)| k.eq_ignore_ascii_case(key)) {
+            Some(kept) => kept.1 = value,
+            None => out.push((key, value)),
+        }
+    }
+    out
+}
+
+/// What `set_worker_param` (or `set_balancer_param`) says of the first parameter it refuses,
+/// as [`values::proxy_param`] describes them. A key the worker's table does not know is
+/// handed to mod_proxy_hcheck where it is (or may be) loaded: not judged.
+fn proxy_params_refusal(cfg: &Config, balancer: bool, params: &[(&str, &str)]) -> Option<String> {
+    params.iter().find_map(|&(key, value)| match values::proxy_param(balancer, key) {
+        Some(accepts) => value_refusal(cfg, accepts, value),
+        None if balancer => Some("unknown Balancer parameter".to_string()),
+        None if cfg.modules_known && !cfg.module_loaded("proxy_hcheck_module") => {
+            Some("unknown Worker parameter".to_string())
+        }
+        None => None,
+    })
+}
+
+/// Whether an earlier line of `n`'s server may have defined a worker httpd finds for `url`
+/// and shares (`ap_proxy_get_worker_ex`: a worker whose name starts with the URL's
+/// `scheme://host[:port]`, case aside, or one matched as a pattern): any earlier proxy line or
+/// section naming the same `scheme://host[:port]`, or one whose worker is a pattern. Where the
+/// server's lines are not known, it may.
+fn may_share_worker(place: Place, n: &Node, url: &str) -> bool {
+    let Some(earlier) = place.earlier_in_server(n) else { return true };
+    let key = worker_host(url);
+    earlier.iter().any(|(e, _)| {
+        let defines = matches!(
+            e.known(),
+            "ProxyPass" | "ProxyPassMatch" | "BalancerMember" | "ProxySet" | "Proxy" | "ProxyMatch"
+        );
+        defines
+            && (matches!(e.known(), "ProxyPassMatch" | "ProxyMatch")
+                || e.args().any(|w| w == "~" || w.contains('$') || (key.is_some() && worker_host(w) == key)))
+    })
+}
+
+/// A worker URL's `scheme://host[:port]` in lower case (after a `unix:…|`), as workers are
+/// found by it; None when it has none.
+fn worker_host(url: &str) -> Option<String> {
+    let url = url.split('>').next().unwrap_or(url);
+    let url = match url.get(..5) {
+        Some(p) if p.eq_ignore_ascii_case("unix:") => url.split_once('|').map_or(url, |(_, u)| u),
+        _ => url,
+    };
+    let at = url.find("://")?;
+    let end = url[at + 3..].find('/').map_or(url.len(), |i| at + 3 + i);
+    Some(url[..end].to_ascii_lowercase())
+}
+
+/// mod_headers' `parse_format_string` on the value of a `Header`/`RequestHeader` line (the
+/// substitution of `edit`; none for `unset` and `echo`, nor for an `expr=` value), after the
+/// words before it are taken (an unknown action, a missing value, a condition refused: other
+/// refusals first). A `%` is followed by `%`, nothing, or an optional `{…}` and one of the
+/// tags mod_headers registers.
+fn header_format_refusal(cfg: &Config, outgoing: bool, args: &[String]) -> Option<String> {
+    let (value, clause) = super::expr_syntax::header_line(outgoing, args)?;
+    if clause.is_some_and(|c| !super::expr_syntax::header_condition_ok(cfg, c)) {
+        return None;
+    }
+    let value = value?;
+    if value.starts_with("expr=") {
+        return None;
+    }
+    let b = value.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'%' {
+            i += 1;
+            continue;
+        }
+        i += 1;
+        match b.get(i) {
+            None => break,
+            Some(b'%') => {
+                i += 1;
+                continue;
+            }
+            Some(b'{') => {
+                // (`ap_getword` to the `}`, every `}` after it skipped too.)
+                i = b[i..].iter().position(|&c| c == b'}').map_or(b.len(), |at| i + at);
+                while b.get(i) == Some(&b'}') {
+                    i += 1;
+                }
+            }
+            Some(_) => {}
+        }
+        // The tags mod_headers registers (`register_format_tag_handler`).
+        if !b.get(i).is_some_and(|t| b"Dteslib".contains(t)) {
+            // (The character after the `%` or the braces: none at the end, and a blank, which
+            // httpd prints as such, left out.)
+            let shown = value.get(i..).and_then(|r| r.chars().next()).filter(|c| !c.is_whitespace());
+            let shown = shown.map_or(String::new(), String::from);
+            return Some(format!("Unrecognized header format %{shown}"));
+        }
+        i += 1;
+    }
+    None
 }
 
 /// What the handler [`values::accepts`] describes says of `n`'s arguments, if it refuses them.
@@ -250,28 +482,137 @@ fn described_refusal(
     accepts: &Accepts,
     place: Place,
 ) -> Option<String> {
-    let args = n.arg_strings();
     // (A count `invoke_cmd` refuses never reaches the handler: the arity check's.)
-    if crate::ide::catalogue::check_arg_count(d.args, args.len()).is_some() {
+    if crate::ide::catalogue::check_arg_words(d.args, n.args()).is_some() {
         return None;
     }
+    let args = iterated(n, n.arg_strings());
+    match *accepts {
+        Accepts::Handler(h) => handler_refusal(cfg, n, h, &args, place),
+        _ => args.iter().find_map(|a| value_refusal(cfg, accepts, a)),
+    }
+}
+
+/// The words `invoke_cmd` hands an `ITERATE` (each) or `ITERATE2` (each after the first)
+/// handler: those before the first empty one (`""`), where it stops without a word.
+fn iterated(n: &Node, mut args: Vec<String>) -> Vec<String> {
+    let skip = match n.directive().map(|d| d.args) {
+        Some(ArgKind::Iterate) => 0,
+        Some(ArgKind::Iterate2) => 1,
+        _ => return args,
+    };
+    if let Some(empty) = args.iter().skip(skip).position(String::is_empty) {
+        args.truncate(skip + empty);
+    }
+    args
+}
+
+/// What a handler [`Accepts`] describes says of one value (an argument, or a proxy
+/// parameter's value), if it refuses it; the handlers with rules of their own that read a
+/// parameter's value ([`param_handler_refusal`]) too.
+fn value_refusal(cfg: &Config, accepts: &Accepts, value: &str) -> Option<String> {
     match *accepts {
         Accepts::Word { words, refused } => {
-            args.iter().any(|a| !words.iter().any(|w| w.eq_ignore_ascii_case(a))).then(|| refused.to_string())
+            (!words.iter().any(|w| w.eq_ignore_ascii_case(value))).then(|| refused.to_string())
         }
-        Accepts::Number { words, read, ranges, refused } => args.iter().find_map(|a| {
-            if words.iter().any(|w| w.eq_ignore_ascii_case(a)) {
+        Accepts::Number { words, read, ranges, refused } => {
+            if words.iter().any(|w| w.eq_ignore_ascii_case(value)) {
                 return None;
             }
-            let ok = read_number(read, a).is_some_and(|v| ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&v)));
-            (!ok).then(|| refused.replace("{arg}", a))
-        }),
-        Accepts::Timeout { refused } => {
-            let [arg] = &args[..] else { return None };
-            timeout_parameter(arg).is_none().then(|| refused.to_string())
+            let ok = read_number(read, value).is_some_and(|v| ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&v)));
+            (!ok).then(|| refused.replace("{arg}", value))
         }
-        Accepts::Handler(h) => handler_refusal(cfg, n, h, &args, place),
+        Accepts::Timeout { unit, min, refused, short } => match timeout_parameter(value, unit) {
+            None => Some(refused.to_string()),
+            Some(t) if t < min => Some(short.to_string()),
+            Some(_) => None,
+        },
+        Accepts::Length { size, refused } => (value.len() >= size).then(|| refused.to_string()),
+        Accepts::Letters { letters, refused } => {
+            // (`+` or `-` then a letter; a sign with no letter after it is refused too.)
+            let mut bytes = value.bytes();
+            while let Some(b) = bytes.next() {
+                let letter = if b == b'+' || b == b'-' { bytes.next() } else { Some(b) };
+                if !letter.is_some_and(|l| letters.as_bytes().contains(&l.to_ascii_uppercase())) {
+                    return Some(refused.to_string());
+                }
+            }
+            None
+        }
+        Accepts::Any => None,
+        Accepts::Handler(h) => param_handler_refusal(cfg, h, value),
     }
+}
+
+/// The refusals of the proxy parameters' handlers with rules of their own, in their words.
+fn param_handler_refusal(cfg: &Config, h: Handler, value: &str) -> Option<String> {
+    match h {
+        Handler::LoadFactor => {
+            let f = atof(value)?;
+            let factor = (f * 100.0) as i32;
+            (!(100..=10000).contains(&factor)).then(|| "LoadFactor must be a number between 1..100".to_string())
+        }
+        Handler::AddressTtl => {
+            let ok = value == "-1"
+                || timeout_parameter(value, "s").is_some_and(|t| t <= 2_147_483_647 * 1_000_000 && t % 1_000_000 == 0);
+            (!ok).then(|| "AddressTTL must be -1 or a number of seconds not exceeding (2147483647)".to_string())
+        }
+        Handler::FailOnStatus => value
+            .split([',', ' '])
+            .filter(|s| !s.is_empty())
+            .any(|s| !(100..600).contains(&atoi(s)))
+            .then(|| "failonstatus must be one or more HTTP response codes".to_string()),
+        Handler::LbMethod => {
+            // (Providers are looked up by their exact name; judged only where every loaded
+            // module is known, none else registering one.)
+            if !cfg.modules_known
+                || cfg.modules.iter().any(|m| crate::ide::catalogue::module_by_identifier(m).is_none())
+            {
+                return None;
+            }
+            let known = values::LB_METHODS.iter().any(|(m, name)| *name == value && cfg.module_loaded(m));
+            (value.len() > 15 || !known).then(|| "unknown lbmethod".to_string())
+        }
+        Handler::StickySessionSep => (value.len() != 1 && !value.eq_ignore_ascii_case("off"))
+            .then(|| "stickysessionsep must be a single character or Off".to_string()),
+        _ => None,
+    }
+}
+
+/// C's `atof` where it surely reads what it reads: blanks, a sign, digits with a point, an
+/// exponent. None where it may read more than that (`0x…`, `inf`, `nan`): not judged.
+fn atof(s: &str) -> Option<f64> {
+    let body = s.trim_start_matches(C_SPACE);
+    let unsigned = body.strip_prefix(['+', '-']).unwrap_or(body);
+    let lower = unsigned.get(..2).map(str::to_ascii_lowercase);
+    if lower.as_deref() == Some("0x")
+        || unsigned.get(..3).is_some_and(|p| p.eq_ignore_ascii_case("inf") || p.eq_ignore_ascii_case("nan"))
+    {
+        return None;
+    }
+    let b = body.as_bytes();
+    let mut end = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let digits = |at: usize| b[at..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let int = digits(end);
+    end += int;
+    let mut frac = 0;
+    if b.get(end) == Some(&b'.') {
+        frac = digits(end + 1);
+        if int + frac > 0 {
+            end += 1 + frac;
+        }
+    }
+    if int + frac == 0 {
+        return Some(0.0);
+    }
+    if matches!(b.get(end), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(b.get(end + 1), Some(b'+' | b'-')));
+        let exp = digits(end + 1 + sign);
+        if exp > 0 {
+            end += 1 + sign + exp;
+        }
+    }
+    body[..end].parse().ok()
 }
 
 /// The refusals of the handlers with rules of their own ([`Handler`]), in their words.
@@ -507,6 +848,36 @@ fn handler_refusal(cfg: &Config, n: &Node, h: Handler, args: &[String], place: P
             let [_] = args else { return None };
             (!path.is_set()).then(|| "Alias must have two arguments when used globally".to_string())
         }
+        Handler::CacheDirDepth => {
+            let [arg] = args else { return None };
+            let value = atoi(arg) as i32;
+            let levels = name == "CacheDirLevels";
+            if value < 1 {
+                let what = if levels { "CacheDirLevels" } else { "CacheDirLength" };
+                return Some(format!("{what} value must be an integer greater than 0"));
+            }
+            // The server's other value as its earlier lines set it (2 until then). A line in a
+            // section of the server (a condition not evaluated) leaves it unknown, and a line
+            // httpd refused stopped it before this one.
+            let mut other = 2i32;
+            let mut mine = 2i32;
+            for (e, nested) in place.earlier_in_server(n)? {
+                let (is_levels, is_length) = (e.known() == "CacheDirLevels", e.known() == "CacheDirLength");
+                if !(is_levels || is_length) {
+                    continue;
+                }
+                let v = atoi(e.args().first()?) as i32;
+                let (set, by) = if is_levels == levels { (&mut mine, other) } else { (&mut other, mine) };
+                if nested || v < 1 || v.checked_mul(by)? > 20 {
+                    return None;
+                }
+                *set = v;
+            }
+            // (An `int` product: one that overflows is not judged.)
+            (value.checked_mul(other)? > 20)
+                .then(|| "CacheDirLevels*CacheDirLength value must not be higher than 20".to_string())
+        }
+        _ => None,
     }
 }
 
@@ -646,13 +1017,14 @@ fn saturated(s: &str, value: Option<i64>) -> i64 {
     value.unwrap_or(if s.trim_start_matches(C_SPACE).starts_with('-') { i64::MIN } else { i64::MAX })
 }
 
-/// `ap_timeout_parameter_parse`: a number `apr_strtoi64` reads (not negative, no overflow),
-/// then no unit (seconds) or one whose first letters are `s`, `h`, `ms` or `mi`, the value
-/// within what that unit can hold in microseconds. The duration in microseconds.
-fn timeout_parameter(s: &str) -> Option<i64> {
+/// `ap_timeout_parameter_parse`: a number `apr_strtoi64` reads (not negative, no overflow;
+/// none at all is 0), then no unit (`default_unit`) or one whose first letters are `s`, `h`,
+/// `ms` or `mi`, the value within what that unit can hold in microseconds. The duration in
+/// microseconds.
+fn timeout_parameter(s: &str, default_unit: &str) -> Option<i64> {
     let (value, end) = strtol(s);
     let value = value.filter(|v| *v >= 0)?;
-    let unit = if end == s.len() { "s" } else { &s[end..] };
+    let unit = if end == s.len() { default_unit } else { &s[end..] };
     let per_unit: i64 = if unit.starts_with('s') {
         1_000_000
     } else if unit.starts_with('h') {
@@ -729,6 +1101,10 @@ fn remoteip_proxy(word: &str) -> Option<String> {
     let (ip, mask) = word.split_once('/').map_or((word, None), |(a, m)| (a, Some(m)));
     let address = ip.contains(':') || ip.bytes().all(|c| c == b'.' || c.is_ascii_digit());
     if !address {
+        // A wildcard is no host name any resolver finds (glibc's `res_hnok` refuses it).
+        if mask.is_none() && ip.contains(['*', '?']) {
+            return Some("(Name or service not known error)".to_string());
+        }
         return mask.map(|m| format!("the subnet /{m} is invalid"));
     }
     // (An empty address, `/8`, is one too: APR answers EINVAL, "Invalid argument".)
@@ -753,9 +1129,10 @@ fn url_refusal(url: &str) -> Option<String> {
             Ok(_) => Some(format!("URL must be absolute!: {url}")),
         };
     }
+    // (No host, `http://`, `http:///x`, `http://:80/`, is no absolute URL either.)
     match parse_authority(url) {
         Err(()) => Some(format!("Unable to parse URL: {url}")),
-        Ok(None) => Some(format!("URL must be absolute!: {url}")),
+        Ok(None | Some("")) => Some(format!("URL must be absolute!: {url}")),
         Ok(Some(_)) => None,
     }
 }
@@ -1031,6 +1408,81 @@ mod tests {
         )));
     }
 
+    /// Worker and balancer parameters as `set_worker_param` and `set_balancer_param` read
+    /// them (ProxyPass, BalancerMember, ProxySet in a `<Proxy>`); a worker an earlier line of
+    /// the same server defined is shared and its parameters ignored; `!` applies none.
+    #[test]
+    fn proxy_parameters_httpd_refuses() {
+        expect![[r#"
+            /etc/httpd.conf:2: Error[argument-value]: httpd 2.4 will not start: ProxyPass unknown Worker parameter
+            /etc/httpd.conf:3: Error[argument-value]: httpd 2.4 will not start: ProxyPass Timeout must be at least one second
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: ProxyPass Unknown status parameter option
+            /etc/httpd.conf:5: Error[argument-value]: httpd 2.4 will not start: ProxyPass unknown Balancer parameter
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: ProxyPass Ping/Pong timeout must be at least one millisecond
+            /etc/httpd.conf:7: Error[argument-value]: httpd 2.4 will not start: ProxyPass URL must be absolute!: http:///path
+            /etc/httpd.conf:8: Error[argument-value]: httpd 2.4 will not start: unknown mapping
+            /etc/httpd.conf:13: Error[argument-value]: httpd 2.4 will not start: BalancerMember lbset must be between 0 and 99
+            /etc/httpd.conf:15: Error[argument-value]: httpd 2.4 will not start: ProxySet: growth must be between 1 and 100 growth=0; balancer://c
+            /etc/httpd.conf:18: Error[argument-value]: httpd 2.4 will not start: ProxySet URL must be absolute!: *
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule proxy_module m\n",
+            "ProxyPass /a http://a/ bogus=1\n",
+            "ProxyPass /b http://b/ timeout=\"5\"\n",
+            "ProxyPass /c http://c/ status=+Z\n",
+            "ProxyPass /d balancer://d retry=1\n",
+            "ProxyPass /e http://e/ ping=\n",
+            "ProxyPass /f http:///path\n",
+            "ProxyPass /g ! mapping=x\n",
+            // Shared with /a's worker; `!` and values httpd takes.
+            "ProxyPass /h http://A/x timeout=0\n",
+            "ProxyPass /i ! timeout=0\n",
+            "ProxyPass /j http://j/ timeout=0 timeout=5 status=-d+H acquire=1 ping=500ms nocanon\n",
+            "<Proxy balancer://c>\n",
+            "BalancerMember http://m:1 lbset=100\n",
+            "BalancerMember http://m:2 loadfactor=1.5 route=r1\n",
+            "ProxySet growth=0\n",
+            "</Proxy>\n",
+            "<Proxy *>\n",
+            "ProxySet timeout=5\n",
+            "</Proxy>\n",
+        )));
+    }
+
+    /// mod_headers' format tags, mod_rewrite's flag field as `parseargline` splits it,
+    /// RemoteIP wildcards, CacheDirLevels times CacheDirLength, and an ITERATE list that ends
+    /// at an empty word.
+    #[test]
+    fn formats_flags_wildcards_and_products() {
+        expect![[r#"
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: Unrecognized header format %
+            /etc/httpd.conf:7: Error[argument-value]: httpd 2.4 will not start: Unrecognized header format %o
+            /etc/httpd.conf:8: Error[argument-value]: httpd 2.4 will not start: Unrecognized header format %q
+            /etc/httpd.conf:13: Error[argument-value]: httpd 2.4 will not start: RewriteRule: bad flag delimiters
+            /etc/httpd.conf:14: Error[argument-value]: httpd 2.4 will not start: RewriteCond: bad flag delimiters
+            /etc/httpd.conf:16: Error[argument-value]: httpd 2.4 will not start: RemoteIP: Error parsing IP 10.0.0.* (Name or service not known error) for RemoteIPTrustedProxy
+            /etc/httpd.conf:19: Error[argument-value]: httpd 2.4 will not start: CacheDirLevels*CacheDirLength value must not be higher than 20
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule headers_module m\nLoadModule rewrite_module m\nLoadModule remoteip_module m\nLoadModule cache_module m\nLoadModule cache_disk_module m\n",
+            "RequestHeader set X \"100% secure\"\n",
+            "Header always set X \"%D %{x}e %o\"\n",
+            "Header edit X a \"%q\"\n",
+            "Header set X \"%{x}}e %% a%\" env=a\n",
+            "Header echo \"%z\"\n",
+            "Header set X expr=%{HTTP_HOST}\n",
+            "Header edit X a \"100%\"\n",
+            "RewriteRule ^/x /y \"[R=301,E=a:\\\"b\\\"]\"\n",
+            "RewriteCond %{HTTP_HOST} x NC\n",
+            "RewriteRule ^/x /y [R,L] ignored\n",
+            "RemoteIPTrustedProxy 10.0.0.*\n",
+            "RemoteIPTrustedProxy 10.0.0.1 \"\" 1.2.3.4.5\n",
+            "CacheDirLevels 5\n",
+            "CacheDirLength 5\n",
+            "<VirtualHost *:80>\nCacheDirLength 10\n</VirtualHost>\n",
+        )));
+    }
+
     #[test]
     fn ports_and_urls_as_httpd_reads_them() {
         for (s, v) in [("80", 80), ("80abc", 80), ("", 0), ("-5", -5), (" 7", 7), ("notaport", 0), ("4294967376", 80)] {
@@ -1041,12 +1493,12 @@ mod tests {
         assert_eq!(read_number(Read::StrtoffWhole, "10 "), None);
         assert_eq!(read_number(Read::StrtoffWhole, "99999999999999999999"), None);
         assert_eq!(read_number(Read::StrtoffPrefix, "12abc"), Some(12));
-        assert_eq!(timeout_parameter("5"), Some(5_000_000));
-        assert_eq!(timeout_parameter("100ms"), Some(100_000));
-        assert_eq!(timeout_parameter("2minutes"), Some(120_000_000));
-        assert_eq!(timeout_parameter("5mx"), None);
-        assert_eq!(timeout_parameter("-1"), None);
-        assert_eq!(timeout_parameter("9223372036855"), None);
+        assert_eq!(timeout_parameter("5", "s"), Some(5_000_000));
+        assert_eq!(timeout_parameter("100ms", "s"), Some(100_000));
+        assert_eq!(timeout_parameter("2minutes", "s"), Some(120_000_000));
+        assert_eq!(timeout_parameter("5mx", "s"), None);
+        assert_eq!(timeout_parameter("-1", "s"), None);
+        assert_eq!(timeout_parameter("9223372036855", "s"), None);
         assert_eq!(uri_has_scheme_or_authority("///x"), Ok(false));
         assert_eq!(uri_has_scheme_or_authority("//?q"), Ok(true));
         assert_eq!(uri_has_scheme_or_authority("foo:bar"), Ok(true));

@@ -87,7 +87,7 @@ fn header_condition(outgoing: bool, words: &[String]) -> Option<&str> {
 /// A `Header`/`RequestHeader` line as `header_inout_cmd` reads it: the text its
 /// `parse_format_string` reads (the value, the substitution of `edit`; none for `unset` and
 /// `echo`) and the condition clause. None when the line fails before its condition is read.
-fn header_line(outgoing: bool, words: &[String]) -> Option<(Option<&str>, Option<&str>)> {
+pub(super) fn header_line(outgoing: bool, words: &[String]) -> Option<(Option<&str>, Option<&str>)> {
     let mut words = words.iter().map(String::as_str);
     let mut action = words.next()?;
     if outgoing && (action.eq_ignore_ascii_case("always") || action.eq_ignore_ascii_case("onsuccess")) {
@@ -131,6 +131,14 @@ fn header_line(outgoing: bool, words: &[String]) -> Option<(Option<&str>, Option
     })
 }
 
+/// Whether mod_headers takes the condition clause of a `Header`/`RequestHeader` line:
+/// `early`, `env=` with a name, or `expr=` with a boolean expression it parses.
+pub(super) fn header_condition_ok(cfg: &Config, clause: &str) -> bool {
+    clause.eq_ignore_ascii_case("early")
+        || strip_prefix_ignore_case(clause, "env=").is_some_and(|v| !v.is_empty() && v != "!")
+        || strip_prefix_ignore_case(clause, "expr=").is_some_and(|e| policy::expr::parse_bool(e, lookups(cfg)).is_ok())
+}
+
 /// What httpd says of node `n` when a string expression its handler parses as it reads the
 /// line is refused (`ap_expr_parse_cmd` with `AP_EXPR_FLAG_STRING_RESULT`, read by
 /// [`policy::expr::parse_string`]): `AuthName`, `AuthType` (mod_authn_core), `SetHandler`,
@@ -172,14 +180,8 @@ pub(crate) fn string_refusal(cfg: &Config, n: &Node, in_path: bool) -> Option<St
         name @ ("Header" | "RequestHeader") if loaded("headers_module") => {
             let (value, clause) = header_line(name == "Header", &args)?;
             // The condition is read first: it must be one httpd takes.
-            if let Some(clause) = clause {
-                let ok = clause.eq_ignore_ascii_case("early")
-                    || strip_prefix_ignore_case(clause, "env=").is_some_and(|v| !v.is_empty() && v != "!")
-                    || strip_prefix_ignore_case(clause, "expr=")
-                        .is_some_and(|e| policy::expr::parse_bool(e, lookups(cfg)).is_ok());
-                if !ok {
-                    return None;
-                }
+            if clause.is_some_and(|c| !header_condition_ok(cfg, c)) {
+                return None;
             }
             // (`strncmp`: the prefix is `expr=` in lower case only.)
             let expr = value?.strip_prefix("expr=")?;

@@ -165,6 +165,20 @@ fn header_regex(outgoing: bool, words: &[String]) -> Option<(&'static str, &str)
 /// words and an optional third, each bare or in single or double quotes, a backslash before a
 /// space keeping it in the word. None when the line has fewer than two words or more than three.
 fn rewrite_args(line: &str) -> Option<(&str, &str, Option<&str>)> {
+    let (a1, a2, a3, rest) = parseargline(line)?;
+    rest.trim().is_empty().then_some((a1, a2, a3))
+}
+
+/// [`rewrite_args`] as httpd reads the line, which ignores whatever follows the third word
+/// (`[R, L]` is the flags `[R,`): the three words, None when there are fewer than two.
+pub(super) fn rewrite_words(line: &str) -> Option<(&str, &str, Option<&str>)> {
+    let (a1, a2, a3, _) = parseargline(line)?;
+    Some((a1, a2, a3))
+}
+
+/// `parseargline`'s words (a quoted one ends at the same quote, a backslash before it or
+/// not) and the text after the third.
+fn parseargline(line: &str) -> Option<(&str, &str, Option<&str>, &str)> {
     fn word(s: &str) -> Option<(&str, &str)> {
         let s = s.trim_start();
         if s.is_empty() {
@@ -190,8 +204,8 @@ fn rewrite_args(line: &str) -> Option<(&str, &str, Option<&str>)> {
     let (a1, rest) = word(line)?;
     let (a2, rest) = word(rest)?;
     match word(rest) {
-        None => Some((a1, a2, None)),
-        Some((a3, rest)) => rest.trim().is_empty().then_some((a1, a2, Some(a3))),
+        None => Some((a1, a2, None, "")),
+        Some((a3, rest)) => Some((a1, a2, Some(a3), rest)),
     }
 }
 

@@ -98,7 +98,7 @@ impl Known {
                     )
                     && !VALIDATED_ELSEWHERE.contains(&d.name)
                 {
-                    if let Some(msg) = catalogue::check_arg_count(d.args, node.args().len()) {
+                    if let Some(msg) = catalogue::check_arg_words(d.args, node.args()) {
                         let severity = if cfg.modules_known { Severity::Error } else { Severity::Warning };
                         out.push(Diagnostic::new(
                             node.loc.file,
