@@ -1897,3 +1897,34 @@ fn the_main_server_reads_no_htaccess_when_virtual_hosts_take_every_listen() {
         }
     }
 }
+
+/// A virtual host's `<Directory>` with no AllowOverride of its own keeps the one the main
+/// server's `<Directory>` for the same path sets: its requests read the .htaccess file there,
+/// even when no request reaches the main server (the virtual host takes every Listen). httpd
+/// answers 500 (the file's Order is not allowed under AllowOverride AuthConfig); check reports
+/// it (it skipped the file: 0 findings).
+#[test]
+fn a_virtual_hosts_directory_without_allow_override_keeps_the_main_servers() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  AllowOverride None\n  Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/sub/deeper>\n  AllowOverride AuthConfig\n</Directory>\n\
+<VirtualHost *:@PORT@>\n  ServerName b.test\n  DocumentRoot @DOCROOT@\n  <Directory @DOCROOT@/sub/deeper>\n    Require all granted\n  </Directory>\n</VirtualHost>\n";
+    let cfg = HttpdConfig::new(body)
+        .file("htdocs/sub/deeper/.htaccess", "Order allow,deny\nAllow from all\n")
+        .file("htdocs/sub/deeper/a.txt", "a\n");
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
+    for from in apache_lsp_e2e::httpd::sources() {
+        let status = httpd.send(&Request::get("/sub/deeper/a.txt").host("b.test").source(from)).unwrap();
+        assert_eq!(status, 500, "{from}: {}", httpd.error_log());
+    }
+    assert!(httpd.error_log().contains("order not allowed here"), "{}", httpd.error_log());
+    let reported = apache_lsp::cli::check_paths(&[httpd.config().main_config_path()]).unwrap();
+    let errors: Vec<_> = reported
+        .iter()
+        .filter(|r| r.file.ends_with("sub/deeper/.htaccess") && r.severity == "error" && r.code == "directive-context")
+        .collect();
+    assert_eq!(errors.len(), 2, "{reported:#?}");
+    assert!(errors.iter().all(|r| r.message.contains("AllowOverride AuthConfig")), "{errors:#?}");
+}

@@ -71,24 +71,42 @@ pub fn htaccess_files(cfg: &Config) -> Vec<Found> {
             ServerId::Main => None,
         };
         let names = names_of(cfg, server);
-        let served =
-            own.and_then(|v| v.document_root.as_deref()).or(ix.main.document_root.as_deref()).into_iter().chain(
-                server.scopes(ix).flat_map(|s| s.aliases[0].iter().chain(&s.aliases[1]).map(|(_, to)| to.as_str())),
-            );
-        for dir in served {
-            let dir = absolute(cfg, dir);
-            if in_force(cfg, server, &dir).reads_htaccess(ix) {
-                add_names(roots.entry(dir).or_default(), names);
+        let served: Vec<String> = own
+            .and_then(|v| v.document_root.as_deref())
+            .or(ix.main.document_root.as_deref())
+            .into_iter()
+            .chain(server.scopes(ix).flat_map(|s| s.aliases[0].iter().chain(&s.aliases[1]).map(|(_, to)| to.as_str())))
+            .map(|dir| absolute(cfg, dir))
+            .collect();
+        for dir in &served {
+            if in_force(cfg, server, dir).reads_htaccess(ix) {
+                add_names(roots.entry(dir.clone()).or_default(), names);
             }
         }
-        // Directories its own plain `<Directory>` sections open to overrides.
-        for d in own.unwrap_or(&ix.main).dirs.iter() {
-            use crate::ide::allow_override::grants;
-            if !d.wild
+        use crate::ide::allow_override::grants;
+        let opens = |d: &crate::ide::config::index::DirSection| {
+            !d.wild
                 && d.depth > 0
                 && (ix.allow_override(d.id).is_some_and(grants) || ix.allow_override_list(d.id).is_some_and(grants))
-            {
-                add_names(roots.entry(d.path.clone()).or_default(), names);
+        };
+        // Directories its own plain `<Directory>` sections open to overrides.
+        for d in own.unwrap_or(&ix.main).dirs.iter().filter(|d| opens(d)) {
+            add_names(roots.entry(d.path.clone()).or_default(), names);
+        }
+        // For a virtual host, those the main server's sections open below a directory it
+        // serves, where its own sections leave them open: its requests read them even when no
+        // request reaches the main server (its own `<Directory>` for the same path, with no
+        // AllowOverride, keeps the main server's).
+        if own.is_some() {
+            let below = |d: &str| {
+                served
+                    .iter()
+                    .any(|s| d == s || d.strip_prefix(s.as_str()).is_some_and(|r| r.starts_with('/')) || s == "/")
+            };
+            for d in ix.main.dirs.iter().filter(|d| opens(d) && below(&d.path)) {
+                if in_force(cfg, server, &d.path).reads_htaccess(ix) {
+                    add_names(roots.entry(d.path.clone()).or_default(), names);
+                }
             }
         }
     }
