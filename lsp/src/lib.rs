@@ -11,5 +11,6 @@ pub mod cli;
 pub const STACK_SIZE: usize = 16 << 20;
 
 pub mod ide;
+pub mod line_diff;
 pub mod migrate_cli;
 pub mod server;

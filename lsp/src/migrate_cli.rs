@@ -31,12 +31,9 @@ pub fn migrate(main: &Path, is_main: bool, allow_changes: bool, remove_bom: bool
     Outcome { changed: m.changed, left: m.left, access_changes: m.changes, notes: m.notes }
 }
 
+/// The unified diff `migrate` prints for one file (`a/…` and `b/…` names, for `patch -p1`).
 pub fn unified_diff(path: &Path, old: &str, new: &str) -> String {
-    let d = similar::TextDiff::from_lines(old, new);
-    d.unified_diff()
-        .context_radius(3)
-        .header(&format!("a{}", path.display()), &format!("b{}", path.display()))
-        .to_string()
+    crate::line_diff::unified(&format!("a{}", path.display()), &format!("b{}", path.display()), old, new, 3)
 }
 
 /// Writes every changed file, atomically each, after checking that none changed on disk since
@@ -95,7 +92,7 @@ pub fn new_bytes(now: &[u8], old: &str, new: &str) -> Result<Vec<u8>, String> {
         return Err(CHANGED.into());
     }
     let mut out = Vec::with_capacity(now.len() + new.len().saturating_sub(old.len()));
-    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
+    for op in crate::line_diff::line_ops(&old_lines, &new_lines) {
         match op {
             similar::DiffOp::Equal { old_index, len, .. } => {
                 byte_lines[old_index..old_index + len].iter().for_each(|l| out.extend_from_slice(l));

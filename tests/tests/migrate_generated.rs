@@ -11,12 +11,18 @@
 //! `apache2 -t` must accept the result. Cases httpd refuses to start with are left out (the
 //! differential suite checks that the engine refuses them too).
 //!
+//! The diff `apache-lsp migrate` prints (without `--write`) for a second copy of each batch is
+//! applied there by `patch -p1`: it must apply cleanly and give the files `--write` wrote, with
+//! the same exit status.
+//!
 //! `APACHE_LSP_MIGRATE_CASES` (default 150) and `APACHE_LSP_MIGRATE_SEED` choose the cases. The
 //! test skips (with a note) when apache2 is not installed.
 
 use apache_lsp_e2e::differential::{generate_cases, Case, GENERATED_COMMON};
 use apache_lsp_e2e::httpd::{self, config_test, Httpd, HttpdConfig};
 use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
 
 /// Where the generated part of the main file starts: the text after it is what the test
 /// carries from the migrated file into the server started after the migration.
@@ -72,6 +78,40 @@ fn case_text<'t>(body: &'t str, c: &Case) -> &'t str {
     &rest[..rest.find("# ---- case ").unwrap_or(rest.len())]
 }
 
+/// `apache-lsp migrate MAIN` (a diff on stdout, nothing written).
+fn migrate_diff(main: &Path) -> Output {
+    Command::new(apache_lsp_e2e::lsp::server_binary())
+        .arg("migrate")
+        .arg(main)
+        .output()
+        .expect("run apache-lsp migrate")
+}
+
+/// Applies a diff of absolute paths (`a/…` and `b/…` names) with `patch -p1` from `/`; None when
+/// patch is not installed, else its failure.
+fn patch(diff: &[u8]) -> Option<Result<(), String>> {
+    use std::io::Write as _;
+    let mut child = Command::new("patch")
+        .args(["-p1", "-d", "/", "--batch", "--forward", "--no-backup-if-mismatch"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    child.stdin.take().expect("patch's stdin").write_all(diff).expect("write the diff to patch");
+    let out = child.wait_with_output().expect("wait for patch");
+    Some(match out.status.success() {
+        true => Ok(()),
+        false => Err(format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))),
+    })
+}
+
+/// A file of a batch's root as the other root would hold it: its own root and port replaced.
+fn normalized(root: &Path, port: u16, rel: &str) -> String {
+    let text = std::fs::read_to_string(root.join(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"));
+    text.replace(&root.display().to_string(), "@ROOT@").replace(&format!(":{port}"), ":@PORT@")
+}
+
 /// What one batch found: cases run, cases the migration changed, and the mismatches.
 #[derive(Default)]
 struct Found {
@@ -97,6 +137,33 @@ fn run_batch(batch: &[&Case], found: &mut Found) {
     let main = migrated.write().expect("write the configuration");
     let out = apache_lsp_e2e::lsp::migrate_write(&main);
     assert!(out.status.code() != Some(2), "migrate --write failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    // The printed diff, applied to a second copy, gives the same files.
+    let diffed = config_for(&cases);
+    let diffed_main = diffed.write().expect("write the configuration");
+    let printed = migrate_diff(&diffed_main);
+    assert_eq!(printed.status.code(), out.status.code(), "migrate exits otherwise with --write");
+    match patch(&printed.stdout) {
+        None => eprintln!("note: patch is not installed; the printed diff is not checked"),
+        Some(Err(e)) => found.problems.push(format!(
+            "=== patch -p1 refuses the diff migrate printed:\n{e}\n{}",
+            String::from_utf8_lossy(&printed.stdout)
+        )),
+        Some(Ok(())) => {
+            let rels = std::iter::once("httpd.conf".to_string())
+                .chain(cases.iter().flat_map(|c| c.files.iter().map(|(f, _)| f.clone())));
+            for rel in rels {
+                let (w, d) = (
+                    normalized(migrated.root(), migrated.port(), &rel),
+                    normalized(diffed.root(), diffed.port(), &rel),
+                );
+                if w != d {
+                    found.problems.push(format!(
+                        "=== {rel}: the printed diff, applied, differs from what --write wrote:\n--- written:\n{w}--- patched:\n{d}"
+                    ));
+                }
+            }
+        }
+    }
     let root = migrated.root().display().to_string();
     let back = |text: String| text.replace(&root, "@ROOT@");
     let written = std::fs::read_to_string(&main).expect("read the migrated main file");

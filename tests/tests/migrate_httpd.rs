@@ -362,6 +362,72 @@ fn cases() -> Vec<Case> {
         c = c.file(rel, text);
     }
     v.push(c);
+    // A <Files> section of an .htaccess file also applies to matching files in every directory
+    // below it, merged after their own sections: while it has no Require lines, a deeper
+    // directory's Require (from its .htaccess or from a <Directory>) stays in force there, so
+    // its rewrite must keep them (round 7 bug 2: /sub/a.txt went 401 → 200).
+    let below_urls: &[&str] =
+        &["/a.txt", "/sub/a.txt", "/sub/index.html", "/sub/deeper/a.txt", "/sub/deeper/index.html"];
+    let below_docs: &[(&str, &str)] = &[("htdocs/sub/a.txt", "sub a\n"), ("htdocs/sub/deeper/a.txt", "deeper a\n")];
+    let files_above = "<Files a.txt>\n  Order allow,deny\n  Allow from all\n  Deny from 127.0.0.2\n</Files>\n";
+    let mut c = case(
+        "sections in .htaccess: a <Files> section above a deeper .htaccess with Require valid-user",
+        "<Directory @DOCROOT@>\n  AllowOverride All\n  Require all granted\n</Directory>\n",
+        "Deny from 127.0.0.2",
+        below_urls,
+    )
+    .file("htdocs/.htaccess", files_above)
+    .file("htdocs/sub/.htaccess", &format!("{}Require valid-user\n", AUTH.replace("  ", "")))
+    .fix_in("htdocs/.htaccess")
+    .methods(&["GET"]);
+    for (rel, text) in below_docs {
+        c = c.file(rel, text);
+    }
+    v.push(c);
+    let mut c = case(
+        "sections in .htaccess: a <Files> section above a <Directory> of the server that authenticates",
+        format!(
+            "<Directory @DOCROOT@>\n  AllowOverride All\n  Require all granted\n</Directory>\n<Directory @DOCROOT@/sub>\n{AUTH}  Require valid-user\n</Directory>\n"
+        ),
+        "Deny from 127.0.0.2",
+        below_urls,
+    )
+    .file("htdocs/.htaccess", files_above)
+    .fix_in("htdocs/.htaccess")
+    .methods(&["GET"]);
+    for (rel, text) in below_docs {
+        c = c.file(rel, text);
+    }
+    v.push(c);
+    // Random tree 1037: `Satisfy any` in sub/.htaccess's <FilesMatch>, where /sub/ inherits
+    // the top .htaccess's Require and /sub/deeper/ a <Directory>'s `Require user`: the rewrite
+    // must combine with each (it folded the top one's into both: 401/200 → 403). With old-style
+    // lines at the top of sub/.htaccess too (as in that tree), no rewrite is proven: the
+    // FilesMatch is left as it is and nothing changes.
+    for (what, top, preferred) in [("", "", true), (", under old-style lines", "Deny from 127.0.0.9\n", false)] {
+        let mut c = case(
+            format!("sections in .htaccess: Satisfy any in a <FilesMatch> above a <Directory> with Require user{what}"),
+            format!(
+                "<Directory @DOCROOT@>\n  AllowOverride All\n  Require all granted\n</Directory>\n<Directory @DOCROOT@/sub/deeper>\n{AUTH}  Require user bob alice\n</Directory>\n"
+            ),
+            "Satisfy any",
+            below_urls,
+        )
+        .file("htdocs/.htaccess", "Require ip 127.0.0.1 ::1\n")
+        .file(
+            "htdocs/sub/.htaccess",
+            &format!("{top}<FilesMatch \"\\.txt$\">\n  # old rules\n  Order allow,deny\n  ALLOW from 127.1\n  Satisfy any\n</FilesMatch>\n"),
+        )
+        .fix_in("htdocs/sub/.htaccess")
+        .methods(&["GET", "POST"]);
+        if !preferred {
+            c = c.not_preferred();
+        }
+        for (rel, text) in below_docs {
+            c = c.file(rel, text);
+        }
+        v.push(c);
+    }
     // Dead 2.2 branches: httpd 2.4 skips them, so removing them changes nothing (the 2.4
     // branch beside them stays as written).
     v.push(

@@ -359,16 +359,26 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
             }
         }
     }
+    let mut htaccess_files: Vec<(String, &[String])> = Vec::new();
     for h in htaccess_dirs {
         for u in fs_to_urls(&h.dir.to_string_lossy(), &m) {
             let d = format!("{}/", u.trim_end_matches('/'));
             dir_urls.insert(d.clone());
             urls.insert(d.clone());
             urls.insert(format!("{d}index.html"));
-            // Files its <Files> sections apply to (and, above, ones they do not).
-            for name in &h.names {
-                urls.insert(format!("{d}{name}"));
-            }
+            htaccess_files.push((d, &h.names));
+        }
+    }
+    // Files an .htaccess file's <Files> sections apply to (and, above, ones they do not): in
+    // its directory and in every directory below it that other sections name (a deeper
+    // .htaccess, a <Directory>, a <Location>). httpd merges those sections after the whole
+    // directory walk for any file they match beneath the .htaccess, so there they meet the
+    // deeper directories' own rules (a Require there stays in force only while the <Files>
+    // section has none).
+    for (d, names) in htaccess_files {
+        let below: Vec<&String> = dir_urls.iter().chain(&location_dirs).filter(|x| x.starts_with(d.as_str())).collect();
+        for b in below {
+            urls.extend(names.iter().map(|name| format!("{b}{name}")));
         }
     }
     for (f, scope) in files {

@@ -559,6 +559,33 @@ fn quick_fix_inside_an_htaccess_files_section() {
 }
 
 #[test]
+fn an_htaccess_files_section_keeps_the_require_of_directories_below() {
+    // httpd merges htdocs/.htaccess's <Files a.txt> for every a.txt beneath htdocs, after
+    // sub/.htaccess: with no Require lines it leaves `Require valid-user` in force for
+    // /sub/a.txt, so its own Require lines must merge with what each directory has instead of
+    // replacing it (written without AuthMerging, /sub/a.txt went 401 → 200).
+    check_fixes(
+        &format!(
+            "{}//- $ROOT/htdocs/.htaccess\n<Files a.txt>\n    Order allow,deny\n    Allow from all\n    Deny fr█om 127.0.0.2\n</Files>\n//- $ROOT/htdocs/sub/.htaccess\nAuthType Basic\nAuthName x\nAuthUserFile $ROOT/htpasswd\nRequire valid-user\n",
+            conf("<Directory $ROOT/htdocs>\n    AllowOverride All\n    Require all granted\n</Directory>\n")
+        ),
+        expect![[r#"
+            ## [preferred] Rewrite as Require: <Files a.txt>
+            //- $ROOT/htdocs/.htaccess
+            <Files a.txt>
+                AuthMerging And
+                <RequireAll>
+                  Require all granted
+                  <RequireNone>
+                    Require ip 127.0.0.2
+                  </RequireNone>
+                </RequireAll>
+            </Files>
+        "#]],
+    );
+}
+
+#[test]
 fn htaccess_conditionals_follow_the_trees_modules() {
     // The tree does not load mod_status: httpd skips the .htaccess file's <IfModule
     // mod_status.c> body (Debian's defaults would not), so nothing in it is rewritten.
