@@ -461,6 +461,52 @@ fn cases() -> Vec<Case> {
         .file("htdocs/app/.htpasswd", "x\n")
         .fix_in("htdocs/app/.htaccess"),
     );
+    // Virtual hosts for some Listen addresses only (round 7, bug 1): httpd gives a connection
+    // to the hosts set for its local address, else to the `*` ones for its port, else to the
+    // main server, so from ::1 (no host set for [::1]) other rules decide than from 127.0.0.1.
+    let alice = format!("{AUTH}  Require user alice\n");
+    let docs: &[(&str, &str)] = &[
+        ("htdocs/a.txt", "a\n"),
+        ("htdocs/sub/a.txt", "a\n"),
+        ("htdocs/sub/deeper/a.txt", "a\n"),
+        ("htdocs/private/a.txt", "a\n"),
+    ];
+    let with_docs = |mut c: Case| {
+        for (rel, text) in docs {
+            c = c.file(rel, text);
+        }
+        c
+    };
+    v.push(with_docs(case(
+        "virtual hosts: the main server answers the address no host is set for",
+        format!("{}<Directory @DOCROOT@/sub>\n  Order deny,allow\n  Allow from all\n</Directory>\n<VirtualHost 127.0.0.1:@PORT@>\n  ServerName a.test\n  <Location />\n    Require all granted\n  </Location>\n</VirtualHost>\n", dir(&alice)),
+        "Allow from all",
+        &["/sub/a.txt", "/a.txt"],
+    )));
+    v.push(with_docs(case(
+        "virtual hosts: a * host beside one set for 127.0.0.1 answers ::1",
+        format!("{}<Directory @DOCROOT@/sub>\n  Order deny,allow\n  Allow from all\n</Directory>\n<VirtualHost *:@PORT@>\n  ServerName a.test\n  <Location /private>\n    Order allow,deny\n    Allow from all\n  </Location>\n</VirtualHost>\n<VirtualHost 127.0.0.1:@PORT@>\n  ServerName b.test\n  <Location />\n    Require all granted\n  </Location>\n</VirtualHost>\n", dir(&alice)),
+        "Allow from all",
+        &["/sub/a.txt", "/private/a.txt", "/a.txt"],
+    )));
+    v.push(
+        with_docs(case(
+            "virtual hosts: an .htaccess file read by the host and by the main server",
+            format!("{}<VirtualHost 127.0.0.1:@PORT@>\n  ServerName a.test\n  <Directory @DOCROOT@>\n  {}  </Directory>\n</VirtualHost>\n", dir("  AllowOverride All\n  Require all granted\n"), alice.replace("\n  ", "\n    ")),
+            "Allow from all",
+            &["/sub/a.txt", "/sub/deeper/a.txt", "/a.txt"],
+        ))
+        .file("htdocs/sub/.htaccess", "Order allow,deny\nAllow from all\n")
+        .fix_in("htdocs/sub/.htaccess"),
+    );
+    // Old-style rules inside a guard for mod_access_compat (round 7, bug 3): the Require lines
+    // must not go inside it, or unloading the module would drop them.
+    v.push(with_docs(case(
+        "compat guard: rules in <IfModule mod_access_compat.c> and <IfModule access_compat_module>",
+        "<Directory @DOCROOT@>\n  <IfModule mod_access_compat.c>\n    Order deny,allow\n    Deny from 127.0.0.2\n  </IfModule>\n</Directory>\n<Directory @DOCROOT@/sub>\n  Options None\n  <IfModule access_compat_module>\n    Order allow,deny\n    Allow from 127.0.0.1\n  </IfModule>\n</Directory>\n",
+        "Deny from 127.0.0.2",
+        &["/a.txt", "/sub/a.txt"],
+    )));
     v
 }
 
@@ -545,13 +591,15 @@ fn outcome(status: u16) -> &'static str {
     }
 }
 
-/// The server for `texts`, in a fresh root (`root` is the path the texts were written under).
-fn config_of(c: &Case, texts: &Texts, root: &str) -> HttpdConfig {
+/// The server for `texts`, in a fresh root and on a fresh port (`root` and `port` are those the
+/// texts were written with).
+fn config_of(c: &Case, texts: &Texts, (root, port): (&str, u16)) -> HttpdConfig {
+    let fresh = |t: &str| t.replace(root, "@ROOT@").replace(&format!(":{port}"), ":@PORT@");
     let main = &texts[""];
-    let body = main.split(PREAMBLE_END).nth(1).expect("preamble marker").replace(root, "@ROOT@");
+    let body = fresh(main.split(PREAMBLE_END).nth(1).expect("preamble marker"));
     let mut cfg = HttpdConfig::new(body).file("users", users_file());
     for (rel, _) in &c.files {
-        cfg = cfg.file(rel, texts[rel].replace(root, "@ROOT@"));
+        cfg = cfg.file(rel, fresh(&texts[rel]));
     }
     cfg
 }
@@ -655,10 +703,20 @@ fn only_access_lines_changed(old: &str, new: &str) {
             .iter()
             .any(|p| t.starts_with(p))
     };
-    // The delimiters of a dead 2.2 branch go with it (deleted, never added).
+    // The delimiters of a dead 2.2 branch go with it, and those of a mod_access_compat guard
+    // left empty (deleted, never added).
     let is_dead_delimiter = |l: &str| {
         let t = l.trim_start().to_ascii_lowercase();
-        ["<ifmodule !mod_authz_core", "<ifversion <", "</ifmodule", "</ifversion"].iter().any(|p| t.starts_with(p))
+        [
+            "<ifmodule !mod_authz_core",
+            "<ifversion <",
+            "</ifmodule",
+            "</ifversion",
+            "<ifmodule mod_access_compat.c",
+            "<ifmodule access_compat_module",
+        ]
+        .iter()
+        .any(|p| t.starts_with(p))
     };
     for d in similar::TextDiff::from_lines(old, new).iter_all_changes() {
         if d.tag() != similar::ChangeTag::Equal {
@@ -697,6 +755,7 @@ fn check(c: &Case) {
     let main = cfg.write().expect("write config");
     let root_path = cfg.root().to_path_buf();
     let root = root_path.display().to_string();
+    let origin = (root.as_str(), cfg.port());
     let before_texts = read_texts(c, &root_path);
     let (fix_file, needle) = &c.fix_at;
     let fix_path = if fix_file.is_empty() { main.clone() } else { root_path.join(fix_file) };
@@ -735,12 +794,27 @@ fn check(c: &Case) {
     for (rel, text) in &written {
         only_access_lines_changed(&before_texts[rel], text);
     }
-    rewrites.push(("migrate --write", written));
+    rewrites.push(("migrate --write", written.clone()));
 
     // httpd before, then after each distinct rewrite.
-    let before = Httpd::start(config_of(c, &before_texts, &root)).expect("start before");
+    let before = Httpd::start(config_of(c, &before_texts, origin)).expect("start before");
     let a = matrix(&before, c);
     drop(before);
+    // Exit 0 says nothing old-style is left: the tree then works alike without mod_access_compat.
+    if out.status.code() == Some(0) {
+        let after_cfg = config_of(c, &written, origin).without_module("access_compat");
+        let (ok, msg) = config_test(&after_cfg);
+        assert!(ok, "migrate --write exits 0, yet apache2 -t rejects the tree without mod_access_compat:\n{msg}");
+        let after = Httpd::start(after_cfg).expect("start after, without mod_access_compat");
+        let b = matrix(&after, c);
+        let diffs: Vec<String> =
+            a.iter().zip(&b).filter(|(x, y)| x.1 != y.1).map(|(x, y)| format!("{}: {} → {}", x.0, x.1, y.1)).collect();
+        assert!(
+            diffs.is_empty(),
+            "migrate --write exits 0, yet without mod_access_compat httpd answers differently:\n{}\n---\n{written:#?}",
+            diffs.join("\n")
+        );
+    }
     let mut seen: Vec<Texts> = vec![];
     for (what, texts) in rewrites {
         if texts == before_texts {
@@ -751,7 +825,7 @@ fn check(c: &Case) {
             continue;
         }
         seen.push(texts.clone());
-        let after_cfg = config_of(c, &texts, &root);
+        let after_cfg = config_of(c, &texts, origin);
         let (ok, msg) = config_test(&after_cfg);
         assert!(ok, "apache2 -t rejects the {what} rewrite:\n{msg}\n{}", texts[""]);
         let after = Httpd::start(after_cfg).expect("start after");
@@ -765,7 +839,7 @@ fn check(c: &Case) {
         );
     }
     if c.guide != Guide::Skip {
-        check_guide(c, (&root_path, &before_texts), &fixes, &lib_fixes, a);
+        check_guide(c, (&root_path, cfg.port(), &before_texts), &fixes, &lib_fixes, a);
     }
 }
 
@@ -774,7 +848,7 @@ fn check(c: &Case) {
 /// library's quick fixes at the cursor (with the structured changes behind the titles).
 fn check_guide(
     c: &Case,
-    (root_path, texts): (&Path, &Texts),
+    (root_path, port, texts): (&Path, u16, &Texts),
     lsp_fixes: &[Value],
     lib_fixes: &[migrate::Rewrite],
     before: Vec<(String, u16)>,
@@ -793,7 +867,7 @@ fn check_guide(
     assert_eq!(title, lg.title);
     assert!(g["isPreferred"] != json!(true) && !lg.changes.is_empty(), "{title}");
     let after_texts = apply_workspace_edit(root_path, texts, &g["edit"]);
-    let after_cfg = config_of(c, &after_texts, &root);
+    let after_cfg = config_of(c, &after_texts, (&root, port));
     let (ok, msg) = config_test(&after_cfg);
     assert!(ok, "apache2 -t rejects the guide's rewrite:\n{msg}");
     let after = Httpd::start(after_cfg).unwrap();
@@ -859,7 +933,8 @@ fn run(prefixes: &[&str]) {
 
 #[test]
 fn every_case_is_run_by_one_test() {
-    let groups: &[&[&str]] = &[GUIDE, ORDER, ADDRESSES, SATISFY, LIMIT, INHERITANCE, HTACCESS_SECTIONS];
+    let groups: &[&[&str]] =
+        &[GUIDE, ORDER, ADDRESSES, SATISFY, LIMIT, INHERITANCE, HTACCESS_SECTIONS, VIRTUAL_HOSTS, COMPAT_GUARDS];
     for c in cases() {
         let n = groups.iter().flat_map(|g| g.iter()).filter(|p| c.name.starts_with(*p)).count();
         assert_eq!(n, 1, "{}", c.name);
@@ -873,6 +948,53 @@ const SATISFY: &[&str] = &["Satisfy "];
 const LIMIT: &[&str] = &["Limit "];
 const INHERITANCE: &[&str] = &["a child", "old-style children", "removing", "Files and Location", ".htaccess"];
 const HTACCESS_SECTIONS: &[&str] = &["sections in .htaccess", "dead 2.2 branch"];
+const VIRTUAL_HOSTS: &[&str] = &["virtual hosts"];
+const COMPAT_GUARDS: &[&str] = &["compat guard"];
+
+#[test]
+fn virtual_hosts_for_some_listen_addresses() {
+    run(VIRTUAL_HOSTS);
+}
+
+#[test]
+fn rules_guarded_by_mod_access_compat() {
+    run(COMPAT_GUARDS);
+}
+
+/// A block httpd reads only once mod_access_compat is unloaded (`<IfModule !…>`) is left with
+/// its reason and exit 1: httpd shows why, answering differently without the module.
+#[test]
+fn a_block_read_only_without_mod_access_compat_is_left() {
+    if !httpd::require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  <IfModule mod_access_compat.c>\n    Order allow,deny\n    Allow from 127.0.0.1\n  </IfModule>\n  <IfModule !mod_access_compat.c>\n    Require ip 127.0.0.2\n  </IfModule>\n</Directory>\n";
+    let cfg = HttpdConfig::new(body).file("htdocs/a.txt", "a\n");
+    let main = cfg.write().unwrap();
+    let root = cfg.root().display().to_string();
+    let before_texts = read_texts(&case("", "", "", &[]), cfg.root());
+    let out = apache_lsp_e2e::lsp::migrate_write(&main);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("<IfModule !mod_access_compat.c>: httpd skips the lines in it (Require)"), "{err}");
+    let written = read_texts(&case("", "", "", &[]), cfg.root());
+    assert_ne!(written, before_texts, "the guarded old-style rules are still rewritten");
+    let c = case("", "", "", &["/a.txt"]).methods(&["GET"]);
+    let answers = |texts: &Texts, compat: bool| {
+        let mut cfg = config_of(&c, texts, (&root, cfg.port()));
+        if !compat {
+            cfg = cfg.without_module("access_compat");
+        }
+        matrix(&Httpd::start(cfg).unwrap(), &c)
+    };
+    let before = answers(&before_texts, true);
+    assert_eq!(answers(&written, true), before, "the rewrite keeps what httpd does with the module");
+    let without = answers(&written, false);
+    assert!(
+        before.iter().zip(&without).any(|(a, b)| a.0.contains("from 127.0.0.2 ") && a.1 == 403 && b.1 == 200),
+        "without the module the `!` block lets 127.0.0.2 in too: {without:?}"
+    );
+}
 
 #[test]
 fn sections_inside_htaccess_files() {

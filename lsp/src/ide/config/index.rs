@@ -767,22 +767,8 @@ impl Index {
         cache
             .entry((local, port))
             .or_insert_with(|| {
-                let same_ip = |ip: &Option<IpAddr>| ip.is_some_and(|ip| policy::addr::sockaddr_equal(ip, local));
-                let in_tier = |tier: usize, (ip, p): &(Option<IpAddr>, u16)| match tier {
-                    0 => same_ip(ip) && *p == port,
-                    1 => same_ip(ip) && *p == 0,
-                    2 => ip.is_none() && *p == port,
-                    _ => ip.is_none() && *p == 0,
-                };
-                for tier in 0..4 {
-                    let set: Vec<u32> = (0..self.vhosts.len() as u32)
-                        .filter(|&v| self.vhosts[v as usize].addrs.iter().any(|a| in_tier(tier, a)))
-                        .collect();
-                    if !set.is_empty() {
-                        return Arc::new(set);
-                    }
-                }
-                Arc::new(Vec::new())
+                let addrs: Vec<&[(Option<IpAddr>, u16)]> = self.vhosts.iter().map(|v| v.addrs.as_slice()).collect();
+                Arc::new(vhosts_serving(&addrs, local, port))
             })
             .clone()
     }
@@ -802,6 +788,30 @@ impl Index {
         }
         best.map(|(_, from, rest)| (from, rest))
     }
+}
+
+/// The virtual hosts (positions in `addrs`, each host's `<VirtualHost>` addresses as
+/// [`crate::ide::access::vhost_address`] reads them) that can serve a connection to
+/// `local`:`port`, ascending: httpd's `server/vhost.c` (`ap_update_vhost_given_ip`,
+/// `find_ipaddr`, `find_default_server`) takes those set for exactly that address and port,
+/// else for that address with any port, else the `*`/`_default_` ones for that port, else
+/// those for any port. None: the main server answers.
+pub fn vhosts_serving(addrs: &[&[(Option<IpAddr>, u16)]], local: IpAddr, port: u16) -> Vec<u32> {
+    let same_ip = |ip: &Option<IpAddr>| ip.is_some_and(|ip| policy::addr::sockaddr_equal(ip, local));
+    let in_tier = |tier: usize, (ip, p): &(Option<IpAddr>, u16)| match tier {
+        0 => same_ip(ip) && *p == port,
+        1 => same_ip(ip) && *p == 0,
+        2 => ip.is_none() && *p == port,
+        _ => ip.is_none() && *p == 0,
+    };
+    for tier in 0..4 {
+        let set: Vec<u32> =
+            (0..addrs.len() as u32).filter(|&v| addrs[v as usize].iter().any(|a| in_tier(tier, a))).collect();
+        if !set.is_empty() {
+            return set;
+        }
+    }
+    Vec::new()
 }
 
 /// `path → id` of a configuration's files.

@@ -4,6 +4,7 @@
 //! and line endings.
 
 use super::formula::{LimitSpec, Rule};
+use super::guards::{compat_guards, CompatGuard};
 use super::Edit;
 use crate::ide::access::body_items;
 use crate::ide::config::{Config, FileId, Node, NodeKind};
@@ -230,7 +231,23 @@ impl<'a> Body<'a> {
         del.sort_by_key(|r| r.start());
         del.dedup_by_key(|r| r.start());
         let path = self.path();
-        let Some(anchor) = anchors.iter().min().copied() else { return vec![] };
+        let Some(mut anchor) = anchors.iter().min().copied() else { return vec![] };
+        // Never inside a block testing mod_access_compat: lines written there would apply only
+        // while the module the migration lets go of is loaded. The block goes before the
+        // outermost such guard, and a guard left holding nothing goes whole.
+        let guards: Vec<CompatGuard> =
+            compat_guards(text, self.node.map(|n| n.loc.range)).into_iter().filter(|g| !g.negated).collect();
+        if let Some(g) = guards.iter().find(|g| g.lines.contains(anchor)) {
+            anchor = g.lines.start();
+        }
+        for g in &guards {
+            let touched = del.iter().any(|r| g.inner.contains_range(*r));
+            if touched && g.emptied_by(text, &del) && !del.iter().any(|r| r.contains_range(g.lines)) {
+                del.retain(|r| !g.lines.contains_range(*r));
+                del.push(g.lines);
+            }
+        }
+        del.sort_by_key(|r| r.start());
         let pad = line_indent(text, anchor);
         let lines: Vec<String> =
             block.iter().flat_map(|b| b.lines().map(|l| format!("{pad}{l}")).collect::<Vec<_>>()).collect();

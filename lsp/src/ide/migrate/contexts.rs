@@ -11,7 +11,9 @@ use crate::ide::access::witnesses::{
     directory_examples, files_witnesses, regex_is_match, regex_witnesses, wildcard_witness,
 };
 use crate::ide::access::{section_pattern, vhost_address, wildcard_match, SectionPattern};
+use crate::ide::config::index::vhosts_serving;
 use crate::ide::config::{Config, Node, NodeKind};
+use crate::ide::policy::addr::sockaddr_equal;
 use std::collections::BTreeSet;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
@@ -41,40 +43,89 @@ pub(super) struct Ctx {
     pub url: String,
 }
 
-/// The servers of a configuration: each virtual host, and the main server when some
-/// connection reaches it (no virtual hosts, or a Listen port no virtual host takes).
+/// The servers of a configuration that connections reach, each with the local address and
+/// port of one connection reaching it (and the Host header picking it among the virtual hosts
+/// set for that address). httpd hands a connection to the virtual hosts set for its local
+/// address and port, else to the `*`/`_default_` ones for its port, else to the main server
+/// ([`vhosts_serving`]); the connections are those the `Listen` lines accept: on an address a
+/// `Listen` names, or, for a `Listen` on every address, on each address a virtual host names and
+/// on one none names. (Without any `Listen` line, each virtual host's own address and an address
+/// and port no virtual host takes, as `check` counts the main server in then.) The main server
+/// comes first when a connection reaches it, then the virtual hosts reached, in configuration
+/// order, each once.
 pub(super) fn servers(cfg: &Config) -> Vec<Server<'_>> {
     let vhosts: Vec<&Node> = cfg.nodes.iter().filter(|n| n.is_section() && n.is("VirtualHost")).collect();
-    let mut out = Vec::new();
     if vhosts.is_empty() {
-        out.push(Server { vhost: None, host: None, local: None });
-        return out;
+        return vec![Server { vhost: None, host: None, local: None }];
     }
-    let vhost_ports: Vec<Option<u16>> =
-        vhosts.iter().flat_map(|v| v.args().map(|a| parse_address(a).map(|(_, p)| p))).collect();
-    for l in cfg.nodes.iter().filter(|n| n.kind == NodeKind::Directive && n.is("Listen")) {
-        let Some(port) = l.args().first().and_then(crate::ide::access::listen_word_port) else { continue };
-        let taken = vhost_ports.iter().any(|p| matches!(p, Some(0)) || *p == Some(port) || p.is_none());
-        if !taken {
-            out.push(Server { vhost: None, host: None, local: Some(("127.0.0.1".parse().unwrap(), port)) });
-            break;
+    let addrs: Vec<Vec<(Option<IpAddr>, u16)>> =
+        vhosts.iter().map(|v| v.args().filter_map(parse_address).collect()).collect();
+    let named: Vec<IpAddr> = addrs.iter().flatten().filter_map(|(ip, _)| *ip).collect();
+    // An address no virtual host names (where a `*` one, or the main server, answers).
+    let unnamed = ["127.0.0.1", "::1"]
+        .iter()
+        .map(|a| a.parse::<IpAddr>().expect("a literal address"))
+        .chain((2..=254u8).map(|i| IpAddr::from([127, 0, 0, i])))
+        .find(|a| !named.iter().any(|n| sockaddr_equal(*n, *a)));
+    let mut endpoints: Vec<(IpAddr, u16)> = Vec::new();
+    let listens = crate::ide::explain::listen_addresses(cfg);
+    if listens.is_empty() {
+        for &(ip, port) in addrs.iter().flatten() {
+            endpoints.extend(ip.or(unnamed).map(|ip| (ip, port)));
+        }
+        let taken = |p: u16| addrs.iter().flatten().any(|&(_, q)| q == p);
+        if let (Some(ip), Some(port)) = (unnamed, (1..=u16::MAX).rev().find(|p| !taken(*p))) {
+            endpoints.push((ip, port));
         }
     }
-    for v in vhosts {
-        let host = v
-            .children
-            .iter()
-            .filter(|c| c.kind == NodeKind::Directive && (c.is("ServerName") || c.is("ServerAlias")))
+    for (addr, port) in listens {
+        match addr {
+            Some(ip) => endpoints.push((ip, port)),
+            None => {
+                let here = addrs.iter().flatten().filter(|(_, p)| *p == port || *p == 0).filter_map(|(ip, _)| *ip);
+                endpoints.extend(here.chain(unnamed).map(|ip| (ip, port)));
+            }
+        }
+    }
+    let slices: Vec<&[(Option<IpAddr>, u16)]> = addrs.iter().map(Vec::as_slice).collect();
+    let mut main: Option<(IpAddr, u16)> = None;
+    let mut reached: Vec<Option<(IpAddr, u16)>> = vec![None; vhosts.len()];
+    for (ip, port) in endpoints {
+        let set = vhosts_serving(&slices, ip, port);
+        if set.is_empty() {
+            main.get_or_insert((ip, port));
+        }
+        for v in set {
+            reached[v as usize].get_or_insert((ip, port));
+        }
+    }
+    // A virtual host without a ServerName takes the main server's (`server/vhost.c`:
+    // `fix_hostname` is not run for it; `ap_fini_vhost_config` fills it in).
+    let main_name = cfg
+        .nodes
+        .iter()
+        .rfind(|c| c.kind == NodeKind::Directive && c.is("ServerName"))
+        .and_then(|c| c.arg(0))
+        .map(host_of);
+    let mut out: Vec<Server> = main.map(|l| Server { vhost: None, host: None, local: Some(l) }).into_iter().collect();
+    for (v, local) in vhosts.into_iter().zip(reached) {
+        let Some(local) = local else { continue };
+        let names = v.children.iter().filter(|c| c.kind == NodeKind::Directive);
+        let own = names.clone().filter(|c| c.is("ServerName")).flat_map(|c| c.args()).next().is_some();
+        let host = names
+            .filter(|c| c.is("ServerName") || c.is("ServerAlias"))
             .flat_map(|c| c.args())
-            .map(|n| n.split("://").last().unwrap_or(n).split(':').next().unwrap_or(n).to_string())
-            .find(|n| !n.contains(['*', '?']));
-        let local = v.args().first().and_then(parse_address).and_then(|(ip, port)| {
-            let ip = ip.unwrap_or_else(|| "127.0.0.1".parse().unwrap());
-            (port != 0).then_some((ip, port))
-        });
-        out.push(Server { vhost: Some(v), host, local });
+            .map(host_of)
+            .find(|n| !n.contains(['*', '?']))
+            .or_else(|| main_name.clone().filter(|_| !own));
+        out.push(Server { vhost: Some(v), host, local: Some(local) });
     }
     out
+}
+
+/// The host name of a ServerName or ServerAlias word (without scheme and port).
+fn host_of(n: &str) -> String {
+    n.split("://").last().unwrap_or(n).split(':').next().unwrap_or(n).to_string()
 }
 
 /// `<VirtualHost>` address → (IP, None for `*`/`_default_`; port, 0 for any). None for names.

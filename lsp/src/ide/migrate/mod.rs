@@ -20,6 +20,7 @@ mod contexts;
 mod dead;
 mod describe;
 mod formula;
+mod guards;
 mod plan;
 
 pub use describe::{summarize, Change};
@@ -735,6 +736,10 @@ fn migrate_in(
             }
         }
     }
+    out.left.extend(compat_guards_left(&p.cfg, &a, &edits, |f| match scope {
+        Scope::Tree => true,
+        Scope::File(x) => f == x,
+    }));
     if edits.is_empty() {
         return (out, stripped);
     }
@@ -746,6 +751,45 @@ fn migrate_in(
     out.changed = texts.into_iter().filter(|(_, (o, n))| **o != **n).collect();
     out.edits = edits;
     (out, stripped)
+}
+
+/// The blocks testing mod_access_compat (in the files `in_scope` accepts) that still hold lines
+/// once `edits` are made, each as a line of what is left: while they do, the tree does not work
+/// the same once the module is unloaded, which is what the migration is for. (None when the
+/// configuration does not load the module: unloading it then changes nothing.)
+fn compat_guards_left(cfg: &Config, a: &Analysis, edits: &[Edit], in_scope: impl Fn(&Path) -> bool) -> Vec<String> {
+    if !cfg.modules.contains("access_compat_module") {
+        return vec![];
+    }
+    let texts = cfg
+        .files
+        .iter()
+        .map(|f| (&f.path, &f.text))
+        .chain(a.fragments().iter().map(|f| (&f.file(0).path, &f.file(0).text)));
+    let mut out = Vec::new();
+    for (path, text) in texts.filter(|(p, _)| in_scope(p)) {
+        let mut taken: Vec<TextRange> = Vec::new();
+        for g in guards::compat_guards(text, None) {
+            // Outermost only; one the edits remove (or replace) whole is gone.
+            if taken.iter().any(|t| t.contains_range(g.lines))
+                || edits.iter().any(|e| *e.path == **path && e.range.contains_range(g.lines))
+            {
+                continue;
+            }
+            let inside: Vec<Edit> = edits
+                .iter()
+                .filter(|e| *e.path == **path && g.inner.contains_range(e.range))
+                .map(|e| Edit { path: e.path.clone(), range: e.range - g.inner.start(), new_text: e.new_text.clone() })
+                .collect();
+            let inner = apply(&text[g.inner], &inside.iter().collect::<Vec<_>>());
+            if let Some(why) = g.left_reason(&inner, true) {
+                let line = text[..usize::from(g.lines.start())].matches('\n').count() + 1;
+                out.push(format!("{}:{line}: {why}", path.display()));
+                taken.push(g.lines);
+            }
+        }
+    }
+    out
 }
 
 /// Old-style directives of `text` on lines `accounted` does not hold, one entry per enclosing

@@ -119,7 +119,7 @@ impl Setup {
         }
         // A probe alias for each <Directory> no URL maps to (so that it can be reached), in the
         // server the section belongs to: its virtual host, or for the main server's sections the
-        // main server when connections reach it, else the first virtual host.
+        // main server when connections reach it, else the first virtual host they reach.
         let mut probes: Vec<(String, String, Option<usize>)> = Vec::new();
         let mappings = contexts::mappings(cfg);
         let vhost_positions: Vec<usize> = cfg
@@ -129,8 +129,14 @@ impl Setup {
             .filter(|(_, n)| n.is_section() && n.is("VirtualHost"))
             .map(|(i, _)| i)
             .collect();
-        let main_reached = contexts::servers(cfg).iter().any(|s| s.vhost.is_none());
-        let main_home = if main_reached { None } else { vhost_positions.first().copied() };
+        let servers = contexts::servers(cfg);
+        let main_home = match servers.iter().any(|s| s.vhost.is_none()) {
+            true => None,
+            // (The first virtual host a connection reaches.)
+            false => {
+                servers.iter().find_map(|s| s.vhost).and_then(|v| cfg.nodes.iter().position(|n| std::ptr::eq(n, v)))
+            }
+        };
         let mut scopes: Vec<(Option<usize>, &Node)> = Vec::new();
         for (i, top) in cfg.nodes.iter().enumerate() {
             let home = if vhost_positions.contains(&i) { Some(i) } else { main_home };
