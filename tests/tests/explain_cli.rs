@@ -887,6 +887,9 @@ fn explain_reads_access_lines_in_httpds_order_and_names_each_deciding_line() {
     assert_eq!(v["deciding"]["line"], line_of(&text, "Require ip 127.0.0.2"), "{v:#}");
 }
 
+/// A request: method, path, client, Host.
+type Asked = (&'static str, &'static str, &'static str, &'static str);
+
 /// Asks httpd (started on `config`) each request `(method, path, client, Host)` and explain the
 /// same: a status explain states is httpd's; an unknown one lists httpd's among those possible.
 /// Returns how many were unknown.
@@ -928,7 +931,7 @@ fn directives_inside_if_branches_are_walked_with_each_combination() {
     let dir = |inner: &str| format!("<Directory @DOCROOT@>\n    Require all granted\n{inner}</Directory>\n");
     let noidx = |c: HttpdConfig| c.file("htdocs/noidx/f.txt", "f\n").file("htdocs/idx2/other.html", "o\n");
     let mut unknown = 0;
-    let cases: Vec<(&str, HttpdConfig, Vec<(&str, &str, &str, &str)>)> = vec![
+    let cases: Vec<(&str, HttpdConfig, Vec<Asked>)> = vec![
         (
             "Options +Indexes in <If -R>",
             noidx(HttpdConfig::new(dir("    Options None\n    <If \"-R '127.0.0.2'\">\n        Options +Indexes\n    </If>\n")).with_module("autoindex")),
