@@ -624,3 +624,106 @@ fn inside_a_limit_the_hover_shows_a_method_it_applies_to() {
     assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(401), Some(200)), "{md}");
     assert!(outcome.get.is_some(), "GET's table differs:\n{md}");
 }
+
+/// The statuses a hover's line "httpd's answer … depends on the `<If>` expressions" lists for
+/// `cell` (`label, column`), when such a line names it (or every cell).
+fn branch_statuses(md: &str, cell: &str) -> Option<Vec<u16>> {
+    let line = md.lines().find(|l| {
+        l.contains("depends on the `<If>` expressions")
+            && (l.starts_with("For every cell,")
+                || l.split(", httpd's answer").next().is_some_and(|w| w.contains(cell)))
+    })?;
+    let (_, each) = line.split_once("not evaluated here: ")?;
+    let mut out = Vec::new();
+    for part in each.split("; ") {
+        out.extend(part.split_whitespace().next().and_then(|w| w.parse::<u16>().ok()));
+        if let Some((_, may)) = part.split_once("it may with ") {
+            out.extend(
+                may.split(|c: char| !c.is_ascii_digit())
+                    .take_while(|w| !w.is_empty())
+                    .filter_map(|w| w.parse::<u16>().ok()),
+            );
+        }
+    }
+    Some(out)
+}
+
+/// Round 7 bug 4 (hover): directives inside `<If>` that the answer reads were ignored and the
+/// table and its handler line stated the walk without them. Each cell is now walked with every
+/// combination of branches: where they change the answer, a line lists each combination's, and
+/// httpd's answer must be among them; elsewhere the cell is held to httpd as usual. An
+/// `ErrorDocument 403 http://…` shows the refusal as 302 (bug 5). On the `<If>` line itself the
+/// hover says the table depends on it.
+#[test]
+fn the_hover_walks_each_combination_of_if_branches() {
+    if !require_apache2() {
+        return;
+    }
+    let noidx = "<Directory @DOCROOT@/noidx>";
+    let cases = [
+        (
+            "SetEnvIf feeding Require env",
+            "  <If \"-R '127.0.0.0/8'\">\n    SetEnvIf Remote_Addr . ok\n  </If>\n  Require env ok\n",
+            None,
+        ),
+        (
+            "RewriteRule [F]",
+            "  Require all granted\n  RewriteEngine On\n  <If \"-R '127.0.0.1'\">\n    RewriteRule ^ - [F]\n  </If>\n",
+            Some("rewrite"),
+        ),
+        (
+            "Options +Indexes",
+            "  Require all granted\n  Options None\n  <If \"-R '127.0.0.1'\">\n    Options +Indexes\n  </If>\n",
+            Some("autoindex"),
+        ),
+        (
+            "Redirect 410",
+            "  Require all granted\n  <If \"%{REQUEST_METHOD} == 'GET'\">\n    Redirect 410\n  </If>\n",
+            None,
+        ),
+    ];
+    for (name, inner, module) in cases {
+        let config = || {
+            let cfg = HttpdConfig::new(format!("{noidx}\n{inner}</Directory>\n")).file("htdocs/noidx/f.txt", "f\n");
+            match module {
+                Some(m) => cfg.with_module(m),
+                None => cfg,
+            }
+        };
+        let cfg = config();
+        let md = hover_via_api(&cfg, noidx);
+        let outcome = parse_hover(&md);
+        assert_eq!(outcome.url, "/noidx/", "{name}\n{md}");
+        let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut compared = 0;
+        for row in outcome.rows.iter().filter(|r| r.client.is_some_and(|c| c.is_loopback())) {
+            let real = httpd.send(&Request::get("/noidx/").source(row.client.unwrap())).unwrap();
+            let cell = format!("{}, anonymous", row.label);
+            let listed = branch_statuses(&md, &cell)
+                .unwrap_or_else(|| panic!("{name}: no line says the <If> changes {cell}\n{md}"));
+            assert!(listed.contains(&real), "{name}: {cell}: httpd {real}, the hover lists {listed:?}\n{md}");
+            // A status the cell states is httpd's access answer, or a grant the handler answers.
+            if let Some(s) = row.cells[0] {
+                assert!(s == access_status(real) || s == 200, "{name}: {cell}: {s}, httpd {real}\n{md}");
+            }
+            compared += 1;
+        }
+        assert!(compared >= 1, "{name}: nothing compared\n{md}");
+        // On the <If> line: the table depends on it.
+        let on_if = hover_via_api(&config(), "<If ");
+        assert!(on_if.starts_with("Inside `<If>`"), "{name}\n{on_if}");
+        assert!(on_if.contains("depends on the `<If>` expressions"), "{name}\n{on_if}");
+    }
+    // A refusal under ErrorDocument 403 http://…: 302, with the refusal's log entry.
+    let body = "<Directory @DOCROOT@>\n  <RequireAll>\n    Require all granted\n    Require not ip 127.0.0.2\n  </RequireAll>\n  ErrorDocument 403 http://example.invalid/no\n</Directory>\n";
+    let cfg = HttpdConfig::new(body);
+    let md = hover_via_api(&cfg, "<Directory @DOCROOT@>");
+    let outcome = parse_hover(&md);
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(httpd.send(&Request::get("/").source("127.0.0.2".parse().unwrap())).unwrap(), 302);
+    assert_eq!(status_of(&outcome, "127.0.0.2").0, Some(302), "{md}");
+    assert!(
+        md.contains("- 302 for 127.0.0.2") && md.contains("AH01630") && md.contains("by ErrorDocument at line"),
+        "{md}"
+    );
+}

@@ -2,10 +2,12 @@
 //! DirectoryIndex subrequest, the deciding rule, what httpd logs (and whether LogLevel lets it),
 //! the status.
 
+use crate::ide::access::branches::{self, Decided};
 use crate::ide::access::{
-    effective_in, rejected_target, AppliedSection, Effective, EncodedSlashes, FsView, Rejected, RequestSpec,
+    effective_decided, rejected_target, AppliedSection, Effective, EncodedSlashes, FsView, Rejected, RequestSpec,
 };
 use crate::ide::config::Config;
+use crate::ide::error_document::Redirect;
 use crate::ide::handler::Answer;
 use crate::ide::policy::{Deciding, EnvVar, Layer, LogEntry, LogLevel, Outcome, TraceStep};
 use crate::ide::setenvif::{EnvInputs, Val};
@@ -27,6 +29,8 @@ pub struct Explained {
     /// What answers once access control passed: the file system through the default handler
     /// or mod_dir (its status is then `outcome.status`), or a handler explain does not predict.
     pub answer: Option<Answer>,
+    /// The ErrorDocument naming a URL that turns the error answer into a redirect (302).
+    pub error_document: Option<Redirect>,
 }
 
 impl std::ops::Deref for Explained {
@@ -141,10 +145,97 @@ pub(crate) fn listen_addresses(cfg: &Config) -> Vec<(Option<std::net::IpAddr>, u
     out
 }
 
-/// [`explain_with`] on the connection `spec` describes.
+/// [`explain_with`] on the connection `spec` describes. Where `<If>` chains on the request's way
+/// hold what its answer reads, the request is explained again with each combination of their
+/// branches ([`branches::combinations`]): when one answers otherwise, the status is unknown,
+/// every combination's answer possible.
 fn explain_one(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Explained {
+    let base = explain_decided(cfg, spec, inputs, None);
+    if base.rejected.is_some() || base.effective.chains.is_empty() {
+        return base;
+    }
+    over_branches(cfg, spec, inputs, base)
+}
+
+/// The statuses an explained request may get: its status (with those the handler may answer
+/// instead, when it is not predicted), or the statuses possible.
+fn statuses(x: &Explained) -> Vec<u16> {
+    match (x.outcome.status, &x.answer) {
+        (Some(s), Some(Answer::Handler { may, .. })) => std::iter::once(s).chain(may.iter().copied()).collect(),
+        (Some(s), _) => vec![s],
+        (None, _) => x.outcome.possible_statuses.clone(),
+    }
+}
+
+/// An explained request's answer in a few words.
+fn answer_words(x: &Explained) -> String {
+    match (x.outcome.status, &x.answer) {
+        (Some(s), Some(Answer::Handler { why, .. })) => format!("{s} unless the handler answers otherwise ({why})"),
+        (Some(s), _) => s.to_string(),
+        (None, _) => format!("unknown {:?}", x.outcome.possible_statuses),
+    }
+}
+
+/// `base` (the request explained with the `<If>` branches untold) against every combination of
+/// the branches of the chains on its way: kept when each gives its answer, else unknown with
+/// the statuses of all of them possible.
+fn over_branches(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, mut base: Explained) -> Explained {
+    let chains = base.effective.chains.clone();
+    let places = chains
+        .iter()
+        .flatten()
+        .map(|&id| format!("{} (holding {})", branches::place(cfg, id), branches::holding(cfg, id).join(", ")))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (possible, why) = match branches::combinations(cfg, &chains) {
+        None => (
+            statuses(&base),
+            format!(
+                "the expressions of {places} are not evaluated, and their branches make more than {} combinations:                  the statuses listed are those with no branch applying",
+                branches::MAX_COMBINATIONS
+            ),
+        ),
+        Some(combos) => {
+            let each: Vec<(Decided, Explained)> =
+                combos.into_iter().map(|d| (d.clone(), explain_decided(cfg, spec, inputs, Some(&d)))).collect();
+            let same = |x: &Explained| {
+                x.outcome.status == base.outcome.status
+                    && x.answer == base.answer
+                    && x.error_document == base.error_document
+            };
+            if base.outcome.status.is_some() && each.iter().all(|(_, x)| same(x)) {
+                return base;
+            }
+            let mut possible: Vec<u16> = each.iter().flat_map(|(_, x)| statuses(x)).collect();
+            possible.sort_unstable();
+            possible.dedup();
+            let per = each
+                .iter()
+                .map(|(d, x)| format!("{}: {}", branches::describe(cfg, d), answer_words(x)))
+                .collect::<Vec<_>>()
+                .join("; ");
+            let mut why = format!("the expressions of {places} are not evaluated, and the answer depends on them ({per})");
+            // What else is unknown whichever branch applies.
+            if let Some(r) = each.iter().find_map(|(_, x)| x.outcome.reason_unknown.as_ref()) {
+                why.push_str(&format!("; {r}"));
+            }
+            (possible, why)
+        }
+    };
+    let o = &mut base.effective.outcome;
+    o.status = None;
+    o.possible_statuses = possible;
+    o.reason_unknown = Some(why);
+    base.answer = None;
+    base.error_document = None;
+    base
+}
+
+/// [`explain_one`] with the `<If>` branches of `decided` taken as applying or not (untold when
+/// None).
+fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided: Option<&Decided>) -> Explained {
     let fs = FsView::fresh();
-    let mut effective = effective_in(cfg, &fs, spec, Some(inputs));
+    let mut effective = effective_decided(cfg, &fs, spec, Some(inputs), decided);
     let slashes = encoded_slashes(cfg, effective.vhost_node);
     let rejected = rejected_target(&spec.path, slashes).or_else(|| trace(cfg, spec, effective.vhost_node));
     if let Some(why) = rejected {
@@ -207,6 +298,12 @@ fn explain_one(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Explaine
         o.trace.push(TraceStep { depth: 0, text: format!("access granted; {status}: {why}"), loc: None });
         o.log.extend(log.iter().cloned());
     }
+    // An error answer under an ErrorDocument naming a URL is a redirect. (A walk that failed
+    // before the merge leaves only the server's level in force.)
+    let walk_failed = effective.refused_symlink.is_some()
+        || effective.outcome.deciding.as_ref().is_some_and(|d| d.rule.starts_with(".htaccess error"));
+    let error_document =
+        rejected.is_none().then(|| crate::ide::error_document::apply(cfg, &mut effective, walk_failed)).flatten();
     let suppressed = crate::ide::loglevel::suppressed(cfg, &effective);
     let port_unknown = match (spec.request.local_port, cfg.index().vhosts.is_empty()) {
         (None, false) => Some(format!(
@@ -215,7 +312,7 @@ fn explain_one(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Explaine
         )),
         _ => None,
     };
-    Explained { effective, suppressed, port_unknown, rejected, answer }
+    Explained { effective, suppressed, port_unknown, rejected, answer, error_document }
 }
 
 /// `AllowEncodedSlashes` of the virtual host (`vhost`: its index in `cfg.nodes`), else of the main
@@ -436,10 +533,16 @@ pub fn to_json(spec: &RequestSpec, e: &Explained) -> Value {
         "status": e.outcome.status,
         "status_from": status_from(e),
         "handler_unknown_because": match &e.answer {
-            Some(Answer::Handler { why }) => Some(why.clone()),
+            Some(Answer::Handler { why, .. }) => Some(why.clone()),
             _ => None,
         },
         "reason": e.outcome.reason_unknown,
+        "error_document": e.error_document.as_ref().map(|r| json!({
+            "status": r.status,
+            "location": r.location,
+            "file": r.file,
+            "line": r.line,
+        })),
         "possible_statuses": e.outcome.possible_statuses,
         "virtual_host": e.virtual_host,
         "local_port": spec.request.local_port,
@@ -579,7 +682,15 @@ pub fn to_text(spec: &RequestSpec, e: &Explained) -> String {
         let _ = writeln!(s, "startup error: {}:{}: {}", err.loc.file.display(), err.loc.line, err.message);
     }
     match (e.outcome.status, &e.answer) {
-        (Some(st), Some(Answer::Handler { why })) => {
+        (Some(st), _) if e.error_document.is_some() => {
+            let r = e.error_document.as_ref().expect("checked");
+            let _ = writeln!(
+                s,
+                "\nStatus: {st} (the answer {} is turned into a redirect to {} by ErrorDocument {} at {}:{})",
+                r.status, r.location, r.status, r.file, r.line
+            );
+        }
+        (Some(st), Some(Answer::Handler { why, .. })) => {
             let _ = writeln!(s, "\nStatus: {st} (access granted: {st} unless the handler answers otherwise: {why})");
         }
         (Some(st), Some(Answer::File { why, .. })) => {

@@ -28,7 +28,6 @@ const READS: &[&str] = &[
     "CheckCaseOnly",
     "CheckSpelling",
     "DirectorySlash",
-    "ErrorDocument",
     "FallbackResource",
     "ForceType",
     "Options",
@@ -59,8 +58,9 @@ pub enum Answer {
     /// The default handler or mod_dir's redirect, from the file system: this status.
     File { status: u16, why: String, log: Option<LogEntry> },
     /// Access is granted; what the handler answers is not predicted (200 unless it answers
-    /// otherwise), for this reason.
-    Handler { why: String },
+    /// otherwise), for this reason; `may`: the other statuses it may answer, where the
+    /// directive tells them (a Redirect's status, a RewriteRule's `[F]`…).
+    Handler { why: String, may: Vec<u16> },
 }
 
 /// What answers `spec` once access control passed (`e.outcome.status` 200); None otherwise.
@@ -74,7 +74,7 @@ pub fn answer(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
 /// What would answer `spec` were access granted, whatever `e.outcome` says (one of the statuses
 /// an unknown outcome leaves possible).
 pub fn answer_if_granted(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> Option<Answer> {
-    let handler = |why: String| Some(Answer::Handler { why });
+    let handler = |why: String| Some(Answer::Handler { why, may: Vec::new() });
     let url = normalize_url(&spec.path);
     // mod_dir's subrequests: as they ran, or, where access was not granted (so they did not
     // run), as they would run once it is, with this request's credentials.
@@ -112,8 +112,8 @@ pub fn answer_if_granted(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effe
     if let Some(index) = index {
         names.extend(index.served.map(|i| basename(&index.tries[i].filesystem_path)));
     }
-    if let Some(why) = directives.iter().find_map(|d| other_handler(d, &url, &names)) {
-        return handler(why);
+    if let Some((why, may)) = directives.iter().find_map(|d| Some((other_handler(d, &url, &names)?, may_answer(d)))) {
+        return Some(Answer::Handler { why, may });
     }
     let method = match method_class(cfg, &spec.request.method) {
         Ok(m) => m,
@@ -219,16 +219,22 @@ pub fn answer_if_granted(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effe
             not_get(method).or_else(|| not_found("AH00128", format!("no such file: {}", filename.display())))
         }
         Err(err) => handler(format!("{} cannot be read here ({err})", filename.display())),
-        Ok(m) if m.file_type().is_symlink() => {
-            handler(format!("{} is a symbolic link (Options FollowSymLinks decides)", filename.display()))
-        }
+        Ok(m) if m.file_type().is_symlink() => Some(Answer::Handler {
+            why: format!("{} is a symbolic link (Options FollowSymLinks decides)", filename.display()),
+            may: vec![403, 404],
+        }),
         Ok(m) if m.is_dir() => {
             if !cfg.module_loaded("dir_module") {
                 return handler("a directory without its trailing slash, and mod_dir is not loaded".into());
             }
             let slash = directives.iter().rev().find(|d| d.name.eq_ignore_ascii_case("DirectorySlash"));
             if slash.is_some_and(|d| d.args.first().is_some_and(|a| a.eq_ignore_ascii_case("off"))) {
-                return handler("a directory without its trailing slash under DirectorySlash Off".into());
+                // mod_autoindex lists it or refuses it (403); the default handler refuses a
+                // directory (404).
+                return Some(Answer::Handler {
+                    why: "a directory without its trailing slash under DirectorySlash Off".into(),
+                    may: vec![403, 404],
+                });
             }
             // mod_dir redirects every method, but for one other than GET it steps aside where
             // the environment variable redirect-carefully is set (BrowserMatch in Debian's
@@ -254,10 +260,14 @@ pub fn answer_if_granted(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effe
         Ok(_) if method != Method::Get && method != Method::Post => not_get(method),
         Ok(m) if m.is_file() => {
             // (Compared as text: `Path` equality ignores a trailing slash, which is path info.)
-            if translated.as_os_str() != filename.as_os_str() {
+            // The AcceptPathInfo in force: the last one merged (`merge_core_dir_configs`).
+            let path_info = directives.iter().rev().find(|d| d.name.eq_ignore_ascii_case("AcceptPathInfo"));
+            let accepted = path_info.is_some_and(|d| d.args.first().is_some_and(|a| a.eq_ignore_ascii_case("on")));
+            if translated.as_os_str() != filename.as_os_str() && !accepted {
+                let value = path_info.and_then(|d| d.args.first().cloned()).unwrap_or_else(|| "Default".into());
                 not_found(
                     "AH00130",
-                    format!("path info after the file {} (AcceptPathInfo Default)", filename.display()),
+                    format!("path info after the file {} (AcceptPathInfo {value})", filename.display()),
                 )
             } else if method == Method::Post {
                 // `deliver_script` is on by default (`core_create_req`): POST gets the file.
@@ -428,6 +438,48 @@ fn per_dir_directives(e: &Effective) -> impl Iterator<Item = Directive> + '_ {
     })
 }
 
+/// The statuses besides 200 a directive that hands the request elsewhere ([`other_handler`])
+/// may answer with, where its arguments tell: a redirect's status (`Redirect [status] …`, 302
+/// by default), a RewriteRule's `[F]` (403), `[G]` (410), `[R=n]` (n, 302 without a number)
+/// or a substitution (whose target may not exist: 404), MultiViews' 404 where no variant is
+/// found.
+fn may_answer(d: &Directive) -> Vec<u16> {
+    let name = d.name.to_ascii_lowercase();
+    let redirect_status = |word: &str| -> u16 {
+        match word.to_ascii_lowercase().as_str() {
+            "permanent" => 301,
+            "temp" => 302,
+            "seeother" => 303,
+            "gone" => 410,
+            w => w.parse().unwrap_or(302),
+        }
+    };
+    match name.as_str() {
+        "redirect" | "redirectmatch" => vec![d.args.first().map_or(302, |a| redirect_status(a))],
+        "redirectpermanent" => vec![301],
+        "redirecttemp" => vec![302],
+        "rewriterule" => {
+            let flags = d.args.get(2).map(|f| f.trim_start_matches('[').trim_end_matches(']').to_string());
+            let mut out = Vec::new();
+            for flag in flags.iter().flat_map(|f| f.split(',')) {
+                let (key, value) = flag.split_once('=').unwrap_or((flag, ""));
+                match key.trim().to_ascii_lowercase().as_str() {
+                    "f" | "forbidden" => out.push(403),
+                    "g" | "gone" => out.push(410),
+                    "r" | "redirect" => out.push(redirect_status(if value.is_empty() { "302" } else { value })),
+                    _ => {}
+                }
+            }
+            if d.args.get(1).is_some_and(|s| s != "-") && out.is_empty() {
+                out.push(404);
+            }
+            out
+        }
+        "options" => vec![404],
+        _ => Vec::new(),
+    }
+}
+
 fn basename(p: &Path) -> String {
     p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
@@ -445,12 +497,12 @@ fn other_handler(d: &Directive, url: &str, names: &[String]) -> Option<String> {
     let name = d.name.to_ascii_lowercase();
     let arg = |i: usize| d.args.get(i).map(String::as_str).unwrap_or("");
     let applies = match name.as_str() {
-        "directoryslash" => false,
+        // mod_dir's and the default handler's own settings (read where they answer).
+        "directoryslash" | "acceptpathinfo" => false,
         "options" => d.args.iter().any(|a| {
             let a = a.to_ascii_lowercase();
             a == "multiviews" || a == "+multiviews"
         }),
-        "errordocument" => arg(1).contains("://"),
         "addhandler" => d.args.iter().skip(1).any(|ext| has_extension(names, ext)),
         "addtype" => {
             arg(0).to_ascii_lowercase().contains("x-httpd")
@@ -481,8 +533,8 @@ mod tests {
         assert!(other_handler(&d("Options +MultiViews"), "/x", &names).is_some());
         assert!(other_handler(&d("Options Indexes FollowSymLinks"), "/x", &names).is_none());
         assert!(other_handler(&d("Options -MultiViews"), "/x", &names).is_none());
-        assert!(other_handler(&d("ErrorDocument 404 /missing.html"), "/x", &names).is_none());
-        assert!(other_handler(&d("ErrorDocument 404 http://example.com/"), "/x", &names).is_some());
+        // ErrorDocument chooses no handler (crate::ide::error_document).
+        assert!(!reads("ErrorDocument"));
         assert!(other_handler(&d("ScriptAlias /cgi-bin/ /usr/lib/cgi-bin/"), "/cgi-bin/t", &names).is_some());
         assert!(other_handler(&d("ScriptAlias /cgi-bin/ /usr/lib/cgi-bin/"), "/index.html", &names).is_none());
         assert!(other_handler(&d("AddType application/x-httpd-php .php"), "/x", &names).is_none());
@@ -494,6 +546,23 @@ mod tests {
         assert!(other_handler(&d("AddHandler cgi-script .cgi .EN"), "/x", &names).is_some());
         assert!(other_handler(&d("AddHandler server-parsed html"), "/x", &names).is_some());
         assert!(other_handler(&d("AddType application/x-httpd-php .php"), "/x", &["i.php".into()]).is_some());
+    }
+
+    /// What a directive handing the request elsewhere may answer, from its arguments.
+    #[test]
+    fn the_statuses_a_directive_may_answer_come_from_its_arguments() {
+        assert_eq!(may_answer(&d("Redirect 410")), [410]);
+        assert_eq!(may_answer(&d("Redirect /a http://x/")), [302]);
+        assert_eq!(may_answer(&d("Redirect permanent /a http://x/")), [301]);
+        assert_eq!(may_answer(&d("RedirectMatch seeother ^/a http://x/")), [303]);
+        assert_eq!(may_answer(&d("RedirectPermanent /a http://x/")), [301]);
+        assert_eq!(may_answer(&d("RewriteRule ^ - [F]")), [403]);
+        assert_eq!(may_answer(&d("RewriteRule ^ - [L,G]")), [410]);
+        assert_eq!(may_answer(&d("RewriteRule ^(.*)$ http://x/$1 [R=301,L]")), [301]);
+        assert_eq!(may_answer(&d("RewriteRule ^(.*)$ /y/$1 [R]")), [302]);
+        assert_eq!(may_answer(&d("RewriteRule ^(.*)$ /y/$1")), [404]);
+        assert!(other_handler(&d("AcceptPathInfo On"), "/x", &[]).is_none());
+        assert!(may_answer(&d("SetHandler server-status")).is_empty());
     }
 
     fn config(body: &str) -> Config {

@@ -202,6 +202,21 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
         let first_line = md.find('\n').unwrap_or(md.len());
         md.insert_str(first_line, &format!(" (a URL this section's pattern `{}` reaches)", section.args().join(" ")));
     }
+    // Inside an <If>: the table is the enclosing section's, each cell over the branches.
+    if let Some(cond) = chain[sec_idx + 1..].iter().rev().find(|n| matches!(n.known(), "If" | "ElseIf" | "Else")) {
+        let expr = cond.args().join(" ");
+        let what = if expr.is_empty() { String::new() } else { format!(" `{expr}`") };
+        md.insert_str(
+            0,
+            &format!(
+                "Inside `<{}>`{what} (line {}): its expression is not evaluated here, so the table below, for the \
+                 enclosing section, depends on it: each cell is walked with this branch applying and not, and a \
+                 cell it changes is unknown (the answers of each are listed under the table).\n\n",
+                cond.name(),
+                cfg.line(&cond.loc)
+            ),
+        );
+    }
     if cfg.top == crate::ide::config::TopLevel::Fragment {
         md.insert_str(0, FRAGMENT_CAVEAT);
     }
@@ -591,6 +606,89 @@ struct Table {
     /// granted cells it answers; and how many cells are granted.
     handled: Vec<((u16, String), Vec<String>)>,
     granted: usize,
+    /// Cells whose answer the `<If>` branches on the way change: what each combination of
+    /// branches answers → the cells.
+    branches: Vec<(String, Vec<String>)>,
+}
+
+/// One cell of a [`Table`]: the request walked with the `<If>` branches untold, and the answer
+/// of each combination of the branches of the chains on its way that hold what it reads
+/// ([`access::branches`]; one combination, untold, when there are none).
+struct Cell {
+    e: Effective,
+    /// The access status shown: the same in every combination, else unknown (None); an error
+    /// an ErrorDocument naming a URL turns into a redirect is shown as 302.
+    status: Option<u16>,
+    /// The redirect an ErrorDocument makes of the refusal shown.
+    redirect: Option<crate::ide::error_document::Redirect>,
+    /// Per combination (in words): the status, and what the handler answers other than 200
+    /// where access is granted.
+    variants: Vec<Variant>,
+}
+
+/// A combination of `<If>` branches (in words), the access status it gives, and what the
+/// handler answers instead of 200 where access is granted.
+type Variant = (String, Option<u16>, Option<(u16, String)>);
+
+impl Cell {
+    fn of(cfg: &Config, fs: &FsView, sp: RequestSpec) -> Cell {
+        let inputs = hover_env_inputs(&sp.host);
+        let answered =
+            |e: &Effective| -> (Option<u16>, Option<crate::ide::error_document::Redirect>, Option<(u16, String)>) {
+                let walk_failed = e.refused_symlink.is_some()
+                    || e.outcome.deciding.as_ref().is_some_and(|d| d.rule.starts_with(".htaccess error"));
+                let redirect = |st: u16| crate::ide::error_document::redirect(cfg, e, st, walk_failed);
+                match e.outcome.status {
+                    Some(200) => {
+                        let handled = match crate::ide::handler::answer(cfg, fs, &sp, e) {
+                            Some(crate::ide::handler::Answer::File { status, why, .. }) if status != 200 => {
+                                Some(match redirect(status) {
+                                    Some(r) => (
+                                        302,
+                                        format!(
+                                            "{why}, turned into a redirect to `{}` by ErrorDocument at line {}",
+                                            r.location, r.line
+                                        ),
+                                    ),
+                                    None => (status, why),
+                                })
+                            }
+                            Some(crate::ide::handler::Answer::File { .. }) | None => None,
+                            // Not predicted: said where the branches make a difference only.
+                            Some(crate::ide::handler::Answer::Handler { why, may }) => {
+                                let may = may.iter().map(u16::to_string).collect::<Vec<_>>().join(", ");
+                                let may = if may.is_empty() { String::new() } else { format!(", it may with {may}") };
+                                Some((200, format!("unless `{why}` answers otherwise{may}")))
+                            }
+                        };
+                        (Some(200), None, handled)
+                    }
+                    Some(st) => match redirect(st) {
+                        Some(r) => (Some(302), Some(r), None),
+                        None => (Some(st), None, None),
+                    },
+                    None => (None, None, None),
+                }
+            };
+        let e = effective(cfg, fs, &sp);
+        let combos = (!e.chains.is_empty()).then(|| access::branches::combinations(cfg, &e.chains)).flatten();
+        let (status, redirect, handled) = answered(&e);
+        let Some(combos) = combos else {
+            // (Too many combinations: the cells are unknown where a chain holds anything read.)
+            let status = if e.chains.is_empty() { status } else { None };
+            return Cell { e, status, redirect, variants: vec![(String::new(), status, handled)] };
+        };
+        let variants: Vec<Variant> = combos
+            .iter()
+            .map(|d| {
+                let x = access::effective_decided(cfg, fs, &sp, Some(&inputs), Some(d));
+                let (st, _, handled) = answered(&x);
+                (access::branches::describe(cfg, d), st, handled)
+            })
+            .collect();
+        let agree = variants.iter().all(|(_, st, _)| *st == status);
+        Cell { status: if agree { status } else { None }, redirect: redirect.filter(|_| agree), e, variants }
+    }
 }
 
 impl Table {
@@ -605,7 +703,14 @@ impl Table {
         groups: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
         clients: &[(String, IpAddr)],
     ) -> Table {
-        let mut t = Table { markdown: String::new(), statuses: vec![], refused: vec![], handled: vec![], granted: 0 };
+        let mut t = Table {
+            markdown: String::new(),
+            statuses: vec![],
+            refused: vec![],
+            handled: vec![],
+            granted: 0,
+            branches: vec![],
+        };
         let _ = writeln!(
             t.markdown,
             "\n| client | {} |\n|---|{}",
@@ -613,36 +718,52 @@ impl Table {
             "---|".repeat(columns.len())
         );
         for (label, ip) in clients {
-            let cells: Vec<(RequestSpec, Effective)> = columns
+            let cells: Vec<Cell> = columns
                 .iter()
                 .map(|(_, user)| {
                     let mut sp = asked_spec(method, url, host, *ip, *user);
                     if user.is_some() {
                         sp.request.groups = Some(groups.clone());
                     }
-                    let e = effective(cfg, fs, &sp);
-                    (sp, e)
+                    Cell::of(cfg, fs, sp)
                 })
                 .collect();
             let show = |s: Option<u16>| s.map(|s| s.to_string()).unwrap_or_else(|| "unknown".into());
             let _ = writeln!(
                 t.markdown,
                 "| {label} | {} |",
-                cells.iter().map(|(_, e)| show(e.outcome.status)).collect::<Vec<_>>().join(" | ")
+                cells.iter().map(|c| show(c.status)).collect::<Vec<_>>().join(" | ")
             );
-            t.statuses.push(cells.iter().map(|(_, e)| e.outcome.status).collect());
-            for ((sp, e), (who, _)) in cells.iter().zip(columns) {
+            t.statuses.push(cells.iter().map(|c| c.status).collect());
+            for (c, (who, _)) in cells.iter().zip(columns) {
                 let row = format!("{label}, {who}");
-                let Some(st) = e.outcome.status.filter(|s| *s != 200) else {
+                if c.variants.windows(2).any(|w| w[0].1 != w[1].1 || w[0].2 != w[1].2) {
+                    // The <If> branches on the way change this cell's answer.
+                    let each = c
+                        .variants
+                        .iter()
+                        .map(|(d, st, handled)| {
+                            let st = match (st, handled) {
+                                (_, Some((h, why))) => format!("{h} ({why})"),
+                                (Some(s), None) => s.to_string(),
+                                (None, None) => "unknown".into(),
+                            };
+                            format!("{st} {d}")
+                        })
+                        .collect::<Vec<_>>()
+                        .join("; ");
+                    match t.branches.iter_mut().find(|(k, _)| *k == each) {
+                        Some((_, v)) => v.push(row),
+                        None => t.branches.push((each, vec![row])),
+                    }
+                    continue;
+                }
+                let Some(st) = c.status.filter(|s| *s != 200) else {
                     // Granted: the handler answers this cell's own request (mod_dir's
                     // subrequest runs with its credentials).
-                    if e.outcome.status == Some(200) {
+                    if c.status == Some(200) {
                         t.granted += 1;
-                        if let Some(crate::ide::handler::Answer::File { status, why, .. }) =
-                            crate::ide::handler::answer(cfg, fs, sp, e)
-                                .filter(|a| !matches!(a, crate::ide::handler::Answer::File { status: 200, .. }))
-                        {
-                            let key = (status, why);
+                        if let Some(key) = c.variants[0].2.clone().filter(|(st, _)| *st != 200) {
                             match t.handled.iter_mut().find(|(k, _)| *k == key) {
                                 Some((_, v)) => v.push(row),
                                 None => t.handled.push((key, vec![row])),
@@ -651,7 +772,14 @@ impl Table {
                     }
                     continue;
                 };
-                let key = (st, log_summary(cfg, e));
+                let mut log = log_summary(cfg, &c.e);
+                if let Some(r) = &c.redirect {
+                    log.push_str(&format!(
+                        " (a {} turned into a redirect to `{}` by ErrorDocument at line {})",
+                        r.status, r.location, r.line
+                    ));
+                }
+                let key = (st, log);
                 match t.refused.iter_mut().find(|(k, ..)| *k == key) {
                     Some((_, v, _)) => v.push(row),
                     None => t.refused.push((key, vec![row], *ip)),
@@ -664,6 +792,14 @@ impl Table {
     /// The table is access control's answer; where it grants, the file system may answer
     /// otherwise: one line per such answer, naming the cells when not every granted one.
     fn handler_lines(&self, md: &mut String, method: &str, url: &str) {
+        let cells: usize = self.statuses.iter().map(Vec::len).sum();
+        for (each, who) in &self.branches {
+            let whom = if who.len() == cells { "every cell".to_string() } else { who.join("; ") };
+            let _ = writeln!(
+                md,
+                "\nFor {whom}, httpd's answer to `{method} {url}` depends on the `<If>` expressions on the way, which are not evaluated here: {each}.",
+            );
+        }
         for ((status, why), who) in &self.handled {
             let whom =
                 if who.len() == self.granted { "(200 above)".to_string() } else { format!("for {}", who.join("; ")) };

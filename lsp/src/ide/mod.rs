@@ -20,6 +20,7 @@ pub mod dir_index;
 pub mod document_highlight;
 pub mod document_links;
 pub mod document_symbols;
+pub mod error_document;
 pub mod error_log;
 pub mod explain;
 pub mod folding_ranges;

@@ -8,6 +8,7 @@
 //! request with [`crate::ide::policy`]. It reads the file system only to know
 //! which path components exist and to read `.htaccess` files.
 
+pub mod branches;
 mod fs;
 mod groups;
 mod items;
@@ -97,6 +98,12 @@ pub struct Effective {
     pub index: Option<Box<crate::ide::dir_index::IndexLookup>>,
     /// An `<If>` section on the way holding a DirectoryIndex, whose expression is not evaluated.
     pub index_condition: Option<String>,
+    /// The `<If>` chains on the way whose branches hold what the answer reads
+    /// ([`branches`]): the answer may differ with each combination of their branches.
+    pub chains: Vec<branches::Chain>,
+    /// The branches this request was walked with, when decided (mod_dir's subrequest takes the
+    /// same).
+    pub decided: Option<branches::Decided>,
     /// The symbolic link on the way that httpd refuses to follow (403 before any access check).
     pub refused_symlink: Option<PathBuf>,
 }
@@ -476,6 +483,7 @@ pub fn is_per_dir_input(name: &str) -> bool {
         || crate::ide::loglevel::reads(name)
         || name.eq_ignore_ascii_case("HostnameLookups")
         || crate::ide::handler::reads(name)
+        || crate::ide::error_document::reads(name)
 }
 
 /// The file-system path `spec`'s URL translates to (Alias family or DocumentRoot), before the
@@ -516,7 +524,18 @@ pub fn effective_in(
     spec: &RequestSpec,
     env: Option<&crate::ide::setenvif::EnvInputs>,
 ) -> Effective {
-    let mut e = walk_and_evaluate(cfg, fs, spec, env, false);
+    effective_decided(cfg, fs, spec, env, None)
+}
+
+/// [`effective_in`] with the `<If>` branches of `decided` taken as applying or not.
+pub fn effective_decided(
+    cfg: &Config,
+    fs: &FsView,
+    spec: &RequestSpec,
+    env: Option<&crate::ide::setenvif::EnvInputs>,
+    decided: Option<&branches::Decided>,
+) -> Effective {
+    let mut e = walk_and_evaluate(cfg, fs, spec, env, false, decided);
     crate::ide::dir_index::apply(cfg, fs, spec, &mut e);
     e
 }
@@ -525,18 +544,21 @@ pub fn effective_in(
 const MAX_CONDITIONS: usize = 4;
 
 /// One request without mod_dir's subrequest: what a subrequest itself is (`in_parent_directory`:
-/// mod_dir's, for a file of the directory its parent walked).
+/// mod_dir's, for a file of the directory its parent walked), with the `<If>` branches of
+/// `decided` taken as applying or not.
 pub fn walk_and_evaluate(
     cfg: &Config,
     fs: &FsView,
     spec: &RequestSpec,
     env_inputs: Option<&crate::ide::setenvif::EnvInputs>,
     in_parent_directory: bool,
+    decided: Option<&branches::Decided>,
 ) -> Effective {
     let ix = cfg.index();
     let local = spec.request.local_port.map(|p| (spec.request.local_addr, p));
-    let walked = walk_request_as(cfg, fs, &spec.path, spec.host.as_deref(), local, in_parent_directory);
+    let walked = walk_request_as(cfg, fs, &spec.path, spec.host.as_deref(), local, in_parent_directory, decided);
     let conditional = walked.conditional().to_vec();
+    let chains = walked.chains().to_vec();
     let index_condition = walked.index_condition().map(str::to_string);
     let r = walked.clone().merge(cfg);
     let (sections, per_dir) = r.sections_and_per_dir(cfg);
@@ -580,6 +602,8 @@ pub fn walk_and_evaluate(
         env,
         index: None,
         index_condition,
+        chains,
+        decided: decided.cloned(),
         refused_symlink: r.symlink.map(|(p, _)| p),
     }
 }

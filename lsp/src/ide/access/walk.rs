@@ -2,6 +2,7 @@
 //! (Directory with the `.htaccess` files on the way, Files, Location, and the `<If>` sections
 //! we do not evaluate), and their policies merged into a [`Resolved`].
 
+use super::branches::{self, Chain, Decided};
 use super::fs::{path_text, request_filename_in, FsView};
 use super::items::body_items;
 use super::patterns::{location_prefix, regex_matches, section_applies, wildcard_match};
@@ -87,6 +88,8 @@ fn walk(
     conditional: &mut Vec<SecId>,
     startup: &mut Vec<policy::ConfigError>,
     index_conditions: &mut Vec<String>,
+    decided: Option<&Decided>,
+    chains: &mut Vec<Chain>,
 ) -> (Vec<Vec<Contribution>>, Option<SymlinkRefusal>) {
     let ix = cfg.index();
     let path = path_text(fs_path);
@@ -259,29 +262,47 @@ fn walk(
     }
     // <If> sections anywhere on the way: we do not evaluate ap_expr. (The index gathers them
     // for each section: the walk only looks them up; an expression is parsed only when there is
-    // one on the way.)
-    let mut if_sections: Vec<SecId> = server.scopes().flat_map(|s| s.ifs.iter().copied()).collect();
+    // one on the way.) Each section's (and each server level's) list is read as chains
+    // ([`branches::chains`]); those whose branches hold what the answer reads are kept, for a
+    // caller to walk each combination of their branches ([`Decided`]).
+    let mut if_lists: Vec<&[SecId]> = server.scopes().map(|s| &s.ifs[..]).collect();
     for id in in_phase(&dir_phase).into_iter().chain(in_phase(&files_phase)).chain(in_phase(&loc_phase)) {
-        if_sections.extend(ix.ifs_in(id).iter().copied());
+        if_lists.push(ix.ifs_in(id));
     }
-    for id in if_sections {
-        // A condition httpd cannot parse stops it at startup, whatever the section holds.
-        let s = ix.node(cfg, id);
-        if let Some(m) = ix.condition_refusal(cfg, id) {
-            startup.push(policy::ConfigError::new(&super::ploc(cfg, &s.loc), m.to_string()));
+    let mut if_phase = Vec::new();
+    for chain in if_lists.into_iter().filter(|l| !l.is_empty()).flat_map(|l| branches::chains(cfg, l)) {
+        for &id in &chain {
+            // A condition httpd cannot parse stops it at startup, whatever the section holds.
+            let s = ix.node(cfg, id);
+            if let Some(m) = ix.condition_refusal(cfg, id) {
+                startup.push(policy::ConfigError::new(&super::ploc(cfg, &s.loc), m.to_string()));
+            }
+            match decided.filter(|d| d.considered.contains(&id)) {
+                // Merged after the Location phase, as httpd's If walk does.
+                Some(d) => {
+                    if d.applying.contains(&id) {
+                        if_phase.push(Contribution::Section(id));
+                    }
+                }
+                None => {
+                    if ix.holds_access(id) {
+                        conditional.push(id);
+                        unknown.push(if_not_evaluated(cfg, s));
+                    }
+                    // mod_dir's list may come from it ([`Walked::index_conditions`]).
+                    if index_conditions.is_empty() && s.children.iter().any(|c| c.is("DirectoryIndex")) {
+                        index_conditions.push(format!(
+                            "<{}> at {}:{}",
+                            s.name(),
+                            cfg.file(s.loc.file).path.display(),
+                            cfg.line(&s.loc)
+                        ));
+                    }
+                }
+            }
         }
-        if ix.holds_access(id) {
-            conditional.push(id);
-            unknown.push(if_not_evaluated(cfg, s));
-        }
-        // mod_dir's list may come from it ([`Walked::index_conditions`]).
-        if index_conditions.is_empty() && s.children.iter().any(|c| c.is("DirectoryIndex")) {
-            index_conditions.push(format!(
-                "<{}> at {}:{}",
-                s.name(),
-                cfg.file(s.loc.file).path.display(),
-                cfg.line(&s.loc)
-            ));
+        if chain.iter().any(|&id| branches::relevant(cfg, id)) {
+            chains.push(chain);
         }
     }
     // And those of the .htaccess files on the way: their own lines' and their applying
@@ -309,7 +330,11 @@ fn walk(
             }
         }
     }
-    (vec![dir_phase, files_phase, loc_phase], None)
+    let mut phases = vec![dir_phase, files_phase, loc_phase];
+    if !if_phase.is_empty() {
+        phases.push(if_phase);
+    }
+    (phases, None)
 }
 
 /// Why the outcome is unknown: `<If>` section `s` of `cfg` holds access rules.
@@ -465,6 +490,8 @@ pub struct Walked {
     index_conditions: Vec<String>,
     /// A symbolic link the directory walk refuses (403).
     symlink: Option<SymlinkRefusal>,
+    /// The `<If>` chains on the way whose branches hold what the answer reads, decided or not.
+    chains: Vec<Chain>,
     /// Startup errors of the `<If>` sections on the way (their conditions), which no section's
     /// policy holds.
     startup: Vec<policy::ConfigError>,
@@ -485,10 +512,11 @@ pub enum BeforeMerge {
 
 /// The walk of [`resolve`](super::resolve).
 pub fn walk_request(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local: Option<(IpAddr, u16)>) -> Walked {
-    walk_request_as(cfg, fs, path, host, local, false)
+    walk_request_as(cfg, fs, path, host, local, false, None)
 }
 
-/// [`walk_request`]; `in_parent_directory` for a subrequest of a file in its parent's directory.
+/// [`walk_request`]; `in_parent_directory` for a subrequest of a file in its parent's directory;
+/// `decided`: the `<If>` branches taken as applying or not (the others are untold).
 pub(super) fn walk_request_as(
     cfg: &Config,
     fs: &FsView,
@@ -496,6 +524,7 @@ pub(super) fn walk_request_as(
     host: Option<&str>,
     local: Option<(IpAddr, u16)>,
     in_parent_directory: bool,
+    decided: Option<&Decided>,
 ) -> Walked {
     let ix = cfg.index();
     let mut unknown = Vec::new();
@@ -505,7 +534,8 @@ pub(super) fn walk_request_as(
     let filesystem_path = request_filename_in(fs, &translate(&server, cfg, &url));
     // The options the walk starts from: the main server's, merged with the virtual host's.
     let options = symlinks::server_options(cfg, vhost.map_or(ServerId::Main, ServerId::Vhost));
-    let (mut conditional, mut startup, mut index_conditions) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut conditional, mut startup, mut index_conditions, mut chains) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (phases, symlink) = walk(
         cfg,
         fs,
@@ -518,8 +548,10 @@ pub(super) fn walk_request_as(
         &mut conditional,
         &mut startup,
         &mut index_conditions,
+        decided,
+        &mut chains,
     );
-    Walked { vhost, url, filesystem_path, phases, unknown, conditional, symlink, startup, index_conditions }
+    Walked { vhost, url, filesystem_path, phases, unknown, conditional, symlink, chains, startup, index_conditions }
 }
 
 impl Walked {
@@ -532,6 +564,12 @@ impl Walked {
     /// The `<If>` sections holding access rules whose expressions this walk could not tell.
     pub fn conditional(&self) -> &[SecId] {
         &self.conditional
+    }
+
+    /// The `<If>` chains on the way whose branches hold what the request's answer reads
+    /// (access rules, a directive of the handler, mod_dir, mod_setenvif, ErrorDocument…).
+    pub fn chains(&self) -> &[Chain] {
+        &self.chains
     }
 
     /// Whether section `id` is merged on this walk (an `<If>` whose expression the walk could
@@ -583,6 +621,7 @@ impl Walked {
             mut unknown,
             conditional: _,
             symlink,
+            chains: _,
             startup,
             index_conditions: _,
         } = self;

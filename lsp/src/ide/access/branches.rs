@@ -1,0 +1,157 @@
+//! The `<If>`/`<ElseIf>`/`<Else>` chains on a request's way whose branches hold something the
+//! request's answer reads (access rules, or a directive of the handler, mod_dir, mod_setenvif,
+//! ErrorDocument…), and the combinations of their branches.
+//!
+//! httpd evaluates each chain's expressions per request and merges the first branch whose
+//! expression holds (an `<Else>` when none does) after the Location phase
+//! (`server/request.c: ap_if_walk`). Their expressions are not evaluated here: a walk can instead
+//! be told which branch of each chain applies ([`Decided`]), and the request walked once per
+//! combination ([`combinations`]), the answers possible being those of every combination.
+
+use crate::ide::config::{Config, SecId};
+
+/// The `<If>`-family sections a walk takes as decided, and the ones among them that apply.
+/// Sections not considered are walked as without it (their expressions untold).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Decided {
+    /// Every section whose branch is given (the sections of whole chains).
+    pub considered: Vec<SecId>,
+    /// Those that apply: at most one per chain.
+    pub applying: Vec<SecId>,
+}
+
+/// An `<If>`, the `<ElseIf>` sections after it and the `<Else>` closing it, in order.
+pub type Chain = Vec<SecId>;
+
+/// Most combinations of branches tried for one request.
+pub const MAX_COMBINATIONS: usize = 16;
+
+/// The chains of `ifs`, the `<If>`-family sections of one section's body (or of one server's
+/// level), in order: an `<ElseIf>`/`<Else>` continues the chain before it, as httpd attaches it
+/// to the previous `<If>`/`<ElseIf>` of the same scope (`server/core.c: ifsection`).
+pub(super) fn chains(cfg: &Config, ifs: &[SecId]) -> Vec<Chain> {
+    let ix = cfg.index();
+    let mut out: Vec<Chain> = Vec::new();
+    for &id in ifs {
+        let continues = !ix.node(cfg, id).is("If") && out.last().is_some_and(|c| !closed(cfg, c));
+        match out.last_mut() {
+            Some(chain) if continues => chain.push(id),
+            _ => out.push(vec![id]),
+        }
+    }
+    out
+}
+
+/// Whether the chain ends with an `<Else>`: one of its branches always applies.
+fn closed(cfg: &Config, chain: &[SecId]) -> bool {
+    chain.last().is_some_and(|&id| cfg.index().node(cfg, id).is("Else"))
+}
+
+/// Whether `<If>`-family section `id` holds a directive the request's answer reads: an access
+/// directive, or one the other request features read per directory ([`super::is_per_dir_input`]).
+pub(super) fn relevant(cfg: &Config, id: SecId) -> bool {
+    cfg.index().node(cfg, id).walk().skip(1).any(|d| read(d.name()))
+}
+
+/// The directive names [`relevant`] looks for.
+fn read(name: &str) -> bool {
+    super::is_access_directive(name) || super::is_per_dir_input(name)
+}
+
+/// The directives of section `id` the answer reads, each named once, in order.
+pub fn holding(cfg: &Config, id: SecId) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for d in cfg.index().node(cfg, id).walk().skip(1).filter(|d| !d.is_section() && read(d.name())) {
+        if !names.iter().any(|n| n.eq_ignore_ascii_case(d.name())) {
+            names.push(d.name().to_string());
+        }
+    }
+    names
+}
+
+/// Every combination of the chains' branches: in each chain one section applies, or none
+/// (when it has no `<Else>`). None when there are more than [`MAX_COMBINATIONS`].
+pub fn combinations(cfg: &Config, chains: &[Chain]) -> Option<Vec<Decided>> {
+    let choices: Vec<Vec<Option<SecId>>> = chains
+        .iter()
+        .map(|c| {
+            let none = (!closed(cfg, c)).then_some(None);
+            none.into_iter().chain(c.iter().map(|&id| Some(id))).collect()
+        })
+        .collect();
+    let count = choices.iter().try_fold(1usize, |n, c| n.checked_mul(c.len()).filter(|&n| n <= MAX_COMBINATIONS))?;
+    let considered: Vec<SecId> = chains.iter().flatten().copied().collect();
+    Some(
+        (0..count)
+            .map(|mut k| {
+                let mut applying = Vec::new();
+                for c in &choices {
+                    applying.extend(c[k % c.len()]);
+                    k /= c.len();
+                }
+                Decided { considered: considered.clone(), applying }
+            })
+            .collect(),
+    )
+}
+
+/// Where section `id` is written: `<If> at file:line`.
+pub fn place(cfg: &Config, id: SecId) -> String {
+    let n = cfg.index().node(cfg, id);
+    format!("<{}> at {}:{}", n.name(), cfg.file(n.loc.file).path.display(), cfg.line(&n.loc))
+}
+
+/// A combination in words: the branches that apply, or that none does.
+pub fn describe(cfg: &Config, d: &Decided) -> String {
+    if d.applying.is_empty() {
+        return "with no branch applying".into();
+    }
+    let ix = cfg.index();
+    let short = |id: SecId| {
+        let n = ix.node(cfg, id);
+        format!("<{}> at line {}", n.name(), cfg.line(&n.loc))
+    };
+    format!("with {} applying", d.applying.iter().map(|&id| short(id)).collect::<Vec<_>>().join(" and "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::expect;
+
+    fn config(body: &str) -> Config {
+        let fx = crate::ide::diagnostics::tests::Fixture::parse(&format!("//- /etc/httpd/httpd.conf\n{body}"));
+        crate::ide::config::load(std::path::Path::new("/etc/httpd/httpd.conf"), &fx)
+    }
+
+    /// Chains split at each `<If>`; a chain with an `<Else>` has no "none applies" choice.
+    #[test]
+    fn combinations_take_one_branch_of_each_chain() {
+        let cfg = config(
+            "<Directory /srv>\n<If \"true\">\nOptions +Indexes\n</If>\n<ElseIf \"false\">\nDirectorySlash Off\n</ElseIf>\n<Else>\nRequire all denied\n</Else>\n<If \"true\">\nRedirect 410\n</If>\n<If \"true\">\nHeader set X y\n</If>\n</Directory>\n",
+        );
+        let ix = cfg.index();
+        let dir = (0..ix.len() as SecId).find(|&id| ix.node(&cfg, id).is("Directory")).unwrap();
+        let chains = chains(&cfg, ix.ifs_in(dir));
+        let lines = |ids: &[SecId]| ids.iter().map(|&id| cfg.line(&ix.node(&cfg, id).loc)).collect::<Vec<_>>();
+        assert_eq!(chains.iter().map(|c| lines(c)).collect::<Vec<_>>(), vec![vec![2, 5, 8], vec![11], vec![14]]);
+        assert_eq!(chains.iter().map(|c| relevant(&cfg, c[0])).collect::<Vec<_>>(), [true, true, false]);
+        let combos = combinations(&cfg, &chains[..2]).unwrap();
+        let said: Vec<String> = combos.iter().map(|d| describe(&cfg, d)).collect();
+        expect![[r#"
+            [
+                "with <If> at line 2 applying",
+                "with <ElseIf> at line 5 applying",
+                "with <Else> at line 8 applying",
+                "with <If> at line 2 and <If> at line 11 applying",
+                "with <ElseIf> at line 5 and <If> at line 11 applying",
+                "with <Else> at line 8 and <If> at line 11 applying",
+            ]
+        "#]]
+        .assert_debug_eq(&said);
+        assert_eq!(holding(&cfg, chains[0][0]), ["Options"]);
+        // Too many: 2^5 combinations of five lone <If> sections.
+        let five: Vec<Chain> = (0..5).map(|_| vec![chains[1][0]]).collect();
+        assert!(combinations(&cfg, &five).is_none());
+    }
+}
