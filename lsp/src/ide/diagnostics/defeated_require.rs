@@ -3,7 +3,7 @@
 
 use super::{Diagnostic, Messages, Related};
 use crate::ide::config::{Config, Node, SecId, Severity};
-use crate::ide::defeated::{defeated_require_among, htaccess_view, DefeatedBatch, RecentWalks};
+use crate::ide::defeated::{defeated_require_among, holds_require, htaccess_view, DefeatedBatch, RecentWalks};
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     check_sections(cfg, &(0..cfg.index().len() as u32).collect::<Vec<_>>(), out);
@@ -20,7 +20,7 @@ pub(super) fn check_sections(cfg: &Config, sections: &[SecId], out: &mut Vec<Dia
     let found: Vec<Diagnostic> = sections
         .par_iter()
         .copied()
-        .filter(|&id| ix.node(cfg, id).children.iter().any(|c| c.is("Require")))
+        .filter(|&id| holds_require(ix.node(cfg, id)))
         .map_init(
             || (Messages::default(), RecentWalks::default()),
             |(messages, recent), id| finding(cfg, &ix.chain(cfg, id), &batch, messages, recent),
@@ -44,7 +44,8 @@ fn finding(
     recent: &mut RecentWalks,
 ) -> Option<Diagnostic> {
     let t = defeated_require_among(cfg, chain, batch, recent)?;
-    let message = messages.get(&format!("`{}` has no effect here: `{}` inherited from another section refuses every request first (old and new rules must both pass)", t.require_text, t.decided_by));
+    let (limited, what) = t.refuses_what();
+    let message = messages.get(&format!("`{}` has no effect here: {limited}`{}` inherited from another section refuses {what} first (old and new rules must both pass)", t.require_text, t.decided_by));
     let mut d = Diagnostic::new(t.require.0, t.require.1, Severity::Warning, "defeated-require", message);
     if let Some(l) = &t.deciding {
         if let Some(file) = cfg.file_id(&l.file) {
