@@ -563,6 +563,34 @@ fn a_require_limited_to_methods_the_old_rules_refuse_is_called_defeated() {
     }
 }
 
+/// The same in an .htaccess file, hovered there: its `<Limit POST>` Require decides nothing
+/// under an inherited `<Limit GET POST>` denial (httpd answers every method from both clients the
+/// same once it is deleted), and the hover says so; with PUT in the block too, the Require decides
+/// PUT and the hover does not call it defeated.
+#[test]
+fn a_limited_require_in_an_htaccess_is_called_defeated_when_httpd_ignores_it() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  AllowOverride All\n  <Limit GET POST>\n    Order deny,allow\n    Deny from all\n  </Limit>\n</Directory>\n";
+    for (methods, trapped) in [("POST", true), ("POST PUT", false)] {
+        let htaccess = format!("<Limit {methods}>\n  Require ip 127.0.0.1\n</Limit>\n");
+        let cfg =
+            |text: &str| HttpdConfig::new(body).file("htdocs/sub/.htaccess", text).file("htdocs/sub/a.txt", "a\n");
+        let md = hover_via_stdio(&cfg(&htaccess), "htdocs/sub/.htaccess", "Require ip");
+        let (with, _) = statuses_and_findings(cfg(&htaccess));
+        let (without, _) = statuses_and_findings(cfg(""));
+        let changed: Vec<_> = with.iter().zip(&without).filter(|(a, b)| a.1 != b.1).collect();
+        if trapped {
+            assert!(changed.is_empty(), "{changed:#?}");
+            assert!(md.contains("has no effect here: it applies only to POST, and `Deny from all`"), "{md}");
+        } else {
+            assert!(!changed.is_empty(), "deleting it changes nothing");
+            assert!(!md.contains("has no effect"), "{md}");
+        }
+    }
+}
+
 /// The same through an .htaccess file below the section: its Order/Allow/Deny replace the
 /// inherited denial there, and the Require decides (httpd: 200 for 127.0.0.1, 403 with AH01630
 /// for 127.0.0.2). Without the file, httpd refuses both by the inherited rule (AH01797) and check

@@ -16,22 +16,32 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 /// A trap in a section: its Require lines never take effect because an old-style
-/// rule inherited from elsewhere refuses every request first.
+/// rule inherited from elsewhere refuses every request they decide first.
 #[derive(Debug, Clone)]
 pub struct Defeated {
-    pub require: (FileId, TextRange),
-    pub require_text: String,
+    /// The lines reported: the first Require of the section's own body and of each of its
+    /// `<Limit>`/`<LimitExcept>` blocks holding some, in order (every one of its Require lines
+    /// is without effect; one finding per block).
+    pub lines: Vec<DefeatedLine>,
     pub decided_by: String,
     pub deciding: Option<policy::Loc>,
-    /// The methods the section's Require lines apply to, when `<Limit>`/`<LimitExcept>` blocks
-    /// narrow them ([`methods_phrase`]: "POST", "methods other than GET"); None: every method.
+}
+
+/// One Require line of a [`Defeated`] section.
+#[derive(Debug, Clone)]
+pub struct DefeatedLine {
+    pub at: (FileId, TextRange),
+    /// `Require …` as written.
+    pub text: String,
+    /// The methods it applies to, said when its `<Limit>`/`<LimitExcept>` narrows them and some
+    /// other method passes the old rules ([`methods_phrase`]: "POST", "methods other than GET,
+    /// HEAD"); None: the old rules refuse every request.
     pub methods: Option<String>,
 }
 
-impl Defeated {
-    /// What refuses first, said of the requests the Require lines decide: "refuses every request
-    /// first", or for Require lines limited to some methods "… refuses every such request first"
-    /// after saying which.
+impl DefeatedLine {
+    /// What refuses first, said of the requests the line decides: ("", "every request"), or for
+    /// a line limited to some methods ("it applies only to POST, and ", "every such request").
     pub fn refuses_what(&self) -> (String, &'static str) {
         match &self.methods {
             None => (String::new(), "every request"),
@@ -44,20 +54,22 @@ impl Defeated {
 /// blocks (those are not sections of their own for the trap: their lines are the section's,
 /// limited to some methods).
 pub fn holds_require(section: &Node) -> bool {
-    first_require(&section.children).is_some()
+    !require_lines(&section.children).is_empty()
 }
 
-/// The first Require line of a body, in its `<Limit>`/`<LimitExcept>` blocks too.
-fn first_require(nodes: &[Node]) -> Option<&Node> {
-    nodes.iter().find_map(|c| {
-        if c.is("Require") && !c.is_section() {
-            Some(c)
-        } else if c.is_section() && is_limit(c) {
-            first_require(&c.children)
-        } else {
-            None
+/// The first Require line of a body and of each of its `<Limit>`/`<LimitExcept>` blocks (nested
+/// ones too) holding one, in order.
+fn require_lines(nodes: &[Node]) -> Vec<&Node> {
+    fn collect<'a>(nodes: &'a [Node], out: &mut Vec<&'a Node>) {
+        out.extend(nodes.iter().find(|c| c.is("Require") && !c.is_section()));
+        for c in nodes.iter().filter(|c| c.is_section() && is_limit(c)) {
+            collect(&c.children, out);
         }
-    })
+    }
+    let mut out = Vec::new();
+    collect(nodes, &mut out);
+    out.sort_by_key(|n| n.loc.range.start());
+    out
 }
 
 fn is_limit(n: &Node) -> bool {
@@ -514,14 +526,16 @@ pub(crate) fn defeated(
     batch: &DefeatedBatch,
     recent: &mut RecentWalks,
 ) -> Option<Defeated> {
-    let req = first_require(nodes)?;
-    if nodes.iter().any(|c| policy::is_compat_directive(c.canonical())) {
+    let lines = require_lines(nodes);
+    if lines.is_empty() || nodes.iter().any(|c| policy::is_compat_directive(c.canonical())) {
         return None;
     }
     // The walk does not depend on the client: walk once, evaluate per client.
     let walked = match batch.early(cfg, url, host, recent) {
         (Early::Answered, _) => return None,
-        (Early::AllRefused(checks), _) => return trap(req, own, None, checks.iter().map(Option::as_ref)),
+        (Early::AllRefused(checks), _) => {
+            return trap(&lines, own, |_| None, checks.iter().map(Option::as_ref));
+        }
         (Early::Evaluate, walked) => {
             walked.unwrap_or_else(|| access::walk_request(cfg, &batch.fs, url, host.as_deref(), None))
         }
@@ -593,8 +607,8 @@ pub(crate) fn defeated(
             some_method_passes = true;
         }
     }
-    let methods = limited.filter(|_| some_method_passes).map(|l| methods_phrase(&l.mask));
-    trap(req, own, methods, decisions.into_iter().map(Some))
+    let said = |line: &Node| Some(methods_phrase(&limited.as_ref().filter(|_| some_method_passes)?.mask_of(line)));
+    trap(&lines, own, said, decisions.into_iter().map(Some))
 }
 
 /// Require lines of a body that `<Limit>`/`<LimitExcept>` blocks narrow to some methods.
@@ -603,6 +617,26 @@ struct Limited {
     mask: policy::MethodMask,
     /// The authorization in effect once they are deleted ([`access::Resolved::authz_without`]).
     without: Option<policy::AuthzConfig>,
+    /// The body's own Require tree, each line with its methods.
+    tree: policy::AuthzNode,
+}
+
+impl Limited {
+    /// The methods one Require line applies to (the body's if it is not found in the tree).
+    fn mask_of(&self, line: &Node) -> policy::MethodMask {
+        let range = (u32::from(line.loc.range.start()), u32::from(line.loc.range.end()));
+        let mut stack = vec![&self.tree];
+        while let Some(n) = stack.pop() {
+            match &n.kind {
+                policy::NodeKind::Require(_) if n.loc.as_ref().is_some_and(|l| l.range == range) => {
+                    return n.methods.clone();
+                }
+                policy::NodeKind::Require(_) => {}
+                policy::NodeKind::Container { children, .. } => stack.extend(children),
+            }
+        }
+        self.mask.clone()
+    }
 }
 
 /// [`Limited`] for the body `own` where it applies on `resolved`'s walk: Some(None) when its
@@ -613,11 +647,11 @@ fn limited_requires(cfg: &Config, resolved: &access::Resolved, own: &Own<'_>) ->
     let applied = resolved.applied(cfg);
     let Some(at) = applied.iter().position(|(origin, path, _)| own.is(origin, path)) else { return Some(None) };
     let Some(authz) = &applied[at].2.authz else { return Some(None) };
-    let Some(mask) = authz.section.as_ref().map(|s| &s.methods).filter(|m| !m.is_all()) else { return Some(None) };
+    let Some(tree) = authz.section.as_ref().filter(|t| !t.methods.is_all()) else { return Some(None) };
     if authz.op_loc.is_some() || authz.forbidden_loc.is_some() {
         return None;
     }
-    Some(Some(Limited { mask: mask.clone(), without: resolved.authz_without(at) }))
+    Some(Some(Limited { mask: tree.methods.clone(), without: resolved.authz_without(at), tree: tree.clone() }))
 }
 
 /// The method masks narrower than every method in an authorization tree.
@@ -665,12 +699,12 @@ fn trap_methods(compat: Option<&policy::CompatConfig>, extra: &[policy::MethodMa
 
 /// The trap, given what decides each representative client's request, in order (None: not a
 /// 403): it holds when every one is refused by mod_access_compat, by a rule written elsewhere;
-/// the last one names the rule. `methods`: those the Require lines apply to, when narrower than
-/// every request ([`Defeated::methods`]).
+/// the last one names the rule. `lines` are reported, each with the methods `said` of it
+/// ([`DefeatedLine::methods`]).
 fn trap<D: std::borrow::Borrow<policy::Deciding>>(
-    req: &Node,
+    lines: &[&Node],
     own: &Own<'_>,
-    methods: Option<String>,
+    said: impl Fn(&Node) -> Option<String>,
     decisions: impl IntoIterator<Item = Option<D>>,
 ) -> Option<Defeated> {
     let mut decided = None;
@@ -683,13 +717,15 @@ fn trap<D: std::borrow::Borrow<policy::Deciding>>(
     }
     let d = decided?;
     let d = d.borrow();
-    Some(Defeated {
-        require: (req.loc.file, own.cfg.trimmed(&req.loc)),
-        require_text: format!("Require {}", req.raw_args()),
-        decided_by: d.rule.clone(),
-        deciding: d.loc.clone(),
-        methods,
-    })
+    let lines = lines
+        .iter()
+        .map(|req| DefeatedLine {
+            at: (req.loc.file, own.cfg.trimmed(&req.loc)),
+            text: format!("Require {}", req.raw_args()),
+            methods: said(req),
+        })
+        .collect();
+    Some(Defeated { lines, decided_by: d.rule.clone(), deciding: d.loc.clone() })
 }
 
 #[cfg(test)]
@@ -718,7 +754,8 @@ mod tests {
             .filter(|chain| chain.last().is_some_and(|n| holds_require(n)))
             .filter_map(|chain| {
                 defeated_require(&cfg, &chain).map(|t| {
-                    let limited = t.methods.map(|m| format!(" [{m}]")).unwrap_or_default();
+                    let limited: String =
+                        t.lines.iter().filter_map(|l| l.methods.as_ref()).map(|m| format!(" [{m}]")).collect();
                     format!("{}: {}{limited}", cfg.line(&chain.last().unwrap().loc), t.decided_by)
                 })
             })
@@ -830,6 +867,29 @@ mod tests {
         }
     }
 
+    /// Each `<Limit>`/`<LimitExcept>` block holding Require lines gets its own finding (its first
+    /// line), as the section's own lines do; under rules refusing every request, none names methods.
+    #[test]
+    fn each_block_of_require_lines_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("httpd.conf");
+        let conf = "LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nLoadModule authn_core_module m\nLoadModule auth_basic_module m\nLoadModule authz_user_module m\nDocumentRoot {d}\n<Location />\n Order deny,allow\n Deny from all\n</Location>\n<Location /upload>\n <LimitExcept GET POST OPTIONS>\n  Require all denied\n </LimitExcept>\n <Limit POST>\n  AuthType Basic\n  AuthName x\n  Require valid-user\n  Require user a\n </Limit>\n</Location>\n";
+        std::fs::write(&main, conf.replace("{d}", &dir.path().display().to_string())).unwrap();
+        let cfg = load(&main, &crate::ide::config::RealFs);
+        let ix = cfg.index();
+        let section = (0..ix.len() as SecId)
+            .map(|id| ix.chain(&cfg, id))
+            .find(|c| c.last().unwrap().is("Location") && c.last().unwrap().arg(0) == Some("/upload"))
+            .unwrap();
+        let t = defeated_require(&cfg, &section).expect("a trap");
+        let said: Vec<(u32, &str, Option<&str>)> = t
+            .lines
+            .iter()
+            .map(|l| (cfg.file(l.at.0).line_of(l.at.1.start()), l.text.as_str(), l.methods.as_deref()))
+            .collect();
+        assert_eq!(said, [(14, "Require all denied", None), (19, "Require valid-user", None)]);
+    }
+
     /// `conf` without the `<Limit>`/`<LimitExcept>` blocks a deletion left empty, nested ones too.
     fn strip_empty_limits(conf: &str) -> String {
         let mut out: Vec<&str> = Vec::new();
@@ -935,11 +995,13 @@ mod tests {
         }
         let d = decided?;
         Some(Defeated {
-            require: (req.loc.file, cfg.trimmed(&req.loc)),
-            require_text: format!("Require {}", req.raw_args()),
+            lines: vec![DefeatedLine {
+                at: (req.loc.file, cfg.trimmed(&req.loc)),
+                text: format!("Require {}", req.raw_args()),
+                methods: None,
+            }],
             decided_by: d.rule.clone(),
             deciding: d.loc,
-            methods: None,
         })
     }
 

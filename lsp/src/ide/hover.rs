@@ -294,8 +294,11 @@ fn skipped_line_hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(T
 
 fn trap_text(t: &Defeated, place: impl Fn(&std::path::Path, u32) -> String) -> String {
     let at = t.deciding.as_ref().map(|l| format!(" ({})", place(&l.file, l.line))).unwrap_or_default();
-    let (limited, what) = t.refuses_what();
-    format!("⚠ `{}` has no effect here: {limited}`{}`{at} refuses {what} first.", t.require_text, t.decided_by)
+    let said = t.lines.iter().map(|line| {
+        let (limited, what) = line.refuses_what();
+        format!("⚠ `{}` has no effect here: {limited}`{}`{at} refuses {what} first.", line.text, t.decided_by)
+    });
+    said.collect::<Vec<_>>().join("\n\n")
 }
 
 /// Hover in an .htaccess file read under `server`: the effective policy of its

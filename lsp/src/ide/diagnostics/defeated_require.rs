@@ -35,26 +35,30 @@ pub(super) fn check_sections(cfg: &Config, sections: &[SecId], out: &mut Vec<Dia
     }
 }
 
-/// The trap in the innermost section of `chain`, as a finding.
+/// The trap in the innermost section of `chain`, as findings: one per Require line reported.
 fn finding(
     cfg: &Config,
     chain: &[&Node],
     batch: &DefeatedBatch,
     messages: &mut Messages,
     recent: &mut RecentWalks,
-) -> Option<Diagnostic> {
-    let t = defeated_require_among(cfg, chain, batch, recent)?;
-    let (limited, what) = t.refuses_what();
-    let message = messages.get(&format!("`{}` has no effect here: {limited}`{}` inherited from another section refuses {what} first (old and new rules must both pass)", t.require_text, t.decided_by));
-    let mut d = Diagnostic::new(t.require.0, t.require.1, Severity::Warning, "defeated-require", message);
-    if let Some(l) = &t.deciding {
-        if let Some(file) = cfg.file_id(&l.file) {
-            d.related.push(Related {
-                file,
-                range: apache_syntax::TextRange::new(l.range.0.into(), l.range.1.into()),
-                message: messages.get(&format!("`{}` decides first", t.decided_by)),
-            });
-        }
-    }
-    Some(d)
+) -> Vec<Diagnostic> {
+    let Some(t) = defeated_require_among(cfg, chain, batch, recent) else { return Vec::new() };
+    let related = t.deciding.as_ref().and_then(|l| {
+        Some(Related {
+            file: cfg.file_id(&l.file)?,
+            range: apache_syntax::TextRange::new(l.range.0.into(), l.range.1.into()),
+            message: messages.get(&format!("`{}` decides first", t.decided_by)),
+        })
+    });
+    t.lines
+        .iter()
+        .map(|line| {
+            let (limited, what) = line.refuses_what();
+            let message = messages.get(&format!("`{}` has no effect here: {limited}`{}` inherited from another section refuses {what} first (old and new rules must both pass)", line.text, t.decided_by));
+            let mut d = Diagnostic::new(line.at.0, line.at.1, Severity::Warning, "defeated-require", message);
+            d.related.extend(related.clone());
+            d
+        })
+        .collect()
 }
