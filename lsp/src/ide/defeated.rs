@@ -1,7 +1,9 @@
-//! The precedence trap: a section's `Require` lines never take effect because an old-style rule
-//! written elsewhere (mod_access_compat runs first under `Satisfy All`) refuses every request the
-//! section applies to. Shared by the `defeated-require` check, which runs it over every section in
-//! one batch, and the hover, which states it under the table.
+//! The precedence trap: a section's `Require` lines never take effect because old-style rules
+//! written elsewhere answer every request they could decide first: mod_access_compat runs first
+//! and refuses it (under `Satisfy All`), or lets it through (under `Satisfy Any`, Require is then
+//! not consulted). Lines inside `<Limit>`/`<LimitExcept>` decide only the methods named there.
+//! Shared by the `defeated-require` check, which runs it over every section in one batch, and the
+//! hover, which states it under the table.
 
 use crate::ide::access::{self, BeforeMerge, FsView};
 use crate::ide::allow_override::{in_force, Readers};
@@ -15,16 +17,85 @@ use std::net::IpAddr;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-/// A trap in a section: its Require lines never take effect because an old-style
-/// rule inherited from elsewhere refuses every request they decide first.
+/// A trap in a section: its Require lines never take effect because old-style rules written
+/// elsewhere answer every request they could decide first (refuse it, or let it through under
+/// `Satisfy Any`).
 #[derive(Debug, Clone)]
 pub struct Defeated {
     /// The lines reported: the first Require of the section's own body and of each of its
     /// `<Limit>`/`<LimitExcept>` blocks holding some, in order (every one of its Require lines
     /// is without effect; one finding per block).
     pub lines: Vec<DefeatedLine>,
+    /// The rule deciding first: the last refusal found, else the last rule letting a request
+    /// through.
     pub decided_by: String,
     pub deciding: Option<policy::Loc>,
+    /// Where old rules under `Satisfy Any` let requests through before Require is consulted
+    /// (httpd's `ap_process_request_internal`: the access checker's OK is enough): the rule, and
+    /// whether others are refused (then `decided_by` is a refusal).
+    pub let_through: Option<LetThrough>,
+}
+
+/// A rule, and where it is written.
+type Rule = (String, Option<policy::Loc>);
+
+/// Requests the old rules let through under `Satisfy Any` ([`Defeated::let_through`]).
+#[derive(Debug, Clone)]
+pub struct LetThrough {
+    pub rule: String,
+    pub loc: Option<policy::Loc>,
+    /// Others are refused first ([`Defeated::decided_by`]).
+    pub with_refusals: bool,
+}
+
+impl Defeated {
+    /// This finding joined with the same section's at another URL: refusals in one and requests
+    /// let through in the other make both said; a line's methods are said if either says them.
+    fn absorb(&mut self, other: Defeated) {
+        let (refused, through) = self.rules();
+        let (other_refused, other_through) = other.rules();
+        let refused = refused.or(other_refused);
+        let through = through.or(other_through);
+        if let Some((rule, loc)) = refused.clone().or_else(|| through.clone()) {
+            (self.decided_by, self.deciding) = (rule, loc);
+        }
+        let with_refusals = refused.is_some();
+        self.let_through = through.map(|(rule, loc)| LetThrough { rule, loc, with_refusals });
+        for (mine, theirs) in self.lines.iter_mut().zip(other.lines) {
+            if mine.methods.is_none() {
+                mine.methods = theirs.methods;
+            }
+        }
+    }
+
+    /// The rule refusing requests and the rule letting requests through, where the finding has them.
+    fn rules(&self) -> (Option<Rule>, Option<Rule>) {
+        let decided = (self.decided_by.clone(), self.deciding.clone());
+        match &self.let_through {
+            None => (Some(decided), None),
+            Some(l) => (l.with_refusals.then_some(decided), Some((l.rule.clone(), l.loc.clone()))),
+        }
+    }
+
+    /// What the finding says of `line`: "`Require …` has no effect here: …"; `at` says where a
+    /// rule is written (after its name).
+    pub fn sentence(&self, line: &DefeatedLine, at: impl Fn(Option<&policy::Loc>) -> String) -> String {
+        let (limited, what) = line.refuses_what();
+        let head = format!("`{}` has no effect here: {limited}", line.text);
+        match &self.let_through {
+            None => format!("{head}`{}`{} refuses {what} first", self.decided_by, at(self.deciding.as_ref())),
+            Some(l) if !l.with_refusals => {
+                format!("{head}`{}`{} lets {what} through first", l.rule, at(l.loc.as_ref()))
+            }
+            Some(l) => format!(
+                "{head}the old rules decide {what} first: `{}`{} refuses some, `{}`{} lets the others through",
+                self.decided_by,
+                at(self.deciding.as_ref()),
+                l.rule,
+                at(l.loc.as_ref())
+            ),
+        }
+    }
 }
 
 /// One Require line of a [`Defeated`] section.
@@ -333,13 +404,14 @@ pub fn defeated_require_among(
     }
     let (url, host) = url_for(cfg, chain)?;
     let own = Own { cfg, file: cfg.file(section.loc.file).path.clone(), range: Some(section.loc.range) };
-    let found = defeated(cfg, &section.children, &own, &url, &host, batch, recent)?;
+    let mut found = defeated(cfg, &section.children, &own, &url, &host, batch, recent)?;
     // It holds at the section's own URL. "Every request" also means those the section shares with
     // sections whose Order/Allow/Deny let some client through (a `<Files>` inside it, a deeper
     // `<Directory>`, a `<Location>` below its URL): it must hold there too, and when such a section
     // may apply where no URL can be built for it, nothing is claimed.
+    // What decides there joins what the finding says (refused here, let through there).
     for (u, h) in reopening_urls(cfg, chain, &url, &host, batch)? {
-        defeated(cfg, &section.children, &own, &u, &h, batch, recent)?;
+        found.absorb(defeated(cfg, &section.children, &own, &u, &h, batch, recent)?);
     }
     Some(found)
 }
@@ -509,8 +581,9 @@ impl Own<'_> {
 }
 
 /// The precedence trap for a body of directives (`nodes`, evaluated at `url`): it has
-/// Require lines and no old-style ones, yet every request they could decide is refused first by a
-/// mod_access_compat rule written elsewhere, for every representative client.
+/// Require lines and no old-style ones, yet every request they could decide is answered first by
+/// a mod_access_compat rule written elsewhere, for every representative client: refused, or
+/// let through under `Satisfy Any` (then Require is not consulted).
 ///
 /// Require lines inside `<Limit>`/`<LimitExcept>` blocks decide only the methods those name
 /// (mod_authz_core grants the others at that section: `apply_authz_sections`); those methods
@@ -534,7 +607,7 @@ pub(crate) fn defeated(
     let walked = match batch.early(cfg, url, host, recent) {
         (Early::Answered, _) => return None,
         (Early::AllRefused(checks), _) => {
-            return trap(&lines, own, |_| None, checks.iter().map(Option::as_ref));
+            return trap(&lines, own, |_| None, checks.iter().map(|c| c.as_ref().map(|d| (d, false))));
         }
         (Early::Evaluate, walked) => {
             walked.unwrap_or_else(|| access::walk_request(cfg, &batch.fs, url, host.as_deref(), None))
@@ -568,7 +641,7 @@ pub(crate) fn defeated(
         set_client(&mut sp.request, *ip);
         if let Some(refused) = checks.as_ref().and_then(|c| c[i].clone()) {
             // The rules refuse every method alike.
-            decisions.push(refused);
+            decisions.push((refused, false));
             continue;
         }
         for m in &methods {
@@ -576,7 +649,7 @@ pub(crate) fn defeated(
             let applies = limited.as_ref().is_none_or(|l| l.mask.contains(&policy::MethodId::resolve(m, registered)));
             if checks.is_none() {
                 if let Some(r) = resolved.host_check_refusal(cfg, &sp.request) {
-                    decisions.push(r);
+                    decisions.push((r, false));
                     continue;
                 }
             }
@@ -589,12 +662,19 @@ pub(crate) fn defeated(
                 subrequest_evaluated = e.index.as_ref().is_some_and(|l| l.tries.iter().any(|t| !t.same_config));
                 outcome = e.outcome;
             }
-            let refusal = outcome.deciding.filter(|_| outcome.status == Some(403));
-            if let Some(d) = refusal.filter(|d| applies || refused_elsewhere(d, own)) {
-                decisions.push(d);
+            // A refusal, or old rules letting the request through under Satisfy Any (Require is
+            // not consulted then).
+            let through = outcome.status == Some(200);
+            let decided = outcome.deciding.filter(|d| match outcome.status {
+                Some(403) => true,
+                Some(200) => d.layer == Layer::AccessCompat,
+                _ => false,
+            });
+            if let Some(d) = decided.filter(|d| applies || refused_elsewhere(d, own)) {
+                decisions.push((d, through));
                 continue;
             }
-            // Not refused by the old rules: the trap holds only for a method the lines do not
+            // Not decided by the old rules: the trap holds only for a method the lines do not
             // apply to, answered the same once they are deleted (the DirectoryIndex subrequest's
             // own evaluation is not redone without them: no claim then).
             let without = limited.as_ref().filter(|_| !applies)?.without.as_ref();
@@ -667,7 +747,7 @@ fn limited_masks(authz: Option<&policy::AuthzConfig>, out: &mut Vec<policy::Meth
     }
 }
 
-/// Whether a refusal is mod_access_compat's, by a rule not written in `own`.
+/// Whether an answer is mod_access_compat's, by a rule not written in `own`.
 fn refused_elsewhere(d: &policy::Deciding, own: &Own<'_>) -> bool {
     d.layer == Layer::AccessCompat && !d.loc.as_ref().is_some_and(|l| own.holds(l))
 }
@@ -697,25 +777,35 @@ fn trap_methods(compat: Option<&policy::CompatConfig>, extra: &[policy::MethodMa
     out
 }
 
-/// The trap, given what decides each representative client's request, in order (None: not a
-/// 403): it holds when every one is refused by mod_access_compat, by a rule written elsewhere;
-/// the last one names the rule. `lines` are reported, each with the methods `said` of it
-/// ([`DefeatedLine::methods`]).
+/// The trap, given what decides each representative client's request, in order (None: neither
+/// a 403 nor old rules letting it through; `true` with a rule letting it through): it holds when
+/// every one is decided by mod_access_compat, by a rule written elsewhere. The last refusal
+/// names the rule (the last rule letting requests through, if none). `lines` are reported, each
+/// with the methods `said` of it ([`DefeatedLine::methods`]).
 fn trap<D: std::borrow::Borrow<policy::Deciding>>(
     lines: &[&Node],
     own: &Own<'_>,
     said: impl Fn(&Node) -> Option<String>,
-    decisions: impl IntoIterator<Item = Option<D>>,
+    decisions: impl IntoIterator<Item = Option<(D, bool)>>,
 ) -> Option<Defeated> {
-    let mut decided = None;
+    let (mut refused, mut through) = (None, None);
     for d in decisions {
-        let d = d?;
+        let (d, let_through) = d?;
         if !refused_elsewhere(d.borrow(), own) {
             return None;
         }
-        decided = Some(d);
+        if let_through {
+            through = Some(d);
+        } else {
+            refused = Some(d);
+        }
     }
-    let d = decided?;
+    let let_through = through.as_ref().map(|t| LetThrough {
+        rule: t.borrow().rule.clone(),
+        loc: t.borrow().loc.clone(),
+        with_refusals: refused.is_some(),
+    });
+    let d = refused.or(through)?;
     let d = d.borrow();
     let lines = lines
         .iter()
@@ -725,7 +815,7 @@ fn trap<D: std::borrow::Borrow<policy::Deciding>>(
             methods: said(req),
         })
         .collect();
-    Some(Defeated { lines, decided_by: d.rule.clone(), deciding: d.loc.clone() })
+    Some(Defeated { lines, decided_by: d.rule.clone(), deciding: d.loc.clone(), let_through })
 }
 
 #[cfg(test)]
@@ -739,15 +829,30 @@ mod tests {
     /// configuration (`{d}`: a fresh directory holding `www/sub/a.txt` and `other/`) whose
     /// document root is `{d}/www`.
     fn traps(conf: &str) -> Vec<String> {
+        traps_with(conf, &[])
+    }
+
+    /// [`traps`] with files written first (`(path under {d}, text)`), such as .htaccess files;
+    /// a finding letting requests through says so (`let through: rule`).
+    fn traps_with(conf: &str, files: &[(&str, &str)]) -> Vec<String> {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path().display().to_string();
-        std::fs::create_dir_all(dir.path().join("www/sub")).unwrap();
+        std::fs::create_dir_all(dir.path().join("www/sub/deeper")).unwrap();
         std::fs::create_dir_all(dir.path().join("other")).unwrap();
         std::fs::write(dir.path().join("www/sub/a.txt"), "x").unwrap();
+        for (at, text) in files {
+            std::fs::write(dir.path().join(at), text).unwrap();
+        }
         let main = dir.path().join("httpd.conf");
         let head = "LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nDocumentRoot {d}/www\n";
         std::fs::write(&main, format!("{head}{conf}").replace("{d}", &d)).unwrap();
-        let cfg = load(&main, &crate::ide::config::RealFs);
+        let mut cfg = load(&main, &crate::ide::config::RealFs);
+        // The .htaccess files found as check finds them: the precedence check asks whether they re-open.
+        let paths: Vec<_> = crate::ide::htaccess_files::htaccess_files(&cfg).into_iter().map(|f| f.path).collect();
+        if !paths.is_empty() {
+            cfg.htaccess_found =
+                Some(Arc::new(crate::ide::config::HtaccessFound { paths: paths.into(), open: Vec::new() }));
+        }
         let ix = cfg.index();
         (0..ix.len() as SecId)
             .map(|id| ix.chain(&cfg, id))
@@ -756,7 +861,14 @@ mod tests {
                 defeated_require(&cfg, &chain).map(|t| {
                     let limited: String =
                         t.lines.iter().filter_map(|l| l.methods.as_ref()).map(|m| format!(" [{m}]")).collect();
-                    format!("{}: {}{limited}", cfg.line(&chain.last().unwrap().loc), t.decided_by)
+                    let through = match &t.let_through {
+                        Some(l) if l.with_refusals => format!(" (others let through: {})", l.rule),
+                        Some(l) => format!("let through: {}", l.rule),
+                        None => String::new(),
+                    };
+                    let refused =
+                        if t.let_through.as_ref().is_some_and(|l| !l.with_refusals) { "" } else { &t.decided_by };
+                    format!("{}: {refused}{through}{limited}", cfg.line(&chain.last().unwrap().loc))
                 })
             })
             .collect()
@@ -890,6 +1002,27 @@ mod tests {
         assert_eq!(said, [(14, "Require all denied", None), (19, "Require valid-user", None)]);
     }
 
+    /// Under `Satisfy Any`, old rules that let a client through answer without Require (round 6,
+    /// M5: an .htaccess in the Require's directory with `Satisfy Any` and `Allow from all`; httpd
+    /// answered every request the same with the Require deleted). Refusals elsewhere below are
+    /// said with it; a client the Allow does not name, or a deeper `Satisfy All`, leaves the
+    /// Require deciding (httpd: 127.0.0.3 refused with it, let in without).
+    #[test]
+    fn requires_the_old_rules_let_through_are_defeated() {
+        let conf = "<Directory {d}/www>\n AllowOverride All\n Order deny,allow\n Deny from all\n</Directory>\n<Directory {d}/www/sub>\n Require ip 127.0.0.1\n</Directory>\n";
+        let any_all = ("www/sub/.htaccess", "Satisfy Any\nAllow from all\n");
+        let through = "let through: Allow from all (Satisfy Any: Require is not consulted)";
+        assert_eq!(traps_with(conf, &[any_all]), [format!("10: {through}")]);
+        let found = traps_with(conf, &[any_all, ("www/sub/deeper/.htaccess", "Order deny,allow\nDeny from all\n")]);
+        assert_eq!(
+            found,
+            ["10: Deny from all (others let through: Allow from all (Satisfy Any: Require is not consulted))"]
+        );
+        let one = ("www/sub/.htaccess", "Satisfy Any\nOrder allow,deny\nAllow from 127.0.0.2\n");
+        assert!(traps_with(conf, &[one]).is_empty());
+        assert!(traps_with(conf, &[any_all, ("www/sub/deeper/.htaccess", "Satisfy All\n")]).is_empty());
+    }
+
     /// `conf` without the `<Limit>`/`<LimitExcept>` blocks a deletion left empty, nested ones too.
     fn strip_empty_limits(conf: &str) -> String {
         let mut out: Vec<&str> = Vec::new();
@@ -1002,6 +1135,7 @@ mod tests {
             }],
             decided_by: d.rule.clone(),
             deciding: d.loc,
+            let_through: None,
         })
     }
 

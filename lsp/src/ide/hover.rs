@@ -293,11 +293,8 @@ fn skipped_line_hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(T
 }
 
 fn trap_text(t: &Defeated, place: impl Fn(&std::path::Path, u32) -> String) -> String {
-    let at = t.deciding.as_ref().map(|l| format!(" ({})", place(&l.file, l.line))).unwrap_or_default();
-    let said = t.lines.iter().map(|line| {
-        let (limited, what) = line.refuses_what();
-        format!("⚠ `{}` has no effect here: {limited}`{}`{at} refuses {what} first.", line.text, t.decided_by)
-    });
+    let at = |l: Option<&policy::Loc>| l.map(|l| format!(" ({})", place(&l.file, l.line))).unwrap_or_default();
+    let said = t.lines.iter().map(|line| format!("⚠ {}.", t.sentence(line, at)));
     said.collect::<Vec<_>>().join("\n\n")
 }
 

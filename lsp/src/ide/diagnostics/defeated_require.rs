@@ -1,5 +1,6 @@
-//! Check: the precedence trap — a `Require` that never takes effect because an
-//! old-style rule inherited from another section refuses every request first.
+//! Check: the precedence trap — a `Require` that never takes effect because old-style
+//! rules written elsewhere answer every request it could decide first (refuse it, or let it
+//! through under `Satisfy Any`).
 
 use super::{Diagnostic, Messages, Related};
 use crate::ide::config::{Config, Node, SecId, Severity};
@@ -54,8 +55,15 @@ fn finding(
     t.lines
         .iter()
         .map(|line| {
-            let (limited, what) = line.refuses_what();
-            let message = messages.get(&format!("`{}` has no effect here: {limited}`{}` inherited from another section refuses {what} first (old and new rules must both pass)", line.text, t.decided_by));
+            // Refused: by rules inherited (a section's own old-style lines cancel the check); let
+            // through: possibly by rules below it (an .htaccess file in its directory).
+            let message = match &t.let_through {
+                None => messages.get(&format!(
+                    "{} (old and new rules must both pass)",
+                    t.sentence(line, |_| " inherited from another section".into())
+                )),
+                Some(_) => messages.get(&t.sentence(line, |_| String::new())),
+            };
             let mut d = Diagnostic::new(line.at.0, line.at.1, Severity::Warning, "defeated-require", message);
             d.related.extend(related.clone());
             d
