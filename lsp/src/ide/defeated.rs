@@ -105,8 +105,8 @@ pub struct DefeatedLine {
     /// `Require …` as written.
     pub text: String,
     /// The methods it applies to, said when its `<Limit>`/`<LimitExcept>` narrows them and some
-    /// other method passes the old rules ([`methods_phrase`]: "POST", "methods other than GET,
-    /// HEAD"); None: the old rules refuse every request.
+    /// other method passes the old rules (in words: "POST", "methods other than GET,
+    /// HEAD"); None: the old rules answer every request.
     pub methods: Option<String>,
 }
 
