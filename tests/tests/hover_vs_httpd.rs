@@ -461,6 +461,211 @@ fn a_require_deciding_another_method_is_not_called_defeated() {
     }
 }
 
+/// Each method of `METHODS_TRIED` from 127.0.0.1, 127.0.0.2 and 127.0.0.3, for `/sub/a.txt`: httpd's
+/// statuses under `cfg`, with `check`'s defeated-require findings (their messages).
+fn statuses_and_findings(cfg: HttpdConfig) -> (Vec<(String, u16)>, Vec<String>) {
+    statuses_and_findings_at(cfg, &["/sub/a.txt"])
+}
+
+/// [`statuses_and_findings`] for each of `urls`.
+fn statuses_and_findings_at(cfg: HttpdConfig, urls: &[&str]) -> (Vec<(String, u16)>, Vec<String>) {
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start: {e}"));
+    let mut statuses = Vec::new();
+    for url in urls {
+        for from in ["127.0.0.1", "127.0.0.2", "127.0.0.3"] {
+            for m in METHODS_TRIED {
+                let status = httpd.send(&Request::new(m, url).source(from.parse().unwrap())).unwrap();
+                statuses.push((format!("{m} {url} from {from}"), status));
+            }
+        }
+    }
+    let reported = apache_lsp::cli::check_paths(&[httpd.config().main_config_path()]).unwrap();
+    let findings = reported.iter().filter(|r| r.code == "defeated-require").map(|r| r.message.to_string()).collect();
+    (statuses, findings)
+}
+
+/// Builtin methods, HEAD (GET's number), a custom method and lowercase `get` (another method).
+const METHODS_TRIED: [&str; 9] = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "FOO", "get"];
+
+/// A Require inside `<Limit>`/`<LimitExcept>` decides only the methods named there (httpd grants
+/// the others at its section, AH01625 "directive limited to other methods"), and it replaces the
+/// inherited authorization for every method. check reports it as having no effect exactly when
+/// httpd answers every method from each client the same with the Require deleted: the
+/// findings' three shapes (round 6, M2), nested blocks, a custom method, an inherited
+/// `Require all granted`. Near misses, where deleting it changes answers: a method it names
+/// passes the old rules (POST PUT; lowercase `get`); the inherited Require it replaces refuses
+/// PUT; an AuthType with no other Require (500 without it).
+#[test]
+fn a_require_limited_to_methods_the_old_rules_refuse_is_called_defeated() {
+    if !require_apache2() {
+        return;
+    }
+    let deny_get_post = "  <Limit GET POST>\n    Order deny,allow\n    Deny from all\n  </Limit>\n";
+    let req = "    Require ip 127.0.0.1\n";
+    let cases: [(String, String, Option<&str>); 10] = [
+        (
+            deny_get_post.into(),
+            format!("  <Limit POST>\n{req}  </Limit>\n"),
+            Some("it applies only to POST, and `Deny from all`"),
+        ),
+        (
+            "  Order allow,deny\n  <Limit POST>\n    Allow from all\n  </Limit>\n".into(),
+            format!("  <Limit GET>\n{req}  </Limit>\n"),
+            Some("it applies only to GET, HEAD, and `Order allow,deny"),
+        ),
+        (
+            "  Order deny,allow\n  Deny from all\n  <LimitExcept GET>\n    Allow from all\n  </LimitExcept>\n".into(),
+            format!("  <Limit GET>\n{req}  </Limit>\n"),
+            Some("it applies only to GET, HEAD, and `Deny from all`"),
+        ),
+        (
+            deny_get_post.into(),
+            format!("  <Limit GET POST>\n  <LimitExcept GET>\n{req}  </LimitExcept>\n  </Limit>\n"),
+            Some("it applies only to POST, and"),
+        ),
+        (
+            "  Order deny,allow\n  Deny from all\n  <Limit FOO>\n    Allow from all\n  </Limit>\n".into(),
+            format!("  <LimitExcept FOO>\n{req}  </LimitExcept>\n"),
+            Some("it applies only to methods other than FOO, and"),
+        ),
+        (format!("{deny_get_post}  Require all granted\n"), format!("  <Limit POST>\n{req}  </Limit>\n"), Some("POST")),
+        (deny_get_post.into(), format!("  <Limit POST PUT>\n{req}  </Limit>\n"), None),
+        (
+            "  Order deny,allow\n  Deny from all\n  <Limit get>\n    Allow from all\n  </Limit>\n".into(),
+            format!("  <Limit get>\n{req}  </Limit>\n"),
+            None,
+        ),
+        (format!("{deny_get_post}  Require all denied\n"), format!("  <Limit POST>\n{req}  </Limit>\n"), None),
+        (
+            format!("{deny_get_post}  AuthType Basic\n  AuthName x\n"),
+            format!("  <Limit POST>\n{req}  </Limit>\n"),
+            None,
+        ),
+    ];
+    for (parent, child, trapped) in cases {
+        let body = |child: &str| {
+            format!("<Directory @DOCROOT@>\n{parent}</Directory>\n<Directory @DOCROOT@/sub>\n{child}</Directory>\n")
+        };
+        let cfg = |child: &str| HttpdConfig::new(body(child)).file("htdocs/sub/a.txt", "a\n");
+        let (with, findings) = statuses_and_findings(cfg(&child));
+        // Deleted, and the blocks it leaves empty with it.
+        let (without, _) = statuses_and_findings(cfg(""));
+        let changed: Vec<String> = with
+            .iter()
+            .zip(&without)
+            .filter(|(a, b)| a.1 != b.1)
+            .map(|(a, b)| format!("{}: {} → {}", a.0, a.1, b.1))
+            .collect();
+        match trapped {
+            Some(said) => {
+                assert!(changed.is_empty(), "deleting it changes answers:\n{}{changed:#?}", body(&child));
+                assert_eq!(findings.len(), 1, "{}{findings:#?}", body(&child));
+                assert!(findings[0].contains(said), "{}{findings:#?}", body(&child));
+            }
+            None => {
+                assert!(!changed.is_empty(), "deleting it changes nothing:\n{}", body(&child));
+                assert!(findings.is_empty(), "{}{findings:#?}\nhttpd: {changed:#?}", body(&child));
+            }
+        }
+    }
+}
+
+/// The same in an .htaccess file, hovered there: its `<Limit POST>` Require decides nothing
+/// under an inherited `<Limit GET POST>` denial (httpd answers every method from each client the
+/// same once it is deleted), and the hover says so; with PUT in the block too, the Require decides
+/// PUT and the hover does not call it defeated.
+#[test]
+fn a_limited_require_in_an_htaccess_is_called_defeated_when_httpd_ignores_it() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  AllowOverride All\n  <Limit GET POST>\n    Order deny,allow\n    Deny from all\n  </Limit>\n</Directory>\n";
+    for (methods, trapped) in [("POST", true), ("POST PUT", false)] {
+        let htaccess = format!("<Limit {methods}>\n  Require ip 127.0.0.1\n</Limit>\n");
+        let cfg =
+            |text: &str| HttpdConfig::new(body).file("htdocs/sub/.htaccess", text).file("htdocs/sub/a.txt", "a\n");
+        let md = hover_via_stdio(&cfg(&htaccess), "htdocs/sub/.htaccess", "Require ip");
+        let (with, _) = statuses_and_findings(cfg(&htaccess));
+        let (without, _) = statuses_and_findings(cfg(""));
+        let changed: Vec<_> = with.iter().zip(&without).filter(|(a, b)| a.1 != b.1).collect();
+        if trapped {
+            assert!(changed.is_empty(), "{changed:#?}");
+            assert!(md.contains("has no effect here: it applies only to POST, and `Deny from all`"), "{md}");
+        } else {
+            assert!(!changed.is_empty(), "deleting it changes nothing");
+            assert!(!md.contains("has no effect"), "{md}");
+        }
+    }
+}
+
+/// `Satisfy Any` with old rules letting a request through: httpd grants it without consulting
+/// Require (request.c: the access checker's OK is enough). An .htaccess in the Require's
+/// directory doing so for every client (round 6, M5) makes the Require decide nothing, and check
+/// says it lets every request through first; with a deeper .htaccess refusing everyone, or a
+/// `<Files>` section elsewhere letting one file name through under the inherited denial, the old
+/// rules decide every
+/// request (some refused, the others let through) and check says both. Near misses, where
+/// deleting the Require changes answers: the Allow names one client only (Require decides the
+/// others: 127.0.0.3 is refused with it, let in without), a deeper .htaccess sets `Satisfy All`
+/// again (Require decides there).
+#[test]
+fn a_require_the_old_rules_let_every_request_past_is_called_defeated() {
+    if !require_apache2() {
+        return;
+    }
+    let parent = "<Directory @DOCROOT@>\n  AllowOverride All\n  Order deny,allow\n  Deny from all\n</Directory>\n";
+    let req = "  Require ip 127.0.0.1\n";
+    let any_all = "Satisfy Any\nAllow from all\n";
+    let cases: [(&str, &str, &str, Option<&str>); 5] = [
+        (any_all, "", "", Some("`Allow from all (Satisfy Any: Require is not consulted)` lets every request through first")),
+        (
+            any_all,
+            "Order deny,allow\nDeny from all\n",
+            "",
+            Some("the old rules decide every request first: `Deny from all` refuses some, `Allow from all (Satisfy Any: Require is not consulted)` lets the others through"),
+        ),
+        ("", "", "<Files a.txt>\n  Satisfy Any\n  Allow from all\n</Files>\n", Some("refuses some, `Allow from all (Satisfy Any: Require is not consulted)` lets the others through")),
+        ("Satisfy Any\nOrder allow,deny\nAllow from 127.0.0.2\n", "", "", None),
+        (any_all, "Satisfy All\n", "", None),
+    ];
+    for (htaccess, deeper, files, trapped) in cases {
+        let cfg = |require: &str| {
+            let body = format!("{parent}<Directory @DOCROOT@/sub>\n{require}</Directory>\n{files}");
+            let mut cfg = HttpdConfig::new(body)
+                .file("htdocs/sub/a.txt", "a\n")
+                .file("htdocs/sub/b.txt", "b\n")
+                .file("htdocs/sub/deeper/a.txt", "a\n");
+            for (at, text) in [("htdocs/sub/.htaccess", htaccess), ("htdocs/sub/deeper/.htaccess", deeper)] {
+                if !text.is_empty() {
+                    cfg = cfg.file(at, text);
+                }
+            }
+            cfg
+        };
+        let urls = ["/sub/a.txt", "/sub/b.txt", "/sub/deeper/a.txt"];
+        let (with, findings) = statuses_and_findings_at(cfg(req), &urls);
+        let (without, _) = statuses_and_findings_at(cfg(""), &urls);
+        let changed: Vec<String> = with
+            .iter()
+            .zip(&without)
+            .filter(|(a, b)| a.1 != b.1)
+            .map(|(a, b)| format!("{}: {} → {}", a.0, a.1, b.1))
+            .collect();
+        let case = format!("sub/.htaccess {htaccess:?}, deeper {deeper:?}, files {files:?}");
+        match trapped {
+            Some(said) => {
+                assert!(changed.is_empty(), "{case}: deleting it changes answers: {changed:#?}");
+                assert_eq!(findings.len(), 1, "{case}: {findings:#?}");
+                assert!(findings[0].contains(said), "{case}: {findings:#?}");
+            }
+            None => {
+                assert!(!changed.is_empty(), "{case}: deleting it changes nothing");
+                assert!(findings.is_empty(), "{case}: {findings:#?}\nhttpd: {changed:#?}");
+            }
+        }
+    }
+}
+
 /// The same through an .htaccess file below the section: its Order/Allow/Deny replace the
 /// inherited denial there, and the Require decides (httpd: 200 for 127.0.0.1, 403 with AH01630
 /// for 127.0.0.2). Without the file, httpd refuses both by the inherited rule (AH01797) and check

@@ -309,8 +309,9 @@ fn skipped_line_hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(T
 }
 
 fn trap_text(t: &Defeated, place: impl Fn(&std::path::Path, u32) -> String) -> String {
-    let at = t.deciding.as_ref().map(|l| format!(" ({})", place(&l.file, l.line))).unwrap_or_default();
-    format!("⚠ `{}` has no effect here: `{}`{at} refuses every request first.", t.require_text, t.decided_by)
+    let at = |l: Option<&policy::Loc>| l.map(|l| format!(" ({})", place(&l.file, l.line))).unwrap_or_default();
+    let said = t.lines.iter().map(|line| format!("⚠ {}.", t.sentence(line, at)));
+    said.collect::<Vec<_>>().join("\n\n")
 }
 
 /// Hover in an .htaccess file read under `server`: the effective policy of its

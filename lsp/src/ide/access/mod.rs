@@ -132,6 +132,9 @@ pub struct Resolved {
     pub filesystem_path: PathBuf,
     /// The sections that apply, in merge order, with their bodies and policies.
     applied: Vec<Applied>,
+    /// Where each phase's sections end in `applied` (httpd merges a phase's sections together,
+    /// then onto what the earlier phases made: [`policy::fold_phase`]).
+    phase_ends: Vec<usize>,
     /// The applied section whose Order/Allow/Deny/Satisfy are in effect ([`Resolved::compat`]):
     /// its policy is shared, not copied (an .htaccess blocklist holds thousands of lines).
     compat_built: Option<Arc<crate::ide::config::index::Built>>,
@@ -173,12 +176,23 @@ impl Resolved {
         request: &policy::Request,
         env: Option<&crate::ide::setenvif::EnvReport>,
     ) -> Outcome {
+        self.outcome_under(cfg, request, env, self.authz.as_ref())
+    }
+
+    /// [`Resolved::outcome_in`] with `authz` in effect instead of the merged [`Resolved::authz`].
+    fn outcome_under(
+        &self,
+        cfg: &Config,
+        request: &policy::Request,
+        env: Option<&crate::ide::setenvif::EnvReport>,
+        authz: Option<&AuthzConfig>,
+    ) -> Outcome {
         let mut request = request.clone();
         request.uri = self.url.clone();
         if let Some(r) = env {
             request.env = r.knowledge();
         }
-        let mut outcome = evaluate(self.compat(), self.authz.as_ref(), &self.authn, &request, &cfg.index().ctx);
+        let mut outcome = evaluate(self.compat(), authz, &self.authn, &request, &cfg.index().ctx);
         if let (Some(r), Some(reason)) = (env, outcome.reason_unknown.as_mut()) {
             *reason = crate::ide::setenvif::explain_unknown(reason, r);
         }
@@ -325,15 +339,44 @@ impl Resolved {
         inputs: &crate::ide::setenvif::EnvInputs,
         per_dir: &[(usize, Item)],
     ) -> Outcome {
-        if !self.reads_env() {
+        self.outcome_with_authz(cfg, raw_path, request, inputs, per_dir, self.authz.as_ref())
+    }
+
+    /// [`Resolved::outcome_with_setenvif`] with `authz` in effect instead of the merged
+    /// [`Resolved::authz`] (such as [`Resolved::authz_without`]'s).
+    pub fn outcome_with_authz(
+        &self,
+        cfg: &Config,
+        raw_path: &str,
+        request: &policy::Request,
+        inputs: &crate::ide::setenvif::EnvInputs,
+        per_dir: &[(usize, Item)],
+        authz: Option<&AuthzConfig>,
+    ) -> Outcome {
+        if !self.reads_env(authz) {
             // No rule on the path tests a variable: what SetEnvIf makes of the request cannot
             // change the outcome (a batch over every section evaluates thousands of requests).
-            return self.outcome_in(cfg, request, None);
+            return self.outcome_under(cfg, request, None, authz);
         }
         let ix = cfg.index();
         let vhost = self.vhost.map(|v| ix.node(cfg, ix.vhosts[v as usize].id));
         let env = crate::ide::setenvif::access_env(cfg, vhost, per_dir, raw_path, request, inputs);
-        self.outcome_in(cfg, request, Some(&env))
+        self.outcome_under(cfg, request, Some(&env), authz)
+    }
+
+    /// The authorization the merge makes if the applied section at position `skip` (of
+    /// [`Resolved::applied`]) set none: what is in effect once that section's authorization
+    /// lines are deleted (its phase merged without it, as httpd merges a section that holds no
+    /// mod_authz_core directive).
+    pub fn authz_without(&self, skip: usize) -> Option<AuthzConfig> {
+        let mut authz: Option<AuthzConfig> = None;
+        let mut start = 0;
+        for &end in &self.phase_ends {
+            let phase = (start..end).map(|i| if i == skip { None } else { self.applied[i].1.policy.authz.as_ref() });
+            authz = policy::fold_phase(authz.as_ref(), phase);
+            start = end;
+        }
+        authz
     }
 
     /// Whether no request gets an answer from the access checks: an .htaccess file on the way
@@ -365,12 +408,12 @@ impl Resolved {
         self.compat_source
     }
 
-    /// Whether evaluating the merged policy can read the request's environment: an
+    /// Whether evaluating the merged policy, with `authz` in effect, can read the request's environment: an
     /// `Allow/Deny from env=` entry or a `Require env` line (the only readers of it).
-    fn reads_env(&self) -> bool {
+    fn reads_env(&self, authz: Option<&AuthzConfig>) -> bool {
         use policy::authz::{NodeKind as Authz, Provider};
         let compat = self.compat().is_some_and(compat_reads_env);
-        let mut stack: Vec<&policy::authz::AuthzNode> = self.authz.iter().filter_map(|a| a.section.as_ref()).collect();
+        let mut stack: Vec<&policy::authz::AuthzNode> = authz.iter().filter_map(|a| a.section.as_ref()).collect();
         while let Some(n) = stack.pop() {
             match &n.kind {
                 Authz::Require(r) if matches!(r.provider, Provider::Env(_)) => return true,

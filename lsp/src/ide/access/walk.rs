@@ -632,6 +632,7 @@ impl Walked {
         let mut authz: Option<AuthzConfig> = None;
         let mut authn = AuthnConfig::default();
         let mut forbidden_override: Option<String> = None;
+        let mut phase_ends = Vec::with_capacity(phases.len());
         for phase in phases {
             let start = applied.len();
             for c in phase {
@@ -676,12 +677,14 @@ impl Walked {
                 applied.push((c, built, items));
             }
             authz = fold_phase(authz.as_ref(), applied[start..].iter().map(|(_, b, _)| b.policy.authz.as_ref()));
+            phase_ends.push(applied.len());
         }
         Resolved {
             vhost,
             url,
             filesystem_path,
             applied,
+            phase_ends,
             compat_built,
             compat_source,
             authz,

@@ -1,9 +1,10 @@
-//! Check: the precedence trap — a `Require` that never takes effect because an
-//! old-style rule inherited from another section refuses every request first.
+//! Check: the precedence trap — a `Require` that never takes effect because old-style
+//! rules written elsewhere answer every request it could decide first (refuse it, or let it
+//! through under `Satisfy Any`).
 
 use super::{Diagnostic, Messages, Related};
 use crate::ide::config::{Config, Node, SecId, Severity};
-use crate::ide::defeated::{defeated_require_among, htaccess_view, DefeatedBatch, RecentWalks};
+use crate::ide::defeated::{defeated_require_among, holds_require, htaccess_view, DefeatedBatch, RecentWalks};
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     check_sections(cfg, &(0..cfg.index().len() as u32).collect::<Vec<_>>(), out);
@@ -20,7 +21,7 @@ pub(super) fn check_sections(cfg: &Config, sections: &[SecId], out: &mut Vec<Dia
     let found: Vec<Diagnostic> = sections
         .par_iter()
         .copied()
-        .filter(|&id| ix.node(cfg, id).children.iter().any(|c| c.is("Require")))
+        .filter(|&id| holds_require(ix.node(cfg, id)))
         .map_init(
             || (Messages::default(), RecentWalks::default()),
             |(messages, recent), id| finding(cfg, &ix.chain(cfg, id), &batch, messages, recent),
@@ -35,25 +36,37 @@ pub(super) fn check_sections(cfg: &Config, sections: &[SecId], out: &mut Vec<Dia
     }
 }
 
-/// The trap in the innermost section of `chain`, as a finding.
+/// The trap in the innermost section of `chain`, as findings: one per Require line reported.
 fn finding(
     cfg: &Config,
     chain: &[&Node],
     batch: &DefeatedBatch,
     messages: &mut Messages,
     recent: &mut RecentWalks,
-) -> Option<Diagnostic> {
-    let t = defeated_require_among(cfg, chain, batch, recent)?;
-    let message = messages.get(&format!("`{}` has no effect here: `{}` inherited from another section refuses every request first (old and new rules must both pass)", t.require_text, t.decided_by));
-    let mut d = Diagnostic::new(t.require.0, t.require.1, Severity::Warning, "defeated-require", message);
-    if let Some(l) = &t.deciding {
-        if let Some(file) = cfg.file_id(&l.file) {
-            d.related.push(Related {
-                file,
-                range: apache_syntax::TextRange::new(l.range.0.into(), l.range.1.into()),
-                message: messages.get(&format!("`{}` decides first", t.decided_by)),
-            });
-        }
-    }
-    Some(d)
+) -> Vec<Diagnostic> {
+    let Some(t) = defeated_require_among(cfg, chain, batch, recent) else { return Vec::new() };
+    let related = t.deciding.as_ref().and_then(|l| {
+        Some(Related {
+            file: cfg.file_id(&l.file)?,
+            range: apache_syntax::TextRange::new(l.range.0.into(), l.range.1.into()),
+            message: messages.get(&format!("`{}` decides first", t.decided_by)),
+        })
+    });
+    t.lines
+        .iter()
+        .map(|line| {
+            // Refused: by rules inherited (a section's own old-style lines cancel the check); let
+            // through: possibly by rules below it (an .htaccess file in its directory).
+            let message = match &t.let_through {
+                None => messages.get(&format!(
+                    "{} (old and new rules must both pass)",
+                    t.sentence(line, |_| " inherited from another section".into())
+                )),
+                Some(_) => messages.get(&t.sentence(line, |_| String::new())),
+            };
+            let mut d = Diagnostic::new(line.at.0, line.at.1, Severity::Warning, "defeated-require", message);
+            d.related.extend(related.clone());
+            d
+        })
+        .collect()
 }
