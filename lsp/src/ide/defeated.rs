@@ -888,7 +888,7 @@ mod tests {
             for m in ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "PROPFIND", "FOO", "get"] {
                 let mut sp = spec("/sub/a.txt", &None, ip.parse().unwrap(), None);
                 sp.request.method = m.to_string();
-                out.push(effective(&cfg, &sp).outcome.status);
+                out.push(effective(&cfg, &FsView::fresh(), &sp).outcome.status);
             }
         }
         out
