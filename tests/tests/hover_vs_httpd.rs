@@ -461,6 +461,36 @@ fn a_require_deciding_another_method_is_not_called_defeated() {
     }
 }
 
+/// The old rules in effect let through only an address the configuration names late (after
+/// five others): the Require decides that client's requests (403 with it, AH01630; 200 without
+/// it), so it is not "without effect". check tried only the configuration's first addresses and
+/// claimed it was (a false finding inviting a deletion that opens the directory to 127.0.0.2).
+#[test]
+fn a_require_deciding_for_an_address_named_late_is_not_called_defeated() {
+    if !require_apache2() {
+        return;
+    }
+    let early = "<Directory @DOCROOT@/other>\n  Order deny,allow\n  Deny from 127.0.0.11 127.0.0.12 127.0.0.13 127.0.0.14 127.0.0.15\n</Directory>\n";
+    let reopened = "<Directory @DOCROOT@>\n  Order deny,allow\n  Deny from all\n  Allow from 127.0.0.2\n</Directory>\n";
+    for with_require in [true, false] {
+        let require = if with_require { "  Require ip 127.0.0.9\n" } else { "" };
+        let body = format!("{early}{reopened}<Directory @DOCROOT@/sub>\n{require}</Directory>\n");
+        let cfg = HttpdConfig::new(body).file("htdocs/sub/a.txt", "a\n").file("htdocs/other/a.txt", "o\n");
+        let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start: {e}"));
+        let from = |ip: &str| httpd.send(&Request::get("/sub/a.txt").source(ip.parse().unwrap())).unwrap();
+        let statuses = (from("127.0.0.1"), from("127.0.0.2"));
+        let reported = apache_lsp::cli::check_paths(&[httpd.config().main_config_path()]).unwrap();
+        let trap = reported.iter().any(|r| r.code == "defeated-require");
+        if with_require {
+            assert_eq!(statuses, (403, 403));
+            assert!(httpd.error_log().contains("AH01630"), "{}", httpd.error_log());
+            assert!(!trap, "{reported:#?}");
+        } else {
+            assert_eq!(statuses, (403, 200), "without the Require 127.0.0.2 is let in");
+        }
+    }
+}
+
 /// Each method of `METHODS_TRIED` from 127.0.0.1, 127.0.0.2 and 127.0.0.3, for `/sub/a.txt`: httpd's
 /// statuses under `cfg`, with `check`'s defeated-require findings (their messages).
 fn statuses_and_findings(cfg: HttpdConfig) -> (Vec<(String, u16)>, Vec<String>) {

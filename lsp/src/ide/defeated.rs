@@ -243,9 +243,32 @@ impl DefeatedBatch {
         }
     }
 
-    /// The host check's answer to each client, in order, where section `source`'s
-    /// Order/Allow/Deny are in effect. The host check of a GET depends on those rules and the
-    /// client only (not on the URL or the Host asked for).
+    /// The clients tried where `compat` is the Order/Allow/Deny in effect: the batch's, then an
+    /// address of each network the rules name that those do not cover (the rules may let exactly
+    /// those through: the batch's clients are the first addresses of the whole configuration).
+    /// None when the rules name more than [`MAX_RULE_CLIENTS`] others (no claim then).
+    fn clients_for(&self, compat: Option<&policy::CompatConfig>) -> Option<Vec<IpAddr>> {
+        let mut out: Vec<IpAddr> = self.clients.iter().map(|(_, ip)| *ip).collect();
+        let known = out.len();
+        let named = compat.into_iter().flat_map(|c| c.allows.iter().chain(&c.denies)).filter_map(|e| match &e.spec {
+            policy::HostSpec::Ip(s) => s.to_ipnet().map(|n| n.network()),
+            _ => None,
+        });
+        for ip in named {
+            if !out.contains(&ip) {
+                if out.len() - known == MAX_RULE_CLIENTS {
+                    return None;
+                }
+                out.push(ip);
+            }
+        }
+        Some(out)
+    }
+
+    /// The host check's answer to each client of [`DefeatedBatch::clients_for`], in order, where
+    /// section `source`'s Order/Allow/Deny are in effect (one more, unrefused, when there are too
+    /// many to try). The host check of a GET depends on those rules and the client only (not on
+    /// the URL or the Host asked for).
     fn host_checks(
         &self,
         cfg: &Config,
@@ -257,12 +280,16 @@ impl DefeatedBatch {
             return known.clone();
         }
         let mut sp = spec(url, host, self.clients[0].1, None);
-        let methods = trap_methods(cfg.index().built(cfg, source).policy.compat.as_ref(), &[]);
-        let checks: Arc<[_]> = self
-            .clients
-            .iter()
-            .map(|(_, ip)| {
-                set_client(&mut sp.request, *ip);
+        let built = cfg.index().built(cfg, source);
+        let compat = built.policy.compat.as_ref();
+        let methods = trap_methods(compat, &[]);
+        let clients = self.clients_for(compat);
+        let too_many = clients.is_none();
+        let checks: Arc<[_]> = clients
+            .unwrap_or_default()
+            .into_iter()
+            .map(|ip| {
+                set_client(&mut sp.request, ip);
                 // Refused only when refused whatever the method (the first method's rule named).
                 let mut first = None;
                 for m in &methods {
@@ -272,6 +299,7 @@ impl DefeatedBatch {
                 }
                 first
             })
+            .chain(too_many.then_some(None))
             .collect();
         self.host_checks.lock().unwrap_or_else(|e| e.into_inner()).insert(source, checks.clone());
         checks
@@ -630,13 +658,18 @@ pub(crate) fn defeated(
     let registered = &cfg.index().ctx.registered_methods;
     let mut full: Option<(Vec<(usize, policy::Item)>, crate::ide::setenvif::EnvInputs)> = None;
     let mut sp = spec(url, host, batch.clients.first()?.1, None);
-    let mut decisions = Vec::with_capacity(batch.clients.len() * methods.len());
+    // The clients the host checks were made for (those of the rules in effect).
+    let clients = match resolved.compat_source() {
+        Some(source) => batch.clients_for(cfg.index().built(cfg, source).policy.compat.as_ref()),
+        None => batch.clients_for(resolved.compat()),
+    }?;
+    let mut decisions = Vec::with_capacity(clients.len() * methods.len());
     // Whether some method the lines do not apply to passes the old rules (and is answered the
     // same without the lines): then the finding says which methods they apply to.
     let mut some_method_passes = false;
-    for (i, (_, ip)) in batch.clients.iter().enumerate() {
+    for (i, ip) in clients.iter().enumerate() {
         set_client(&mut sp.request, *ip);
-        if let Some(refused) = checks.as_ref().and_then(|c| c[i].clone()) {
+        if let Some(refused) = checks.as_ref().and_then(|c| c.get(i).cloned().flatten()) {
             // The rules refuse every method alike.
             decisions.push((refused, false));
             continue;
@@ -773,6 +806,10 @@ fn trap_methods(compat: Option<&policy::CompatConfig>, extra: &[policy::MethodMa
     }
     out
 }
+
+/// How many addresses the old rules in effect may name beyond the representative clients for
+/// [`defeated`] to try them all (a longer list, such as a blocklist, makes no claim).
+const MAX_RULE_CLIENTS: usize = 32;
 
 /// The trap, given what decides each representative client's request, in order (None: neither
 /// a 403 nor old rules letting it through; `true` with a rule letting it through): it holds when
