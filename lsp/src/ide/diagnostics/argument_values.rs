@@ -149,9 +149,11 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         return described_refusal(cfg, n, d, accepts, place);
     }
-    let args = n.arg_strings();
+    // The words, copied only for the directives read here (every directive passes by).
+    let words = || n.arg_strings();
     match n.known() {
         "ServerName" => {
+            let args = words();
             let [arg] = &args[..] else { return None };
             if fnmatch_test(arg) {
                 return Some(format!("Invalid ServerName \"{arg}\" use ServerAlias to set multiple server names."));
@@ -162,24 +164,28 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
                 .then(|| format!("The port number \"{arg}\" is outside the appropriate range (i.e., 1..65535)."))
         }
         name @ ("ProxyPass" | "ProxyPassMatch") if cfg.module_loaded("proxy_module") => {
+            let args = words();
             proxy_pass_refusal(name == "ProxyPassMatch", &args, path.is_set())
         }
         "BalancerMember" if cfg.module_loaded("proxy_module") => {
+            let args = words();
             let url = args.first()?;
             if url.contains('=') && !url.contains("://") {
                 return None;
             }
             url_refusal(url).map(|why| format!("BalancerMember {why}"))
         }
-        "AllowOverride" => args.iter().find_map(|w| allow_override_refusal(w)),
-        "AllowOverrideList" => (args.len() > 1 && args.iter().any(|w| w.eq_ignore_ascii_case("None")))
+        "AllowOverride" => n.args().find_map(allow_override_refusal),
+        "AllowOverrideList" => (n.args().len() > 1 && n.args().any(|w| w.eq_ignore_ascii_case("None")))
             .then(|| "'None' not allowed with other directives in AllowOverrideList".to_string()),
         name @ ("RemoteIPTrustedProxy" | "RemoteIPInternalProxy") if cfg.module_loaded("remoteip_module") => {
+            let args = words();
             // Each word in turn (ITERATE): the first httpd refuses stops the line.
             args.iter()
                 .find_map(|w| remoteip_proxy(w).map(|why| format!("RemoteIP: Error parsing IP {w} {why} for {name}")))
         }
         "RemoteIPProxyProtocolExceptions" if cfg.module_loaded("remoteip_module") => {
+            let args = words();
             // (No word at all: "… requires an argument", the arity check's.)
             args.iter().find_map(|w| {
                 let (addr, mask) = w.split_once('/').map_or((w.as_str(), None), |(a, m)| (a, Some(m)));
@@ -195,9 +201,10 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         // `ssl_cmd_SSLCompression`: OpenSSL built without compression methods (the default
         // since 1.1.0, Debian's included) refuses `on` in any context.
         "SSLCompression" if cfg.module_loaded("ssl_module") => {
+            let args = words();
             args.first().filter(|w| w.eq_ignore_ascii_case("on")).map(|_| SSL_NO_COMPRESSION.to_string())
         }
-        _ => flag_refusal(cfg, n, &args),
+        _ => flag_refusal(cfg, n),
     }
 }
 
@@ -686,10 +693,13 @@ fn uri_has_scheme_or_authority(url: &str) -> Result<bool, ()> {
 /// A `FLAG` directive's first word that is neither `On` nor `Off` (httpd's `invoke_cmd`, in the
 /// name the command table registers; it ignores any later word); only where its module is
 /// loaded (else that is the error).
-fn flag_refusal(cfg: &Config, n: &Node, args: &[String]) -> Option<String> {
+fn flag_refusal(cfg: &Config, n: &Node) -> Option<String> {
     let d = n.directive()?;
-    let [word, ..] = args else { return None };
-    if d.args != ArgKind::Flag || word.eq_ignore_ascii_case("on") || word.eq_ignore_ascii_case("off") {
+    if d.args != ArgKind::Flag {
+        return None;
+    }
+    let word = n.args().first()?;
+    if word.eq_ignore_ascii_case("on") || word.eq_ignore_ascii_case("off") {
         return None;
     }
     if d.module != "core" && !cfg.module_loaded(d.module) {
