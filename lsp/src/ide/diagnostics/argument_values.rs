@@ -183,9 +183,11 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         return described_refusal(cfg, n, d, accepts, place);
     }
-    let args = iterated(n, n.arg_strings());
+    // The words, copied only for the directives read here (every directive passes by).
+    let words = || iterated(n, n.arg_strings());
     match n.known() {
         "ServerName" => {
+            let args = words();
             let [arg] = &args[..] else { return None };
             if fnmatch_test(arg) {
                 return Some(format!("Invalid ServerName \"{arg}\" use ServerAlias to set multiple server names."));
@@ -196,12 +198,13 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
                 .then(|| format!("The port number \"{arg}\" is outside the appropriate range (i.e., 1..65535)."))
         }
         name @ ("ProxyPass" | "ProxyPassMatch") if cfg.module_loaded("proxy_module") => {
+            let args = words();
             proxy_pass_refusal(cfg, n, name == "ProxyPassMatch", &args, place)
         }
-        "BalancerMember" if cfg.module_loaded("proxy_module") => balancer_member_refusal(cfg, n, &args, place),
-        "ProxySet" if cfg.module_loaded("proxy_module") => proxy_set_refusal(cfg, &args, place),
+        "BalancerMember" if cfg.module_loaded("proxy_module") => balancer_member_refusal(cfg, n, &words(), place),
+        "ProxySet" if cfg.module_loaded("proxy_module") => proxy_set_refusal(cfg, &words(), place),
         name @ ("Header" | "RequestHeader") if cfg.module_loaded("headers_module") => {
-            header_format_refusal(cfg, name == "Header", &args)
+            header_format_refusal(cfg, name == "Header", &words())
         }
         name @ ("RewriteRule" | "RewriteCond") if cfg.module_loaded("rewrite_module") => {
             // (`parseargline`: a quote ends a quoted word, a backslash before it or not.)
@@ -209,17 +212,21 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
             let flags = flags?;
             (!(flags.starts_with('[') && flags.ends_with(']'))).then(|| format!("{name}: bad flag delimiters"))
         }
-        "AllowOverride" => args.iter().find_map(|w| allow_override_refusal(w)),
-        "AllowOverrideList" => (args.len() > 1 && args.iter().any(|w| w.eq_ignore_ascii_case("None")))
-            .then(|| "'None' not allowed with other directives in AllowOverrideList".to_string()),
+        "AllowOverride" => words().iter().find_map(|w| allow_override_refusal(w)),
+        "AllowOverrideList" => {
+            let args = words();
+            (args.len() > 1 && args.iter().any(|w| w.eq_ignore_ascii_case("None")))
+                .then(|| "'None' not allowed with other directives in AllowOverrideList".to_string())
+        }
         name @ ("RemoteIPTrustedProxy" | "RemoteIPInternalProxy") if cfg.module_loaded("remoteip_module") => {
             // Each word in turn (ITERATE): the first httpd refuses stops the line.
-            args.iter()
+            words()
+                .iter()
                 .find_map(|w| remoteip_proxy(w).map(|why| format!("RemoteIP: Error parsing IP {w} {why} for {name}")))
         }
         "RemoteIPProxyProtocolExceptions" if cfg.module_loaded("remoteip_module") => {
             // (No word at all: "… requires an argument", the arity check's.)
-            args.iter().find_map(|w| {
+            words().iter().find_map(|w| {
                 let (addr, mask) = w.split_once('/').map_or((w.as_str(), None), |(a, m)| (a, Some(m)));
                 match IpSubnet::create(addr, mask) {
                     Ok(_) => None,
@@ -233,9 +240,9 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         // `ssl_cmd_SSLCompression`: OpenSSL built without compression methods (the default
         // since 1.1.0, Debian's included) refuses `on` in any context.
         "SSLCompression" if cfg.module_loaded("ssl_module") => {
-            args.first().filter(|w| w.eq_ignore_ascii_case("on")).map(|_| SSL_NO_COMPRESSION.to_string())
+            words().first().filter(|w| w.eq_ignore_ascii_case("on")).map(|_| SSL_NO_COMPRESSION.to_string())
         }
-        _ => flag_refusal(cfg, n, &args),
+        _ => flag_refusal(cfg, n, words),
     }
 }
 
@@ -1058,10 +1065,14 @@ fn uri_has_scheme_or_authority(url: &str) -> Result<bool, ()> {
 /// A `FLAG` directive's first word that is neither `On` nor `Off` (httpd's `invoke_cmd`, in the
 /// name the command table registers; it ignores any later word); only where its module is
 /// loaded (else that is the error).
-fn flag_refusal(cfg: &Config, n: &Node, args: &[String]) -> Option<String> {
+fn flag_refusal(cfg: &Config, n: &Node, words: impl FnOnce() -> Vec<String>) -> Option<String> {
     let d = n.directive()?;
-    let [word, ..] = args else { return None };
-    if d.args != ArgKind::Flag || word.eq_ignore_ascii_case("on") || word.eq_ignore_ascii_case("off") {
+    if d.args != ArgKind::Flag {
+        return None;
+    }
+    let args = words();
+    let [word, ..] = &args[..] else { return None };
+    if word.eq_ignore_ascii_case("on") || word.eq_ignore_ascii_case("off") {
         return None;
     }
     if d.module != "core" && !cfg.module_loaded(d.module) {

@@ -152,17 +152,21 @@ pub(crate) fn string_refusal(cfg: &Config, n: &Node, in_path: bool) -> Option<St
     }
     let parse = |text: &str| policy::expr::parse_string(text, lookups(cfg)).err();
     let loaded = |module: &str| cfg.module_loaded(module);
-    let args = n.arg_strings();
+    // The words, copied only for the directives read here (every node passes by).
+    let words = || n.arg_strings();
     match n.known() {
         name @ ("AuthName" | "AuthType") if loaded("authn_core_module") => {
+            let args = words();
             let [word] = &args[..] else { return None };
             Some(format!("Cannot parse expression '{word}' in {name}: {}", parse(word)?))
         }
         "SetHandler" => {
+            let args = words();
             let [word] = &args[..] else { return None };
             Some(format!("Can't parse expression : {}", parse(word)?))
         }
         "ErrorDocument" => {
+            let args = words();
             let [code, msg] = &args[..] else { return None };
             // A status httpd has no canned response for is refused first; `default` is no
             // expression; a URL for 401 is ignored (with a notice).
@@ -174,10 +178,12 @@ pub(crate) fn string_refusal(cfg: &Config, n: &Node, in_path: bool) -> Option<St
             Some(format!("Cannot parse expression in ErrorDocument: {}", parse(msg)?))
         }
         "LogMessage" if loaded("log_debug_module") => {
+            let args = words();
             let message = args.first().filter(|_| args.len() <= 3)?;
             Some(format!("Could not parse message expression '{message}': {}", parse(message)?))
         }
         name @ ("Header" | "RequestHeader") if loaded("headers_module") => {
+            let args = words();
             let (value, clause) = header_line(name == "Header", &args)?;
             // The condition is read first: it must be one httpd takes.
             if clause.is_some_and(|c| !header_condition_ok(cfg, c)) {
@@ -188,10 +194,12 @@ pub(crate) fn string_refusal(cfg: &Config, n: &Node, in_path: bool) -> Option<St
             Some(format!("Can't parse value expression : {}", parse(expr)?))
         }
         "Alias" | "ScriptAlias" if in_path && loaded("alias_module") => {
+            let args = words();
             let [target] = &args[..] else { return None };
             Some(format!("Cannot parse alias expression '{target}': {}", parse(target)?))
         }
         "Redirect" if in_path && loaded("alias_module") => {
+            let args = words();
             let first = args.first()?;
             let word = |w: &str| first.eq_ignore_ascii_case(w);
             // mod_alias' "grokarg1": a redirect status, another status, or a URL path.

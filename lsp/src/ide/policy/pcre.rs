@@ -78,7 +78,30 @@ const POSIX_CLASSES: &[&str] = &[
 
 /// Whether PCRE2 surely refuses `pattern`.
 pub(crate) fn pcre_refuses(pattern: &str) -> bool {
-    pcre2_error(pattern).is_some()
+    // A configuration repeats its patterns (each virtual host's `<FilesMatch>`, `RewriteRule`,
+    // `SetEnvIf`): the answers for short ones are remembered per thread, which spares reading a
+    // pattern again (about 1 700 instructions each) for a hash and a comparison. Bounded in
+    // count and length, so that no file of made-up patterns makes it grow without end.
+    const MAX_KEPT: usize = 4096;
+    const MAX_LEN: usize = 256;
+    thread_local! {
+        static SEEN: std::cell::RefCell<rustc_hash::FxHashMap<Box<str>, bool>> = Default::default();
+    }
+    if pattern.len() > MAX_LEN {
+        return pcre2_error(pattern).is_some();
+    }
+    SEEN.with(|seen| {
+        if let Some(&refused) = seen.borrow().get(pattern) {
+            return refused;
+        }
+        let refused = pcre2_error(pattern).is_some();
+        let mut seen = seen.borrow_mut();
+        if seen.len() >= MAX_KEPT {
+            seen.clear();
+        }
+        seen.insert(pattern.into(), refused);
+        refused
+    })
 }
 
 /// PCRE2's message when it surely refuses `pattern` (httpd does not show it: each directive
