@@ -671,13 +671,21 @@ impl Cell {
                 }
             };
         let e = effective(cfg, fs, &sp);
-        let combos = (!e.chains.is_empty()).then(|| access::branches::combinations(cfg, &e.chains)).flatten();
+        let known = access::branches::expr_request(cfg, &sp, &inputs);
+        let value = |id| access::branches::condition(cfg, id, &known);
+        let combos = (!e.chains.is_empty()).then(|| access::branches::combinations(cfg, &e.chains, &value)).flatten();
         let (status, redirect, handled) = answered(&e);
         let Some(combos) = combos else {
             // (Too many combinations: the cells are unknown where a chain holds anything read.)
             let status = if e.chains.is_empty() { status } else { None };
             return Cell { e, status, redirect, variants: vec![(String::new(), status, handled)] };
         };
+        if let [d] = &combos[..] {
+            // Every condition on the way is known: the branches httpd takes.
+            let x = access::effective_decided(cfg, fs, &sp, Some(&inputs), Some(d));
+            let (status, redirect, handled) = answered(&x);
+            return Cell { e: x, status, redirect, variants: vec![(String::new(), status, handled)] };
+        }
         let variants: Vec<Variant> = combos
             .iter()
             .map(|d| {
