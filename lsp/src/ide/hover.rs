@@ -805,7 +805,7 @@ impl Table {
             let whom = if who.len() == cells { "every cell".to_string() } else { who.join("; ") };
             let _ = writeln!(
                 md,
-                "\nFor {whom}, httpd's answer to `{method} {url}` depends on the `<If>` expressions on the way, which are not evaluated here: {each}.",
+                "\nFor {whom}, httpd's answer to `{method} {url}` depends on the `<If>` expressions on the way, whose values are not known here: {each}.",
             );
         }
         for ((status, why), who) in &self.handled {
