@@ -209,9 +209,10 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
         md.insert_str(
             0,
             &format!(
-                "Inside `<{}>`{what} (line {}): its expression is not evaluated here, so the table below, for the \
-                 enclosing section, depends on it: each cell is walked with this branch applying and not, and a \
-                 cell it changes is unknown (the answers of each are listed under the table).\n\n",
+                "Inside `<{}>`{what} (line {}): the table below is the enclosing section's, each cell walked with \
+                 the branches httpd takes for its request (client, method, Host, URL); where an expression reads \
+                 what a cell does not know, the cell is walked with this branch applying and not, and one it \
+                 changes is unknown (the answers of each are listed under the table).\n\n",
                 cond.name(),
                 cfg.line(&cond.loc)
             ),
