@@ -1097,3 +1097,29 @@ fn an_error_document_naming_a_url_makes_the_refusal_a_redirect() {
     let (_, text) = run(&["explain", conf, "/a.txt", "--client", "127.0.0.2"]);
     assert!(text.contains("Status: 302 (the answer 403 is turned into a redirect to http://example.invalid/denied by ErrorDocument 403"), "{text}");
 }
+
+/// `Require expr` reading only the client's address and the method is evaluated: explain gives
+/// httpd's status; one reading a header not given stays unknown with httpd's among the possible.
+#[test]
+fn require_expr_on_the_client_and_method_is_evaluated() {
+    if !require_apache2() {
+        return;
+    }
+    let body =
+        "<Directory @DOCROOT@>\n    Require expr \"-R '127.0.0.2' || %{REQUEST_METHOD} == 'POST'\"\n</Directory>\n\
+<Directory @DOCROOT@/sub>\n    Require expr \"%{HTTP:X-Token} == 's'\"\n</Directory>\n";
+    let httpd = Httpd::start(HttpdConfig::new(body)).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    for (method, client, want) in [("GET", "127.0.0.1", 403), ("GET", "127.0.0.2", 200), ("POST", "127.0.0.1", 200)] {
+        let real = httpd.send(&Request::new(method, "/a.txt").source(client.parse().unwrap())).unwrap();
+        let what = format!("{method} from {client}");
+        assert_eq!(real, want, "{what}");
+        let v = json(&["explain", conf, "/a.txt", "--method", method, "--client", client, "--format", "json"]);
+        assert_eq!(v["status"], real, "{what}\n{v:#}");
+    }
+    let real = httpd.send(&Request::get("/sub/index.html")).unwrap();
+    let v = json(&["explain", conf, "/sub/index.html", "--format", "json"]);
+    assert!(v["status"].is_null(), "{v:#}");
+    assert!(v["possible_statuses"].as_array().unwrap().contains(&real.into()), "httpd {real}\n{v:#}");
+}
