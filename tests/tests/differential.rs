@@ -1074,14 +1074,22 @@ fn require_group_with_only_a_dbm_group_file_refuses_everyone() {
     check(Case::new("dbm group file + Require group", &body).urls(&["/index.html"], &["GET"]).expect(|_| 401));
 }
 
-/// An unknowable construct: the engine must say "unknown" exactly where it is reached.
+/// An unknowable construct (`Require expr` on a header the probes do not describe): the engine
+/// must say "unknown" exactly where it is reached. The same on the client's address is evaluated.
 #[test]
 fn require_expr_is_unknown_exactly_where_it_is_reached() {
-    let body = "<Directory @DOCROOT@>\n    Require ip 127.0.0.1\n    Require expr \"%{REMOTE_ADDR} == '127.0.0.2'\"\n</Directory>\n";
+    let body =
+        "<Directory @DOCROOT@>\n    Require ip 127.0.0.1\n    Require expr \"%{HTTP:X-Never} == 'a'\"\n</Directory>\n";
     check(
         Case::new("Require expr", body)
             .urls(&["/index.html"], &["GET"])
             .unknown_when(|p| !p.from("127.0.0.1"))
+            .expect(|p| only(p, &["127.0.0.1"], 200, 403)),
+    );
+    let body = "<Directory @DOCROOT@>\n    Require ip 127.0.0.1\n    Require expr \"%{REMOTE_ADDR} == '127.0.0.2'\"\n</Directory>\n";
+    check(
+        Case::new("Require expr on REMOTE_ADDR", body)
+            .urls(&["/index.html"], &["GET"])
             .expect(|p| only(p, &["127.0.0.1", "127.0.0.2"], 200, 403)),
     );
 }

@@ -187,14 +187,28 @@ fn over_branches(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, mut base:
         .map(|&id| format!("{} (holding {})", branches::place(cfg, id), branches::holding(cfg, id).join(", ")))
         .collect::<Vec<_>>()
         .join(", ");
-    let (possible, why) = match branches::combinations(cfg, &chains) {
+    let known = branches::expr_request(cfg, spec, inputs);
+    let value = |id| branches::condition(cfg, id, &known);
+    let (possible, why) = match branches::combinations(cfg, &chains, &value) {
         None => (
             statuses(&base),
             format!(
-                "the expressions of {places} are not evaluated, and their branches make more than {} combinations:                  the statuses listed are those with no branch applying",
+                "the expressions of {places} are not evaluated to a known value for this request, and their branches \
+                 make more than {} combinations: the statuses listed are those with no branch applying",
                 branches::MAX_COMBINATIONS
             ),
         ),
+        Some(combos) if combos.len() == 1 => {
+            // Every condition on the way is known: httpd takes these branches.
+            let d = &combos[0];
+            let mut x = explain_decided(cfg, spec, inputs, Some(d));
+            let text = format!(
+                "the expressions of {places} evaluated against the request: httpd walks the request {}",
+                branches::describe(cfg, d)
+            );
+            x.effective.outcome.trace.insert(0, TraceStep { depth: 0, text, loc: None });
+            return x;
+        }
         Some(combos) => {
             let each: Vec<(Decided, Explained)> =
                 combos.into_iter().map(|d| (d.clone(), explain_decided(cfg, spec, inputs, Some(&d)))).collect();
@@ -214,7 +228,10 @@ fn over_branches(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, mut base:
                 .map(|(d, x)| format!("{}: {}", branches::describe(cfg, d), answer_words(x)))
                 .collect::<Vec<_>>()
                 .join("; ");
-            let mut why = format!("the expressions of {places} are not evaluated, and the answer depends on them ({per})");
+            let mut why = format!(
+                "the expressions of {places} are not evaluated to a known value for this request, and the answer \
+                 depends on them ({per})"
+            );
             // What else is unknown whichever branch applies.
             if let Some(r) = each.iter().find_map(|(_, x)| x.outcome.reason_unknown.as_ref()) {
                 why.push_str(&format!("; {r}"));

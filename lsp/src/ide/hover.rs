@@ -209,9 +209,10 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
         md.insert_str(
             0,
             &format!(
-                "Inside `<{}>`{what} (line {}): its expression is not evaluated here, so the table below, for the \
-                 enclosing section, depends on it: each cell is walked with this branch applying and not, and a \
-                 cell it changes is unknown (the answers of each are listed under the table).\n\n",
+                "Inside `<{}>`{what} (line {}): the table below is the enclosing section's, each cell walked with \
+                 the branches httpd takes for its request (client, method, Host, URL); where an expression reads \
+                 what a cell does not know, the cell is walked with this branch applying and not, and one it \
+                 changes is unknown (the answers of each are listed under the table).\n\n",
                 cond.name(),
                 cfg.line(&cond.loc)
             ),
@@ -672,13 +673,21 @@ impl Cell {
                 }
             };
         let e = effective(cfg, fs, &sp);
-        let combos = (!e.chains.is_empty()).then(|| access::branches::combinations(cfg, &e.chains)).flatten();
+        let known = access::branches::expr_request(cfg, &sp, &inputs);
+        let value = |id| access::branches::condition(cfg, id, &known);
+        let combos = (!e.chains.is_empty()).then(|| access::branches::combinations(cfg, &e.chains, &value)).flatten();
         let (status, redirect, handled) = answered(&e);
         let Some(combos) = combos else {
             // (Too many combinations: the cells are unknown where a chain holds anything read.)
             let status = if e.chains.is_empty() { status } else { None };
             return Cell { e, status, redirect, variants: vec![(String::new(), status, handled)] };
         };
+        if let [d] = &combos[..] {
+            // Every condition on the way is known: the branches httpd takes.
+            let x = access::effective_decided(cfg, fs, &sp, Some(&inputs), Some(d));
+            let (status, redirect, handled) = answered(&x);
+            return Cell { e: x, status, redirect, variants: vec![(String::new(), status, handled)] };
+        }
         let variants: Vec<Variant> = combos
             .iter()
             .map(|d| {
@@ -798,7 +807,7 @@ impl Table {
             let whom = if who.len() == cells { "every cell".to_string() } else { who.join("; ") };
             let _ = writeln!(
                 md,
-                "\nFor {whom}, httpd's answer to `{method} {url}` depends on the `<If>` expressions on the way, which are not evaluated here: {each}.",
+                "\nFor {whom}, httpd's answer to `{method} {url}` depends on the `<If>` expressions on the way, whose values are not known here: {each}.",
             );
         }
         for ((status, why), who) in &self.handled {

@@ -4,11 +4,16 @@
 //!
 //! httpd evaluates each chain's expressions per request and merges the first branch whose
 //! expression holds (an `<Else>` when none does) after the Location phase
-//! (`server/request.c: ap_if_walk`). Their expressions are not evaluated here: a walk can instead
-//! be told which branch of each chain applies ([`Decided`]), and the request walked once per
-//! combination ([`combinations`]), the answers possible being those of every combination.
+//! (`server/request.c: ap_if_walk`). A walk is told which branch of each chain applies
+//! ([`Decided`]), and the request walked once per combination ([`combinations`]), the answers
+//! possible being those of every combination. Each condition is first evaluated against what is
+//! known of the request ([`condition`]): a chain whose conditions are known offers only the branch
+//! httpd takes, one with unknown conditions every branch they leave possible.
 
+use super::RequestSpec;
 use crate::ide::config::{Config, SecId};
+use crate::ide::policy::expr_eval::{self, ExprRequest};
+use crate::ide::setenvif::EnvInputs;
 
 /// The `<If>`-family sections a walk takes as decided, and the ones among them that apply.
 /// Sections not considered are walked as without it (their expressions untold).
@@ -69,16 +74,77 @@ pub fn holding(cfg: &Config, id: SecId) -> Vec<String> {
     names
 }
 
-/// Every combination of the chains' branches: in each chain one section applies, or none
-/// (when it has no `<Else>`). None when there are more than [`MAX_COMBINATIONS`].
-pub fn combinations(cfg: &Config, chains: &[Chain]) -> Option<Vec<Decided>> {
-    let choices: Vec<Vec<Option<SecId>>> = chains
-        .iter()
-        .map(|c| {
-            let none = (!closed(cfg, c)).then_some(None);
-            none.into_iter().chain(c.iter().map(|&id| Some(id))).collect()
-        })
-        .collect();
+/// What the `<If>` conditions can know of request `spec` (with headers `inputs`): the client's
+/// address, the method, the path, the headers given; `%{HTTPS}` is off where mod_ssl is not
+/// loaded. At a directory's URL (ending in `/`) mod_dir's DirectoryIndex subrequest walks the same
+/// sections with its own URI and method GET: the path is then unknown, and the method unless GET.
+pub fn expr_request<'a>(cfg: &Config, spec: &'a RequestSpec, inputs: &'a EnvInputs) -> ExprRequest<'a> {
+    let not_loaded = |m: &str| cfg.modules_known && !cfg.modules.contains(m);
+    let path = &spec.path[..spec.path.find(['?', '#']).unwrap_or(spec.path.len())];
+    let dir = path.ends_with('/');
+    // `r->uri` is the path decoded and normalized: known as written when there is nothing to do.
+    let plain = path.starts_with('/')
+        && !dir
+        && !path.contains(['%', '\\'])
+        && !path.contains("//")
+        && !path.contains("/./")
+        && !path.contains("/../")
+        && !path.ends_with("/.")
+        && !path.ends_with("/..");
+    let method = spec.request.method.as_str();
+    ExprRequest {
+        client: Some(spec.request.client),
+        peer: not_loaded("remoteip_module").then_some(spec.request.client),
+        method: (!dir || method == "GET").then_some(method),
+        uri: plain.then_some(path),
+        headers: &inputs.headers,
+        headers_complete: inputs.headers_complete,
+        https: not_loaded("ssl_module").then_some(false),
+    }
+}
+
+/// The value of `<If>`/`<ElseIf>` section `id`'s condition for request `r`: None when unknown
+/// (or when httpd refuses it).
+pub fn condition(cfg: &Config, id: SecId, r: &ExprRequest) -> Option<bool> {
+    let n = cfg.index().node(cfg, id);
+    let text = n.args().first()?;
+    expr_eval::eval_text(text, crate::ide::diagnostics::expr_syntax::lookups(cfg), r)
+}
+
+/// The branches of `chain` httpd may take, given each condition's value (`value`, None when
+/// unknown): it evaluates the `<If>`, then each `<ElseIf>` in order, and takes the first true
+/// one, the `<Else>` (or none) when none is. None stands for "no branch applies".
+fn choices(cfg: &Config, chain: &[SecId], value: &dyn Fn(SecId) -> Option<bool>) -> Vec<Option<SecId>> {
+    let mut out = Vec::new();
+    let mut all_may_be_false = true;
+    for &id in chain {
+        if cfg.index().node(cfg, id).is("Else") {
+            out.push(Some(id));
+            all_may_be_false = false;
+            break;
+        }
+        match value(id) {
+            Some(true) => {
+                out.push(Some(id));
+                all_may_be_false = false;
+                break;
+            }
+            Some(false) => {}
+            None => out.push(Some(id)),
+        }
+    }
+    if all_may_be_false {
+        out.insert(0, None);
+    }
+    out
+}
+
+/// Every combination of the chains' branches httpd may take, given each condition's value
+/// (`value`, None when unknown; `&|_| None` for every combination): in each chain one section
+/// applies, or none (when it has no `<Else>`). None when there are more than
+/// [`MAX_COMBINATIONS`].
+pub fn combinations(cfg: &Config, chains: &[Chain], value: &dyn Fn(SecId) -> Option<bool>) -> Option<Vec<Decided>> {
+    let choices: Vec<Vec<Option<SecId>>> = chains.iter().map(|c| choices(cfg, c, value)).collect();
     let count = choices.iter().try_fold(1usize, |n, c| n.checked_mul(c.len()).filter(|&n| n <= MAX_COMBINATIONS))?;
     let considered: Vec<SecId> = chains.iter().flatten().copied().collect();
     Some(
@@ -136,7 +202,7 @@ mod tests {
         let lines = |ids: &[SecId]| ids.iter().map(|&id| cfg.line(&ix.node(&cfg, id).loc)).collect::<Vec<_>>();
         assert_eq!(chains.iter().map(|c| lines(c)).collect::<Vec<_>>(), vec![vec![2, 5, 8], vec![11], vec![14]]);
         assert_eq!(chains.iter().map(|c| relevant(&cfg, c[0])).collect::<Vec<_>>(), [true, true, false]);
-        let combos = combinations(&cfg, &chains[..2]).unwrap();
+        let combos = combinations(&cfg, &chains[..2], &|_| None).unwrap();
         let said: Vec<String> = combos.iter().map(|d| describe(&cfg, d)).collect();
         expect![[r#"
             [
@@ -152,6 +218,25 @@ mod tests {
         assert_eq!(holding(&cfg, chains[0][0]), ["Options"]);
         // Too many: 2^5 combinations of five lone <If> sections.
         let five: Vec<Chain> = (0..5).map(|_| vec![chains[1][0]]).collect();
-        assert!(combinations(&cfg, &five).is_none());
+        assert!(combinations(&cfg, &five, &|_| None).is_none());
+        // Known conditions leave only the branches httpd may take: the <If> false and the
+        // <ElseIf> unknown, the <ElseIf> or the <Else>; the lone <If> true, it alone.
+        let known = |id: SecId| match cfg.line(&ix.node(&cfg, id).loc) {
+            2 => Some(false),
+            11 => Some(true),
+            _ => None,
+        };
+        let combos = combinations(&cfg, &chains[..2], &known).unwrap();
+        let said: Vec<String> = combos.iter().map(|d| describe(&cfg, d)).collect();
+        expect![[r#"
+            [
+                "with <ElseIf> at line 5 and <If> at line 11 applying",
+                "with <Else> at line 8 and <If> at line 11 applying",
+            ]
+        "#]]
+        .assert_debug_eq(&said);
+        // Every condition false: the <Else>, and no branch of the lone <If>.
+        let combos = combinations(&cfg, &chains[..2], &|_| Some(false)).unwrap();
+        assert_eq!(combos.iter().map(|d| describe(&cfg, d)).collect::<Vec<_>>(), ["with <Else> at line 8 applying"]);
     }
 }

@@ -12,7 +12,7 @@ pub mod branches;
 mod fs;
 mod groups;
 mod items;
-mod patterns;
+pub(crate) mod patterns;
 pub(crate) mod symlinks;
 mod url;
 mod walk;

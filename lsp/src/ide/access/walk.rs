@@ -260,7 +260,8 @@ fn walk(
             loc_phase.push(Contribution::Section(id));
         }
     }
-    // <If> sections anywhere on the way: we do not evaluate ap_expr. (The index gathers them
+    // <If> sections anywhere on the way: the walk does not evaluate ap_expr (its caller does,
+    // [`branches::condition`], and tells it the branches through [`Decided`]). (The index gathers them
     // for each section: the walk only looks them up; an expression is parsed only when there is
     // one on the way.) Each section's (and each server level's) list is read as chains
     // ([`branches::chains`]); those whose branches hold what the answer reads are kept, for a

@@ -94,8 +94,8 @@ pub enum Provider {
     Env(Vec<String>),
     /// `method M…`: granted if the request method is in the mask.
     Method(MethodMask),
-    /// `expr …` (never evaluated here). `wants_user`: mentions REMOTE_USER, so a false result is
-    /// DENIED_NO_USER.
+    /// `expr …` (evaluated where it reads only what is known: [`super::expr_eval`]). `wants_user`:
+    /// mentions REMOTE_USER, so a false result is DENIED_NO_USER.
     Expr { expr: String, wants_user: bool },
     /// `ip …`.
     Ip(Vec<IpSubnet>),

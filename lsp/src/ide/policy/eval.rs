@@ -730,7 +730,21 @@ impl<'a> Eval<'a> {
                 }
             }
             Provider::Method(mask) => one(self, if mask.contains(&self.method) { Granted } else { Denied }),
-            Provider::Expr { wants_user, .. } => {
+            Provider::Expr { expr, wants_user } => {
+                // Evaluated where what it reads is known (the client's address, the method);
+                // one that mentions REMOTE_USER is left alone (false is then DENIED_NO_USER,
+                // which asks for credentials).
+                let known = super::expr_eval::ExprRequest {
+                    client: Some(self.req.client),
+                    method: Some(self.req.method.as_str()),
+                    ..Default::default()
+                };
+                let all = super::expr::Lookups { ssl: true, hcheck: true };
+                match (!*wants_user).then(|| super::expr_eval::eval_text(expr, all, &known)).flatten() {
+                    Some(true) => return one(self, Granted),
+                    Some(false) => return one(self, Denied),
+                    None => {}
+                }
                 let st: &[AuthzStatus] = if *wants_user {
                     &[Granted, Denied, DeniedNoUser, GeneralError]
                 } else {

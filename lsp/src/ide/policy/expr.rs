@@ -54,9 +54,57 @@ fn verdict(result: Result<(), Fail>, error2: Option<String>) -> Result<(), Strin
 /// Parse a boolean expression: `Ok` when httpd accepts it, else httpd's message (what follows
 /// `Cannot parse condition clause: ` or `Cannot parse expression in require line: `).
 pub fn parse_bool(text: &str, lookups: Lookups) -> Result<(), String> {
+    parse_tree(text, lookups).map(|_| ())
+}
+
+/// [`parse_bool`], keeping what was parsed: the expression's tree when httpd accepts it.
+pub fn parse_tree(text: &str, lookups: Lookups) -> Result<Cond, String> {
     let mut p = Parser { lx: Lexer::new(text), la: None, error2: None, lookups, depth: 0 };
-    let result = p.root();
-    verdict(result, p.error2.take())
+    let mut tree = None;
+    let result = p.root().map(|c| tree = Some(c));
+    verdict(result, p.error2.take())?;
+    tree.ok_or_else(|| "syntax error".into())
+}
+
+/// A boolean expression as httpd's parser builds it (`util_expr_parse.y`'s `cond`/`comp`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cond {
+    /// `true`, `false`.
+    Bool(bool),
+    Not(Box<Cond>),
+    And(Box<Cond>, Box<Cond>),
+    Or(Box<Cond>, Box<Cond>),
+    /// `-X word` (the operator's name without its dash).
+    Unary(String, Word),
+    /// `word -name word`.
+    Binary(String, Word, Word),
+    /// `word OP word`, OP named as bison names it (`T_OP_EQ` for `-eq`, `T_OP_STR_EQ` for `==`…).
+    Cmp(&'static str, Word, Word),
+    /// `word -in {…}`; None for a list-returning function.
+    In(Word, Option<Vec<Word>>),
+    /// `word =~ /re/` (`negated` for `!~`).
+    Regex {
+        word: Word,
+        pattern: String,
+        icase: bool,
+        negated: bool,
+    },
+}
+
+/// A word: its parts, concatenated.
+pub type Word = Vec<Part>;
+
+/// One part of a word.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// Literal text (a quoted string's text, a number).
+    Lit(String),
+    /// `%{NAME}`.
+    Var(String),
+    /// `%{name:arg}` or `name(arg)`.
+    Func(String, Word),
+    /// `$0`…`$9`: a capture of the last regex match.
+    Backref,
 }
 
 /// Parse a string expression (`AP_EXPR_FLAG_STRING_RESULT`: `AuthName`, `Header set … expr=…`,
@@ -78,7 +126,7 @@ enum Tok {
     True,
     False,
     Error,
-    Digit,
+    Digit(String),
     Id(String),
     Str(String),
     Regex(String, bool),
@@ -109,7 +157,7 @@ impl Tok {
             Tok::True => "T_TRUE".into(),
             Tok::False => "T_FALSE".into(),
             Tok::Error => "T_ERROR".into(),
-            Tok::Digit => "T_DIGIT".into(),
+            Tok::Digit(_) => "T_DIGIT".into(),
             Tok::Id(_) => "T_ID".into(),
             Tok::Str(_) => "T_STRING".into(),
             Tok::Regex(_, false) => "T_REGEX".into(),
@@ -135,7 +183,7 @@ impl Tok {
     }
 
     fn starts_word(&self) -> bool {
-        matches!(self, Tok::Digit | Tok::Id(_) | Tok::StrBegin | Tok::VarBegin | Tok::Backref)
+        matches!(self, Tok::Digit(_) | Tok::Id(_) | Tok::StrBegin | Tok::VarBegin | Tok::Backref)
     }
 
     fn is_string_part(&self) -> bool {
@@ -416,7 +464,8 @@ impl<'a> Lexer<'a> {
                     self.at += 1;
                     return self.fail("Parse error near '-'");
                 }
-                take(self, sign + n, Tok::Digit)
+                let digits = String::from_utf8_lossy(&rest[..sign + n]).into_owned();
+                take(self, sign + n, Tok::Digit(digits))
             }
             _ if word_len > 0 => {
                 let word = String::from_utf8_lossy(&rest[..word_len]).into_owned();
@@ -489,6 +538,9 @@ struct Parser<'a> {
 }
 
 type R = Result<(), Fail>;
+type Parsed<T> = Result<T, Fail>;
+/// A word and, when it is one plain quoted string, its text (what a lookup gets as a constant).
+type WordParsed = Parsed<(Word, Option<String>)>;
 
 fn syntax(unexpected: &Tok, expecting: &[&str]) -> Fail {
     let mut m = format!("syntax error, unexpected {}", unexpected.name());
@@ -616,10 +668,10 @@ impl Parser<'_> {
         self.error2 = Some(format!("{kind} '{name}' does not exist"));
     }
 
-    fn root(&mut self) -> R {
-        self.expr()?;
+    fn root(&mut self) -> Parsed<Cond> {
+        let c = self.expr()?;
         match self.next() {
-            Tok::End => Ok(()),
+            Tok::End => Ok(c),
             t => Err(syntax(&t, &["$end"])),
         }
     }
@@ -634,7 +686,9 @@ impl Parser<'_> {
                 // `string: T_ERROR { YYABORT }` as the first part.
                 Tok::Error if first => return Err(Fail::Abort),
                 Tok::Str(_) | Tok::Backref => {}
-                Tok::VarBegin => self.var()?,
+                Tok::VarBegin => {
+                    self.var()?;
+                }
                 t if first => return Err(syntax(&t, &["T_ERROR", "T_STRING", "T_REGEX_BACKREF", "T_VAR_BEGIN"])),
                 // (After a part, bison has reduced to `root` by default: it expects the end.)
                 t => return Err(syntax(&t, &["$end"])),
@@ -644,81 +698,82 @@ impl Parser<'_> {
     }
 
     /// `expr` with its operators: `||` below `&&`, both right-associative.
-    fn expr(&mut self) -> R {
+    fn expr(&mut self) -> Parsed<Cond> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(Fail::Error("memory exhausted".into()));
         }
-        self.conjunction()?;
+        let mut c = self.conjunction()?;
         if *self.peek() == Tok::Or {
             self.next();
-            self.expr()?;
+            c = Cond::Or(Box::new(c), Box::new(self.expr()?));
         }
         self.depth -= 1;
-        Ok(())
+        Ok(c)
     }
 
-    fn conjunction(&mut self) -> R {
-        self.primary()?;
+    fn conjunction(&mut self) -> Parsed<Cond> {
+        let mut c = self.primary()?;
         if *self.peek() == Tok::And {
             self.next();
             self.depth += 1;
             if self.depth > MAX_DEPTH {
                 return Err(Fail::Error("memory exhausted".into()));
             }
-            self.conjunction()?;
+            c = Cond::And(Box::new(c), Box::new(self.conjunction()?));
             self.depth -= 1;
         }
-        Ok(())
+        Ok(c)
     }
 
-    fn primary(&mut self) -> R {
+    fn primary(&mut self) -> Parsed<Cond> {
         let t = self.next();
         match t {
-            Tok::True | Tok::False => Ok(()),
+            Tok::True => Ok(Cond::Bool(true)),
+            Tok::False => Ok(Cond::Bool(false)),
             Tok::Error => Err(Fail::Abort),
             Tok::Not => {
                 self.depth += 1;
                 if self.depth > MAX_DEPTH {
                     return Err(Fail::Error("memory exhausted".into()));
                 }
-                self.primary()?;
+                let c = self.primary()?;
                 self.depth -= 1;
-                Ok(())
+                Ok(Cond::Not(Box::new(c)))
             }
             Tok::Char('(') => {
-                self.expr()?;
+                let c = self.expr()?;
                 match self.next() {
-                    Tok::Char(')') => Ok(()),
+                    Tok::Char(')') => Ok(c),
                     t => Err(syntax(&t, &["T_OP_OR", "T_OP_AND", "')'"])),
                 }
             }
             Tok::Unary(name) => {
-                let arg = self.word()?;
+                let (arg, constant) = self.word()?;
                 self.peek();
-                self.unary_lookup(&name, arg.as_deref());
-                Ok(())
+                self.unary_lookup(&name, constant.as_deref());
+                Ok(Cond::Unary(name, arg))
             }
             t if t.starts_word() => {
-                self.word_from(t)?;
+                let (left, _) = self.word_from(t)?;
                 match self.next() {
-                    Tok::Cmp(_) => self.word().map(|_| ()),
-                    Tok::In => self.wordlist(),
-                    Tok::Reg | Tok::Nre => match self.next() {
-                        Tok::Regex(pattern, _) => {
+                    Tok::Cmp(op) => Ok(Cond::Cmp(op, left, self.word()?.0)),
+                    Tok::In => Ok(Cond::In(left, self.wordlist()?)),
+                    t @ (Tok::Reg | Tok::Nre) => match self.next() {
+                        Tok::Regex(pattern, icase) => {
                             if pcre_refuses(&pattern) {
                                 Err(Fail::Error("Failed to compile regular expression".into()))
                             } else {
-                                Ok(())
+                                Ok(Cond::Regex { word: left, pattern, icase, negated: t == Tok::Nre })
                             }
                         }
                         t => Err(syntax(&t, &["T_REGEX", "T_REGEX_I"])),
                     },
                     Tok::Binary(name) => {
-                        let arg = self.word()?;
+                        let (arg, constant) = self.word()?;
                         self.peek();
-                        self.binary_lookup(&name, arg.as_deref());
-                        Ok(())
+                        self.binary_lookup(&name, constant.as_deref());
+                        Ok(Cond::Binary(name, left, arg))
                     }
                     t => Err(syntax(&t, &[])),
                 }
@@ -727,9 +782,9 @@ impl Parser<'_> {
         }
     }
 
-    /// A word and its concatenations. Returns the text of a word that is one plain quoted
-    /// string (what a lookup gets as a constant argument).
-    fn word(&mut self) -> Result<Option<String>, Fail> {
+    /// A word and its concatenations, with its text when it is one plain quoted string (what
+    /// a lookup gets as a constant argument).
+    fn word(&mut self) -> WordParsed {
         let t = self.next();
         if !t.starts_word() {
             return Err(syntax(&t, WORD_START));
@@ -737,8 +792,8 @@ impl Parser<'_> {
         self.word_from(t)
     }
 
-    fn word_from(&mut self, first: Tok) -> Result<Option<String>, Fail> {
-        let mut constant = self.word_part(first)?;
+    fn word_from(&mut self, first: Tok) -> WordParsed {
+        let (mut parts, mut constant) = self.word_part(first)?;
         while *self.peek() == Tok::Concat {
             self.next();
             constant = None;
@@ -746,36 +801,36 @@ impl Parser<'_> {
             if !t.starts_word() {
                 return Err(syntax(&t, WORD_START));
             }
-            self.word_part(t)?;
+            parts.extend(self.word_part(t)?.0);
         }
-        Ok(constant)
+        Ok((parts, constant))
     }
 
-    fn word_part(&mut self, first: Tok) -> Result<Option<String>, Fail> {
+    fn word_part(&mut self, first: Tok) -> WordParsed {
         match first {
-            Tok::Digit | Tok::Backref => Ok(None),
-            Tok::VarBegin => self.var().map(|_| None),
+            Tok::Digit(d) => Ok((vec![Part::Lit(d)], None)),
+            Tok::Backref => Ok((vec![Part::Backref], None)),
+            Tok::VarBegin => Ok((vec![self.var()?], None)),
             Tok::StrBegin => {
                 let t = self.next();
                 if t == Tok::StrEnd {
-                    return Ok(Some(String::new()));
+                    return Ok((vec![Part::Lit(String::new())], Some(String::new())));
                 }
-                let constant = self.string(t, &["T_STRING", "T_REGEX_BACKREF", "T_STR_END", "T_VAR_BEGIN"])?;
-                Ok(constant)
+                self.string(t, &["T_STRING", "T_REGEX_BACKREF", "T_STR_END", "T_VAR_BEGIN"])
             }
             Tok::Id(name) => {
-                self.call(&name)?;
+                let arg = self.call(&name)?;
                 if !STRING_FUNCTIONS.iter().any(|f| f.eq_ignore_ascii_case(&name)) && !self.module_function(&name) {
                     self.lookup_failed("Function", &name);
                 }
-                Ok(None)
+                Ok((vec![Part::Func(name, arg)], None))
             }
             t => Err(syntax(&t, WORD_START)),
         }
     }
 
     /// `( word )` after a function's name.
-    fn call(&mut self, _name: &str) -> R {
+    fn call(&mut self, _name: &str) -> Parsed<Word> {
         match self.next() {
             Tok::Char('(') => {}
             t => return Err(syntax(&t, &["'('"])),
@@ -784,24 +839,28 @@ impl Parser<'_> {
         if self.depth > MAX_DEPTH {
             return Err(Fail::Error("memory exhausted".into()));
         }
-        self.word()?;
+        let (arg, _) = self.word()?;
         self.depth -= 1;
         match self.next() {
-            Tok::Char(')') => Ok(()),
+            Tok::Char(')') => Ok(arg),
             t => Err(syntax(&t, &["T_OP_CONCAT", "')'"])),
         }
     }
 
     /// The parts of a string after its first token `first`, up to the token that ends it
     /// (`T_STR_END` or `T_VAR_END`, taken); `more` is what bison expects after a part. Returns
-    /// the text when the string is one plain part.
-    fn string(&mut self, first: Tok, more: &[&str]) -> Result<Option<String>, Fail> {
+    /// the parts, and the text when the string is one plain part.
+    fn string(&mut self, first: Tok, more: &[&str]) -> WordParsed {
         let end = if more.contains(&"T_STR_END") { Tok::StrEnd } else { Tok::VarEnd };
+        let mut parts = Vec::new();
         let mut constant = match first {
             Tok::Error => return Err(Fail::Abort),
-            Tok::Str(s) => Some(s),
+            Tok::Str(s) => {
+                parts.push(Part::Lit(s.clone()));
+                Some(s)
+            }
             t @ (Tok::VarBegin | Tok::Backref) => {
-                self.string_part(t)?;
+                parts.push(self.string_part(t)?);
                 None
             }
             t => {
@@ -816,25 +875,26 @@ impl Parser<'_> {
         loop {
             let t = self.next();
             if t == end {
-                return Ok(constant);
+                return Ok((parts, constant));
             }
             if !t.is_string_part() {
                 return Err(syntax(&t, more));
             }
             constant = None;
-            self.string_part(t)?;
+            parts.push(self.string_part(t)?);
         }
     }
 
-    fn string_part(&mut self, t: Tok) -> R {
+    fn string_part(&mut self, t: Tok) -> Parsed<Part> {
         match t {
             Tok::VarBegin => self.var(),
-            _ => Ok(()),
+            Tok::Str(s) => Ok(Part::Lit(s)),
+            _ => Ok(Part::Backref),
         }
     }
 
     /// After `%{`: `NAME}` or `NAME:string}`.
-    fn var(&mut self) -> R {
+    fn var(&mut self) -> Parsed<Part> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(Fail::Error("memory exhausted".into()));
@@ -843,43 +903,48 @@ impl Parser<'_> {
             Tok::Id(name) => name,
             t => return Err(syntax(&t, &["T_ID"])),
         };
-        match self.next() {
+        let part = match self.next() {
             Tok::VarEnd => {
                 if !self.variable_exists(&name) {
                     self.lookup_failed("Variable", &name);
                 }
+                Part::Var(name)
             }
             Tok::Char(':') => {
                 let t = self.next();
-                self.string(t, &["T_STRING", "T_REGEX_BACKREF", "T_VAR_BEGIN", "T_VAR_END"])?;
+                let (arg, _) = self.string(t, &["T_STRING", "T_REGEX_BACKREF", "T_VAR_BEGIN", "T_VAR_END"])?;
                 if !STRING_FUNCTIONS.iter().any(|f| f.eq_ignore_ascii_case(&name)) && !self.module_function(&name) {
                     self.lookup_failed("Function", &name);
                 }
+                Part::Func(name, arg)
             }
             t => return Err(syntax(&t, &["T_VAR_END", "':'"])),
-        }
+        };
         self.depth -= 1;
-        Ok(())
+        Ok(part)
     }
 
-    /// After `-in`: `{ word, … }` or a list function's call.
-    fn wordlist(&mut self) -> R {
+    /// After `-in`: `{ word, … }` (its words) or a list function's call (None).
+    fn wordlist(&mut self) -> Parsed<Option<Vec<Word>>> {
         match self.next() {
             Tok::Id(name) => {
                 self.call(&name)?;
                 if !(self.lookups.ssl && name == "PeerExtList") {
                     self.lookup_failed("List-returning function", &name);
                 }
-                Ok(())
+                Ok(None)
             }
-            Tok::Char('{') => loop {
-                self.word()?;
-                match self.next() {
-                    Tok::Char(',') => {}
-                    Tok::Char('}') => return Ok(()),
-                    t => return Err(syntax(&t, &["'}'", "','"])),
+            Tok::Char('{') => {
+                let mut words = Vec::new();
+                loop {
+                    words.push(self.word()?.0);
+                    match self.next() {
+                        Tok::Char(',') => {}
+                        Tok::Char('}') => return Ok(Some(words)),
+                        t => return Err(syntax(&t, &["'}'", "','"])),
+                    }
                 }
-            },
+            }
             t => Err(syntax(&t, &["T_ID", "'{'"])),
         }
     }

@@ -24,6 +24,7 @@ pub mod authz;
 pub mod compat;
 pub mod eval;
 pub mod expr;
+pub mod expr_eval;
 pub mod items;
 pub mod method;
 pub(crate) mod pcre;
