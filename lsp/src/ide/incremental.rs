@@ -88,7 +88,7 @@ impl Analysis {
     /// changed on disk since the last ones given). The engine findings (the precedence check
     /// asks whether those files re-open access) are computed again: when only the editor's
     /// texts changed, those of the sections the changed files can reach
-    /// ([`Analysis::recheck_readers_of`]); else all of them, on demand.
+    /// (`recheck_readers_of`); else all of them, on demand.
     pub fn set_htaccess_found(&mut self, found: Option<Arc<crate::ide::config::HtaccessFound>>, disk_unchanged: bool) {
         let changed = match (&self.cfg.htaccess_found, &found) {
             (Some(old), Some(new)) if disk_unchanged && Arc::ptr_eq(&old.paths, &new.paths) => {
