@@ -347,7 +347,9 @@ fn access_file_hover(cfg: &Config, server: &Config, chain: &[&Node], offset: Tex
     let batch = DefeatedBatch::new(&[server, cfg], crate::ide::defeated::htaccess_view(server));
     let trap = defeated(server, &cfg.nodes, &own, &url, &host, &batch, &mut RecentWalks::default());
     let fs = crate::ide::defeated::htaccess_view(server);
-    Some((range, policy_markdown(server, &fs, &url, &host, &Asked::of(chain), trap, &[server, cfg])))
+    // The addresses the file itself names first: a big server configuration names more than a
+    // table shows before it.
+    Some((range, policy_markdown(server, &fs, &url, &host, &Asked::of(chain), trap, &[cfg, server])))
 }
 
 /// Whether a `Require group` line is in the tree.
@@ -1229,6 +1231,33 @@ mod tests {
         let md = check("//- /srv/httpd.conf\nServer█Name example.com\n");
         assert!(md.contains("**ServerName**"), "{md}");
         assert!(md.contains("https://httpd.apache.org/docs/2.4/mod/core.html#servername"), "{md}");
+    }
+
+    #[test]
+    fn the_table_of_an_htaccess_shows_the_addresses_it_names_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("htdocs/sub")).unwrap();
+        let main = root.join("httpd.conf");
+        let many: String = (11..20)
+            .map(|i| format!("<Directory \"{r}/o{i}\">\n  Require ip 10.0.0.{i}\n</Directory>\n", r = root.display()))
+            .collect();
+        std::fs::write(
+            &main,
+            format!(
+                "LoadModule authz_core_module m\nLoadModule authz_host_module m\nDocumentRoot \"{r}/htdocs\"\n{many}<Directory \"{r}/htdocs\">\n  AllowOverride All\n</Directory>\n",
+                r = root.display()
+            ),
+        )
+        .unwrap();
+        let access = root.join("htdocs/sub/.htaccess");
+        std::fs::write(&access, "Require ip 127.0.0.2\n").unwrap();
+        let server = std::sync::Arc::new(load(&main, &crate::ide::config::RealFs));
+        let cfg = crate::ide::config::load_in_context(&access, &crate::ide::config::RealFs, server);
+        let md = hover(&cfg, 0, TextSize::from(2)).map(|(_, md)| md).unwrap_or_default();
+        // The one client the file lets in has its row (it was left out: the server's ten
+        // addresses came first, and a table shows five).
+        assert!(md.contains("| 127.0.0.2 | 200 | 200 |"), "{md}");
     }
 
     #[test]
