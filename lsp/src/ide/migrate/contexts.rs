@@ -499,23 +499,12 @@ pub(super) fn contexts(cfg: &Config, htaccess_dirs: &[HtaccessDir]) -> (Vec<Ctx>
     (out, bounded)
 }
 
-/// Directories the configuration names (every `<Directory>` path, document root and alias
-/// target): the proof treats them as existing.
-pub(super) fn named_dirs(cfg: &Config) -> BTreeSet<PathBuf> {
+/// The directories `<Location>` sections name (a regex one through its witness), under each
+/// server that serves them. Files asked for in them meet an .htaccess file's `<Files>` sections
+/// above them only if the directory exists (else httpd's walk stops at it and matches `<Files>`
+/// against its name).
+pub(super) fn location_dirs(cfg: &Config) -> BTreeSet<PathBuf> {
     let mut out = BTreeSet::new();
-    for s in servers(cfg) {
-        let m = mapping(cfg, &s);
-        out.insert(PathBuf::from(&m.docroot));
-        for (_, to) in &m.aliases {
-            if to.ends_with('/') || !Path::new(to).is_file() {
-                out.insert(PathBuf::from(to.trim_end_matches('/')));
-            }
-        }
-    }
-    // The directories `<Location>` sections name (a regex one through its witness), under each
-    // server that serves them: files are asked for in them, where an .htaccess file's or a
-    // <Directory>'s <Files> sections apply only if the directory exists (else httpd's walk
-    // stops at it and matches <Files> against its name).
     for s in servers(cfg) {
         let m = mapping(cfg, &s);
         let mut stack: Vec<&Node> =
@@ -530,6 +519,22 @@ pub(super) fn named_dirs(cfg: &Config) -> BTreeSet<PathBuf> {
                 }
             }
             stack.extend(n.children.iter());
+        }
+    }
+    out
+}
+
+/// Directories the configuration names (every `<Directory>` path, document root and alias
+/// target): the proof treats them as existing.
+pub(super) fn named_dirs(cfg: &Config) -> BTreeSet<PathBuf> {
+    let mut out = BTreeSet::new();
+    for s in servers(cfg) {
+        let m = mapping(cfg, &s);
+        out.insert(PathBuf::from(&m.docroot));
+        for (_, to) in &m.aliases {
+            if to.ends_with('/') || !Path::new(to).is_file() {
+                out.insert(PathBuf::from(to.trim_end_matches('/')));
+            }
         }
     }
     let mappings = mappings(cfg);
