@@ -428,6 +428,24 @@ fn cases() -> Vec<Case> {
         }
         v.push(c);
     }
+    // Black-box round 8 bug 1 (random tree 317): a <LocationMatch> whose Require the .htaccess's
+    // Allow list is folded into, where that .htaccess's <Files a.txt> replaces the Allow list
+    // for a.txt in /sub/deeper (a directory the regex matches but no section names). The proof
+    // asked only at the regex's witness /sub/d/a.txt, which httpd's walk stops at (sub/d is
+    // missing there, so <Files a.txt> did not apply): the rewrite took /sub/deeper/a.txt 200 → 403.
+    let mut c = case(
+        "sections in .htaccess: a <Files> section below a <LocationMatch> the Allow list is folded into",
+        "<Directory @DOCROOT@>\n  AllowOverride All\n  Require all granted\n</Directory>\n<LocationMatch \"^/sub/d\">\n  Require local\n</LocationMatch>\n",
+        "Allow from 127.0.0.3",
+        below_urls,
+    )
+    .file("htdocs/.htaccess", "Order allow,deny\nAllow from 127.0.0.3\n<Files a.txt>\n  Allow from 127.0.0.1 ::1\n</Files>\n")
+    .fix_in("htdocs/.htaccess")
+    .methods(&["GET"]);
+    for (rel, text) in below_docs {
+        c = c.file(rel, text);
+    }
+    v.push(c);
     // Dead 2.2 branches: httpd 2.4 skips them, so removing them changes nothing (the 2.4
     // branch beside them stays as written).
     v.push(

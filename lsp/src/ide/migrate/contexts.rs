@@ -284,6 +284,36 @@ fn directory_examples_meeting(sections: &[&Node], roots: &[&str]) -> Vec<Vec<Str
     each
 }
 
+/// The URLs a `<Location>` or `<LocationMatch>` section is asked at: its path, or a witness of
+/// its pattern. Each is also taken as a directory files are asked for in.
+fn location_urls(n: &Node) -> Vec<String> {
+    match section_pattern(n) {
+        Some(SectionPattern::Regex(pat)) => regex_witnesses(pat)
+            .into_iter()
+            .filter_map(|w| {
+                [w.clone(), format!("/{w}"), format!("/x{w}")]
+                    .into_iter()
+                    .find(|u| u.starts_with('/') && regex_is_match(pat, u))
+            })
+            .collect(),
+        Some(SectionPattern::Wildcard(pat)) => wildcard_witness(pat, true).into_iter().collect(),
+        Some(SectionPattern::Plain(pat)) if pat.starts_with('/') => vec![pat.to_string()],
+        _ => vec![],
+    }
+}
+
+/// The file system path a URL path maps to: through the first Alias whose URL prefix it
+/// starts with (whole components), else below the document root.
+fn url_to_fs(u: &str, m: &Mapping) -> String {
+    for (from, to) in &m.aliases {
+        let from = from.trim_end_matches('/');
+        if let Some(rest) = u.strip_prefix(from).filter(|r| r.is_empty() || r.starts_with('/')) {
+            return format!("{}{rest}", to.trim_end_matches('/'));
+        }
+    }
+    format!("{}{u}", m.docroot)
+}
+
 /// A directory holding an .htaccess file, and the file names its `<Files>` sections apply to.
 #[derive(Debug, Clone)]
 pub(super) struct HtaccessDir {
@@ -325,34 +355,23 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         }
         let mut inner_scope = dir_scope.clone();
         match n.known() {
-            "Location" | "LocationMatch" => match section_pattern(n) {
-                Some(SectionPattern::Regex(pat)) => {
-                    location_patterns.push((SectionPattern::Regex(pat), regex_witnesses(pat)));
-                    for w in regex_witnesses(pat) {
-                        for u in [w.clone(), format!("/{w}"), format!("/x{w}")] {
-                            if u.starts_with('/') && regex_is_match(pat, &u) {
-                                location_dirs.insert(format!("{}/", u.trim_end_matches('/')));
-                                urls.insert(u);
-                                break;
-                            }
-                        }
+            "Location" | "LocationMatch" => {
+                match section_pattern(n) {
+                    Some(SectionPattern::Regex(pat)) => {
+                        location_patterns.push((SectionPattern::Regex(pat), regex_witnesses(pat)));
                     }
-                }
-                Some(SectionPattern::Wildcard(pat)) => {
-                    location_patterns
-                        .push((SectionPattern::Wildcard(pat), wildcard_witness(pat, true).into_iter().collect()));
-                    if let Some(u) = wildcard_witness(pat, true) {
-                        location_dirs.insert(format!("{}/", u.trim_end_matches('/')));
-                        urls.insert(u);
+                    Some(SectionPattern::Wildcard(pat)) => location_patterns
+                        .push((SectionPattern::Wildcard(pat), wildcard_witness(pat, true).into_iter().collect())),
+                    Some(SectionPattern::Plain(pat)) if pat.starts_with('/') => {
+                        urls.insert(format!("{}/x", pat.trim_end_matches('/')));
                     }
+                    _ => {}
                 }
-                Some(SectionPattern::Plain(pat)) if pat.starts_with('/') => {
-                    location_dirs.insert(format!("{}/", pat.trim_end_matches('/')));
-                    urls.insert(pat.to_string());
-                    urls.insert(format!("{}/x", pat.trim_end_matches('/')));
+                for u in location_urls(n) {
+                    location_dirs.insert(format!("{}/", u.trim_end_matches('/')));
+                    urls.insert(u);
                 }
-                _ => {}
-            },
+            }
             "Directory" | "DirectoryMatch" => {
                 let mut here = Vec::new();
                 let regex = matches!(section_pattern(n), Some(SectionPattern::Regex(_)));
@@ -466,6 +485,31 @@ pub(super) fn contexts(cfg: &Config, htaccess_dirs: &[HtaccessDir]) -> (Vec<Ctx>
         }
     }
     (out, bounded)
+}
+
+/// The directories `<Location>` sections name (a regex one through its witness), under each
+/// server that serves them. Files asked for in them meet an .htaccess file's `<Files>` sections
+/// above them only if the directory exists (else httpd's walk stops at it and matches `<Files>`
+/// against its name).
+pub(super) fn location_dirs(cfg: &Config) -> BTreeSet<PathBuf> {
+    let mut out = BTreeSet::new();
+    for s in servers(cfg) {
+        let m = mapping(cfg, &s);
+        let mut stack: Vec<&Node> =
+            cfg.nodes.iter().chain(s.vhost.map(|v| v.children.iter()).into_iter().flatten()).collect();
+        while let Some(n) = stack.pop() {
+            if !n.is_section() || n.is("VirtualHost") {
+                continue;
+            }
+            if n.is("Location") || n.is("LocationMatch") {
+                for u in location_urls(n) {
+                    out.insert(PathBuf::from(url_to_fs(u.trim_end_matches('/'), &m)));
+                }
+            }
+            stack.extend(n.children.iter());
+        }
+    }
+    out
 }
 
 /// Directories the configuration names (every `<Directory>` path, document root and alias

@@ -1192,3 +1192,41 @@ fn a_guard_for_the_module_being_absent_is_left_with_its_reason() {
         "#]],
     );
 }
+
+#[test]
+fn an_htaccess_files_section_is_proven_under_a_location_pattern() {
+    // httpd merges htdocs/.htaccess's <Files a.txt> (which replaces the Allow list) for
+    // /sub/deeper/a.txt, then the <LocationMatch>: folding the .htaccess's top-level Allow
+    // list into the LocationMatch's Require refused /sub/deeper/a.txt to 127.0.0.1 (200 → 403).
+    check_migrate(
+        &format!(
+            "{}//- $ROOT/htdocs/.htaccess\nOrder allow,deny\nAllow from 127.0.0.3\n<Files a.txt>\n  Allow from 127.0.0.1 ::1\n</Files>\n",
+            conf("<Directory $ROOT/htdocs>\n    AllowOverride All\n    Require all granted\n</Directory>\n<LocationMatch \"^/sub/d\">\n    Require local\n</LocationMatch>\n")
+        ),
+        expect![[r#"
+            //- $ROOT/htdocs/.htaccess
+            Require ip 127.0.0.3
+            <Files a.txt>
+              Require all granted
+            </Files>
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory $ROOT/htdocs>
+                AllowOverride All
+                Require all granted
+            </Directory>
+            <LocationMatch "^/sub/d">
+                AuthMerging And
+                Require local
+            </LocationMatch>
+        "#]],
+    );
+}

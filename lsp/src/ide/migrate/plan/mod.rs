@@ -117,6 +117,27 @@ impl Setup {
                 dirs.extend(d.ancestors().map(Path::to_path_buf));
             }
         }
+        // Below an .htaccess file with <Files>/<FilesMatch> sections, the directories
+        // <Location> sections name are taken to exist too: there those sections apply to the
+        // files asked for and meet the Location's rules (a <LocationMatch "^/sub/d"> proven
+        // only at a missing /sub/d missed htdocs/.htaccess's <Files a.txt> in /sub/deeper).
+        // Elsewhere a Location path is most often no directory at all (/server-status).
+        let with_files: Vec<&Path> = htaccess
+            .iter()
+            .filter(|h| {
+                let text = match files.get(*h) {
+                    Some(t) => t.clone(),
+                    None => config::decode(config::read_regular(h).unwrap_or_default()).0,
+                };
+                text.to_ascii_lowercase().contains("<files")
+            })
+            .filter_map(|h| h.parent())
+            .collect();
+        for d in contexts::location_dirs(cfg) {
+            if with_files.iter().any(|f| d.starts_with(f) && d.as_path() != *f) {
+                dirs.extend(d.ancestors().map(Path::to_path_buf));
+            }
+        }
         // A probe alias for each <Directory> no URL maps to (so that it can be reached), in the
         // server the section belongs to: its virtual host, or for the main server's sections the
         // main server when connections reach it, else the first virtual host they reach.
