@@ -164,9 +164,7 @@ impl Readers {
                 ServerId::Vhost(v) => Some(&ix.vhosts[v as usize].scope),
                 ServerId::Main => None,
             };
-            let root = own.and_then(|v| v.document_root.as_deref()).or(ix.main.document_root.as_deref());
-            let aliases = server.scopes(ix).flat_map(|s| s.aliases[0].iter().chain(&s.aliases[1]).map(|(_, to)| to));
-            for dir in root.into_iter().chain(aliases.map(String::as_str)) {
+            for dir in served_dirs(ix, server) {
                 let list = served.entry(absolute(cfg, dir)).or_default();
                 if list.last() != Some(&server) {
                     list.push(server);
@@ -246,6 +244,23 @@ pub fn main_server_answers(cfg: &Config) -> bool {
             Some(ip) => ix.vhosts_for_address(ip, port).is_empty(),
             None => !ix.vhosts.iter().any(|v| v.addrs.iter().any(|&(ip, p)| ip.is_none() && (p == port || p == 0))),
         })
+}
+
+/// The directories `server` serves, as written: its DocumentRoot (the main server's when it sets
+/// none), then the targets of its `Alias` and `ScriptAlias` lines (the main server's included).
+pub fn served_dirs(ix: &Index, server: ServerId) -> impl Iterator<Item = &str> {
+    let own = match server {
+        ServerId::Vhost(v) => ix.vhosts.get(v as usize).map(|v| &v.scope),
+        ServerId::Main => None,
+    };
+    let root = own.and_then(|v| v.document_root.as_deref()).or(ix.main.document_root.as_deref());
+    let aliases = server.scopes(ix).flat_map(|s| s.aliases[0].iter().chain(&s.aliases[1]).map(|(_, to)| to.as_str()));
+    root.into_iter().chain(aliases)
+}
+
+/// Whether absolute directory `dir` is `root` or below it (both without a trailing slash).
+pub fn at_or_below(dir: &str, root: &str) -> bool {
+    root == "/" || dir == root || dir.strip_prefix(root).is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// `dir` made absolute under ServerRoot, without a trailing slash (`/` stays itself).

@@ -17,7 +17,9 @@
 //! host, not a pass over the tree per host.
 
 use crate::ide::access::symlinks::{follows_link, options_in_directory};
-use crate::ide::allow_override::{absolute, access_file_names, in_force, main_server_answers, Readers};
+use crate::ide::allow_override::{
+    absolute, access_file_names, at_or_below, in_force, main_server_answers, served_dirs, Readers,
+};
 use crate::ide::config::{Config, ServerId};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -71,13 +73,7 @@ pub fn htaccess_files(cfg: &Config) -> Vec<Found> {
             ServerId::Main => None,
         };
         let names = names_of(cfg, server);
-        let served: Vec<String> = own
-            .and_then(|v| v.document_root.as_deref())
-            .or(ix.main.document_root.as_deref())
-            .into_iter()
-            .chain(server.scopes(ix).flat_map(|s| s.aliases[0].iter().chain(&s.aliases[1]).map(|(_, to)| to.as_str())))
-            .map(|dir| absolute(cfg, dir))
-            .collect();
+        let served: Vec<String> = served_dirs(ix, server).map(|dir| absolute(cfg, dir)).collect();
         for dir in &served {
             if in_force(cfg, server, dir).reads_htaccess(ix) {
                 add_names(roots.entry(dir.clone()).or_default(), names);
@@ -98,11 +94,7 @@ pub fn htaccess_files(cfg: &Config) -> Vec<Found> {
         // request reaches the main server (its own `<Directory>` for the same path, with no
         // AllowOverride, keeps the main server's).
         if own.is_some() {
-            let below = |d: &str| {
-                served
-                    .iter()
-                    .any(|s| d == s || d.strip_prefix(s.as_str()).is_some_and(|r| r.starts_with('/')) || s == "/")
-            };
+            let below = |d: &str| served.iter().any(|s| at_or_below(d, s));
             for d in ix.main.dirs.iter().filter(|d| opens(d) && below(&d.path)) {
                 if in_force(cfg, server, &d.path).reads_htaccess(ix) {
                     add_names(roots.entry(d.path.clone()).or_default(), names);

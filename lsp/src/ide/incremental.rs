@@ -627,20 +627,19 @@ fn locate(cfg: &Config, file: FileId, region: TextRange, count: usize) -> Option
 /// maps to). None when that cannot be told: a regular-expression alias may map a request
 /// anywhere, and a server with no DocumentRoot has httpd's built-in one.
 fn vhosts_passing(cfg: &Config, dir: &str) -> Option<std::collections::HashSet<SecId>> {
+    use crate::ide::allow_override::{absolute, at_or_below, served_dirs};
     use crate::ide::config::ServerId;
     let ix = cfg.index();
-    let below = |a: &str, b: &str| a == "/" || b == a || b.strip_prefix(a).is_some_and(|rest| rest.starts_with('/'));
     let mut out = std::collections::HashSet::new();
     for (v, host) in ix.vhosts.iter().enumerate() {
         let server = ServerId::Vhost(v as u32);
-        if server.scopes(ix).any(|s| !s.aliases[2].is_empty() || !s.aliases[3].is_empty()) {
+        if server.scopes(ix).any(|s| !s.aliases[2].is_empty() || !s.aliases[3].is_empty())
+            || host.scope.document_root.is_none() && ix.main.document_root.is_none()
+        {
             return None;
         }
-        let root = host.scope.document_root.as_deref().or(ix.main.document_root.as_deref())?;
-        let targets =
-            server.scopes(ix).flat_map(|s| s.aliases[0].iter().chain(&s.aliases[1]).map(|(_, to)| to.as_str()));
-        let served = std::iter::once(root).chain(targets).map(|t| crate::ide::allow_override::absolute(cfg, t));
-        if served.into_iter().any(|t| below(&t, dir) || below(dir, &t)) {
+        let mut served = served_dirs(ix, server).map(|t| absolute(cfg, t));
+        if served.any(|t| at_or_below(dir, &t) || at_or_below(&t, dir)) {
             out.insert(host.id);
         }
     }
