@@ -32,12 +32,21 @@ fn col(line: &str, byte: usize, utf8: bool) -> usize {
     }
 }
 
-/// Applies LSP text edits (UTF-16 positions) to `text`.
+/// Where the protocol's lines start: after `\n`, `\r\n` and a lone `\r` (LSP 3.17).
+fn line_starts(text: &str) -> Vec<usize> {
+    let b = text.as_bytes();
+    let breaks = (0..b.len()).filter(|&i| b[i] == b'\n' || (b[i] == b'\r' && b.get(i + 1) != Some(&b'\n')));
+    std::iter::once(0).chain(breaks.map(|i| i + 1)).collect()
+}
+
+/// Applies LSP text edits (UTF-16 positions) to `text`, as a client that follows the
+/// protocol's line breaks does.
 fn apply(text: &str, edits: &[Value]) -> String {
+    let starts = line_starts(text);
     let offset = |pos: &Value| -> usize {
         let (line, ch) = (pos["line"].as_u64().unwrap() as usize, pos["character"].as_u64().unwrap() as usize);
-        let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
-        let l = text[start..].split('\n').next().unwrap();
+        let start = starts.get(line).copied().unwrap_or(text.len());
+        let l = text[start..].split(['\n', '\r']).next().unwrap();
         let mut units = 0;
         for (b, c) in l.char_indices() {
             if units >= ch {
@@ -185,6 +194,56 @@ fn formatting_indents_sections_and_nothing_else() {
     assert_eq!(edits.len(), 1, "{edits:?}");
     assert_eq!(edits[0]["newText"], "\t\t");
     assert_eq!(edits[0]["range"]["start"]["line"], 3);
+}
+
+/// A lone `\r` ends a line for the protocol, not for httpd (which reads `Require ip 10.0.0.1
+/// 10.0.0.2` as one line): formatting edits and incremental changes land where a client
+/// counting the protocol's lines puts them, and the server's copy stays the client's.
+#[test]
+fn a_lone_cr_ends_a_line_in_every_position() {
+    let mut c = client(false);
+    let text = "<Directory /srv>\n  Require ip 10.0.0.1\r10.0.0.2\n  Require ip 192.168.0.1\n</Directory>\n";
+    c.open(URI, text);
+    let format = |c: &mut Client| {
+        let r = c.request(
+            "textDocument/formatting",
+            json!({"textDocument": {"uri": URI}, "options": {"tabSize": 4, "insertSpaces": true}}),
+        );
+        r["result"].as_array().unwrap().clone()
+    };
+    let edits = format(&mut c);
+    let lines: Vec<u64> = edits.iter().map(|e| e["range"]["start"]["line"].as_u64().unwrap()).collect();
+    assert_eq!(lines, [1, 3], "{edits:?}");
+    let formatted = apply(text, &edits);
+    assert_eq!(
+        formatted,
+        "<Directory /srv>\n    Require ip 10.0.0.1\r10.0.0.2\n    Require ip 192.168.0.1\n</Directory>\n"
+    );
+    // `#` typed at the start of the protocol's line 3 (the last Require), then a word at
+    // the start of line 2 (after the lone `\r`): the server's text is the client's.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": formatted}]}),
+    );
+    let mut client_text = formatted.clone();
+    let mut version = 2;
+    for (line, insert) in [(3, "#"), (2, "10.0.0.3 ")] {
+        version += 1;
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": URI, "version": version}, "contentChanges": [
+                {"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}},
+                 "text": insert}]}),
+        );
+        client_text.insert_str(line_starts(&client_text)[line], insert);
+    }
+    assert_eq!(
+        client_text,
+        "<Directory /srv>\n    Require ip 10.0.0.1\r10.0.0.3 10.0.0.2\n#    Require ip 192.168.0.1\n</Directory>\n"
+    );
+    // Formatting the server's copy indents the comment it now holds on line 3, and nothing else.
+    let edits = format(&mut c);
+    assert_eq!(apply(&client_text, &edits), client_text.replace("#    Require", "    #    Require"), "{edits:?}");
 }
 
 #[test]

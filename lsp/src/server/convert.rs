@@ -82,20 +82,29 @@ pub fn semantic_tokens(
     let mut out = Vec::with_capacity(highlights.len());
     let (mut line, mut col) = (0, 0);
     for h in highlights {
-        let start = index.line_col(h.range.start(), enc);
-        let end = index.line_col(h.range.end(), enc);
-        if end.line != start.line || end.col <= start.col {
-            continue; // never produced; a multi-line token cannot be encoded
-        }
         let kind = HighlightKind::ALL.iter().position(|k| *k == h.kind).unwrap_or(0) as u32;
-        out.push(lsp::SemanticToken {
-            delta_line: start.line - line,
-            delta_start: if start.line == line { start.col - col } else { start.col },
-            length: end.col - start.col,
-            token_type: kind,
-            token_modifiers_bitset: u32::from(h.deprecated),
-        });
-        (line, col) = (start.line, start.col);
+        let (first, last) = (index.line_col(h.range.start(), enc).line, index.line_col(h.range.end(), enc).line);
+        // A highlight httpd reads on one line may span the protocol's lines (a comment holding
+        // a lone `\r`): a token per line, as a token cannot cross one.
+        for l in first..=last {
+            let Some(content) = index.line_range(l) else { break };
+            let piece = TextRange::new(
+                if l == first { h.range.start() } else { content.start() },
+                if l == last { h.range.end() } else { content.end().max(content.start()) },
+            );
+            let (start, end) = (index.line_col(piece.start(), enc), index.line_col(piece.end(), enc));
+            if end.line != start.line || end.col <= start.col {
+                continue;
+            }
+            out.push(lsp::SemanticToken {
+                delta_line: start.line - line,
+                delta_start: if start.line == line { start.col - col } else { start.col },
+                length: end.col - start.col,
+                token_type: kind,
+                token_modifiers_bitset: u32::from(h.deprecated),
+            });
+            (line, col) = (start.line, start.col);
+        }
     }
     out
 }
