@@ -172,7 +172,7 @@ fn formatting_indents_sections_and_nothing_else() {
     let formatted = apply(text, r["result"].as_array().unwrap());
     assert_eq!(
         formatted,
-        "<VirtualHost *:80>\n    ServerName é.example # 😀\n    <Directory \"/srv/é\">\n        # Zugriff für Ärzte\n        Require ip 10.0.0.0/8 \\\n            192.0.2.1\n    </Directory>\n\n</VirtualHost>\n"
+        "<VirtualHost *:80>\n    ServerName é.example # 😀\n    <Directory \"/srv/é\">\n        # Zugriff für Ärzte\n        Require ip 10.0.0.0/8 \\\n    192.0.2.1\n    </Directory>\n\n</VirtualHost>\n"
     );
     // Formatting the result again changes nothing.
     c.notify(
@@ -244,6 +244,35 @@ fn a_lone_cr_ends_a_line_in_every_position() {
     // Formatting the server's copy indents the comment it now holds on line 3, and nothing else.
     let edits = format(&mut c);
     assert_eq!(apply(&client_text, &edits), client_text.replace("#    Require", "    #    Require"), "{edits:?}");
+}
+
+/// Formatting never changes what httpd does: a `Require expr` string continued over two lines
+/// keeps the blanks after the `\\` (httpd hands the joined line to the expression parser, for
+/// which `'/a ` opens a string). Formatted through the binary, then both texts served by httpd.
+#[test]
+fn formatting_keeps_what_a_continued_expression_means_to_httpd() {
+    use apache_lsp_e2e::httpd::{require_apache2, Httpd, HttpdConfig, Request};
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n        Require expr %{REQUEST_URI}=='/a \\\n  b/'\n</Directory>\n";
+    let mut c = client(false);
+    c.open(URI, body);
+    let r = c.request(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": URI}, "options": {"tabSize": 4, "insertSpaces": true}}),
+    );
+    let formatted = apply(body, r["result"].as_array().unwrap());
+    assert_eq!(formatted, body.replace("        Require", "    Require"));
+    // Three blanks (one before the `\\`, two after) are in the string: granted, then 404 for
+    // want of a file; two are not: refused.
+    let answers = |text: &str| -> Vec<u16> {
+        let httpd = Httpd::start(HttpdConfig::new(text)).expect("httpd starts");
+        ["/a%20%20%20b/", "/a%20%20b/"].iter().map(|p| httpd.send(&Request::get(p)).expect("answer")).collect()
+    };
+    let before = answers(body);
+    assert_eq!(before, [404, 403]);
+    assert_eq!(answers(&formatted), before);
 }
 
 #[test]

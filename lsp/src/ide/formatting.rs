@@ -3,15 +3,15 @@
 //!
 //! Every logical line (a directive, a comment, a section header or closer, a
 //! line httpd would reject) is indented by one unit per enclosing section.
-//! The only bytes that change are blanks at the start of a physical line:
-//! * a continuation line moves with the line it continues (its indentation
-//!   relative to that line is kept), and only when it starts with blanks
-//!   between words: inside a quoted word those blanks are part of the value
-//!   httpd reads, and a line that starts with no blank continues the previous
-//!   word, so such lines are left alone; it never loses its last blank either,
-//!   which would join two words;
-//! * continued comment lines, blank lines, text after a section's `>`, quoting
-//!   and line endings are untouched.
+//! The only bytes that change are blanks at the start of a logical line's first
+//! physical line. Continuation lines (after a line ending in `\`) are left byte
+//! for byte: httpd joins them to the line before with their blanks, and where
+//! the joined text reaches an expression parser (`Require expr`, `<If>`,
+//! `SetEnvIfExpr`, `expr=` arguments) a quote that does not start a word still
+//! opens a string, whose blanks are part of the value — no reading of the words
+//! tells every such place apart, so none is touched. Continued comment lines,
+//! blank lines, text after a section's `>`, quoting and line endings are
+//! untouched too.
 //!
 //! The result is idempotent: formatting formatted text changes nothing.
 
@@ -63,14 +63,17 @@ pub struct Edit {
 pub fn format(parse: &Parse, options: FormatOptions, range: Option<TextRange>) -> Vec<Edit> {
     let root = parse.syntax_node();
     let mut out = Vec::new();
-    // A line is formatted when it starts between the start of the range's first line and the range's end.
+    // A line is formatted when it starts between the start of the range's first line and the
+    // range's end; a range ending at the start of a later line leaves that line out, as an
+    // editor's selection of whole lines does.
     let range = range.map(|r| {
         let text = root.text().to_string();
         let at = usize::from(r.start()).min(text.len());
         let line_start = text.as_bytes()[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         (TextSize::from(line_start as u32), r.end())
     });
-    let wanted = |line_start: TextSize| range.is_none_or(|(a, b)| a <= line_start && line_start <= b);
+    let wanted =
+        |line_start: TextSize| range.is_none_or(|(a, b)| a <= line_start && (line_start < b || line_start == a));
     for node in root.descendants() {
         let depth = match node.kind() {
             SyntaxKind::DIRECTIVE | SyntaxKind::COMMENT | SyntaxKind::ERROR => sections_around(&node),
@@ -106,30 +109,9 @@ fn format_item(
     } else {
         (String::new(), TextRange::empty(start))
     };
-    let target = options.width_of_level() * depth;
-    let new = options.blanks(target);
+    let new = options.blanks(options.width_of_level() * depth);
     if wanted(start) && new != old {
-        out.push(Edit { range: old_range, new_text: new.clone() });
-    }
-    let shift = i64::from(target) - i64::from(options.width(&old));
-    if shift == 0 || !wanted(start) {
-        return;
-    }
-    // Continuation lines of a directive or section line (not of a comment, whose
-    // text runs on in one token).
-    for (i, t) in tokens.iter().enumerate() {
-        if t.kind() != SyntaxKind::CONTINUATION {
-            continue;
-        }
-        // Blanks between words are a WHITESPACE token; inside a quoted word or a
-        // comment they belong to its text, and a line starting with a word has none.
-        let Some(next) = tokens.get(i + 1).filter(|t| t.kind() == SyntaxKind::WHITESPACE) else { continue };
-        let old_w = options.width(next.text());
-        let new_w = (i64::from(old_w) + shift).max(1) as u32;
-        let new = options.blanks(new_w);
-        if new != next.text() {
-            out.push(Edit { range: next.text_range(), new_text: new });
-        }
+        out.push(Edit { range: old_range, new_text: new });
     }
 }
 
@@ -194,30 +176,23 @@ mod tests {
     }
 
     #[test]
-    fn continuation_lines_keep_their_relative_indentation() {
+    fn continuation_lines_are_left_byte_for_byte() {
+        // httpd hands `Require expr`'s joined line to the expression parser, for which `'/a `
+        // opens a string: the blanks after the `\` are in the value (reindenting them turned a
+        // 200 into a 403). Word-split lines are left alone too: no reading tells them apart.
         check(
-            "<Directory /srv>\n        RewriteCond %{HTTP_HOST} \\\n            ^www [NC]\nHeader set X \"a \\\n   b\"\n</Directory>\n",
+            "<Directory /srv>\n        Require expr %{REQUEST_URI}=='/a \\\n  b/'\n        RewriteCond %{HTTP_HOST} \\\n            ^www [NC]\nHeader set X \"a \\\n   b\"\n          Options Indexes\\\n  FollowSymLinks\n</Directory>\n",
             TWO,
             expect![[r#"
                 <Directory /srv>
+                  Require expr %{REQUEST_URI}=='/a \
+                  b/'
                   RewriteCond %{HTTP_HOST} \
-                      ^www [NC]
+                            ^www [NC]
                   Header set X "a \
                    b"
-                </Directory>
-            "#]],
-        );
-    }
-
-    #[test]
-    fn a_continuation_line_never_loses_its_last_blank() {
-        check(
-            "<Directory /srv>\n          Options Indexes\\\n  FollowSymLinks\n</Directory>\n",
-            TWO,
-            expect![[r#"
-                <Directory /srv>
                   Options Indexes\
-                 FollowSymLinks
+                  FollowSymLinks
                 </Directory>
             "#]],
         );
@@ -255,6 +230,19 @@ mod tests {
     }
 
     #[test]
+    fn a_range_ending_at_the_start_of_a_line_leaves_that_line_out() {
+        check_range(
+            "<Directory /a>\n█Options None\n█Require all granted\n</Directory>\n",
+            expect![[r#"
+                <Directory /a>
+                  Options None
+                Require all granted
+                </Directory>
+            "#]],
+        );
+    }
+
+    #[test]
     fn range_formatting_touches_only_the_lines_in_the_range() {
         check_range(
             "<Directory /a>\nOptions None\n<Files x>\nRequ█ire all granted\n</Files>\nAllowOverride█ None\n</Directory>\n",
@@ -288,6 +276,15 @@ mod tests {
                 let options = FormatOptions { tab_size, insert_spaces };
                 let once = apply(&text, &format(&apache_syntax::parse(&text), options, None));
                 prop_assert_eq!(strip_line_starts(&text), strip_line_starts(&once));
+                // A line after a `\` line is the same, byte for byte.
+                let continued = |t: &str| -> Vec<String> {
+                    let lines: Vec<&str> = t.split('\n').collect();
+                    (1..lines.len())
+                        .filter(|&i| lines[i - 1].trim_end_matches('\r').ends_with('\\'))
+                        .map(|i| lines[i].to_string())
+                        .collect()
+                };
+                prop_assert_eq!(continued(&text), continued(&once));
                 let twice = apply(&once, &format(&apache_syntax::parse(&once), options, None));
                 prop_assert_eq!(&once, &twice);
                 // What httpd reads is the same: every logical line splits into the same words.
