@@ -45,11 +45,6 @@ impl FormatOptions {
             "\t".repeat((width / tab) as usize) + &" ".repeat((width % tab) as usize)
         }
     }
-    /// The width of leading blanks in columns.
-    fn width(&self, blanks: &str) -> u32 {
-        let tab = self.tab_size.max(1);
-        blanks.chars().fold(0, |w, c| if c == '\t' { (w / tab + 1) * tab } else { w + 1 })
-    }
 }
 
 /// A replacement of the blanks at the start of one physical line.
