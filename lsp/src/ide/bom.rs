@@ -103,8 +103,8 @@ impl<F: Fn(&Path) -> bool + Sync> FileSource for WithoutBom<'_, F> {
     fn exists(&self, path: &Path) -> bool {
         self.base.exists(path)
     }
-    fn resolve_include(&self, full: &Path) -> Result<Vec<PathBuf>, IncludeError> {
-        self.base.resolve_include(full)
+    fn resolve_include(&self, full: &Path, optional: bool) -> Result<Vec<PathBuf>, IncludeError> {
+        self.base.resolve_include(full, optional)
     }
 }
 

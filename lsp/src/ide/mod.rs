@@ -23,6 +23,7 @@ pub mod document_symbols;
 pub mod error_document;
 pub mod error_log;
 pub mod explain;
+mod fnmatch;
 pub mod folding_ranges;
 pub mod formatting;
 pub mod goto_definition;

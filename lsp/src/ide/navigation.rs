@@ -250,7 +250,7 @@ pub fn include_targets(cfg: &Config, arg: &PathArg, fs: &dyn FileSource) -> Vec<
         return read;
     }
     // Not read by this load (a false conditional, a cycle, an unreadable match): resolve it now.
-    config::resolve_include(&absolute_path(cfg, arg))
+    config::resolve_include(&absolute_path(cfg, arg), true)
         .map(|paths| paths.into_iter().filter(|p| fs.exists(p)).collect())
         .unwrap_or_default()
 }

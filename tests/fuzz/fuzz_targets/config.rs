@@ -35,7 +35,7 @@ impl FileSource for Mem {
             .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "not in the fuzzer's memory"))
     }
 
-    fn resolve_include(&self, full: &Path) -> Result<Vec<PathBuf>, IncludeError> {
+    fn resolve_include(&self, full: &Path, _optional: bool) -> Result<Vec<PathBuf>, IncludeError> {
         // A wildcard matches the files in memory; a directory names those below it.
         let pattern = glob::Pattern::new(&full.to_string_lossy()).ok();
         let mut files: Vec<PathBuf> = self

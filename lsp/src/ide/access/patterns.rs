@@ -5,21 +5,18 @@
 use crate::ide::config::Node;
 use crate::ide::regex_cache::{with_cached, RegexCache};
 
-/// fnmatch-style matching (`*`, `?`, `[…]`); with `pathname`, wildcards do not cross `/`.
+/// fnmatch-style matching (`*`, `?`, `[…]`) as `apr_fnmatch` reads it; with `pathname`,
+/// wildcards do not cross `/`.
 pub fn wildcard_match(pattern: &str, text: &str, pathname: bool) -> bool {
     if !has_wildcard(pattern) {
         return pattern == text;
     }
-    let opts = glob::MatchOptions {
-        case_sensitive: true,
-        require_literal_separator: pathname,
-        require_literal_leading_dot: false,
-    };
-    glob::Pattern::new(pattern).map(|p| p.matches_with(text, opts)).unwrap_or(pattern == text)
+    crate::ide::fnmatch::fnmatch(pattern, text, pathname, false)
 }
 
+/// Whether httpd takes `s` as a wildcard (`apr_fnmatch_test`: `*`, `?`, or a closed `[…]`).
 pub(crate) fn has_wildcard(s: &str) -> bool {
-    memchr::memchr3(b'*', b'?', b'[', s.as_bytes()).is_some()
+    memchr::memchr3(b'*', b'?', b'[', s.as_bytes()).is_some() && crate::ide::fnmatch::is_wildcard(s)
 }
 
 /// How a `<Directory>`, `<Files>` or `<Location>` section (or its `…Match` form) names what it

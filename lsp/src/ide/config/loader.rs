@@ -45,10 +45,11 @@ pub trait FileSource: Sync {
         None
     }
 
-    /// The files an `Include` of `full` (absolute, maybe a wildcard or a directory)
-    /// names, in httpd's order. By default the file system answers.
-    fn resolve_include(&self, full: &Path) -> Result<Vec<PathBuf>, IncludeError> {
-        resolve_include(full)
+    /// The files an `Include` (or with `optional`, an `IncludeOptional`) of `full` (absolute,
+    /// maybe a wildcard or a directory) names, in httpd's order. By default the file system
+    /// answers.
+    fn resolve_include(&self, full: &Path, optional: bool) -> Result<Vec<PathBuf>, IncludeError> {
+        resolve_include(full, optional)
     }
 }
 
@@ -760,7 +761,7 @@ impl Loader<'_> {
     fn include(&mut self, file: FileId, range: TextRange, pattern: &str, optional: bool, out: &mut ThinVec<Node>) {
         let p = Path::new(pattern);
         let full = if p.is_absolute() { p.to_path_buf() } else { self.cfg.server_root.join(p) };
-        let paths = match self.fs.resolve_include(&full) {
+        let paths = match self.fs.resolve_include(&full, optional) {
             Ok(paths) => paths,
             Err(IncludeError::NoMatch(msg)) => {
                 if !optional {
@@ -1115,13 +1116,23 @@ pub(crate) fn standalone_directive(fd: &FileData, file: FileId, d: &ast::Directi
     Some(Node::of_line(NodeKind::Directive, &name, raw_args, loc, vec![]))
 }
 
-/// The files an Include names, in the order httpd reads them
-/// (`server/config.c: ap_process_fnmatch_configs`, `server/util.c: ap_dir_fnmatch`).
-pub fn resolve_include(full: &Path) -> Result<Vec<PathBuf>, IncludeError> {
+/// The files an Include names, in the order httpd reads them (`server/config.c:
+/// ap_process_fnmatch_configs`, `server/util.c: ap_dir_fnmatch`): a path without wildcards is
+/// the file, or every file below the directory; otherwise the path is matched a component at
+/// a time from the root, as httpd does:
+/// * a wildcard component is matched against the names in its directory (a leading `.` only by
+///   a `.` written), in byte order; where components follow, only directories count (a
+///   symbolic link to one does not: httpd takes the entry's own type);
+/// * a plain component after a wildcard one is taken as it is, so that `sites/*/site.conf`
+///   names `site.conf` in each directory matched, there or not (reading it then fails, an
+///   error for `Include`);
+/// * a wildcard matching nothing, or a directory that cannot be opened, is an error, except
+///   for `IncludeOptional` (`optional`), where a directory that is not there and a wildcard
+///   matching nothing just add nothing.
+pub fn resolve_include(full: &Path, optional: bool) -> Result<Vec<PathBuf>, IncludeError> {
     let s = full.to_string_lossy();
-    let has_wild = s.contains(['*', '?', '[']);
     let mut files = Vec::new();
-    if !has_wild {
+    if !crate::ide::fnmatch::is_wildcard(&s) {
         if full.is_dir() {
             collect_dir(full, &mut files, &mut Vec::new())?;
             return Ok(files);
@@ -1129,59 +1140,80 @@ pub fn resolve_include(full: &Path) -> Result<Vec<PathBuf>, IncludeError> {
         // Whether it can be read is the file source's business (it may be an unsaved buffer).
         return Ok(vec![full.to_path_buf()]);
     }
-    // fnmatch has no recursive `**`: two stars match what one does, within one component.
-    let mut pattern = String::with_capacity(s.len());
-    for c in s.chars() {
-        if !(c == '*' && pattern.ends_with('*')) {
-            pattern.push(c);
+    let rest = s.strip_prefix('/').unwrap_or(&s);
+    let parts: Vec<&str> = rest.split('/').collect();
+    // An empty component (`a//b`) adds nothing to the path; a last one (`conf/*/`) keeps the
+    // component before it to directories.
+    let last = parts.len() - 1;
+    let comps: Vec<&str> =
+        parts.iter().enumerate().filter(|&(i, c)| !c.is_empty() || i == last).map(|(_, c)| *c).collect();
+    let mut walk = IncludeWalk { full, optional, out: &mut files };
+    walk.components(Path::new("/"), &comps)?;
+    Ok(files)
+}
+
+/// [`resolve_include`]'s walk over the components of a wildcard path.
+struct IncludeWalk<'a> {
+    full: &'a Path,
+    optional: bool,
+    out: &'a mut Vec<PathBuf>,
+}
+
+impl IncludeWalk<'_> {
+    /// `ap_dir_fnmatch`: the files `comps` name below `path`.
+    fn components(&mut self, path: &Path, comps: &[&str]) -> Result<(), IncludeError> {
+        let Some((&first, rest)) = comps.split_first() else { return Ok(()) };
+        if !crate::ide::fnmatch::is_wildcard(first) {
+            let p = path.join(first);
+            return if rest.is_empty() { self.named(&p, None) } else { self.components(&p, rest) };
         }
-    }
-    let opts =
-        glob::MatchOptions { case_sensitive: true, require_literal_separator: true, require_literal_leading_dot: true };
-    let mut out: Vec<PathBuf> = Vec::new();
-    let paths = glob::glob_with(&pattern, opts)
-        .map_err(|e| IncludeError::Failed(format!("bad wildcard pattern '{s}': {e}")))?;
-    for p in paths {
-        match p {
-            Ok(p) => out.push(p),
-            Err(e) if e.error().kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => {
-                return Err(IncludeError::Failed(format!(
-                    "Could not open directory {}: {}",
-                    e.path().display(),
-                    e.error()
-                )))
+        let entries = match std::fs::read_dir(path) {
+            Ok(rd) => rd,
+            Err(e) if self.optional && e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(IncludeError::Failed(format!("Could not open directory {}: {e}", path.display()))),
+        };
+        let mut matched: Vec<(PathBuf, Option<std::fs::FileType>)> = entries
+            .filter_map(Result::ok)
+            .filter(|e| crate::ide::fnmatch::fnmatch(first, &e.file_name().to_string_lossy(), false, true))
+            .map(|e| (e.path(), e.file_type().ok()))
+            .filter(|(_, t)| rest.is_empty() || t.is_some_and(|t| t.is_dir()))
+            .collect();
+        if matched.is_empty() {
+            if self.optional {
+                return Ok(());
+            }
+            return Err(IncludeError::NoMatch(format!(
+                "No matches for the wildcard '{first}' in '{}', failing",
+                path.display()
+            )));
+        }
+        matched.sort_by(|a, b| a.0.as_os_str().as_encoded_bytes().cmp(b.0.as_os_str().as_encoded_bytes()));
+        for (p, kind) in matched {
+            if rest.is_empty() {
+                self.named(&p, kind)?;
+            } else {
+                self.components(&p, rest)?;
+            }
+            if self.out.len() > MAX_FILES {
+                return Err(too_many_files(self.full));
             }
         }
-        if out.len() > MAX_FILES {
-            return Err(too_many_files(full));
-        }
+        Ok(())
     }
-    out.sort_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
-    // Which matches are directories, asked in parallel: a glob over ten thousand files
-    // would otherwise wait for ten thousand calls one after the other.
-    let dirs: Vec<bool> = {
-        use rayon::prelude::*;
-        out.par_iter().map(|p| p.is_dir()).collect()
-    };
-    for (p, is_dir) in out.into_iter().zip(dirs) {
+
+    /// `ap_dir_nofnmatch`: a path reached, its entry's type if a directory listing told it:
+    /// every file below a directory (a link to one followed), else the path itself.
+    fn named(&mut self, p: &Path, kind: Option<std::fs::FileType>) -> Result<(), IncludeError> {
+        let is_dir = match kind {
+            Some(t) if !t.is_symlink() => t.is_dir(),
+            _ => p.is_dir(),
+        };
         if is_dir {
-            collect_dir(&p, &mut files, &mut Vec::new())?;
-        } else {
-            files.push(p);
+            return collect_dir(p, self.out, &mut Vec::new());
         }
+        self.out.push(p.to_path_buf());
+        Ok(())
     }
-    if files.is_empty() {
-        let (dir, pat) = (
-            full.parent().unwrap_or(Path::new("/")),
-            full.file_name().map(|f| f.to_string_lossy()).unwrap_or_default(),
-        );
-        return Err(IncludeError::NoMatch(format!(
-            "No matches for the wildcard '{pat}' in '{}', failing",
-            dir.display()
-        )));
-    }
-    Ok(files)
 }
 
 fn too_many_files(full: &Path) -> IncludeError {
