@@ -14,11 +14,8 @@ pub(crate) fn is_wildcard(pattern: &str) -> bool {
     while let Some(b) = bytes.next() {
         match b {
             b'*' | b'?' => return true,
-            b'\\' => {
-                if bytes.next().is_none() {
-                    return false;
-                }
-            }
+            // The guard takes the hidden character (a backslash at the end hides nothing).
+            b'\\' if bytes.next().is_none() => return false,
             b'[' => open = true,
             b']' if open => return true,
             _ => {}
