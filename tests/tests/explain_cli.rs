@@ -1123,3 +1123,49 @@ fn require_expr_on_the_client_and_method_is_evaluated() {
     assert!(v["status"].is_null(), "{v:#}");
     assert!(v["possible_statuses"].as_array().unwrap().contains(&real.into()), "httpd {real}\n{v:#}");
 }
+
+/// Round 8 bug 2: an `<If>` nested in an `<If>` (allowed since httpd 2.4.26) was not walked when
+/// the outer branch applied: httpd's 403 was not among the statuses said possible. httpd walks
+/// the sections nested in the branches it took after merging them, level by level
+/// (`ap_if_walk_sub`): a deeper branch's Require replaces the one above it.
+#[test]
+fn nested_if_sections_are_walked_inside_the_branch_taken() {
+    if !require_apache2() {
+        return;
+    }
+    let dir = |inner: &str| format!("<Directory @DOCROOT@>\n    Require all granted\n{inner}</Directory>\n");
+    let secret = |c: HttpdConfig| c.file("htdocs/secret.txt", "s\n");
+    let cases: Vec<(&str, HttpdConfig, Vec<Asked>)> = vec![
+        (
+            "two deep",
+            secret(HttpdConfig::new(dir("    <If \"-R '127.0.0.0/8'\">\n        <If \"%{REQUEST_URI} =~ /secret/\">\n            Require all denied\n        </If>\n    </If>\n"))),
+            vec![("GET", "/secret.txt", "127.0.0.1", "a.test"), ("GET", "/secret.txt", "127.0.0.2", "a.test"), ("GET", "/secret.txt", "::1", "a.test"), ("GET", "/a.txt", "127.0.0.1", "a.test")],
+        ),
+        (
+            "three deep, with ElseIf and Else at each level",
+            HttpdConfig::new(dir("    <If \"%{REQUEST_METHOD} == 'GET'\">\n        <If \"-R '127.0.0.2'\">\n            Require all denied\n            <If \"%{HTTP_HOST} == 'b.test'\">\n                Require all granted\n            </If>\n        </If>\n        <ElseIf \"-R '::1'\">\n            Require ip 10.9.9.9\n        </ElseIf>\n        <Else>\n            <If \"%{REQUEST_URI} =~ m#^/sub/#\">\n                Redirect 410\n            </If>\n        </Else>\n    </If>\n    <Else>\n        Require all denied\n    </Else>\n")),
+            vec![
+                ("GET", "/a.txt", "127.0.0.2", "a.test"),
+                ("GET", "/a.txt", "127.0.0.2", "b.test"),
+                ("GET", "/a.txt", "::1", "b.test"),
+                ("GET", "/sub/index.html", "127.0.0.1", "a.test"),
+                ("GET", "/a.txt", "127.0.0.1", "a.test"),
+                ("POST", "/a.txt", "127.0.0.1", "a.test"),
+            ],
+        ),
+        (
+            "nested in a Location",
+            HttpdConfig::new(format!("{}<Location /sub>\n    <If \"-R '127.0.0.2'\">\n        <If \"%{{REQUEST_METHOD}} == 'GET'\">\n            Require all denied\n        </If>\n        <Else>\n            Redirect 410\n        </Else>\n    </If>\n</Location>\n", dir(""))),
+            vec![("GET", "/sub/index.html", "127.0.0.2", "a.test"), ("POST", "/sub/index.html", "127.0.0.2", "a.test"), ("GET", "/sub/index.html", "127.0.0.1", "a.test")],
+        ),
+    ];
+    for (name, config, requests) in cases {
+        assert_eq!(explain_agrees_under_if(name, config, &requests, true), 0, "{name}");
+    }
+    // A nested condition on a header not given: unknown, httpd's status among the possible.
+    let header = HttpdConfig::new(dir("    <If \"-R '127.0.0.0/8'\">\n        <If \"%{HTTP:X-Test} == 'y'\">\n            Require all denied\n        </If>\n    </If>\n"));
+    assert_eq!(
+        explain_agrees_under_if("a nested header", header, &[("GET", "/a.txt", "127.0.0.1", "a.test")], false),
+        1
+    );
+}

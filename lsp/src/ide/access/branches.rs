@@ -141,24 +141,38 @@ fn choices(cfg: &Config, chain: &[SecId], value: &dyn Fn(SecId) -> Option<bool>)
 
 /// Every combination of the chains' branches httpd may take, given each condition's value
 /// (`value`, None when unknown; `&|_| None` for every combination): in each chain one section
-/// applies, or none (when it has no `<Else>`). None when there are more than
-/// [`MAX_COMBINATIONS`].
+/// applies, or none (when it has no `<Else>`). A chain nested in an `<If>`-family section (listed
+/// after it, as the walk lists them) has a branch only where that section applies: httpd walks the
+/// sections nested in the branches it took, and no other (`server/request.c: ap_if_walk_sub`).
+/// None when there are more than [`MAX_COMBINATIONS`].
 pub fn combinations(cfg: &Config, chains: &[Chain], value: &dyn Fn(SecId) -> Option<bool>) -> Option<Vec<Decided>> {
-    let choices: Vec<Vec<Option<SecId>>> = chains.iter().map(|c| choices(cfg, c, value)).collect();
-    let count = choices.iter().try_fold(1usize, |n, c| n.checked_mul(c.len()).filter(|&n| n <= MAX_COMBINATIONS))?;
+    let ix = cfg.index();
     let considered: Vec<SecId> = chains.iter().flatten().copied().collect();
-    Some(
-        (0..count)
-            .map(|mut k| {
-                let mut applying = Vec::new();
-                for c in &choices {
-                    applying.extend(c[k % c.len()]);
-                    k /= c.len();
+    let mut partial: Vec<Vec<SecId>> = vec![Vec::new()];
+    for chain in chains {
+        let enclosing = chain.first().and_then(|&id| ix.parent(id)).filter(|&p| considered.contains(&p));
+        let choices = choices(cfg, chain, value);
+        let mut next = Vec::with_capacity(partial.len());
+        // The earlier chains' branches vary fastest, each combination kept once where the
+        // chain has no branch.
+        for (i, c) in choices.iter().enumerate() {
+            for applying in &partial {
+                let open = enclosing.is_none_or(|p| applying.contains(&p));
+                if open || i == 0 {
+                    let mut a = applying.clone();
+                    if open {
+                        a.extend(*c);
+                    }
+                    next.push(a);
                 }
-                Decided { considered: considered.clone(), applying }
-            })
-            .collect(),
-    )
+            }
+            if next.len() > MAX_COMBINATIONS {
+                return None;
+            }
+        }
+        partial = next;
+    }
+    Some(partial.into_iter().map(|applying| Decided { considered: considered.clone(), applying }).collect())
 }
 
 /// Where section `id` is written: `<If> at file:line`.
@@ -238,5 +252,28 @@ mod tests {
         // Every condition false: the <Else>, and no branch of the lone <If>.
         let combos = combinations(&cfg, &chains[..2], &|_| Some(false)).unwrap();
         assert_eq!(combos.iter().map(|d| describe(&cfg, d)).collect::<Vec<_>>(), ["with <Else> at line 8 applying"]);
+    }
+
+    /// A chain nested in a branch has branches only in the combinations taking that branch.
+    #[test]
+    fn nested_chains_branch_only_inside_the_branch_enclosing_them() {
+        let cfg = config(
+            "<Directory /srv>\n<If \"true\">\n<If \"true\">\nRequire all denied\n</If>\n<Else>\nRedirect 410\n</Else>\n</If>\n</Directory>\n",
+        );
+        let ix = cfg.index();
+        let dir = (0..ix.len() as SecId).find(|&id| ix.node(&cfg, id).is("Directory")).unwrap();
+        let outer = chains(&cfg, ix.ifs_in(dir));
+        let inner = chains(&cfg, ix.ifs_in(outer[0][0]));
+        let all: Vec<Chain> = outer.into_iter().chain(inner).collect();
+        let said: Vec<String> =
+            combinations(&cfg, &all, &|_| None).unwrap().iter().map(|d| describe(&cfg, d)).collect();
+        expect![[r#"
+            [
+                "with no branch applying",
+                "with <If> at line 2 and <If> at line 3 applying",
+                "with <If> at line 2 and <Else> at line 6 applying",
+            ]
+        "#]]
+        .assert_debug_eq(&said);
     }
 }

@@ -270,40 +270,51 @@ fn walk(
     for id in in_phase(&dir_phase).into_iter().chain(in_phase(&files_phase)).chain(in_phase(&loc_phase)) {
         if_lists.push(ix.ifs_in(id));
     }
-    let mut if_phase = Vec::new();
-    for chain in if_lists.into_iter().filter(|l| !l.is_empty()).flat_map(|l| branches::chains(cfg, l)) {
-        for &id in &chain {
-            // A condition httpd cannot parse stops it at startup, whatever the section holds.
-            let s = ix.node(cfg, id);
-            if let Some(m) = ix.condition_refusal(cfg, id) {
-                startup.push(policy::ConfigError::new(&super::ploc(cfg, &s.loc), m.to_string()));
-            }
-            match decided.filter(|d| d.considered.contains(&id)) {
-                // Merged after the Location phase, as httpd's If walk does.
-                Some(d) => {
-                    if d.applying.contains(&id) {
-                        if_phase.push(Contribution::Section(id));
+    // httpd's If walk (`server/request.c: ap_if_walk_sub`) goes level by level: it merges the
+    // branches taken among the sections of the level together, then onto the request's
+    // configuration, then walks the `<If>` sections nested in those branches (allowed since
+    // 2.4.26; merging the branches appended their lists in order, `merge_core_dir_configs`) as
+    // the next level, until a level takes none. Each level is one phase here.
+    let mut if_phases: Vec<Vec<Contribution>> = Vec::new();
+    for list in &if_lists {
+        every_chain(cfg, list, startup, chains);
+    }
+    let mut level = if_lists;
+    while !level.is_empty() {
+        let mut if_phase = Vec::new();
+        for chain in level.into_iter().filter(|l| !l.is_empty()).flat_map(|l| branches::chains(cfg, l)) {
+            for &id in &chain {
+                match decided.filter(|d| d.considered.contains(&id)) {
+                    Some(d) => {
+                        if d.applying.contains(&id) {
+                            if_phase.push(Contribution::Section(id));
+                        }
                     }
-                }
-                None => {
-                    if ix.holds_access(id) {
-                        conditional.push(id);
-                        unknown.push(if_not_evaluated(cfg, s));
-                    }
-                    // mod_dir's list may come from it ([`Walked::index_conditions`]).
-                    if index_conditions.is_empty() && s.children.iter().any(|c| c.is("DirectoryIndex")) {
-                        index_conditions.push(format!(
-                            "<{}> at {}:{}",
-                            s.name(),
-                            cfg.file(s.loc.file).path.display(),
-                            cfg.line(&s.loc)
-                        ));
+                    None => {
+                        let s = ix.node(cfg, id);
+                        if ix.holds_access(id) {
+                            conditional.push(id);
+                            unknown.push(if_not_evaluated(cfg, s));
+                        }
+                        // mod_dir's list may come from it ([`Walked::index_conditions`]).
+                        if index_conditions.is_empty() && s.walk().skip(1).any(|c| c.is("DirectoryIndex")) {
+                            index_conditions.push(format!(
+                                "<{}> at {}:{}",
+                                s.name(),
+                                cfg.file(s.loc.file).path.display(),
+                                cfg.line(&s.loc)
+                            ));
+                        }
                     }
                 }
             }
         }
-        if chain.iter().any(|&id| branches::relevant(cfg, id)) {
-            chains.push(chain);
+        level = if_phase
+            .iter()
+            .filter_map(|c| if let Contribution::Section(id) = c { Some(ix.ifs_in(*id)) } else { None })
+            .collect();
+        if !if_phase.is_empty() {
+            if_phases.push(if_phase);
         }
     }
     // And those of the .htaccess files on the way: their own lines' and their applying
@@ -332,10 +343,32 @@ fn walk(
         }
     }
     let mut phases = vec![dir_phase, files_phase, loc_phase];
-    if !if_phase.is_empty() {
-        phases.push(if_phase);
-    }
+    phases.extend(if_phases);
     (phases, None)
+}
+
+/// The chains of `<If>`-family sections `list` (one section's, or one server level's), and those
+/// nested in their sections at any depth, each before the ones nested in it: the chains holding
+/// what the answer reads go to `chains`, whatever the branches taken (a caller walks each
+/// combination of their branches; [`branches::combinations`] takes a nested chain's branches only
+/// with the branch enclosing it). httpd parses every condition at startup: those it cannot parse
+/// go to `startup`.
+fn every_chain(cfg: &Config, list: &[SecId], startup: &mut Vec<policy::ConfigError>, chains: &mut Vec<Chain>) {
+    let ix = cfg.index();
+    for chain in branches::chains(cfg, list) {
+        for &id in &chain {
+            if let Some(m) = ix.condition_refusal(cfg, id) {
+                startup.push(policy::ConfigError::new(&super::ploc(cfg, &ix.node(cfg, id).loc), m.to_string()));
+            }
+        }
+        let nested: Vec<&[SecId]> = chain.iter().map(|&id| ix.ifs_in(id)).filter(|l| !l.is_empty()).collect();
+        if chain.iter().any(|&id| branches::relevant(cfg, id)) {
+            chains.push(chain);
+        }
+        for list in nested {
+            every_chain(cfg, list, startup, chains);
+        }
+    }
 }
 
 /// Why the outcome is unknown: `<If>` section `s` of `cfg` holds access rules.
