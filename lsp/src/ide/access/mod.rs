@@ -293,6 +293,10 @@ impl Resolved {
                 Contribution::HtaccessFiles(fd, frag, i) => {
                     (Origin::HtaccessSection(frag.nodes[*i].loc.range), fd.path.clone(), &built.policy)
                 }
+                Contribution::HtaccessIf(fd, frag, id) => {
+                    let range = frag.index().node(frag, *id).loc.range;
+                    (Origin::HtaccessSection(range), fd.path.clone(), &built.policy)
+                }
             })
             .collect()
     }
@@ -321,7 +325,7 @@ impl Resolved {
                         }
                     }
                 }
-                Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) => out
+                Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) | Contribution::HtaccessIf(..) => out
                     .extend(items.iter().flatten().filter(|it| is_per_dir_input(it.name())).map(|it| (i, it.clone()))),
             }
         }
@@ -434,6 +438,18 @@ impl Resolved {
             .iter()
             .enumerate()
             .map(|(i, (c, built, items))| {
+                // A section of an .htaccess file: a `<Files>` section, an `<If>` branch.
+                let in_htaccess = |fd: &Arc<config::FileData>, frag: &Config, n: &config::Node| {
+                    (
+                        n.name().to_string(),
+                        n.arg_strings(),
+                        fd.path.clone(),
+                        None,
+                        n.loc.range,
+                        frag.line(&n.loc),
+                        items.clone().unwrap_or_default(),
+                    )
+                };
                 let (kind, args, path, file, range, line, body) = match c {
                     Contribution::Section(id) => {
                         let n = ix.node(cfg, *id);
@@ -456,18 +472,8 @@ impl Resolved {
                         1,
                         items.clone().unwrap_or_default(),
                     ),
-                    Contribution::HtaccessFiles(fd, frag, i) => {
-                        let n = &frag.nodes[*i];
-                        (
-                            n.name().to_string(),
-                            n.arg_strings(),
-                            fd.path.clone(),
-                            None,
-                            n.loc.range,
-                            frag.line(&n.loc),
-                            items.clone().unwrap_or_default(),
-                        )
-                    }
+                    Contribution::HtaccessFiles(fd, frag, i) => in_htaccess(fd, frag, &frag.nodes[*i]),
+                    Contribution::HtaccessIf(fd, frag, id) => in_htaccess(fd, frag, frag.index().node(frag, *id)),
                 };
                 per_dir.extend(body.iter().filter(|it| is_per_dir_input(it.name())).map(|it| (i, it.clone())));
                 let access_lines = access_lines(&body);
