@@ -1004,3 +1004,22 @@ fn the_hover_walks_if_sections_nested_in_the_branch_taken() {
     assert!(compared.iter().any(|(c, s)| c == "127.0.0.1" && *s == 403), "{compared:?}\n{md}");
     assert!(compared.len() >= 2, "{compared:?}\n{md}");
 }
+
+/// Round 8 bug 3 (hover): the `<If>` branches of an .htaccess file on the way are walked like
+/// the configuration's: a refusal there under `ErrorDocument 403 http://…` is httpd's 302, the
+/// other clients' cells httpd's 200, none unknown.
+#[test]
+fn the_hover_walks_the_if_branches_of_an_htaccess_file() {
+    if !require_apache2() {
+        return;
+    }
+    let head = "<Directory @DOCROOT@/sub>";
+    let body = format!("{head}\n  AllowOverride All\n  Require all granted\n</Directory>\n");
+    let htaccess = "<If \"-R '127.0.0.1'\">\n  Require all denied\n  ErrorDocument 403 http://example.invalid/x\n</If>\n<Else>\n  AcceptPathInfo Off\n</Else>\n";
+    let cfg = HttpdConfig::new(body).file("htdocs/sub/.htaccess", htaccess);
+    let md = hover_via_api(&cfg, head);
+    assert!(branch_statuses(&md, "").is_none(), "every condition is known\n{md}");
+    let outcome = compare_with_httpd(".htaccess <If>", cfg, &md);
+    assert_eq!(outcome.url, "/sub/", "{md}");
+    assert_eq!(status_of(&outcome, "127.0.0.1").0, Some(302), "{md}");
+}
