@@ -627,11 +627,6 @@ impl Walked {
         self.index_conditions.first().map(String::as_str)
     }
 
-    /// The `<If>` sections holding access rules whose expressions this walk could not tell.
-    pub fn conditional(&self) -> &[SecId] {
-        &self.conditional
-    }
-
     /// The `<If>` chains on the way whose branches hold what the request's answer reads
     /// (access rules, a directive of the handler, mod_dir, mod_setenvif, ErrorDocument…).
     pub fn chains(&self) -> &[Chain] {
@@ -643,14 +638,6 @@ impl Walked {
     pub fn applies(&self, id: SecId) -> bool {
         self.conditional.contains(&id)
             || self.phases.iter().flatten().any(|c| matches!(c, Contribution::Section(s) if *s == id))
-    }
-
-    /// This walk as if exactly the sections `true_ones` (of [`Walked::conditional`]) had true
-    /// expressions: they are merged after the Location phase, as httpd's If walk does.
-    pub fn with_conditions_true(&self, true_ones: &[SecId]) -> Walked {
-        let mut w = self.clone();
-        w.phases.push(true_ones.iter().map(|id| Contribution::Section(*id)).collect());
-        w
     }
 
     /// What the walk tells of mod_access_compat's layer from each section's
@@ -838,6 +825,32 @@ mod tests {
         let o = r.outcome(&cfg, &req);
         let why = r.htaccess_error().map(str::to_string).or(o.reason_unknown).unwrap_or_default();
         format!("{:?} {:?}: {}", o.status, o.possible_statuses, why).replace(&d, "ROOT")
+    }
+
+    /// An untold walk of `<If>` sections holding access rules lists the statuses of the
+    /// combinations of branches httpd may take: a condition known from the request leaves out the
+    /// others, nested branches count, a condition on a header not given leaves every one.
+    #[test]
+    fn untold_if_branches_give_the_statuses_httpd_may_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        std::fs::create_dir_all(dir.path().join("www")).unwrap();
+        let main = dir.path().join("httpd.conf");
+        let answer = |lines: &str, client: &str| {
+            std::fs::write(&main, format!("LoadModule authz_core_module m\nLoadModule authz_host_module m\nDocumentRoot {d}/www\n<Directory {d}/www>\nRequire all granted\n{lines}</Directory>\n")).unwrap();
+            let cfg = config::load(&main, &config::RealFs);
+            let request = policy::Request::new("GET", client.parse().unwrap(), "127.0.0.1".parse().unwrap());
+            let e = super::super::effective(&cfg, &super::super::RequestSpec { path: "/".into(), host: None, request });
+            format!("{:?} {:?}", e.outcome.status, e.outcome.possible_statuses)
+        };
+        let ten = "<If \"-R '10.0.0.0/8'\">\nRequire all denied\n</If>\n";
+        assert_eq!(answer(ten, "127.0.0.1"), "None [200]");
+        assert_eq!(answer(ten, "10.1.1.1"), "None [403]");
+        let nested = "<If \"-R '127.0.0.0/8'\">\n<If \"-R '127.0.0.1'\">\nRequire all denied\n</If>\n</If>\n";
+        assert_eq!(answer(nested, "127.0.0.1"), "None [403]");
+        assert_eq!(answer(nested, "127.0.0.2"), "None [200]");
+        let header = "<If \"%{HTTP:X-A} == 'y'\">\nRequire all denied\n</If>\n";
+        assert_eq!(answer(header, "127.0.0.1"), "None [200, 403]");
     }
 
     #[test]
