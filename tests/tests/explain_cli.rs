@@ -1123,3 +1123,104 @@ fn require_expr_on_the_client_and_method_is_evaluated() {
     assert!(v["status"].is_null(), "{v:#}");
     assert!(v["possible_statuses"].as_array().unwrap().contains(&real.into()), "httpd {real}\n{v:#}");
 }
+
+/// Round 8 bug 2: an `<If>` nested in an `<If>` (allowed since httpd 2.4.26) was not walked when
+/// the outer branch applied: httpd's 403 was not among the statuses said possible. httpd walks
+/// the sections nested in the branches it took after merging them, level by level
+/// (`ap_if_walk_sub`): a deeper branch's Require replaces the one above it.
+#[test]
+fn nested_if_sections_are_walked_inside_the_branch_taken() {
+    if !require_apache2() {
+        return;
+    }
+    let dir = |inner: &str| format!("<Directory @DOCROOT@>\n    Require all granted\n{inner}</Directory>\n");
+    let secret = |c: HttpdConfig| c.file("htdocs/secret.txt", "s\n");
+    let cases: Vec<(&str, HttpdConfig, Vec<Asked>)> = vec![
+        (
+            "two deep",
+            secret(HttpdConfig::new(dir("    <If \"-R '127.0.0.0/8'\">\n        <If \"%{REQUEST_URI} =~ /secret/\">\n            Require all denied\n        </If>\n    </If>\n"))),
+            vec![("GET", "/secret.txt", "127.0.0.1", "a.test"), ("GET", "/secret.txt", "127.0.0.2", "a.test"), ("GET", "/secret.txt", "::1", "a.test"), ("GET", "/a.txt", "127.0.0.1", "a.test")],
+        ),
+        (
+            "three deep, with ElseIf and Else at each level",
+            HttpdConfig::new(dir("    <If \"%{REQUEST_METHOD} == 'GET'\">\n        <If \"-R '127.0.0.2'\">\n            Require all denied\n            <If \"%{HTTP_HOST} == 'b.test'\">\n                Require all granted\n            </If>\n        </If>\n        <ElseIf \"-R '::1'\">\n            Require ip 10.9.9.9\n        </ElseIf>\n        <Else>\n            <If \"%{REQUEST_URI} =~ m#^/sub/#\">\n                Redirect 410\n            </If>\n        </Else>\n    </If>\n    <Else>\n        Require all denied\n    </Else>\n")),
+            vec![
+                ("GET", "/a.txt", "127.0.0.2", "a.test"),
+                ("GET", "/a.txt", "127.0.0.2", "b.test"),
+                ("GET", "/a.txt", "::1", "b.test"),
+                ("GET", "/sub/index.html", "127.0.0.1", "a.test"),
+                ("GET", "/a.txt", "127.0.0.1", "a.test"),
+                ("POST", "/a.txt", "127.0.0.1", "a.test"),
+            ],
+        ),
+        (
+            "nested in a Location",
+            HttpdConfig::new(format!("{}<Location /sub>\n    <If \"-R '127.0.0.2'\">\n        <If \"%{{REQUEST_METHOD}} == 'GET'\">\n            Require all denied\n        </If>\n        <Else>\n            Redirect 410\n        </Else>\n    </If>\n</Location>\n", dir(""))),
+            vec![("GET", "/sub/index.html", "127.0.0.2", "a.test"), ("POST", "/sub/index.html", "127.0.0.2", "a.test"), ("GET", "/sub/index.html", "127.0.0.1", "a.test")],
+        ),
+    ];
+    for (name, config, requests) in cases {
+        assert_eq!(explain_agrees_under_if(name, config, &requests, true), 0, "{name}");
+    }
+    // A nested condition on a header not given: unknown, httpd's status among the possible.
+    let header = HttpdConfig::new(dir("    <If \"-R '127.0.0.0/8'\">\n        <If \"%{HTTP:X-Test} == 'y'\">\n            Require all denied\n        </If>\n    </If>\n"));
+    assert_eq!(
+        explain_agrees_under_if("a nested header", header, &[("GET", "/a.txt", "127.0.0.1", "a.test")], false),
+        1
+    );
+}
+
+/// Round 8 bug 3: the `<If>`/`<ElseIf>`/`<Else>` sections of an .htaccess file were not walked:
+/// their access rules left the answer unknown and their other directives (ErrorDocument with a
+/// full URL, Options, AcceptPathInfo) were ignored. They are now walked as the configuration's
+/// branches are, after the Location phase (httpd's If walk takes the .htaccess file's sections
+/// from the merged directory configuration), nested ones too.
+#[test]
+fn if_sections_of_an_htaccess_file_are_walked_like_the_configurations() {
+    if !require_apache2() {
+        return;
+    }
+    let dir = "<Directory @DOCROOT@>\n    AllowOverride All\n    Require all granted\n</Directory>\n";
+    let ht =
+        |text: &str| HttpdConfig::new(dir).file("htdocs/sub/.htaccess", text).file("htdocs/sub/noidx/f.txt", "f\n");
+    let cases: Vec<(&str, HttpdConfig, Vec<Asked>)> = vec![
+        (
+            "If/ElseIf/Else: Require with ErrorDocument URL, AcceptPathInfo, Options -Indexes",
+            ht("<If \"-R '127.0.0.2'\">\n  Require all denied\n  ErrorDocument 403 http://example.invalid/x\n</If>\n<ElseIf \"-R '::1'\">\n  AcceptPathInfo Off\n</ElseIf>\n<Else>\n  Options -Indexes\n</Else>\n").with_module("autoindex"),
+            vec![
+                ("GET", "/sub/a.txt", "127.0.0.2", "a.test"),
+                ("GET", "/sub/a.txt/x", "127.0.0.2", "a.test"),
+                ("GET", "/sub/index.html/x", "::1", "a.test"),
+                ("GET", "/sub/index.html/x", "127.0.0.1", "a.test"),
+                ("GET", "/sub/noidx/", "127.0.0.1", "a.test"),
+                ("GET", "/sub/noidx/", "::1", "a.test"),
+            ],
+        ),
+        (
+            "Require in the Else, nested If in the If",
+            ht("Options +Indexes\n<If \"%{REQUEST_METHOD} == 'GET'\">\n  <If \"-R '127.0.0.3'\">\n    Require all denied\n  </If>\n</If>\n<Else>\n  Require ip 10.9.9.9\n</Else>\n").with_module("autoindex"),
+            vec![
+                ("GET", "/sub/noidx/", "127.0.0.1", "a.test"),
+                ("GET", "/sub/noidx/", "127.0.0.3", "a.test"),
+                ("POST", "/sub/index.html", "127.0.0.1", "a.test"),
+            ],
+        ),
+        (
+            "inside a Files section of the .htaccess",
+            ht("<Files \"index.html\">\n  <If \"-R '127.0.0.2'\">\n    Require all denied\n  </If>\n</Files>\n"),
+            vec![("GET", "/sub/index.html", "127.0.0.2", "a.test"), ("GET", "/sub/index.html", "127.0.0.1", "a.test")],
+        ),
+    ];
+    for (name, config, requests) in cases {
+        assert_eq!(explain_agrees_under_if(name, config, &requests, true), 0, "{name}");
+    }
+    // A condition on a header not given: unknown, httpd's status among the possible. And (not
+    // done yet) the branches of a `<Files>` section only mod_dir's DirectoryIndex subrequest meets.
+    let header = ht("<If \"%{HTTP:X-Test} == 'y'\">\n  Require all denied\n</If>\n");
+    assert_eq!(explain_agrees_under_if("a header", header, &[("GET", "/sub/a.txt", "127.0.0.1", "a.test")], false), 1);
+    let index = ht("<Files \"index.html\">\n  <If \"-R '127.0.0.2'\">\n    Require all denied\n  </If>\n</Files>\n");
+    assert_eq!(
+        explain_agrees_under_if("the index's Files", index, &[("GET", "/sub/", "127.0.0.2", "a.test")], false),
+        1
+    );
+}

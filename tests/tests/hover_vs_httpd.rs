@@ -974,3 +974,52 @@ fn the_hover_walks_each_combination_of_if_branches() {
         "{md}"
     );
 }
+
+/// Round 8 bug 2 (hover): an `<If>` nested in an `<If>` is walked inside the branch httpd takes,
+/// after it (`ap_if_walk_sub`). Each loopback cell of the table states httpd's status for its
+/// client, the directory's index served where access passes.
+#[test]
+fn the_hover_walks_if_sections_nested_in_the_branch_taken() {
+    if !require_apache2() {
+        return;
+    }
+    let head = "<Directory @DOCROOT@/idx>";
+    let body = format!(
+        "{head}\n  Require all granted\n  <If \"-R '127.0.0.0/8'\">\n    <If \"-R '127.0.0.1'\">\n      Require all denied\n    </If>\n    <Else>\n      Require ip 127.0.0.2\n      <If \"%{{REQUEST_METHOD}} == 'GET'\">\n        Require ip 127.0.0.3\n      </If>\n    </Else>\n  </If>\n</Directory>\n"
+    );
+    let cfg = HttpdConfig::new(body).file("htdocs/idx/index.html", "i\n");
+    let md = hover_via_api(&cfg, head);
+    let outcome = parse_hover(&md);
+    assert_eq!(outcome.url, "/idx/", "{md}");
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("{e}"));
+    let mut compared = Vec::new();
+    for row in outcome.rows.iter().filter(|r| r.client.is_some_and(|c| c.is_loopback())) {
+        let client = row.client.unwrap();
+        let real = httpd.send(&Request::get("/idx/").source(client)).unwrap();
+        assert_eq!(row.cells[0], Some(real), "{}: httpd {real}\n{md}", row.label);
+        compared.push((client.to_string(), real));
+    }
+    // 127.0.0.1 meets the inner Require all denied; another loopback address the innermost
+    // `Require ip 127.0.0.3`, merged last.
+    assert!(compared.iter().any(|(c, s)| c == "127.0.0.1" && *s == 403), "{compared:?}\n{md}");
+    assert!(compared.len() >= 2, "{compared:?}\n{md}");
+}
+
+/// Round 8 bug 3 (hover): the `<If>` branches of an .htaccess file on the way are walked like
+/// the configuration's: a refusal there under `ErrorDocument 403 http://…` is httpd's 302, the
+/// other clients' cells httpd's 200, none unknown.
+#[test]
+fn the_hover_walks_the_if_branches_of_an_htaccess_file() {
+    if !require_apache2() {
+        return;
+    }
+    let head = "<Directory @DOCROOT@/sub>";
+    let body = format!("{head}\n  AllowOverride All\n  Require all granted\n</Directory>\n");
+    let htaccess = "<If \"-R '127.0.0.1'\">\n  Require all denied\n  ErrorDocument 403 http://example.invalid/x\n</If>\n<Else>\n  AcceptPathInfo Off\n</Else>\n";
+    let cfg = HttpdConfig::new(body).file("htdocs/sub/.htaccess", htaccess);
+    let md = hover_via_api(&cfg, head);
+    assert!(branch_statuses(&md, "").is_none(), "every condition is known\n{md}");
+    let outcome = compare_with_httpd(".htaccess <If>", cfg, &md);
+    assert_eq!(outcome.url, "/sub/", "{md}");
+    assert_eq!(status_of(&outcome, "127.0.0.1").0, Some(302), "{md}");
+}

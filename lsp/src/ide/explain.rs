@@ -184,11 +184,11 @@ fn over_branches(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, mut base:
     let places = chains
         .iter()
         .flatten()
-        .map(|&id| format!("{} (holding {})", branches::place(cfg, id), branches::holding(cfg, id).join(", ")))
+        .map(|b| format!("{} (holding {})", branches::place(cfg, b), branches::holding(cfg, b).join(", ")))
         .collect::<Vec<_>>()
         .join(", ");
     let known = branches::expr_request(cfg, spec, inputs);
-    let value = |id| branches::condition(cfg, id, &known);
+    let value = |b: &branches::Branch| branches::condition(cfg, b, &known);
     let (possible, why) = match branches::combinations(cfg, &chains, &value) {
         None => (
             statuses(&base),

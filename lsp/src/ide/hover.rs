@@ -676,7 +676,7 @@ impl Cell {
             };
         let e = effective(cfg, fs, &sp);
         let known = access::branches::expr_request(cfg, &sp, &inputs);
-        let value = |id| access::branches::condition(cfg, id, &known);
+        let value = |b: &access::branches::Branch| access::branches::condition(cfg, b, &known);
         let combos = (!e.chains.is_empty()).then(|| access::branches::combinations(cfg, &e.chains, &value)).flatten();
         let (status, redirect, handled) = answered(&e);
         let Some(combos) = combos else {

@@ -293,6 +293,10 @@ impl Resolved {
                 Contribution::HtaccessFiles(fd, frag, i) => {
                     (Origin::HtaccessSection(frag.nodes[*i].loc.range), fd.path.clone(), &built.policy)
                 }
+                Contribution::HtaccessIf(fd, frag, id) => {
+                    let range = frag.index().node(frag, *id).loc.range;
+                    (Origin::HtaccessSection(range), fd.path.clone(), &built.policy)
+                }
             })
             .collect()
     }
@@ -321,7 +325,7 @@ impl Resolved {
                         }
                     }
                 }
-                Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) => out
+                Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) | Contribution::HtaccessIf(..) => out
                     .extend(items.iter().flatten().filter(|it| is_per_dir_input(it.name())).map(|it| (i, it.clone()))),
             }
         }
@@ -434,6 +438,18 @@ impl Resolved {
             .iter()
             .enumerate()
             .map(|(i, (c, built, items))| {
+                // A section of an .htaccess file: a `<Files>` section, an `<If>` branch.
+                let in_htaccess = |fd: &Arc<config::FileData>, frag: &Config, n: &config::Node| {
+                    (
+                        n.name().to_string(),
+                        n.arg_strings(),
+                        fd.path.clone(),
+                        None,
+                        n.loc.range,
+                        frag.line(&n.loc),
+                        items.clone().unwrap_or_default(),
+                    )
+                };
                 let (kind, args, path, file, range, line, body) = match c {
                     Contribution::Section(id) => {
                         let n = ix.node(cfg, *id);
@@ -456,18 +472,8 @@ impl Resolved {
                         1,
                         items.clone().unwrap_or_default(),
                     ),
-                    Contribution::HtaccessFiles(fd, frag, i) => {
-                        let n = &frag.nodes[*i];
-                        (
-                            n.name().to_string(),
-                            n.arg_strings(),
-                            fd.path.clone(),
-                            None,
-                            n.loc.range,
-                            frag.line(&n.loc),
-                            items.clone().unwrap_or_default(),
-                        )
-                    }
+                    Contribution::HtaccessFiles(fd, frag, i) => in_htaccess(fd, frag, &frag.nodes[*i]),
+                    Contribution::HtaccessIf(fd, frag, id) => in_htaccess(fd, frag, frag.index().node(frag, *id)),
                 };
                 per_dir.extend(body.iter().filter(|it| is_per_dir_input(it.name())).map(|it| (i, it.clone())));
                 let access_lines = access_lines(&body);
@@ -583,9 +589,6 @@ pub fn effective_decided(
     e
 }
 
-/// How many untold `<If>` sections on one request's way are tried true and false together.
-const MAX_CONDITIONS: usize = 4;
-
 /// One request without mod_dir's subrequest: what a subrequest itself is (`in_parent_directory`:
 /// mod_dir's, for a file of the directory its parent walked), with the `<If>` branches of
 /// `decided` taken as applying or not.
@@ -600,7 +603,6 @@ pub fn walk_and_evaluate(
     let ix = cfg.index();
     let local = spec.request.local_port.map(|p| (spec.request.local_addr, p));
     let walked = walk_request_as(cfg, fs, &spec.path, spec.host.as_deref(), local, in_parent_directory, decided);
-    let conditional = walked.conditional().to_vec();
     let chains = walked.chains().to_vec();
     let index_condition = walked.index_condition().map(str::to_string);
     let r = walked.clone().merge(cfg);
@@ -609,24 +611,57 @@ pub fn walk_and_evaluate(
     let env = env_inputs
         .map(|inputs| crate::ide::setenvif::access_env(cfg, vhost, &per_dir, &spec.path, &spec.request, inputs));
     let mut outcome = r.outcome_in(cfg, &spec.request, env.as_ref());
-    // Untold <If> expressions: the statuses possible when any of them hold too (each subset of
-    // them true; an <Else> with its <If> among them is a case httpd never meets, which only
-    // widens the set).
-    if outcome.status.is_none() && (1..=MAX_CONDITIONS).contains(&conditional.len()) {
-        for mask in 1u32..(1 << conditional.len()) {
-            let true_ones: Vec<SecId> =
-                conditional.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, id)| *id).collect();
-            let o = walked.with_conditions_true(&true_ones).merge(cfg).outcome_in(cfg, &spec.request, env.as_ref());
-            outcome.possible_statuses.extend(o.status.into_iter().chain(o.possible_statuses));
-        }
-        outcome.possible_statuses.sort_unstable();
-        outcome.possible_statuses.dedup();
-    } else if conditional.len() > MAX_CONDITIONS {
-        if let Some(why) = outcome.reason_unknown.as_mut() {
-            why.push_str(&format!(
-                "; the statuses listed are those with every one of the {} <If> sections false",
-                conditional.len()
-            ));
+    // Untold <If> branches holding access rules: the statuses possible are those of every
+    // combination of branches httpd may take, given what is known of the request
+    // ([`branches::combinations`], each condition evaluated with [`branches::condition`]).
+    if decided.is_none() && outcome.status.is_none() {
+        let access_chains: Vec<branches::Chain> =
+            chains.iter().filter(|c| c.iter().any(|b| branches::holds_access(b.node(cfg)))).cloned().collect();
+        if !access_chains.is_empty() {
+            let untold;
+            let inputs = match env_inputs {
+                Some(i) => i,
+                None => {
+                    untold = crate::ide::setenvif::EnvInputs {
+                        headers: Vec::new(),
+                        headers_complete: false,
+                        protocol: "HTTP/1.1".into(),
+                        overrides: Vec::new(),
+                    };
+                    &untold
+                }
+            };
+            let known = branches::expr_request(cfg, spec, inputs);
+            let value = |b: &branches::Branch| branches::condition(cfg, b, &known);
+            match branches::combinations(cfg, &access_chains, &value) {
+                Some(combos) => {
+                    let mut possible = Vec::new();
+                    for d in &combos {
+                        let w = walk_request_as(
+                            cfg,
+                            fs,
+                            &spec.path,
+                            spec.host.as_deref(),
+                            local,
+                            in_parent_directory,
+                            Some(d),
+                        );
+                        let o = w.merge(cfg).outcome_in(cfg, &spec.request, env.as_ref());
+                        possible.extend(o.status.into_iter().chain(o.possible_statuses));
+                    }
+                    possible.sort_unstable();
+                    possible.dedup();
+                    outcome.possible_statuses = possible;
+                }
+                None => {
+                    if let Some(why) = outcome.reason_unknown.as_mut() {
+                        why.push_str(&format!(
+                            "; their branches make more than {} combinations: the statuses listed are those with no branch applying",
+                            branches::MAX_COMBINATIONS
+                        ));
+                    }
+                }
+            }
         }
     }
     let compat = r.compat().cloned();

@@ -2,7 +2,7 @@
 //! (Directory with the `.htaccess` files on the way, Files, Location, and the `<If>` sections
 //! we do not evaluate), and their policies merged into a [`Resolved`].
 
-use super::branches::{self, Chain, Decided};
+use super::branches::{self, Branch, Chain, Decided};
 use super::fs::{path_text, request_filename_in, FsView};
 use super::items::body_items;
 use super::patterns::{location_prefix, regex_matches, section_applies, wildcard_match};
@@ -43,6 +43,9 @@ pub(super) enum Contribution {
     /// the file loaded, and the section's index among its top-level nodes (`<IfModule>`
     /// bodies httpd reads are spliced in there).
     HtaccessFiles(Arc<FileData>, Arc<Config>, usize),
+    /// An `<If>`-family section of an .htaccess file whose branch applies (in an If phase): the
+    /// file, the file loaded, and the section's id in that file's own index.
+    HtaccessIf(Arc<FileData>, Arc<Config>, SecId),
 }
 
 /// Where an applied section is written ([`Resolved::applied`]).
@@ -215,15 +218,6 @@ fn walk(
         ranked.sort_by_key(|(n, _)| *n);
         dir_phase.extend(ranked.into_iter().map(|(_, c)| c));
     }
-    let in_phase = |phase: &[Contribution]| -> Vec<SecId> {
-        phase
-            .iter()
-            .filter_map(|c| match c {
-                Contribution::Section(id) => Some(*id),
-                Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) => None,
-            })
-            .collect()
-    };
     // Files: server level, then nested in the matched Directory sections and .htaccess files,
     // in merge order (`merge_core_dir_configs` appends each one's `sec_file`).
     let mut files_candidates: Vec<Contribution> =
@@ -236,7 +230,7 @@ fn walk(
             Contribution::Htaccess(fd, _, frag, _) => files_candidates.extend(
                 htaccess_files_sections(frag).map(|(i, _)| Contribution::HtaccessFiles(fd.clone(), frag.clone(), i)),
             ),
-            Contribution::HtaccessFiles(..) => {}
+            Contribution::HtaccessFiles(..) | Contribution::HtaccessIf(..) => {}
         }
     }
     // The basename of `r->filename` ([`request_filename`]); a directory requested with its
@@ -247,7 +241,7 @@ fn walk(
         let f = match &c {
             Contribution::Section(id) => ix.node(cfg, *id),
             Contribution::HtaccessFiles(_, frag, i) => &frag.nodes[*i],
-            Contribution::Htaccess(..) => continue,
+            Contribution::Htaccess(..) | Contribution::HtaccessIf(..) => continue,
         };
         if section_applies(f, base, |name, base| name == base) {
             files_phase.push(c);
@@ -266,76 +260,147 @@ fn walk(
     // one on the way.) Each section's (and each server level's) list is read as chains
     // ([`branches::chains`]); those whose branches hold what the answer reads are kept, for a
     // caller to walk each combination of their branches ([`Decided`]).
-    let mut if_lists: Vec<&[SecId]> = server.scopes().map(|s| &s.ifs[..]).collect();
-    for id in in_phase(&dir_phase).into_iter().chain(in_phase(&files_phase)).chain(in_phase(&loc_phase)) {
-        if_lists.push(ix.ifs_in(id));
-    }
-    let mut if_phase = Vec::new();
-    for chain in if_lists.into_iter().filter(|l| !l.is_empty()).flat_map(|l| branches::chains(cfg, l)) {
-        for &id in &chain {
-            // A condition httpd cannot parse stops it at startup, whatever the section holds.
-            let s = ix.node(cfg, id);
-            if let Some(m) = ix.condition_refusal(cfg, id) {
-                startup.push(policy::ConfigError::new(&super::ploc(cfg, &s.loc), m.to_string()));
+    // The lists of `<If>`-family sections: the server levels', then those of the sections that
+    // apply and of the .htaccess files read, in merge order (`merge_core_dir_configs` appends each
+    // one's `sec_if`); an .htaccess file's sections are those of its own index.
+    let is_if = |n: &Node| n.is_section() && matches!(n.known(), "If" | "ElseIf" | "Else");
+    let mut if_lists: Vec<(IfSource, &[SecId])> = server.scopes().map(|s| (None, &s.ifs[..])).collect();
+    for c in dir_phase.iter().chain(&files_phase).chain(&loc_phase) {
+        match c {
+            Contribution::Section(id) => if_lists.push((None, ix.ifs_in(*id))),
+            Contribution::Htaccess(fd, _, frag, _) if frag.nodes.iter().any(is_if) => {
+                if_lists.push((Some((fd, frag)), &frag.index().main.ifs[..]))
             }
-            match decided.filter(|d| d.considered.contains(&id)) {
-                // Merged after the Location phase, as httpd's If walk does.
-                Some(d) => {
-                    if d.applying.contains(&id) {
-                        if_phase.push(Contribution::Section(id));
-                    }
-                }
-                None => {
-                    if ix.holds_access(id) {
-                        conditional.push(id);
-                        unknown.push(if_not_evaluated(cfg, s));
-                    }
-                    // mod_dir's list may come from it ([`Walked::index_conditions`]).
-                    if index_conditions.is_empty() && s.children.iter().any(|c| c.is("DirectoryIndex")) {
-                        index_conditions.push(format!(
-                            "<{}> at {}:{}",
-                            s.name(),
-                            cfg.file(s.loc.file).path.display(),
-                            cfg.line(&s.loc)
-                        ));
-                    }
+            Contribution::HtaccessFiles(fd, frag, i) if frag.nodes[*i].children.iter().any(is_if) => {
+                if let Some(id) = frag.index().id(&frag.nodes[*i]) {
+                    if_lists.push((Some((fd, frag)), frag.index().ifs_in(id)));
                 }
             }
-        }
-        if chain.iter().any(|&id| branches::relevant(cfg, id)) {
-            chains.push(chain);
+            _ => {}
         }
     }
-    // And those of the .htaccess files on the way: their own lines' and their applying
-    // `<Files>` sections'.
-    let htaccess_bodies = dir_phase.iter().chain(&files_phase).filter_map(|c| match c {
-        Contribution::Htaccess(_, _, frag, _) => Some((frag, &frag.nodes[..])),
-        Contribution::HtaccessFiles(_, frag, i) => Some((frag, &frag.nodes[*i].children[..])),
-        Contribution::Section(_) => None,
-    });
-    for (frag, nodes) in htaccess_bodies {
-        for n in nodes.iter().filter(|n| n.is_section() && matches!(n.known(), "If" | "ElseIf" | "Else")) {
-            if n.walk().any(|d| super::is_access_directive(d.name())) {
-                // Its body is not merged as a variant (it is no section of the index): the
-                // statuses it may lead to are said possible instead.
-                let asks_credentials = n.walk().any(|d| {
-                    d.is("Require")
-                        && d.args().any(|a| {
-                            ["valid-user", "user", "group", "file-owner", "file-group"]
-                                .iter()
-                                .any(|w| a.eq_ignore_ascii_case(w))
-                        })
-                });
-                let marker = if asks_credentials { HTACCESS_IF_AUTH } else { HTACCESS_IF };
-                unknown.push(format!("{}{marker}", if_not_evaluated(frag, n)));
+    if_lists.retain(|(_, l)| !l.is_empty());
+    for (src, list) in &if_lists {
+        every_chain(cfg, *src, list, startup, chains);
+    }
+    // httpd's If walk (`server/request.c: ap_if_walk_sub`) goes level by level: it merges the
+    // branches taken among the sections of the level together, then onto the request's
+    // configuration, then walks the `<If>` sections nested in those branches (allowed since
+    // 2.4.26; merging the branches appended their lists in order) as the next level, until a
+    // level takes none. Each level is one phase here.
+    let mut if_phases: Vec<Vec<Contribution>> = Vec::new();
+    // The .htaccess `<If>` sections holding access rules whose branches are untold.
+    let mut htaccess_untold = Vec::new();
+    let mut level = if_lists;
+    while !level.is_empty() {
+        let mut if_phase = Vec::new();
+        let mut next: Vec<(IfSource, &[SecId])> = Vec::new();
+        for (src, list) in level {
+            let c = src.map_or(cfg, |(_, frag)| &**frag);
+            for chain in branches::chains(c, list) {
+                for id in chain {
+                    let b = branch_of(src, id);
+                    match decided.filter(|d| d.considered.contains(&b)) {
+                        // Merged after the Location phase, as httpd's If walk does.
+                        Some(d) => {
+                            if d.applying.contains(&b) {
+                                if_phase.push(match src {
+                                    None => Contribution::Section(id),
+                                    Some((fd, frag)) => Contribution::HtaccessIf(fd.clone(), frag.clone(), id),
+                                });
+                                next.extend(Some((src, c.index().ifs_in(id))).filter(|(_, l)| !l.is_empty()));
+                            }
+                        }
+                        None if src.is_some() => {
+                            let n = c.index().node(c, id);
+                            if branches::holds_access(n) {
+                                htaccess_untold.push((c, n));
+                            }
+                        }
+                        None => {
+                            let s = ix.node(cfg, id);
+                            if ix.holds_access(id) {
+                                conditional.push(id);
+                                unknown.push(if_not_evaluated(cfg, s));
+                            }
+                            // mod_dir's list may come from it ([`Walked::index_conditions`]).
+                            if index_conditions.is_empty() && s.walk().skip(1).any(|c| c.is("DirectoryIndex")) {
+                                index_conditions.push(format!(
+                                    "<{}> at {}:{}",
+                                    s.name(),
+                                    cfg.file(s.loc.file).path.display(),
+                                    cfg.line(&s.loc)
+                                ));
+                            }
+                        }
+                    }
+                }
             }
         }
+        level = next;
+        if !if_phase.is_empty() {
+            if_phases.push(if_phase);
+        }
+    }
+    for (frag, n) in htaccess_untold {
+        // Walked with its branches untold: the statuses it may lead to are said possible.
+        let asks_credentials = n.walk().any(|d| {
+            d.is("Require")
+                && d.args().any(|a| {
+                    ["valid-user", "user", "group", "file-owner", "file-group"]
+                        .iter()
+                        .any(|w| a.eq_ignore_ascii_case(w))
+                })
+        });
+        let marker = if asks_credentials { HTACCESS_IF_AUTH } else { HTACCESS_IF };
+        unknown.push(format!("{}{marker}", if_not_evaluated(frag, n)));
     }
     let mut phases = vec![dir_phase, files_phase, loc_phase];
-    if !if_phase.is_empty() {
-        phases.push(if_phase);
-    }
+    phases.extend(if_phases);
     (phases, None)
+}
+
+/// The chains of `<If>`-family sections `list` (one section's, or one server level's), and those
+/// nested in their sections at any depth, each before the ones nested in it: the chains holding
+/// what the answer reads go to `chains`, whatever the branches taken (a caller walks each
+/// combination of their branches; [`branches::combinations`] takes a nested chain's branches only
+/// with the branch enclosing it). httpd parses every condition at startup: those it cannot parse
+/// go to `startup`.
+fn every_chain(
+    cfg: &Config,
+    src: IfSource,
+    list: &[SecId],
+    startup: &mut Vec<policy::ConfigError>,
+    chains: &mut Vec<Chain>,
+) {
+    let c = src.map_or(cfg, |(_, frag)| &**frag);
+    let ix = c.index();
+    for chain in branches::chains(c, list) {
+        for &id in chain.iter().filter(|_| src.is_none()) {
+            if let Some(m) = ix.condition_refusal(c, id) {
+                startup.push(policy::ConfigError::new(&super::ploc(c, &ix.node(c, id).loc), m.to_string()));
+            }
+        }
+        let nested: Vec<&[SecId]> = chain.iter().map(|&id| ix.ifs_in(id)).filter(|l| !l.is_empty()).collect();
+        if chain.iter().any(|&id| branches::relevant(c, id)) {
+            chains.push(chain.into_iter().map(|id| branch_of(src, id)).collect());
+        }
+        for list in nested {
+            every_chain(cfg, src, list, startup, chains);
+        }
+    }
+}
+
+/// Where a list of `<If>`-family sections is written: the configuration (None), or an .htaccess
+/// file read for the request (the file, and the file loaded).
+type IfSource<'a> = Option<(&'a Arc<FileData>, &'a Arc<Config>)>;
+
+/// Section `id` of `src` as a [`Branch`].
+fn branch_of(src: IfSource, id: SecId) -> Branch {
+    match src {
+        None => Branch::Section(id),
+        Some((fd, frag)) => Branch::Htaccess(fd.path.clone(), frag.clone(), id),
+    }
 }
 
 /// Why the outcome is unknown: `<If>` section `s` of `cfg` holds access rules.
@@ -562,11 +627,6 @@ impl Walked {
         self.index_conditions.first().map(String::as_str)
     }
 
-    /// The `<If>` sections holding access rules whose expressions this walk could not tell.
-    pub fn conditional(&self) -> &[SecId] {
-        &self.conditional
-    }
-
     /// The `<If>` chains on the way whose branches hold what the request's answer reads
     /// (access rules, a directive of the handler, mod_dir, mod_setenvif, ErrorDocument…).
     pub fn chains(&self) -> &[Chain] {
@@ -578,14 +638,6 @@ impl Walked {
     pub fn applies(&self, id: SecId) -> bool {
         self.conditional.contains(&id)
             || self.phases.iter().flatten().any(|c| matches!(c, Contribution::Section(s) if *s == id))
-    }
-
-    /// This walk as if exactly the sections `true_ones` (of [`Walked::conditional`]) had true
-    /// expressions: they are merged after the Location phase, as httpd's If walk does.
-    pub fn with_conditions_true(&self, true_ones: &[SecId]) -> Walked {
-        let mut w = self.clone();
-        w.phases.push(true_ones.iter().map(|id| Contribution::Section(*id)).collect());
-        w
     }
 
     /// What the walk tells of mod_access_compat's layer from each section's
@@ -651,14 +703,10 @@ impl Walked {
                         }
                         (built.clone(), Some(items.clone()))
                     }
-                    Contribution::HtaccessFiles(_, frag, i) => {
-                        // (Its errors are the file's: found when the file is read, above.)
-                        let items = body_items(frag, &frag.nodes[*i]);
-                        let mut sctx = ix.ctx.clone();
-                        sctx.htaccess = true;
-                        let (policy, compat_errors, authz_errors) =
-                            policy::section_from_items_with_layer_errors(&items, &sctx);
-                        (Arc::new(Built { policy, compat_errors, authz_errors }), Some(items))
+                    // (Their errors are the file's: found when the file is read, above.)
+                    Contribution::HtaccessFiles(_, frag, i) => htaccess_section(frag, &frag.nodes[*i], &ix.ctx),
+                    Contribution::HtaccessIf(_, frag, id) => {
+                        htaccess_section(frag, frag.index().node(frag, *id), &ix.ctx)
                     }
                 };
                 let p = &built.policy;
@@ -669,7 +717,9 @@ impl Walked {
                     compat_built = Some(built.clone());
                     compat_source = match c {
                         Contribution::Section(id) => Some(id),
-                        Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) => None,
+                        Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) | Contribution::HtaccessIf(..) => {
+                            None
+                        }
                     };
                 }
                 if let Some(n) = &p.authn {
@@ -696,6 +746,16 @@ impl Walked {
             symlink,
         }
     }
+}
+
+/// The policy and body of section `n` of .htaccess file `frag` (a `<Files>` section, an `<If>`
+/// branch).
+fn htaccess_section(frag: &Config, n: &Node, ctx: &PolicyCtx) -> (Arc<Built>, Option<Vec<Item>>) {
+    let items = body_items(frag, n);
+    let mut sctx = ctx.clone();
+    sctx.htaccess = true;
+    let (policy, compat_errors, authz_errors) = policy::section_from_items_with_layer_errors(&items, &sctx);
+    (Arc::new(Built { policy, compat_errors, authz_errors }), Some(items))
 }
 
 /// An .htaccess file's body and policy, and the first error httpd meets in it (in its top
@@ -765,6 +825,32 @@ mod tests {
         let o = r.outcome(&cfg, &req);
         let why = r.htaccess_error().map(str::to_string).or(o.reason_unknown).unwrap_or_default();
         format!("{:?} {:?}: {}", o.status, o.possible_statuses, why).replace(&d, "ROOT")
+    }
+
+    /// An untold walk of `<If>` sections holding access rules lists the statuses of the
+    /// combinations of branches httpd may take: a condition known from the request leaves out the
+    /// others, nested branches count, a condition on a header not given leaves every one.
+    #[test]
+    fn untold_if_branches_give_the_statuses_httpd_may_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        std::fs::create_dir_all(dir.path().join("www")).unwrap();
+        let main = dir.path().join("httpd.conf");
+        let answer = |lines: &str, client: &str| {
+            std::fs::write(&main, format!("LoadModule authz_core_module m\nLoadModule authz_host_module m\nDocumentRoot {d}/www\n<Directory {d}/www>\nRequire all granted\n{lines}</Directory>\n")).unwrap();
+            let cfg = config::load(&main, &config::RealFs);
+            let request = policy::Request::new("GET", client.parse().unwrap(), "127.0.0.1".parse().unwrap());
+            let e = super::super::effective(&cfg, &super::super::RequestSpec { path: "/".into(), host: None, request });
+            format!("{:?} {:?}", e.outcome.status, e.outcome.possible_statuses)
+        };
+        let ten = "<If \"-R '10.0.0.0/8'\">\nRequire all denied\n</If>\n";
+        assert_eq!(answer(ten, "127.0.0.1"), "None [200]");
+        assert_eq!(answer(ten, "10.1.1.1"), "None [403]");
+        let nested = "<If \"-R '127.0.0.0/8'\">\n<If \"-R '127.0.0.1'\">\nRequire all denied\n</If>\n</If>\n";
+        assert_eq!(answer(nested, "127.0.0.1"), "None [403]");
+        assert_eq!(answer(nested, "127.0.0.2"), "None [200]");
+        let header = "<If \"%{HTTP:X-A} == 'y'\">\nRequire all denied\n</If>\n";
+        assert_eq!(answer(header, "127.0.0.1"), "None [200, 403]");
     }
 
     #[test]

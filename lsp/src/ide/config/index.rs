@@ -631,6 +631,12 @@ impl Index {
         node
     }
 
+    /// The section whose body holds section `id` (None at the top level).
+    pub fn parent(&self, id: SecId) -> Option<SecId> {
+        let (parent, _) = *self.place.get(id as usize)?;
+        (parent != TOP).then_some(parent)
+    }
+
     /// A top-level section's position in `cfg.nodes`.
     pub fn top_position(&self, id: SecId) -> Option<usize> {
         let (parent, pos) = *self.place.get(id as usize)?;
