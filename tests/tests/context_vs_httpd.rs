@@ -1573,6 +1573,69 @@ fn handler_values_match_apache2_t() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// mod_proxy_hcheck's worker parameters (`set_worker_hc_param`: a key it does not know, its
+/// methods, durations, counts, and the `ProxyHCExpr`/`ProxyHCTemplate` names, which each
+/// server keeps for itself and must define before use), and `ProxySet` naming what no earlier
+/// line defined, or inside a `<ProxyMatch>` whose pattern is no URL: held both ways to
+/// `apache2 -t`.
+#[test]
+fn health_check_parameters_and_proxy_set_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    let cases: &[(&str, bool)] = &[
+        ("ProxyPass /x http://127.0.0.1:1/ bogus=1", false),
+        ("ProxyPass /x http://127.0.0.1:1/ multipathtcp=On", false),
+        ("ProxyPass /x http://127.0.0.1:1/ hcmethod=CPING", false),
+        ("ProxyPass /x http://127.0.0.1:1/ hcmethod=provider", false),
+        ("ProxyPass /x http://127.0.0.1:1/ hcmethod=BOGUS", false),
+        ("ProxyPass /x http://127.0.0.1:1/ hcmethod=get11 hcinterval=100ms hcpasses=0 hcfails=3 hcuri=/h", true),
+        ("ProxyPass /x http://127.0.0.1:1/ hcinterval=99ms", false),
+        ("ProxyPass /x http://127.0.0.1:1/ hcinterval=x", false),
+        ("ProxyPass /x http://127.0.0.1:1/ hcfails=-1", false),
+        ("ProxyPass /x http://127.0.0.1:1/ hctemplate=none", false),
+        ("ProxyHCTemplate tt hcmethod=GET\nProxyPass /x http://127.0.0.1:1/ hctemplate=TT", true),
+        ("ProxyHCTemplate tt hcmethod=GET\n<VirtualHost *:80>\nProxyPass /x http://127.0.0.1:1/ hctemplate=tt\n</VirtualHost>", false),
+        ("ProxyHCExpr ok234 {%{REQUEST_STATUS} =~ /^[234]/}\nProxyPass /x http://127.0.0.1:1/ hcexpr=undefinedexpr", false),
+        ("ProxyHCExpr ok234 {%{REQUEST_STATUS} =~ /^[234]/}\nProxyPass /x http://127.0.0.1:1/ hcexpr=OK234", true),
+        ("ProxyPass /x http://127.0.0.1:1/ hcexpr=ok234\nProxyHCExpr ok234 {%{REQUEST_STATUS} =~ /^[234]/}", false),
+        ("<VirtualHost *:80>\nProxyHCExpr ok234 {%{REQUEST_STATUS} =~ /^[234]/}\n<Proxy balancer://bb>\nBalancerMember http://127.0.0.1:1 hcexpr=ok234\n</Proxy>\n</VirtualHost>", true),
+        ("<Proxy http://127.0.0.1:1>\nProxySet hcexpr=nope\n</Proxy>", false),
+        ("ProxySet http://127.0.0.1:1 timeout=5", false),
+        ("ProxySet \"\"", false),
+        ("ProxySet balancer://bb lbmethod=bybusyness\n<Proxy balancer://bb>\nBalancerMember http://127.0.0.1:1\n</Proxy>", false),
+        ("<Proxy balancer://bb>\nBalancerMember http://127.0.0.1:1\n</Proxy>\nProxySet balancer://BB lbmethod=bybusyness", true),
+        ("<Proxy http://127.0.0.1:1>\n<IfModule proxy_module>\nProxySet timeout=5\n</IfModule>\n</Proxy>", true),
+        ("<Directory /srv>\nProxySet http://127.0.0.1:9 timeout=5\n</Directory>", false),
+        ("<ProxyMatch ^http://127>\nProxySet timeout=5\n</ProxyMatch>", false),
+        ("<ProxyMatch .*>\nProxySet timeout=5\n</ProxyMatch>", false),
+        ("<ProxyMatch http://(.*):8080/>\nProxySet timeout=5\n</ProxyMatch>", true),
+        ("<ProxyMatch http://h:8$1/>\nProxySet timeout=5\n</ProxyMatch>", true),
+        ("<ProxyMatch unix:/x|http://h/>\nProxySet timeout=5\n</ProxyMatch>", true),
+        ("<ProxyMatch \"http://h:(80|81)/\">\nProxySet timeout=5\n</ProxyMatch>", false),
+        ("<ProxyMatch balancer://b.*>\nProxySet lbmethod=byrequests\n</ProxyMatch>", true),
+    ];
+    let failures = held_to_apache2_t(
+        cases.iter().copied(),
+        |body| {
+            [
+                "proxy",
+                "proxy_http",
+                "proxy_balancer",
+                "slotmem_shm",
+                "lbmethod_byrequests",
+                "lbmethod_bybusyness",
+                "proxy_hcheck",
+            ]
+            .iter()
+            .fold(HttpdConfig::new(format!("{body}\n")), |cfg, m| cfg.with_module(m))
+        },
+        "argument-value",
+        |r| r.code == "argument-value",
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Directives httpd defines only on other platforms or builds (`#ifdef WIN32`, `#ifdef GPROF`):
 /// Debian's httpd answers "Invalid command" on their line; check says so (its message starts
 /// with httpd's) and names where they exist.

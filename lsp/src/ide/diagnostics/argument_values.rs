@@ -202,7 +202,7 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
             proxy_pass_refusal(cfg, n, name == "ProxyPassMatch", &args, place)
         }
         "BalancerMember" if cfg.module_loaded("proxy_module") => balancer_member_refusal(cfg, n, &words(), place),
-        "ProxySet" if cfg.module_loaded("proxy_module") => proxy_set_refusal(cfg, &words(), place),
+        "ProxySet" if cfg.module_loaded("proxy_module") => proxy_set_refusal(cfg, n, &words(), place),
         name @ ("Header" | "RequestHeader") if cfg.module_loaded("headers_module") => {
             header_format_refusal(cfg, name == "Header", &words())
         }
@@ -304,7 +304,7 @@ fn proxy_pass_refusal(cfg: &Config, n: &Node, is_regex: bool, args: &[String], p
         }
     }
     // (A regex path is compiled first: the regex check's.)
-    let why = proxy_params_refusal(cfg, balancer, &deduplicated(&params))?;
+    let why = proxy_params_refusal(cfg, balancer, &deduplicated(&params), place, n)?;
     // A worker whose URL an earlier one of the server may take is shared, its parameters
     // ignored (`ap_proxy_get_worker_ex`); a balancer takes them all.
     (balancer || !may_share_worker(place, n, url)).then(|| format!("ProxyPass {why}"))
@@ -336,33 +336,83 @@ fn balancer_member_refusal(cfg: &Config, n: &Node, args: &[String], place: Place
     if let Some(why) = url_refusal(url) {
         return Some(format!("BalancerMember {why}"));
     }
-    let why = proxy_params_refusal(cfg, false, &deduplicated(&params))?;
+    let why = proxy_params_refusal(cfg, false, &deduplicated(&params), place, n)?;
     (!may_share_worker(place, n, url)).then(|| format!("BalancerMember {why}"))
 }
 
-/// mod_proxy's `set_proxy_param` directly inside a `<Proxy>` or `<ProxyMatch>` section (it
-/// names the worker or balancer, which is defined if it is not yet): each `key=value` in
-/// order. Elsewhere the first word names one that must exist already: not judged.
-fn proxy_set_refusal(cfg: &Config, args: &[String], place: Place) -> Option<String> {
-    let parent = place.parent.filter(|p| p.is_section() && matches!(p.known(), "Proxy" | "ProxyMatch"))?;
-    let name = parent.args().first()?;
-    let name = name.split('>').next().unwrap_or(name);
+/// mod_proxy's `set_proxy_param`. Directly inside a `<Proxy>` or `<ProxyMatch>` section the
+/// section names the worker or balancer, which is defined if it is not yet; elsewhere the
+/// first word names one that must exist already ([`proxy_set_unknown`]). Then each
+/// `key=value` in order.
+fn proxy_set_refusal(cfg: &Config, n: &Node, args: &[String], place: Place) -> Option<String> {
+    let parent = place.parent.filter(|p| p.is_section() && matches!(p.known(), "Proxy" | "ProxyMatch"));
+    let (name, args) = match parent {
+        Some(parent) => {
+            let name = parent.args().first()?;
+            (name.split('>').next().unwrap_or(name), args)
+        }
+        // (A conditional section between the line and a `<Proxy>` is dissolved as httpd builds
+        // the tree, the `<Proxy>` becoming the parent: not judged.)
+        None if place.parent.is_some_and(|p| p.known().starts_with("If")) => return None,
+        None => {
+            let (name, rest) = args.split_first()?;
+            if let Some(why) = proxy_set_unknown(cfg, n, name) {
+                return Some(why);
+            }
+            (name.as_str(), rest)
+        }
+    };
     let balancer = is_balancer(name);
     // A `<Proxy>` URL httpd cannot define a worker for is refused first (`<Proxy *>`: no URL
-    // httpd finds a worker by); a `<ProxyMatch>` pattern is not judged.
-    if !balancer && parent.known() == "ProxyMatch" {
-        return None;
-    }
-    if let Some(why) = (!balancer).then(|| url_refusal(name)).flatten() {
-        return Some(format!("ProxySet {why}"));
+    // httpd finds a worker by). A `<ProxyMatch>` pattern is read as a URL too, its `$n`
+    // references aside (`ap_proxy_define_worker_ex` moves them out of the port): a pattern
+    // with a `$` is not judged.
+    let pattern = parent.is_some_and(|p| p.known() == "ProxyMatch");
+    let judged = parent.is_some() && !balancer && !(pattern && name.contains('$'));
+    if judged {
+        if let Some(why) = url_refusal(name) {
+            return Some(format!("ProxySet {why}"));
+        }
     }
     for word in args {
         let Some((key, value)) = word.split_once('=') else {
             return Some("Invalid ProxySet parameter. Parameter must be in the form 'key=value'".to_string());
         };
-        if let Some(why) = proxy_params_refusal(cfg, balancer, &[(key, value)]) {
+        if let Some(why) = proxy_params_refusal(cfg, balancer, &[(key, value)], place, n) {
             return Some(format!("ProxySet: {why} {key}={value}; {name}"));
         }
+    }
+    None
+}
+
+/// `ProxySet NAME …` outside a `<Proxy>` section: httpd looks the worker or balancer up among
+/// those earlier lines defined and refuses the line when there is none. Refused only where
+/// no earlier line of the whole configuration (any server) defines one of the same
+/// `scheme://host[:port]` and none defines a pattern (`ProxyPassMatch`, `<ProxyMatch>`, `~`,
+/// `$`): httpd's lookup is narrower (the same server, a name the URL starts with). The
+/// configuration is walked only for a `ProxySet` outside a section, a rare line.
+fn proxy_set_unknown(cfg: &Config, n: &Node, name: &str) -> Option<String> {
+    if !cfg.modules_known {
+        return None;
+    }
+    let key = worker_host(name);
+    let mut stack: Vec<&Node> = cfg.nodes.iter().rev().collect();
+    while let Some(node) = stack.pop() {
+        if std::ptr::eq(node, n) {
+            let what = if is_balancer(name) { "Balancer" } else { "Worker" };
+            return Some(format!("ProxySet can not find '{name}' {what}."));
+        }
+        let defines = matches!(
+            node.known(),
+            "ProxyPass" | "ProxyPassMatch" | "BalancerMember" | "ProxySet" | "Proxy" | "ProxyMatch"
+        );
+        if defines
+            && (matches!(node.known(), "ProxyPassMatch" | "ProxyMatch")
+                || node.args().any(|w| w == "~" || w.contains('$') || (key.is_some() && worker_host(w) == key)))
+        {
+            return None;
+        }
+        stack.extend(node.children.iter().rev());
     }
     None
 }
@@ -388,14 +438,42 @@ fn deduplicated<'s>(params: &[(&'s str, &'s str)]) -> Vec<(&'s str, &'s str)> {
 /// What `set_worker_param` (or `set_balancer_param`) says of the first parameter it refuses,
 /// as [`values::proxy_param`] describes them. A key the worker's table does not know is
 /// handed to mod_proxy_hcheck where it is (or may be) loaded: not judged.
-fn proxy_params_refusal(cfg: &Config, balancer: bool, params: &[(&str, &str)]) -> Option<String> {
+fn proxy_params_refusal(
+    cfg: &Config,
+    balancer: bool,
+    params: &[(&str, &str)],
+    place: Place,
+    n: &Node,
+) -> Option<String> {
     params.iter().find_map(|&(key, value)| match values::proxy_param(balancer, key) {
         Some(accepts) => value_refusal(cfg, accepts, value),
         None if balancer => Some("unknown Balancer parameter".to_string()),
-        None if cfg.modules_known && !cfg.module_loaded("proxy_hcheck_module") => {
-            Some("unknown Worker parameter".to_string())
+        None if !cfg.modules_known => None,
+        None if !cfg.module_loaded("proxy_hcheck_module") => Some("unknown Worker parameter".to_string()),
+        None => match values::hc_param(key) {
+            None => Some("unknown Worker hcheck parameter".to_string()),
+            Some(Accepts::Handler(h @ (Handler::HcExpr | Handler::HcTemplate))) => hc_name_refusal(*h, value, place, n),
+            Some(accepts) => value_refusal(cfg, accepts, value),
+        },
+    })
+}
+
+/// `hcexpr=NAME` or `hctemplate=NAME`: mod_proxy_hcheck finds the name (case aside) among
+/// those its `ProxyHCExpr` or `ProxyHCTemplate` lines defined earlier in the same server (its
+/// configuration is per server, never merged: a virtual host does not see the main
+/// server's). Not judged where the server's lines are not known.
+fn hc_name_refusal(h: Handler, name: &str, place: Place, n: &Node) -> Option<String> {
+    let defining = if h == Handler::HcExpr { "ProxyHCExpr" } else { "ProxyHCTemplate" };
+    let earlier = place.earlier_in_server(n)?;
+    let defined = earlier
+        .iter()
+        .any(|(e, _)| e.known() == defining && e.args().next().is_some_and(|w| w.eq_ignore_ascii_case(name)));
+    (!defined).then(|| {
+        if h == Handler::HcExpr {
+            format!("Unknown health check condition expr: {name}")
+        } else {
+            format!("Unknown ProxyHCTemplate name: {name}")
         }
-        None => None,
     })
 }
 
@@ -582,6 +660,11 @@ fn param_handler_refusal(cfg: &Config, h: Handler, value: &str) -> Option<String
         }
         Handler::StickySessionSep => (value.len() != 1 && !value.eq_ignore_ascii_case("off"))
             .then(|| "stickysessionsep must be a single character or Off".to_string()),
+        Handler::HcMethod => match values::HC_METHODS.iter().find(|(m, _)| m.eq_ignore_ascii_case(value)) {
+            None => Some("Unknown method".to_string()),
+            Some((_, false)) => Some(format!("Health check method {value} not (yet) implemented")),
+            Some((_, true)) => None,
+        },
         _ => None,
     }
 }
