@@ -1636,6 +1636,66 @@ fn health_check_parameters_and_proxy_set_match_apache2_t() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// mod_headers' `header_cmd`/`header_inout_cmd` on `Header` and `RequestHeader` lines: the
+/// words (five at most), the action, what each action needs (`edit` a match and a
+/// substitution, the others but `unset`/`echo` a value) or refuses, and the condition clause
+/// (`early`, `env=NAME`, `expr=…`; any other word is "Unknown parameter", which is what an
+/// unquoted `%{A B}e` becomes): held both ways to `apache2 -t`.
+#[test]
+fn header_lines_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    let cases: &[(&str, bool)] = &[
+        ("Header set X-T %{A B}e", false),
+        ("RequestHeader set X-T %{A B}e", false),
+        ("Header set X-T \"%{A B}e\"", true),
+        ("Header set X", false),
+        ("Header edit X a", false),
+        ("Header edit X a b", true),
+        ("Header edit* X a b env=x", true),
+        ("Header set X a b", false),
+        ("Header set X a b env=x", false),
+        ("RequestHeader echo X \"expr=bad\"", false),
+        ("Header set X a early", true),
+        ("Header set X a env=", false),
+        ("Header set X a env=!", false),
+        ("Header set X a env=!x", true),
+        ("Header set X a ENV=x", true),
+        ("Header set X a EARLY", true),
+        ("Header unset X", true),
+        ("Header unset X env=x", true),
+        ("Header unset X a b", false),
+        ("Header unset X env=x extra", false),
+        ("Header echo ^X-", true),
+        ("Header echo ^X- env=x", true),
+        ("Header echo ^X- bogus", false),
+        ("Header echo ^X- a b", false),
+        ("RequestHeader echo ^X-", false),
+        ("Header bogus X a", false),
+        ("Header always set X a", true),
+        ("Header onsuccess set X a nope", false),
+        ("Header always", false),
+        ("Header", false),
+        ("Header set", false),
+        ("RequestHeader always set X a", false),
+        ("Header set X a b c d", false),
+        ("Header edit X a b c", false),
+        ("Header merge X a", true),
+        ("Header note X a", true),
+        ("Header setifempty X a", true),
+        ("Header set X \"\"", true),
+        ("Header add X \"\" \"\"", false),
+    ];
+    let failures = held_to_apache2_t(
+        cases.iter().copied(),
+        |body| HttpdConfig::new(format!("{body}\n")).with_module("headers"),
+        "argument-value",
+        |r| r.code == "argument-value" || r.code == "regex-syntax",
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Directives httpd defines only on other platforms or builds (`#ifdef WIN32`, `#ifdef GPROF`):
 /// Debian's httpd answers "Invalid command" on their line; check says so (its message starts
 /// with httpd's) and names where they exist.

@@ -26,6 +26,7 @@ use crate::ide::catalogue::values::{self, Accepts, Handler, Read};
 use crate::ide::catalogue::ArgKind;
 use crate::ide::config::{Config, Node, NodeKind};
 use crate::ide::policy::addr::{AddrError, IpSubnet};
+use crate::ide::policy::pcre::pcre_refuses;
 
 /// The section whose path httpd's handlers see as `cmd->path` while they read a line: None
 /// outside any (the server's own lines), else the innermost `<Directory>`, `<Location>`,
@@ -204,7 +205,8 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         "BalancerMember" if cfg.module_loaded("proxy_module") => balancer_member_refusal(cfg, n, &words(), place),
         "ProxySet" if cfg.module_loaded("proxy_module") => proxy_set_refusal(cfg, n, &words(), place),
         name @ ("Header" | "RequestHeader") if cfg.module_loaded("headers_module") => {
-            header_format_refusal(cfg, name == "Header", &words())
+            let args = words();
+            header_refusal(name, &args).or_else(|| header_format_refusal(cfg, name == "Header", &args))
         }
         name @ ("RewriteRule" | "RewriteCond") if cfg.module_loaded("rewrite_module") => {
             // (`parseargline`: a quote ends a quoted word, a backslash before it or not.)
@@ -507,6 +509,85 @@ fn worker_host(url: &str) -> Option<String> {
     let at = url.find("://")?;
     let end = url[at + 3..].find('/').map_or(url.len(), |i| at + 3 + i);
     Some(url[..end].to_ascii_lowercase())
+}
+
+/// mod_headers' `header_cmd` and `header_inout_cmd` on a `Header`/`RequestHeader` line
+/// (`name`), up to its value's format: the words (action, header, value, substitution,
+/// condition, nothing more), the action, the words each action needs or refuses, and the
+/// condition clause (`early`, `env=NAME`, `expr=…`). A regex the action compiles first
+/// (`edit`'s value, `echo`'s header) that may fail leaves the rest to the regex check, and
+/// an `expr=` condition is the expression check's.
+fn header_refusal(name: &str, args: &[String]) -> Option<String> {
+    let mut words = args.iter().map(String::as_str);
+    let mut action = words.next().unwrap_or("");
+    if name == "Header" && (action.eq_ignore_ascii_case("always") || action.eq_ignore_ascii_case("onsuccess")) {
+        action = words.next().unwrap_or("");
+    }
+    let header = words.next().unwrap_or("");
+    let (mut value, subs, clause) = (words.next(), words.next(), words.next());
+    if words.next().is_some() {
+        return Some(format!("{name} has too many arguments"));
+    }
+    let action = action.to_ascii_lowercase();
+    let known = ["set", "setifempty", "add", "append", "merge", "unset", "echo", "edit", "edit*", "note"];
+    if !known.contains(&action.as_str()) {
+        return Some(
+            "first argument must be 'add', 'set', 'setifempty', 'append', 'merge', 'unset', 'echo', 'note', 'edit', or 'edit*'."
+                .to_string(),
+        );
+    }
+    let compiles = |re: &str| regex_syntax::Parser::new().parse(re).is_ok() && !pcre_refuses(re);
+    let mut clause = clause;
+    if action == "edit" || action == "edit*" {
+        if subs.is_none() {
+            return Some("Header edit requires a match and a substitution".to_string());
+        }
+        if !compiles(value?) {
+            return None;
+        }
+    } else {
+        if clause.is_some() {
+            return Some("Too many arguments to directive".to_string());
+        }
+        clause = subs;
+    }
+    match action.as_str() {
+        "unset" | "echo" => {
+            if value.is_some() {
+                if clause.is_some() {
+                    return Some(if action == "unset" {
+                        "header unset takes two arguments".to_string()
+                    } else {
+                        "Header echo takes two arguments".to_string()
+                    });
+                }
+                clause = value.take();
+            }
+            if action == "echo" {
+                if name != "Header" {
+                    return Some("Header echo only valid on Header directives".to_string());
+                }
+                if !compiles(header) {
+                    return None;
+                }
+            }
+        }
+        _ if value.is_none() => return Some("Header requires three arguments".to_string()),
+        _ => {}
+    }
+    let clause = clause?;
+    if clause.eq_ignore_ascii_case("early") || clause.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("expr=")) {
+        return None;
+    }
+    match clause.get(..4).filter(|p| p.eq_ignore_ascii_case("env=")).map(|_| &clause[4..]) {
+        // (httpd's message ends in a blank, left out.)
+        Some("" | "!") => {
+            Some("error: missing environment variable name. envclause should be in the form env=envar".to_string())
+        }
+        Some(_) => None,
+        // (An empty word leaves the message ending in a blank, left out too.)
+        None => Some(format!("Unknown parameter: {clause}").trim_end().to_string()),
+    }
 }
 
 /// mod_headers' `parse_format_string` on the value of a `Header`/`RequestHeader` line (the
