@@ -1696,6 +1696,95 @@ fn header_lines_match_apache2_t() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// mod_rewrite's flag fields as `cmd_parseflagfield` splits them and
+/// `cmd_rewriterule_setflag`/`cmd_rewritecond_setflag` read each flag: unknown names (a
+/// quoted flag, `OR` on a rule, `L` on a condition), empty flags (`[]`, `[L,]`, a blank before
+/// a comma), `BNE` without characters, `R=` with a status httpd has no line for; every
+/// spelling and abbreviation httpd takes beside them. The flags are read before the pattern
+/// is compiled. Held both ways to `apache2 -t`.
+#[test]
+fn rewrite_flags_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    let cases: &[(&str, bool)] = &[
+        ("RewriteRule ^/a /b []", false),
+        ("RewriteRule ^/a /b [ ]", false),
+        ("RewriteRule ^/a /b [L,,R]", false),
+        ("RewriteRule ^/a /b [DX]", true),
+        ("RewriteRule ^/a /b [D]", true),
+        ("RewriteRule ^/a /b [UNC]", true),
+        ("RewriteRule ^/a /b [UnsafePrefixStat]", true),
+        ("RewriteRule ^/a /b [UnsafeAllow3F]", true),
+        ("RewriteRule ^/a /b [BCTLS]", true),
+        ("RewriteRule ^/a /b [BNE=]", false),
+        ("RewriteRule ^/a /b [BNE=x]", true),
+        ("RewriteRule ^/a /b [BNP]", true),
+        ("RewriteRule ^/a /b [backrefernoplus]", true),
+        ("RewriteRule ^/a /b [B=a]", true),
+        ("RewriteRule ^/a /b [CO=a:b:c]", true),
+        ("RewriteRule ^/a /b [L=x]", true),
+        ("RewriteRule ^/a /b [R=foo]", true),
+        ("RewriteRule ^/a /b [R=500]", true),
+        ("RewriteRule ^/a /b [R=1000]", false),
+        ("RewriteRule ^/a /b [R=3xx]", false),
+        ("RewriteRule ^/a /b [R=302]", true),
+        ("RewriteRule ^/a /b [R=208]", true),
+        ("RewriteRule ^/a /b [R=209]", false),
+        ("RewriteRule ^/a /b [R=099]", false),
+        ("RewriteRule ^/a /b [N=5]", true),
+        ("RewriteRule ^/a /b [cookie=a:b:.c]", true),
+        ("RewriteRule ^/a /b [OR]", false),
+        ("RewriteRule ^/a /b [X]", false),
+        ("RewriteRule ^/a /b [L,]", false),
+        ("RewriteRule ^/a /b [\"L\"]", false),
+        ("RewriteRule ^/a /b [\"L\",\"R\"]", false),
+        ("RewriteRule ^/a /b [E=\"X:a,b\"]", false),
+        ("RewriteRule ^/a /b [E=X:a]", true),
+        ("RewriteRule ^/a /b [R=999]", false),
+        ("RewriteRule ^/a /b [ L , R ]", false),
+        ("RewriteRule ^/a /b [nc,Qsa,qsd,QSL,pt,p,ns,NE,end,env=a:b,t=text/x,h=x,g,f,s=1,skip=2,chain,c]", true),
+        ("RewriteRule ^/a /b [discardpath,DPI,last,next,noescape,nosubreq,nocase,proxy,passthrough,qsappend,qsdiscard,qslast,redirect,type=a,handler=b,forbidden,gone,Backrefescaping]", true),
+        ("RewriteRule ^/a /b [R=permanent]", true),
+        ("RewriteRule ^/a /b [r=SeeOther]", true),
+        ("RewriteRule ^/a /b [R=temp]", true),
+        ("RewriteRule ^/a /b [R]", true),
+        ("RewriteRule ^/a /b [R=]", true),
+        ("RewriteRule ^/a /b [L\t]", false),
+        ("RewriteRule ^/a /b [L]]", false),
+        ("RewriteRule ^/a /b [[L]", false),
+        ("RewriteRule ^/a /b [=L]", false),
+        ("RewriteRule ^/a /b [B=]", true),
+        ("RewriteCond %{HTTPS} off [NC]\nRewriteRule ^ - [F]", true),
+        ("RewriteCond %{HTTPS} off [OR]\nRewriteRule ^ - [F]", true),
+        ("RewriteCond %{HTTPS} off [X]\nRewriteRule ^ - [F]", false),
+        ("RewriteCond %{HTTPS} off [nocase,ornext,novary,NV]\nRewriteRule ^ - [F]", true),
+        ("RewriteCond %{HTTPS} off [NC,]\nRewriteRule ^ - [F]", false),
+        ("RewriteCond %{HTTPS} off []\nRewriteRule ^ - [F]", false),
+        ("RewriteCond %{HTTPS} off [L]\nRewriteRule ^ - [F]", false),
+        ("RewriteCond %{HTTPS} off [NC=x]\nRewriteRule ^ - [F]", true),
+        ("RewriteCond %{HTTPS} off [\"NC\"]\nRewriteRule ^ - [F]", false),
+        ("RewriteRule ^/a /b [L, ,R]", false),
+        ("RewriteRule ^/a /b [ ,L]", false),
+        ("RewriteRule ^/a /b [L ,R ]", false),
+        ("RewriteRule ^/a /b \"[L,R]\"", true),
+        ("RewriteRule ^/a /b '[NC, OR]'", false),
+        ("RewriteRule ( /b [X]", false),
+        ("RewriteCond expr \"true false\" [X]\nRewriteRule ^ - [F]", false),
+        ("RewriteRule ^/a /b \"[L, ,R]\"", false),
+        ("RewriteRule ^/a /b \"[ ,L]\"", false),
+        ("RewriteRule ^/a /b \"[ L , R ]\"", true),
+        ("RewriteRule ^/a /b \"[L,]\"", false),
+    ];
+    let failures = held_to_apache2_t(
+        cases.iter().copied(),
+        |body| HttpdConfig::new(format!("RewriteEngine On\n{body}\n")).with_module("rewrite"),
+        "argument-value",
+        |r| r.code == "argument-value" || r.code == "regex-syntax",
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Directives httpd defines only on other platforms or builds (`#ifdef WIN32`, `#ifdef GPROF`):
 /// Debian's httpd answers "Invalid command" on their line; check says so (its message starts
 /// with httpd's) and names where they exist.

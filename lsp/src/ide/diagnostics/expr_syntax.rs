@@ -54,6 +54,10 @@ pub(crate) fn refusal(cfg: &Config, n: &Node) -> Option<String> {
             if !input.eq_ignore_ascii_case("expr") || args.len() > 3 {
                 return None;
             }
+            // (The flags are read first: one httpd refuses is the line's error.)
+            if args.get(2).is_some_and(|f| super::argument_values::flag_field_refusal(false, f).is_some()) {
+                return None;
+            }
             // A leading `!` negates the condition and is not the expression's.
             let expr = pattern.strip_prefix('!').unwrap_or(pattern);
             // (2.4.71 writes no colon after the quoted expression.)
