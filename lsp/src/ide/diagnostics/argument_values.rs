@@ -211,7 +211,7 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         name @ ("RewriteRule" | "RewriteCond") if cfg.module_loaded("rewrite_module") => {
             // (`parseargline`: a quote ends a quoted word, a backslash before it or not.)
             let (_, _, flags) = super::regex_compile::rewrite_words(n.raw_args())?;
-            flag_field_refusal(name == "RewriteRule", flags?).map(|why| format!("{name}: {why}"))
+            super::rewrite_flags::refusal(name == "RewriteRule", flags?).map(|why| format!("{name}: {why}"))
         }
         "AllowOverride" => words().iter().find_map(|w| allow_override_refusal(w)),
         "AllowOverrideList" => {
@@ -1310,100 +1310,6 @@ fn url_refusal(url: &str) -> Option<String> {
         Ok(Some(_)) => None,
     }
 }
-
-/// mod_rewrite's `cmd_parseflagfield` on a `RewriteRule` (`rule`) or `RewriteCond` flag field
-/// (its third word, quotes taken off): `[` … `]`, split at each `,`, each flag's blanks
-/// trimmed and its `=value` split off, then `cmd_rewriterule_setflag` or
-/// `cmd_rewritecond_setflag` on each in turn. An empty flag (`[]`, `[L,]`, `[L,,R]`) is
-/// refused too.
-pub(super) fn flag_field_refusal(rule: bool, field: &str) -> Option<String> {
-    let inner = field.strip_prefix('[').and_then(|f| f.strip_suffix(']'));
-    let Some(inner) = inner else { return Some("bad flag delimiters".to_string()) };
-    // (The closing `]` is read as one more comma.)
-    let buffer = format!("{inner},");
-    let mut key = buffer.as_str();
-    while !key.is_empty() {
-        let start = key.trim_start_matches(C_SPACE);
-        let skipped = start.len() != key.len();
-        let Some(comma) = start.find(',') else { break };
-        let flag = match comma {
-            // An empty flag: httpd ends it where it began, or (blanks before it) ends the
-            // blank before it and reads the rest of the field as the flag.
-            0 if skipped => start,
-            _ => start[..comma].trim_end_matches(C_SPACE),
-        };
-        let (name, value) = flag.split_once('=').unwrap_or((flag, ""));
-        let why = if rule { rule_flag_refusal(name, value) } else { cond_flag_refusal(name) };
-        if why.is_some() {
-            return why;
-        }
-        key = &start[comma + 1..];
-    }
-    None
-}
-
-/// `cmd_rewritecond_setflag`: `nocase`/`NC`, `ornext`/`OR`, `novary`/`NV`, case aside.
-fn cond_flag_refusal(key: &str) -> Option<String> {
-    let known = ["nocase", "NC", "ornext", "OR", "novary", "NV"];
-    (!known.iter().any(|k| k.eq_ignore_ascii_case(key))).then(|| format!("unknown flag '{key}'"))
-}
-
-/// `cmd_rewriterule_setflag`: the flag's first letter, then the rest of its name compared case
-/// aside (a `D…` flag is never refused); `BNE` needs a value, `R=` with a leading digit a
-/// status httpd has a line for (or 500).
-fn rule_flag_refusal(key: &str, value: &str) -> Option<String> {
-    let mut chars = key.chars();
-    let first = chars.next().map(|c| c.to_ascii_lowercase());
-    let rest = chars.as_str();
-    let is = |names: &[&str]| names.iter().any(|n| rest.eq_ignore_ascii_case(n));
-    let known = match first {
-        Some('b') => {
-            if rest.eq_ignore_ascii_case("NE") {
-                if value.is_empty() {
-                    return Some("flag 'BNE' wants a list of characters (i.e. [BNE=...])".to_string());
-                }
-                true
-            } else {
-                is(&["", "ackrefescaping", "NP", "ackrefernoplus", "CTLS"])
-            }
-        }
-        Some('c') => is(&["", "hain", "O", "ookie"]),
-        Some('d') => true,
-        Some('e') => is(&["", "nv", "nd"]),
-        Some('f') => is(&["", "orbidden"]),
-        Some('g') => is(&["", "one"]),
-        Some('h') => is(&["", "andler"]),
-        Some('l') => is(&["", "ast"]),
-        Some('n') => is(&["E", "oescape", "", "ext", "S", "osubreq", "C", "ocase"]),
-        Some('p') => is(&["", "roxy", "T", "assthrough"]),
-        Some('q') => is(&["SA", "sappend", "SD", "sdiscard", "SL", "slast"]),
-        Some('r') => {
-            if !is(&["", "edirect"]) {
-                false
-            } else if value.starts_with(|c: char| c.is_ascii_digit()) {
-                let status = atoi(value);
-                let known = status == 500
-                    || (0..=i64::from(u16::MAX)).contains(&status) && HTTP_STATUS_LINES.contains(&(status as u16));
-                return (!known).then(|| format!("invalid HTTP response code '{value}' for flag 'R'"));
-            } else {
-                true
-            }
-        }
-        Some('s') => is(&["", "kip"]),
-        Some('t') => is(&["", "ype"]),
-        Some('u') => is(&["nsafePrefixStat", "nsafeAllow3F", "NC"]),
-        _ => false,
-    };
-    (!known).then(|| format!("unknown flag '{key}'"))
-}
-
-/// The statuses httpd has a status line for (`status_lines` in `modules/http/http_protocol.c`):
-/// a `RewriteRule … [R=N]` with any other (but 500) is refused.
-const HTTP_STATUS_LINES: &[u16] = &[
-    100, 101, 102, 200, 201, 202, 203, 204, 205, 206, 207, 208, 226, 300, 301, 302, 303, 304, 305, 307, 308, 400, 401,
-    402, 403, 404, 405, 406, 407, 408, 409, 410, 411, 412, 413, 414, 415, 416, 417, 421, 422, 423, 424, 426, 428, 429,
-    431, 451, 500, 501, 502, 503, 504, 505, 506, 507, 508, 510, 511,
-];
 
 /// What httpd says of `SSLCompression on`, and that it depends on the OpenSSL build.
 const SSL_NO_COMPRESSION: &str = "This version of OpenSSL does not have any compression methods available, cannot enable SSLCompression. (This depends on how OpenSSL was built: builds since 1.1.0 have none unless built with zlib.)";

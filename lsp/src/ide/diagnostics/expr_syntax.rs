@@ -55,7 +55,7 @@ pub(crate) fn refusal(cfg: &Config, n: &Node) -> Option<String> {
                 return None;
             }
             // (The flags are read first: one httpd refuses is the line's error.)
-            if args.get(2).is_some_and(|f| super::argument_values::flag_field_refusal(false, f).is_some()) {
+            if args.get(2).is_some_and(|f| super::rewrite_flags::refusal(false, f).is_some()) {
                 return None;
             }
             // A leading `!` negates the condition and is not the expression's.

@@ -15,6 +15,7 @@ mod load_problems;
 mod options_syntax;
 pub(crate) mod regex_compile;
 mod removed_directive;
+mod rewrite_flags;
 mod syntax_errors;
 mod unknown_directive;
 

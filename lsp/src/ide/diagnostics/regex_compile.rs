@@ -19,7 +19,6 @@
 //! words as the handler reads them before compiling). httpd does not start; in an .htaccess file
 //! every request it applies to gets 500.
 
-use super::argument_values::flag_field_refusal;
 use super::Diagnostic;
 use crate::ide::config::{Config, Node, NodeKind};
 use crate::ide::policy::pcre::pcre_refuses;
@@ -44,7 +43,7 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, in_path: bool) -> Option<String> {
         }
         (NodeKind::Directive, "RewriteRule") if loaded("rewrite_module") => {
             let (pattern, _, flags) = rewrite_args(n.raw_args())?;
-            if flags.is_some_and(|f| flag_field_refusal(true, f).is_some()) {
+            if flags.is_some_and(|f| super::rewrite_flags::refusal(true, f).is_some()) {
                 return None;
             }
             let re = pattern.strip_prefix('!').unwrap_or(pattern);
@@ -52,7 +51,9 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, in_path: bool) -> Option<String> {
         }
         (NodeKind::Directive, "RewriteCond") if loaded("rewrite_module") => {
             let (input, pattern, flags) = rewrite_args(n.raw_args())?;
-            if input.eq_ignore_ascii_case("expr") || flags.is_some_and(|f| flag_field_refusal(false, f).is_some()) {
+            if input.eq_ignore_ascii_case("expr")
+                || flags.is_some_and(|f| super::rewrite_flags::refusal(false, f).is_some())
+            {
                 return None;
             }
             let re = pattern.strip_prefix('!').unwrap_or(pattern);
