@@ -1179,6 +1179,15 @@ fn argument_values_match_apache2_t() {
         // A host name is resolved as httpd reads the line; localhost always is.
         ("RemoteIPInternalProxy localhost", true),
         ("RemoteIPProxyProtocolExceptions 10.0.0.0/8 ::1", true),
+        // A comment after the addresses is read as words; a `#` is in no host name.
+        ("RemoteIPInternalProxy 10.0.0.1 # proxy", false),
+        ("RemoteIPTrustedProxy 10.0.0.1 #proxy", false),
+        ("RemoteIPInternalProxy 10.0.0.1#x", false),
+        ("RemoteIPTrustedProxy a#b", false),
+        ("RemoteIPInternalProxy #/8", false),
+        ("RemoteIPProxyProtocolExceptions 10.0.0.1 # x", false),
+        ("RemoteIPInternalProxy 10.0.0.1 10.0.0.2", true),
+        ("RemoteIPInternalProxy 10.0.0.0/8 localhost", true),
         // AllowOverride's words (set_override, set_allow_opts), AllowOverrideList's None.
         ("<Directory /srv>\n  AllowOverride Options=Bogus\n</Directory>", false),
         ("<Directory /srv>\n  AllowOverride AuthConfig Options=Indexes,,+FollowSymLinks\n</Directory>", false),

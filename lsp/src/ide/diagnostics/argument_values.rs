@@ -1275,8 +1275,11 @@ fn remoteip_proxy(word: &str) -> Option<String> {
     let (ip, mask) = word.split_once('/').map_or((word, None), |(a, m)| (a, Some(m)));
     let address = ip.contains(':') || ip.bytes().all(|c| c == b'.' || c.is_ascii_digit());
     if !address {
-        // A wildcard is no host name any resolver finds (glibc's `res_hnok` refuses it).
-        if mask.is_none() && ip.contains(['*', '?']) {
+        // A wildcard is no host name any resolver finds (glibc's `res_hnok` refuses it), nor
+        // is a word with a `#` (a comment after the addresses is read as words: `# proxy`),
+        // which DNS refuses the same way and /etc/hosts cannot list (it starts a comment
+        // there).
+        if mask.is_none() && ip.contains(['*', '?', '#']) {
             return Some("(Name or service not known error)".to_string());
         }
         return mask.map(|m| format!("the subnet /{m} is invalid"));
