@@ -1794,6 +1794,111 @@ fn rewrite_flags_match_apache2_t() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Empty words and server-wide lines the handlers refuse: `ServerAlias` in the main server
+/// (any word), an empty optional word of a `TAKE12` handler (none: `Alias /x ""` is `Alias /x`,
+/// `CacheEnable disk ""` takes the section's path), `SSLProtocol` words (case aside),
+/// `Mutex` with an empty mechanism or last type, `Listen` (a last empty word dropped, then one
+/// or two words, the first an address). Held both ways to `apache2 -t`.
+#[test]
+fn empty_words_and_server_wide_lines_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    let cases: &[(&str, bool)] = &[
+        ("ServerAlias x", false),
+        ("<IfModule mod_alias.c>\nServerAlias x\n</IfModule>", false),
+        ("<VirtualHost *:80>\nServerAlias \"\"\n</VirtualHost>", true),
+        ("Alias /x \"\"", false),
+        ("ScriptAlias /x \"\"", false),
+        ("<Location /a>\nAlias /srv \"\"\n</Location>", true),
+        ("CacheEnable disk \"\"", false),
+        ("<Location /a>\nCacheEnable disk \"\"\n</Location>", true),
+        ("CacheEnable disk /x", true),
+        ("SSLProtocol \"\"", false),
+        ("SSLProtocol all \"\"", false),
+        ("SSLProtocol \"\" all", false),
+        ("SSLProtocol -all +TLSv1.2 +TLSv1.3", true),
+        ("SSLProtocol all -SSLv2 -TLSv1", true),
+        ("SSLProtocol SSLv2", false),
+        ("SSLProtocol tlsv1.2", true),
+        ("SSLProtocol -SSLv3", true),
+        ("SSLProxyProtocol bogus", false),
+        ("SSLProtocol +", false),
+        ("Mutex \"\"", false),
+        ("Mutex default", true),
+        ("Mutex \"\" default", false),
+        ("Mutex default \"\"", false),
+        ("Mutex default \"\" omitpid", false),
+        ("Listen \"\"", false),
+        ("Listen \"\" http", false),
+        ("Listen 127.0.0.1:59996 \"\"", true),
+        ("Listen 127.0.0.1:59996 http extra", false),
+        ("Listen 127.0.0.1:59995 https", true),
+        ("SSLProtocol tlsv1.2 ALL", true),
+        ("SSLProtocol -sslv2 +TLSV1.3", true),
+    ];
+    let failures = held_to_apache2_t(
+        cases.iter().copied(),
+        |body| {
+            ["alias", "cache", "cache_disk", "socache_shmcb", "ssl"]
+                .iter()
+                .fold(HttpdConfig::new(format!("{body}\n")), |cfg, m| cfg.with_module(m))
+        },
+        "argument-value",
+        |r| r.severity == "error",
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `start_cond_section` (`<IfModule>`, `<IfDefine>`, `<IfFile>`, `<IfDirective>`,
+/// `<IfSection>`): after a leading `!`, the first word must not be empty (`""`, `''`, nothing).
+/// httpd refuses it as it builds the tree (one line: "Syntax error on line N of FILE: MSG");
+/// check reports a syntax error on that line in the same words. Neighbours it takes pass.
+#[test]
+fn conditional_sections_without_a_condition_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    let cases: &[(&str, bool)] = &[
+        ("<IfModule \"\">", false),
+        ("<IfDefine \"\">", false),
+        ("<IfModule !>", false),
+        ("<IfModule !\"\">", false),
+        ("<IfModule ''>", false),
+        ("<IfModule \"\" mod_alias.c>", false),
+        ("<IfFile \"\">", false),
+        ("<IfDirective \"\">", false),
+        ("<IfSection \"\">", false),
+        ("<IfModule \"!\">", true),
+        ("<IfModule ! mod_alias.c>", true),
+        ("<IfDefine !X>", true),
+        ("<IfModule \"mod_alias.c\">", true),
+        ("<IfModule \"x\"y>", true),
+    ];
+    let mut failures = vec![];
+    for &(header, accepted) in cases {
+        let name = &header[1..header.find([' ', '>']).unwrap()];
+        let cfg = HttpdConfig::new(format!("{header}\n</{name}>\n"));
+        let (ok, output) = config_test(&cfg);
+        assert_eq!(ok, accepted, "{header}: apache2 -t says {output}");
+        let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+        let errors: Vec<_> = reported.iter().filter(|r| r.severity == "error").collect();
+        if ok {
+            if !errors.is_empty() {
+                failures.push(format!("{header}: httpd accepts, we report {errors:?}"));
+            }
+            continue;
+        }
+        let said = output.lines().find_map(|l| l.split("Syntax error on line ").nth(1)).unwrap();
+        let line: u32 = said.split_whitespace().next().unwrap().parse().unwrap();
+        let message = said.split_once(": ").unwrap().1.trim();
+        if !errors.iter().any(|r| r.line == line && r.message == message) {
+            failures.push(format!("{header}: httpd says line {line}: {message:?}; we report {errors:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Directives httpd defines only on other platforms or builds (`#ifdef WIN32`, `#ifdef GPROF`):
 /// Debian's httpd answers "Invalid command" on their line; check says so (its message starts
 /// with httpd's) and names where they exist.

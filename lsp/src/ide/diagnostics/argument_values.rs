@@ -236,6 +236,12 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
                 }
             })
         }
+        "ServerAlias" if in_main_server(cfg, place) => Some("ServerAlias only used in <VirtualHost>".to_string()),
+        "Listen" if in_main_server(cfg, place) => listen_refusal(n.arg_strings()),
+        "Mutex" if in_main_server(cfg, place) => mutex_refusal(&n.arg_strings()),
+        name @ ("SSLProtocol" | "SSLProxyProtocol") if cfg.module_loaded("ssl_module") => {
+            ssl_protocol_refusal(name, &words())
+        }
         // (Validated with the access rules.)
         "AuthzSendForbiddenOnFailure" => None,
         // `ssl_cmd_SSLCompression`: OpenSSL built without compression methods (the default
@@ -245,6 +251,72 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         _ => flag_refusal(cfg, n, words),
     }
+}
+
+/// Whether a line is read by the main server itself, outside any section with a path (where
+/// the handlers of server-wide directives run rather than the context check refusing them
+/// first), in a configuration read whole.
+fn in_main_server(cfg: &Config, place: Place) -> bool {
+    cfg.modules_known && matches!(place.path, CmdPath::None) && std::ptr::eq(place.server, cfg.nodes.as_slice())
+}
+
+/// `ap_set_listener` on the words `invoke_cmd` hands a `TAKE_ARGV` handler (a last empty word
+/// dropped): one or two, the first an address `apr_parse_addr_port` reads (only an empty one
+/// is judged here).
+fn listen_refusal(mut args: Vec<String>) -> Option<String> {
+    if args.last().is_some_and(String::is_empty) {
+        args.pop();
+    }
+    if args.is_empty() || args.len() > 2 {
+        return Some("Listen requires 1 or 2 arguments.".to_string());
+    }
+    args[0].is_empty().then(|| "Invalid address or port".to_string())
+}
+
+/// `ap_set_mutex` (server/util_mutex.c): a mechanism first (an empty word is none), then mutex
+/// types, checked from the last: an empty one is no type any module registers. Other types
+/// depend on the modules loaded, and a mechanism with a directory on the file system: a line
+/// whose last type is not empty, or whose mechanism is not a plain one, is not judged further.
+fn mutex_refusal(args: &[String]) -> Option<String> {
+    let (mechanism, types) = args.split_first()?;
+    if mechanism.is_empty() {
+        return Some(format!("Mutex requires at least a mechanism argument ({MUTEX_MECHANISMS})"));
+    }
+    let plain = ["none", "no", "default", "yes", "fcntl", "file", "flock", "posixsem", "sem", "sysvsem", "pthread"];
+    if !plain.iter().any(|m| m.eq_ignore_ascii_case(mechanism)) {
+        return None;
+    }
+    let last = types.iter().rev().find(|t| !t.eq_ignore_ascii_case("omitpid"))?;
+    last.is_empty().then(|| "Mutex type  is not valid".to_string())
+}
+
+/// `AP_ALL_AVAILABLE_MUTEXES_STRING` as Linux builds of httpd spell it.
+const MUTEX_MECHANISMS: &str = "Mutex mechanisms are: 'none', 'default', 'flock:/path/to/file', 'fcntl:/path/to/file', 'file:/path/to/file', 'pthread', 'sysvsem', 'posixsem', 'sem'";
+
+/// mod_ssl's `ssl_cmd_protocol_parse` (`SSLProtocol`, `SSLProxyProtocol`): each word, after an
+/// optional `+` or `-`, one of the protocol names, case aside (`strcEQ`). `SSLv3` depends on how
+/// OpenSSL was built: a line reaching it is not judged further.
+fn ssl_protocol_refusal(name: &str, args: &[String]) -> Option<String> {
+    for word in args {
+        let (minus, bare) = match word.strip_prefix(['+', '-']) {
+            Some(rest) => (word.starts_with('-'), rest),
+            None => (false, word.as_str()),
+        };
+        let is = |name: &str| bare.eq_ignore_ascii_case(name);
+        if is("SSLv2") {
+            if minus {
+                continue;
+            }
+            return Some("SSLProtocol: SSLv2 is no longer supported".to_string());
+        }
+        if is("SSLv3") {
+            return None;
+        }
+        if !["TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3", "all"].iter().any(|p| is(p)) {
+            return Some(format!("{name}: Illegal protocol '{bare}'"));
+        }
+    }
+    None
 }
 
 /// mod_proxy's `add_pass`: the words in the order it takes them (outside a section the first
@@ -659,11 +731,19 @@ fn described_refusal(
 }
 
 /// The words `invoke_cmd` hands an `ITERATE` (each) or `ITERATE2` (each after the first)
-/// handler: those before the first empty one (`""`), where it stops without a word.
+/// handler: those before the first empty one (`""`), where it stops without a word; and a
+/// `TAKE12`/`TAKE123` handler its words without the empty ones at the end.
 fn iterated(n: &Node, mut args: Vec<String>) -> Vec<String> {
     let skip = match n.directive().map(|d| d.args) {
         Some(ArgKind::Iterate) => 0,
         Some(ArgKind::Iterate2) => 1,
+        // An empty optional word is handed to the handler as none (`*w2 ? w2 : NULL`).
+        Some(ArgKind::Take12 | ArgKind::Take123) => {
+            while args.len() > 1 && args.last().is_some_and(String::is_empty) {
+                args.pop();
+            }
+            return args;
+        }
         _ => return args,
     };
     if let Some(empty) = args.iter().skip(skip).position(String::is_empty) {
