@@ -295,6 +295,8 @@ pub(crate) fn parse_into<S: Sink>(src: &str, b: &mut S) -> Vec<SyntaxError> {
             b.finish_node();
             let mut nargs = 0;
             let mut words = 0;
+            // (Where the section's arguments end, its `>`, when it has one.)
+            let mut arg_end = Some(wend);
             if name_gt {
                 em.token(b, R_ANGLE, wend - 1, wend);
                 trailing(&mut em, b, text, wend);
@@ -303,6 +305,7 @@ pub(crate) fn parse_into<S: Sink>(src: &str, b: &mut S) -> Vec<SyntaxError> {
                 match memchr::memrchr(b'>', rest) {
                     Some(q) => {
                         let q = wend + q;
+                        arg_end = Some(q);
                         nargs = count_words(text, wend, q);
                         words = nargs;
                         em.arguments(b, text, wend, q);
@@ -313,12 +316,17 @@ pub(crate) fn parse_into<S: Sink>(src: &str, b: &mut S) -> Vec<SyntaxError> {
                         errors.push(err(format!("<{name}> directive missing closing '>'"), line_range));
                         em.arguments(b, text, wend, text.len());
                         nargs = 1; // do not report a second error
+                        arg_end = None;
                     }
                 }
             }
             em.finish_line(b);
             b.finish_node(); // SECTION_HEADER
-            if nargs == 0 && listed(NEEDS_ARGS) {
+                             // (A condition, `start_cond_section`, is refused the same way when its first word
+                             // is empty.)
+            let no_condition =
+                || listed(CONDITIONS) && arg_end.is_some_and(|end| condition_word_empty(&text[wend..end]));
+            if (nargs == 0 && listed(NEEDS_ARGS)) || no_condition() {
                 errors.push(err(format!("<{name}> directive requires additional arguments"), line_range));
             }
             if words > 0 && listed(NO_ARGS) && !name.eq_ignore_ascii_case("else") {
@@ -397,6 +405,27 @@ fn trailing<S: Sink>(em: &mut Emitter<'_, '_>, b: &mut S, text: &[u8], from: usi
     let w = skip_space(text, from);
     em.token(b, WHITESPACE, from, w);
     em.token(b, TRAILING, w, text.len());
+}
+
+/// The conditional sections httpd reads with `start_cond_section` (server/core.c).
+const CONDITIONS: &[&str] = &["ifmodule", "ifdefine", "iffile", "ifdirective", "ifsection"];
+
+/// Whether `start_cond_section` finds no condition in a section's arguments `args` (the text
+/// before its `>`): after a `!` that begins them, the first word as `ap_getword_conf` reads
+/// it is empty (nothing, `""` or `''`).
+fn condition_word_empty(args: &[u8]) -> bool {
+    let start = args.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(args.len());
+    let mut rest = &args[start..];
+    if rest.first() == Some(&b'!') {
+        rest = &rest[1..];
+    }
+    let start = rest.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(rest.len());
+    let rest = &rest[start..];
+    match rest {
+        [] => true,
+        [q, r, ..] if (*q == b'"' || *q == b'\'') && r == q => true,
+        _ => false,
+    }
 }
 
 fn count_words(text: &[u8], mut a: usize, end: usize) -> usize {

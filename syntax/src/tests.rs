@@ -429,3 +429,21 @@ fn raw_args_keep_a_trailing_no_break_space() {
     let header = (0..flat.nodes.len()).find(|&i| flat.nodes[i].kind == crate::SyntaxKind::SECTION_HEADER);
     assert_eq!(flat.header_raw_args(src, header.expect("a flat header")), "/srv/x\u{a0}");
 }
+
+/// `start_cond_section` reads the first word after a leading `!`: an empty one (`""`, `''`,
+/// nothing) is refused like a missing argument; `"!"` and `! name` are conditions.
+#[test]
+fn a_condition_with_an_empty_first_word_is_refused() {
+    expect![[r#"
+        [
+            "<IfModule> directive requires additional arguments",
+            "<IfDefine> directive requires additional arguments",
+            "<IfFile> directive requires additional arguments",
+            "<IfModule> directive requires additional arguments",
+        ]
+    "#]].assert_debug_eq(&errors(
+        "<IfModule \"\">\n</IfModule>\n<IfDefine !>\n</IfDefine>\n<IfFile ''>\n</IfFile>\n<IfModule !\"\" x>\n</IfModule>\n",
+    ));
+    assert!(errors("<IfModule \"!\">\n</IfModule>\n<IfModule ! mod_alias.c>\n</IfModule>\n").is_empty());
+    assert!(errors("<IfDefine !X>\n</IfDefine>\n<IfModule \"x\"y>\n</IfModule>\n").is_empty());
+}

@@ -1179,6 +1179,15 @@ fn argument_values_match_apache2_t() {
         // A host name is resolved as httpd reads the line; localhost always is.
         ("RemoteIPInternalProxy localhost", true),
         ("RemoteIPProxyProtocolExceptions 10.0.0.0/8 ::1", true),
+        // A comment after the addresses is read as words; a `#` is in no host name.
+        ("RemoteIPInternalProxy 10.0.0.1 # proxy", false),
+        ("RemoteIPTrustedProxy 10.0.0.1 #proxy", false),
+        ("RemoteIPInternalProxy 10.0.0.1#x", false),
+        ("RemoteIPTrustedProxy a#b", false),
+        ("RemoteIPInternalProxy #/8", false),
+        ("RemoteIPProxyProtocolExceptions 10.0.0.1 # x", false),
+        ("RemoteIPInternalProxy 10.0.0.1 10.0.0.2", true),
+        ("RemoteIPInternalProxy 10.0.0.0/8 localhost", true),
         // AllowOverride's words (set_override, set_allow_opts), AllowOverrideList's None.
         ("<Directory /srv>\n  AllowOverride Options=Bogus\n</Directory>", false),
         ("<Directory /srv>\n  AllowOverride AuthConfig Options=Indexes,,+FollowSymLinks\n</Directory>", false),
@@ -1570,6 +1579,323 @@ fn handler_values_match_apache2_t() {
         "argument-value",
         |r| r.code == "argument-value",
     );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// mod_proxy_hcheck's worker parameters (`set_worker_hc_param`: a key it does not know, its
+/// methods, durations, counts, and the `ProxyHCExpr`/`ProxyHCTemplate` names, which each
+/// server keeps for itself and must define before use), and `ProxySet` naming what no earlier
+/// line defined, or inside a `<ProxyMatch>` whose pattern is no URL: held both ways to
+/// `apache2 -t`.
+#[test]
+fn health_check_parameters_and_proxy_set_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    let cases: &[(&str, bool)] = &[
+        ("ProxyPass /x http://127.0.0.1:1/ bogus=1", false),
+        ("ProxyPass /x http://127.0.0.1:1/ multipathtcp=On", false),
+        ("ProxyPass /x http://127.0.0.1:1/ hcmethod=CPING", false),
+        ("ProxyPass /x http://127.0.0.1:1/ hcmethod=provider", false),
+        ("ProxyPass /x http://127.0.0.1:1/ hcmethod=BOGUS", false),
+        ("ProxyPass /x http://127.0.0.1:1/ hcmethod=get11 hcinterval=100ms hcpasses=0 hcfails=3 hcuri=/h", true),
+        ("ProxyPass /x http://127.0.0.1:1/ hcinterval=99ms", false),
+        ("ProxyPass /x http://127.0.0.1:1/ hcinterval=x", false),
+        ("ProxyPass /x http://127.0.0.1:1/ hcfails=-1", false),
+        ("ProxyPass /x http://127.0.0.1:1/ hctemplate=none", false),
+        ("ProxyHCTemplate tt hcmethod=GET\nProxyPass /x http://127.0.0.1:1/ hctemplate=TT", true),
+        ("ProxyHCTemplate tt hcmethod=GET\n<VirtualHost *:80>\nProxyPass /x http://127.0.0.1:1/ hctemplate=tt\n</VirtualHost>", false),
+        ("ProxyHCExpr ok234 {%{REQUEST_STATUS} =~ /^[234]/}\nProxyPass /x http://127.0.0.1:1/ hcexpr=undefinedexpr", false),
+        ("ProxyHCExpr ok234 {%{REQUEST_STATUS} =~ /^[234]/}\nProxyPass /x http://127.0.0.1:1/ hcexpr=OK234", true),
+        ("ProxyPass /x http://127.0.0.1:1/ hcexpr=ok234\nProxyHCExpr ok234 {%{REQUEST_STATUS} =~ /^[234]/}", false),
+        ("<VirtualHost *:80>\nProxyHCExpr ok234 {%{REQUEST_STATUS} =~ /^[234]/}\n<Proxy balancer://bb>\nBalancerMember http://127.0.0.1:1 hcexpr=ok234\n</Proxy>\n</VirtualHost>", true),
+        ("<Proxy http://127.0.0.1:1>\nProxySet hcexpr=nope\n</Proxy>", false),
+        ("ProxySet http://127.0.0.1:1 timeout=5", false),
+        ("ProxySet \"\"", false),
+        ("ProxySet balancer://bb lbmethod=bybusyness\n<Proxy balancer://bb>\nBalancerMember http://127.0.0.1:1\n</Proxy>", false),
+        ("<Proxy balancer://bb>\nBalancerMember http://127.0.0.1:1\n</Proxy>\nProxySet balancer://BB lbmethod=bybusyness", true),
+        ("<Proxy http://127.0.0.1:1>\n<IfModule proxy_module>\nProxySet timeout=5\n</IfModule>\n</Proxy>", true),
+        ("<Directory /srv>\nProxySet http://127.0.0.1:9 timeout=5\n</Directory>", false),
+        ("<ProxyMatch ^http://127>\nProxySet timeout=5\n</ProxyMatch>", false),
+        ("<ProxyMatch .*>\nProxySet timeout=5\n</ProxyMatch>", false),
+        ("<ProxyMatch http://(.*):8080/>\nProxySet timeout=5\n</ProxyMatch>", true),
+        ("<ProxyMatch http://h:8$1/>\nProxySet timeout=5\n</ProxyMatch>", true),
+        ("<ProxyMatch unix:/x|http://h/>\nProxySet timeout=5\n</ProxyMatch>", true),
+        ("<ProxyMatch \"http://h:(80|81)/\">\nProxySet timeout=5\n</ProxyMatch>", false),
+        ("<ProxyMatch balancer://b.*>\nProxySet lbmethod=byrequests\n</ProxyMatch>", true),
+    ];
+    let failures = held_to_apache2_t(
+        cases.iter().copied(),
+        |body| {
+            [
+                "proxy",
+                "proxy_http",
+                "proxy_balancer",
+                "slotmem_shm",
+                "lbmethod_byrequests",
+                "lbmethod_bybusyness",
+                "proxy_hcheck",
+            ]
+            .iter()
+            .fold(HttpdConfig::new(format!("{body}\n")), |cfg, m| cfg.with_module(m))
+        },
+        "argument-value",
+        |r| r.code == "argument-value",
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// mod_headers' `header_cmd`/`header_inout_cmd` on `Header` and `RequestHeader` lines: the
+/// words (five at most), the action, what each action needs (`edit` a match and a
+/// substitution, the others but `unset`/`echo` a value) or refuses, and the condition clause
+/// (`early`, `env=NAME`, `expr=…`; any other word is "Unknown parameter", which is what an
+/// unquoted `%{A B}e` becomes): held both ways to `apache2 -t`.
+#[test]
+fn header_lines_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    let cases: &[(&str, bool)] = &[
+        ("Header set X-T %{A B}e", false),
+        ("RequestHeader set X-T %{A B}e", false),
+        ("Header set X-T \"%{A B}e\"", true),
+        ("Header set X", false),
+        ("Header edit X a", false),
+        ("Header edit X a b", true),
+        ("Header edit* X a b env=x", true),
+        ("Header set X a b", false),
+        ("Header set X a b env=x", false),
+        ("RequestHeader echo X \"expr=bad\"", false),
+        ("Header set X a early", true),
+        ("Header set X a env=", false),
+        ("Header set X a env=!", false),
+        ("Header set X a env=!x", true),
+        ("Header set X a ENV=x", true),
+        ("Header set X a EARLY", true),
+        ("Header unset X", true),
+        ("Header unset X env=x", true),
+        ("Header unset X a b", false),
+        ("Header unset X env=x extra", false),
+        ("Header echo ^X-", true),
+        ("Header echo ^X- env=x", true),
+        ("Header echo ^X- bogus", false),
+        ("Header echo ^X- a b", false),
+        ("RequestHeader echo ^X-", false),
+        ("Header bogus X a", false),
+        ("Header always set X a", true),
+        ("Header onsuccess set X a nope", false),
+        ("Header always", false),
+        ("Header", false),
+        ("Header set", false),
+        ("RequestHeader always set X a", false),
+        ("Header set X a b c d", false),
+        ("Header edit X a b c", false),
+        ("Header merge X a", true),
+        ("Header note X a", true),
+        ("Header setifempty X a", true),
+        ("Header set X \"\"", true),
+        ("Header add X \"\" \"\"", false),
+    ];
+    let failures = held_to_apache2_t(
+        cases.iter().copied(),
+        |body| HttpdConfig::new(format!("{body}\n")).with_module("headers"),
+        "argument-value",
+        |r| r.code == "argument-value" || r.code == "regex-syntax",
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// mod_rewrite's flag fields as `cmd_parseflagfield` splits them and
+/// `cmd_rewriterule_setflag`/`cmd_rewritecond_setflag` read each flag: unknown names (a
+/// quoted flag, `OR` on a rule, `L` on a condition), empty flags (`[]`, `[L,]`, a blank before
+/// a comma), `BNE` without characters, `R=` with a status httpd has no line for; every
+/// spelling and abbreviation httpd takes beside them. The flags are read before the pattern
+/// is compiled. Held both ways to `apache2 -t`.
+#[test]
+fn rewrite_flags_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    let cases: &[(&str, bool)] = &[
+        ("RewriteRule ^/a /b []", false),
+        ("RewriteRule ^/a /b [ ]", false),
+        ("RewriteRule ^/a /b [L,,R]", false),
+        ("RewriteRule ^/a /b [DX]", true),
+        ("RewriteRule ^/a /b [D]", true),
+        ("RewriteRule ^/a /b [UNC]", true),
+        ("RewriteRule ^/a /b [UnsafePrefixStat]", true),
+        ("RewriteRule ^/a /b [UnsafeAllow3F]", true),
+        ("RewriteRule ^/a /b [BCTLS]", true),
+        ("RewriteRule ^/a /b [BNE=]", false),
+        ("RewriteRule ^/a /b [BNE=x]", true),
+        ("RewriteRule ^/a /b [BNP]", true),
+        ("RewriteRule ^/a /b [backrefernoplus]", true),
+        ("RewriteRule ^/a /b [B=a]", true),
+        ("RewriteRule ^/a /b [CO=a:b:c]", true),
+        ("RewriteRule ^/a /b [L=x]", true),
+        ("RewriteRule ^/a /b [R=foo]", true),
+        ("RewriteRule ^/a /b [R=500]", true),
+        ("RewriteRule ^/a /b [R=1000]", false),
+        ("RewriteRule ^/a /b [R=3xx]", false),
+        ("RewriteRule ^/a /b [R=302]", true),
+        ("RewriteRule ^/a /b [R=208]", true),
+        ("RewriteRule ^/a /b [R=209]", false),
+        ("RewriteRule ^/a /b [R=099]", false),
+        ("RewriteRule ^/a /b [N=5]", true),
+        ("RewriteRule ^/a /b [cookie=a:b:.c]", true),
+        ("RewriteRule ^/a /b [OR]", false),
+        ("RewriteRule ^/a /b [X]", false),
+        ("RewriteRule ^/a /b [L,]", false),
+        ("RewriteRule ^/a /b [\"L\"]", false),
+        ("RewriteRule ^/a /b [\"L\",\"R\"]", false),
+        ("RewriteRule ^/a /b [E=\"X:a,b\"]", false),
+        ("RewriteRule ^/a /b [E=X:a]", true),
+        ("RewriteRule ^/a /b [R=999]", false),
+        ("RewriteRule ^/a /b [ L , R ]", false),
+        ("RewriteRule ^/a /b [nc,Qsa,qsd,QSL,pt,p,ns,NE,end,env=a:b,t=text/x,h=x,g,f,s=1,skip=2,chain,c]", true),
+        ("RewriteRule ^/a /b [discardpath,DPI,last,next,noescape,nosubreq,nocase,proxy,passthrough,qsappend,qsdiscard,qslast,redirect,type=a,handler=b,forbidden,gone,Backrefescaping]", true),
+        ("RewriteRule ^/a /b [R=permanent]", true),
+        ("RewriteRule ^/a /b [r=SeeOther]", true),
+        ("RewriteRule ^/a /b [R=temp]", true),
+        ("RewriteRule ^/a /b [R]", true),
+        ("RewriteRule ^/a /b [R=]", true),
+        ("RewriteRule ^/a /b [L\t]", false),
+        ("RewriteRule ^/a /b [L]]", false),
+        ("RewriteRule ^/a /b [[L]", false),
+        ("RewriteRule ^/a /b [=L]", false),
+        ("RewriteRule ^/a /b [B=]", true),
+        ("RewriteCond %{HTTPS} off [NC]\nRewriteRule ^ - [F]", true),
+        ("RewriteCond %{HTTPS} off [OR]\nRewriteRule ^ - [F]", true),
+        ("RewriteCond %{HTTPS} off [X]\nRewriteRule ^ - [F]", false),
+        ("RewriteCond %{HTTPS} off [nocase,ornext,novary,NV]\nRewriteRule ^ - [F]", true),
+        ("RewriteCond %{HTTPS} off [NC,]\nRewriteRule ^ - [F]", false),
+        ("RewriteCond %{HTTPS} off []\nRewriteRule ^ - [F]", false),
+        ("RewriteCond %{HTTPS} off [L]\nRewriteRule ^ - [F]", false),
+        ("RewriteCond %{HTTPS} off [NC=x]\nRewriteRule ^ - [F]", true),
+        ("RewriteCond %{HTTPS} off [\"NC\"]\nRewriteRule ^ - [F]", false),
+        ("RewriteRule ^/a /b [L, ,R]", false),
+        ("RewriteRule ^/a /b [ ,L]", false),
+        ("RewriteRule ^/a /b [L ,R ]", false),
+        ("RewriteRule ^/a /b \"[L,R]\"", true),
+        ("RewriteRule ^/a /b '[NC, OR]'", false),
+        ("RewriteRule ( /b [X]", false),
+        ("RewriteCond expr \"true false\" [X]\nRewriteRule ^ - [F]", false),
+        ("RewriteRule ^/a /b \"[L, ,R]\"", false),
+        ("RewriteRule ^/a /b \"[ ,L]\"", false),
+        ("RewriteRule ^/a /b \"[ L , R ]\"", true),
+        ("RewriteRule ^/a /b \"[L,]\"", false),
+    ];
+    let failures = held_to_apache2_t(
+        cases.iter().copied(),
+        |body| HttpdConfig::new(format!("RewriteEngine On\n{body}\n")).with_module("rewrite"),
+        "argument-value",
+        |r| r.code == "argument-value" || r.code == "regex-syntax",
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Empty words and server-wide lines the handlers refuse: `ServerAlias` in the main server
+/// (any word), an empty optional word of a `TAKE12` handler (none: `Alias /x ""` is `Alias /x`,
+/// `CacheEnable disk ""` takes the section's path), `SSLProtocol` words (case aside),
+/// `Mutex` with an empty mechanism or last type, `Listen` (a last empty word dropped, then one
+/// or two words, the first an address). Held both ways to `apache2 -t`.
+#[test]
+fn empty_words_and_server_wide_lines_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    let cases: &[(&str, bool)] = &[
+        ("ServerAlias x", false),
+        ("<IfModule mod_alias.c>\nServerAlias x\n</IfModule>", false),
+        ("<VirtualHost *:80>\nServerAlias \"\"\n</VirtualHost>", true),
+        ("Alias /x \"\"", false),
+        ("ScriptAlias /x \"\"", false),
+        ("<Location /a>\nAlias /srv \"\"\n</Location>", true),
+        ("CacheEnable disk \"\"", false),
+        ("<Location /a>\nCacheEnable disk \"\"\n</Location>", true),
+        ("CacheEnable disk /x", true),
+        ("SSLProtocol \"\"", false),
+        ("SSLProtocol all \"\"", false),
+        ("SSLProtocol \"\" all", false),
+        ("SSLProtocol -all +TLSv1.2 +TLSv1.3", true),
+        ("SSLProtocol all -SSLv2 -TLSv1", true),
+        ("SSLProtocol SSLv2", false),
+        ("SSLProtocol tlsv1.2", true),
+        ("SSLProtocol -SSLv3", true),
+        ("SSLProxyProtocol bogus", false),
+        ("SSLProtocol +", false),
+        ("Mutex \"\"", false),
+        ("Mutex default", true),
+        ("Mutex \"\" default", false),
+        ("Mutex default \"\"", false),
+        ("Mutex default \"\" omitpid", false),
+        ("Listen \"\"", false),
+        ("Listen \"\" http", false),
+        ("Listen 127.0.0.1:59996 \"\"", true),
+        ("Listen 127.0.0.1:59996 http extra", false),
+        ("Listen 127.0.0.1:59995 https", true),
+        ("SSLProtocol tlsv1.2 ALL", true),
+        ("SSLProtocol -sslv2 +TLSV1.3", true),
+    ];
+    let failures = held_to_apache2_t(
+        cases.iter().copied(),
+        |body| {
+            ["alias", "cache", "cache_disk", "socache_shmcb", "ssl"]
+                .iter()
+                .fold(HttpdConfig::new(format!("{body}\n")), |cfg, m| cfg.with_module(m))
+        },
+        "argument-value",
+        |r| r.severity == "error",
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `start_cond_section` (`<IfModule>`, `<IfDefine>`, `<IfFile>`, `<IfDirective>`,
+/// `<IfSection>`): after a leading `!`, the first word must not be empty (`""`, `''`, nothing).
+/// httpd refuses it as it builds the tree (one line: "Syntax error on line N of FILE: MSG");
+/// check reports a syntax error on that line in the same words. Neighbours it takes pass.
+#[test]
+fn conditional_sections_without_a_condition_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    let cases: &[(&str, bool)] = &[
+        ("<IfModule \"\">", false),
+        ("<IfDefine \"\">", false),
+        ("<IfModule !>", false),
+        ("<IfModule !\"\">", false),
+        ("<IfModule ''>", false),
+        ("<IfModule \"\" mod_alias.c>", false),
+        ("<IfFile \"\">", false),
+        ("<IfDirective \"\">", false),
+        ("<IfSection \"\">", false),
+        ("<IfModule \"!\">", true),
+        ("<IfModule ! mod_alias.c>", true),
+        ("<IfDefine !X>", true),
+        ("<IfModule \"mod_alias.c\">", true),
+        ("<IfModule \"x\"y>", true),
+    ];
+    let mut failures = vec![];
+    for &(header, accepted) in cases {
+        let name = &header[1..header.find([' ', '>']).unwrap()];
+        let cfg = HttpdConfig::new(format!("{header}\n</{name}>\n"));
+        let (ok, output) = config_test(&cfg);
+        assert_eq!(ok, accepted, "{header}: apache2 -t says {output}");
+        let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+        let errors: Vec<_> = reported.iter().filter(|r| r.severity == "error").collect();
+        if ok {
+            if !errors.is_empty() {
+                failures.push(format!("{header}: httpd accepts, we report {errors:?}"));
+            }
+            continue;
+        }
+        let said = output.lines().find_map(|l| l.split("Syntax error on line ").nth(1)).unwrap();
+        let line: u32 = said.split_whitespace().next().unwrap().parse().unwrap();
+        let message = said.split_once(": ").unwrap().1.trim();
+        if !errors.iter().any(|r| r.line == line && r.message == message) {
+            failures.push(format!("{header}: httpd says line {line}: {message:?}; we report {errors:?}"));
+        }
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

@@ -702,7 +702,7 @@ fn shift_config(cfg: &mut Config, file: FileId, q: TextSize, delta: i64) {
             p.range = shift(p.range, q, delta);
         }
     }
-    for (f, r) in &mut cfg.inactive {
+    for (f, r) in cfg.inactive.iter_mut().chain(cfg.compat_guarded.iter_mut()) {
         if *f == file {
             *r = shift(*r, q, delta);
         }
@@ -829,6 +829,7 @@ Alias /x /nonexistent-x
         );
         assert_eq!(format!("{:?}", a.cfg.problems), format!("{:?}", fresh.cfg.problems));
         assert_eq!(a.cfg.inactive, fresh.cfg.inactive);
+        assert_eq!(a.cfg.compat_guarded, fresh.cfg.compat_guarded);
         assert_eq!(a.cfg.included_from, fresh.cfg.included_from);
         let texts: Vec<&str> = a.cfg.files.iter().map(|f| &*f.text).collect();
         let fresh_texts: Vec<&str> = fresh.cfg.files.iter().map(|f| &*f.text).collect();

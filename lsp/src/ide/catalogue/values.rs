@@ -111,6 +111,14 @@ pub(crate) enum Handler {
     LbMethod,
     /// A balancer's `stickysessionsep=`: one character, or `Off`.
     StickySessionSep,
+    /// A worker's `hcmethod=` (mod_proxy_hcheck): a method of `proxy_hcmethods`, case aside,
+    /// that is implemented.
+    HcMethod,
+    /// A worker's `hcexpr=`: a name an earlier `ProxyHCExpr` of the same server defined.
+    HcExpr,
+    /// A worker's `hctemplate=`: a name an earlier `ProxyHCTemplate` of the same server
+    /// defined.
+    HcTemplate,
 }
 
 /// `APR_STRINGIFY(APR_UINT32_MAX)` and `APR_INT32_MAX` as Debian's build spells them in
@@ -493,6 +501,65 @@ pub(crate) const WORKER_PARAMS: &[(&str, Accepts)] = &[
     ),
     ("secret", Accepts::Length { size: 64, refused: "Secret length must be < 64 characters" }),
 ];
+
+/// The `key=value` parameters mod_proxy_hcheck adds to a worker's (`set_worker_hc_param`,
+/// keys compared case aside), read where the worker's table does not know the key. Its
+/// names and templates live in each server's own configuration (no merge): a virtual host
+/// sees only those defined earlier in it. A key not here is "unknown Worker hcheck parameter".
+pub(crate) const HC_PARAMS: &[(&str, Accepts)] = &[
+    ("hctemplate", Accepts::Handler(Handler::HcTemplate)),
+    ("hcmethod", Accepts::Handler(Handler::HcMethod)),
+    (
+        "hcinterval",
+        Accepts::Timeout {
+            unit: "s",
+            // (`AP_WD_TM_SLICE`, mod_watchdog's 100 ms.)
+            min: 100_000,
+            refused: "Unparse-able hcinterval setting",
+            short: "Interval must be a positive value greater than 100ms",
+        },
+    ),
+    (
+        "hcpasses",
+        Accepts::Number {
+            words: &[],
+            read: Read::Atoi,
+            ranges: &[(0, I32_MAX)],
+            refused: "Passes must be a positive value",
+        },
+    ),
+    (
+        "hcfails",
+        Accepts::Number {
+            words: &[],
+            read: Read::Atoi,
+            ranges: &[(0, I32_MAX)],
+            refused: "Fails must be a positive value",
+        },
+    ),
+    ("hcuri", Accepts::Length { size: 64, refused: "Health check uri length must be < 64 characters" }),
+    ("hcexpr", Accepts::Handler(Handler::HcExpr)),
+];
+
+/// mod_proxy's health-check methods (`proxy_hcmethods` in `proxy_util.c`), each with whether
+/// it is implemented (`CPING` and `PROVIDER` are listed and refused).
+pub(crate) const HC_METHODS: &[(&str, bool)] = &[
+    ("NONE", true),
+    ("TCP", true),
+    ("OPTIONS", true),
+    ("HEAD", true),
+    ("GET", true),
+    ("CPING", false),
+    ("PROVIDER", false),
+    ("OPTIONS11", true),
+    ("HEAD11", true),
+    ("GET11", true),
+];
+
+/// What a health-check parameter `key` accepts (case aside), if mod_proxy_hcheck knows it.
+pub(crate) fn hc_param(key: &str) -> Option<&'static Accepts> {
+    HC_PARAMS.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, a)| a)
+}
 
 /// The `key=value` parameters of a balancer (`ProxyPass` to `balancer://…`, `ProxySet` on
 /// one): mod_proxy's `set_balancer_param`. A key not here is "unknown Balancer parameter".

@@ -682,7 +682,19 @@ impl Loader<'_> {
         let name = self.expand(file, focus, name_raw);
         if let Some(cond) = self.condition(&name, &raw) {
             match cond {
-                Some(true) => self.body_items(file, &body, out),
+                Some(true) => {
+                    // (A guard of mod_access_compat's: its body is remembered, see
+                    // `Config::compat_guarded`.)
+                    if name.eq_ignore_ascii_case("ifmodule")
+                        && matches!(words(&raw).next().as_deref(), Some("mod_access_compat.c" | "access_compat_module"))
+                    {
+                        let body_end = closer.unwrap_or(range.end());
+                        if focus.end() <= body_end {
+                            self.cfg.compat_guarded.push((file, TextRange::new(focus.end(), body_end)));
+                        }
+                    }
+                    self.body_items(file, &body, out)
+                }
                 Some(false) => {
                     let body_start = focus.end();
                     let body_end = closer.unwrap_or(range.end());
@@ -947,7 +959,7 @@ impl Loader<'_> {
             let id = self.add_parsed(fd);
             work.push((id, text, flat));
         }
-        type Built = (ThinVec<Node>, Vec<Problem>, Vec<(FileId, TextRange)>);
+        type Built = (ThinVec<Node>, Vec<Problem>, Vec<(FileId, TextRange)>, Vec<(FileId, TextRange)>);
         // File by file, a worker loader per piece of the work rayon splits off: files differ in
         // size, and halves fixed in advance left one core idle while the other finished.
         let built: Vec<Built> = {
@@ -959,16 +971,18 @@ impl Loader<'_> {
                     |w, (id, text, flat)| {
                         let mut nodes = ThinVec::new();
                         w.flat_items(*id, flat, text, 0, &mut nodes);
-                        (nodes, std::mem::take(&mut w.cfg.problems), std::mem::take(&mut w.cfg.inactive))
+                        let guarded = std::mem::take(&mut w.cfg.compat_guarded);
+                        (nodes, std::mem::take(&mut w.cfg.problems), std::mem::take(&mut w.cfg.inactive), guarded)
                     },
                 )
                 .collect()
         };
-        for ((id, text, _), (nodes, problems, inactive)) in work.iter().zip(built) {
+        for ((id, text, _), (nodes, problems, inactive, guarded)) in work.iter().zip(built) {
             self.cfg.included_from.push((*id, file, range));
             self.expanded += text.len();
             self.cfg.problems.extend(problems);
             self.cfg.inactive.extend(inactive);
+            self.cfg.compat_guarded.extend(guarded);
             out.extend(nodes);
         }
         n

@@ -330,6 +330,9 @@ pub struct Config {
     pub server_root: std::path::PathBuf,
     /// Bodies of conditional sections whose condition is false.
     pub inactive: Vec<(FileId, TextRange)>,
+    /// Bodies of `<IfModule mod_access_compat.c>` (or `access_compat_module`) sections read
+    /// because the module is loaded: what they hold applies only while it is.
+    pub compat_guarded: Vec<(FileId, TextRange)>,
     /// Which file included which: (child, parent, range of the Include directive).
     pub included_from: Vec<(FileId, FileId, TextRange)>,
     /// For an .htaccess file loaded with [`load_in_context`]: the server
@@ -366,6 +369,7 @@ impl Clone for Config {
             defines: self.defines.clone(),
             server_root: self.server_root.clone(),
             inactive: self.inactive.clone(),
+            compat_guarded: self.compat_guarded.clone(),
             included_from: self.included_from.clone(),
             enclosing: self.enclosing.clone(),
             htaccess_servers: self.htaccess_servers.clone(),

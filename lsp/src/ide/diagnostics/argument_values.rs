@@ -26,6 +26,7 @@ use crate::ide::catalogue::values::{self, Accepts, Handler, Read};
 use crate::ide::catalogue::ArgKind;
 use crate::ide::config::{Config, Node, NodeKind};
 use crate::ide::policy::addr::{AddrError, IpSubnet};
+use crate::ide::policy::pcre::pcre_refuses;
 
 /// The section whose path httpd's handlers see as `cmd->path` while they read a line: None
 /// outside any (the server's own lines), else the innermost `<Directory>`, `<Location>`,
@@ -202,15 +203,15 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
             proxy_pass_refusal(cfg, n, name == "ProxyPassMatch", &args, place)
         }
         "BalancerMember" if cfg.module_loaded("proxy_module") => balancer_member_refusal(cfg, n, &words(), place),
-        "ProxySet" if cfg.module_loaded("proxy_module") => proxy_set_refusal(cfg, &words(), place),
+        "ProxySet" if cfg.module_loaded("proxy_module") => proxy_set_refusal(cfg, n, &words(), place),
         name @ ("Header" | "RequestHeader") if cfg.module_loaded("headers_module") => {
-            header_format_refusal(cfg, name == "Header", &words())
+            let args = words();
+            header_refusal(name, &args).or_else(|| header_format_refusal(cfg, name == "Header", &args))
         }
         name @ ("RewriteRule" | "RewriteCond") if cfg.module_loaded("rewrite_module") => {
             // (`parseargline`: a quote ends a quoted word, a backslash before it or not.)
             let (_, _, flags) = super::regex_compile::rewrite_words(n.raw_args())?;
-            let flags = flags?;
-            (!(flags.starts_with('[') && flags.ends_with(']'))).then(|| format!("{name}: bad flag delimiters"))
+            super::rewrite_flags::refusal(name == "RewriteRule", flags?).map(|why| format!("{name}: {why}"))
         }
         "AllowOverride" => words().iter().find_map(|w| allow_override_refusal(w)),
         "AllowOverrideList" => {
@@ -235,6 +236,12 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
                 }
             })
         }
+        "ServerAlias" if in_main_server(cfg, place) => Some("ServerAlias only used in <VirtualHost>".to_string()),
+        "Listen" if in_main_server(cfg, place) => listen_refusal(n.arg_strings()),
+        "Mutex" if in_main_server(cfg, place) => mutex_refusal(&n.arg_strings()),
+        name @ ("SSLProtocol" | "SSLProxyProtocol") if cfg.module_loaded("ssl_module") => {
+            ssl_protocol_refusal(name, &words())
+        }
         // (Validated with the access rules.)
         "AuthzSendForbiddenOnFailure" => None,
         // `ssl_cmd_SSLCompression`: OpenSSL built without compression methods (the default
@@ -244,6 +251,72 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         _ => flag_refusal(cfg, n, words),
     }
+}
+
+/// Whether a line is read by the main server itself, outside any section with a path (where
+/// the handlers of server-wide directives run rather than the context check refusing them
+/// first), in a configuration read whole.
+fn in_main_server(cfg: &Config, place: Place) -> bool {
+    cfg.modules_known && matches!(place.path, CmdPath::None) && std::ptr::eq(place.server, cfg.nodes.as_slice())
+}
+
+/// `ap_set_listener` on the words `invoke_cmd` hands a `TAKE_ARGV` handler (a last empty word
+/// dropped): one or two, the first an address `apr_parse_addr_port` reads (only an empty one
+/// is judged here).
+fn listen_refusal(mut args: Vec<String>) -> Option<String> {
+    if args.last().is_some_and(String::is_empty) {
+        args.pop();
+    }
+    if args.is_empty() || args.len() > 2 {
+        return Some("Listen requires 1 or 2 arguments.".to_string());
+    }
+    args[0].is_empty().then(|| "Invalid address or port".to_string())
+}
+
+/// `ap_set_mutex` (server/util_mutex.c): a mechanism first (an empty word is none), then mutex
+/// types, checked from the last: an empty one is no type any module registers. Other types
+/// depend on the modules loaded, and a mechanism with a directory on the file system: a line
+/// whose last type is not empty, or whose mechanism is not a plain one, is not judged further.
+fn mutex_refusal(args: &[String]) -> Option<String> {
+    let (mechanism, types) = args.split_first()?;
+    if mechanism.is_empty() {
+        return Some(format!("Mutex requires at least a mechanism argument ({MUTEX_MECHANISMS})"));
+    }
+    let plain = ["none", "no", "default", "yes", "fcntl", "file", "flock", "posixsem", "sem", "sysvsem", "pthread"];
+    if !plain.iter().any(|m| m.eq_ignore_ascii_case(mechanism)) {
+        return None;
+    }
+    let last = types.iter().rev().find(|t| !t.eq_ignore_ascii_case("omitpid"))?;
+    last.is_empty().then(|| "Mutex type  is not valid".to_string())
+}
+
+/// `AP_ALL_AVAILABLE_MUTEXES_STRING` as Linux builds of httpd spell it.
+const MUTEX_MECHANISMS: &str = "Mutex mechanisms are: 'none', 'default', 'flock:/path/to/file', 'fcntl:/path/to/file', 'file:/path/to/file', 'pthread', 'sysvsem', 'posixsem', 'sem'";
+
+/// mod_ssl's `ssl_cmd_protocol_parse` (`SSLProtocol`, `SSLProxyProtocol`): each word, after an
+/// optional `+` or `-`, one of the protocol names, case aside (`strcEQ`). `SSLv3` depends on how
+/// OpenSSL was built: a line reaching it is not judged further.
+fn ssl_protocol_refusal(name: &str, args: &[String]) -> Option<String> {
+    for word in args {
+        let (minus, bare) = match word.strip_prefix(['+', '-']) {
+            Some(rest) => (word.starts_with('-'), rest),
+            None => (false, word.as_str()),
+        };
+        let is = |name: &str| bare.eq_ignore_ascii_case(name);
+        if is("SSLv2") {
+            if minus {
+                continue;
+            }
+            return Some("SSLProtocol: SSLv2 is no longer supported".to_string());
+        }
+        if is("SSLv3") {
+            return None;
+        }
+        if !["TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3", "all"].iter().any(|p| is(p)) {
+            return Some(format!("{name}: Illegal protocol '{bare}'"));
+        }
+    }
+    None
 }
 
 /// mod_proxy's `add_pass`: the words in the order it takes them (outside a section the first
@@ -304,7 +377,7 @@ fn proxy_pass_refusal(cfg: &Config, n: &Node, is_regex: bool, args: &[String], p
         }
     }
     // (A regex path is compiled first: the regex check's.)
-    let why = proxy_params_refusal(cfg, balancer, &deduplicated(&params))?;
+    let why = proxy_params_refusal(cfg, balancer, &deduplicated(&params), place, n)?;
     // A worker whose URL an earlier one of the server may take is shared, its parameters
     // ignored (`ap_proxy_get_worker_ex`); a balancer takes them all.
     (balancer || !may_share_worker(place, n, url)).then(|| format!("ProxyPass {why}"))
@@ -336,33 +409,83 @@ fn balancer_member_refusal(cfg: &Config, n: &Node, args: &[String], place: Place
     if let Some(why) = url_refusal(url) {
         return Some(format!("BalancerMember {why}"));
     }
-    let why = proxy_params_refusal(cfg, false, &deduplicated(&params))?;
+    let why = proxy_params_refusal(cfg, false, &deduplicated(&params), place, n)?;
     (!may_share_worker(place, n, url)).then(|| format!("BalancerMember {why}"))
 }
 
-/// mod_proxy's `set_proxy_param` directly inside a `<Proxy>` or `<ProxyMatch>` section (it
-/// names the worker or balancer, which is defined if it is not yet): each `key=value` in
-/// order. Elsewhere the first word names one that must exist already: not judged.
-fn proxy_set_refusal(cfg: &Config, args: &[String], place: Place) -> Option<String> {
-    let parent = place.parent.filter(|p| p.is_section() && matches!(p.known(), "Proxy" | "ProxyMatch"))?;
-    let name = parent.args().first()?;
-    let name = name.split('>').next().unwrap_or(name);
+/// mod_proxy's `set_proxy_param`. Directly inside a `<Proxy>` or `<ProxyMatch>` section the
+/// section names the worker or balancer, which is defined if it is not yet; elsewhere the
+/// first word names one that must exist already ([`proxy_set_unknown`]). Then each
+/// `key=value` in order.
+fn proxy_set_refusal(cfg: &Config, n: &Node, args: &[String], place: Place) -> Option<String> {
+    let parent = place.parent.filter(|p| p.is_section() && matches!(p.known(), "Proxy" | "ProxyMatch"));
+    let (name, args) = match parent {
+        Some(parent) => {
+            let name = parent.args().first()?;
+            (name.split('>').next().unwrap_or(name), args)
+        }
+        // (A conditional section between the line and a `<Proxy>` is dissolved as httpd builds
+        // the tree, the `<Proxy>` becoming the parent: not judged.)
+        None if place.parent.is_some_and(|p| p.known().starts_with("If")) => return None,
+        None => {
+            let (name, rest) = args.split_first()?;
+            if let Some(why) = proxy_set_unknown(cfg, n, name) {
+                return Some(why);
+            }
+            (name.as_str(), rest)
+        }
+    };
     let balancer = is_balancer(name);
     // A `<Proxy>` URL httpd cannot define a worker for is refused first (`<Proxy *>`: no URL
-    // httpd finds a worker by); a `<ProxyMatch>` pattern is not judged.
-    if !balancer && parent.known() == "ProxyMatch" {
-        return None;
-    }
-    if let Some(why) = (!balancer).then(|| url_refusal(name)).flatten() {
-        return Some(format!("ProxySet {why}"));
+    // httpd finds a worker by). A `<ProxyMatch>` pattern is read as a URL too, its `$n`
+    // references aside (`ap_proxy_define_worker_ex` moves them out of the port): a pattern
+    // with a `$` is not judged.
+    let pattern = parent.is_some_and(|p| p.known() == "ProxyMatch");
+    let judged = parent.is_some() && !balancer && !(pattern && name.contains('$'));
+    if judged {
+        if let Some(why) = url_refusal(name) {
+            return Some(format!("ProxySet {why}"));
+        }
     }
     for word in args {
         let Some((key, value)) = word.split_once('=') else {
             return Some("Invalid ProxySet parameter. Parameter must be in the form 'key=value'".to_string());
         };
-        if let Some(why) = proxy_params_refusal(cfg, balancer, &[(key, value)]) {
+        if let Some(why) = proxy_params_refusal(cfg, balancer, &[(key, value)], place, n) {
             return Some(format!("ProxySet: {why} {key}={value}; {name}"));
         }
+    }
+    None
+}
+
+/// `ProxySet NAME …` outside a `<Proxy>` section: httpd looks the worker or balancer up among
+/// those earlier lines defined and refuses the line when there is none. Refused only where
+/// no earlier line of the whole configuration (any server) defines one of the same
+/// `scheme://host[:port]` and none defines a pattern (`ProxyPassMatch`, `<ProxyMatch>`, `~`,
+/// `$`): httpd's lookup is narrower (the same server, a name the URL starts with). The
+/// configuration is walked only for a `ProxySet` outside a section, a rare line.
+fn proxy_set_unknown(cfg: &Config, n: &Node, name: &str) -> Option<String> {
+    if !cfg.modules_known {
+        return None;
+    }
+    let key = worker_host(name);
+    let mut stack: Vec<&Node> = cfg.nodes.iter().rev().collect();
+    while let Some(node) = stack.pop() {
+        if std::ptr::eq(node, n) {
+            let what = if is_balancer(name) { "Balancer" } else { "Worker" };
+            return Some(format!("ProxySet can not find '{name}' {what}."));
+        }
+        let defines = matches!(
+            node.known(),
+            "ProxyPass" | "ProxyPassMatch" | "BalancerMember" | "ProxySet" | "Proxy" | "ProxyMatch"
+        );
+        if defines
+            && (matches!(node.known(), "ProxyPassMatch" | "ProxyMatch")
+                || node.args().any(|w| w == "~" || w.contains('$') || (key.is_some() && worker_host(w) == key)))
+        {
+            return None;
+        }
+        stack.extend(node.children.iter().rev());
     }
     None
 }
@@ -388,14 +511,42 @@ fn deduplicated<'s>(params: &[(&'s str, &'s str)]) -> Vec<(&'s str, &'s str)> {
 /// What `set_worker_param` (or `set_balancer_param`) says of the first parameter it refuses,
 /// as [`values::proxy_param`] describes them. A key the worker's table does not know is
 /// handed to mod_proxy_hcheck where it is (or may be) loaded: not judged.
-fn proxy_params_refusal(cfg: &Config, balancer: bool, params: &[(&str, &str)]) -> Option<String> {
+fn proxy_params_refusal(
+    cfg: &Config,
+    balancer: bool,
+    params: &[(&str, &str)],
+    place: Place,
+    n: &Node,
+) -> Option<String> {
     params.iter().find_map(|&(key, value)| match values::proxy_param(balancer, key) {
         Some(accepts) => value_refusal(cfg, accepts, value),
         None if balancer => Some("unknown Balancer parameter".to_string()),
-        None if cfg.modules_known && !cfg.module_loaded("proxy_hcheck_module") => {
-            Some("unknown Worker parameter".to_string())
+        None if !cfg.modules_known => None,
+        None if !cfg.module_loaded("proxy_hcheck_module") => Some("unknown Worker parameter".to_string()),
+        None => match values::hc_param(key) {
+            None => Some("unknown Worker hcheck parameter".to_string()),
+            Some(Accepts::Handler(h @ (Handler::HcExpr | Handler::HcTemplate))) => hc_name_refusal(*h, value, place, n),
+            Some(accepts) => value_refusal(cfg, accepts, value),
+        },
+    })
+}
+
+/// `hcexpr=NAME` or `hctemplate=NAME`: mod_proxy_hcheck finds the name (case aside) among
+/// those its `ProxyHCExpr` or `ProxyHCTemplate` lines defined earlier in the same server (its
+/// configuration is per server, never merged: a virtual host does not see the main
+/// server's). Not judged where the server's lines are not known.
+fn hc_name_refusal(h: Handler, name: &str, place: Place, n: &Node) -> Option<String> {
+    let defining = if h == Handler::HcExpr { "ProxyHCExpr" } else { "ProxyHCTemplate" };
+    let earlier = place.earlier_in_server(n)?;
+    let defined = earlier
+        .iter()
+        .any(|(e, _)| e.known() == defining && e.args().next().is_some_and(|w| w.eq_ignore_ascii_case(name)));
+    (!defined).then(|| {
+        if h == Handler::HcExpr {
+            format!("Unknown health check condition expr: {name}")
+        } else {
+            format!("Unknown ProxyHCTemplate name: {name}")
         }
-        None => None,
     })
 }
 
@@ -429,6 +580,85 @@ fn worker_host(url: &str) -> Option<String> {
     let at = url.find("://")?;
     let end = url[at + 3..].find('/').map_or(url.len(), |i| at + 3 + i);
     Some(url[..end].to_ascii_lowercase())
+}
+
+/// mod_headers' `header_cmd` and `header_inout_cmd` on a `Header`/`RequestHeader` line
+/// (`name`), up to its value's format: the words (action, header, value, substitution,
+/// condition, nothing more), the action, the words each action needs or refuses, and the
+/// condition clause (`early`, `env=NAME`, `expr=…`). A regex the action compiles first
+/// (`edit`'s value, `echo`'s header) that may fail leaves the rest to the regex check, and
+/// an `expr=` condition is the expression check's.
+fn header_refusal(name: &str, args: &[String]) -> Option<String> {
+    let mut words = args.iter().map(String::as_str);
+    let mut action = words.next().unwrap_or("");
+    if name == "Header" && (action.eq_ignore_ascii_case("always") || action.eq_ignore_ascii_case("onsuccess")) {
+        action = words.next().unwrap_or("");
+    }
+    let header = words.next().unwrap_or("");
+    let (mut value, subs, clause) = (words.next(), words.next(), words.next());
+    if words.next().is_some() {
+        return Some(format!("{name} has too many arguments"));
+    }
+    let action = action.to_ascii_lowercase();
+    let known = ["set", "setifempty", "add", "append", "merge", "unset", "echo", "edit", "edit*", "note"];
+    if !known.contains(&action.as_str()) {
+        return Some(
+            "first argument must be 'add', 'set', 'setifempty', 'append', 'merge', 'unset', 'echo', 'note', 'edit', or 'edit*'."
+                .to_string(),
+        );
+    }
+    let compiles = |re: &str| regex_syntax::Parser::new().parse(re).is_ok() && !pcre_refuses(re);
+    let mut clause = clause;
+    if action == "edit" || action == "edit*" {
+        if subs.is_none() {
+            return Some("Header edit requires a match and a substitution".to_string());
+        }
+        if !compiles(value?) {
+            return None;
+        }
+    } else {
+        if clause.is_some() {
+            return Some("Too many arguments to directive".to_string());
+        }
+        clause = subs;
+    }
+    match action.as_str() {
+        "unset" | "echo" => {
+            if value.is_some() {
+                if clause.is_some() {
+                    return Some(if action == "unset" {
+                        "header unset takes two arguments".to_string()
+                    } else {
+                        "Header echo takes two arguments".to_string()
+                    });
+                }
+                clause = value.take();
+            }
+            if action == "echo" {
+                if name != "Header" {
+                    return Some("Header echo only valid on Header directives".to_string());
+                }
+                if !compiles(header) {
+                    return None;
+                }
+            }
+        }
+        _ if value.is_none() => return Some("Header requires three arguments".to_string()),
+        _ => {}
+    }
+    let clause = clause?;
+    if clause.eq_ignore_ascii_case("early") || clause.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("expr=")) {
+        return None;
+    }
+    match clause.get(..4).filter(|p| p.eq_ignore_ascii_case("env=")).map(|_| &clause[4..]) {
+        // (httpd's message ends in a blank, left out.)
+        Some("" | "!") => {
+            Some("error: missing environment variable name. envclause should be in the form env=envar".to_string())
+        }
+        Some(_) => None,
+        // (An empty word leaves the message ending in a blank, left out too.)
+        None => Some(format!("Unknown parameter: {clause}").trim_end().to_string()),
+    }
 }
 
 /// mod_headers' `parse_format_string` on the value of a `Header`/`RequestHeader` line (the
@@ -501,11 +731,19 @@ fn described_refusal(
 }
 
 /// The words `invoke_cmd` hands an `ITERATE` (each) or `ITERATE2` (each after the first)
-/// handler: those before the first empty one (`""`), where it stops without a word.
+/// handler: those before the first empty one (`""`), where it stops without a word; and a
+/// `TAKE12`/`TAKE123` handler its words without the empty ones at the end.
 fn iterated(n: &Node, mut args: Vec<String>) -> Vec<String> {
     let skip = match n.directive().map(|d| d.args) {
         Some(ArgKind::Iterate) => 0,
         Some(ArgKind::Iterate2) => 1,
+        // An empty optional word is handed to the handler as none (`*w2 ? w2 : NULL`).
+        Some(ArgKind::Take12 | ArgKind::Take123) => {
+            while args.len() > 1 && args.last().is_some_and(String::is_empty) {
+                args.pop();
+            }
+            return args;
+        }
         _ => return args,
     };
     if let Some(empty) = args.iter().skip(skip).position(String::is_empty) {
@@ -582,6 +820,11 @@ fn param_handler_refusal(cfg: &Config, h: Handler, value: &str) -> Option<String
         }
         Handler::StickySessionSep => (value.len() != 1 && !value.eq_ignore_ascii_case("off"))
             .then(|| "stickysessionsep must be a single character or Off".to_string()),
+        Handler::HcMethod => match values::HC_METHODS.iter().find(|(m, _)| m.eq_ignore_ascii_case(value)) {
+            None => Some("Unknown method".to_string()),
+            Some((_, false)) => Some(format!("Health check method {value} not (yet) implemented")),
+            Some((_, true)) => None,
+        },
         _ => None,
     }
 }
@@ -1112,8 +1355,11 @@ fn remoteip_proxy(word: &str) -> Option<String> {
     let (ip, mask) = word.split_once('/').map_or((word, None), |(a, m)| (a, Some(m)));
     let address = ip.contains(':') || ip.bytes().all(|c| c == b'.' || c.is_ascii_digit());
     if !address {
-        // A wildcard is no host name any resolver finds (glibc's `res_hnok` refuses it).
-        if mask.is_none() && ip.contains(['*', '?']) {
+        // A wildcard is no host name any resolver finds (glibc's `res_hnok` refuses it), nor
+        // is a word with a `#` (a comment after the addresses is read as words: `# proxy`),
+        // which DNS refuses the same way and /etc/hosts cannot list (it starts a comment
+        // there).
+        if mask.is_none() && ip.contains(['*', '?', '#']) {
             return Some("(Name or service not known error)".to_string());
         }
         return mask.map(|m| format!("the subnet /{m} is invalid"));

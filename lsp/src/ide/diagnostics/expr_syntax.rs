@@ -54,6 +54,10 @@ pub(crate) fn refusal(cfg: &Config, n: &Node) -> Option<String> {
             if !input.eq_ignore_ascii_case("expr") || args.len() > 3 {
                 return None;
             }
+            // (The flags are read first: one httpd refuses is the line's error.)
+            if args.get(2).is_some_and(|f| super::rewrite_flags::refusal(false, f).is_some()) {
+                return None;
+            }
             // A leading `!` negates the condition and is not the expression's.
             let expr = pattern.strip_prefix('!').unwrap_or(pattern);
             // (2.4.71 writes no colon after the quoted expression.)
@@ -279,7 +283,9 @@ mod tests {
             /etc/httpd.conf:9: Error[expr-syntax]: httpd 2.4 will not start: Can't parse envclause/expression: syntax error, unexpected $end
             /etc/httpd.conf:10: Error[expr-syntax]: httpd 2.4 will not start: RewriteCond: cannot compile expression "true false" syntax error, unexpected T_FALSE, expecting $end
             /etc/httpd.conf:12: Error[expr-syntax]: httpd 2.4 will not start: syntax error, unexpected $end, expecting T_REGEX or T_REGEX_I: Variable 'X' does not exist
+            /etc/httpd.conf:14: Error[argument-value]: httpd 2.4 will not start: Too many arguments to directive
             /etc/httpd.conf:15: Error[expr-syntax]: httpd 2.4 will not start: Can't parse value expression : Variable 'X' does not exist
+            /etc/httpd.conf:16: Error[argument-value]: httpd 2.4 will not start: Header echo only valid on Header directives
             /etc/httpd.conf:18: Error[argument-value]: httpd 2.4 will not start: Missing expression for SetEnvIfExpr
         "#]]
         .assert_eq(&render(concat!(
@@ -312,6 +318,7 @@ mod tests {
             /etc/httpd.conf:11: Error[expr-syntax]: httpd 2.4 will not start: Cannot parse alias expression '/srv/%{BOGUS}': Variable 'BOGUS' does not exist
             /etc/httpd.conf:12: Error[expr-syntax]: httpd 2.4 will not start: Cannot parse redirect expression 'http://h/%{BOGUS}': Variable 'BOGUS' does not exist
             /etc/httpd.conf:13: Error[expr-syntax]: httpd 2.4 will not start: Cannot parse redirect expression 'http://h/%{BOGUS}': Variable 'BOGUS' does not exist
+            /etc/httpd.conf:15: Error[argument-value]: httpd 2.4 will not start: error: missing environment variable name. envclause should be in the form env=envar
         "#]].assert_eq(&render(concat!(
             "//- /etc/httpd.conf\n",
             "LoadModule headers_module m\nLoadModule log_debug_module m\nLoadModule alias_module m\n",

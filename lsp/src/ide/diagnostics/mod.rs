@@ -5,6 +5,7 @@
 
 mod access_rules;
 mod argument_values;
+mod compat_guarded_require;
 mod defeated_require;
 pub mod deprecated_access;
 mod deprecated_directive;
@@ -15,6 +16,7 @@ mod load_problems;
 mod options_syntax;
 pub(crate) mod regex_compile;
 mod removed_directive;
+mod rewrite_flags;
 mod syntax_errors;
 mod unknown_directive;
 
@@ -212,7 +214,7 @@ const LOCAL: &[(&str, Check)] =
     &[("nodes", nodes), ("deprecated-access", deprecated_access::check), ("access-rules", access_rules::check)];
 
 /// The checks that look at every node on its own (unknown-directive, removed-directive,
-/// options-syntax, deprecated-directive, directive-context), in one walk: each node is looked
+/// options-syntax, deprecated-directive, directive-context, require-in-compat-guard), in one walk: each node is looked
 /// up in the catalogue once.
 fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
     use directive_context::Walk;
@@ -233,6 +235,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
     // (argument_values). (The fifth: whether the node is inside a <Limit>/<LimitExcept>, whose
     // check covers it.)
     let top_place = argument_values::Place::top(cfg, htaccess);
+    let guards = compat_guarded_require::Guards::new(cfg);
     let mut stack: Vec<(&crate::ide::config::Node, Option<usize>, bool, argument_values::Place, bool)> =
         cfg.nodes.iter().rev().map(|n| (n, top, htaccess, top_place, false)).collect();
     while let Some((node, at, in_path, place, in_limit)) = stack.pop() {
@@ -258,6 +261,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
             if !in_limit && limit_methods::is_limit(node) {
                 limit_methods::node(cfg, node, out);
             }
+            compat_guarded_require::node(cfg, &guards, node, out);
         }
         let inner_limit = in_limit || limit_methods::is_limit(node);
         let inner_path = in_path

@@ -43,7 +43,7 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, in_path: bool) -> Option<String> {
         }
         (NodeKind::Directive, "RewriteRule") if loaded("rewrite_module") => {
             let (pattern, _, flags) = rewrite_args(n.raw_args())?;
-            if !flags.is_none_or(|f| flags_known(f, RULE_FLAGS)) {
+            if flags.is_some_and(|f| super::rewrite_flags::refusal(true, f).is_some()) {
                 return None;
             }
             let re = pattern.strip_prefix('!').unwrap_or(pattern);
@@ -51,7 +51,9 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, in_path: bool) -> Option<String> {
         }
         (NodeKind::Directive, "RewriteCond") if loaded("rewrite_module") => {
             let (input, pattern, flags) = rewrite_args(n.raw_args())?;
-            if input.eq_ignore_ascii_case("expr") || !flags.is_none_or(|f| flags_known(f, COND_FLAGS)) {
+            if input.eq_ignore_ascii_case("expr")
+                || flags.is_some_and(|f| super::rewrite_flags::refusal(false, f).is_some())
+            {
                 return None;
             }
             let re = pattern.strip_prefix('!').unwrap_or(pattern);
@@ -207,58 +209,6 @@ fn parseargline(line: &str) -> Option<(&str, &str, Option<&str>, &str)> {
         None => Some((a1, a2, None, "")),
         Some((a3, rest)) => Some((a1, a2, Some(a3), rest)),
     }
-}
-
-/// RewriteCond flags (`cmd_rewritecond_setflag`).
-const COND_FLAGS: &[&str] = &["nocase", "NC", "ornext", "OR", "novary", "NV"];
-/// RewriteRule flags that never fail to be read, without a value (`cmd_rewriterule_setflag`);
-/// `E`, `T` and `H` also with one.
-const RULE_FLAGS: &[&str] = &[
-    "L",
-    "last",
-    "NC",
-    "nocase",
-    "QSA",
-    "qsappend",
-    "QSD",
-    "qsdiscard",
-    "QSL",
-    "qslast",
-    "PT",
-    "passthrough",
-    "P",
-    "proxy",
-    "F",
-    "forbidden",
-    "G",
-    "gone",
-    "N",
-    "next",
-    "C",
-    "chain",
-    "NE",
-    "noescape",
-    "NS",
-    "nosubreq",
-    "END",
-    "R",
-    "redirect",
-    "DPI",
-    "discardpath",
-    "B",
-];
-
-/// Whether every flag of a `[…]` field is one of `known` (E=, T= and H= with a value for
-/// rules): the flags are read before the pattern is compiled, and an unknown one fails first.
-fn flags_known(field: &str, known: &[&str]) -> bool {
-    let Some(inner) = field.strip_prefix('[').and_then(|f| f.strip_suffix(']')) else { return false };
-    inner.split(',').map(str::trim).filter(|f| !f.is_empty()).all(|flag| match flag.split_once('=') {
-        None => known.iter().any(|k| flag.eq_ignore_ascii_case(k)),
-        Some((key, _)) => {
-            std::ptr::eq(known, RULE_FLAGS)
-                && ["E", "env", "T", "type", "H", "handler"].iter().any(|k| key.eq_ignore_ascii_case(k))
-        }
-    })
 }
 
 /// Whether a RewriteCond pattern (after its `!`) is a regex, not one of the tests mod_rewrite
