@@ -25,6 +25,7 @@
 
 pub mod context;
 pub(crate) mod options;
+pub(crate) mod retired;
 pub(crate) mod values;
 
 use std::collections::HashMap;

@@ -206,7 +206,14 @@ pub fn load_for_batch(path: &Path, fs: &dyn FileSource, main: bool) -> Config {
 }
 
 fn load_main(main: &Path, fs: &dyn FileSource, keep_trees: bool) -> Config {
-    let mut cfg = load_with(main, fs, ModuleSet::builtin(), true, keep_trees);
+    // Debian's apache2ctl sources `envvars` beside the main file before starting httpd.
+    let environment = absolute(main)
+        .parent()
+        .and_then(|dir| fs.read(&dir.join("envvars")).ok())
+        .map(|(text, _)| super::envvars::read(&text))
+        .unwrap_or_default();
+    let seed = Config { modules: ModuleSet::builtin(), modules_known: true, environment, ..Config::default() };
+    let mut cfg = load_seeded_at(main, fs, seed, keep_trees);
     // A configuration that loads no module at all is a fragment: assume Debian's defaults.
     if !cfg.walk().any(|n| n.is("LoadModule")) {
         cfg.modules_known = false;
@@ -234,6 +241,7 @@ pub fn load_in_context(path: &Path, fs: &dyn FileSource, enclosing: Arc<Config>)
         modules: enclosing.modules.clone(),
         modules_known: enclosing.modules_known,
         defines: enclosing.defines.clone(),
+        environment: enclosing.environment.clone(),
         server_root: enclosing.server_root.clone(),
         enclosing: Some(enclosing),
         top: TopLevel::Htaccess,
@@ -243,8 +251,13 @@ pub fn load_in_context(path: &Path, fs: &dyn FileSource, enclosing: Arc<Config>)
 }
 
 fn load_with(path: &Path, fs: &dyn FileSource, modules: ModuleSet, modules_known: bool, keep_trees: bool) -> Config {
+    load_seeded_at(path, fs, Config { modules, modules_known, ..Config::default() }, keep_trees)
+}
+
+/// [`load_seeded`], ServerRoot taken as the file's directory until a ServerRoot line says.
+fn load_seeded_at(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool) -> Config {
     let server_root = absolute(path).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
-    load_seeded(path, fs, Config { modules, modules_known, server_root, ..Config::default() }, keep_trees)
+    load_seeded(path, fs, Config { server_root, ..seed }, keep_trees)
 }
 
 fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool) -> Config {
@@ -380,6 +393,7 @@ fn load_fragment_seeded(fd: Arc<FileData>, server: Option<&Config>) -> Config {
                 modules,
                 modules_known: server.modules_known,
                 defines: server.defines.clone(),
+                environment: server.environment.clone(),
                 server_root: server.server_root.clone(),
                 top: TopLevel::Htaccess,
                 ..Config::default()
@@ -546,8 +560,12 @@ impl Loader<'_> {
             out.push_str(&text[last..r.start]);
             let value =
                 self.cfg.defines.iter().find(|(k, _)| k.eq_ignore_ascii_case(&r.name)).and_then(|(_, v)| v.clone());
+            // Then the environment (ap_resolve_env: getenv, names compared exactly).
+            let value = value.map(Some).or_else(|| self.cfg.environment.get(&*r.name).cloned());
             match value {
-                Some(v) => out.push_str(&v),
+                Some(Some(v)) => out.push_str(&v),
+                // Set by the environment to what only the shell knows: left as written.
+                Some(None) => out.push_str(&text[r.start..r.end]),
                 None => {
                     out.push_str(&text[r.start..r.end]);
                     if !r.name.contains(':') {
@@ -997,6 +1015,7 @@ impl Loader<'_> {
                 modules: self.cfg.modules.clone(),
                 modules_known: self.cfg.modules_known,
                 defines: self.cfg.defines.clone(),
+                environment: self.cfg.environment.clone(),
                 server_root: self.cfg.server_root.clone(),
                 ..Config::default()
             },
@@ -1408,6 +1427,35 @@ mod tests {
         let cfg = load(Path::new("/etc/httpd/httpd.conf"), &fs);
         assert_eq!(names(&cfg), vec!["LoadModule authz_core_module m.so", "A 1", "Define X v w", "D v w", "E "]);
         assert_eq!(cfg.inactive.len(), 3);
+    }
+
+    /// Debian's `envvars` beside the main file sets `${APACHE_…}`: a plain value is expanded, a
+    /// value only the shell knows is left as written, and neither is said to be undefined.
+    #[test]
+    fn variables_debians_envvars_sets_are_not_undefined() {
+        let fs = Mem(vec![
+            (
+                "/etc/apache2/apache2.conf",
+                "LoadModule authz_core_module m.so\nUser ${APACHE_RUN_USER}\nErrorLog ${APACHE_LOG_DIR}/error.log\nServerAdmin ${NOPE}\n",
+            ),
+            (
+                "/etc/apache2/envvars",
+                "if [ x ]; then\n\tSUFFIX=-a\nelse\n\tSUFFIX=\nfi\nexport APACHE_RUN_USER=www-data\nexport APACHE_LOG_DIR=/var/log/apache2$SUFFIX\n",
+            ),
+        ]);
+        let cfg = load(Path::new("/etc/apache2/apache2.conf"), &fs);
+        assert_eq!(
+            names(&cfg),
+            vec![
+                "LoadModule authz_core_module m.so",
+                "User www-data",
+                "ErrorLog ${APACHE_LOG_DIR}/error.log",
+                "ServerAdmin ${NOPE}"
+            ]
+        );
+        let said: Vec<&str> = cfg.problems.iter().map(|p| p.message.as_str()).collect();
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(said[0].starts_with("${NOPE} is not defined"), "{said:?}");
     }
 
     /// mod_version's regex forms match the regex against "2.4.71": a false one is skipped like

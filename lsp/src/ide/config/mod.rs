@@ -12,6 +12,7 @@
 //! reported instead of followed; nothing is executed and nothing but files the
 //! configuration names is read.
 
+mod envvars;
 pub mod index;
 mod loader;
 mod modules;
@@ -327,6 +328,9 @@ pub struct Config {
     /// Whether the set of loaded modules comes from LoadModule lines (true) or is assumed.
     pub modules_known: bool,
     pub defines: std::collections::HashMap<String, Option<String>>,
+    /// The variables httpd's environment is known to hold (Debian's `envvars` beside the main
+    /// file): Some(value) where its value is known ([`envvars`]).
+    pub environment: std::collections::HashMap<String, Option<String>>,
     pub server_root: std::path::PathBuf,
     /// Bodies of conditional sections whose condition is false.
     pub inactive: Vec<(FileId, TextRange)>,
@@ -367,6 +371,7 @@ impl Clone for Config {
             modules: self.modules.clone(),
             modules_known: self.modules_known,
             defines: self.defines.clone(),
+            environment: self.environment.clone(),
             server_root: self.server_root.clone(),
             inactive: self.inactive.clone(),
             compat_guarded: self.compat_guarded.clone(),
@@ -409,6 +414,7 @@ impl Config {
             modules: self.modules.clone(),
             modules_known: self.modules_known,
             defines: self.defines.clone(),
+            environment: self.environment.clone(),
             server_root: self.server_root.clone(),
             enclosing: self.enclosing.clone(),
             htaccess_servers: self.htaccess_servers.clone(),

@@ -48,6 +48,11 @@ impl Known {
                 } else {
                     format!("'{}' is not a directive of httpd 2.4 or its bundled modules", display_name(node))
                 };
+                // A directive of an older httpd: what replaced it.
+                let msg = match catalogue::retired::replacement(node.name()) {
+                    Some(r) => format!("{msg}: {} was {r}", node.name()),
+                    None => msg,
+                };
                 let msg = if node.name().starts_with(crate::ide::bom::BOM) {
                     format!("{msg}: the file begins with a UTF-8 byte-order mark, which httpd does not strip (it reads it as part of this name); save the file without it")
                 } else {
@@ -129,6 +134,15 @@ fn display_name(node: &crate::ide::config::Node) -> String {
 mod tests {
     use crate::ide::diagnostics::tests::render;
     use expect_test::expect;
+
+    #[test]
+    fn directives_of_older_releases_say_what_replaced_them() {
+        expect![[r#"
+            /etc/httpd/httpd.conf:2: Error[unknown-directive]: Invalid command 'LockFile', perhaps misspelled or defined by a module not included in the server configuration: LockFile was removed in 2.4: the lock file directory is set with `Mutex file:/path default`
+            /etc/httpd/httpd.conf:3: Error[unknown-directive]: Invalid command 'acceptmutex', perhaps misspelled or defined by a module not included in the server configuration: acceptmutex was removed in 2.4: the accept mutex is set with `Mutex <mechanism> mpm-accept`
+        "#]]
+        .assert_eq(&render("//- /etc/httpd/httpd.conf\nLoadModule authz_core_module modules/mod_authz_core.so\nLockFile /var/lock/httpd\nacceptmutex flock\n"));
+    }
 
     #[test]
     fn unknown_directive_is_an_error_only_when_modules_are_known() {
