@@ -517,6 +517,24 @@ fn cases() -> Vec<Case> {
         .file("htdocs/sub/.htaccess", "Order allow,deny\nAllow from all\n")
         .fix_in("htdocs/sub/.htaccess"),
     );
+    // Black-box round 8 (random tree 481, minimised): a server-level <FilesMatch> whose
+    // <LimitExcept> denies with Order/Deny, and a virtual host's old-style <Location />, merged
+    // after it, that replaces those rules for its requests. Only the host's Alias /al shows it
+    // (the document root answers 500 for its broken .htaccess): the proof never asked under the
+    // alias, rewrote both (exit 0), and POST /al/x.txt went 401/200 → 403. Now it asks there
+    // and leaves both.
+    v.push(
+        case(
+            "virtual hosts: a <Location /> replacing a server <FilesMatch>'s old-style rules, seen only under an Alias",
+            format!("<Directory @DOCROOT@>\n  AllowOverride AuthConfig\n</Directory>\n<FilesMatch \"\\.txt$\">\n{AUTH}  Require valid-user\n  <LimitExcept PUT DELETE>\n    Order allow,deny\n    Deny from ::1\n  </LimitExcept>\n</FilesMatch>\n<VirtualHost 127.0.0.1:@PORT@>\n  ServerName b.test\n  Alias /al @ROOT@/other\n  <Location />\n    Order deny,allow\n    Deny from 127.0.0.2\n  </Location>\n</VirtualHost>\n"),
+            "Deny from ::1",
+            &["/al/x.txt", "/al/", "/x.txt"],
+        )
+        .methods(&["GET", "POST", "PUT"])
+        .file("htdocs/.htaccess", "NoSuchDirective here\n")
+        .file("other/x.txt", "x\n")
+        .not_preferred(),
+    );
     // Old-style rules inside a guard for mod_access_compat (round 7, bug 3): the Require lines
     // must not go inside it, or unloading the module would drop them.
     v.push(with_docs(case(

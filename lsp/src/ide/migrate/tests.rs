@@ -1230,3 +1230,21 @@ fn an_htaccess_files_section_is_proven_under_a_location_pattern() {
         "#]],
     );
 }
+
+#[test]
+fn a_server_files_section_is_proven_under_an_alias() {
+    // The host's <Location /> replaces the <FilesMatch>'s Order/Deny for its requests; only
+    // under /al (the document root's .htaccess is broken: 500 everywhere) does rewriting either
+    // change anything, and the proof must ask there (it did not: both were rewritten and
+    // POST /al/x.txt went 401 → 403).
+    check_migrate(
+        &format!(
+            "{}//- $ROOT/htdocs/.htaccess\nNoSuchDirective here\n//- $ROOT/other/x.txt\nx\n",
+            conf("<Directory $ROOT/htdocs>\n    AllowOverride AuthConfig\n</Directory>\n<FilesMatch \"\\.txt$\">\n    AuthType Basic\n    AuthName x\n    AuthUserFile $ROOT/htpasswd\n    Require valid-user\n    <LimitExcept PUT DELETE>\n        Order allow,deny\n        Deny from ::1\n    </LimitExcept>\n</FilesMatch>\n<VirtualHost 127.0.0.1:80>\n    ServerName b.test\n    Alias /al $ROOT/other\n    <Location />\n        Order deny,allow\n        Deny from 127.0.0.2\n    </Location>\n</VirtualHost>\n")
+        ),
+        expect![[r#"
+            left: $ROOT/httpd.conf:13: <FilesMatch "\.txt$">: the rewrite would change access: GET /al/.txt on b.test from any other client (anonymous): 401 → 403, GET /al/.txt on b.test from any other client (user someone-unnamed): 200 → 403, GET /al/.txt on b.test from any other client (wrong password): 401 → 403 and 3 more
+            left: $ROOT/httpd.conf:26: <Location />: the rewrite would change access: GET /al/.txt on b.test from any other client (anonymous): 401 → 403, GET /al/.txt on b.test from any other client (user someone-unnamed): 200 → 403, GET /al/.txt on b.test from any other client (wrong password): 401 → 403 and 3 more
+        "#]],
+    );
+}
