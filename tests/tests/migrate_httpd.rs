@@ -535,6 +535,23 @@ fn cases() -> Vec<Case> {
         .file("other/x.txt", "x\n")
         .not_preferred(),
     );
+    // The 1 000-vhost bench tree's shape (session 18): a server-level <Directory /> denying
+    // with Order/Deny, a 2.4 Require all granted on the tree above the document roots, and a
+    // virtual host's Alias to a directory with no old-style section of its own. Under the
+    // alias only <Directory />'s Order/Deny refuse (403); rewritten to Require all denied, the
+    // later Require all granted replaces it and GET /media/x.txt answered 200 after main's
+    // migrate --write. The proof now asks under the alias and carries the denial into the
+    // <Directory> holding the Require all granted.
+    v.push(
+        case(
+            "virtual hosts: a <Directory /> denying with Order/Deny, seen only under a host's Alias",
+            "<Directory />\n  Order deny,allow\n  Deny from all\n</Directory>\n<Directory @ROOT@>\n  Require all granted\n</Directory>\n<Directory @DOCROOT@>\n  Order allow,deny\n  Allow from all\n</Directory>\n<VirtualHost 127.0.0.1:@PORT@>\n  ServerName a.test\n  Alias /media/ \"@ROOT@/media/\"\n</VirtualHost>\n",
+            "Deny from all",
+            &["/media/x.txt", "/media/", "/x.txt"],
+        )
+        .file("media/x.txt", "x\n")
+        .file("htdocs/x.txt", "x\n"),
+    );
     // Old-style rules inside a guard for mod_access_compat (round 7, bug 3): the Require lines
     // must not go inside it, or unloading the module would drop them.
     v.push(with_docs(case(

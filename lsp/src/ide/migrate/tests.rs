@@ -1248,3 +1248,45 @@ fn a_server_files_section_is_proven_under_an_alias() {
         "#]],
     );
 }
+
+#[test]
+fn a_root_directory_denial_is_proven_under_a_host_alias() {
+    // The 1 000-vhost bench tree's shape: under /media/ no section but <Directory /> has
+    // Order/Deny, so it refuses there (403); rewritten, the later Require all granted on $ROOT
+    // replaces its Require all denied (httpd: 200). Only the alias leads there; the denial is
+    // carried into <Directory $ROOT> instead.
+    check_migrate(
+        &format!(
+            "{}//- $ROOT/media/x.txt\nx\n//- $ROOT/htdocs/x.txt\nx\n",
+            conf("<Directory />\n    Order deny,allow\n    Deny from all\n</Directory>\n<Directory $ROOT>\n    Require all granted\n</Directory>\n<Directory $ROOT/htdocs>\n    Order allow,deny\n    Allow from all\n</Directory>\n<VirtualHost 127.0.0.1:80>\n    ServerName a.test\n    Alias /media/ \"$ROOT/media/\"\n</VirtualHost>\n")
+        ),
+        expect![[r#"
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory />
+                Require all denied
+            </Directory>
+            <Directory $ROOT>
+                <RequireAll>
+                  Require all denied
+                  Require all granted
+                </RequireAll>
+            </Directory>
+            <Directory $ROOT/htdocs>
+                Require all granted
+            </Directory>
+            <VirtualHost 127.0.0.1:80>
+                ServerName a.test
+                Alias /media/ "$ROOT/media/"
+            </VirtualHost>
+        "#]],
+    );
+}
