@@ -517,6 +517,41 @@ fn cases() -> Vec<Case> {
         .file("htdocs/sub/.htaccess", "Order allow,deny\nAllow from all\n")
         .fix_in("htdocs/sub/.htaccess"),
     );
+    // Black-box round 8 (random tree 481, minimised): a server-level <FilesMatch> whose
+    // <LimitExcept> denies with Order/Deny, and a virtual host's old-style <Location />, merged
+    // after it, that replaces those rules for its requests. Only the host's Alias /al shows it
+    // (the document root answers 500 for its broken .htaccess): the proof never asked under the
+    // alias, rewrote both (exit 0), and POST /al/x.txt went 401/200 → 403. Now it asks there
+    // and leaves both.
+    v.push(
+        case(
+            "virtual hosts: a <Location /> replacing a server <FilesMatch>'s old-style rules, seen only under an Alias",
+            format!("<Directory @DOCROOT@>\n  AllowOverride AuthConfig\n</Directory>\n<FilesMatch \"\\.txt$\">\n{AUTH}  Require valid-user\n  <LimitExcept PUT DELETE>\n    Order allow,deny\n    Deny from ::1\n  </LimitExcept>\n</FilesMatch>\n<VirtualHost 127.0.0.1:@PORT@>\n  ServerName b.test\n  Alias /al @ROOT@/other\n  <Location />\n    Order deny,allow\n    Deny from 127.0.0.2\n  </Location>\n</VirtualHost>\n"),
+            "Deny from ::1",
+            &["/al/x.txt", "/al/", "/x.txt"],
+        )
+        .methods(&["GET", "POST", "PUT"])
+        .file("htdocs/.htaccess", "NoSuchDirective here\n")
+        .file("other/x.txt", "x\n")
+        .not_preferred(),
+    );
+    // The 1 000-vhost bench tree's shape (session 18): a server-level <Directory /> denying
+    // with Order/Deny, a 2.4 Require all granted on the tree above the document roots, and a
+    // virtual host's Alias to a directory with no old-style section of its own. Under the
+    // alias only <Directory />'s Order/Deny refuse (403); rewritten to Require all denied, the
+    // later Require all granted replaces it and GET /media/x.txt answered 200 after main's
+    // migrate --write. The proof now asks under the alias and carries the denial into the
+    // <Directory> holding the Require all granted.
+    v.push(
+        case(
+            "virtual hosts: a <Directory /> denying with Order/Deny, seen only under a host's Alias",
+            "<Directory />\n  Order deny,allow\n  Deny from all\n</Directory>\n<Directory @ROOT@>\n  Require all granted\n</Directory>\n<Directory @DOCROOT@>\n  Order allow,deny\n  Allow from all\n</Directory>\n<VirtualHost 127.0.0.1:@PORT@>\n  ServerName a.test\n  Alias /media/ \"@ROOT@/media/\"\n</VirtualHost>\n",
+            "Deny from all",
+            &["/media/x.txt", "/media/", "/x.txt"],
+        )
+        .file("media/x.txt", "x\n")
+        .file("htdocs/x.txt", "x\n"),
+    );
     // Old-style rules inside a guard for mod_access_compat (round 7, bug 3): the Require lines
     // must not go inside it, or unloading the module would drop them.
     v.push(with_docs(case(

@@ -326,6 +326,18 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     let m = mapping(cfg, server);
     let mut urls: BTreeSet<String> = ["/".to_string(), "/index.html".to_string()].into();
     let mut dir_urls: BTreeSet<String> = ["/".to_string()].into();
+    // Each Alias to a directory: a tree of its own, where none of the document root's
+    // <Directory> sections or .htaccess files apply, so sections that apply anywhere (a
+    // top-level <Files>) meet other rules there (a server-level <FilesMatch> rewritten beside a
+    // virtual host's old-style <Location />, which replaces its Order/Allow/Deny before the
+    // rewrite and not after, changed POST /al/x.txt 401 → 403 where only the alias led).
+    for (from, to) in &m.aliases {
+        if to.ends_with('/') || !Path::new(to).is_file() {
+            let d = format!("{}/", from.trim_end_matches('/'));
+            urls.insert(d.clone());
+            dir_urls.insert(d);
+        }
+    }
     // URL paths of Location sections, as directories a file may be asked for in.
     let mut location_dirs: BTreeSet<String> = BTreeSet::new();
     let scope: Vec<&Node> =

@@ -1230,3 +1230,63 @@ fn an_htaccess_files_section_is_proven_under_a_location_pattern() {
         "#]],
     );
 }
+
+#[test]
+fn a_server_files_section_is_proven_under_an_alias() {
+    // The host's <Location /> replaces the <FilesMatch>'s Order/Deny for its requests; only
+    // under /al (the document root's .htaccess is broken: 500 everywhere) does rewriting either
+    // change anything, and the proof must ask there (it did not: both were rewritten and
+    // POST /al/x.txt went 401 → 403).
+    check_migrate(
+        &format!(
+            "{}//- $ROOT/htdocs/.htaccess\nNoSuchDirective here\n//- $ROOT/other/x.txt\nx\n",
+            conf("<Directory $ROOT/htdocs>\n    AllowOverride AuthConfig\n</Directory>\n<FilesMatch \"\\.txt$\">\n    AuthType Basic\n    AuthName x\n    AuthUserFile $ROOT/htpasswd\n    Require valid-user\n    <LimitExcept PUT DELETE>\n        Order allow,deny\n        Deny from ::1\n    </LimitExcept>\n</FilesMatch>\n<VirtualHost 127.0.0.1:80>\n    ServerName b.test\n    Alias /al $ROOT/other\n    <Location />\n        Order deny,allow\n        Deny from 127.0.0.2\n    </Location>\n</VirtualHost>\n")
+        ),
+        expect![[r#"
+            left: $ROOT/httpd.conf:13: <FilesMatch "\.txt$">: the rewrite would change access: GET /al/.txt on b.test from any other client (anonymous): 401 → 403, GET /al/.txt on b.test from any other client (user someone-unnamed): 200 → 403, GET /al/.txt on b.test from any other client (wrong password): 401 → 403 and 3 more
+            left: $ROOT/httpd.conf:26: <Location />: the rewrite would change access: GET /al/.txt on b.test from any other client (anonymous): 401 → 403, GET /al/.txt on b.test from any other client (user someone-unnamed): 200 → 403, GET /al/.txt on b.test from any other client (wrong password): 401 → 403 and 3 more
+        "#]],
+    );
+}
+
+#[test]
+fn a_root_directory_denial_is_proven_under_a_host_alias() {
+    // The 1 000-vhost bench tree's shape: under /media/ no section but <Directory /> has
+    // Order/Deny, so it refuses there (403); rewritten, the later Require all granted on $ROOT
+    // replaces its Require all denied (httpd: 200). Only the alias leads there; the denial is
+    // carried into <Directory $ROOT> instead.
+    check_migrate(
+        &format!(
+            "{}//- $ROOT/media/x.txt\nx\n//- $ROOT/htdocs/x.txt\nx\n",
+            conf("<Directory />\n    Order deny,allow\n    Deny from all\n</Directory>\n<Directory $ROOT>\n    Require all granted\n</Directory>\n<Directory $ROOT/htdocs>\n    Order allow,deny\n    Allow from all\n</Directory>\n<VirtualHost 127.0.0.1:80>\n    ServerName a.test\n    Alias /media/ \"$ROOT/media/\"\n</VirtualHost>\n")
+        ),
+        expect![[r#"
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory />
+                Require all denied
+            </Directory>
+            <Directory $ROOT>
+                <RequireAll>
+                  Require all denied
+                  Require all granted
+                </RequireAll>
+            </Directory>
+            <Directory $ROOT/htdocs>
+                Require all granted
+            </Directory>
+            <VirtualHost 127.0.0.1:80>
+                ServerName a.test
+                Alias /media/ "$ROOT/media/"
+            </VirtualHost>
+        "#]],
+    );
+}
