@@ -636,6 +636,9 @@ pub fn to_text(spec: &RequestSpec, e: &Explained) -> String {
     if let Some(r) = e.env.as_ref().filter(|r| !r.vars.is_empty()) {
         let _ = writeln!(s, "\nEnvironment at access-check time:");
         for (k, v) in &r.vars {
+            // A value not known is explained by the lines whose match is not known (listed
+            // below), not by the last line that may set it.
+            let unknown = r.why_unknown(k);
             let by = r
                 .steps
                 .iter()
@@ -645,9 +648,10 @@ pub fn to_text(spec: &RequestSpec, e: &Explained) -> String {
                     Some(l) => format!("  ({} at {}:{})", st.rule, l.file.display(), l.line),
                     None => format!("  ({})", st.rule),
                 })
+                .filter(|_| unknown.is_empty())
                 .unwrap_or_default();
             let _ = writeln!(s, "  {k} {}{by}", val_text(v));
-            for why in r.why_unknown(k) {
+            for why in unknown {
                 let _ = writeln!(s, "      unknown: {why}");
             }
         }
