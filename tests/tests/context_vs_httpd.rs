@@ -1152,6 +1152,13 @@ fn argument_values_match_apache2_t() {
         ("ServerName https://example.com", true),
         ("ServerName https://example.com:0", false),
         ("ServerName example.com:65535", true),
+        // mod_rewrite's RewriteBase: per-directory only, a URL path.
+        ("RewriteBase /app/", false),
+        ("<VirtualHost *:80>\n  RewriteBase /app/\n</VirtualHost>", false),
+        ("<Directory /srv>\n  RewriteBase app/\n</Directory>", false),
+        ("<Directory /srv>\n  RewriteBase /app/\n</Directory>", true),
+        ("<Location /x>\n  RewriteBase /x/\n</Location>", true),
+        ("<Directory /srv>\n  <If \"true\">\n    RewriteBase /a\n  </If>\n</Directory>", true),
         ("ProxyPass /x localhost:8080/", false),
         ("ProxyPass /x ajp://localhost:$NOPE/", false),
         ("ProxyPass /x http://localhost:8080/ retry=0", true),

@@ -213,6 +213,16 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
             let (_, _, flags) = super::regex_compile::rewrite_words(n.raw_args())?;
             super::rewrite_flags::refusal(name == "RewriteRule", flags?).map(|why| format!("{name}: {why}"))
         }
+        // `cmd_rewritebase`: per-directory only (a path set), then a URL path.
+        "RewriteBase" if cfg.module_loaded("rewrite_module") => {
+            if !place.path.is_set() {
+                return Some("RewriteBase: only valid in per-directory config files".to_string());
+            }
+            let args = words();
+            let [url] = &args[..] else { return None };
+            // (An empty word is no argument at all to TAKE1: the arity check's.)
+            (!url.is_empty() && !url.starts_with('/')).then(|| "RewriteBase: argument is not a valid URL".to_string())
+        }
         "AllowOverride" => words().iter().find_map(|w| allow_override_refusal(w)),
         "AllowOverrideList" => {
             let args = words();
