@@ -95,6 +95,10 @@ fn include_globs_read_what_httpd_reads() {
         "empty/",
         "star/a*b.conf",
         "star/axb.conf",
+        "c/a[.conf",
+        "c/a[b.conf",
+        "c/ab.conf",
+        "d/a[/f.conf",
     ];
     let links = [("m/l", "../real"), ("conf.d/40-link.conf", "../real/x.conf")];
     let cases = [
@@ -126,6 +130,12 @@ fn include_globs_read_what_httpd_reads() {
         "Include star/a*b.conf",
         "Include m/.*/x.conf",
         "Include m/**/x.conf",
+        // A `[` never closed is a plain character; the wildcards after it stay wildcards.
+        "Include c/a[*.conf",
+        "Include c/a[?.conf",
+        "Include c/a[b*",
+        "IncludeOptional c/a[*.conf",
+        "Include d/a[*/f.conf",
     ];
     let tree = Tree::new(&files, &links);
     let mut wrong = Vec::new();

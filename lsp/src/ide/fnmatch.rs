@@ -27,7 +27,7 @@ pub(crate) fn is_wildcard(pattern: &str) -> bool {
 /// `pattern` in the `glob` crate's spelling: `[^` becomes `[!`, and `\c` outside a set becomes
 /// `c`, written `[c]` when `c` is one of the crate's wildcard characters.
 fn in_glob_spelling(pattern: &str) -> Cow<'_, str> {
-    if !pattern.contains(['\\', '^']) && !pattern.contains("**") {
+    if !pattern.contains(['\\', '^', '[']) && !pattern.contains("**") {
         return Cow::Borrowed(pattern);
     }
     let chars: Vec<char> = pattern.chars().collect();
@@ -128,6 +128,12 @@ mod tests {
         assert!(!fnmatch("/srv/*", "/srv/a/b", true, false));
         assert!(fnmatch("/srv/*", "/srv/a/b", false, false));
         assert!(fnmatch("a[", "a[", true, false));
+        // A `[` never closed is a plain character, wildcards after it stay wildcards.
+        for (p, t) in
+            [("a[*.conf", "a[.conf"), ("a[*.conf", "a[b.conf"), ("a[?.conf", "a[b.conf"), ("a[b*", "a[b.conf")]
+        {
+            assert!(fnmatch(p, t, true, true), "{p} {t}");
+        }
         assert!(fnmatch("a**b", "axyb", true, false));
         assert!(!fnmatch("a**b", "ax/b", true, false));
     }
