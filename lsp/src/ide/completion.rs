@@ -219,7 +219,8 @@ impl Ctx<'_> {
     fn names(&self, scope: Option<&Scope>, range: TextRange, mode: NameMode) -> Vec<CompletionItem> {
         let mut out = Vec::new();
         for d in catalogue::directives() {
-            if d.status == Status::Removed || (mode != NameMode::Line && !d.is_section) {
+            // Names this httpd build has no command for ("Invalid command"): never offered.
+            if d.status == Status::Removed || !d.in_build || (mode != NameMode::Line && !d.is_section) {
                 continue;
             }
             if scope.is_some_and(|s| s.check(d).is_some()) {
@@ -708,6 +709,26 @@ mod tests {
         assert!(vhost.contains(&"ServerName".to_string()));
         assert!(!vhost.contains(&"MaxRequestWorkers".to_string()));
         assert!(!vhost.contains(&"AuthzUserAuthoritative".to_string()), "removed directives are never offered");
+        // Handlers' own checks (GLOBAL_ONLY in mod_unixd) and names no command table of this
+        // build has (httpd: "Invalid command").
+        for refused in ["User", "Group", "ScoreBoardFile", "MDCertificateMonitor", "LuaHookPreTranslate", "UNCList"] {
+            assert!(!vhost.contains(&refused.to_string()), "{refused} offered in <VirtualHost>");
+        }
+        assert!(vhost.contains(&"LuaHookPreTranslateName".to_string()));
+        assert!(!top.contains(&"ISAPICacheFile".to_string()), "Debian has no mod_isapi");
+        assert!(top.contains(&"User".to_string()));
+        let in_limit = labels(
+            "//- /etc/httpd/httpd.conf
+<Directory /srv>
+<Limit GET>
+  █
+</Limit>
+</Directory>
+",
+        );
+        assert!(!in_limit.contains(&"MultiviewsMatch".to_string()));
+        assert!(in_directory.contains(&"IdentityCheckTimeout".to_string()));
+        assert!(!in_directory.contains(&"RemoteIPTrustedProxyList".to_string()));
         let in_require_all =
             labels("//- /etc/httpd/httpd.conf\n<Directory /srv>\n<RequireAll>\n  █\n</RequireAll>\n</Directory>\n");
         assert!(in_require_all.contains(&"Require".to_string()));

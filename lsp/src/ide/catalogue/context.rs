@@ -152,6 +152,7 @@ const NOT_IN_FILES: u32 = 0x10;
 const NOT_IN_HTACCESS: u32 = 0x20;
 const NOT_IN_PROXY: u32 = 0x40;
 const NOT_IN_DIR_LOC_FILE: u32 = NOT_IN_DIRECTORY | NOT_IN_LOCATION | NOT_IN_FILES;
+const NOT_IN_DIR_CONTEXT: u32 = NOT_IN_LIMIT | NOT_IN_DIR_LOC_FILE | NOT_IN_PROXY;
 
 pub(super) fn flag_bits(list: &str) -> u32 {
     list.split('|')
@@ -526,7 +527,9 @@ impl Scope {
         if forbidden & NOT_IN_VIRTUALHOST != 0 && self.virtual_host == Some(true) {
             return refuse("<VirtualHost> section");
         }
-        if forbidden & NOT_IN_LIMIT != 0 && self.limited {
+        // Any of the directory-context flags refuses <Limit> (`cmd->limited` is set), not only
+        // NOT_IN_LIMIT: `MultiviewsMatch` (NOT_IN_LOCATION) "cannot occur within <Limit>".
+        if forbidden & NOT_IN_DIR_CONTEXT != 0 && self.limited {
             return refuse("<Limit> or <LimitExcept> section");
         }
         if forbidden & NOT_IN_HTACCESS != 0 && self.htaccess {
@@ -632,6 +635,27 @@ mod tests {
         assert_eq!(verdict(&nested(&["Directory"]), "Alias"), "Startup: Alias cannot occur within <Directory> section");
         assert_eq!(verdict(&nested(&["Location"]), "Alias"), "accepted");
         assert_eq!(verdict(&nested(&["Directory", "Limit"]), "Options"), "accepted");
+        // GLOBAL_ONLY in the handlers of mod_unixd and the scoreboard.
+        assert_eq!(
+            verdict(&nested(&["VirtualHost"]), "User"),
+            "Startup: User cannot occur within <VirtualHost> section"
+        );
+        assert_eq!(
+            verdict(&nested(&["VirtualHost"]), "ScoreBoardFile"),
+            "Startup: ScoreBoardFile cannot occur within <VirtualHost> section"
+        );
+        // Any directory-context flag refuses <Limit>; NOT_IN_LOCATION alone here.
+        assert_eq!(
+            verdict(&nested(&["Directory", "Limit"]), "MultiviewsMatch"),
+            "Startup: MultiviewsMatch cannot occur within <Limit> or <LimitExcept> section"
+        );
+        assert_eq!(verdict(&nested(&["Directory"]), "MultiviewsMatch"), "accepted");
+        assert_eq!(verdict(&nested(&["Directory"]), "IdentityCheckTimeout"), "accepted");
+        // Debian's mod_remoteip: RSRC_CONF, not read-time.
+        assert_eq!(
+            verdict(&nested(&["Directory"]), "RemoteIPTrustedProxyList"),
+            "Startup: RemoteIPTrustedProxyList not allowed in <Directory> context"
+        );
         assert_eq!(verdict(&nested(&["Directory", "If"]), "Files"), "accepted");
         assert_eq!(
             verdict(&nested(&["Location"]), "AllowOverride"),
