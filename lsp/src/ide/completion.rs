@@ -90,6 +90,60 @@ impl CompletionItem {
 
 /// The completions at `offset` of `file`; `snippets` when the client accepts them.
 pub fn completions(cfg: &Config, file: FileId, offset: TextSize, snippets: bool) -> Vec<CompletionItem> {
+    let mut items = completions_here(cfg, file, offset, snippets);
+    let is_else = |i: &CompletionItem| i.directive.is_some_and(|d| d == "Else" || d == "ElseIf");
+    if items.iter().any(is_else) && !else_may_follow(cfg, file, offset) {
+        items.retain(|i| !is_else(i));
+    }
+    items
+}
+
+/// Whether an `<Else>`/`<ElseIf>` may start at `offset`: httpd (core.c `ifsection`) refuses one
+/// unless the last `<If>`-family section of the same scope (the enclosing section that makes a
+/// configuration of its own; conditional sections are spliced in) is an `<If>` or `<ElseIf>`.
+/// `true` when that scope is not all in this file (the top level of an included file).
+fn else_may_follow(cfg: &Config, file: FileId, offset: TextSize) -> bool {
+    let root = cfg.file(file).parse.syntax_node();
+    let offset = offset.min(root.text_range().end());
+    let token = cursor_token(&root, offset);
+    // The nearest section around the cursor whose body is a scope (not the one whose header is
+    // being written).
+    let in_header = token.as_ref().and_then(|t| t.parent_ancestors().find(|n| n.kind() == SyntaxKind::SECTION_HEADER));
+    let container = token.as_ref().and_then(|t| {
+        t.parent_ancestors().filter(|n| n.kind() == SyntaxKind::SECTION).find(|n| {
+            let s = ast::Section::cast(n.clone()).expect("section");
+            let own_header = in_header.as_ref().is_some_and(|h| h.parent().as_ref() == Some(n));
+            !own_header && !Scope::transparent(&s.name_text())
+        })
+    });
+    let container = match container {
+        Some(c) => c,
+        None if cfg.included_from.iter().any(|(child, _, _)| *child == file) => return true,
+        None => root,
+    };
+    let mut last: Option<String> = None;
+    let mut stack: Vec<SyntaxNode> = container.children().collect();
+    stack.reverse();
+    while let Some(n) = stack.pop() {
+        if n.text_range().start() >= offset {
+            break;
+        }
+        if n.kind() != SyntaxKind::SECTION {
+            continue;
+        }
+        let name = ast::Section::cast(n.clone()).expect("section").name_text();
+        if ["If", "ElseIf", "Else"].iter().any(|k| name.eq_ignore_ascii_case(k)) {
+            if n.text_range().end() <= offset {
+                last = Some(name);
+            }
+        } else if Scope::transparent(&name) {
+            stack.extend(n.children().collect::<Vec<_>>().into_iter().rev());
+        }
+    }
+    last.is_some_and(|l| l.eq_ignore_ascii_case("If") || l.eq_ignore_ascii_case("ElseIf"))
+}
+
+fn completions_here(cfg: &Config, file: FileId, offset: TextSize, snippets: bool) -> Vec<CompletionItem> {
     let root = cfg.file(file).parse.syntax_node();
     let offset = offset.min(root.text_range().end());
     let cx = Ctx { cfg, file, offset, snippets };
@@ -709,6 +763,20 @@ mod tests {
         assert!(vhost.contains(&"ServerName".to_string()));
         assert!(!vhost.contains(&"MaxRequestWorkers".to_string()));
         assert!(!vhost.contains(&"AuthzUserAuthoritative".to_string()), "removed directives are never offered");
+        // <Else>/<ElseIf> only after an <If> or <ElseIf> of the same scope (httpd's ifsection).
+        assert!(!top.contains(&"<Else>".to_string()) && !top.contains(&"<ElseIf>".to_string()));
+        let after_if = labels(
+            "//- /etc/httpd/httpd.conf\n<If \"true\">\n</If>\n# c\nServerName a\n<IfModule x>\n</IfModule>\n█\n",
+        );
+        assert!(after_if.contains(&"<Else>".to_string()) && after_if.contains(&"<ElseIf>".to_string()));
+        let after_elseif = labels("//- /etc/httpd/httpd.conf\n<IfModule x>\n<If \"a\">\n</If>\n</IfModule>\n<ElseIf \"b\">\n</ElseIf>\n<El█\n");
+        assert!(after_elseif.contains(&"<Else>".to_string()), "{after_elseif:?}");
+        let after_else = labels("//- /etc/httpd/httpd.conf\n<If \"a\">\n</If>\n<Else>\n</Else>\n█\n");
+        assert!(!after_else.contains(&"<Else>".to_string()));
+        let other_scope = labels("//- /etc/httpd/httpd.conf\n<If \"a\">\n</If>\n<Directory /srv>\n█\n</Directory>\n");
+        assert!(!other_scope.contains(&"<ElseIf>".to_string()));
+        let inside_if = labels("//- /etc/httpd/httpd.conf\n<If \"a\">\n█\n</If>\n");
+        assert!(!inside_if.contains(&"<Else>".to_string()));
         // Handlers' own checks (GLOBAL_ONLY in mod_unixd) and names no command table of this
         // build has (httpd: "Invalid command").
         for refused in ["User", "Group", "ScoreBoardFile", "MDCertificateMonitor", "LuaHookPreTranslate", "UNCList"] {
