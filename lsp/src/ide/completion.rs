@@ -523,20 +523,34 @@ impl Ctx<'_> {
                 ("env=", "Clients whose request has this environment variable set (`env=!VAR`: unset)."),
             ]),
             "options" => {
+                // Only words set_options takes after those before (no signed and plain mix, None
+                // and All first): the typed sign's form, else the plain one, else the signed ones.
                 let sign = partial.chars().next().filter(|c| *c == '+' || *c == '-');
-                OPTIONS
-                    .iter()
-                    .filter(|(o, _)| sign.is_none() || !matches!(*o, "All" | "None"))
-                    .map(|(o, doc)| {
+                let takes = |w: &str| {
+                    crate::ide::catalogue::context::options_refusal(before.iter().map(String::as_str).chain([w]))
+                        .is_none()
+                };
+                let mut items = Vec::new();
+                for (o, doc) in OPTIONS {
+                    let forms: Vec<String> = match sign {
+                        Some(s) => vec![format!("{s}{o}")],
+                        None if takes(o) => vec![o.to_string()],
+                        None => vec![format!("+{o}"), format!("-{o}")],
+                    };
+                    for form in forms.into_iter().filter(|f| takes(f)) {
                         let mut item =
                             CompletionItem::new(*o, CompletionKind::Value, range).doc(format!("{doc}{link}"));
-                        if let Some(s) = sign {
-                            item.insert = format!("{s}{o}");
-                            item.filter_text = Some(item.insert.clone());
+                        if form != *o {
+                            if sign.is_none() {
+                                item.label = form.clone();
+                            }
+                            item.insert = form.clone();
+                            item.filter_text = Some(form);
                         }
-                        item
-                    })
-                    .collect()
+                        items.push(item);
+                    }
+                }
+                items
             }
             "loadmodule" if before.is_empty() => self.module_items(range, false),
             "loadmodule" if before.len() == 1 => catalogue::module_by_identifier(&before[0])
@@ -551,6 +565,24 @@ impl Ctx<'_> {
             }
             _ => vec![],
         }
+    }
+
+    /// Whether the authorization container at the cursor is a `<RequireAll>` or `<RequireNone>`:
+    /// mod_authz_core refuses a negated Require in a `<RequireAny>` and at a directory's top,
+    /// whose implicit container is one ("negative Require directive has no effect in
+    /// <RequireAny> directive"). `<Limit>` and the conditional sections make no container.
+    fn in_and_container(&self) -> bool {
+        let root = self.cfg.file(self.file).parse.syntax_node();
+        let Some(token) = cursor_token(&root, self.offset) else { return false };
+        token
+            .parent_ancestors()
+            .filter(|n| n.kind() == SyntaxKind::SECTION)
+            .filter_map(ast::Section::cast)
+            .map(|s| s.name_text())
+            .find(|n| {
+                !Scope::transparent(n) && !n.eq_ignore_ascii_case("Limit") && !n.eq_ignore_ascii_case("LimitExcept")
+            })
+            .is_some_and(|n| n.eq_ignore_ascii_case("RequireAll") || n.eq_ignore_ascii_case("RequireNone"))
     }
 
     fn require(&self, before: &[String], range: TextRange, link: &str) -> Vec<CompletionItem> {
@@ -568,7 +600,7 @@ impl Ctx<'_> {
                         .doc(format!("{}{link}", provider_doc(p)))
                 })
                 .collect();
-            if !negated {
+            if !negated && self.in_and_container() {
                 items.push(
                     CompletionItem::new("not", CompletionKind::Value, range)
                         .doc(format!("Negates the rule that follows; only inside `<RequireAll>` or `<RequireNone>`, where it can refuse but never grant.{link}")),
@@ -883,7 +915,36 @@ mod tests {
                 Value ip "" -> "ip"
                 Value local "" -> "local"
                 Value method "" -> "method"
+            "#]],
+        );
+        // `not` only where the container is a <RequireAll>/<RequireNone> (<IfModule> makes none).
+        check(
+            &format!("{main}  <RequireAll>\n<IfModule x>\n  Require █\n</IfModule>\n</RequireAll>\n</Directory>\n"),
+            20,
+            expect![[r#"
+                Value all "" -> "all"
+                Value env "" -> "env"
+                Value expr "" -> "expr"
+                Value forward-dns "" -> "forward-dns"
+                Value host "" -> "host"
+                Value ip "" -> "ip"
+                Value local "" -> "local"
+                Value method "" -> "method"
                 Value not "" -> "not"
+            "#]],
+        );
+        check(
+            &format!("{main}  <RequireNone>\n<RequireAny>\n  Require █\n</RequireAny>\n</RequireNone>\n</Directory>\n"),
+            20,
+            expect![[r#"
+                Value all "" -> "all"
+                Value env "" -> "env"
+                Value expr "" -> "expr"
+                Value forward-dns "" -> "forward-dns"
+                Value host "" -> "host"
+                Value ip "" -> "ip"
+                Value local "" -> "local"
+                Value method "" -> "method"
             "#]],
         );
         check(
@@ -962,6 +1023,30 @@ mod tests {
             2,
             expect![[r#"
                 Value Indexes "-Ind" -> "-Indexes"
+            "#]],
+        );
+        // set_options: no signed and plain mix, None and All only first.
+        check(
+            &format!("{d}  Options +Indexes █\n</Directory>\n"),
+            3,
+            expect![[r#"
+                Value +ExecCGI "" -> "+ExecCGI"
+                Value -ExecCGI "" -> "-ExecCGI"
+                Value +FollowSymLinks "" -> "+FollowSymLinks"
+                … 14 in all
+            "#]],
+        );
+        check(
+            &format!("{d}  Options Indexes █\n</Directory>\n"),
+            20,
+            expect![[r#"
+                Value ExecCGI "" -> "ExecCGI"
+                Value FollowSymLinks "" -> "FollowSymLinks"
+                Value Includes "" -> "Includes"
+                Value IncludesNOEXEC "" -> "IncludesNOEXEC"
+                Value Indexes "" -> "Indexes"
+                Value MultiViews "" -> "MultiViews"
+                Value SymLinksIfOwnerMatch "" -> "SymLinksIfOwnerMatch"
             "#]],
         );
         check(
