@@ -392,8 +392,22 @@ NOT_IN["NOT_IN_DIR_CONTEXT"] = NOT_IN["NOT_IN_LIMIT"] | NOT_IN["NOT_IN_DIR_LOC_F
 NOT_IN["GLOBAL_ONLY"] = NOT_IN["NOT_IN_VIRTUALHOST"] | NOT_IN["NOT_IN_DIR_CONTEXT"]
 NOT_IN_ORDER = ["NOT_IN_VIRTUALHOST", "NOT_IN_LIMIT", "NOT_IN_DIRECTORY", "NOT_IN_LOCATION",
                 "NOT_IN_FILES", "NOT_IN_HTACCESS", "NOT_IN_PROXY"]
-# Helpers whose check depends on an argument of theirs, not on the directive.
-CHECK_HELPERS_SKIPPED = {"md_conf_check_location"}
+# Not an httpd flag: mod_md's own check that the directive stands inside <MDomainSet> or
+# <MDomain> (`md_section_check`: "X is only valid inside a '<MDomainSet' context, not here").
+NOT_IN["MD_SECTION_ONLY"] = 0x80
+NOT_IN_ORDER.append("MD_SECTION_ONLY")
+# Helpers whose check depends on an argument of theirs, not on the directive: what each call
+# checks, by its constant argument, as the helper's code reads it (mod_md_config.c:
+# md_conf_check_location: MD_LOC_GLOBAL -> GLOBAL_ONLY; MD_LOC_MD -> md_section_check; the others
+# -> NOT_IN_DIRECTORY|NOT_IN_LOCATION outside an MDomain section).
+CHECK_HELPERS_SKIPPED = {"md_conf_check_location", "md_section_check"}
+HELPER_CALLS = [
+    (re.compile(r"md_conf_check_location\s*\(\s*\w+\s*,\s*(\w+)\s*\)"),
+     {"MD_LOC_GLOBAL": NOT_IN["GLOBAL_ONLY"], "MD_LOC_MD": NOT_IN["MD_SECTION_ONLY"],
+      "MD_LOC_ALL": NOT_IN["NOT_IN_DIRECTORY"] | NOT_IN["NOT_IN_LOCATION"],
+      "MD_LOC_NOT_MD": NOT_IN["NOT_IN_DIRECTORY"] | NOT_IN["NOT_IN_LOCATION"]}),
+    (re.compile(r"md_section_check\s*\(\s*\w+\s*\)()"), {"": NOT_IN["MD_SECTION_ONLY"]}),
+]
 CHECK_CALL = re.compile(r"ap_check_cmd_context\s*\(\s*\w+\s*,\s*([A-Z_|\s]+)\)")
 
 
@@ -435,9 +449,14 @@ def fatal_checks(body):
             continue  # `if (ap_check_cmd_context(...)) { warn }`
         bits = 0
         for f in re.findall(r"[A-Z_]+", m.group(1)):
-            bits |= NOT_IN.get(f, 0)
+            if f != "MD_SECTION_ONLY":
+                bits |= NOT_IN.get(f, 0)
         if bits:
             sets.append(bits)
+    for pattern, flags in HELPER_CALLS:
+        for m in pattern.finditer(body):
+            if m.group(1) in flags and not in_preprocessor_conditional(body, m.start()):
+                sets.append(flags[m.group(1)])
     return sets
 
 

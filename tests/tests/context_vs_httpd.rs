@@ -1951,6 +1951,17 @@ const PLACES: &[(&str, &str)] = &[
     ("fine_multiviews_match_in_directory", "<Directory /srv>\n  MultiviewsMatch Any\n</Directory>\n"),
     // mod_ident's set_timeout checks nothing (core.c's namesake does).
     ("fine_ident_timeout_in_directory", "<Directory /srv>\n  IdentityCheckTimeout 5\n</Directory>\n"),
+    // mod_md's md_conf_check_location: MD_LOC_ALL forbids <Directory>/<Location>, MD_LOC_MD
+    // wants an <MDomain> section around.
+    ("md_require_https_in_directory", "<Directory /srv>\n  MDRequireHttps temporary\n</Directory>\n"),
+    (
+        "md_require_https_in_limit",
+        "<Directory /srv>\n  <Limit GET>\n    MDRequireHttps temporary\n  </Limit>\n</Directory>\n",
+    ),
+    ("md_require_https_in_location", "<Location /a>\n  MDRequireHttps temporary\n</Location>\n"),
+    ("fine_md_require_https_in_vhost", "<VirtualHost *:80>\n  MDRequireHttps temporary\n</VirtualHost>\n"),
+    ("md_certificate_file_at_top", "MDCertificateFile /dev/null\n"),
+    ("md_certificate_key_file_in_vhost", "<VirtualHost *:80>\n  MDCertificateKeyFile /dev/null\n</VirtualHost>\n"),
     // Documented, but no command table of this build has them.
     ("md_certificate_monitor", "MDCertificateMonitor crt.sh https://crt.sh?q=\n"),
     ("lua_hook_pre_translate", "LuaHookPreTranslate /tmp/x.lua f\n"),

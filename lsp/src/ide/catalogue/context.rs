@@ -153,6 +153,9 @@ const NOT_IN_HTACCESS: u32 = 0x20;
 const NOT_IN_PROXY: u32 = 0x40;
 const NOT_IN_DIR_LOC_FILE: u32 = NOT_IN_DIRECTORY | NOT_IN_LOCATION | NOT_IN_FILES;
 const NOT_IN_DIR_CONTEXT: u32 = NOT_IN_LIMIT | NOT_IN_DIR_LOC_FILE | NOT_IN_PROXY;
+/// Not an httpd flag: mod_md's `md_section_check` (the directive only inside `<MDomainSet>` or
+/// `<MDomain>`), carried in the catalogue's not_in column.
+const MD_SECTION_ONLY: u32 = 0x80;
 
 pub(super) fn flag_bits(list: &str) -> u32 {
     list.split('|')
@@ -174,6 +177,7 @@ pub(super) fn flag_bits(list: &str) -> u32 {
             "NOT_IN_FILES" => NOT_IN_FILES,
             "NOT_IN_HTACCESS" => NOT_IN_HTACCESS,
             "NOT_IN_PROXY" => NOT_IN_PROXY,
+            "MD_SECTION_ONLY" => MD_SECTION_ONLY,
             _ => 0,
         })
         .fold(0, |a, b| a | b)
@@ -555,6 +559,19 @@ impl Scope {
                 }
             }
         }
+        // mod_md: "X is only valid inside a '<MDomainSet' context, not here" (unknown at the top
+        // of a fragment, which may be included in one).
+        if forbidden & MD_SECTION_ONLY != 0
+            && self.virtual_host.is_some()
+            && !self.sections().any(|s| s.eq_ignore_ascii_case("MDomainSet") || s.eq_ignore_ascii_case("MDomain"))
+        {
+            return Some(Refused {
+                message: format!("{} is only valid inside a '<MDomainSet' context, not here", name()),
+                kind,
+                by_allow_override: false,
+                grant: None,
+            });
+        }
         // `AllowOverride` only means something in <Directory>: httpd warns elsewhere.
         if matches!(d.name, "AllowOverride" | "AllowOverrideList") {
             let useless = ["Location", "LocationMatch", "Files", "FilesMatch", "If", "ElseIf", "Else"];
@@ -651,6 +668,18 @@ mod tests {
         );
         assert_eq!(verdict(&nested(&["Directory"]), "MultiviewsMatch"), "accepted");
         assert_eq!(verdict(&nested(&["Directory"]), "IdentityCheckTimeout"), "accepted");
+        // mod_md's own checks.
+        assert_eq!(
+            verdict(&nested(&["Directory"]), "MDRequireHttps"),
+            "Startup: MDRequireHttps cannot occur within <Directory> section"
+        );
+        assert_eq!(verdict(&nested(&["VirtualHost"]), "MDRequireHttps"), "accepted");
+        assert_eq!(
+            verdict(&nested(&["VirtualHost"]), "MDCertificateFile"),
+            "Startup: MDCertificateFile is only valid inside a '<MDomainSet' context, not here"
+        );
+        assert_eq!(verdict(&nested(&["MDomain"]), "MDCertificateFile"), "accepted");
+        assert_eq!(verdict(&Scope::fragment(), "MDCertificateFile"), "accepted");
         // Debian's mod_remoteip: RSRC_CONF, not read-time.
         assert_eq!(
             verdict(&nested(&["Directory"]), "RemoteIPTrustedProxyList"),
