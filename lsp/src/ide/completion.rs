@@ -569,8 +569,8 @@ impl Ctx<'_> {
 
     /// Whether the authorization container at the cursor is a `<RequireAll>` or `<RequireNone>`:
     /// mod_authz_core refuses a negated Require in a `<RequireAny>` and at a directory's top,
-    /// whose implicit container is one ("negative Require directive has no effect in
-    /// <RequireAny> directive"). `<Limit>` and the conditional sections make no container.
+    /// whose implicit container is one (`negative Require directive has no effect in
+    /// <RequireAny> directive`). `<Limit>` and the conditional sections make no container.
     fn in_and_container(&self) -> bool {
         let root = self.cfg.file(self.file).parse.syntax_node();
         let Some(token) = cursor_token(&root, self.offset) else { return false };
