@@ -28,7 +28,11 @@ Optional facts about the Debian build are taken from the local machine if
 present: `/usr/sbin/apache2 -l` (compiled-in modules) and the shared objects
 in /usr/lib/apache2/modules (their exported `*_module` symbol, read with nm).
 
-If they are missing, the values already in modules.tsv are kept.
+The command tables compiled into those binaries (read with readelf) give the `debian` column
+of directives.tsv (whether this build defines the name) and, where they differ from the
+sources', the req_override mask.
+
+If they are missing, the values already in modules.tsv and directives.tsv are kept.
 
 Only facts are extracted from httpd; no prose is copied.  Set CHECK_MASKS=1
 to also compare the manual's contexts with the command tables' req_override
@@ -388,8 +392,22 @@ NOT_IN["NOT_IN_DIR_CONTEXT"] = NOT_IN["NOT_IN_LIMIT"] | NOT_IN["NOT_IN_DIR_LOC_F
 NOT_IN["GLOBAL_ONLY"] = NOT_IN["NOT_IN_VIRTUALHOST"] | NOT_IN["NOT_IN_DIR_CONTEXT"]
 NOT_IN_ORDER = ["NOT_IN_VIRTUALHOST", "NOT_IN_LIMIT", "NOT_IN_DIRECTORY", "NOT_IN_LOCATION",
                 "NOT_IN_FILES", "NOT_IN_HTACCESS", "NOT_IN_PROXY"]
-# Helpers whose check depends on an argument of theirs, not on the directive.
-CHECK_HELPERS_SKIPPED = {"md_conf_check_location"}
+# Not an httpd flag: mod_md's own check that the directive stands inside <MDomainSet> or
+# <MDomain> (`md_section_check`: "X is only valid inside a '<MDomainSet' context, not here").
+NOT_IN["MD_SECTION_ONLY"] = 0x80
+NOT_IN_ORDER.append("MD_SECTION_ONLY")
+# Helpers whose check depends on an argument of theirs, not on the directive: what each call
+# checks, by its constant argument, as the helper's code reads it (mod_md_config.c:
+# md_conf_check_location: MD_LOC_GLOBAL -> GLOBAL_ONLY; MD_LOC_MD -> md_section_check; the others
+# -> NOT_IN_DIRECTORY|NOT_IN_LOCATION outside an MDomain section).
+CHECK_HELPERS_SKIPPED = {"md_conf_check_location", "md_section_check"}
+HELPER_CALLS = [
+    (re.compile(r"md_conf_check_location\s*\(\s*\w+\s*,\s*(\w+)\s*\)"),
+     {"MD_LOC_GLOBAL": NOT_IN["GLOBAL_ONLY"], "MD_LOC_MD": NOT_IN["MD_SECTION_ONLY"],
+      "MD_LOC_ALL": NOT_IN["NOT_IN_DIRECTORY"] | NOT_IN["NOT_IN_LOCATION"],
+      "MD_LOC_NOT_MD": NOT_IN["NOT_IN_DIRECTORY"] | NOT_IN["NOT_IN_LOCATION"]}),
+    (re.compile(r"md_section_check\s*\(\s*\w+\s*\)()"), {"": NOT_IN["MD_SECTION_ONLY"]}),
+]
 CHECK_CALL = re.compile(r"ap_check_cmd_context\s*\(\s*\w+\s*,\s*([A-Z_|\s]+)\)")
 
 
@@ -431,9 +449,14 @@ def fatal_checks(body):
             continue  # `if (ap_check_cmd_context(...)) { warn }`
         bits = 0
         for f in re.findall(r"[A-Z_]+", m.group(1)):
-            bits |= NOT_IN.get(f, 0)
+            if f != "MD_SECTION_ONLY":
+                bits |= NOT_IN.get(f, 0)
         if bits:
             sets.append(bits)
+    for pattern, flags in HELPER_CALLS:
+        for m in pattern.finditer(body):
+            if m.group(1) in flags and not in_preprocessor_conditional(body, m.start()):
+                sets.append(flags[m.group(1)])
     return sets
 
 
@@ -528,7 +551,11 @@ def parse_commands(gitdir, ref):
     for entries in cmds.values():
         for e in entries:
             bodies = file_bodies.get(e["file"], {})
-            if e["func"] not in bodies:
+            # A handler defined in its own file that checks nothing is not another file's
+            # namesake (mod_ident's set_timeout is not core.c's, which forbids <Directory>).
+            own = e["file"].endswith(".c") and e["func"] and re.search(
+                r"\b" + re.escape(e["func"]) + r"\s*\([^;{}]*\)\s*\{", sources.get(e["file"], ""))
+            if e["func"] not in bodies and not own:
                 bodies = next((b for b in file_bodies.values() if e["func"] in b), {})
             e["not_in"] = context_checks(e["func"], bodies)
     return cmds
@@ -596,6 +623,82 @@ def debian_facts():
     return builtin, so
 
 
+def debian_commands():
+    """lower-cased registered name (`<Directory` for sections) -> set of req_override masks,
+    read from the command tables compiled into Debian's /usr/sbin/apache2 and its shared
+    modules: what this build really defines, whatever the sources on the branch say
+    (mod_remoteip's RemoteIP*ProxyList lost EXEC_ON_READ after the branch commit read here).
+
+    A `command_rec` is {name, func, cmd_data, int req_override, int args_how, errmsg}; in a
+    position-independent object each pointer is filled by an R_X86_64_RELATIVE relocation whose
+    addend is the address it points to. So: for every relocated pointer to a NUL-terminated
+    string, the two ints 24 bytes after the pointer are read; values outside the flag and
+    cmd_how ranges are not command records. Empty when the files (or readelf) are missing."""
+    files = ["/usr/sbin/apache2"]
+    mdir = "/usr/lib/apache2/modules"
+    if os.path.isdir(mdir):
+        files += [os.path.join(mdir, f) for f in sorted(os.listdir(mdir)) if f.endswith(".so")]
+    out = {}
+    for path in files:
+        try:
+            data = open(path, "rb").read()
+            ph = subprocess.run(["readelf", "-lW", path], capture_output=True, check=True).stdout.decode()
+            rel = subprocess.run(["readelf", "-rW", path], capture_output=True, check=True).stdout.decode()
+        except (OSError, subprocess.CalledProcessError):
+            continue
+        loads = []
+        for line in ph.splitlines():
+            parts = line.split()
+            if parts and parts[0] == "LOAD":
+                loads.append((int(parts[1], 16), int(parts[2], 16), int(parts[4], 16)))
+
+        def to_offset(vaddr):
+            for off, va, size in loads:
+                if va <= vaddr < va + size:
+                    return vaddr - va + off
+            return None
+        for line in rel.splitlines():
+            parts = line.split()
+            if len(parts) < 4 or "RELATIVE" not in parts[2]:
+                continue
+            target = to_offset(int(parts[-1], 16))
+            slot = to_offset(int(parts[0], 16) + 24)
+            if target is None or slot is None or slot + 8 > len(data):
+                continue
+            end = data.find(b"\0", target, target + 80)
+            if end <= target:
+                continue
+            name = data[target:end]
+            if not re.fullmatch(rb"<?[A-Za-z][A-Za-z0-9_]*", name):
+                continue
+            req = int.from_bytes(data[slot:slot + 4], "little", signed=True)
+            how = int.from_bytes(data[slot + 4:slot + 8], "little", signed=True)
+            if 0 < req < 4096 and 0 <= how <= 12:
+                out.setdefault(name.decode().lower(), set()).add(req)
+    return out
+
+
+REQ_FLAGS = [("OR_LIMIT", 1), ("OR_OPTIONS", 2), ("OR_FILEINFO", 4), ("OR_AUTHCFG", 8),
+             ("OR_INDEXES", 16), ("OR_UNSET", 32), ("ACCESS_CONF", 64), ("RSRC_CONF", 128),
+             ("EXEC_ON_READ", 256), ("NONFATAL_OVERRIDE", 512), ("NONFATAL_UNKNOWN", 1024),
+             ("PROXY_CONF", 2048)]
+
+
+def mask_bits(mask):
+    flags = dict(REQ_FLAGS)
+    flags["OR_ALL"] = 31
+    return sum(flags.get(f, 0) for f in set(re.findall(r"[A-Z_]+", mask)))
+
+
+def mask_names(bits):
+    flags = dict(REQ_FLAGS)
+    names = [f for f in MASK_FLAGS if f in flags and bits & flags[f]]
+    if bits & 31 == 31:
+        names = [f for f in names if not f.startswith("OR_")]
+        names.insert(names.index("PROXY_CONF") if "PROXY_CONF" in names else len(names), "OR_ALL")
+    return "|".join(names)
+
+
 # --------------------------------------------------------------------------
 # Hand-written descriptions
 # --------------------------------------------------------------------------
@@ -616,6 +719,24 @@ def read_desc(path):
 
 # --------------------------------------------------------------------------
 
+def build_facts(registered, mask, deb_cmds, old_build):
+    """(req_override, debian) of a directive registered as `registered`: the mask Debian's
+    binaries hold when they define it (it wins over the sources'), and whether they do."""
+    key = registered.lower()
+    if not deb_cmds:
+        build, old_mask = old_build.get(key.lstrip("<"), ("", mask))
+        return (old_mask or mask), build
+    found = deb_cmds.get(key)
+    if not found:
+        return mask, "no"
+    if len(found) == 1:
+        bits = next(iter(found))
+        if mask and bits != mask_bits(mask):
+            warn(f"{registered}: Debian's build registers {mask_names(bits)}, the sources {mask}")
+            mask = mask_names(bits)
+    return mask, "yes"
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -627,6 +748,22 @@ def main():
     modules, directives = parse_docs(gitdir, ref)
     cmds = parse_commands(gitdir, ref)
     builtin, so = debian_facts()
+    deb_cmds = debian_commands()
+    old_build = {}
+    if not deb_cmds:
+        # No Debian apache2 here: keep the `debian` column recorded last time.
+        warn("note: no Debian command tables; using the debian column of the existing directives.tsv")
+        old = os.path.join(OUT_DIR, "directives.tsv")
+        if os.path.exists(old):
+            with open(old, encoding="utf-8") as fh:
+                for line in fh:
+                    f = line.rstrip("\n").split("\t")
+                    if not line.startswith("#") and len(f) > 15:
+                        old_build[f[0].lower()] = (f[15], f[12])
+
+    def in_build(e):
+        """Whether a command-table entry's file is part of Debian's build."""
+        return os.path.basename(e["file"]) in builtin or e["module"] in so
     if not builtin or not so:
         # No Debian apache2 here: keep the facts recorded last time.
         old = os.path.join(OUT_DIR, "modules.tsv")
@@ -704,6 +841,9 @@ def main():
         mask = ""
         not_in = ""
         same = [e for e in entries if e["section"] == d["section"]] or entries
+        # Entries of modules Debian does not build (mpmt_os2's no-op `User`, `Group`,
+        # `ScoreBoardFile`) say nothing about the checks this build makes.
+        same = [e for e in same if in_build(e)] or same
         if same:
             mask = same[0]["where"]
             # Several MPMs define the same directive: a check made by all of them.
@@ -714,9 +854,11 @@ def main():
         # The spelling the command table registers, which httpd's messages use
         # (`order not allowed here`), when it differs from the manual's.
         c_name = same[0]["name"] if same and same[0]["name"] != name else ""
+        registered = ("<" if d["section"] else "") + (c_name or name)
+        mask, build = build_facts(registered, mask, deb_cmds, old_build)
         row = [name, module, source, d["syntax"], ",".join(ctxs), override,
                d["default"], status, args, "yes" if d["section"] else "", url, desc, mask, not_in,
-               c_name]
+               c_name, build]
         key = name.lower()
         if key in seen:
             prev = seen[key]
@@ -734,7 +876,7 @@ def main():
         if not desc:
             missing_desc.append(name)
         rows.append([name, module, source, syntax, "directory,.htaccess", "AuthConfig",
-                     "", "removed", "FLAG", "", REMOVED_URL, desc, "OR_AUTHCFG", "", ""])
+                     "", "removed", "FLAG", "", REMOVED_URL, desc, "OR_AUTHCFG", "", "", "no"])
         seen[name.lower()] = rows[-1]
 
     for name, module, source, syntax, ctxs, override, status, url in EXTRAS:
@@ -745,9 +887,10 @@ def main():
         desc = descs.get(name, "")
         if not desc:
             missing_desc.append(name)
+        mask, build = build_facts(e["name"], e["where"], deb_cmds, old_build)
         rows.append([name, module, source, syntax, ctxs, override, "", status, e["kind"],
-                     "", url, desc, e["where"], not_in_names(e["not_in"]),
-                     e["name"] if e["name"] != name else ""])
+                     "", url, desc, mask, not_in_names(e["not_in"]),
+                     e["name"] if e["name"] != name else "", build])
         seen[name.lower()] = rows[-1]
 
     rows.sort(key=lambda r: r[0].lower())
@@ -762,7 +905,7 @@ def main():
     with open(os.path.join(OUT_DIR, "directives.tsv"), "w", encoding="utf-8") as fh:
         fh.write(banner)
         fh.write("# name\tmodule\tsource_file\tsyntax\tcontexts\toverride\tdefault\t"
-                 "status\targs\tsection\turl\tdescription\treq_override\tnot_in\tc_name\n")
+                 "status\targs\tsection\turl\tdescription\treq_override\tnot_in\tc_name\tdebian\n")
         for r in rows:
             fh.write("\t".join(tsv_field(x) for x in r) + "\n")
 

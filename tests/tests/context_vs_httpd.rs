@@ -2261,3 +2261,73 @@ fn a_virtual_hosts_directory_without_allow_override_keeps_the_main_servers() {
     assert_eq!(errors.len(), 2, "{reported:#?}");
     assert!(errors.iter().all(|r| r.message.contains("AllowOverride AuthConfig")), "{errors:#?}");
 }
+
+/// Where directives are allowed, for the handlers' own checks and this build's command tables
+/// (black-box round 9b bug 4): (name, configuration text after the preamble). The refused forms
+/// and close ones httpd accepts (`fine_…`).
+const PLACES: &[(&str, &str)] = &[
+    // GLOBAL_ONLY inside the handler (mod_unixd.c, scoreboard.c), not in req_override.
+    ("user_in_vhost", "<VirtualHost *:80>\n  User nobody\n</VirtualHost>\n"),
+    ("group_in_vhost", "<VirtualHost *:80>\n  Group nogroup\n</VirtualHost>\n"),
+    ("scoreboard_file_in_vhost", "<VirtualHost *:80>\n  ScoreBoardFile /tmp/sb\n</VirtualHost>\n"),
+    ("fine_user_at_top", "User nobody\nGroup nogroup\n"),
+    // Debian's mod_remoteip registers RemoteIP*ProxyList as RSRC_CONF only (no EXEC_ON_READ).
+    ("remoteip_list_in_directory", "<Directory /srv>\n  RemoteIPTrustedProxyList /dev/null\n</Directory>\n"),
+    ("remoteip_internal_list_in_location", "<Location /a>\n  RemoteIPInternalProxyList /dev/null\n</Location>\n"),
+    ("remoteip_list_in_if", "<If \"true\">\n  RemoteIPTrustedProxyList /dev/null\n</If>\n"),
+    ("fine_remoteip_list_in_vhost", "<VirtualHost *:80>\n  RemoteIPTrustedProxyList /dev/null\n</VirtualHost>\n"),
+    // NOT_IN_LOCATION is one of the directory-context flags, all of which refuse <Limit>.
+    (
+        "multiviews_match_in_limit",
+        "<Directory /srv>\n  <Limit GET>\n    MultiviewsMatch Any\n  </Limit>\n</Directory>\n",
+    ),
+    ("fine_multiviews_match_in_directory", "<Directory /srv>\n  MultiviewsMatch Any\n</Directory>\n"),
+    // mod_ident's set_timeout checks nothing (core.c's namesake does).
+    ("fine_ident_timeout_in_directory", "<Directory /srv>\n  IdentityCheckTimeout 5\n</Directory>\n"),
+    // mod_md's md_conf_check_location: MD_LOC_ALL forbids <Directory>/<Location>, MD_LOC_MD
+    // wants an <MDomain> section around.
+    ("md_require_https_in_directory", "<Directory /srv>\n  MDRequireHttps temporary\n</Directory>\n"),
+    (
+        "md_require_https_in_limit",
+        "<Directory /srv>\n  <Limit GET>\n    MDRequireHttps temporary\n  </Limit>\n</Directory>\n",
+    ),
+    ("md_require_https_in_location", "<Location /a>\n  MDRequireHttps temporary\n</Location>\n"),
+    ("fine_md_require_https_in_vhost", "<VirtualHost *:80>\n  MDRequireHttps temporary\n</VirtualHost>\n"),
+    ("md_certificate_file_at_top", "MDCertificateFile /dev/null\n"),
+    ("md_certificate_key_file_in_vhost", "<VirtualHost *:80>\n  MDCertificateKeyFile /dev/null\n</VirtualHost>\n"),
+    // Documented, but no command table of this build has them.
+    ("md_certificate_monitor", "MDCertificateMonitor crt.sh https://crt.sh?q=\n"),
+    ("lua_hook_pre_translate", "LuaHookPreTranslate /tmp/x.lua f\n"),
+    ("fine_lua_hook_pre_translate_name", "LuaHookPreTranslateName /dev/null f\n"),
+];
+
+#[test]
+fn places_of_directives_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    let mut failures = vec![];
+    for (name, text) in PLACES {
+        let cfg = HttpdConfig::new(*text)
+            .with_module("remoteip")
+            .with_module("mime")
+            .with_module("ident")
+            .with_module("md")
+            .with_module("lua");
+        let (ok, output) = config_test(&cfg);
+        assert_eq!(ok, name.starts_with("fine_"), "{name}: apache2 -t says {output}");
+        let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+        let ours: Vec<_> = reported.iter().filter(|r| r.severity == "error" && CODES.contains(&r.code)).collect();
+        if ok {
+            if !ours.is_empty() {
+                failures.push(format!("{name}: httpd accepts, we report {ours:?}"));
+            }
+            continue;
+        }
+        let (line, message) = syntax_error(&output);
+        if !ours.iter().any(|r| r.line == line && r.message.starts_with(&message)) {
+            failures.push(format!("{name}: httpd says line {line}: {message:?}; we report {ours:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -306,6 +306,25 @@ fn selection_ranges_expand_from_the_word() {
     );
 }
 
+#[test]
+fn selection_ranges_past_the_end_of_the_document_are_none() {
+    let mut c = client(false);
+    c.open(URI, "<Directory /srv>\n  Require all granted\n</Directory>\n");
+    for line in [4u64, 100, (1 << 31) - 1] {
+        let r = c.request(
+            "textDocument/selectionRange",
+            json!({"textDocument": {"uri": URI}, "positions": [{"line": line, "character": line}]}),
+        );
+        assert_eq!(r["result"], json!([]), "line {line}: {r}");
+    }
+    // Past the end of an existing line: the line's end, inside the directive.
+    let r = c.request(
+        "textDocument/selectionRange",
+        json!({"textDocument": {"uri": URI}, "positions": [{"line": 1, "character": 80}]}),
+    );
+    assert_eq!(r["result"][0]["range"]["start"]["line"], 1, "{r}");
+}
+
 /// (line, start, length, type name, deprecated) of encoded semantic tokens.
 fn decode(data: &Value) -> Vec<(u64, u64, u64, &'static str, bool)> {
     const TYPES: [&str; 8] =

@@ -218,6 +218,16 @@ fn fragment_opened_alone_is_analysed_in_the_tree_that_includes_it() {
     let r = c.request("workspace/symbol", json!({"query": "prvé"}));
     let names: Vec<&str> = r["result"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
     assert_eq!(names, vec!["/privé"], "fuzzy: the query's letters in order");
+
+    // The same file open under its sites-enabled link too: its virtual host once, under the
+    // name the configuration reads it by.
+    let link_uri = tree.uri("sites-enabled/ünï.conf");
+    c.open(&link_uri, &site);
+    let _ = c.diagnostics(&link_uri, Some(1), WAIT);
+    let r = c.request("workspace/symbol", json!({"query": "ünï.example"}));
+    let syms: Vec<&Value> = r["result"].as_array().unwrap().iter().filter(|s| s["name"] == "ünï.example").collect();
+    assert_eq!(syms.len(), 1, "{syms:?}");
+    assert_eq!(uri_path(syms[0]["location"]["uri"].as_str().unwrap()), tree.etc.join("sites-enabled/ünï.conf"));
     assert!(c.shutdown().is_some_and(|s| s.success()));
 }
 

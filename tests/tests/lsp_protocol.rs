@@ -40,6 +40,18 @@ fn assert_serving(c: &mut Client) {
 }
 
 #[test]
+fn an_unknown_command_is_named_as_unknown() {
+    let mut c = Client::spawn();
+    c.initialize(json!({}));
+    let r =
+        c.request("workspace/executeCommand", json!({"command": "apache-lsp.frobnicate", "arguments": [{"uri": URI}]}));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    let msg = r["error"]["message"].as_str().unwrap();
+    assert!(msg.starts_with("unknown command \"apache-lsp.frobnicate\""), "{msg}");
+    assert!(msg.contains("apache-lsp.migrateFile"), "{msg}");
+}
+
+#[test]
 fn requests_before_initialize_are_refused_and_notifications_ignored() {
     let mut c = Client::spawn();
     for (method, params) in [

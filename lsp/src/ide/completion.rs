@@ -90,6 +90,60 @@ impl CompletionItem {
 
 /// The completions at `offset` of `file`; `snippets` when the client accepts them.
 pub fn completions(cfg: &Config, file: FileId, offset: TextSize, snippets: bool) -> Vec<CompletionItem> {
+    let mut items = completions_here(cfg, file, offset, snippets);
+    let is_else = |i: &CompletionItem| i.directive.is_some_and(|d| d == "Else" || d == "ElseIf");
+    if items.iter().any(is_else) && !else_may_follow(cfg, file, offset) {
+        items.retain(|i| !is_else(i));
+    }
+    items
+}
+
+/// Whether an `<Else>`/`<ElseIf>` may start at `offset`: httpd (core.c `ifsection`) refuses one
+/// unless the last `<If>`-family section of the same scope (the enclosing section that makes a
+/// configuration of its own; conditional sections are spliced in) is an `<If>` or `<ElseIf>`.
+/// `true` when that scope is not all in this file (the top level of an included file).
+fn else_may_follow(cfg: &Config, file: FileId, offset: TextSize) -> bool {
+    let root = cfg.file(file).parse.syntax_node();
+    let offset = offset.min(root.text_range().end());
+    let token = cursor_token(&root, offset);
+    // The nearest section around the cursor whose body is a scope (not the one whose header is
+    // being written).
+    let in_header = token.as_ref().and_then(|t| t.parent_ancestors().find(|n| n.kind() == SyntaxKind::SECTION_HEADER));
+    let container = token.as_ref().and_then(|t| {
+        t.parent_ancestors().filter(|n| n.kind() == SyntaxKind::SECTION).find(|n| {
+            let s = ast::Section::cast(n.clone()).expect("section");
+            let own_header = in_header.as_ref().is_some_and(|h| h.parent().as_ref() == Some(n));
+            !own_header && !Scope::transparent(&s.name_text())
+        })
+    });
+    let container = match container {
+        Some(c) => c,
+        None if cfg.included_from.iter().any(|(child, _, _)| *child == file) => return true,
+        None => root,
+    };
+    let mut last: Option<String> = None;
+    let mut stack: Vec<SyntaxNode> = container.children().collect();
+    stack.reverse();
+    while let Some(n) = stack.pop() {
+        if n.text_range().start() >= offset {
+            break;
+        }
+        if n.kind() != SyntaxKind::SECTION {
+            continue;
+        }
+        let name = ast::Section::cast(n.clone()).expect("section").name_text();
+        if ["If", "ElseIf", "Else"].iter().any(|k| name.eq_ignore_ascii_case(k)) {
+            if n.text_range().end() <= offset {
+                last = Some(name);
+            }
+        } else if Scope::transparent(&name) {
+            stack.extend(n.children().collect::<Vec<_>>().into_iter().rev());
+        }
+    }
+    last.is_some_and(|l| l.eq_ignore_ascii_case("If") || l.eq_ignore_ascii_case("ElseIf"))
+}
+
+fn completions_here(cfg: &Config, file: FileId, offset: TextSize, snippets: bool) -> Vec<CompletionItem> {
     let root = cfg.file(file).parse.syntax_node();
     let offset = offset.min(root.text_range().end());
     let cx = Ctx { cfg, file, offset, snippets };
@@ -219,7 +273,8 @@ impl Ctx<'_> {
     fn names(&self, scope: Option<&Scope>, range: TextRange, mode: NameMode) -> Vec<CompletionItem> {
         let mut out = Vec::new();
         for d in catalogue::directives() {
-            if d.status == Status::Removed || (mode != NameMode::Line && !d.is_section) {
+            // Names this httpd build has no command for ("Invalid command"): never offered.
+            if d.status == Status::Removed || !d.in_build || (mode != NameMode::Line && !d.is_section) {
                 continue;
             }
             if scope.is_some_and(|s| s.check(d).is_some()) {
@@ -468,20 +523,34 @@ impl Ctx<'_> {
                 ("env=", "Clients whose request has this environment variable set (`env=!VAR`: unset)."),
             ]),
             "options" => {
+                // Only words set_options takes after those before (no signed and plain mix, None
+                // and All first): the typed sign's form, else the plain one, else the signed ones.
                 let sign = partial.chars().next().filter(|c| *c == '+' || *c == '-');
-                OPTIONS
-                    .iter()
-                    .filter(|(o, _)| sign.is_none() || !matches!(*o, "All" | "None"))
-                    .map(|(o, doc)| {
+                let takes = |w: &str| {
+                    crate::ide::catalogue::context::options_refusal(before.iter().map(String::as_str).chain([w]))
+                        .is_none()
+                };
+                let mut items = Vec::new();
+                for (o, doc) in OPTIONS {
+                    let forms: Vec<String> = match sign {
+                        Some(s) => vec![format!("{s}{o}")],
+                        None if takes(o) => vec![o.to_string()],
+                        None => vec![format!("+{o}"), format!("-{o}")],
+                    };
+                    for form in forms.into_iter().filter(|f| takes(f)) {
                         let mut item =
                             CompletionItem::new(*o, CompletionKind::Value, range).doc(format!("{doc}{link}"));
-                        if let Some(s) = sign {
-                            item.insert = format!("{s}{o}");
-                            item.filter_text = Some(item.insert.clone());
+                        if form != *o {
+                            if sign.is_none() {
+                                item.label = form.clone();
+                            }
+                            item.insert = form.clone();
+                            item.filter_text = Some(form);
                         }
-                        item
-                    })
-                    .collect()
+                        items.push(item);
+                    }
+                }
+                items
             }
             "loadmodule" if before.is_empty() => self.module_items(range, false),
             "loadmodule" if before.len() == 1 => catalogue::module_by_identifier(&before[0])
@@ -496,6 +565,24 @@ impl Ctx<'_> {
             }
             _ => vec![],
         }
+    }
+
+    /// Whether the authorization container at the cursor is a `<RequireAll>` or `<RequireNone>`:
+    /// mod_authz_core refuses a negated Require in a `<RequireAny>` and at a directory's top,
+    /// whose implicit container is one (`negative Require directive has no effect in
+    /// <RequireAny> directive`). `<Limit>` and the conditional sections make no container.
+    fn in_and_container(&self) -> bool {
+        let root = self.cfg.file(self.file).parse.syntax_node();
+        let Some(token) = cursor_token(&root, self.offset) else { return false };
+        token
+            .parent_ancestors()
+            .filter(|n| n.kind() == SyntaxKind::SECTION)
+            .filter_map(ast::Section::cast)
+            .map(|s| s.name_text())
+            .find(|n| {
+                !Scope::transparent(n) && !n.eq_ignore_ascii_case("Limit") && !n.eq_ignore_ascii_case("LimitExcept")
+            })
+            .is_some_and(|n| n.eq_ignore_ascii_case("RequireAll") || n.eq_ignore_ascii_case("RequireNone"))
     }
 
     fn require(&self, before: &[String], range: TextRange, link: &str) -> Vec<CompletionItem> {
@@ -513,7 +600,7 @@ impl Ctx<'_> {
                         .doc(format!("{}{link}", provider_doc(p)))
                 })
                 .collect();
-            if !negated {
+            if !negated && self.in_and_container() {
                 items.push(
                     CompletionItem::new("not", CompletionKind::Value, range)
                         .doc(format!("Negates the rule that follows; only inside `<RequireAll>` or `<RequireNone>`, where it can refuse but never grant.{link}")),
@@ -708,6 +795,40 @@ mod tests {
         assert!(vhost.contains(&"ServerName".to_string()));
         assert!(!vhost.contains(&"MaxRequestWorkers".to_string()));
         assert!(!vhost.contains(&"AuthzUserAuthoritative".to_string()), "removed directives are never offered");
+        // <Else>/<ElseIf> only after an <If> or <ElseIf> of the same scope (httpd's ifsection).
+        assert!(!top.contains(&"<Else>".to_string()) && !top.contains(&"<ElseIf>".to_string()));
+        let after_if = labels(
+            "//- /etc/httpd/httpd.conf\n<If \"true\">\n</If>\n# c\nServerName a\n<IfModule x>\n</IfModule>\n█\n",
+        );
+        assert!(after_if.contains(&"<Else>".to_string()) && after_if.contains(&"<ElseIf>".to_string()));
+        let after_elseif = labels("//- /etc/httpd/httpd.conf\n<IfModule x>\n<If \"a\">\n</If>\n</IfModule>\n<ElseIf \"b\">\n</ElseIf>\n<El█\n");
+        assert!(after_elseif.contains(&"<Else>".to_string()), "{after_elseif:?}");
+        let after_else = labels("//- /etc/httpd/httpd.conf\n<If \"a\">\n</If>\n<Else>\n</Else>\n█\n");
+        assert!(!after_else.contains(&"<Else>".to_string()));
+        let other_scope = labels("//- /etc/httpd/httpd.conf\n<If \"a\">\n</If>\n<Directory /srv>\n█\n</Directory>\n");
+        assert!(!other_scope.contains(&"<ElseIf>".to_string()));
+        let inside_if = labels("//- /etc/httpd/httpd.conf\n<If \"a\">\n█\n</If>\n");
+        assert!(!inside_if.contains(&"<Else>".to_string()));
+        // Handlers' own checks (GLOBAL_ONLY in mod_unixd) and names no command table of this
+        // build has (httpd: "Invalid command").
+        for refused in ["User", "Group", "ScoreBoardFile", "MDCertificateMonitor", "LuaHookPreTranslate", "UNCList"] {
+            assert!(!vhost.contains(&refused.to_string()), "{refused} offered in <VirtualHost>");
+        }
+        assert!(vhost.contains(&"LuaHookPreTranslateName".to_string()));
+        assert!(!top.contains(&"ISAPICacheFile".to_string()), "Debian has no mod_isapi");
+        assert!(top.contains(&"User".to_string()));
+        let in_limit = labels(
+            "//- /etc/httpd/httpd.conf
+<Directory /srv>
+<Limit GET>
+  █
+</Limit>
+</Directory>
+",
+        );
+        assert!(!in_limit.contains(&"MultiviewsMatch".to_string()));
+        assert!(in_directory.contains(&"IdentityCheckTimeout".to_string()));
+        assert!(!in_directory.contains(&"RemoteIPTrustedProxyList".to_string()));
         let in_require_all =
             labels("//- /etc/httpd/httpd.conf\n<Directory /srv>\n<RequireAll>\n  █\n</RequireAll>\n</Directory>\n");
         assert!(in_require_all.contains(&"Require".to_string()));
@@ -794,7 +915,36 @@ mod tests {
                 Value ip "" -> "ip"
                 Value local "" -> "local"
                 Value method "" -> "method"
+            "#]],
+        );
+        // `not` only where the container is a <RequireAll>/<RequireNone> (<IfModule> makes none).
+        check(
+            &format!("{main}  <RequireAll>\n<IfModule x>\n  Require █\n</IfModule>\n</RequireAll>\n</Directory>\n"),
+            20,
+            expect![[r#"
+                Value all "" -> "all"
+                Value env "" -> "env"
+                Value expr "" -> "expr"
+                Value forward-dns "" -> "forward-dns"
+                Value host "" -> "host"
+                Value ip "" -> "ip"
+                Value local "" -> "local"
+                Value method "" -> "method"
                 Value not "" -> "not"
+            "#]],
+        );
+        check(
+            &format!("{main}  <RequireNone>\n<RequireAny>\n  Require █\n</RequireAny>\n</RequireNone>\n</Directory>\n"),
+            20,
+            expect![[r#"
+                Value all "" -> "all"
+                Value env "" -> "env"
+                Value expr "" -> "expr"
+                Value forward-dns "" -> "forward-dns"
+                Value host "" -> "host"
+                Value ip "" -> "ip"
+                Value local "" -> "local"
+                Value method "" -> "method"
             "#]],
         );
         check(
@@ -873,6 +1023,30 @@ mod tests {
             2,
             expect![[r#"
                 Value Indexes "-Ind" -> "-Indexes"
+            "#]],
+        );
+        // set_options: no signed and plain mix, None and All only first.
+        check(
+            &format!("{d}  Options +Indexes █\n</Directory>\n"),
+            3,
+            expect![[r#"
+                Value +ExecCGI "" -> "+ExecCGI"
+                Value -ExecCGI "" -> "-ExecCGI"
+                Value +FollowSymLinks "" -> "+FollowSymLinks"
+                … 14 in all
+            "#]],
+        );
+        check(
+            &format!("{d}  Options Indexes █\n</Directory>\n"),
+            20,
+            expect![[r#"
+                Value ExecCGI "" -> "ExecCGI"
+                Value FollowSymLinks "" -> "FollowSymLinks"
+                Value Includes "" -> "Includes"
+                Value IncludesNOEXEC "" -> "IncludesNOEXEC"
+                Value Indexes "" -> "Indexes"
+                Value MultiViews "" -> "MultiViews"
+                Value SymLinksIfOwnerMatch "" -> "SymLinksIfOwnerMatch"
             "#]],
         );
         check(

@@ -21,8 +21,10 @@ pub fn goto_definition(
     fs: &dyn FileSource,
 ) -> Option<(TextRange, Vec<NavTarget>)> {
     match navigation::subject_at(cfg, file, offset)? {
-        Subject::Variable { name, range } => {
-            let mut targets = navigation::variable_definitions(cfg, &name);
+        Subject::Variable { name, range, substituted } => {
+            // `${V}` reads the Define in force on its line; the others lead to every Define.
+            let in_force = substituted.then(|| navigation::define_in_force(cfg, file, offset, &name)).flatten();
+            let mut targets = in_force.unwrap_or_else(|| navigation::variable_definitions(cfg, &name));
             if targets.is_empty() {
                 targets.extend(navigation::envvars_definition(cfg, &name, fs));
             }
@@ -135,6 +137,34 @@ Listen ${PORT█}
             expect![[r#"
                 from "PORT"
                 /srv/httpd.conf:4:8: Define PORT 80 [PORT]
+            "#]],
+        );
+    }
+
+    #[test]
+    fn variable_use_goes_to_the_define_in_force_on_its_line() {
+        let tree = |lines: &str| format!("//- /srv/httpd.conf\n{lines}");
+        // The last Define before the use, not a later one.
+        check(
+            &tree("Define V /a\nDefine V /b\nDocumentRoot ${█V}\nDefine V /c\n"),
+            expect![[r#"
+                from "V"
+                /srv/httpd.conf:2:8: Define V /b [V]
+            "#]],
+        );
+        // After an UnDefine: none (httpd leaves `${V}` as it is).
+        check(
+            &tree("Define V /a\nUnDefine V\nDocumentRoot ${█V}\n"),
+            expect![[r#"
+                from "V"
+            "#]],
+        );
+        // In a section's header, before the Define in its body.
+        check(
+            &tree("Define V /a\n<Directory ${█V}>\nDefine V /b\n</Directory>\n"),
+            expect![[r#"
+                from "V"
+                /srv/httpd.conf:1:8: Define V /a [V]
             "#]],
         );
     }

@@ -122,6 +122,8 @@ pub enum Subject {
     Variable {
         name: String,
         range: TextRange,
+        /// Inside `${NAME}` (not a Define, UnDefine or `<IfDefine>` name).
+        substituted: bool,
     },
     Path(PathArg),
 }
@@ -339,6 +341,37 @@ pub fn variable_definitions(cfg: &Config, name: &str) -> Vec<NavTarget> {
         .collect()
 }
 
+/// The `Define` in force for a `${name}` used at `offset` of `file`: httpd substitutes the value
+/// of the last `Define` or `UnDefine` of the name read before that line, in load order, and
+/// nothing if that was an `UnDefine` or there was none (an empty list). `None` when the line is
+/// not one the load applied (a fragment, a false conditional): it cannot be told.
+pub fn define_in_force(cfg: &Config, file: FileId, offset: TextSize, name: &str) -> Option<Vec<NavTarget>> {
+    let mut last: Option<&crate::ide::config::Node> = None;
+    let mut reached = false;
+    for n in cfg.walk() {
+        // The line of the use: a directive, or a section's header (its body comes after it).
+        let here = n.loc.file == file
+            && n.loc.range.contains_inclusive(offset)
+            && (!n.is_section() || n.loc.focus.contains_inclusive(offset));
+        if here {
+            reached = true;
+            break;
+        }
+        if (n.is("Define") || n.is("UnDefine")) && n.args().next().is_some_and(|v| v.eq_ignore_ascii_case(name)) {
+            last = Some(n);
+        }
+    }
+    if !reached {
+        return None;
+    }
+    let Some(define) = last.filter(|n| n.is("Define")) else { return Some(vec![]) };
+    let occurrence = variable_occurrences(cfg, name)
+        .into_iter()
+        .find(|o| o.kind == OccurrenceKind::Define && o.file == define.loc.file && o.item_range == define.loc.range)?;
+    let full = trim_line_break(cfg, occurrence.file, occurrence.item_range);
+    Some(vec![NavTarget::in_config(cfg, occurrence.file, full, occurrence.range)])
+}
+
 /// A directive's range without its line break (what an editor should highlight).
 fn trim_line_break(cfg: &Config, file: FileId, range: TextRange) -> TextRange {
     let text = &cfg.file(file).text[range];
@@ -409,7 +442,7 @@ pub fn subject_at(cfg: &Config, file: FileId, offset: TextSize) -> Option<Subjec
     };
     let occurrence = occurrences_in_node(cfg, file, &item);
     if let Some((name, o)) = occurrence.into_iter().find(|(_, o)| covers(o.range)) {
-        return Some(Subject::Variable { name, range: o.range });
+        return Some(Subject::Variable { name, range: o.range, substituted: o.kind == OccurrenceKind::Use });
     }
     path_args_of(cfg, file, &item).into_iter().find(|a| covers(a.range)).map(Subject::Path)
 }
@@ -477,7 +510,7 @@ pub(crate) mod tests {
     fn cursor_on_a_variable_inside_an_argument() {
         let l = load_fixture("//- /srv/httpd.conf\nDefine ROOT /srv/www\nDocumentRoot \"${RO█OT}/html\"\n");
         match subject_at(&l.cfg, l.file, l.offset) {
-            Some(Subject::Variable { name, range }) => {
+            Some(Subject::Variable { name, range, .. }) => {
                 assert_eq!(name, "ROOT");
                 assert_eq!(&l.cfg.file(0).text[range], "ROOT");
             }

@@ -10,6 +10,10 @@ use apache_syntax::Encoding;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tower_lsp::jsonrpc::Result;
+
+/// The `workspace/executeCommand` names the server runs.
+const COMMANDS: &[&str] =
+    &["apache-lsp.migrateFile", "apache-lsp.migrateTree", "apache-lsp.explain", "apache-lsp.syntaxTree"];
 use tower_lsp::lsp_types::*;
 use tower_lsp::{Client, LanguageServer};
 
@@ -387,12 +391,7 @@ impl LanguageServer for Backend {
                     ..Default::default()
                 })),
                 execute_command_provider: Some(ExecuteCommandOptions {
-                    commands: vec![
-                        "apache-lsp.migrateFile".into(),
-                        "apache-lsp.migrateTree".into(),
-                        "apache-lsp.explain".into(),
-                        "apache-lsp.syntaxTree".into(),
-                    ],
+                    commands: COMMANDS.iter().map(|c| c.to_string()).collect(),
                     ..Default::default()
                 }),
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
@@ -621,6 +620,13 @@ impl LanguageServer for Backend {
             && std::env::var_os("APACHE_LSP_TEST_PANIC").is_some_and(|v| v == "1")
         {
             panic!("apache-lsp.testPanic: a panic the test suite asked for");
+        }
+        if !COMMANDS.contains(&params.command.as_str()) {
+            return Err(tower_lsp::jsonrpc::Error::invalid_params(format!(
+                "unknown command {:?}; this server runs {}",
+                params.command,
+                COMMANDS.join(", ")
+            )));
         }
         let arg = params.arguments.first().cloned().unwrap_or_default();
         let uri = arg
@@ -901,6 +907,12 @@ impl LanguageServer for Backend {
 
     async fn selection_range(&self, params: SelectionRangeParams) -> Result<Option<Vec<SelectionRange>>> {
         self.with_file(&params.text_document.uri, "selectionRange", |fd, enc| {
+            // A position on a line past the document's last is in no range at all: no answer
+            // (one on a line, past its end, is taken as the line's end, as the protocol says).
+            let end = convert::position(&fd.line_index, enc, fd.parse.syntax_node().text_range().end());
+            if params.positions.iter().any(|p| p.line > end.line) {
+                return vec![];
+            }
             params
                 .positions
                 .iter()

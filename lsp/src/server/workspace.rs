@@ -229,6 +229,11 @@ pub fn symbols(state: &State) -> Vec<crate::ide::workspace_symbols::Symbol> {
             out.push(s);
         }
     }
+    // One file open under two names (a sites-enabled link and its sites-available target):
+    // its symbols once, under the name its configuration reads it by if one of them is that.
+    let mut per_file: std::collections::HashMap<PathBuf, (bool, Vec<crate::ide::workspace_symbols::Symbol>)> =
+        Default::default();
+    let mut order: Vec<PathBuf> = Vec::new();
     for doc in &open {
         // The document's own symbols, from its configuration as the cache keeps it.
         let Ok(found) = guarded("workspace/symbol", || {
@@ -253,10 +258,29 @@ pub fn symbols(state: &State) -> Vec<crate::ide::workspace_symbols::Symbol> {
                 not_utf8: fd.not_utf8,
             })
         };
-        out.extend(symbols.into_iter().filter(|s| s.file.path == fd.path).map(|mut s| {
-            s.file = shown.clone();
-            s
-        }));
+        let own: Vec<_> = symbols
+            .into_iter()
+            .filter(|s| s.file.path == fd.path)
+            .map(|mut s| {
+                s.file = shown.clone();
+                s
+            })
+            .collect();
+        let tree_name = &*fd.path == doc.as_path();
+        let key = doc.canonicalize().unwrap_or_else(|_| doc.clone());
+        match per_file.get_mut(&key) {
+            Some(kept) if kept.0 || !tree_name => {}
+            Some(kept) => *kept = (tree_name, own),
+            None => {
+                order.push(key.clone());
+                per_file.insert(key, (tree_name, own));
+            }
+        }
+    }
+    for key in order {
+        if let Some((_, symbols)) = per_file.remove(&key) {
+            out.extend(symbols);
+        }
     }
     out
 }

@@ -152,6 +152,10 @@ const NOT_IN_FILES: u32 = 0x10;
 const NOT_IN_HTACCESS: u32 = 0x20;
 const NOT_IN_PROXY: u32 = 0x40;
 const NOT_IN_DIR_LOC_FILE: u32 = NOT_IN_DIRECTORY | NOT_IN_LOCATION | NOT_IN_FILES;
+const NOT_IN_DIR_CONTEXT: u32 = NOT_IN_LIMIT | NOT_IN_DIR_LOC_FILE | NOT_IN_PROXY;
+/// Not an httpd flag: mod_md's `md_section_check` (the directive only inside `<MDomainSet>` or
+/// `<MDomain>`), carried in the catalogue's not_in column.
+const MD_SECTION_ONLY: u32 = 0x80;
 
 pub(super) fn flag_bits(list: &str) -> u32 {
     list.split('|')
@@ -173,6 +177,7 @@ pub(super) fn flag_bits(list: &str) -> u32 {
             "NOT_IN_FILES" => NOT_IN_FILES,
             "NOT_IN_HTACCESS" => NOT_IN_HTACCESS,
             "NOT_IN_PROXY" => NOT_IN_PROXY,
+            "MD_SECTION_ONLY" => MD_SECTION_ONLY,
             _ => 0,
         })
         .fold(0, |a, b| a | b)
@@ -526,7 +531,9 @@ impl Scope {
         if forbidden & NOT_IN_VIRTUALHOST != 0 && self.virtual_host == Some(true) {
             return refuse("<VirtualHost> section");
         }
-        if forbidden & NOT_IN_LIMIT != 0 && self.limited {
+        // Any of the directory-context flags refuses <Limit> (`cmd->limited` is set), not only
+        // NOT_IN_LIMIT: `MultiviewsMatch` (NOT_IN_LOCATION) "cannot occur within <Limit>".
+        if forbidden & NOT_IN_DIR_CONTEXT != 0 && self.limited {
             return refuse("<Limit> or <LimitExcept> section");
         }
         if forbidden & NOT_IN_HTACCESS != 0 && self.htaccess {
@@ -551,6 +558,19 @@ impl Scope {
                     return refuse(&format!("<{found}> section"));
                 }
             }
+        }
+        // mod_md: "X is only valid inside a '<MDomainSet' context, not here" (unknown at the top
+        // of a fragment, which may be included in one).
+        if forbidden & MD_SECTION_ONLY != 0
+            && self.virtual_host.is_some()
+            && !self.sections().any(|s| s.eq_ignore_ascii_case("MDomainSet") || s.eq_ignore_ascii_case("MDomain"))
+        {
+            return Some(Refused {
+                message: format!("{} is only valid inside a '<MDomainSet' context, not here", name()),
+                kind,
+                by_allow_override: false,
+                grant: None,
+            });
         }
         // `AllowOverride` only means something in <Directory>: httpd warns elsewhere.
         if matches!(d.name, "AllowOverride" | "AllowOverrideList") {
@@ -632,6 +652,39 @@ mod tests {
         assert_eq!(verdict(&nested(&["Directory"]), "Alias"), "Startup: Alias cannot occur within <Directory> section");
         assert_eq!(verdict(&nested(&["Location"]), "Alias"), "accepted");
         assert_eq!(verdict(&nested(&["Directory", "Limit"]), "Options"), "accepted");
+        // GLOBAL_ONLY in the handlers of mod_unixd and the scoreboard.
+        assert_eq!(
+            verdict(&nested(&["VirtualHost"]), "User"),
+            "Startup: User cannot occur within <VirtualHost> section"
+        );
+        assert_eq!(
+            verdict(&nested(&["VirtualHost"]), "ScoreBoardFile"),
+            "Startup: ScoreBoardFile cannot occur within <VirtualHost> section"
+        );
+        // Any directory-context flag refuses <Limit>; NOT_IN_LOCATION alone here.
+        assert_eq!(
+            verdict(&nested(&["Directory", "Limit"]), "MultiviewsMatch"),
+            "Startup: MultiviewsMatch cannot occur within <Limit> or <LimitExcept> section"
+        );
+        assert_eq!(verdict(&nested(&["Directory"]), "MultiviewsMatch"), "accepted");
+        assert_eq!(verdict(&nested(&["Directory"]), "IdentityCheckTimeout"), "accepted");
+        // mod_md's own checks.
+        assert_eq!(
+            verdict(&nested(&["Directory"]), "MDRequireHttps"),
+            "Startup: MDRequireHttps cannot occur within <Directory> section"
+        );
+        assert_eq!(verdict(&nested(&["VirtualHost"]), "MDRequireHttps"), "accepted");
+        assert_eq!(
+            verdict(&nested(&["VirtualHost"]), "MDCertificateFile"),
+            "Startup: MDCertificateFile is only valid inside a '<MDomainSet' context, not here"
+        );
+        assert_eq!(verdict(&nested(&["MDomain"]), "MDCertificateFile"), "accepted");
+        assert_eq!(verdict(&Scope::fragment(), "MDCertificateFile"), "accepted");
+        // Debian's mod_remoteip: RSRC_CONF, not read-time.
+        assert_eq!(
+            verdict(&nested(&["Directory"]), "RemoteIPTrustedProxyList"),
+            "Startup: RemoteIPTrustedProxyList not allowed in <Directory> context"
+        );
         assert_eq!(verdict(&nested(&["Directory", "If"]), "Files"), "accepted");
         assert_eq!(
             verdict(&nested(&["Location"]), "AllowOverride"),

@@ -21,6 +21,11 @@
 //! two modules) list every module that provides them in [`Directive::module`],
 //! separated by spaces; see [`Directive::modules`].
 //!
+//! Debian's build is the ground truth where it differs from the sources: the script reads the
+//! command tables compiled into `/usr/sbin/apache2` and its shared modules, whose
+//! `req_override` masks win over the branch's (mod_remoteip's `RemoteIP*ProxyList`), and which
+//! say which documented names this httpd defines at all ([`Directive::in_build`]).
+//!
 //! No IO: both tables are compiled in with `include_str!` and indexed lazily.
 
 pub mod context;
@@ -366,6 +371,12 @@ pub struct Directive {
     /// The spelling httpd's command table registers, when it differs from
     /// [`Directive::name`] (`order`, `Timeout`): httpd's messages use it.
     pub c_name: &'static str,
+    /// Whether Debian's httpd build defines the directive (its name is in the command table of
+    /// `/usr/sbin/apache2` or of a module it ships). `false` for directives of modules Debian
+    /// does not build (mod_isapi, mod_privileges…), for names the manual documents that no
+    /// command table has (`MDCertificateMonitor`, `LuaHookPreTranslate`) and for the
+    /// platform-only ones of the core (`UNCList`): httpd answers "Invalid command" to them.
+    pub in_build: bool,
     /// [`Directive::req_override`] and [`Directive::not_in`] as bit masks (parsed once:
     /// the context check asks for them at every node).
     pub(crate) req_bits: u32,
@@ -469,6 +480,7 @@ fn parse_directives() -> Vec<Directive> {
                 req_override: f.get(12).copied().unwrap_or(""),
                 not_in: f.get(13).copied().unwrap_or(""),
                 c_name: f.get(14).copied().unwrap_or(""),
+                in_build: f.get(15).copied() != Some("no"),
                 req_bits: context::flag_bits(f.get(12).copied().unwrap_or("")),
                 not_in_bits: context::flag_bits(f.get(13).copied().unwrap_or("")),
             }

@@ -64,16 +64,21 @@ impl Known {
                 if d.status == catalogue::Status::Removed {
                     return; // reported by the removed-directive check
                 }
-                // Defined only on other platforms or builds: unknown to Debian's httpd.
-                if let Some(platform) = (d.module == "core").then(|| catalogue::values::platform_only(d.name)).flatten()
-                {
+                // A module Debian builds that does not define the name (the core's platform-only
+                // directives, names only the manual knows): unknown to this httpd.
+                if !d.in_build && d.modules().any(built_by_debian) {
                     let (severity, verdict) = if cfg.modules_known && !foreign_module {
                         (Severity::Error, "Invalid command '{}', perhaps misspelled or defined by a module not included in the server configuration")
                     } else {
                         (Severity::Information, "'{}' is not a directive of httpd 2.4 on Linux")
                     };
-                    let msg =
-                        format!("{}: {} exists only in {platform}", verdict.replace("{}", &display_name(node)), d.name);
+                    let why = match (d.module == "core").then(|| catalogue::values::platform_only(d.name)).flatten() {
+                        Some(platform) => format!("{} exists only in {platform}", d.name),
+                        None => {
+                            format!("the manual documents {} but {} of this httpd does not define it", d.name, d.module)
+                        }
+                    };
+                    let msg = format!("{}: {why}", verdict.replace("{}", &display_name(node)));
                     out.push(Diagnostic::new(node.loc.file, range, severity, "unknown-directive", msg));
                     return;
                 }
@@ -117,6 +122,12 @@ impl Known {
             }
         }
     }
+}
+
+/// Whether Debian's httpd has the module `identifier` (compiled in, or shipped as a shared object).
+pub(crate) fn built_by_debian(identifier: &str) -> bool {
+    identifier == "core"
+        || catalogue::module_by_identifier(identifier).is_some_and(|m| m.builtin_debian || m.debian_so.is_some())
 }
 
 /// The name as httpd prints it (bytes outside printable ASCII as `\xHH`: an invisible
