@@ -55,13 +55,14 @@ pub(crate) fn section_pattern(n: &Node) -> Option<SectionPattern<'_>> {
 }
 
 /// Whether the section applies to `text`: its regex (case-sensitive) or wildcard matches, or
-/// `plain` says its plain pattern does.
-pub(super) fn section_applies(n: &Node, text: &str, plain: impl Fn(&str, &str) -> bool) -> bool {
+/// `plain` says its plain pattern does; None when its regex cannot be evaluated (never to be
+/// read as "does not apply").
+pub(super) fn section_applies(n: &Node, text: &str, plain: impl Fn(&str, &str) -> bool) -> Option<bool> {
     match section_pattern(n) {
-        Some(SectionPattern::Regex(re)) => regex_matches(re, text, false).unwrap_or(false),
-        Some(SectionPattern::Wildcard(w)) => wildcard_match(w, text, true),
-        Some(SectionPattern::Plain(p)) => plain(p, text),
-        None => false,
+        Some(SectionPattern::Regex(re)) => regex_matches(re, text, false),
+        Some(SectionPattern::Wildcard(w)) => Some(wildcard_match(w, text, true)),
+        Some(SectionPattern::Plain(p)) => Some(plain(p, text)),
+        None => Some(false),
     }
 }
 
