@@ -1152,9 +1152,9 @@ fn section_regexes_are_matched_as_httpds_pcre2() {
     let mut cfg = HttpdConfig::new(body);
     let mut urls = Vec::new();
     for (dir, htaccess, names) in dirs {
-        cfg = cfg.file(&format!("htdocs/{dir}/.htaccess"), *htaccess);
+        cfg = cfg.file(format!("htdocs/{dir}/.htaccess"), *htaccess);
         for name in names.iter() {
-            cfg = cfg.file(&format!("htdocs/{dir}/{name}"), "x\n");
+            cfg = cfg.file(format!("htdocs/{dir}/{name}"), "x\n");
             urls.push(format!("/{dir}/{}", name.replace('é', "%C3%A9")));
         }
     }
