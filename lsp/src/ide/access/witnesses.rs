@@ -127,8 +127,8 @@ fn regex_witnesses_uncached(pattern: &str) -> Vec<String> {
 /// `pattern` with PCRE constructs the `regex` syntax lacks made into ones it reads, each
 /// matching at least what the original does where it matches: lookaround assertions dropped,
 /// atomic and branch-reset groups made plain groups, possessive quantifiers greedy, `\Q…\E`
-/// escaped, `\Z` as `$`, a back reference as an empty group. None when something else is in the way.
-/// The result only proposes strings: they are tested against the real pattern.
+/// escaped, `\Z` as `$`, a back reference as its group's text. None when something else is in
+/// the way. The result only proposes strings: they are tested against the real pattern.
 fn loosened(pattern: &str) -> Option<String> {
     let b: Vec<char> = pattern.chars().collect();
     let mut out = String::new();
@@ -168,11 +168,18 @@ fn loosened(pattern: &str) -> Option<String> {
                     'E' => {}
                     'Z' => out.push('$'),
                     '1'..='9' => {
+                        let mut no = e.to_digit(10)? as usize;
                         while i < b.len() && b[i].is_ascii_digit() {
+                            no = no * 10 + b[i].to_digit(10)? as usize;
                             i += 1;
                         }
-                        // (An empty group keeps a quantifier after it its own.)
-                        out.push_str("(?:)");
+                        // The group's own text again (what it matches the reference may match
+                        // too), as a group of its own, so that a quantifier after it stays its.
+                        let text = capture_group(&b, no)
+                            .filter(|g| !g.contains('\\'))
+                            .and_then(|g| loosened(&g))
+                            .unwrap_or_default();
+                        out.push_str(&format!("(?:{text})"));
                     }
                     e => {
                         out.push('\\');
@@ -216,6 +223,41 @@ fn loosened(pattern: &str) -> Option<String> {
         i += 1;
     }
     Some(out)
+}
+
+/// The body of capturing group `no` (1-based, counted by opening parenthesis as PCRE counts
+/// them), None when there is no such group.
+fn capture_group(b: &[char], no: usize) -> Option<String> {
+    let mut seen = 0;
+    let mut i = 0;
+    let mut in_class = false;
+    while i < b.len() {
+        match b[i] {
+            '\\' => i += 1,
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '(' if !in_class => {
+                let named = b.get(i + 1) == Some(&'?')
+                    && matches!((b.get(i + 2), b.get(i + 3)), (Some('<'), Some(c)) if *c != '=' && *c != '!')
+                    || b.get(i + 1) == Some(&'?') && matches!(b.get(i + 2), Some('P' | '\''));
+                if b.get(i + 1) != Some(&'?') || named {
+                    seen += 1;
+                    if seen == no {
+                        let end = group_end(b, i)?;
+                        let body: String = b[i + 1..end].iter().collect();
+                        // A named group's body starts after its name.
+                        return Some(match named {
+                            true => body.split_once(['>', '\'']).map(|(_, r)| r.to_string())?,
+                            false => body,
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// The index of the `)` closing the group opened at `open` (escapes and classes skipped).
@@ -312,6 +354,8 @@ mod tests {
             r"^(?<!x)a\.txt$",
             r"^(?>a|ab)\.txt$",
             r"^(a)\1?\.txt$",
+            r"^(ab|cd)-\1$",
+            r"^(?<n>x+)(y)\2\1$",
             r"^\Qa.b[\E(c|d)$",
             r"\.txt\Z",
             r"^a++\.txt$",
@@ -321,7 +365,7 @@ mod tests {
             let ws = regex_witnesses(re);
             assert!(ws.iter().any(|w| regex_is_match(re, w)), "{re}: {ws:?}");
         }
-        assert_eq!(loosened(r"^(?!a(b)\))[(?=]\Q(?!\E\1x*+"), Some(r"^[(?=]\(\?!(?:)x*".to_string()));
+        assert_eq!(loosened(r"^(?!a(b)\))[(?=]\Q(?!\E\1x*+"), Some(r"^[(?=]\(\?!(?:b)x*".to_string()));
         // `(?=` left open: nothing to read.
         assert_eq!(loosened("a(?=b"), None);
     }
