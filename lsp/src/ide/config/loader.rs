@@ -1250,8 +1250,7 @@ fn split_name(line: &str) -> (Cow<'_, str>, &str) {
 /// `<IfVersion [[!]op] version>` against [`HTTPD_VERSION`] (`mod_version.c`): `=`/`==`,
 /// `<`, `<=`, `>`, `>=` compare versions; `~ re` and `[=|==] /re/` match the regex against
 /// "2.4.71" (`match_version`: major.minor.patch and the empty add-string of a release).
-/// None when the truth is not known here: a regex that the `regex` crate cannot evaluate as
-/// PCRE would (back references, look-around, …) or that PCRE2 refuses (then httpd does not
+/// None when the truth is not known here: a regex that PCRE2 refuses (then httpd does not
 /// start, and what the block holds is beside the point).
 fn if_version(args: &[Cow<'_, str>]) -> Option<bool> {
     let (op, ver) = match args {
