@@ -1224,3 +1224,64 @@ fn if_sections_of_an_htaccess_file_are_walked_like_the_configurations() {
         1
     );
 }
+
+/// Regexes are matched as httpd's PCRE2 matches them (8-bit, no UTF): lookahead (Drupal's
+/// shipped .htaccess), lookbehind (OpenMage's), a back reference, `\Q…\E`, and `\w`, which
+/// does not match the bytes of `é`. Each .htaccess denies what its `<FilesMatch>` names; httpd
+/// answers every request, and explain must give the same status.
+#[test]
+fn section_regexes_are_matched_as_httpds_pcre2() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    AllowOverride All\n    Require all granted\n</Directory>\n";
+    let dirs: &[(&str, &str, &[&str])] = &[
+        (
+            "d1",
+            "<FilesMatch \"^(\\.(?!well-known).*|x\\.sql)$\">\n  Require all denied\n</FilesMatch>\n",
+            &[".htpasswd", "x.sql", "a.txt", ".well-known"],
+        ),
+        ("d2", "<FilesMatch \"^\\w+\\.txt$\">\n  Require all denied\n</FilesMatch>\n", &["a.txt", "café.txt"]),
+        ("d3", "<FilesMatch \"^(a)\\1\\.txt$\">\n  Require all denied\n</FilesMatch>\n", &["aa.txt", "a.txt"]),
+        ("d4", "<FilesMatch \"^\\Qb+.txt\\E$\">\n  Require all denied\n</FilesMatch>\n", &["b+.txt", "bb.txt"]),
+        (
+            "d5",
+            "<FilesMatch \"(?<!robots)\\.txt$\">\n  Order allow,deny\n  Deny from all\n</FilesMatch>\n",
+            &["CHANGELOG.txt", "robots.txt"],
+        ),
+    ];
+    let mut cfg = HttpdConfig::new(body);
+    let mut urls = Vec::new();
+    for (dir, htaccess, names) in dirs {
+        cfg = cfg.file(format!("htdocs/{dir}/.htaccess"), *htaccess);
+        for name in names.iter() {
+            cfg = cfg.file(format!("htdocs/{dir}/{name}"), "x\n");
+            urls.push(format!("/{dir}/{}", name.replace('é', "%C3%A9")));
+        }
+    }
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    let mut statuses = std::collections::BTreeMap::new();
+    for url in &urls {
+        let real = httpd.send(&Request::get(url).source("127.0.0.1".parse().unwrap())).unwrap();
+        let v = json(&["explain", conf, url, "--client", "127.0.0.1", "--format", "json"]);
+        assert_eq!(v["status"], real, "{url}:\n{v:#}");
+        statuses.insert(url.clone(), real);
+    }
+    // What httpd answered: each pattern both matches and does not.
+    for (url, want) in [
+        ("/d1/.htpasswd", 403),
+        ("/d1/a.txt", 200),
+        ("/d2/a.txt", 403),
+        ("/d2/caf%C3%A9.txt", 200),
+        ("/d3/aa.txt", 403),
+        ("/d3/a.txt", 200),
+        ("/d4/b+.txt", 403),
+        ("/d4/bb.txt", 200),
+        ("/d5/CHANGELOG.txt", 403),
+        ("/d5/robots.txt", 200),
+    ] {
+        assert_eq!(statuses[url], want, "httpd on {url}: {statuses:?}");
+    }
+}

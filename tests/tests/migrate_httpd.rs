@@ -560,6 +560,48 @@ fn cases() -> Vec<Case> {
         "Deny from 127.0.0.2",
         &["/a.txt", "/sub/a.txt"],
     )));
+    // Sections whose regex only PCRE reads (round 9a, bug 1): httpd applies them, so a rewrite of
+    // the <Directory> around them must keep what they replace (an .htaccess `Order deny,allow`
+    // with no Allow/Deny lets every host in; taken as matching nothing, the parent's rewrite
+    // turned those requests 200 → 403).
+    let pcre_files: &[(&str, &str)] = &[
+        ("htdocs/a.txt", "a\n"),
+        ("htdocs/index.txt", "i\n"),
+        ("htdocs/x.sql", "x\n"),
+        ("htdocs/secret.txt", "s\n"),
+        ("htdocs/sub/a.txt", "a\n"),
+        ("htdocs/private/a.txt", "p\n"),
+    ];
+    let pcre_urls: &[&str] = &["/a.txt", "/index.txt", "/x.sql", "/secret.txt", "/sub/a.txt", "/private/a.txt"];
+    let allow1 =
+        "<Directory @DOCROOT@>\n  AllowOverride All\n  Order allow,deny\n  Allow from 127.0.0.1\n</Directory>\n";
+    let pcre_cases = [
+        (
+            "PCRE-only regex: a lookahead <FilesMatch> in an .htaccess file",
+            allow1.to_string(),
+            Some("<FilesMatch \"^(?!index).*\\.(txt|sql)$\">\n  Order deny,allow\n</FilesMatch>\n"),
+        ),
+        (
+            "PCRE-only regex: a lookahead <FilesMatch> in the server configuration",
+            format!("{allow1}<FilesMatch \"^(?!secret)\">\n  Order deny,allow\n</FilesMatch>\n"),
+            None,
+        ),
+        (
+            "PCRE-only regex: a lookbehind <LocationMatch>",
+            format!("{allow1}<LocationMatch \"(?<!private)/a\\.txt$\">\n  Order deny,allow\n</LocationMatch>\n"),
+            None,
+        ),
+    ];
+    for (name, body, htaccess) in pcre_cases {
+        let mut c = case(name, body, "Allow from 127.0.0.1", pcre_urls).methods(&["GET"]);
+        if let Some(h) = htaccess {
+            c = c.file("htdocs/.htaccess", h);
+        }
+        for (rel, text) in pcre_files {
+            c = c.file(rel, text);
+        }
+        v.push(c);
+    }
     v
 }
 
@@ -986,8 +1028,18 @@ fn run(prefixes: &[&str]) {
 
 #[test]
 fn every_case_is_run_by_one_test() {
-    let groups: &[&[&str]] =
-        &[GUIDE, ORDER, ADDRESSES, SATISFY, LIMIT, INHERITANCE, HTACCESS_SECTIONS, VIRTUAL_HOSTS, COMPAT_GUARDS];
+    let groups: &[&[&str]] = &[
+        GUIDE,
+        ORDER,
+        ADDRESSES,
+        SATISFY,
+        LIMIT,
+        INHERITANCE,
+        HTACCESS_SECTIONS,
+        VIRTUAL_HOSTS,
+        COMPAT_GUARDS,
+        PCRE_ONLY,
+    ];
     for c in cases() {
         let n = groups.iter().flat_map(|g| g.iter()).filter(|p| c.name.starts_with(*p)).count();
         assert_eq!(n, 1, "{}", c.name);
@@ -1003,6 +1055,13 @@ const INHERITANCE: &[&str] = &["a child", "old-style children", "removing", "Fil
 const HTACCESS_SECTIONS: &[&str] = &["sections in .htaccess", "dead 2.2 branch"];
 const VIRTUAL_HOSTS: &[&str] = &["virtual hosts"];
 const COMPAT_GUARDS: &[&str] = &["compat guard"];
+const PCRE_ONLY: &[&str] = &["PCRE-only regex"];
+
+/// Sections whose regex uses lookahead or lookbehind: applied as httpd applies them.
+#[test]
+fn sections_with_pcre_only_regexes() {
+    run(PCRE_ONLY);
+}
 
 #[test]
 fn virtual_hosts_for_some_listen_addresses() {

@@ -36,6 +36,7 @@ pub mod log_explain;
 pub mod loglevel;
 pub mod migrate;
 pub mod navigation;
+mod pcre_match;
 pub mod policy;
 pub mod references;
 mod regex_cache;

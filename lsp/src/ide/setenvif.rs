@@ -26,6 +26,7 @@
 
 use crate::ide::access::normalize_url;
 use crate::ide::config::{Config, Node, NodeKind};
+use crate::ide::pcre_match::{pregsub, Pcre};
 use crate::ide::policy::{EnvKnowledge, EnvVar, HostKnowledge, Item, Loc, Request};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -295,56 +296,20 @@ pub(crate) fn non_regex_pattern(s: &str) -> Option<String> {
     Some(out)
 }
 
-/// Runs `f` on a compiled PCRE-like regex (bytes, no Unicode classes, as httpd's PCRE
-/// without UTF), cached per thread; None when it does not compile. A configuration's
-/// SetEnvIf lines are few and every request runs all of them: keep many.
-fn with_compiled<T>(pattern: &str, icase: bool, f: impl FnOnce(&regex::bytes::Regex) -> T) -> Option<T> {
+/// Runs `f` on the regex compiled as httpd compiles it (PCRE2, bytes), cached per thread;
+/// None when it does not compile. A configuration's SetEnvIf lines are few and every request
+/// runs all of them: keep many.
+fn with_compiled<T>(pattern: &str, icase: bool, f: impl FnOnce(&Pcre) -> T) -> Option<T> {
     use super::regex_cache::{with_cached, RegexCache};
     thread_local! {
-        static CACHE: RegexCache<regex::bytes::Regex> = Default::default();
+        static CACHE: RegexCache<Pcre> = Default::default();
     }
-    let build = || regex::bytes::RegexBuilder::new(pattern).unicode(false).case_insensitive(icase).build().ok();
-    with_cached(&CACHE, 1024, pattern, icase, build, f)
-}
-
-/// `ap_pregsub`: `&` and `$0`…`$9` are replaced by the match and its groups; `\c` is `c`.
-fn regsub(template: &str, source: &[u8], caps: &regex::bytes::Captures) -> String {
-    let mut out: Vec<u8> = Vec::new();
-    let t = template.as_bytes();
-    let mut i = 0;
-    while i < t.len() {
-        let c = t[i];
-        i += 1;
-        let no = if c == b'&' {
-            Some(0)
-        } else if c == b'$' && i < t.len() && t[i].is_ascii_digit() {
-            i += 1;
-            Some((t[i - 1] - b'0') as usize)
-        } else {
-            None
-        };
-        match no {
-            None => {
-                if c == b'\\' && i < t.len() {
-                    out.push(t[i]);
-                    i += 1;
-                } else {
-                    out.push(c);
-                }
-            }
-            Some(n) => {
-                if let Some(m) = caps.get(n) {
-                    out.extend_from_slice(&source[m.start()..m.end()]);
-                }
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    with_cached(&CACHE, 1024, pattern, icase, || crate::ide::access::compile_regex(pattern, icase), f)
 }
 
 fn has_substitution(template: &str) -> bool {
     let t = template.as_bytes();
-    t.iter().enumerate().any(|(i, &c)| c == b'&' || (c == b'$' && t.get(i + 1).is_some_and(u8::is_ascii_digit)))
+    t.iter().enumerate().any(|(i, &c)| c == b'$' && t.get(i + 1).is_some_and(u8::is_ascii_digit))
 }
 
 /// Which stage runs: the server configuration (post_read_request) or the per-directory one.
@@ -418,9 +383,18 @@ impl Ctx<'_> {
                         None => merged.push((n.clone(), v.clone())),
                     }
                 }
+                // The last header whose name matches; unknown when one could not be tested.
                 let last = with_compiled(re, rule.icase, |r| {
-                    merged.iter().rev().find(|(n, _)| r.is_match(n.as_bytes())).map(|(_, v)| v.clone())
-                });
+                    for (n, v) in merged.iter().rev() {
+                        match r.is_match(n.as_bytes()) {
+                            Some(true) => return Some(Some(v.clone())),
+                            Some(false) => {}
+                            None => return None,
+                        }
+                    }
+                    Some(None)
+                })
+                .flatten();
                 match last {
                     Some(last) => Text::Known(last.unwrap_or_default()),
                     None => Text::Unknown(format!("the header-name regular expression {re} is not supported")),
@@ -467,7 +441,7 @@ fn run<'r>(rules: impl IntoIterator<Item = &'r Rule>, stage: Stage, ctx: &Ctx, e
                     };
                     (Ok(ok), None)
                 }
-                None => match with_compiled(&rule.pattern, rule.icase, |re| re.is_match(v.as_bytes())) {
+                None => match with_compiled(&rule.pattern, rule.icase, |re| re.is_match(v.as_bytes())).flatten() {
                     Some(m) => (Ok(m), Some(v.clone())),
                     None => (Err(format!("the regular expression {} is not supported", rule.pattern)), None),
                 },
@@ -487,9 +461,12 @@ fn run<'r>(rules: impl IntoIterator<Item = &'r Rule>, stage: Stage, ctx: &Ctx, e
                         Feature::Set(t) => match (&rule.literal, &subject) {
                             (None, Some(s)) => {
                                 let set = with_compiled(&rule.pattern, rule.icase, |re| {
-                                    re.captures(s.as_bytes()).map(|c| regsub(t, s.as_bytes(), &c))
-                                });
-                                Val::Set(set.expect("compiled above").unwrap_or_else(|| t.clone()))
+                                    re.captures(s.as_bytes())
+                                        .filter(|c| !c.is_empty())
+                                        .map(|c| pregsub(t, s.as_bytes(), &c))
+                                })
+                                .flatten();
+                                Val::Set(set.unwrap_or_else(|| t.clone()))
                             }
                             _ => Val::Set(t.clone()),
                         },
@@ -767,7 +744,7 @@ mod tests {
                 LAST: Set("2")
                 ONE: Set("1")
                 PLAIN: Set("$1")
-                WHOLE: Set("127.0.0.2")
+                WHOLE: Set("&")
             "#]],
         );
     }

@@ -3,6 +3,7 @@
 //! and `<Location>`'s segment-wise prefix.
 
 use crate::ide::config::Node;
+use crate::ide::pcre_match::Pcre;
 use crate::ide::regex_cache::{with_cached, RegexCache};
 
 /// fnmatch-style matching (`*`, `?`, `[…]`) as `apr_fnmatch` reads it; with `pathname`,
@@ -51,42 +52,46 @@ pub(crate) fn section_pattern(n: &Node) -> Option<SectionPattern<'_>> {
 }
 
 /// Whether the section applies to `text`: its regex (case-sensitive) or wildcard matches, or
-/// `plain` says its plain pattern does.
-pub(super) fn section_applies(n: &Node, text: &str, plain: impl Fn(&str, &str) -> bool) -> bool {
+/// `plain` says its plain pattern does; None when its regex cannot be evaluated (never to be
+/// read as "does not apply").
+pub(super) fn section_applies(n: &Node, text: &str, plain: impl Fn(&str, &str) -> bool) -> Option<bool> {
     match section_pattern(n) {
-        Some(SectionPattern::Regex(re)) => regex_matches(re, text, false).unwrap_or(false),
-        Some(SectionPattern::Wildcard(w)) => wildcard_match(w, text, true),
-        Some(SectionPattern::Plain(p)) => plain(p, text),
-        None => false,
+        Some(SectionPattern::Regex(re)) => regex_matches(re, text, false),
+        Some(SectionPattern::Wildcard(w)) => Some(wildcard_match(w, text, true)),
+        Some(SectionPattern::Plain(p)) => Some(plain(p, text)),
+        None => Some(false),
     }
 }
 
-/// Compiled section patterns kept per thread. A compiled regex with its search caches takes tens
-/// of kilobytes; a big tree has a pattern per virtual host (`<DirectoryMatch>` of its own root),
-/// and walks of one virtual host's sections come together: keep few.
+/// Compiled section patterns kept per thread. A big tree has a pattern per virtual host
+/// (`<DirectoryMatch>` of its own root), and walks of one virtual host's sections come
+/// together: keep few.
 const PATTERNS_KEPT: usize = 64;
 
-/// Runs `f` on the compiled regular expression; None when it does not compile (cached per thread).
-pub(super) fn with_regex<T>(pattern: &str, case_insensitive: bool, f: impl FnOnce(&regex::Regex) -> T) -> Option<T> {
+/// Runs `f` on the pattern compiled as httpd compiles it ([`Pcre`]), cached per thread; None
+/// when httpd's PCRE2 refuses it.
+pub(crate) fn with_regex<T>(pattern: &str, case_insensitive: bool, f: impl FnOnce(&Pcre) -> T) -> Option<T> {
     thread_local! {
-        static CACHE: RegexCache<regex::Regex> = Default::default();
+        static CACHE: RegexCache<Pcre> = Default::default();
     }
-    let build = || regex::RegexBuilder::new(pattern).case_insensitive(case_insensitive).build().ok();
-    with_cached(&CACHE, PATTERNS_KEPT, pattern, case_insensitive, build, f)
+    with_cached(&CACHE, PATTERNS_KEPT, pattern, case_insensitive, || compile(pattern, case_insensitive), f)
 }
 
-/// Whether the regular expression matches (cached per thread); None when it does not compile.
-///
-/// Built as [`regex::RegexBuilder`] builds it (the same syntax options and size limit over the
-/// same engine: the same patterns compile, the same texts match) but without the search engines
-/// that pay off only over many or long searches (full, one-pass and lazy DFAs): a walk tests each
-/// `<DirectoryMatch>`, `<FilesMatch>` and `<LocationMatch>` against a few short texts, and
-/// building those engines cost more than all its searches.
+/// [`Pcre::compile`], except for a pattern the PCRE2 httpd links surely refuses where the
+/// bundled one (a later release) would take it ([`crate::ide::policy::pcre`]).
+pub(crate) fn compile(pattern: &str, case_insensitive: bool) -> Option<Pcre> {
+    if crate::ide::policy::pcre::pcre_refuses(pattern) {
+        return None;
+    }
+    Pcre::compile(pattern, case_insensitive)
+}
+
+/// Whether the regular expression matches as httpd's PCRE2 matches it (cached per thread);
+/// None when it is not known: PCRE2 refuses the pattern, or gives up on the text (a match
+/// limit). Callers must not read None as "no match".
 pub(crate) fn regex_matches(pattern: &str, text: &str, case_insensitive: bool) -> Option<bool> {
-    use regex_automata::{meta, util::syntax, MatchKind};
     thread_local! {
         static LITERALS: RegexCache<crate::ide::literal_regex::Literal> = Default::default();
-        static CACHE: RegexCache<meta::Regex> = Default::default();
     }
     // A pattern of literal text and groups is matched without compiling it. Those are kept
     // apart (and many more of them: they are small), so that a big tree's one pattern per
@@ -104,19 +109,7 @@ pub(crate) fn regex_matches(pattern: &str, text: &str, case_insensitive: bool) -
             return literal;
         }
     }
-    let build = || {
-        // regex 1.x's `RegexBuilder::new` and `build_one_string`, engines left out.
-        let config = meta::Config::new()
-            .nfa_size_limit(Some(10 * (1 << 20)))
-            .match_kind(MatchKind::LeftmostFirst)
-            .utf8_empty(true)
-            .dfa(false)
-            .onepass(false)
-            .hybrid(false);
-        let syntax = syntax::Config::new().case_insensitive(case_insensitive).utf8(true);
-        meta::Builder::new().configure(config).syntax(syntax).build(pattern).ok()
-    };
-    with_cached(&CACHE, PATTERNS_KEPT, pattern, case_insensitive, build, |r| r.is_match(text))
+    with_regex(pattern, case_insensitive, |r| r.is_match(text.as_bytes())).flatten()
 }
 
 /// Literal section patterns ([`crate::ide::literal_regex`]) kept per thread.

@@ -117,11 +117,9 @@ pub(super) fn translate(server: &Server, cfg: &Config, url: &str) -> PathBuf {
     }
     for (re, to) in server.aliases(2).chain(server.aliases(3)) {
         let expanded = with_regex(re, false, |r| {
-            r.captures(url).map(|caps| {
-                let mut out = String::new();
-                caps.expand(&to.replace('$', "$$").replace("$$0", "${0}").replace("$$", "$"), &mut out);
-                out
-            })
+            r.captures(url.as_bytes())
+                .filter(|caps| !caps.is_empty())
+                .map(|caps| crate::ide::pcre_match::pregsub(to, url.as_bytes(), &caps))
         });
         if let Some(Some(out)) = expanded {
             return PathBuf::from(out);

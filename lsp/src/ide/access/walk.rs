@@ -238,20 +238,25 @@ fn walk(
     let base = if path.ends_with('/') { "" } else { comps.last().copied().unwrap_or("") };
     let mut files_phase = Vec::new();
     for c in files_candidates {
-        let f = match &c {
-            Contribution::Section(id) => ix.node(cfg, *id),
-            Contribution::HtaccessFiles(_, frag, i) => &frag.nodes[*i],
+        let (f, in_cfg) = match &c {
+            Contribution::Section(id) => (ix.node(cfg, *id), cfg),
+            Contribution::HtaccessFiles(_, frag, i) => (&frag.nodes[*i], &**frag),
             Contribution::Htaccess(..) | Contribution::HtaccessIf(..) => continue,
         };
-        if section_applies(f, base, |name, base| name == base) {
-            files_phase.push(c);
+        match section_applies(f, base, |name, base| name == base) {
+            Some(true) => files_phase.push(c),
+            Some(false) => {}
+            None => unknown.push(regex_not_evaluated(in_cfg, f)),
         }
     }
     // Location: main server's then the vhost's, in config order, against the URL.
     let mut loc_phase = Vec::new();
     for id in server.scopes().flat_map(|s| s.locations.iter().copied()) {
-        if section_applies(ix.node(cfg, id), url, location_prefix) {
-            loc_phase.push(Contribution::Section(id));
+        let n = ix.node(cfg, id);
+        match section_applies(n, url, location_prefix) {
+            Some(true) => loc_phase.push(Contribution::Section(id)),
+            Some(false) => {}
+            None => unknown.push(regex_not_evaluated(cfg, n)),
         }
     }
     // <If> sections anywhere on the way: the walk does not evaluate ap_expr (its caller does,
@@ -404,6 +409,18 @@ fn branch_of(src: IfSource, id: SecId) -> Branch {
 }
 
 /// Why the outcome is unknown: `<If>` section `s` of `cfg` holds access rules.
+/// Why a section whose regex is not evaluated leaves the answer unknown: httpd's PCRE2 refuses
+/// it, or gave up on this text (a match limit).
+fn regex_not_evaluated(cfg: &Config, s: &Node) -> String {
+    format!(
+        "cannot evaluate the regular expression of <{} {}> at {}:{}",
+        s.name(),
+        s.args().collect::<Vec<_>>().join(" "),
+        cfg.file(s.loc.file).path.display(),
+        cfg.line(&s.loc)
+    )
+}
+
 fn if_not_evaluated(cfg: &Config, s: &Node) -> String {
     format!(
         "<{}> at {}:{} holds access rules, and its expression is not evaluated",
@@ -483,7 +500,8 @@ fn htaccess_walk_error(
             // AllowOverride in force does not list; an ap_expr it cannot parse fails its line.
             let refused = match d.name {
                 "Options" => scope.check_options(n.args()).map(|r| r.message),
-                _ => crate::ide::diagnostics::expr_syntax::refusal(frag, n),
+                _ => crate::ide::diagnostics::expr_syntax::refusal(frag, n)
+                    .or_else(|| crate::ide::diagnostics::regex_compile::refusal(frag, n, true)),
             };
             if let Some(m) = refused {
                 return Some((at, 1, format!("{path}: {m}")));
@@ -500,6 +518,11 @@ fn htaccess_walk_error(
         }
         // `<If>`/`<ElseIf>` parse their condition before reading the body.
         if let Some(m) = crate::ide::diagnostics::expr_syntax::refusal(frag, n) {
+            return Some((at, 1, format!("{path}: {m}")));
+        }
+        // A regex section compiles its pattern as it reads the header (AH00526-style alert
+        // "Regex could not be compiled").
+        if let Some(m) = crate::ide::diagnostics::regex_compile::refusal(frag, n, true) {
             return Some((at, 1, format!("{path}: {m}")));
         }
         if let Some(inner) = scope.enter(n.name()) {
@@ -868,6 +891,17 @@ mod tests {
         // Lines run in order: the header's own error before its body's.
         expect![[r#"Some(500) [500]: ROOT/www/.htaccess: <Files> directive requires additional arguments"#]]
             .assert_eq(&htaccess_outcome(all, "<Files>\n  Frobnicate on\n</Files>\n", "/"));
+        // A section regex PCRE2 refuses fails its header (round 9a bug 3).
+        expect!["Some(500) [500]: ROOT/www/.htaccess: Regex could not be compiled"].assert_eq(&htaccess_outcome(
+            all,
+            "<Files ~ *>\n  Require all denied\n</Files>\n",
+            "/",
+        ));
+        expect!["Some(500) [500]: ROOT/www/.htaccess: Regex could not be compiled"].assert_eq(&htaccess_outcome(
+            all,
+            "<FilesMatch \"(\">\n</FilesMatch>\n",
+            "/a.txt",
+        ));
         let auth = "  AllowOverride AuthConfig\n  Require all granted\n";
         expect![[r#"Some(500) [500]: ROOT/www/.htaccess: Options not allowed here"#]].assert_eq(&htaccess_outcome(
             auth,

@@ -114,11 +114,174 @@ fn regex_witnesses_uncached(pattern: &str) -> Vec<String> {
             }
         })
     }
-    let Ok(hir) = regex_syntax::ParserBuilder::new().build().parse(pattern) else { return vec![] };
+    let parse = |p: &str| regex_syntax::ParserBuilder::new().build().parse(p).ok();
+    // A PCRE-only construct is read through a looser pattern; its strings are candidates only
+    // (callers keep those PCRE2 matches).
+    let Some(hir) = parse(pattern).or_else(|| parse(&loosened(pattern)?)) else { return vec![] };
     let mut out = go(&hir, &carried).unwrap_or_default();
     out.sort_by_key(|w| !carried(w));
     out.dedup();
     out
+}
+
+/// `pattern` with PCRE constructs the `regex` syntax lacks made into ones it reads, each
+/// matching at least what the original does where it matches: lookaround assertions dropped,
+/// atomic and branch-reset groups made plain groups, possessive quantifiers greedy, `\Q…\E`
+/// escaped, `\Z` as `$`, a back reference as its group's text. None when something else is in
+/// the way. The result only proposes strings: they are tested against the real pattern.
+fn loosened(pattern: &str) -> Option<String> {
+    let b: Vec<char> = pattern.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    let mut in_class = false;
+    while i < b.len() {
+        let c = b[i];
+        if in_class {
+            match c {
+                '\\' => {
+                    out.push(c);
+                    out.push(*b.get(i + 1)?);
+                    i += 2;
+                    continue;
+                }
+                ']' => in_class = false,
+                _ => {}
+            }
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        match c {
+            '\\' => {
+                let e = *b.get(i + 1)?;
+                i += 2;
+                match e {
+                    'Q' => {
+                        let mut lit = String::new();
+                        while i < b.len() && !(b[i] == '\\' && b.get(i + 1) == Some(&'E')) {
+                            lit.push(b[i]);
+                            i += 1;
+                        }
+                        i += 2;
+                        out.push_str(&regex_syntax::escape(&lit));
+                    }
+                    'E' => {}
+                    'Z' => out.push('$'),
+                    '1'..='9' => {
+                        let mut no = e.to_digit(10)? as usize;
+                        while i < b.len() && b[i].is_ascii_digit() {
+                            no = no * 10 + b[i].to_digit(10)? as usize;
+                            i += 1;
+                        }
+                        // The group's own text again (what it matches the reference may match
+                        // too), as a group of its own, so that a quantifier after it stays its.
+                        let text = capture_group(&b, no)
+                            .filter(|g| !g.contains('\\'))
+                            .and_then(|g| loosened(&g))
+                            .unwrap_or_default();
+                        out.push_str(&format!("(?:{text})"));
+                    }
+                    e => {
+                        out.push('\\');
+                        out.push(e);
+                    }
+                }
+                continue;
+            }
+            '[' => {
+                in_class = true;
+                out.push(c);
+                i += 1;
+                // A `]` first in the class (after `^`) is a member, in both syntaxes.
+                for lead in ['^', ']'] {
+                    if b.get(i) == Some(&lead) {
+                        out.push(lead);
+                        i += 1;
+                    }
+                }
+                continue;
+            }
+            '(' => {
+                let rest: String = b[i..b.len().min(i + 4)].iter().collect();
+                if ["(?=", "(?!", "(?<=", "(?<!"].iter().any(|l| rest.starts_with(l)) {
+                    i = group_end(&b, i)? + 1;
+                    continue;
+                }
+                if rest.starts_with("(?>") || rest.starts_with("(?|") {
+                    out.push_str("(?:");
+                    i += 3;
+                    continue;
+                }
+            }
+            '+' if i > 0 && matches!(b[i - 1], '+' | '*' | '?' | '}') && !out.ends_with('\\') => {
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+        i += 1;
+    }
+    Some(out)
+}
+
+/// The body of capturing group `no` (1-based, counted by opening parenthesis as PCRE counts
+/// them), None when there is no such group.
+fn capture_group(b: &[char], no: usize) -> Option<String> {
+    let mut seen = 0;
+    let mut i = 0;
+    let mut in_class = false;
+    while i < b.len() {
+        match b[i] {
+            '\\' => i += 1,
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '(' if !in_class => {
+                let named = b.get(i + 1) == Some(&'?')
+                    && matches!((b.get(i + 2), b.get(i + 3)), (Some('<'), Some(c)) if *c != '=' && *c != '!')
+                    || b.get(i + 1) == Some(&'?') && matches!(b.get(i + 2), Some('P' | '\''));
+                if b.get(i + 1) != Some(&'?') || named {
+                    seen += 1;
+                    if seen == no {
+                        let end = group_end(b, i)?;
+                        let body: String = b[i + 1..end].iter().collect();
+                        // A named group's body starts after its name.
+                        return Some(match named {
+                            true => body.split_once(['>', '\'']).map(|(_, r)| r.to_string())?,
+                            false => body,
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The index of the `)` closing the group opened at `open` (escapes and classes skipped).
+fn group_end(b: &[char], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = open;
+    let mut in_class = false;
+    while i < b.len() {
+        match b[i] {
+            '\\' => i += 1,
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '(' if !in_class => depth += 1,
+            ')' if !in_class => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 pub(crate) fn regex_is_match(pattern: &str, text: &str) -> bool {
@@ -180,6 +343,31 @@ mod tests {
                 assert!(regex_is_match(re, &w), "{re}: {w}");
             }
         }
+    }
+
+    #[test]
+    fn pcre_only_patterns_have_witnesses_pcre2_matches() {
+        for re in [
+            r"^(?!index).*\.(txt|sql)$",
+            r"^(\.(?!well-known).*|x\.sql)$",
+            r"(?<!robots)\.txt$",
+            r"^(?<!x)a\.txt$",
+            r"^(?>a|ab)\.txt$",
+            r"^(a)\1?\.txt$",
+            r"^(ab|cd)-\1$",
+            r"^(?<n>x+)(y)\2\1$",
+            r"^\Qa.b[\E(c|d)$",
+            r"\.txt\Z",
+            r"^a++\.txt$",
+            r"^/(?!private)",
+            r"^[](?=]x(?=y)y$",
+        ] {
+            let ws = regex_witnesses(re);
+            assert!(ws.iter().any(|w| regex_is_match(re, w)), "{re}: {ws:?}");
+        }
+        assert_eq!(loosened(r"^(?!a(b)\))[(?=]\Q(?!\E\1x*+"), Some(r"^[(?=]\(\?!(?:b)x*".to_string()));
+        // `(?=` left open: nothing to read.
+        assert_eq!(loosened("a(?=b"), None);
     }
 
     #[test]

@@ -1315,8 +1315,7 @@ fn split_name(line: &str) -> (Cow<'_, str>, &str) {
 /// `<IfVersion [[!]op] version>` against [`HTTPD_VERSION`] (`mod_version.c`): `=`/`==`,
 /// `<`, `<=`, `>`, `>=` compare versions; `~ re` and `[=|==] /re/` match the regex against
 /// "2.4.71" (`match_version`: major.minor.patch and the empty add-string of a release).
-/// None when the truth is not known here: a regex that the `regex` crate cannot evaluate as
-/// PCRE would (back references, look-around, …) or that PCRE2 refuses (then httpd does not
+/// None when the truth is not known here: a regex that PCRE2 refuses (then httpd does not
 /// start, and what the block holds is beside the point).
 fn if_version(args: &[Cow<'_, str>]) -> Option<bool> {
     let (op, ver) = match args {
@@ -1358,17 +1357,11 @@ fn if_version(args: &[Cow<'_, str>]) -> Option<bool> {
     Some(result != neg)
 }
 
-/// Whether PCRE would find `re` in the version string, when the `regex` crate reads `re` as
-/// PCRE does; None otherwise. The crate reads a few spellings differently (`\<`/`\>` and
-/// `\b{…}` are word assertions, `&&`, `--`, `~~` set operations in a class): not evaluated.
+/// Whether httpd's PCRE2 finds `re` in the version string (mod_version compiles it with
+/// `ap_pregcomp`); None when it does not compile.
 fn version_regex_matches(re: &str) -> Option<bool> {
     let cur = format!("{}.{}.{}", HTTPD_VERSION.0, HTTPD_VERSION.1, HTTPD_VERSION.2);
-    let differs = ["\\<", "\\>", "\\b{", "&&", "--", "~~"].iter().any(|s| re.contains(s));
-    if differs || crate::ide::policy::pcre::pcre_refuses(re) {
-        return None;
-    }
-    let compiled = regex::bytes::RegexBuilder::new(re).unicode(false).build().ok()?;
-    Some(compiled.is_match(cur.as_bytes()))
+    crate::ide::access::compile_regex(re, false)?.is_match(cur.as_bytes())
 }
 
 #[cfg(test)]
@@ -1459,7 +1452,8 @@ mod tests {
     }
 
     /// mod_version's regex forms match the regex against "2.4.71": a false one is skipped like
-    /// a false comparison; one the `regex` crate cannot evaluate is neither read nor skipped.
+    /// a false comparison (PCRE2 reads lookahead, back references and `\<` as httpd does); one
+    /// PCRE2 refuses is neither read nor skipped.
     #[test]
     fn ifversion_regex_forms_match_the_version_string() {
         let cases = [
@@ -1488,8 +1482,9 @@ mod tests {
                     "L4 == /4/",
                     "L5 !~ ^2\\.2",
                     "L7 ~ ^2[.]4",
+                    "L9 ~ (?=2)",
                 ],
-                3,
+                5,
             )
         "#]]
         .assert_debug_eq(&(names(&cfg), cfg.inactive.len()));
