@@ -1123,3 +1123,115 @@ fn require_expr_on_the_client_and_method_is_evaluated() {
     assert!(v["status"].is_null(), "{v:#}");
     assert!(v["possible_statuses"].as_array().unwrap().contains(&real.into()), "httpd {real}\n{v:#}");
 }
+
+/// mod_userdir maps `/~user/rest` before the DocumentRoot: each form of `UserDir` (absolute with
+/// `*`, absolute without, a name under the home directory from the passwd database, several
+/// entries with the last taken even when missing, the enabled/disabled lists) is walked through
+/// the directory it maps to, and explain answers what httpd answers, from each client.
+#[test]
+fn explain_maps_userdir_urls_as_mod_userdir_does() {
+    if !require_apache2() {
+        return;
+    }
+    // `nobody`'s home in the passwd database is a directory that does not exist.
+    let sections = "<Directory />\n    Require all denied\n</Directory>\n\
+<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @ROOT@/ud>\n    Require ip 127.0.0.2\n</Directory>\n\
+<Directory @ROOT@/plain>\n    Require all granted\n</Directory>\n";
+    let forms = [
+        "UserDir @ROOT@/ud/*/pub",
+        "UserDir @ROOT@/plain",
+        "UserDir public_html @ROOT@/ud/*/pub",
+        "UserDir public_html",
+        "UserDir @ROOT@/ud/*/pub\nUserDir disabled bob",
+        "UserDir @ROOT@/plain\nUserDir disabled\nUserDir enabled bob",
+    ];
+    let targets = ["/~bob/a.txt", "/~alice/a.txt", "/~nobody/a.txt", "/~bob", "/~/a.txt", "/a.txt"];
+    for form in forms {
+        let config = HttpdConfig::new(format!("{sections}{form}\n"))
+            .with_module("userdir")
+            .file("htdocs/a.txt", "doc\n")
+            .file("htdocs/~bob/a.txt", "doc\n")
+            .file("ud/bob/pub/a.txt", "bob\n")
+            .file("ud/nobody/pub/a.txt", "nobody\n")
+            .file("plain/bob/a.txt", "bob\n");
+        let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+        let conf = httpd.config().main_config_path();
+        let conf = conf.to_str().unwrap();
+        for target in targets {
+            for client in ["127.0.0.1", "127.0.0.2"] {
+                let ip: IpAddr = client.parse().unwrap();
+                let real = httpd.send(&Request::get(target).source(ip)).unwrap_or_else(|e| panic!("{target}: {e}"));
+                let v = json(&["explain", conf, target, "--client", client, "--format", "json"]);
+                // A user the passwd database lacks, under a last entry relative to the home
+                // directory: httpd maps to an empty file name (its AH00030 "Module bug?"), which
+                // explain does not follow.
+                if form == "UserDir public_html" && ["/~bob/a.txt", "/~alice/a.txt", "/~bob"].contains(&target) {
+                    assert!(v["status"].is_null(), "{form}: GET {target}:\n{v:#}");
+                    assert!(v["reason"].as_str().is_some_and(|r| r.contains("passwd database")), "{v:#}");
+                    continue;
+                }
+                assert_eq!(v["status"], real, "{form}: GET {target} from {client}:\n{v:#}");
+            }
+        }
+    }
+}
+
+/// A user the passwd database does not know, under a last `UserDir` entry
+/// relative to the home directory: httpd maps to an empty file name; explain says unknown, never
+/// the DocumentRoot's walk.
+#[test]
+fn a_userdir_user_without_a_home_directory_is_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("httpd.conf");
+    let docroot = dir.path().join("htdocs");
+    std::fs::create_dir_all(docroot.join("~no-such-user-apache-lsp")).unwrap();
+    std::fs::write(docroot.join("~no-such-user-apache-lsp/a.txt"), "x\n").unwrap();
+    let text = format!(
+        "LoadModule userdir_module /usr/lib/apache2/modules/mod_userdir.so\nDocumentRoot {0}\n\
+<Directory {0}>\n    Require all granted\n</Directory>\nUserDir public_html\n",
+        docroot.display()
+    );
+    std::fs::write(&conf, text).unwrap();
+    let v = json(&["explain", conf.to_str().unwrap(), "/~no-such-user-apache-lsp/a.txt", "--format", "json"]);
+    assert!(v["status"].is_null(), "{v:#}");
+    assert!(v["reason"].as_str().is_some_and(|r| r.contains("home directory")), "{v:#}");
+}
+
+/// mod_rewrite's fixup refuses (403, AH00670) every request in a directory whose merged
+/// per-directory configuration turns the engine on while Options have neither FollowSymLinks
+/// nor SymLinksIfOwnerMatch, whether a rule matches or not; elsewhere the rules run.
+#[test]
+fn rewrite_without_followsymlinks_is_refused_as_httpd_does() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Options +FollowSymLinks\n    AllowOverride All\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/config>\n    Options -FollowSymLinks\n    AllowOverride None\n</Directory>\n\
+<Directory @DOCROOT@/owner>\n    Options -FollowSymLinks +SymLinksIfOwnerMatch\n</Directory>\n\
+<Directory @DOCROOT@/off>\n    Options None\n    RewriteEngine Off\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .with_module("rewrite")
+        .file("htdocs/.htaccess", "RewriteEngine On\nRewriteRule ^favicon\\.ico$ skins/favicon.ico\n")
+        .file("htdocs/a.txt", "x\n")
+        .file("htdocs/config/a.txt", "x\n")
+        .file("htdocs/owner/a.txt", "x\n")
+        .file("htdocs/off/a.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    for target in ["/a.txt", "/config/a.txt", "/config/missing", "/config/", "/owner/a.txt", "/off/a.txt"] {
+        let (real, log) = httpd.send_logged(&Request::get(target)).unwrap_or_else(|e| panic!("{target}: {e}"));
+        let v = json(&["explain", conf, target, "--format", "json"]);
+        if real == 403 {
+            assert_eq!(v["status"], 403, "GET {target}: httpd 403\n{v:#}");
+            assert!(log.contains("AH00670"), "{log}");
+            assert!(v["error_log"].as_array().unwrap().iter().any(|e| e["code"] == "AH00670"), "{v:#}");
+        } else {
+            let possible: Vec<u64> =
+                v["possible_statuses"].as_array().unwrap().iter().filter_map(Value::as_u64).collect();
+            assert!(possible.contains(&(real as u64)), "GET {target}: httpd {real}\n{v:#}");
+            assert!(!possible.contains(&403), "GET {target}: httpd {real}\n{v:#}");
+        }
+    }
+}

@@ -38,6 +38,7 @@ pub mod navigation;
 pub mod policy;
 pub mod references;
 mod regex_cache;
+pub mod rewrite_symlinks;
 pub mod section_urls;
 pub mod selection_ranges;
 pub mod semantic_tokens;
