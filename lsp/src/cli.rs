@@ -720,6 +720,7 @@ pub fn request_spec(a: &ExplainArgs, cfg: &config::Config) -> Result<ide::access
     };
     // Group membership from AuthGroupFile files the configuration names.
     req.groups = Some(ide::access::group_memberships(cfg));
+    req.missing_user_files = ide::access::auth_files::missing_user_files(cfg);
     let target = RequestTarget::parse(a.url.as_deref().unwrap_or("/"))?;
     // The connection's port: given, else the absolute URL's, else the one Listen names.
     req.local_port = a.port.or(target.port).or_else(|| ide::explain::listen_port(cfg).ok());

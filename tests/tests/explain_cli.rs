@@ -1235,3 +1235,46 @@ fn rewrite_without_followsymlinks_is_refused_as_httpd_does() {
         }
     }
 }
+
+/// An `AuthUserFile` that is not there: httpd starts, answers 401 without credentials and 500
+/// (AH01620) once it checks a password, right or wrong; beside a file that is there, the
+/// answers are the usual ones. explain answers each as httpd does, and check warns
+/// (missing-auth-file) on the missing file's line only.
+#[test]
+fn a_missing_auth_user_file_is_a_500_once_credentials_are_checked() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/gone>\n    AuthType Basic\n    AuthName gone\n    AuthUserFile no-such-htpasswd\n    Require valid-user\n</Directory>\n\
+<Directory @DOCROOT@/here>\n    AuthType Basic\n    AuthName here\n    AuthUserFile @ROOT@/htpasswd\n    Require valid-user\n</Directory>\n";
+    let config = HttpdConfig::new(body).file("htdocs/gone/a.txt", "x\n").file("htdocs/here/a.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    for target in ["/gone/a.txt", "/here/a.txt"] {
+        for cred in apache_lsp_e2e::httpd::credentials() {
+            let (real, log) = httpd
+                .send_logged(&Request::get(target).credentials(cred.clone()))
+                .unwrap_or_else(|e| panic!("{target}: {e}"));
+            let mut args = vec!["explain", conf, target, "--format", "json"];
+            if let Some((user, password)) = &cred {
+                if password == "wrong" {
+                    args.push("--wrong-password");
+                } else {
+                    args.extend(["--user", user.as_str()]);
+                }
+            }
+            let v = json(&args);
+            assert_eq!(v["status"], real, "GET {target} as {cred:?}:\n{v:#}");
+            if real == 500 {
+                assert!(log.contains("AH01620"), "{log}");
+                assert!(v["error_log"].as_array().unwrap().iter().any(|e| e["code"] == "AH01620"), "{v:#}");
+            }
+        }
+    }
+    let (_, report) = run(&["check", conf]);
+    let warned: Vec<&str> = report.lines().filter(|l| l.contains("missing-auth-file")).collect();
+    assert_eq!(warned.len(), 1, "{report}");
+    assert!(warned[0].contains("no-such-htpasswd"), "{report}");
+}

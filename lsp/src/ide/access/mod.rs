@@ -8,6 +8,7 @@
 //! request with [`crate::ide::policy`]. It reads the file system only to know
 //! which path components exist and to read `.htaccess` files.
 
+pub mod auth_files;
 pub mod branches;
 mod fs;
 mod groups;
