@@ -60,7 +60,10 @@ pub enum Command {
 
 #[derive(clap::Args, Debug)]
 pub struct ExplainArgs {
-    /// The main configuration file (httpd.conf, apache2.conf).
+    /// The main configuration file (httpd.conf, apache2.conf), or a directory with one at its
+    /// top (as `check` takes it). A file that a main configuration above it includes (a
+    /// sites-enabled fragment) is refused (exit 2), naming that configuration: httpd reads
+    /// a fragment only with the rest of it.
     pub config: PathBuf,
     /// The request: a URL path (/server-status), or an absolute URL
     /// (http://www.example.test:8080/server-status) whose host replaces --host, as httpd
@@ -209,6 +212,43 @@ pub fn targets(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, String> {
         }
     }
     Ok(out)
+}
+
+/// The main configuration to explain a request through, from what `explain` was given: a
+/// directory is read through the apache2.conf/httpd.conf at its top (as `check` reads it); a
+/// file that a main configuration in a directory above includes (a `sites-enabled` fragment)
+/// is refused, naming that configuration, since httpd reads the fragment only with everything
+/// around it (as `migrate` proves nothing in a fragment read alone).
+pub fn explained_config(given: &Path) -> Result<PathBuf, String> {
+    const MAIN_NAMES: [&str; 3] = ["apache2.conf", "httpd.conf", "conf/httpd.conf"];
+    let meta = std::fs::metadata(given).map_err(|e| format!("cannot read {}: {e}", given.display()))?;
+    if meta.is_dir() {
+        return MAIN_NAMES.iter().map(|n| given.join(n)).find(|m| m.is_file()).ok_or_else(|| {
+            format!(
+                "{} is a directory without apache2.conf, httpd.conf or conf/httpd.conf at its top: give the main \
+                 configuration file",
+                given.display()
+            )
+        });
+    }
+    if crate::server::looks_like_main(given, &config::RealFs) {
+        return Ok(given.to_path_buf());
+    }
+    let absolute = absolute_path(given).map_err(|e| format!("{}: {e}", given.display()))?;
+    let above = absolute.ancestors().skip(1).flat_map(|dir| MAIN_NAMES.iter().map(move |n| dir.join(n)));
+    for main in above.filter(|m| m.is_file() && *m != absolute) {
+        let cfg = config::load(&main, &config::RealFs);
+        if ide::workspace::find_file(&cfg, &absolute).is_some() {
+            return Err(format!(
+                "{} is a fragment of {}, which includes it: httpd reads it only with the rest of that \
+                 configuration, so explain the request through that one (apache-lsp explain {} …)",
+                given.display(),
+                main.display(),
+                main.display()
+            ));
+        }
+    }
+    Ok(given.to_path_buf())
 }
 
 /// `path` made absolute against the working directory. A path with `..` in it is resolved
@@ -1045,11 +1085,14 @@ pub fn main() -> i32 {
             i32::from(left_any)
         }
         Some(Command::Explain(a)) => {
-            if std::fs::metadata(&a.config).is_err() {
-                eprintln!("apache-lsp explain: cannot read {}", a.config.display());
-                return 2;
-            }
-            let cfg = config::load(&a.config, &config::RealFs);
+            let main = match explained_config(&a.config) {
+                Ok(m) => m,
+                Err(e) => {
+                    eprintln!("apache-lsp explain: {e}");
+                    return 2;
+                }
+            };
+            let cfg = config::load(&main, &config::RealFs);
             if a.host.is_some() && a.url.as_deref().is_some_and(|u| !u.starts_with('/')) {
                 eprintln!(
                     "apache-lsp explain: --host is not used: the URL names the host (httpd goes by an absolute \

@@ -1278,3 +1278,37 @@ fn a_missing_auth_user_file_is_a_500_once_credentials_are_checked() {
     assert_eq!(warned.len(), 1, "{report}");
     assert!(warned[0].contains("no-such-htpasswd"), "{report}");
 }
+
+/// explain given the configuration's directory reads it through the main configuration at its
+/// top, as check does, and answers what httpd answers; given a fragment that main configuration
+/// includes, it refuses (exit 2) and names the main configuration, rather than answering from
+/// the fragment alone.
+#[test]
+fn explain_reads_a_directory_through_its_main_configuration_and_refuses_fragments() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+IncludeOptional @ROOT@/sites-enabled/*.conf\n";
+    let site = "<Location /private>\n    Require ip 127.0.0.2\n</Location>\n";
+    let config = HttpdConfig::new(body)
+        .file("htdocs/index.html", "x\n")
+        .file("htdocs/private/a.txt", "x\n")
+        .file("sites-enabled/site.conf", site);
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let root = httpd.config().root().to_str().unwrap().to_string();
+    for target in ["/index.html", "/private/a.txt", "/missing"] {
+        for client in ["127.0.0.1", "127.0.0.2"] {
+            let ip: IpAddr = client.parse().unwrap();
+            let real = httpd.send(&Request::get(target).source(ip)).unwrap_or_else(|e| panic!("{target}: {e}"));
+            let v = json(&["explain", &root, target, "--client", client, "--format", "json"]);
+            assert_eq!(v["status"], real, "explain DIR {target} from {client}:\n{v:#}");
+        }
+    }
+    let fragment = format!("{root}/sites-enabled/site.conf");
+    let out = Command::new(server_binary()).args(["explain", &fragment, "/private/a.txt"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("{root}/httpd.conf")) && stderr.contains("fragment"), "{stderr}");
+}
