@@ -874,20 +874,34 @@ pub fn request_inputs(a: &ExplainArgs) -> Result<ide::setenvif::EnvInputs, Strin
 /// Whether something in the configuration may need the client's host name: a host rule
 /// (`Require host`, `Allow/Deny from` a name) or HostnameLookups (SetEnvIf Remote_Host).
 fn needs_host_name(cfg: &config::Config) -> bool {
-    cfg.walk().any(|n| {
-        let words = |skip: usize| n.args().skip(skip);
-        if n.is("Require") {
-            words(0).find(|w| !w.eq_ignore_ascii_case("not")).is_some_and(|p| p.eq_ignore_ascii_case("host"))
-        } else if n.is("Allow") || n.is("Deny") {
-            words(1).any(|w| {
-                !(w.eq_ignore_ascii_case("all")
-                    || w.to_ascii_lowercase().starts_with("env=")
-                    || ide::policy::IpSubnet::parse_word(w).is_ok())
-            })
-        } else {
-            n.is("HostnameLookups") && n.args().first().is_some_and(|a| !a.eq_ignore_ascii_case("off"))
-        }
+    cfg.walk().any(names_host)
+}
+
+/// Whether an explanation made without the client's host name walked an .htaccess file with a
+/// rule that reads it (the server configuration had none, [`needs_host_name`]): httpd resolves
+/// the name there as it does for the same rule in the server configuration.
+fn htaccess_needs_host_name(e: &ide::access::Effective) -> bool {
+    e.sections.iter().filter(|s| s.kind == ".htaccess").any(|s| {
+        let cfg = config::load_fragment(&s.path, &config::RealFs);
+        needs_host_name(&cfg)
     })
+}
+
+/// Whether `n` is a rule that reads the client's host name (`Require host`, `Allow`/`Deny from`
+/// a name or domain, `HostnameLookups` on).
+fn names_host(n: &config::Node) -> bool {
+    let words = |skip: usize| n.args().skip(skip);
+    if n.is("Require") {
+        words(0).find(|w| !w.eq_ignore_ascii_case("not")).is_some_and(|p| p.eq_ignore_ascii_case("host"))
+    } else if n.is("Allow") || n.is("Deny") {
+        words(1).any(|w| {
+            !(w.eq_ignore_ascii_case("all")
+                || w.to_ascii_lowercase().starts_with("env=")
+                || ide::policy::IpSubnet::parse_word(w).is_ok())
+        })
+    } else {
+        n.is("HostnameLookups") && n.args().first().is_some_and(|a| !a.eq_ignore_ascii_case("off"))
+    }
 }
 
 /// httpd's double-reverse lookup of a client address (`REMOTE_DOUBLE_REV`,
@@ -1099,7 +1113,7 @@ pub fn main() -> i32 {
                      request's host, not by its Host header)"
                 );
             }
-            let spec = match request_spec(&a, &cfg) {
+            let mut spec = match request_spec(&a, &cfg) {
                 Ok(s) => s,
                 Err(e) => {
                     eprintln!("apache-lsp explain: {e}");
@@ -1116,7 +1130,12 @@ pub fn main() -> i32 {
             if a.log_line.is_some() || a.log_file.is_some() {
                 return explain_log(&a, &cfg, &spec.request);
             }
-            let e = ide::explain::explain_with(&cfg, &spec, &inputs);
+            let mut e = ide::explain::explain_with(&cfg, &spec, &inputs);
+            let unresolved = matches!(spec.request.client_host, ide::policy::HostKnowledge::Unknown);
+            if unresolved && !a.no_dns && a.client_host.is_none() && htaccess_needs_host_name(&e) {
+                spec.request.client_host = resolve_double_reverse(a.client);
+                e = ide::explain::explain_with(&cfg, &spec, &inputs);
+            }
             match a.format {
                 ExplainFormat::Text => print!("{}", ide::explain::to_text(&spec, &e)),
                 ExplainFormat::Json => {

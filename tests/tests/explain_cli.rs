@@ -1312,3 +1312,33 @@ IncludeOptional @ROOT@/sites-enabled/*.conf\n";
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(&format!("{root}/httpd.conf")) && stderr.contains("fragment"), "{stderr}");
 }
+
+/// A host-name rule written only in an .htaccess file: explain asks the resolver as it does for
+/// the same rule in the server configuration, and answers what httpd answers from each client
+/// whose name the resolver gives promptly (cPanel's `Allow from localhost` shape).
+#[test]
+fn host_name_rules_in_htaccess_files_are_resolved_too() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    AllowOverride All\n    Require all granted\n</Directory>\n\
+HostnameLookups Off\n";
+    let config = HttpdConfig::new(body)
+        .file("htdocs/a.txt", "x\n")
+        .file("htdocs/.htaccess", "Order deny,allow\nDeny from all\nAllow from localhost\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    let clients = apache_lsp_e2e::httpd::names_resolved_locally(apache_lsp_e2e::httpd::sources());
+    assert!(clients.contains(&"127.0.0.1".parse::<IpAddr>().unwrap()), "{clients:?}");
+    for client in clients {
+        let real = httpd.send(&Request::get("/a.txt").source(client)).unwrap_or_else(|e| panic!("{client}: {e}"));
+        let c = client.to_string();
+        let v = json(&["explain", conf, "/a.txt", "--client", &c, "--format", "json"]);
+        assert_eq!(v["status"], real, "GET /a.txt from {client}:\n{v:#}");
+        // Without the resolver the name stays unknown, httpd's answer among the possible ones.
+        let v = json(&["explain", conf, "/a.txt", "--client", &c, "--no-dns", "--format", "json"]);
+        assert!(v["status"].is_null(), "{v:#}");
+        assert!(v["possible_statuses"].as_array().unwrap().contains(&real.into()), "{v:#}");
+    }
+}
