@@ -30,7 +30,7 @@ pub fn forbidden(cfg: &Config, e: &Effective) -> Option<Answer> {
         return None;
     }
     // The directory mod_rewrite compares is the last merged section's.
-    let last = e.sections.last().unwrap_or(&e.sections[section]);
+    let last = e.sections.last()?;
     let directory = if last.kind == ".htaccess" {
         last.path.parent().map(|p| p.to_string_lossy().into_owned())
     } else {
@@ -41,7 +41,7 @@ pub fn forbidden(cfg: &Config, e: &Effective) -> Option<Answer> {
     {
         return None;
     }
-    let where_on = &e.sections[section];
+    let where_on = e.sections.get(section)?;
     Some(Answer::File {
         status: 403,
         why: format!(
