@@ -60,7 +60,10 @@ pub enum Command {
 
 #[derive(clap::Args, Debug)]
 pub struct ExplainArgs {
-    /// The main configuration file (httpd.conf, apache2.conf).
+    /// The main configuration file (httpd.conf, apache2.conf), or a directory with one at its
+    /// top (as `check` takes it). A file that a main configuration above it includes (a
+    /// sites-enabled fragment) is refused (exit 2), naming that configuration: httpd reads
+    /// a fragment only with the rest of it.
     pub config: PathBuf,
     /// The request: a URL path (/server-status), or an absolute URL
     /// (http://www.example.test:8080/server-status) whose host replaces --host, as httpd
@@ -209,6 +212,43 @@ pub fn targets(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, String> {
         }
     }
     Ok(out)
+}
+
+/// The main configuration to explain a request through, from what `explain` was given: a
+/// directory is read through the apache2.conf/httpd.conf at its top (as `check` reads it); a
+/// file that a main configuration in a directory above includes (a `sites-enabled` fragment)
+/// is refused, naming that configuration, since httpd reads the fragment only with everything
+/// around it (as `migrate` proves nothing in a fragment read alone).
+pub fn explained_config(given: &Path) -> Result<PathBuf, String> {
+    const MAIN_NAMES: [&str; 3] = ["apache2.conf", "httpd.conf", "conf/httpd.conf"];
+    let meta = std::fs::metadata(given).map_err(|e| format!("cannot read {}: {e}", given.display()))?;
+    if meta.is_dir() {
+        return MAIN_NAMES.iter().map(|n| given.join(n)).find(|m| m.is_file()).ok_or_else(|| {
+            format!(
+                "{} is a directory without apache2.conf, httpd.conf or conf/httpd.conf at its top: give the main \
+                 configuration file",
+                given.display()
+            )
+        });
+    }
+    if crate::server::looks_like_main(given, &config::RealFs) {
+        return Ok(given.to_path_buf());
+    }
+    let absolute = absolute_path(given).map_err(|e| format!("{}: {e}", given.display()))?;
+    let above = absolute.ancestors().skip(1).flat_map(|dir| MAIN_NAMES.iter().map(move |n| dir.join(n)));
+    for main in above.filter(|m| m.is_file() && *m != absolute) {
+        let cfg = config::load(&main, &config::RealFs);
+        if ide::workspace::find_file(&cfg, &absolute).is_some() {
+            return Err(format!(
+                "{} is a fragment of {}, which includes it: httpd reads it only with the rest of that \
+                 configuration, so explain the request through that one (apache-lsp explain {} …)",
+                given.display(),
+                main.display(),
+                main.display()
+            ));
+        }
+    }
+    Ok(given.to_path_buf())
 }
 
 /// `path` made absolute against the working directory. A path with `..` in it is resolved
@@ -720,6 +760,7 @@ pub fn request_spec(a: &ExplainArgs, cfg: &config::Config) -> Result<ide::access
     };
     // Group membership from AuthGroupFile files the configuration names.
     req.groups = Some(ide::access::group_memberships(cfg));
+    req.missing_user_files = ide::access::auth_files::missing_user_files(cfg);
     let target = RequestTarget::parse(a.url.as_deref().unwrap_or("/"))?;
     // The connection's port: given, else the absolute URL's, else the one Listen names.
     req.local_port = a.port.or(target.port).or_else(|| ide::explain::listen_port(cfg).ok());
@@ -833,20 +874,34 @@ pub fn request_inputs(a: &ExplainArgs) -> Result<ide::setenvif::EnvInputs, Strin
 /// Whether something in the configuration may need the client's host name: a host rule
 /// (`Require host`, `Allow/Deny from` a name) or HostnameLookups (SetEnvIf Remote_Host).
 fn needs_host_name(cfg: &config::Config) -> bool {
-    cfg.walk().any(|n| {
-        let words = |skip: usize| n.args().skip(skip);
-        if n.is("Require") {
-            words(0).find(|w| !w.eq_ignore_ascii_case("not")).is_some_and(|p| p.eq_ignore_ascii_case("host"))
-        } else if n.is("Allow") || n.is("Deny") {
-            words(1).any(|w| {
-                !(w.eq_ignore_ascii_case("all")
-                    || w.to_ascii_lowercase().starts_with("env=")
-                    || ide::policy::IpSubnet::parse_word(w).is_ok())
-            })
-        } else {
-            n.is("HostnameLookups") && n.args().first().is_some_and(|a| !a.eq_ignore_ascii_case("off"))
-        }
+    cfg.walk().any(names_host)
+}
+
+/// Whether an explanation made without the client's host name walked an .htaccess file with a
+/// rule that reads it (the server configuration had none, [`needs_host_name`]): httpd resolves
+/// the name there as it does for the same rule in the server configuration.
+fn htaccess_needs_host_name(e: &ide::access::Effective) -> bool {
+    e.sections.iter().filter(|s| s.kind == ".htaccess").any(|s| {
+        let cfg = config::load_fragment(&s.path, &config::RealFs);
+        needs_host_name(&cfg)
     })
+}
+
+/// Whether `n` is a rule that reads the client's host name (`Require host`, `Allow`/`Deny from`
+/// a name or domain, `HostnameLookups` on).
+fn names_host(n: &config::Node) -> bool {
+    let words = |skip: usize| n.args().skip(skip);
+    if n.is("Require") {
+        words(0).find(|w| !w.eq_ignore_ascii_case("not")).is_some_and(|p| p.eq_ignore_ascii_case("host"))
+    } else if n.is("Allow") || n.is("Deny") {
+        words(1).any(|w| {
+            !(w.eq_ignore_ascii_case("all")
+                || w.to_ascii_lowercase().starts_with("env=")
+                || ide::policy::IpSubnet::parse_word(w).is_ok())
+        })
+    } else {
+        n.is("HostnameLookups") && n.args().first().is_some_and(|a| !a.eq_ignore_ascii_case("off"))
+    }
 }
 
 /// httpd's double-reverse lookup of a client address (`REMOTE_DOUBLE_REV`,
@@ -1044,18 +1099,21 @@ pub fn main() -> i32 {
             i32::from(left_any)
         }
         Some(Command::Explain(a)) => {
-            if std::fs::metadata(&a.config).is_err() {
-                eprintln!("apache-lsp explain: cannot read {}", a.config.display());
-                return 2;
-            }
-            let cfg = config::load(&a.config, &config::RealFs);
+            let main = match explained_config(&a.config) {
+                Ok(m) => m,
+                Err(e) => {
+                    eprintln!("apache-lsp explain: {e}");
+                    return 2;
+                }
+            };
+            let cfg = config::load(&main, &config::RealFs);
             if a.host.is_some() && a.url.as_deref().is_some_and(|u| !u.starts_with('/')) {
                 eprintln!(
                     "apache-lsp explain: --host is not used: the URL names the host (httpd goes by an absolute \
                      request's host, not by its Host header)"
                 );
             }
-            let spec = match request_spec(&a, &cfg) {
+            let mut spec = match request_spec(&a, &cfg) {
                 Ok(s) => s,
                 Err(e) => {
                     eprintln!("apache-lsp explain: {e}");
@@ -1072,7 +1130,12 @@ pub fn main() -> i32 {
             if a.log_line.is_some() || a.log_file.is_some() {
                 return explain_log(&a, &cfg, &spec.request);
             }
-            let e = ide::explain::explain_with(&cfg, &spec, &inputs);
+            let mut e = ide::explain::explain_with(&cfg, &spec, &inputs);
+            let unresolved = matches!(spec.request.client_host, ide::policy::HostKnowledge::Unknown);
+            if unresolved && !a.no_dns && a.client_host.is_none() && htaccess_needs_host_name(&e) {
+                spec.request.client_host = resolve_double_reverse(a.client);
+                e = ide::explain::explain_with(&cfg, &spec, &inputs);
+            }
             match a.format {
                 ExplainFormat::Text => print!("{}", ide::explain::to_text(&spec, &e)),
                 ExplainFormat::Json => {

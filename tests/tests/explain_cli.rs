@@ -1285,3 +1285,222 @@ fn section_regexes_are_matched_as_httpds_pcre2() {
         assert_eq!(statuses[url], want, "httpd on {url}: {statuses:?}");
     }
 }
+
+/// mod_userdir maps `/~user/rest` before the DocumentRoot: each form of `UserDir` (absolute with
+/// `*`, absolute without, a name under the home directory from the passwd database, several
+/// entries with the last taken even when missing, the enabled/disabled lists) is walked through
+/// the directory it maps to, and explain answers what httpd answers, from each client.
+#[test]
+fn explain_maps_userdir_urls_as_mod_userdir_does() {
+    if !require_apache2() {
+        return;
+    }
+    // `nobody`'s home in the passwd database is a directory that does not exist.
+    let sections = "<Directory />\n    Require all denied\n</Directory>\n\
+<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @ROOT@/ud>\n    Require ip 127.0.0.2\n</Directory>\n\
+<Directory @ROOT@/plain>\n    Require all granted\n</Directory>\n";
+    let forms = [
+        "UserDir @ROOT@/ud/*/pub",
+        "UserDir @ROOT@/plain",
+        "UserDir public_html @ROOT@/ud/*/pub",
+        "UserDir public_html",
+        "UserDir @ROOT@/ud/*/pub\nUserDir disabled bob",
+        "UserDir @ROOT@/plain\nUserDir disabled\nUserDir enabled bob",
+    ];
+    let targets = ["/~bob/a.txt", "/~alice/a.txt", "/~nobody/a.txt", "/~bob", "/~/a.txt", "/a.txt"];
+    for form in forms {
+        let config = HttpdConfig::new(format!("{sections}{form}\n"))
+            .with_module("userdir")
+            .file("htdocs/a.txt", "doc\n")
+            .file("htdocs/~bob/a.txt", "doc\n")
+            .file("ud/bob/pub/a.txt", "bob\n")
+            .file("ud/nobody/pub/a.txt", "nobody\n")
+            .file("plain/bob/a.txt", "bob\n");
+        let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+        let conf = httpd.config().main_config_path();
+        let conf = conf.to_str().unwrap();
+        for target in targets {
+            for client in ["127.0.0.1", "127.0.0.2"] {
+                let ip: IpAddr = client.parse().unwrap();
+                let real = httpd.send(&Request::get(target).source(ip)).unwrap_or_else(|e| panic!("{target}: {e}"));
+                let v = json(&["explain", conf, target, "--client", client, "--format", "json"]);
+                // A user the passwd database lacks, under a last entry relative to the home
+                // directory: httpd maps to an empty file name (its AH00030 "Module bug?"), which
+                // explain does not follow.
+                if form == "UserDir public_html" && ["/~bob/a.txt", "/~alice/a.txt", "/~bob"].contains(&target) {
+                    assert!(v["status"].is_null(), "{form}: GET {target}:\n{v:#}");
+                    assert!(v["reason"].as_str().is_some_and(|r| r.contains("passwd database")), "{v:#}");
+                    continue;
+                }
+                assert_eq!(v["status"], real, "{form}: GET {target} from {client}:\n{v:#}");
+            }
+        }
+    }
+}
+
+/// A user the passwd database does not know, under a last `UserDir` entry
+/// relative to the home directory: httpd maps to an empty file name; explain says unknown, never
+/// the DocumentRoot's walk.
+#[test]
+fn a_userdir_user_without_a_home_directory_is_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("httpd.conf");
+    let docroot = dir.path().join("htdocs");
+    std::fs::create_dir_all(docroot.join("~no-such-user-apache-lsp")).unwrap();
+    std::fs::write(docroot.join("~no-such-user-apache-lsp/a.txt"), "x\n").unwrap();
+    let text = format!(
+        "LoadModule userdir_module /usr/lib/apache2/modules/mod_userdir.so\nDocumentRoot {0}\n\
+<Directory {0}>\n    Require all granted\n</Directory>\nUserDir public_html\n",
+        docroot.display()
+    );
+    std::fs::write(&conf, text).unwrap();
+    let v = json(&["explain", conf.to_str().unwrap(), "/~no-such-user-apache-lsp/a.txt", "--format", "json"]);
+    assert!(v["status"].is_null(), "{v:#}");
+    assert!(v["reason"].as_str().is_some_and(|r| r.contains("home directory")), "{v:#}");
+}
+
+/// mod_rewrite's fixup refuses (403, AH00670) every request in a directory whose merged
+/// per-directory configuration turns the engine on while Options have neither FollowSymLinks
+/// nor SymLinksIfOwnerMatch, whether a rule matches or not; elsewhere the rules run.
+#[test]
+fn rewrite_without_followsymlinks_is_refused_as_httpd_does() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Options +FollowSymLinks\n    AllowOverride All\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/config>\n    Options -FollowSymLinks\n    AllowOverride None\n</Directory>\n\
+<Directory @DOCROOT@/owner>\n    Options -FollowSymLinks +SymLinksIfOwnerMatch\n</Directory>\n\
+<Directory @DOCROOT@/off>\n    Options None\n    RewriteEngine Off\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .with_module("rewrite")
+        .file("htdocs/.htaccess", "RewriteEngine On\nRewriteRule ^favicon\\.ico$ skins/favicon.ico\n")
+        .file("htdocs/a.txt", "x\n")
+        .file("htdocs/config/a.txt", "x\n")
+        .file("htdocs/owner/a.txt", "x\n")
+        .file("htdocs/off/a.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    for target in ["/a.txt", "/config/a.txt", "/config/missing", "/config/", "/owner/a.txt", "/off/a.txt"] {
+        let (real, log) = httpd.send_logged(&Request::get(target)).unwrap_or_else(|e| panic!("{target}: {e}"));
+        let v = json(&["explain", conf, target, "--format", "json"]);
+        if real == 403 {
+            assert_eq!(v["status"], 403, "GET {target}: httpd 403\n{v:#}");
+            assert!(log.contains("AH00670"), "{log}");
+            assert!(v["error_log"].as_array().unwrap().iter().any(|e| e["code"] == "AH00670"), "{v:#}");
+        } else {
+            let possible: Vec<u64> =
+                v["possible_statuses"].as_array().unwrap().iter().filter_map(Value::as_u64).collect();
+            assert!(possible.contains(&(real as u64)), "GET {target}: httpd {real}\n{v:#}");
+            assert!(!possible.contains(&403), "GET {target}: httpd {real}\n{v:#}");
+        }
+    }
+}
+
+/// An `AuthUserFile` that is not there: httpd starts, answers 401 without credentials and 500
+/// (AH01620) once it checks a password, right or wrong; beside a file that is there, the
+/// answers are the usual ones. explain answers each as httpd does, and check warns
+/// (missing-auth-file) on the missing file's line only.
+#[test]
+fn a_missing_auth_user_file_is_a_500_once_credentials_are_checked() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/gone>\n    AuthType Basic\n    AuthName gone\n    AuthUserFile no-such-htpasswd\n    Require valid-user\n</Directory>\n\
+<Directory @DOCROOT@/here>\n    AuthType Basic\n    AuthName here\n    AuthUserFile @ROOT@/htpasswd\n    Require valid-user\n</Directory>\n";
+    let config = HttpdConfig::new(body).file("htdocs/gone/a.txt", "x\n").file("htdocs/here/a.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    for target in ["/gone/a.txt", "/here/a.txt"] {
+        for cred in apache_lsp_e2e::httpd::credentials() {
+            let (real, log) = httpd
+                .send_logged(&Request::get(target).credentials(cred.clone()))
+                .unwrap_or_else(|e| panic!("{target}: {e}"));
+            let mut args = vec!["explain", conf, target, "--format", "json"];
+            if let Some((user, password)) = &cred {
+                if password == "wrong" {
+                    args.push("--wrong-password");
+                } else {
+                    args.extend(["--user", user.as_str()]);
+                }
+            }
+            let v = json(&args);
+            assert_eq!(v["status"], real, "GET {target} as {cred:?}:\n{v:#}");
+            if real == 500 {
+                assert!(log.contains("AH01620"), "{log}");
+                assert!(v["error_log"].as_array().unwrap().iter().any(|e| e["code"] == "AH01620"), "{v:#}");
+            }
+        }
+    }
+    let (_, report) = run(&["check", conf]);
+    let warned: Vec<&str> = report.lines().filter(|l| l.contains("missing-auth-file")).collect();
+    assert_eq!(warned.len(), 1, "{report}");
+    assert!(warned[0].contains("no-such-htpasswd"), "{report}");
+}
+
+/// explain given the configuration's directory reads it through the main configuration at its
+/// top, as check does, and answers what httpd answers; given a fragment that main configuration
+/// includes, it refuses (exit 2) and names the main configuration, rather than answering from
+/// the fragment alone.
+#[test]
+fn explain_reads_a_directory_through_its_main_configuration_and_refuses_fragments() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+IncludeOptional @ROOT@/sites-enabled/*.conf\n";
+    let site = "<Location /private>\n    Require ip 127.0.0.2\n</Location>\n";
+    let config = HttpdConfig::new(body)
+        .file("htdocs/index.html", "x\n")
+        .file("htdocs/private/a.txt", "x\n")
+        .file("sites-enabled/site.conf", site);
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let root = httpd.config().root().to_str().unwrap().to_string();
+    for target in ["/index.html", "/private/a.txt", "/missing"] {
+        for client in ["127.0.0.1", "127.0.0.2"] {
+            let ip: IpAddr = client.parse().unwrap();
+            let real = httpd.send(&Request::get(target).source(ip)).unwrap_or_else(|e| panic!("{target}: {e}"));
+            let v = json(&["explain", &root, target, "--client", client, "--format", "json"]);
+            assert_eq!(v["status"], real, "explain DIR {target} from {client}:\n{v:#}");
+        }
+    }
+    let fragment = format!("{root}/sites-enabled/site.conf");
+    let out = Command::new(server_binary()).args(["explain", &fragment, "/private/a.txt"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("{root}/httpd.conf")) && stderr.contains("fragment"), "{stderr}");
+}
+
+/// A host-name rule written only in an .htaccess file: explain asks the resolver as it does for
+/// the same rule in the server configuration, and answers what httpd answers from each client
+/// whose name the resolver gives promptly (cPanel's `Allow from localhost` shape).
+#[test]
+fn host_name_rules_in_htaccess_files_are_resolved_too() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    AllowOverride All\n    Require all granted\n</Directory>\n\
+HostnameLookups Off\n";
+    let config = HttpdConfig::new(body)
+        .file("htdocs/a.txt", "x\n")
+        .file("htdocs/.htaccess", "Order deny,allow\nDeny from all\nAllow from localhost\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    let clients = apache_lsp_e2e::httpd::names_resolved_locally(apache_lsp_e2e::httpd::sources());
+    assert!(clients.contains(&"127.0.0.1".parse::<IpAddr>().unwrap()), "{clients:?}");
+    for client in clients {
+        let real = httpd.send(&Request::get("/a.txt").source(client)).unwrap_or_else(|e| panic!("{client}: {e}"));
+        let c = client.to_string();
+        let v = json(&["explain", conf, "/a.txt", "--client", &c, "--format", "json"]);
+        assert_eq!(v["status"], real, "GET /a.txt from {client}:\n{v:#}");
+        // Without the resolver the name stays unknown, httpd's answer among the possible ones.
+        let v = json(&["explain", conf, "/a.txt", "--client", &c, "--no-dns", "--format", "json"]);
+        assert!(v["status"].is_null(), "{v:#}");
+        assert!(v["possible_statuses"].as_array().unwrap().contains(&real.into()), "{v:#}");
+    }
+}

@@ -42,7 +42,6 @@ const READS: &[&str] = &[
     "ScriptAlias",
     "ScriptAliasMatch",
     "SetHandler",
-    "UserDir",
     "VirtualDocumentRoot",
     "VirtualDocumentRootIP",
 ];
@@ -74,6 +73,10 @@ pub fn answer(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
 /// What would answer `spec` were access granted, whatever `e.outcome` says (one of the statuses
 /// an unknown outcome leaves possible).
 pub fn answer_if_granted(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> Option<Answer> {
+    // mod_rewrite's fixup runs first, before mod_dir's.
+    if let Some(forbidden) = crate::ide::rewrite_symlinks::forbidden(cfg, e) {
+        return Some(forbidden);
+    }
     let handler = |why: String| Some(Answer::Handler { why, may: Vec::new() });
     let url = normalize_url(&spec.path);
     // mod_dir's subrequests: as they ran, or, where access was not granted (so they did not
@@ -358,7 +361,7 @@ fn registered_by_limit(cfg: &Config, method: &str) -> bool {
 
 /// The `Options` in force for the request (`ap_allow_options`): the main server's, the
 /// virtual host's, then every section's and .htaccess file's `Options` lines in merge order.
-fn request_options(cfg: &Config, e: &Effective) -> SymlinkOptions {
+pub(crate) fn request_options(cfg: &Config, e: &Effective) -> SymlinkOptions {
     let mut options = SymlinkOptions::with_lines(SymlinkOptions::server(), &cfg.nodes);
     if let Some(o) = e.vhost_node.and_then(|v| cfg.nodes.get(v)).and_then(|v| SymlinkOptions::of_section(&v.children)) {
         options.merge(&o);
@@ -509,7 +512,6 @@ fn other_handler(d: &Directive, url: &str, names: &[String]) -> Option<String> {
                 && d.args.iter().skip(1).any(|ext| has_extension(names, ext))
         }
         "forcetype" => arg(0).to_ascii_lowercase().contains("x-httpd"),
-        "userdir" => url.starts_with("/~"),
         "scriptalias" => url.starts_with(arg(0).trim_end_matches('/')),
         _ => true,
     };
@@ -540,7 +542,8 @@ mod tests {
         assert!(other_handler(&d("AddType application/x-httpd-php .php"), "/x", &names).is_none());
         assert!(other_handler(&d("AddType text/html .shtml"), "/x", &names).is_none());
         assert!(other_handler(&d("DirectorySlash Off"), "/x", &names).is_none());
-        assert!(other_handler(&d("UserDir public_html"), "/x", &names).is_none());
+        // mod_userdir maps the URL (access::userdir); it chooses no handler.
+        assert!(!reads("UserDir"));
         // mod_mime: every extension of the name counts, with or without its dot.
         assert!(other_handler(&d("AddHandler type-map var"), "/x", &names).is_none());
         assert!(other_handler(&d("AddHandler cgi-script .cgi .EN"), "/x", &names).is_some());

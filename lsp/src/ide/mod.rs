@@ -40,6 +40,7 @@ mod pcre_match;
 pub mod policy;
 pub mod references;
 mod regex_cache;
+pub mod rewrite_symlinks;
 pub mod section_urls;
 pub mod selection_ranges;
 pub mod semantic_tokens;

@@ -8,6 +8,7 @@
 //! request with [`crate::ide::policy`]. It reads the file system only to know
 //! which path components exist and to read `.htaccess` files.
 
+pub mod auth_files;
 pub mod branches;
 mod fs;
 mod groups;
@@ -15,6 +16,7 @@ mod items;
 pub(crate) mod patterns;
 pub(crate) mod symlinks;
 mod url;
+mod userdir;
 mod walk;
 pub(crate) mod witnesses;
 
@@ -532,6 +534,7 @@ pub fn is_per_dir_input(name: &str) -> bool {
         || crate::ide::loglevel::reads(name)
         || name.eq_ignore_ascii_case("HostnameLookups")
         || crate::ide::handler::reads(name)
+        || crate::ide::rewrite_symlinks::reads(name)
         || crate::ide::error_document::reads(name)
 }
 
@@ -542,7 +545,7 @@ pub fn translated_path(cfg: &Config, spec: &RequestSpec) -> PathBuf {
     let local = spec.request.local_port.map(|p| (spec.request.local_addr, p));
     let vhost = url::pick_vhost(ix, spec.host.as_deref(), local, &mut Vec::new());
     let server = url::Server { main: &ix.main, vhost: vhost.map(|v| &ix.vhosts[v as usize].scope) };
-    url::translate(&server, cfg, &normalize_url(&spec.path))
+    url::translate(&server, cfg, &normalize_url(&spec.path), &mut Vec::new())
 }
 
 /// The DocumentRoot of the server answering `spec` (its Host and connection address).

@@ -103,6 +103,12 @@ impl SymlinkOptions {
         }
     }
 
+    /// Whether FollowSymLinks or SymLinksIfOwnerMatch is in force (what mod_rewrite asks before
+    /// it runs per-directory rules).
+    pub(crate) fn any_symlinks(&self) -> bool {
+        self.opts & (OPT_SYM_LINKS | OPT_SYM_OWNER) != 0
+    }
+
     /// Whether links are followed without a question (FollowSymLinks, no SymLinksIfOwnerMatch):
     /// httpd then skips the lstat() of a path that exists.
     pub(super) fn follows_all(&self) -> bool {

@@ -4,6 +4,7 @@
 
 use super::fs::path_text;
 use super::patterns::with_regex;
+use super::userdir::UserDirMap;
 use crate::ide::config::index::Scope;
 use crate::ide::config::{Config, Index, Node, NodeKind};
 use std::net::IpAddr;
@@ -108,8 +109,10 @@ pub(super) fn pick_vhost(
     }
 }
 
-/// URL path → file system path, through Alias/AliasMatch/ScriptAlias or DocumentRoot.
-pub(super) fn translate(server: &Server, cfg: &Config, url: &str) -> PathBuf {
+/// URL path → file system path, through Alias/AliasMatch/ScriptAlias, mod_userdir or
+/// DocumentRoot. When the mapping cannot be told (a user's home directory, a redirect), why is
+/// put in `unknown`.
+pub(super) fn translate(server: &Server, cfg: &Config, url: &str, unknown: &mut Vec<String>) -> PathBuf {
     for (from, to) in server.aliases(0).chain(server.aliases(1)) {
         if let Some(rest) = alias_match(url, from) {
             return PathBuf::from(format!("{}{}", to, rest));
@@ -124,6 +127,11 @@ pub(super) fn translate(server: &Server, cfg: &Config, url: &str) -> PathBuf {
         if let Some(Some(out)) = expanded {
             return PathBuf::from(out);
         }
+    }
+    match super::userdir::map(server, cfg, url) {
+        UserDirMap::File(p) => return p,
+        UserDirMap::Unknown(why) => unknown.push(why),
+        UserDirMap::Declined => {}
     }
     let root = document_root(server, cfg);
     let root = path_text(&root);

@@ -620,7 +620,7 @@ pub(super) fn walk_request_as(
     let vhost = pick_vhost(ix, host, local, &mut unknown);
     let server = Server { main: &ix.main, vhost: vhost.map(|v| &ix.vhosts[v as usize].scope) };
     let url = normalize_url(path);
-    let filesystem_path = request_filename_in(fs, &translate(&server, cfg, &url));
+    let filesystem_path = request_filename_in(fs, &translate(&server, cfg, &url, &mut unknown));
     // The options the walk starts from: the main server's, merged with the virtual host's.
     let options = symlinks::server_options(cfg, vhost.map_or(ServerId::Main, ServerId::Vhost));
     let (mut conditional, mut startup, mut index_conditions, mut chains) =

@@ -36,6 +36,9 @@ pub struct Scope {
     pub access_file_name: Option<Vec<String>>,
     /// (from, to) of `Alias`, `ScriptAlias`, `AliasMatch`, `ScriptAliasMatch`, in order.
     pub aliases: [Vec<(String, String)>; 4],
+    /// The words of each `UserDir` directive at this level, in order (read by
+    /// `access::userdir`).
+    pub userdir: Vec<Vec<String>>,
     /// `<Directory path>` sections (not `~`), in order.
     pub dirs: Vec<DirSection>,
     /// Positions in `dirs` of the plain ones, sorted by their normalised path (`/a/b`), then
@@ -102,6 +105,10 @@ impl Scope {
                     }
                     "AccessFileName" => {
                         self.access_file_name = Some(n.arg_strings());
+                        None
+                    }
+                    "UserDir" => {
+                        self.userdir.push(n.arg_strings());
                         None
                     }
                     "Alias" => Some(0),

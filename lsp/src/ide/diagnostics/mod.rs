@@ -13,6 +13,7 @@ pub mod directive_context;
 pub(crate) mod expr_syntax;
 mod limit_methods;
 mod load_problems;
+mod missing_auth_file;
 mod options_syntax;
 pub(crate) mod regex_compile;
 mod removed_directive;
@@ -220,6 +221,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
     use directive_context::Walk;
     let known = unknown_directive::Known::new(cfg);
     let mut loaded = ModulesLoaded::new(cfg);
+    let mut auth_files = missing_auth_file::Seen::default();
     // The context check reads each node in the scope its parents make, and skips what
     // httpd would not read that far (`None`).
     let mut context = Walk::start(cfg, out);
@@ -247,6 +249,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
             options_syntax::node(cfg, node, d, out);
             expr_syntax::node(cfg, node, d, out);
             deprecated_directive::node(cfg, node, d, &mut loaded, out);
+            missing_auth_file::node(cfg, node, &mut auth_files, out);
         }
         let before = out.len();
         let inner = match (&mut context, at) {

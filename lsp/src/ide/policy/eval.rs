@@ -114,6 +114,9 @@ pub struct Request {
     /// Forward DNS answers for `Require forward-dns` names (lowercase); a missing name is
     /// unknown, an empty list means the lookup fails.
     pub forward_dns: BTreeMap<String, Vec<IpAddr>>,
+    /// `AuthUserFile` arguments (as written) whose file is missing, with the path httpd opens:
+    /// checking a password there is a 500 (AH01620). Files not named here are taken as readable.
+    pub missing_user_files: BTreeMap<String, String>,
 }
 
 impl Request {
@@ -132,6 +135,7 @@ impl Request {
             client_host: HostKnowledge::Unknown,
             groups: None,
             forward_dns: BTreeMap::new(),
+            missing_user_files: BTreeMap::new(),
         }
     }
 }
@@ -1195,6 +1199,21 @@ impl<'a> Eval<'a> {
                     LogLevel::Error,
                     "AuthUserFile not specified in the configuration",
                 )],
+            )];
+        }
+        let missing = self.authn.user_file.as_ref().and_then(|f| Some((f, self.req.missing_user_files.get(&f.value)?)));
+        if let (true, Some((file, path))) = (first_is_file, missing) {
+            // mod_authn_file opens the file for every password it checks, right or wrong.
+            self.step(
+                0,
+                format!("authentication: AuthUserFile {path} does not exist → 500 (AH01620)"),
+                Some(&file.loc),
+            );
+            return vec![status(
+                500,
+                format!("AuthUserFile {} does not exist", file.value),
+                Some(file.loc.clone()),
+                vec![log("AH01620", "authn_file", LogLevel::Error, format!("Could not open password file: {path}"))],
             )];
         }
         match &self.req.user {

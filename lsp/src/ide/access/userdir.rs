@@ -1,0 +1,147 @@
+//! mod_userdir's translation of `/~user/rest` to a file (its translate_name hook, which runs
+//! after mod_alias's and before the DocumentRoot): each word of the `UserDir` in effect is
+//! tried in turn, the first whose file exists is taken, and the last is taken even when its
+//! file does not exist.
+
+use super::url::Server;
+use crate::ide::config::Config;
+use std::path::PathBuf;
+
+/// What mod_userdir does with a request's URL.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum UserDirMap {
+    /// Not its URL (or the user is excluded): the next translator (DocumentRoot) maps it.
+    Declined,
+    /// `r->filename` is this path.
+    File(PathBuf),
+    /// The mapping cannot be told here (why).
+    Unknown(String),
+}
+
+/// Whether `UserDir disabled` with no names was given (`Some(true)`), `UserDir enabled` with
+/// no names (`Some(false)`), or neither (None).
+#[derive(Default)]
+struct Level {
+    globally_disabled: Option<bool>,
+    /// The words of the last `UserDir` that is not an enable/disable list.
+    userdir: Option<Vec<String>>,
+    enabled: Vec<String>,
+    disabled: Vec<String>,
+}
+
+fn level(directives: &[Vec<String>]) -> Level {
+    let mut l = Level::default();
+    for words in directives {
+        let Some(kw) = words.first() else { continue };
+        let names = &words[1..];
+        let disable = kw.eq_ignore_ascii_case("disable") || kw.eq_ignore_ascii_case("disabled");
+        let enable = kw.eq_ignore_ascii_case("enable") || kw.eq_ignore_ascii_case("enabled");
+        match (disable, enable, names.is_empty()) {
+            (true, _, true) => l.globally_disabled = Some(true),
+            (true, _, false) => l.disabled.extend(names.iter().cloned()),
+            (_, true, true) => l.globally_disabled = Some(false),
+            (_, true, false) => l.enabled.extend(names.iter().cloned()),
+            _ => l.userdir = Some(words.clone()),
+        }
+    }
+    l
+}
+
+/// mod_userdir's mapping of the normalised `url` for `server`.
+pub(super) fn map(server: &Server, cfg: &Config, url: &str) -> UserDirMap {
+    let Some(after) = url.strip_prefix("/~") else { return UserDirMap::Declined };
+    if server.scopes().all(|s| s.userdir.is_empty()) || !cfg.module_loaded("userdir_module") {
+        return UserDirMap::Declined;
+    }
+    let main = level(&server.main.userdir);
+    let vhost = server.vhost.map(|v| level(&v.userdir));
+    // The server merge: a virtual host's own setting wins, else the main server's; the lists
+    // of enabled and disabled users are not merged (a virtual host has only its own).
+    let (globally_disabled, userdir, lists) = match &vhost {
+        Some(v) => (v.globally_disabled.or(main.globally_disabled), v.userdir.as_ref().or(main.userdir.as_ref()), v),
+        None => (main.globally_disabled, main.userdir.as_ref(), &main),
+    };
+    let Some(entries) = userdir else { return UserDirMap::Declined };
+    let (user, dname) = match after.find('/') {
+        Some(i) => (&after[..i], &after[i..]),
+        None => (after, ""),
+    };
+    // httpd ignores an empty name and, as its test is written (on the name's second and third
+    // characters), a name of two or three characters whose second is a dot (`x.`, `x..`).
+    let b = user.as_bytes();
+    if b.is_empty() || (b.len() >= 2 && b[1] == b'.' && (b.len() == 2 || (b[2] == b'.' && b.len() == 3))) {
+        return UserDirMap::Declined;
+    }
+    if lists.disabled.iter().any(|u| u == user) {
+        return UserDirMap::Declined;
+    }
+    if globally_disabled == Some(true) && !lists.enabled.iter().any(|u| u == user) {
+        return UserDirMap::Declined;
+    }
+    for (i, entry) in entries.iter().enumerate() {
+        let last = i + 1 == entries.len();
+        let absolute = entry.starts_with('/');
+        let (prefix, rest) = match entry.split_once('*') {
+            Some((p, r)) => (Some(p), r),
+            None => (None, entry.as_str()),
+        };
+        let redirect = |to: String| {
+            UserDirMap::Unknown(format!("UserDir {entry} redirects /~{user} (httpd answers 302 with Location {to})"))
+        };
+        let base = if rest.is_empty() || absolute {
+            match prefix {
+                Some(p) if p.contains(':') && !absolute => return redirect(format!("{p}{user}{rest}{dname}")),
+                Some(p) => format!("{p}{user}{rest}"),
+                None => format!("{entry}/{user}"),
+            }
+        } else if let Some(p) = prefix.filter(|p| p.contains(':')) {
+            return redirect(format!("{p}{user}{dname}"));
+        } else {
+            match home_directory(user) {
+                Some(home) => format!("{home}/{rest}"),
+                // httpd goes on to the next entry (its file name is empty, found nowhere).
+                None if !last => continue,
+                None => {
+                    return UserDirMap::Unknown(format!(
+                        "UserDir {entry}: user {user} has no home directory in the passwd database (httpd maps \
+                         the request to an empty file name)"
+                    ))
+                }
+            }
+        };
+        let filename = format!("{base}{dname}");
+        if last || std::fs::metadata(&filename).is_ok() {
+            return UserDirMap::File(PathBuf::from(filename));
+        }
+    }
+    UserDirMap::Declined
+}
+
+/// `user`'s home directory from the passwd database, looked up as httpd does when the
+/// request comes (`apr_uid_homepath_get`: getpwnam_r).
+fn home_directory(user: &str) -> Option<String> {
+    let name = std::ffi::CString::new(user).ok()?;
+    let mut buf = vec![0u8; 16 * 1024];
+    // SAFETY: every pointer given is valid for the call; `pwd`'s strings point into `buf`,
+    // which outlives their use here.
+    unsafe {
+        let mut pwd: libc::passwd = std::mem::zeroed();
+        let mut found: *mut libc::passwd = std::ptr::null_mut();
+        let rc = libc::getpwnam_r(name.as_ptr(), &mut pwd, buf.as_mut_ptr().cast(), buf.len(), &mut found);
+        if rc != 0 || found.is_null() || pwd.pw_dir.is_null() {
+            return None;
+        }
+        Some(std::ffi::CStr::from_ptr(pwd.pw_dir).to_string_lossy().into_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn home_directories_come_from_the_passwd_database() {
+        assert_eq!(home_directory("root").as_deref(), Some("/root"));
+        assert_eq!(home_directory("no-such-user-apache-lsp"), None);
+    }
+}
