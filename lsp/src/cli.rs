@@ -1099,6 +1099,8 @@ pub fn main() -> i32 {
             i32::from(left_any)
         }
         Some(Command::Explain(a)) => {
+            // explain may ask the system what httpd would ask it (names, users' home directories).
+            ide::access::allow_passwd_lookups();
             let main = match explained_config(&a.config) {
                 Ok(m) => m,
                 Err(e) => {

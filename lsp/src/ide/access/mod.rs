@@ -17,6 +17,7 @@ pub(crate) mod patterns;
 pub(crate) mod symlinks;
 mod url;
 mod userdir;
+pub use userdir::allow_passwd_lookups;
 mod walk;
 pub(crate) mod witnesses;
 

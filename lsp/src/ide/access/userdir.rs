@@ -97,6 +97,12 @@ pub(super) fn map(server: &Server, cfg: &Config, url: &str) -> UserDirMap {
         } else if let Some(p) = prefix.filter(|p| p.contains(':')) {
             return redirect(format!("{p}{user}{dname}"));
         } else {
+            if !PASSWD_LOOKUPS.load(std::sync::atomic::Ordering::Relaxed) {
+                return UserDirMap::Unknown(format!(
+                    "UserDir {entry}: user {user}'s home directory is not looked up here (the passwd database may be \
+                     a network service; explain looks it up)"
+                ));
+            }
             match home_directory(user) {
                 Some(home) => format!("{home}/{rest}"),
                 // httpd goes on to the next entry (its file name is empty, found nowhere).
@@ -115,6 +121,16 @@ pub(super) fn map(server: &Server, cfg: &Config, url: &str) -> UserDirMap {
         }
     }
     UserDirMap::Declined
+}
+
+/// Whether users' home directories may be looked up ([`allow_passwd_lookups`]): the passwd
+/// database can be a network service (LDAP, NIS), and only `explain`, which may resolve names,
+/// contacts one; the editor's hovers and diagnostics never do.
+static PASSWD_LOOKUPS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Lets this process look users' home directories up (the `explain` command).
+pub fn allow_passwd_lookups() {
+    PASSWD_LOOKUPS.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// `user`'s home directory from the passwd database, looked up as httpd does when the
