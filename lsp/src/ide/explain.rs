@@ -4,7 +4,8 @@
 
 use crate::ide::access::branches::{self, Decided};
 use crate::ide::access::{
-    effective_decided, rejected_target, AppliedSection, Effective, EncodedSlashes, FsView, Rejected, RequestSpec,
+    effective_decided, normalize_url, rejected_target, AppliedSection, Effective, EncodedSlashes, FsView, Rejected,
+    RequestSpec,
 };
 use crate::ide::config::Config;
 use crate::ide::error_document::Redirect;
@@ -290,10 +291,23 @@ fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided
                 .into(),
         );
     }
-    let answer = match rejected {
-        None => crate::ide::handler::answer(cfg, &fs, spec, &effective),
-        Some(_) => None,
+    // A server-level redirect answers at translate_name, before the walk and access control.
+    let translated = rejected
+        .is_none()
+        .then(|| crate::ide::alias_redirect::at_translation(cfg, effective.vhost_node, &normalize_url(&spec.path)))
+        .flatten();
+    let answer = match (rejected, &translated) {
+        (Some(_), _) => None,
+        (None, Some(r)) => crate::ide::alias_redirect::answer_at_translation(&mut effective, r),
+        (None, None) => crate::ide::handler::answer(cfg, &fs, spec, &effective),
     };
+    if let Some(Answer::Handler { may, .. }) = &answer {
+        // What the handler may answer instead is possible too.
+        let possible = &mut effective.outcome.possible_statuses;
+        possible.extend(may.iter().copied());
+        possible.sort_unstable();
+        possible.dedup();
+    }
     // Unknown, with access granted among the possible answers: what the file system answers then
     // (404, 301…) is the status that is possible, as it is when access is known to pass.
     if rejected.is_none() && effective.outcome.status.is_none() && effective.outcome.possible_statuses.contains(&200) {
@@ -305,7 +319,7 @@ fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided
             possible.dedup();
         }
     }
-    if let Some(Answer::File { status, why, log }) = &answer {
+    if let (Some(Answer::File { status, why, log }), None) = (&answer, &translated) {
         let o = &mut effective.outcome;
         if o.status != Some(*status) {
             o.status = Some(*status);
@@ -317,7 +331,8 @@ fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided
     }
     // An error answer under an ErrorDocument naming a URL is a redirect. (A walk that failed
     // before the merge leaves only the server's level in force.)
-    let walk_failed = effective.refused_symlink.is_some()
+    let walk_failed = translated.is_some()
+        || effective.refused_symlink.is_some()
         || effective.outcome.deciding.as_ref().is_some_and(|d| d.rule.starts_with(".htaccess error"));
     let error_document =
         rejected.is_none().then(|| crate::ide::error_document::apply(cfg, &mut effective, walk_failed)).flatten();
