@@ -2,9 +2,12 @@
 //! `RedirectTemp`) as the status of a request (`modules/mappers/mod_alias.c`).
 //!
 //! Those written at server level (the main server's or a virtual host's own lines) are tried by
-//! `translate_alias_redir` at translate_name, before any section is walked and before access
+//! `translate_alias_redir` at translate_name, before the directory walk and before access
 //! control: the redirect is the answer whatever access says (the virtual host's lines first,
-//! then the main server's). Those written in a section (`<Directory>`, `<Location>`, `<Files>`,
+//! then the main server's). So is the one-argument form in a `<Location>` or in an `<If>`
+//! outside `<Directory>`/`<Files>`: httpd merges those before translate_name
+//! (`server/request.c: walk_location_and_if`), and `try_redirect` reads them there first. The
+//! others written in a section (`<Directory>`, `<Location>`, `<Files>`,
 //! `<If>`, .htaccess) are tried by `fixup_redir` at the fixups, after access control passed and
 //! before mod_dir and the handler: first the last section's one-argument form (`Redirect URL`
 //! or `Redirect gone` inside the section, which applies to every request there), then the path
@@ -13,10 +16,11 @@
 //! A 3xx answers with the target; `gone` and other non-3xx statuses answer without one; a
 //! target that is neither a URL nor a path (a `RedirectMatch` substitution) is a 500.
 
-use crate::ide::access::{regex_matches, Effective};
-use crate::ide::config::{Config, NodeKind};
+use crate::ide::access::{regex_matches, AppliedSection, Effective};
+use crate::ide::config::{Config, FileId, Node, NodeKind};
 use crate::ide::handler::Answer;
 use crate::ide::policy::{Deciding, Item, Layer, Outcome, TraceStep};
+use apache_syntax::TextRange;
 
 /// A redirect's answer to a request: known, or which statuses it may give and why not known.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -177,13 +181,34 @@ fn answer(line: &Line, uri: &str, at: &str) -> Option<Redirected> {
     }
 }
 
-/// What a server-level redirect answers `uri` at translate_name, before any section or access
-/// check (the virtual host's lines, then the main server's, the first that applies).
-pub fn at_translation(cfg: &Config, vhost: Option<usize>, uri: &str) -> Option<Redirected> {
+/// What a redirect answers `uri` at translate_name, before the directory walk and access
+/// control: the one-argument form of the last `<Location>` or `<If>` outside any `<Directory>`
+/// and `<Files>` that holds one (httpd walks those before translate_name, and `try_redirect`
+/// reads the merged result), else the server's lines (the virtual host's, then the main
+/// server's; the first that applies).
+pub fn at_translation(cfg: &Config, e: &Effective, uri: &str) -> Option<Redirected> {
     if !uri.starts_with('/') || !cfg.module_loaded("alias_module") {
         return None;
     }
-    let vhost = vhost.and_then(|i| cfg.nodes.get(i)).map(|v| v.children.as_slice()).unwrap_or_default();
+    let whole = e
+        .per_dir
+        .iter()
+        .filter_map(|(level, item)| {
+            let Item::Directive { name, args, loc, .. } = item else { return None };
+            let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            let line @ Line::Whole { .. } = parse(name, &args, true)? else { return None };
+            let section = e.sections.get(*level)?;
+            if !walked_before_translation(cfg, section) {
+                return None;
+            }
+            let at = format!("{name} {} at {}:{}", args.join(" "), loc.file.display(), loc.line);
+            answer(&line, uri, &at)
+        })
+        .last();
+    if whole.is_some() {
+        return whole;
+    }
+    let vhost = e.vhost_node.and_then(|i| cfg.nodes.get(i)).map(|v| v.children.as_slice()).unwrap_or_default();
     vhost.iter().chain(&cfg.nodes).filter(|n| n.kind == NodeKind::Directive).find_map(|n| {
         let args = n.arg_strings();
         let line = parse(n.name(), &args, false)?;
@@ -191,6 +216,40 @@ pub fn at_translation(cfg: &Config, vhost: Option<usize>, uri: &str) -> Option<R
             format!("{} {} at {}:{}", n.name(), args.join(" "), cfg.file(n.loc.file).path.display(), cfg.line(&n.loc));
         answer(&line, uri, &at)
     })
+}
+
+/// Whether httpd merges `section` before translate_name (`walk_location_and_if`): a
+/// `<Location>`, or an `<If>` branch of the configuration files not inside a `<Directory>` or
+/// `<Files>` (one in an .htaccess file is read during the directory walk).
+fn walked_before_translation(cfg: &Config, section: &AppliedSection) -> bool {
+    let kind = section.kind.to_ascii_lowercase();
+    if kind.starts_with("location") {
+        return true;
+    }
+    if !matches!(kind.as_str(), "if" | "elseif" | "else") {
+        return false;
+    }
+    let Some(file) = section.file else { return false };
+    // The sections enclosing it, from the top.
+    fn enclosing<'c>(nodes: &'c [Node], file: FileId, range: TextRange, out: &mut Vec<&'c str>) -> bool {
+        for n in nodes.iter().filter(|n| n.is_section()) {
+            if n.loc.file == file && n.loc.range == range {
+                return true;
+            }
+            out.push(n.name());
+            if enclosing(&n.children, file, range, out) {
+                return true;
+            }
+            out.pop();
+        }
+        false
+    }
+    let mut around = Vec::new();
+    enclosing(&cfg.nodes, file, section.range, &mut around)
+        && around.iter().all(|k| {
+            let k = k.to_ascii_lowercase();
+            k.starts_with("location") || k == "virtualhost" || k == "if" || k == "elseif" || k == "else"
+        })
 }
 
 /// What a redirect in the sections merged for the request (`e.per_dir`) answers `uri` at the

@@ -294,7 +294,7 @@ fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided
     // A server-level redirect answers at translate_name, before the walk and access control.
     let translated = rejected
         .is_none()
-        .then(|| crate::ide::alias_redirect::at_translation(cfg, effective.vhost_node, &normalize_url(&spec.path)))
+        .then(|| crate::ide::alias_redirect::at_translation(cfg, &effective, &normalize_url(&spec.path)))
         .flatten();
     let answer = match (rejected, &translated) {
         (Some(_), _) => None,

@@ -78,7 +78,7 @@ pub fn answer_if_granted(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effe
     let url = normalize_url(&spec.path);
     // mod_alias answers before mod_dir and the handler: at translate_name for the server's
     // lines, at the fixups for the sections'.
-    let redirected = crate::ide::alias_redirect::at_translation(cfg, e.vhost_node, &url)
+    let redirected = crate::ide::alias_redirect::at_translation(cfg, e, &url)
         .or_else(|| crate::ide::alias_redirect::at_fixup(cfg, e, &url));
     match redirected {
         Some(crate::ide::alias_redirect::Redirected::Known { status, why }) => {
