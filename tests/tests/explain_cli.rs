@@ -1339,6 +1339,11 @@ Redirect seeother /other /elsewhere
             let v = json(&["explain", conf, path, "--client", client, "--format", "json"]);
             assert_eq!(v["status"], real, "{client} {path}:\n{v:#}");
             assert_eq!(v["possible_statuses"], serde_json::json!([real]), "{client} {path}:\n{v:#}");
+            // Answered before the walk: no section's refusal is reported.
+            if ["/srv-denied/a.txt", "/loc-denied/a.txt", "/perm/q"].contains(&path) {
+                assert_eq!(v["status_from"], "request", "{client} {path}:\n{v:#}");
+                assert_eq!(v["error_log"], serde_json::json!([]), "{client} {path}:\n{v:#}");
+            }
         }
     }
     assert_eq!(seen, [200, 301, 302, 303, 307, 308, 403, 404, 410].into(), "every kind of answer reached");

@@ -32,6 +32,9 @@ pub struct Explained {
     pub answer: Option<Answer>,
     /// The ErrorDocument naming a URL that turns the error answer into a redirect (302).
     pub error_document: Option<Redirect>,
+    /// Whether `answer` is a redirect at translate_name, before the walk and access control
+    /// ([`crate::ide::alias_redirect::at_translation`]).
+    pub translated: bool,
 }
 
 impl std::ops::Deref for Explained {
@@ -344,7 +347,8 @@ fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided
         )),
         _ => None,
     };
-    Explained { effective, suppressed, port_unknown, rejected, answer, error_document }
+    let translated = translated.is_some() && answer.is_some();
+    Explained { effective, suppressed, port_unknown, rejected, answer, error_document, translated }
 }
 
 /// `AllowEncodedSlashes` of the virtual host (`vhost`: its index in `cfg.nodes`), else of the main
@@ -436,7 +440,8 @@ fn trace(cfg: &Config, spec: &RequestSpec, vhost: Option<usize>) -> Option<Rejec
     Some(Rejected::Trace { enabled: value.as_deref() != Some("off") })
 }
 
-/// What `status` is (JSON `status_from`): httpd's answer before the walk (`request`), the access
+/// What `status` is (JSON `status_from`): httpd's answer before the walk (`request`: a target
+/// it refuses, a redirect at translate_name), the access
 /// checks' refusal (`access`), the file system's answer through the default handler or mod_dir
 /// (`file`), or access granted with the handler's answer not predicted (`access-granted`).
 /// None when the status is unknown.
@@ -444,6 +449,7 @@ fn status_from(e: &Explained) -> Option<&'static str> {
     e.outcome.status?;
     Some(match (&e.rejected, &e.answer) {
         (Some(_), _) => "request",
+        (None, Some(_)) if e.translated => "request",
         (None, Some(Answer::File { .. })) => "file",
         (None, Some(Answer::Handler { .. })) => "access-granted",
         (None, None) => "access",
@@ -728,6 +734,9 @@ pub fn to_text(spec: &RequestSpec, e: &Explained) -> String {
         }
         (Some(st), Some(Answer::Handler { why, .. })) => {
             let _ = writeln!(s, "\nStatus: {st} (access granted: {st} unless the handler answers otherwise: {why})");
+        }
+        (Some(st), Some(Answer::File { why, .. })) if e.translated => {
+            let _ = writeln!(s, "\nStatus: {st} (before the walk and access control: {why})");
         }
         (Some(st), Some(Answer::File { why, .. })) => {
             let _ = writeln!(s, "\nStatus: {st} (access granted; {why})");
