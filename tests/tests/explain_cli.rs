@@ -433,9 +433,10 @@ fn explain_does_not_guess_encoded_slashes_kept_encoded() {
 /// Once access passes, the file system answers where only core's default handler and mod_dir
 /// can: 404 for a missing file (AH00128), PATH_INFO after a file (AH00130) or a directory with
 /// no index file and no mod_autoindex (AH00129), 301 for a
-/// directory without its trailing slash, 200 for a file or a DirectoryIndex file. Where a
-/// handler may answer (SetHandler, AddHandler for the file's extension, DirectorySlash Off),
-/// explain says access is granted and does not claim the handler's status.
+/// directory without its trailing slash (404 under DirectorySlash Off, which leaves the
+/// directory to the default handler), 200 for a file or a DirectoryIndex file. Where a handler
+/// may answer (SetHandler, AddHandler for the file's extension), explain says access is granted,
+/// does not claim the handler's status, and lists httpd's among the possible ones.
 #[test]
 fn explain_predicts_what_the_file_system_answers_once_access_passes() {
     if !require_apache2() {
@@ -468,8 +469,9 @@ AddHandler server-status .stat\n";
         "/sub/missing/x",
         "/",
         "/e/",
+        "/noslash",
     ];
-    let handled = ["/status", "/page.stat", "/noslash"];
+    let handled = ["/status", "/page.stat"];
     for target in file.iter().chain(&handled) {
         let (real, log) = httpd.send_logged(&Request::get(target)).unwrap_or_else(|e| panic!("{target}: {e}"));
         let v = json(&["explain", conf, target, "--format", "json"]);
@@ -477,6 +479,8 @@ AddHandler server-status .stat\n";
             assert_eq!(v["status_from"], "access-granted", "{target}: httpd {real}\n{v:#}");
             assert!(v["handler_unknown_because"].is_string(), "{v:#}");
             assert_eq!(v["status"], 200, "{v:#}");
+            let possible = v["possible_statuses"].as_array().unwrap();
+            assert!(possible.contains(&Value::from(real)), "{target}: httpd {real}\n{v:#}");
             continue;
         }
         assert_eq!(v["status"], real, "explain {target}:\n{v:#}");
