@@ -433,9 +433,10 @@ fn explain_does_not_guess_encoded_slashes_kept_encoded() {
 /// Once access passes, the file system answers where only core's default handler and mod_dir
 /// can: 404 for a missing file (AH00128), PATH_INFO after a file (AH00130) or a directory with
 /// no index file and no mod_autoindex (AH00129), 301 for a
-/// directory without its trailing slash, 200 for a file or a DirectoryIndex file. Where a
-/// handler may answer (SetHandler, AddHandler for the file's extension, DirectorySlash Off),
-/// explain says access is granted and does not claim the handler's status.
+/// directory without its trailing slash (404 under DirectorySlash Off, which leaves the
+/// directory to the default handler), 200 for a file or a DirectoryIndex file. Where a handler
+/// may answer (SetHandler, AddHandler for the file's extension), explain says access is granted,
+/// does not claim the handler's status, and lists httpd's among the possible ones.
 #[test]
 fn explain_predicts_what_the_file_system_answers_once_access_passes() {
     if !require_apache2() {
@@ -468,8 +469,9 @@ AddHandler server-status .stat\n";
         "/sub/missing/x",
         "/",
         "/e/",
+        "/noslash",
     ];
-    let handled = ["/status", "/page.stat", "/noslash"];
+    let handled = ["/status", "/page.stat"];
     for target in file.iter().chain(&handled) {
         let (real, log) = httpd.send_logged(&Request::get(target)).unwrap_or_else(|e| panic!("{target}: {e}"));
         let v = json(&["explain", conf, target, "--format", "json"]);
@@ -477,6 +479,8 @@ AddHandler server-status .stat\n";
             assert_eq!(v["status_from"], "access-granted", "{target}: httpd {real}\n{v:#}");
             assert!(v["handler_unknown_because"].is_string(), "{v:#}");
             assert_eq!(v["status"], 200, "{v:#}");
+            let possible = v["possible_statuses"].as_array().unwrap();
+            assert!(possible.contains(&Value::from(real)), "{target}: httpd {real}\n{v:#}");
             continue;
         }
         assert_eq!(v["status"], real, "explain {target}:\n{v:#}");
@@ -1503,4 +1507,128 @@ HostnameLookups Off\n";
         assert!(v["status"].is_null(), "{v:#}");
         assert!(v["possible_statuses"].as_array().unwrap().contains(&real.into()), "{v:#}");
     }
+}
+
+/// mod_alias's redirects and mod_dir's DirectorySlash decide the status: a server-level
+/// `Redirect` answers at translate_name, before a `<Directory>` that refuses, and so does the
+/// one-argument form in a `<Location>` (httpd walks `<Location>` before translate_name, so it
+/// redirects where the same `<Location>` refuses); the path form in a `<Location>` and any form
+/// in a `<Directory>` answer after access control (the refusal wins); `RedirectMatch` with `$1`,
+/// `Redirect gone`, `RedirectPermanent`, `seeother`, a `Redirect` in an .htaccess and in
+/// `<If>`/`<Else>` branches; `DirectorySlash Off` and `On` on a directory URL without its
+/// slash, with and without an index file, listed by mod_autoindex or refused. Every request is
+/// sent to httpd from each client and explain must give httpd's status, as a certain one.
+#[test]
+fn explain_predicts_mod_alias_redirects_and_directory_slash() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "Redirect /srv-denied http://example.invalid/s
+RedirectMatch ^/rm/(.*)$ http://example.invalid/m/$1
+RedirectMatch 301 ^/rm2/([a-z]+)\\.txt$ /target/$1
+RedirectPermanent /perm http://example.invalid/p
+Redirect seeother /other /elsewhere
+<Directory @DOCROOT@>
+    Require all granted
+    AllowOverride FileInfo
+</Directory>
+<Directory @DOCROOT@/srv-denied>
+    Require all denied
+</Directory>
+<Location /loc-denied>
+    Require all denied
+    Redirect 301 http://example.invalid/l
+</Location>
+<Location /loc>
+    Redirect 307 http://example.invalid/l
+</Location>
+<Location /loc-path>
+    Require all denied
+    Redirect /loc-path http://example.invalid/l
+</Location>
+<Directory @DOCROOT@/dir-denied>
+    Require all denied
+    Redirect 301 http://example.invalid/d
+</Directory>
+<Directory @DOCROOT@/gone>
+    Redirect gone /gone/old
+</Directory>
+<Directory @DOCROOT@/br>
+    <If \"-R '127.0.0.2'\">
+        Redirect 302 http://example.invalid/b
+    </If>
+    <Else>
+        Redirect 410
+    </Else>
+</Directory>
+<Directory @DOCROOT@/off>
+    DirectorySlash Off
+</Directory>
+<Directory @DOCROOT@/offix>
+    DirectorySlash Off
+    Options +Indexes
+</Directory>
+";
+    let config = HttpdConfig::new(body)
+        .with_module("autoindex")
+        .file("htdocs/srv-denied/a.txt", "x\n")
+        .file("htdocs/loc-denied/a.txt", "x\n")
+        .file("htdocs/loc/a.txt", "x\n")
+        .file("htdocs/loc-path/a.txt", "x\n")
+        .file("htdocs/dir-denied/a.txt", "x\n")
+        .file("htdocs/rm2/a.txt", "x\n")
+        .file("htdocs/gone/old/a.txt", "x\n")
+        .file("htdocs/gone/new.txt", "x\n")
+        .file("htdocs/br/a.txt", "x\n")
+        .file("htdocs/ht/.htaccess", "Redirect 308 /ht/in http://example.invalid/h\n")
+        .file("htdocs/ht/a.txt", "x\n")
+        .file("htdocs/ht/in/a.txt", "x\n")
+        .file("htdocs/off/index.html", "x\n")
+        .file("htdocs/off/empty/a.txt", "x\n")
+        .file("htdocs/offix/index.html", "x\n")
+        .file("htdocs/on/index.html", "x\n")
+        .dir("htdocs/on/empty");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    let paths = [
+        "/srv-denied/a.txt",
+        "/loc-denied/a.txt",
+        "/loc/a.txt",
+        "/loc-path/a.txt",
+        "/dir-denied/a.txt",
+        "/rm/x/y",
+        "/rm2/a.txt",
+        "/rm2/A.txt",
+        "/perm/q",
+        "/other",
+        "/gone/old/a.txt",
+        "/gone/new.txt",
+        "/br/a.txt",
+        "/ht/a.txt",
+        "/ht/in/a.txt",
+        "/off",
+        "/off/empty",
+        "/offix",
+        "/on",
+        "/on/empty",
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    for client in ["127.0.0.1", "127.0.0.2"] {
+        for path in paths {
+            let real = httpd
+                .send(&Request::get(path).source(client.parse().unwrap()))
+                .unwrap_or_else(|e| panic!("{client} {path}: {e}"));
+            seen.insert(real);
+            let v = json(&["explain", conf, path, "--client", client, "--format", "json"]);
+            assert_eq!(v["status"], real, "{client} {path}:\n{v:#}");
+            assert_eq!(v["possible_statuses"], serde_json::json!([real]), "{client} {path}:\n{v:#}");
+            // Answered before the walk: no section's refusal is reported.
+            if ["/srv-denied/a.txt", "/loc-denied/a.txt", "/perm/q"].contains(&path) {
+                assert_eq!(v["status_from"], "request", "{client} {path}:\n{v:#}");
+                assert_eq!(v["error_log"], serde_json::json!([]), "{client} {path}:\n{v:#}");
+            }
+        }
+    }
+    assert_eq!(seen, [200, 301, 302, 303, 307, 308, 403, 404, 410].into(), "every kind of answer reached");
 }

@@ -4,7 +4,8 @@
 
 use crate::ide::access::branches::{self, Decided};
 use crate::ide::access::{
-    effective_decided, rejected_target, AppliedSection, Effective, EncodedSlashes, FsView, Rejected, RequestSpec,
+    effective_decided, normalize_url, rejected_target, AppliedSection, Effective, EncodedSlashes, FsView, Rejected,
+    RequestSpec,
 };
 use crate::ide::config::Config;
 use crate::ide::error_document::Redirect;
@@ -31,6 +32,9 @@ pub struct Explained {
     pub answer: Option<Answer>,
     /// The ErrorDocument naming a URL that turns the error answer into a redirect (302).
     pub error_document: Option<Redirect>,
+    /// Whether `answer` is a redirect at translate_name, before the walk and access control
+    /// ([`crate::ide::alias_redirect::at_translation`]).
+    pub translated: bool,
 }
 
 impl std::ops::Deref for Explained {
@@ -290,10 +294,23 @@ fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided
                 .into(),
         );
     }
-    let answer = match rejected {
-        None => crate::ide::handler::answer(cfg, &fs, spec, &effective),
-        Some(_) => None,
+    // A server-level redirect answers at translate_name, before the walk and access control.
+    let translated = rejected
+        .is_none()
+        .then(|| crate::ide::alias_redirect::at_translation(cfg, &effective, &normalize_url(&spec.path)))
+        .flatten();
+    let answer = match (rejected, &translated) {
+        (Some(_), _) => None,
+        (None, Some(r)) => crate::ide::alias_redirect::answer_at_translation(&mut effective, r),
+        (None, None) => crate::ide::handler::answer(cfg, &fs, spec, &effective),
     };
+    if let Some(Answer::Handler { may, .. }) = &answer {
+        // What the handler may answer instead is possible too.
+        let possible = &mut effective.outcome.possible_statuses;
+        possible.extend(may.iter().copied());
+        possible.sort_unstable();
+        possible.dedup();
+    }
     // Unknown, with access granted among the possible answers: what the file system answers then
     // (404, 301…) is the status that is possible, as it is when access is known to pass.
     if rejected.is_none() && effective.outcome.status.is_none() && effective.outcome.possible_statuses.contains(&200) {
@@ -305,7 +322,7 @@ fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided
             possible.dedup();
         }
     }
-    if let Some(Answer::File { status, why, log }) = &answer {
+    if let (Some(Answer::File { status, why, log }), None) = (&answer, &translated) {
         let o = &mut effective.outcome;
         if o.status != Some(*status) {
             o.status = Some(*status);
@@ -317,7 +334,8 @@ fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided
     }
     // An error answer under an ErrorDocument naming a URL is a redirect. (A walk that failed
     // before the merge leaves only the server's level in force.)
-    let walk_failed = effective.refused_symlink.is_some()
+    let walk_failed = translated.is_some()
+        || effective.refused_symlink.is_some()
         || effective.outcome.deciding.as_ref().is_some_and(|d| d.rule.starts_with(".htaccess error"));
     let error_document =
         rejected.is_none().then(|| crate::ide::error_document::apply(cfg, &mut effective, walk_failed)).flatten();
@@ -329,7 +347,8 @@ fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided
         )),
         _ => None,
     };
-    Explained { effective, suppressed, port_unknown, rejected, answer, error_document }
+    let translated = translated.is_some() && answer.is_some();
+    Explained { effective, suppressed, port_unknown, rejected, answer, error_document, translated }
 }
 
 /// `AllowEncodedSlashes` of the virtual host (`vhost`: its index in `cfg.nodes`), else of the main
@@ -421,7 +440,8 @@ fn trace(cfg: &Config, spec: &RequestSpec, vhost: Option<usize>) -> Option<Rejec
     Some(Rejected::Trace { enabled: value.as_deref() != Some("off") })
 }
 
-/// What `status` is (JSON `status_from`): httpd's answer before the walk (`request`), the access
+/// What `status` is (JSON `status_from`): httpd's answer before the walk (`request`: a target
+/// it refuses, a redirect at translate_name), the access
 /// checks' refusal (`access`), the file system's answer through the default handler or mod_dir
 /// (`file`), or access granted with the handler's answer not predicted (`access-granted`).
 /// None when the status is unknown.
@@ -429,6 +449,7 @@ fn status_from(e: &Explained) -> Option<&'static str> {
     e.outcome.status?;
     Some(match (&e.rejected, &e.answer) {
         (Some(_), _) => "request",
+        (None, Some(_)) if e.translated => "request",
         (None, Some(Answer::File { .. })) => "file",
         (None, Some(Answer::Handler { .. })) => "access-granted",
         (None, None) => "access",
@@ -713,6 +734,9 @@ pub fn to_text(spec: &RequestSpec, e: &Explained) -> String {
         }
         (Some(st), Some(Answer::Handler { why, .. })) => {
             let _ = writeln!(s, "\nStatus: {st} (access granted: {st} unless the handler answers otherwise: {why})");
+        }
+        (Some(st), Some(Answer::File { why, .. })) if e.translated => {
+            let _ = writeln!(s, "\nStatus: {st} (before the walk and access control: {why})");
         }
         (Some(st), Some(Answer::File { why, .. })) => {
             let _ = writeln!(s, "\nStatus: {st} (access granted; {why})");

@@ -79,6 +79,19 @@ pub fn answer_if_granted(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effe
     }
     let handler = |why: String| Some(Answer::Handler { why, may: Vec::new() });
     let url = normalize_url(&spec.path);
+    // mod_alias answers before mod_dir and the handler: at translate_name for the server's
+    // lines, at the fixups for the sections'.
+    let redirected = crate::ide::alias_redirect::at_translation(cfg, e, &url)
+        .or_else(|| crate::ide::alias_redirect::at_fixup(cfg, e, &url));
+    match redirected {
+        Some(crate::ide::alias_redirect::Redirected::Known { status, why }) => {
+            return Some(Answer::File { status, why, log: None })
+        }
+        Some(crate::ide::alias_redirect::Redirected::Maybe { statuses, why }) => {
+            return Some(Answer::Handler { why, may: statuses })
+        }
+        None => {}
+    }
     // mod_dir's subrequests: as they ran, or, where access was not granted (so they did not
     // run), as they would run once it is, with this request's credentials.
     let looked_up;
@@ -150,6 +163,50 @@ pub fn answer_if_granted(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effe
             Method::Get | Method::Post => return None,
         })
     };
+    // A directory no DirectoryIndex file serves: mod_autoindex answers GET (and HEAD) only,
+    // from the Options merged for the request; the default handler refuses a directory.
+    // (`names`: those mod_dir tried, its note `dir-index-names`, else "none".)
+    let no_index = |names: String| -> Answer {
+        if method == Method::Get && cfg.module_loaded("autoindex_module") {
+            if request_options(cfg, e).indexes() {
+                return Answer::File {
+                    status: 200,
+                    why: "a directory with no DirectoryIndex file: mod_autoindex lists it (Options Indexes)".into(),
+                    log: None,
+                };
+            }
+            return Answer::File {
+                status: 403,
+                why: "a directory with no DirectoryIndex file, and Options without Indexes (mod_autoindex)".into(),
+                log: Some(LogEntry {
+                    ah_code: "AH01276",
+                    module: "autoindex",
+                    level: LogLevel::Error,
+                    message: format!(
+                        "Cannot serve directory {text}: No matching DirectoryIndex ({names}) found, and \
+                         server-generated directory index forbidden by Options directive"
+                    ),
+                }),
+            };
+        }
+        Answer::File {
+            status: 404,
+            why: if cfg.module_loaded("autoindex_module") {
+                format!(
+                    "a directory with no DirectoryIndex file, and mod_autoindex answers only GET, not {}",
+                    spec.request.method
+                )
+            } else {
+                "a directory with no DirectoryIndex file, and mod_autoindex is not loaded".into()
+            },
+            log: Some(LogEntry {
+                ah_code: "AH00129",
+                module: "core",
+                level: LogLevel::Info,
+                message: format!("Attempt to serve directory: {text}"),
+            }),
+        }
+    };
     if text.ends_with('/') {
         if let Some(answer) = not_get(method) {
             // mod_dir and mod_autoindex step aside for these methods.
@@ -161,51 +218,7 @@ pub fn answer_if_granted(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effe
                 why: format!("DirectoryIndex serves the file {}", t.filesystem_path.display()),
                 log: None,
             }),
-            // mod_autoindex answers GET (and HEAD) only, from the Options merged for the request.
-            None if method == Method::Get && cfg.module_loaded("autoindex_module") => {
-                if request_options(cfg, e).indexes() {
-                    Some(Answer::File {
-                        status: 200,
-                        why: "a directory with no DirectoryIndex file: mod_autoindex lists it (Options Indexes)".into(),
-                        log: None,
-                    })
-                } else {
-                    // The names mod_dir tried (its note `dir-index-names`), else "none".
-                    let names = index.map_or_else(|| "none".to_string(), |ix| ix.names.join(","));
-                    Some(Answer::File {
-                        status: 403,
-                        why: "a directory with no DirectoryIndex file, and Options without Indexes (mod_autoindex)"
-                            .into(),
-                        log: Some(LogEntry {
-                            ah_code: "AH01276",
-                            module: "autoindex",
-                            level: LogLevel::Error,
-                            message: format!(
-                                "Cannot serve directory {text}: No matching DirectoryIndex ({names}) found, and \
-                                 server-generated directory index forbidden by Options directive"
-                            ),
-                        }),
-                    })
-                }
-            }
-            // The default handler refuses to serve a directory.
-            None => Some(Answer::File {
-                status: 404,
-                why: if cfg.module_loaded("autoindex_module") {
-                    format!(
-                        "a directory with no DirectoryIndex file, and mod_autoindex answers only GET, not {}",
-                        spec.request.method
-                    )
-                } else {
-                    "a directory with no DirectoryIndex file, and mod_autoindex is not loaded".into()
-                },
-                log: Some(LogEntry {
-                    ah_code: "AH00129",
-                    module: "core",
-                    level: LogLevel::Info,
-                    message: format!("Attempt to serve directory: {text}"),
-                }),
-            }),
+            None => Some(no_index(index.map_or_else(|| "none".to_string(), |ix| ix.names.join(",")))),
         };
     }
     let translated = translated_path(cfg, spec);
@@ -231,13 +244,27 @@ pub fn answer_if_granted(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effe
                 return handler("a directory without its trailing slash, and mod_dir is not loaded".into());
             }
             let slash = directives.iter().rev().find(|d| d.name.eq_ignore_ascii_case("DirectorySlash"));
-            if slash.is_some_and(|d| d.args.first().is_some_and(|a| a.eq_ignore_ascii_case("off"))) {
-                // mod_autoindex lists it or refuses it (403); the default handler refuses a
-                // directory (404).
-                return Some(Answer::Handler {
-                    why: "a directory without its trailing slash under DirectorySlash Off".into(),
-                    may: vec![403, 404],
-                });
+            match slash.and_then(|d| d.args.first()).map(|a| a.to_ascii_lowercase()).as_deref() {
+                // mod_dir steps aside (`fixup_dir`) before looking for an index file: what
+                // answers is what answers a directory with none.
+                Some("off") => {
+                    return not_get(method).or_else(|| {
+                        let mut a = no_index("none".into());
+                        if let Answer::File { why, .. } = &mut a {
+                            *why =
+                                format!("DirectorySlash Off: mod_dir does not redirect, nor look for an index; {why}");
+                        }
+                        Some(a)
+                    })
+                }
+                Some("notfound") => {
+                    return Some(Answer::File {
+                        status: 404,
+                        why: "a directory without its trailing slash under DirectorySlash NotFound".into(),
+                        log: None,
+                    })
+                }
+                _ => {}
             }
             // mod_dir redirects every method, but for one other than GET it steps aside where
             // the environment variable redirect-carefully is set (BrowserMatch in Debian's
@@ -500,8 +527,11 @@ fn other_handler(d: &Directive, url: &str, names: &[String]) -> Option<String> {
     let name = d.name.to_ascii_lowercase();
     let arg = |i: usize| d.args.get(i).map(String::as_str).unwrap_or("");
     let applies = match name.as_str() {
-        // mod_dir's and the default handler's own settings (read where they answer).
-        "directoryslash" | "acceptpathinfo" => false,
+        // mod_dir's and the default handler's own settings (read where they answer), and
+        // mod_alias's redirects (crate::ide::alias_redirect).
+        "directoryslash" | "acceptpathinfo" | "redirect" | "redirectmatch" | "redirectpermanent" | "redirecttemp" => {
+            false
+        }
         "options" => d.args.iter().any(|a| {
             let a = a.to_ascii_lowercase();
             a == "multiviews" || a == "+multiviews"

@@ -674,7 +674,7 @@ impl Cell {
                     None => (None, None, None),
                 }
             };
-        let e = effective(cfg, fs, &sp);
+        let e = translated(cfg, &sp, effective(cfg, fs, &sp));
         let known = access::branches::expr_request(cfg, &sp, &inputs);
         let value = |b: &access::branches::Branch| access::branches::condition(cfg, b, &known);
         let combos = (!e.chains.is_empty()).then(|| access::branches::combinations(cfg, &e.chains, &value)).flatten();
@@ -686,14 +686,14 @@ impl Cell {
         };
         if let [d] = &combos[..] {
             // Every condition on the way is known: the branches httpd takes.
-            let x = access::effective_decided(cfg, fs, &sp, Some(&inputs), Some(d));
+            let x = translated(cfg, &sp, access::effective_decided(cfg, fs, &sp, Some(&inputs), Some(d)));
             let (status, redirect, handled) = answered(&x);
             return Cell { e: x, status, redirect, variants: vec![(String::new(), status, handled)] };
         }
         let variants: Vec<Variant> = combos
             .iter()
             .map(|d| {
-                let x = access::effective_decided(cfg, fs, &sp, Some(&inputs), Some(d));
+                let x = translated(cfg, &sp, access::effective_decided(cfg, fs, &sp, Some(&inputs), Some(d)));
                 let (st, _, handled) = answered(&x);
                 (access::branches::describe(cfg, d), st, handled)
             })
@@ -701,6 +701,16 @@ impl Cell {
         let agree = variants.iter().all(|(_, st, _)| *st == status);
         Cell { status: if agree { status } else { None }, redirect: redirect.filter(|_| agree), e, variants }
     }
+}
+
+/// `e` as a redirect at translate_name leaves it (crate::ide::alias_redirect): its status,
+/// before access control is asked.
+fn translated(cfg: &Config, sp: &RequestSpec, mut e: Effective) -> Effective {
+    let url = access::normalize_url(&sp.path);
+    if let Some(r) = crate::ide::alias_redirect::at_translation(cfg, &e, &url) {
+        crate::ide::alias_redirect::answer_at_translation(&mut e, &r);
+    }
+    e
 }
 
 impl Table {

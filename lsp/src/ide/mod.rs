@@ -8,6 +8,7 @@
 //! One feature, one file; each file's tests sit beside its code.
 
 pub mod access;
+pub mod alias_redirect;
 pub mod allow_override;
 pub mod bom;
 pub mod catalogue;

@@ -329,7 +329,7 @@ pub struct Config {
     pub modules_known: bool,
     pub defines: std::collections::HashMap<String, Option<String>>,
     /// The variables httpd's environment is known to hold (Debian's `envvars` beside the main
-    /// file): Some(value) where its value is known ([`envvars`]).
+    /// file): Some(value) where its value is known (`envvars`).
     pub environment: std::collections::HashMap<String, Option<String>>,
     pub server_root: std::path::PathBuf,
     /// Bodies of conditional sections whose condition is false.
