@@ -446,6 +446,26 @@ fn cases() -> Vec<Case> {
         c = c.file(rel, text);
     }
     v.push(c);
+    // Black-box round 10 bug 1: a server-level <FilesMatch> whose Satisfy any lets its Allow
+    // list through without its Require user, where a <LocationMatch "^/sub/d"> applies after it
+    // (its Require not ip is not consulted while Satisfy any grants). httpd before: GET
+    // /sub/deeper/a.txt from 127.0.0.2 200; migrate rewrote the FilesMatch (exit 0) and the
+    // LocationMatch's Require then decided: 403. The proof asked /sub/d/x.txt only, where the
+    // walk stops at the missing sub/d and the FilesMatch does not apply.
+    let mut c = case(
+        "where sections meet: a Satisfy any <FilesMatch> under a <LocationMatch> regex",
+        format!(
+            "<Directory />\n  Require all granted\n</Directory>\n<FilesMatch \"\\.(txt|php)$\">\n  Allow from 127.0\n  Deny from 127.0.0\n  Satisfy any\n{AUTH}  Require user alice\n</FilesMatch>\n<LocationMatch \"^/sub/d\">\n  <RequireAll>\n    Require all granted\n    Require not ip 127.0.0.2\n  </RequireAll>\n</LocationMatch>\n"
+        ),
+        "Satisfy any",
+        &["/sub/deeper/a.txt", "/sub/a.txt", "/a.txt"],
+    )
+    .methods(&["GET"])
+    .not_preferred();
+    for (rel, text) in below_docs {
+        c = c.file(rel, text);
+    }
+    v.push(c);
     // Dead 2.2 branches: httpd 2.4 skips them, so removing them changes nothing (the 2.4
     // branch beside them stays as written).
     v.push(
@@ -986,8 +1006,18 @@ fn run(prefixes: &[&str]) {
 
 #[test]
 fn every_case_is_run_by_one_test() {
-    let groups: &[&[&str]] =
-        &[GUIDE, ORDER, ADDRESSES, SATISFY, LIMIT, INHERITANCE, HTACCESS_SECTIONS, VIRTUAL_HOSTS, COMPAT_GUARDS];
+    let groups: &[&[&str]] = &[
+        GUIDE,
+        ORDER,
+        ADDRESSES,
+        SATISFY,
+        LIMIT,
+        INHERITANCE,
+        HTACCESS_SECTIONS,
+        VIRTUAL_HOSTS,
+        COMPAT_GUARDS,
+        MEETINGS,
+    ];
     for c in cases() {
         let n = groups.iter().flat_map(|g| g.iter()).filter(|p| c.name.starts_with(*p)).count();
         assert_eq!(n, 1, "{}", c.name);
@@ -1003,6 +1033,14 @@ const INHERITANCE: &[&str] = &["a child", "old-style children", "removing", "Fil
 const HTACCESS_SECTIONS: &[&str] = &["sections in .htaccess", "dead 2.2 branch"];
 const VIRTUAL_HOSTS: &[&str] = &["virtual hosts"];
 const COMPAT_GUARDS: &[&str] = &["compat guard"];
+const MEETINGS: &[&str] = &["where sections meet"];
+
+/// Shapes from random trees where a rewrite changed access only where two sections meet, at
+/// URLs no single section's own names reach.
+#[test]
+fn where_sections_meet() {
+    run(MEETINGS);
+}
 
 #[test]
 fn virtual_hosts_for_some_listen_addresses() {

@@ -302,6 +302,16 @@ fn location_urls(n: &Node) -> Vec<String> {
     }
 }
 
+/// Whether a section's pattern matches `text` (a URL, or a file name for `<Files>`; a plain
+/// pattern only when equal: a `<Location>` prefix is asked at its own path elsewhere).
+fn applies(pat: &SectionPattern, text: &str) -> bool {
+    match pat {
+        SectionPattern::Regex(p) => regex_is_match(p, text),
+        SectionPattern::Wildcard(p) => wildcard_match(p, text, true),
+        SectionPattern::Plain(p) => *p == text,
+    }
+}
+
 /// The file system path a URL path maps to: through the first Alias whose URL prefix it
 /// starts with (whole components), else below the document root.
 fn url_to_fs(u: &str, m: &Mapping) -> String {
@@ -347,6 +357,8 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     // Regex and wildcard `<Location>` patterns with their witnesses, tried again below where
     // the other sections' URLs lead once those are all known.
     let mut location_patterns: Vec<(SectionPattern, Vec<String>)> = Vec::new();
+    // Regex and wildcard `<Location>` sections with each URL they are asked at.
+    let mut pattern_locations: Vec<(SectionPattern, String)> = Vec::new();
     let mut stack: Vec<&Node> = scope.clone();
     while let Some(n) = stack.pop() {
         if n.is_section() && !n.is("VirtualHost") {
@@ -379,8 +391,12 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
                     }
                     _ => {}
                 }
+                let pattern = section_pattern(n).filter(|p| !matches!(p, SectionPattern::Plain(_)));
                 for u in location_urls(n) {
                     location_dirs.insert(format!("{}/", u.trim_end_matches('/')));
+                    if let Some(p) = &pattern {
+                        pattern_locations.push((p.clone(), u.clone()));
+                    }
                     urls.insert(u);
                 }
             }
@@ -477,6 +493,28 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         for d in dirs {
             urls.extend(names.iter().map(|name| format!("{d}{name}")));
         }
+        // A pattern `<Location>` applies to every URL its pattern matches, most often far more
+        // than its witness: `<LocationMatch "^/sub/d">` reaches /sub/deeper/a.txt, where a
+        // `<Files>` section's rules meet it (httpd merges the Files sections before the
+        // Location ones). Its witness directory need not exist, so the file name is also
+        // asked appended to the witness itself (/sub/dx.txt: the last component, which the
+        // walk matches Files against, carries both), wherever the Location's pattern still
+        // matches and the Files section's scope holds it.
+        for (pat, u) in &pattern_locations {
+            if u.ends_with('/') {
+                continue;
+            }
+            for name in &names {
+                let c = format!("{u}{name}");
+                let last = c.rsplit('/').next().unwrap_or_default();
+                if applies(pat, &c)
+                    && section_pattern(f).is_some_and(|fp| applies(&fp, last))
+                    && (scope.is_empty() || scope.iter().any(|s| c.starts_with(s.as_str())))
+                {
+                    urls.insert(c);
+                }
+            }
+        }
     }
     let bounded = urls.len() + meetings.len() > MAX_URLS_PER_SERVER;
     let room = MAX_URLS_PER_SERVER.saturating_sub(urls.len());
@@ -504,6 +542,20 @@ pub(super) fn contexts(cfg: &Config, htaccess_dirs: &[HtaccessDir]) -> (Vec<Ctx>
 /// above them only if the directory exists (else httpd's walk stops at it and matches `<Files>`
 /// against its name).
 pub(super) fn location_dirs(cfg: &Config) -> BTreeSet<PathBuf> {
+    location_paths(cfg, false)
+}
+
+/// The directories holding the URLs regex and wildcard `<Location>` sections are asked at
+/// (their witness's parent). The proof asks there for the witness with a `<Files>` name appended
+/// ([`urls`]), a file in that directory both sections apply to; httpd's walk only matches `<Files>`
+/// against it when the directory exists.
+pub(super) fn location_pattern_parents(cfg: &Config) -> BTreeSet<PathBuf> {
+    location_paths(cfg, true).into_iter().filter_map(|p| p.parent().map(Path::to_path_buf)).collect()
+}
+
+/// The file system paths of the URLs `<Location>` sections are asked at (only pattern ones with
+/// `patterns_only`), under each server that serves them.
+fn location_paths(cfg: &Config, patterns_only: bool) -> BTreeSet<PathBuf> {
     let mut out = BTreeSet::new();
     for s in servers(cfg) {
         let m = mapping(cfg, &s);
@@ -513,7 +565,8 @@ pub(super) fn location_dirs(cfg: &Config) -> BTreeSet<PathBuf> {
             if !n.is_section() || n.is("VirtualHost") {
                 continue;
             }
-            if n.is("Location") || n.is("LocationMatch") {
+            let pattern = !matches!(section_pattern(n), Some(SectionPattern::Plain(_)) | None);
+            if (n.is("Location") || n.is("LocationMatch")) && (pattern || !patterns_only) {
                 for u in location_urls(n) {
                     out.insert(PathBuf::from(url_to_fs(u.trim_end_matches('/'), &m)));
                 }

@@ -763,6 +763,22 @@ fn refusals_name_the_section_a_carry_would_change() {
     assert!(left.contains("the proof cannot decide") && !left.contains("would change access"), "{left}");
 }
 
+/// A server-level `<FilesMatch>` with Satisfy any meets a `<LocationMatch>` regex wherever the
+/// regex reaches a file it names (/sub/deeper/a.txt for `^/sub/d`), where httpd merges the
+/// Location's Require after it: dropping Satisfy any let that Require decide (black-box round
+/// 10 bug 1: 200 → 403 from 127.0.0.2). The FilesMatch is left, naming the change.
+#[test]
+fn a_files_pattern_is_proven_where_a_location_regex_reaches_its_names() {
+    check_migrate(
+        &conf(
+            "<Directory />\n  Require all granted\n</Directory>\n<FilesMatch \"\\.(txt|php)$\">\n  Allow from 127.0\n  Deny from 127.0.0\n  Satisfy any\n  AuthType Basic\n  AuthName area\n  AuthUserFile $ROOT/htpasswd\n  Require user alice\n</FilesMatch>\n<LocationMatch \"^/sub/d\">\n  <RequireAll>\n    Require all granted\n    Require not ip 127.0.0.2\n  </RequireAll>\n</LocationMatch>\n",
+        ),
+        expect![[r#"
+            left: $ROOT/httpd.conf:13: <FilesMatch "\.(txt|php)$">: its rules would also have to be carried into the Require lines of sections it shares requests with, and that would change access there: <LocationMatch "^/sub/d"> ($ROOT/httpd.conf:22): /sub/d from 127.0.0.2 (anonymous): 403 → 200
+        "#]],
+    );
+}
+
 /// A `<LocationMatch>` meets a plain `<Location>` below its own witness (`/c150/sub/index`, which
 /// neither section's URL gives): its per-method Satisfy combines there with the Location's Require
 /// lines. A rewrite proven without asking there let PUT through (403 → 405 on httpd, found by
