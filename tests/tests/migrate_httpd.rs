@@ -466,6 +466,23 @@ fn cases() -> Vec<Case> {
         c = c.file(rel, text);
     }
     v.push(c);
+    // Black-box round 10 bugs 2 and 3 (random trees 849 and 661): a server-level <Files> section
+    // was asked in the first eight directories in name order only, and <Directory "…/*/deeper">
+    // tried below every path component had pushed /sub/ out of them. Here eight directories
+    // named before sub do the same: migrate rewrote <Directory sub> to Require all denied and
+    // the <Files "*.php"> (Satisfy any) to Require all granted, and httpd then let POST
+    // /sub/a.php from 127.0.0.1 through (403 → 200): before, the Limit's Require ip decided
+    // for POST once Satisfy any gave up on the host rules.
+    let padding: String =
+        (1..=8).map(|i| format!("<Directory @DOCROOT@/a{i}>\n  Require all granted\n</Directory>\n")).collect();
+    v.push(case(
+        "where sections meet: a server-level <Files> section in a directory named after many others",
+        format!(
+            "<Directory />\n  Require all granted\n</Directory>\n{padding}<Directory @DOCROOT@/sub>\n  Order Allow,Deny\n  Satisfy All\n  <Limit POST>\n    Require ip 127.0.0.2 ::1\n  </Limit>\n</Directory>\n<Files \"*.php\">\n  Order deny,allow\n  Deny from all\n  Satisfy any\n</Files>\n"
+        ),
+        "Satisfy any",
+        &["/sub/a.php", "/sub/a.txt", "/a.php"],
+    ).not_preferred());
     // Dead 2.2 branches: httpd 2.4 skips them, so removing them changes nothing (the 2.4
     // branch beside them stays as written).
     v.push(

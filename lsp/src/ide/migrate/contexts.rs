@@ -218,9 +218,11 @@ const MAX_MEETINGS: usize = 64;
 /// regex is also tried beneath every other section's example, and each wildcard component
 /// filled with every name the other examples hold. `<DirectoryMatch "/deeper">` and
 /// `<DirectoryMatch "/sub">` both apply to `…/sub/deeper`, which neither gives alone, and where
-/// httpd merges both: a proof that never asks there misses how they combine.
-fn directory_examples_meeting(sections: &[&Node], roots: &[&str]) -> Vec<Vec<String>> {
+/// httpd merges both: a proof that never asks there misses how they combine. Each section's own
+/// examples come first in its list; the second value holds how many there are.
+fn directory_examples_meeting(sections: &[&Node], roots: &[&str]) -> (Vec<Vec<String>>, Vec<usize>) {
     let mut each: Vec<Vec<String>> = sections.iter().map(|n| directory_examples(n, roots)).collect();
+    let own: Vec<usize> = each.iter().map(Vec::len).collect();
     let mut bases: Vec<String> = roots.iter().map(|r| r.trim_end_matches('/').to_string()).collect();
     for p in each.iter().flatten() {
         let p = p.trim_end_matches('/').to_string();
@@ -281,7 +283,7 @@ fn directory_examples_meeting(sections: &[&Node], roots: &[&str]) -> Vec<Vec<Str
             _ => {}
         }
     }
-    each
+    (each, own)
 }
 
 /// The URLs a `<Location>` or `<LocationMatch>` section is asked at: its path, or a witness of
@@ -368,10 +370,17 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
             stack.extend(n.children.iter());
         }
     }
-    let examples = directory_examples_meeting(&directories, &m.roots());
+    let (examples, own) = directory_examples_meeting(&directories, &m.roots());
     let examples_of = |n: &Node| {
-        directories.iter().position(|d| std::ptr::eq(*d, n)).map(|i| examples[i].as_slice()).unwrap_or_default()
+        directories
+            .iter()
+            .position(|d| std::ptr::eq(*d, n))
+            .map(|i| (examples[i].as_slice(), own[i]))
+            .unwrap_or_default()
     };
+    // The directories sections name themselves (not where a pattern was tried beneath another
+    // section's): a server-level <Files> section is asked in each of these first.
+    let mut named_dir_urls: BTreeSet<String> = dir_urls.clone();
     let mut stack: Vec<(&Node, Option<Vec<String>>)> = scope.iter().map(|n| (*n, None)).collect();
     while let Some((n, dir_scope)) = stack.pop() {
         if !n.is_section() || n.is("VirtualHost") {
@@ -395,7 +404,7 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
                 for u in location_urls(n) {
                     location_dirs.insert(format!("{}/", u.trim_end_matches('/')));
                     if let Some(p) = &pattern {
-                        pattern_locations.push((p.clone(), u.clone()));
+                        pattern_locations.push((*p, u.clone()));
                     }
                     urls.insert(u);
                 }
@@ -403,7 +412,8 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
             "Directory" | "DirectoryMatch" => {
                 let mut here = Vec::new();
                 let regex = matches!(section_pattern(n), Some(SectionPattern::Regex(_)));
-                for p in examples_of(n) {
+                let (examples, own) = examples_of(n);
+                for (k, p) in examples.iter().enumerate() {
                     for u in fs_to_urls(p, &m) {
                         // A regex is matched against the whole file name: it may name files.
                         if regex && u != "/" {
@@ -411,6 +421,9 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
                         }
                         let d = format!("{}/", u.trim_end_matches('/'));
                         here.push(d.clone());
+                        if k < own {
+                            named_dir_urls.insert(d.clone());
+                        }
                         dir_urls.insert(d.clone());
                         urls.insert(d.clone());
                         urls.insert(format!("{d}index.html"));
@@ -462,6 +475,7 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         for u in fs_to_urls(&h.dir.to_string_lossy(), &m) {
             let d = format!("{}/", u.trim_end_matches('/'));
             dir_urls.insert(d.clone());
+            named_dir_urls.insert(d.clone());
             urls.insert(d.clone());
             urls.insert(format!("{d}index.html"));
             htaccess_files.push((d, &h.names));
@@ -484,8 +498,18 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         // A <Files> section inside a <Directory> applies below it too, where other sections
         // (a deeper Directory, a DirectoryMatch, an .htaccess, a Location) may set other rules:
         // the file is asked for in each directory named under the scope as well.
-        let dirs: Vec<&String> = if scope.is_empty() {
-            dir_urls.iter().take(8).chain(location_dirs.iter().take(8)).collect()
+        // (At the top level: the directories sections name, then a few of those where patterns
+        // meet, in name order. Taking only the first few of all of them in name order missed
+        // /sub/ for a <Files "a.txt"> where a <Directory "htdocs/*/deeper"> had been tried
+        // below every path component (/849/deeper/, /a/deeper/, …): a rewrite dropping the
+        // Files section's Satisfy All changed /sub/a.txt 403 → 401/200, round 10 bug 2.)
+        let dirs: BTreeSet<&String> = if scope.is_empty() {
+            named_dir_urls
+                .iter()
+                .take(MAX_MEETINGS)
+                .chain(dir_urls.iter().take(8))
+                .chain(location_dirs.iter().take(8))
+                .collect()
         } else {
             // (The scope's own directories are among them.)
             dir_urls.iter().chain(&location_dirs).filter(|d| scope.iter().any(|s| d.starts_with(s.as_str()))).collect()
@@ -594,7 +618,7 @@ pub(super) fn named_dirs(cfg: &Config) -> BTreeSet<PathBuf> {
     let roots: Vec<&str> = mappings.iter().flat_map(Mapping::roots).collect();
     let directories: Vec<&Node> =
         cfg.walk().filter(|n| n.is_section() && (n.is("Directory") || n.is("DirectoryMatch"))).collect();
-    for p in directory_examples_meeting(&directories, &roots).iter().flatten() {
+    for p in directory_examples_meeting(&directories, &roots).0.iter().flatten() {
         out.insert(PathBuf::from(p.trim_end_matches('/')));
     }
     // Their ancestors too: the walk stops at the first missing component.
