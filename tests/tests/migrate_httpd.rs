@@ -446,6 +446,43 @@ fn cases() -> Vec<Case> {
         c = c.file(rel, text);
     }
     v.push(c);
+    // Black-box round 10 bug 1: a server-level <FilesMatch> whose Satisfy any lets its Allow
+    // list through without its Require user, where a <LocationMatch "^/sub/d"> applies after it
+    // (its Require not ip is not consulted while Satisfy any grants). httpd before: GET
+    // /sub/deeper/a.txt from 127.0.0.2 200; migrate rewrote the FilesMatch (exit 0) and the
+    // LocationMatch's Require then decided: 403. The proof asked /sub/d/x.txt only, where the
+    // walk stops at the missing sub/d and the FilesMatch does not apply.
+    let mut c = case(
+        "where sections meet: a Satisfy any <FilesMatch> under a <LocationMatch> regex",
+        format!(
+            "<Directory />\n  Require all granted\n</Directory>\n<FilesMatch \"\\.(txt|php)$\">\n  Allow from 127.0\n  Deny from 127.0.0\n  Satisfy any\n{AUTH}  Require user alice\n</FilesMatch>\n<LocationMatch \"^/sub/d\">\n  <RequireAll>\n    Require all granted\n    Require not ip 127.0.0.2\n  </RequireAll>\n</LocationMatch>\n"
+        ),
+        "Satisfy any",
+        &["/sub/deeper/a.txt", "/sub/a.txt", "/a.txt"],
+    )
+    .methods(&["GET"])
+    .not_preferred();
+    for (rel, text) in below_docs {
+        c = c.file(rel, text);
+    }
+    v.push(c);
+    // Black-box round 10 bugs 2 and 3 (random trees 849 and 661): a server-level <Files> section
+    // was asked in the first eight directories in name order only, and <Directory "…/*/deeper">
+    // tried below every path component had pushed /sub/ out of them. Here eight directories
+    // named before sub do the same: migrate rewrote <Directory sub> to Require all denied and
+    // the <Files "*.php"> (Satisfy any) to Require all granted, and httpd then let POST
+    // /sub/a.php from 127.0.0.1 through (403 → 200): before, the Limit's Require ip decided
+    // for POST once Satisfy any gave up on the host rules.
+    let padding: String =
+        (1..=8).map(|i| format!("<Directory @DOCROOT@/a{i}>\n  Require all granted\n</Directory>\n")).collect();
+    v.push(case(
+        "where sections meet: a server-level <Files> section in a directory named after many others",
+        format!(
+            "<Directory />\n  Require all granted\n</Directory>\n{padding}<Directory @DOCROOT@/sub>\n  Order Allow,Deny\n  Satisfy All\n  <Limit POST>\n    Require ip 127.0.0.2 ::1\n  </Limit>\n</Directory>\n<Files \"*.php\">\n  Order deny,allow\n  Deny from all\n  Satisfy any\n</Files>\n"
+        ),
+        "Satisfy any",
+        &["/sub/a.php", "/sub/a.txt", "/a.php"],
+    ).not_preferred());
     // Dead 2.2 branches: httpd 2.4 skips them, so removing them changes nothing (the 2.4
     // branch beside them stays as written).
     v.push(
@@ -1039,6 +1076,7 @@ fn every_case_is_run_by_one_test() {
         VIRTUAL_HOSTS,
         COMPAT_GUARDS,
         PCRE_ONLY,
+        MEETINGS,
     ];
     for c in cases() {
         let n = groups.iter().flat_map(|g| g.iter()).filter(|p| c.name.starts_with(*p)).count();
@@ -1061,6 +1099,15 @@ const PCRE_ONLY: &[&str] = &["PCRE-only regex"];
 #[test]
 fn sections_with_pcre_only_regexes() {
     run(PCRE_ONLY);
+}
+
+const MEETINGS: &[&str] = &["where sections meet"];
+
+/// Shapes from random trees where a rewrite changed access only where two sections meet, at
+/// URLs no single section's own names reach.
+#[test]
+fn where_sections_meet() {
+    run(MEETINGS);
 }
 
 #[test]

@@ -411,8 +411,9 @@ mod tests {
             matches!(answer(&line, "/a/b", "x"), Some(Redirected::Maybe { ref statuses, .. }) if statuses == &[301, 500])
         );
         assert_eq!(answer(&line, "/b", "x"), None);
-        // Lookaround is not something the engine evaluates.
+        // Lookaround, as PCRE2 evaluates it.
         let line = Line::Path { pattern: "^/(?!b)", regex: true, status: 302, target: Some("/b") };
-        assert!(matches!(answer(&line, "/a", "x"), Some(Redirected::Maybe { .. })));
+        assert!(matches!(answer(&line, "/a", "x"), Some(Redirected::Known { status: 302, .. })));
+        assert_eq!(answer(&line, "/b", "x"), None);
     }
 }

@@ -218,9 +218,11 @@ const MAX_MEETINGS: usize = 64;
 /// regex is also tried beneath every other section's example, and each wildcard component
 /// filled with every name the other examples hold. `<DirectoryMatch "/deeper">` and
 /// `<DirectoryMatch "/sub">` both apply to `…/sub/deeper`, which neither gives alone, and where
-/// httpd merges both: a proof that never asks there misses how they combine.
-fn directory_examples_meeting(sections: &[&Node], roots: &[&str]) -> Vec<Vec<String>> {
+/// httpd merges both: a proof that never asks there misses how they combine. Each section's own
+/// examples come first in its list; the second value holds how many there are.
+fn directory_examples_meeting(sections: &[&Node], roots: &[&str]) -> (Vec<Vec<String>>, Vec<usize>) {
     let mut each: Vec<Vec<String>> = sections.iter().map(|n| directory_examples(n, roots)).collect();
+    let own: Vec<usize> = each.iter().map(Vec::len).collect();
     let mut bases: Vec<String> = roots.iter().map(|r| r.trim_end_matches('/').to_string()).collect();
     for p in each.iter().flatten() {
         let p = p.trim_end_matches('/').to_string();
@@ -281,7 +283,7 @@ fn directory_examples_meeting(sections: &[&Node], roots: &[&str]) -> Vec<Vec<Str
             _ => {}
         }
     }
-    each
+    (each, own)
 }
 
 /// The URLs a `<Location>` or `<LocationMatch>` section is asked at: its path, or a witness of
@@ -299,6 +301,16 @@ fn location_urls(n: &Node) -> Vec<String> {
         Some(SectionPattern::Wildcard(pat)) => wildcard_witness(pat, true).into_iter().collect(),
         Some(SectionPattern::Plain(pat)) if pat.starts_with('/') => vec![pat.to_string()],
         _ => vec![],
+    }
+}
+
+/// Whether a section's pattern matches `text` (a URL, or a file name for `<Files>`; a plain
+/// pattern only when equal: a `<Location>` prefix is asked at its own path elsewhere).
+fn applies(pat: &SectionPattern, text: &str) -> bool {
+    match pat {
+        SectionPattern::Regex(p) => regex_is_match(p, text),
+        SectionPattern::Wildcard(p) => wildcard_match(p, text, true),
+        SectionPattern::Plain(p) => *p == text,
     }
 }
 
@@ -347,6 +359,8 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     // Regex and wildcard `<Location>` patterns with their witnesses, tried again below where
     // the other sections' URLs lead once those are all known.
     let mut location_patterns: Vec<(SectionPattern, Vec<String>)> = Vec::new();
+    // Regex and wildcard `<Location>` sections with each URL they are asked at.
+    let mut pattern_locations: Vec<(SectionPattern, String)> = Vec::new();
     let mut stack: Vec<&Node> = scope.clone();
     while let Some(n) = stack.pop() {
         if n.is_section() && !n.is("VirtualHost") {
@@ -356,10 +370,17 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
             stack.extend(n.children.iter());
         }
     }
-    let examples = directory_examples_meeting(&directories, &m.roots());
+    let (examples, own) = directory_examples_meeting(&directories, &m.roots());
     let examples_of = |n: &Node| {
-        directories.iter().position(|d| std::ptr::eq(*d, n)).map(|i| examples[i].as_slice()).unwrap_or_default()
+        directories
+            .iter()
+            .position(|d| std::ptr::eq(*d, n))
+            .map(|i| (examples[i].as_slice(), own[i]))
+            .unwrap_or_default()
     };
+    // The directories sections name themselves (not where a pattern was tried beneath another
+    // section's): a server-level <Files> section is asked in each of these first.
+    let mut named_dir_urls: BTreeSet<String> = dir_urls.clone();
     let mut stack: Vec<(&Node, Option<Vec<String>>)> = scope.iter().map(|n| (*n, None)).collect();
     while let Some((n, dir_scope)) = stack.pop() {
         if !n.is_section() || n.is("VirtualHost") {
@@ -379,15 +400,20 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
                     }
                     _ => {}
                 }
+                let pattern = section_pattern(n).filter(|p| !matches!(p, SectionPattern::Plain(_)));
                 for u in location_urls(n) {
                     location_dirs.insert(format!("{}/", u.trim_end_matches('/')));
+                    if let Some(p) = &pattern {
+                        pattern_locations.push((*p, u.clone()));
+                    }
                     urls.insert(u);
                 }
             }
             "Directory" | "DirectoryMatch" => {
                 let mut here = Vec::new();
                 let regex = matches!(section_pattern(n), Some(SectionPattern::Regex(_)));
-                for p in examples_of(n) {
+                let (examples, own) = examples_of(n);
+                for (k, p) in examples.iter().enumerate() {
                     for u in fs_to_urls(p, &m) {
                         // A regex is matched against the whole file name: it may name files.
                         if regex && u != "/" {
@@ -395,6 +421,9 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
                         }
                         let d = format!("{}/", u.trim_end_matches('/'));
                         here.push(d.clone());
+                        if k < own {
+                            named_dir_urls.insert(d.clone());
+                        }
                         dir_urls.insert(d.clone());
                         urls.insert(d.clone());
                         urls.insert(format!("{d}index.html"));
@@ -446,6 +475,7 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         for u in fs_to_urls(&h.dir.to_string_lossy(), &m) {
             let d = format!("{}/", u.trim_end_matches('/'));
             dir_urls.insert(d.clone());
+            named_dir_urls.insert(d.clone());
             urls.insert(d.clone());
             urls.insert(format!("{d}index.html"));
             htaccess_files.push((d, &h.names));
@@ -468,14 +498,46 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         // A <Files> section inside a <Directory> applies below it too, where other sections
         // (a deeper Directory, a DirectoryMatch, an .htaccess, a Location) may set other rules:
         // the file is asked for in each directory named under the scope as well.
-        let dirs: Vec<&String> = if scope.is_empty() {
-            dir_urls.iter().take(8).chain(location_dirs.iter().take(8)).collect()
+        // (At the top level: the directories sections name, then a few of those where patterns
+        // meet, in name order. Taking only the first few of all of them in name order missed
+        // /sub/ for a <Files "a.txt"> where a <Directory "htdocs/*/deeper"> had been tried
+        // below every path component (/849/deeper/, /a/deeper/, …): a rewrite dropping the
+        // Files section's Satisfy All changed /sub/a.txt 403 → 401/200, round 10 bug 2.)
+        let dirs: BTreeSet<&String> = if scope.is_empty() {
+            named_dir_urls
+                .iter()
+                .take(MAX_MEETINGS)
+                .chain(dir_urls.iter().take(8))
+                .chain(location_dirs.iter().take(8))
+                .collect()
         } else {
             // (The scope's own directories are among them.)
             dir_urls.iter().chain(&location_dirs).filter(|d| scope.iter().any(|s| d.starts_with(s.as_str()))).collect()
         };
         for d in dirs {
             urls.extend(names.iter().map(|name| format!("{d}{name}")));
+        }
+        // A pattern `<Location>` applies to every URL its pattern matches, most often far more
+        // than its witness: `<LocationMatch "^/sub/d">` reaches /sub/deeper/a.txt, where a
+        // `<Files>` section's rules meet it (httpd merges the Files sections before the
+        // Location ones). Its witness directory need not exist, so the file name is also
+        // asked appended to the witness itself (/sub/dx.txt: the last component, which the
+        // walk matches Files against, carries both), wherever the Location's pattern still
+        // matches and the Files section's scope holds it.
+        for (pat, u) in &pattern_locations {
+            if u.ends_with('/') {
+                continue;
+            }
+            for name in &names {
+                let c = format!("{u}{name}");
+                let last = c.rsplit('/').next().unwrap_or_default();
+                if applies(pat, &c)
+                    && section_pattern(f).is_some_and(|fp| applies(&fp, last))
+                    && (scope.is_empty() || scope.iter().any(|s| c.starts_with(s.as_str())))
+                {
+                    urls.insert(c);
+                }
+            }
         }
     }
     let bounded = urls.len() + meetings.len() > MAX_URLS_PER_SERVER;
@@ -504,6 +566,20 @@ pub(super) fn contexts(cfg: &Config, htaccess_dirs: &[HtaccessDir]) -> (Vec<Ctx>
 /// above them only if the directory exists (else httpd's walk stops at it and matches `<Files>`
 /// against its name).
 pub(super) fn location_dirs(cfg: &Config) -> BTreeSet<PathBuf> {
+    location_paths(cfg, false)
+}
+
+/// The directories holding the URLs regex and wildcard `<Location>` sections are asked at
+/// (their witness's parent). The proof asks there for the witness with a `<Files>` name appended
+/// ([`urls`]), a file in that directory both sections apply to; httpd's walk only matches `<Files>`
+/// against it when the directory exists.
+pub(super) fn location_pattern_parents(cfg: &Config) -> BTreeSet<PathBuf> {
+    location_paths(cfg, true).into_iter().filter_map(|p| p.parent().map(Path::to_path_buf)).collect()
+}
+
+/// The file system paths of the URLs `<Location>` sections are asked at (only pattern ones with
+/// `patterns_only`), under each server that serves them.
+fn location_paths(cfg: &Config, patterns_only: bool) -> BTreeSet<PathBuf> {
     let mut out = BTreeSet::new();
     for s in servers(cfg) {
         let m = mapping(cfg, &s);
@@ -513,7 +589,8 @@ pub(super) fn location_dirs(cfg: &Config) -> BTreeSet<PathBuf> {
             if !n.is_section() || n.is("VirtualHost") {
                 continue;
             }
-            if n.is("Location") || n.is("LocationMatch") {
+            let pattern = !matches!(section_pattern(n), Some(SectionPattern::Plain(_)) | None);
+            if (n.is("Location") || n.is("LocationMatch")) && (pattern || !patterns_only) {
                 for u in location_urls(n) {
                     out.insert(PathBuf::from(url_to_fs(u.trim_end_matches('/'), &m)));
                 }
@@ -541,7 +618,7 @@ pub(super) fn named_dirs(cfg: &Config) -> BTreeSet<PathBuf> {
     let roots: Vec<&str> = mappings.iter().flat_map(Mapping::roots).collect();
     let directories: Vec<&Node> =
         cfg.walk().filter(|n| n.is_section() && (n.is("Directory") || n.is("DirectoryMatch"))).collect();
-    for p in directory_examples_meeting(&directories, &roots).iter().flatten() {
+    for p in directory_examples_meeting(&directories, &roots).0.iter().flatten() {
         out.insert(PathBuf::from(p.trim_end_matches('/')));
     }
     // Their ancestors too: the walk stops at the first missing component.

@@ -763,6 +763,57 @@ fn refusals_name_the_section_a_carry_would_change() {
     assert!(left.contains("the proof cannot decide") && !left.contains("would change access"), "{left}");
 }
 
+/// A server-level `<FilesMatch>` with Satisfy any meets a `<LocationMatch>` regex wherever the
+/// regex reaches a file it names (/sub/deeper/a.txt for `^/sub/d`), where httpd merges the
+/// Location's Require after it: dropping Satisfy any let that Require decide (black-box round
+/// 10 bug 1: 200 → 403 from 127.0.0.2). The FilesMatch is left, naming the change.
+#[test]
+fn a_files_pattern_is_proven_where_a_location_regex_reaches_its_names() {
+    check_migrate(
+        &conf(
+            "<Directory />\n  Require all granted\n</Directory>\n<FilesMatch \"\\.(txt|php)$\">\n  Allow from 127.0\n  Deny from 127.0.0\n  Satisfy any\n  AuthType Basic\n  AuthName area\n  AuthUserFile $ROOT/htpasswd\n  Require user alice\n</FilesMatch>\n<LocationMatch \"^/sub/d\">\n  <RequireAll>\n    Require all granted\n    Require not ip 127.0.0.2\n  </RequireAll>\n</LocationMatch>\n",
+        ),
+        expect![[r#"
+            left: $ROOT/httpd.conf:13: <FilesMatch "\.(txt|php)$">: its rules would also have to be carried into the Require lines of sections it shares requests with, and that would change access there: <LocationMatch "^/sub/d"> ($ROOT/httpd.conf:22): /sub/d from 127.0.0.2 (anonymous): 403 → 200
+        "#]],
+    );
+}
+
+/// A server-level `<Files>` section is asked in every directory the other sections name, however
+/// many come before them in name order: here /sub/, where the `<Directory>`'s Require all
+/// denied decides only while the Files section's Satisfy All stands (round 10 bug 2, random
+/// tree 849: the rewrite to `Require valid-user` took /sub/a.txt 403 → 401/200; the proof had
+/// asked a.txt in the first eight directories only).
+#[test]
+fn a_server_files_section_is_asked_in_every_named_directory() {
+    check_migrate(
+        &conf(
+            "<Directory />\n  Order deny,allow\n  Allow from all\n  Satisfy any\n  AuthType Basic\n  AuthName area\n  AuthUserFile $ROOT/htpasswd\n  Require valid-user\n</Directory>\n<Files \"a.txt\">\n  Order deny,allow\n  Allow from 127.0.0.0/30\n  Satisfy All\n</Files>\n<Directory $ROOT/htdocs/a1>\n  Require all granted\n</Directory>\n<Directory $ROOT/htdocs/a2>\n  Require all granted\n</Directory>\n<Directory $ROOT/htdocs/a3>\n  Require all granted\n</Directory>\n<Directory $ROOT/htdocs/a4>\n  Require all granted\n</Directory>\n<Directory $ROOT/htdocs/a5>\n  Require all granted\n</Directory>\n<Directory $ROOT/htdocs/a6>\n  Require all granted\n</Directory>\n<Directory $ROOT/htdocs/a7>\n  Require all granted\n</Directory>\n<Directory $ROOT/htdocs/a8>\n  Require all granted\n</Directory>\n<Directory $ROOT/htdocs/sub>\n  Require all denied\n</Directory>\n",
+        ),
+        expect![[r#"
+            left: $ROOT/httpd.conf:10: <Directory />: the rewrite would change access: /a.txt from any other client, clients in 127.0.0.0/30 (anonymous): 401 → 200, /a.txt from any other client, clients in 127.0.0.0/30 (wrong password): 401 → 200
+            left: $ROOT/httpd.conf:19: <Files "a.txt">: the rewrite would change access: /a.txt from any other client, clients in 127.0.0.0/30 (anonymous): 401 → 200, /a.txt from any other client, clients in 127.0.0.0/30 (wrong password): 401 → 200, /sub/a.txt from any other client, clients in 127.0.0.0/30 (anonymous): 403 → 200 and 2 more
+        "#]],
+    );
+}
+
+/// The same for a `<Files "*.php">` with Satisfy any, left old-style: while it stands, rewriting
+/// `<Directory sub>` (Order Allow,Deny without Allow) to Require all denied refuses /sub/a.php,
+/// which the Files section's Satisfy any let through before (round 10 bug 3, random tree 661:
+/// 200 → 403 from ::1).
+#[test]
+fn a_directory_is_proven_with_a_server_files_section_left_old_style() {
+    check_migrate(
+        &conf(
+            "<Directory />\n  AllowOverride None\n  Require all granted\n</Directory>\n<Directory $ROOT/htdocs/a1>\n  Require all granted\n</Directory>\n<Directory $ROOT/htdocs/a2>\n  Require all granted\n</Directory>\n<Directory $ROOT/htdocs/a3>\n  Require all granted\n</Directory>\n<Directory $ROOT/htdocs/a4>\n  Require all granted\n</Directory>\n<Directory $ROOT/htdocs/a5>\n  Require all granted\n</Directory>\n<Directory $ROOT/htdocs/a6>\n  Require all granted\n</Directory>\n<Directory $ROOT/htdocs/a7>\n  Require all granted\n</Directory>\n<Directory $ROOT/htdocs/a8>\n  Require all granted\n</Directory>\n<Directory $ROOT/htdocs/sub>\n  Order Allow,Deny\n  Satisfy All\n  <Limit POST>\n    Require ip 127.0.0.2 ::1\n  </Limit>\n</Directory>\n<Files \"*.php\">\n  Order deny,allow\n  Deny from all\n  Satisfy any\n</Files>\n",
+        ),
+        expect![[r#"
+            left: $ROOT/httpd.conf:45: <Files "*.php">: the rewrite would change access: GET /sub/x.php from any other client, 127.0.0.2, ::1 (anonymous): 200 → 403, POST /sub/x.php from 127.0.0.2, ::1 (anonymous): 200 → 403, PUT /sub/x.php from any other client, 127.0.0.2, ::1 (anonymous): 200 → 403
+            left: $ROOT/httpd.conf:38: <Directory $ROOT/htdocs/sub>: the rewrite would change access: GET /sub/x.php from any other client, 127.0.0.2, ::1 (anonymous): 200 → 403, POST /sub/x.php from 127.0.0.2, ::1 (anonymous): 200 → 403, PUT /sub/x.php from any other client, 127.0.0.2, ::1 (anonymous): 200 → 403
+        "#]],
+    );
+}
+
 /// A `<LocationMatch>` meets a plain `<Location>` below its own witness (`/c150/sub/index`, which
 /// neither section's URL gives): its per-method Satisfy combines there with the Location's Require
 /// lines. A rewrite proven without asking there let PUT through (403 → 405 on httpd, found by

@@ -138,6 +138,12 @@ impl Setup {
                 dirs.extend(d.ancestors().map(Path::to_path_buf));
             }
         }
+        // The directory of a pattern <Location>'s witness too: the proof asks there for a file
+        // both the Location and a <Files> section apply to (/sub/dx.txt for "^/sub/d"), as httpd
+        // reaches such files in any directory the pattern covers (/sub/deeper/a.txt).
+        for d in contexts::location_pattern_parents(cfg) {
+            dirs.extend(d.ancestors().map(Path::to_path_buf));
+        }
         // A probe alias for each <Directory> no URL maps to (so that it can be reached), in the
         // server the section belongs to: its virtual host, or for the main server's sections the
         // main server when connections reach it, else the first virtual host they reach.
