@@ -626,12 +626,7 @@ pub fn walk_and_evaluate(
             let inputs = match env_inputs {
                 Some(i) => i,
                 None => {
-                    untold = crate::ide::setenvif::EnvInputs {
-                        headers: Vec::new(),
-                        headers_complete: false,
-                        protocol: "HTTP/1.1".into(),
-                        overrides: Vec::new(),
-                    };
+                    untold = crate::ide::setenvif::EnvInputs::default();
                     &untold
                 }
             };

@@ -229,59 +229,60 @@ fn loosened(pattern: &str) -> Option<String> {
 /// them), None when there is no such group.
 fn capture_group(b: &[char], no: usize) -> Option<String> {
     let mut seen = 0;
-    let mut i = 0;
-    let mut in_class = false;
-    while i < b.len() {
-        match b[i] {
-            '\\' => i += 1,
-            '[' if !in_class => in_class = true,
-            ']' if in_class => in_class = false,
-            '(' if !in_class => {
-                let named = b.get(i + 1) == Some(&'?')
-                    && matches!((b.get(i + 2), b.get(i + 3)), (Some('<'), Some(c)) if *c != '=' && *c != '!')
-                    || b.get(i + 1) == Some(&'?') && matches!(b.get(i + 2), Some('P' | '\''));
-                if b.get(i + 1) != Some(&'?') || named {
-                    seen += 1;
-                    if seen == no {
-                        let end = group_end(b, i)?;
-                        let body: String = b[i + 1..end].iter().collect();
-                        // A named group's body starts after its name.
-                        return Some(match named {
-                            true => body.split_once(['>', '\'']).map(|(_, r)| r.to_string())?,
-                            false => body,
-                        });
-                    }
-                }
+    for i in parentheses(b, 0).filter(|&i| b[i] == '(') {
+        let named = b.get(i + 1) == Some(&'?')
+            && matches!((b.get(i + 2), b.get(i + 3)), (Some('<'), Some(c)) if *c != '=' && *c != '!')
+            || b.get(i + 1) == Some(&'?') && matches!(b.get(i + 2), Some('P' | '\''));
+        if b.get(i + 1) != Some(&'?') || named {
+            seen += 1;
+            if seen == no {
+                let end = group_end(b, i)?;
+                let body: String = b[i + 1..end].iter().collect();
+                // A named group's body starts after its name.
+                return Some(match named {
+                    true => body.split_once(['>', '\'']).map(|(_, r)| r.to_string())?,
+                    false => body,
+                });
             }
-            _ => {}
         }
-        i += 1;
     }
     None
 }
 
-/// The index of the `)` closing the group opened at `open` (escapes and classes skipped).
+/// The index of the `)` closing the group opened at `open`.
 fn group_end(b: &[char], open: usize) -> Option<usize> {
     let mut depth = 0usize;
-    let mut i = open;
-    let mut in_class = false;
-    while i < b.len() {
-        match b[i] {
-            '\\' => i += 1,
-            '[' if !in_class => in_class = true,
-            ']' if in_class => in_class = false,
-            '(' if !in_class => depth += 1,
-            ')' if !in_class => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
+    for i in parentheses(b, open) {
+        if b[i] == '(' {
+            depth += 1;
+        } else {
+            depth = depth.checked_sub(1)?;
+            if depth == 0 {
+                return Some(i);
             }
-            _ => {}
         }
-        i += 1;
     }
     None
+}
+
+/// The indices, from `from` on, of the `(` and `)` that open and close groups: neither escaped
+/// nor inside a class.
+fn parentheses(b: &[char], from: usize) -> impl Iterator<Item = usize> + '_ {
+    let (mut i, mut in_class) = (from, false);
+    std::iter::from_fn(move || {
+        while i < b.len() {
+            let at = i;
+            i += 1;
+            match b[at] {
+                '\\' => i += 1,
+                '[' if !in_class => in_class = true,
+                ']' if in_class => in_class = false,
+                '(' | ')' if !in_class => return Some(at),
+                _ => {}
+            }
+        }
+        None
+    })
 }
 
 pub(crate) fn regex_is_match(pattern: &str, text: &str) -> bool {
