@@ -10,6 +10,7 @@ mod defeated_require;
 pub mod deprecated_access;
 mod deprecated_directive;
 pub mod directive_context;
+mod else_without_if;
 pub(crate) mod expr_syntax;
 mod limit_methods;
 mod load_problems;
@@ -193,9 +194,12 @@ pub(crate) fn syntax(cfg: &Config, file: FileId, out: &mut Vec<Diagnostic>) {
     syntax_errors::check(cfg, file, out);
 }
 
-/// What loading reported ([`Config::problems`]).
+/// What loading reported ([`Config::problems`]), and the findings that, like those, only
+/// loading again changes: the ones on how sections follow each other (an edit of a section
+/// header or closer loads the configuration again).
 pub(crate) fn problems(cfg: &Config, out: &mut Vec<Diagnostic>) {
     load_problems::check(cfg, out);
+    else_without_if::check(cfg, out);
 }
 
 /// Checks whose findings on a top-level node (a section with everything inside
