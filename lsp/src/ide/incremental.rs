@@ -230,7 +230,11 @@ impl Analysis {
         }
         // The policy context of the whole configuration (kept in `ctx`) counts the
         // methods RegisterHttpMethod names: a change there reaches every section.
-        if names_of(&old_nodes, &new_nodes).any(|n| n.eq_ignore_ascii_case("RegisterHttpMethod")) {
+        // A mod_macro `Use` line may expand to sections: what may follow it (`<Else>`, the
+        // problems group's else-without-if) changes.
+        if names_of(&old_nodes, &new_nodes)
+            .any(|n| n.eq_ignore_ascii_case("RegisterHttpMethod") || n.eq_ignore_ascii_case("Use"))
+        {
             return false;
         }
         let engine_dirty = names_of(&old_nodes, &new_nodes).any(read_by_engine);
@@ -981,6 +985,11 @@ Alias /x /nonexistent-x
             "<Directory /nonexistent-z>\n",
             "</Directory>\n",
             "MaxRequestWorkers 10\n",
+            "Use M\n",
+            "<If \"true\">\n",
+            "</If>\n",
+            "<Else>\n",
+            "</Else>\n",
         ])
     }
 
