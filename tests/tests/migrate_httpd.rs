@@ -483,6 +483,24 @@ fn cases() -> Vec<Case> {
         "Satisfy any",
         &["/sub/a.php", "/sub/a.txt", "/a.php"],
     ).not_preferred());
+    // Black-box round 11a bug 10 (random tree 5220): a server-level regex <Files ~ "^c"> and an
+    // .htaccess <FilesMatch "\.(php|html)$"> both apply to c.php only. The proof asked "c" and
+    // "x.php", never a name both match, and rewrote the .htaccess's lone Satisfy all to Require
+    // all granted, which replaced the server's Require user alice there: 401 → 200.
+    v.push(
+        case(
+            "where sections meet: a server-level regex <Files> and an .htaccess <FilesMatch>",
+            format!("<Directory @DOCROOT@>\n  AllowOverride All\n  Require all granted\n</Directory>\n<Files ~ \"^c\">\n{AUTH}  Require user alice\n</Files>\n"),
+            "Satisfy all",
+            &["/sub/c.php", "/sub/c.txt", "/sub/x.php"],
+        )
+        .file("htdocs/sub/.htaccess", "<FilesMatch \"\\.(php|html)$\">\n  Satisfy all\n</FilesMatch>\n")
+        .file("htdocs/sub/c.php", "c\n")
+        .file("htdocs/sub/c.txt", "c\n")
+        .file("htdocs/sub/x.php", "x\n")
+        .fix_in("htdocs/sub/.htaccess")
+        .methods(&["GET"]),
+    );
     // Dead 2.2 branches: httpd 2.4 skips them, so removing them changes nothing (the 2.4
     // branch beside them stays as written).
     v.push(

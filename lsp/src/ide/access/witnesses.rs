@@ -331,9 +331,59 @@ pub(crate) fn files_witnesses(f: &Node) -> Vec<String> {
     }
 }
 
+/// File names both `<Files>`-type sections `a` and `b` apply to, where they meet: among their
+/// witnesses and the names joining a witness of one to a witness of the other (`<Files ~ "^c">`
+/// and `<FilesMatch "\.php$">` meet at `cx.php`, which neither's own witnesses name). Empty when
+/// no such name is matched by both (they may still meet at names not tried).
+pub(crate) fn files_meeting(a: &Node, b: &Node) -> Vec<String> {
+    /// Names kept per pair: a proof asks each in several directories.
+    const MAX: usize = 4;
+    let (Some(pa), Some(pb)) = (section_pattern(a), section_pattern(b)) else { return Vec::new() };
+    let applies = |p: &SectionPattern, name: &str| match p {
+        SectionPattern::Regex(r) => regex_is_match(r, name),
+        SectionPattern::Wildcard(w) => wildcard_match(w, name, true),
+        SectionPattern::Plain(s) => *s == name,
+    };
+    let (wa, wb) = (files_witnesses(a), files_witnesses(b));
+    let mut out: Vec<String> = Vec::new();
+    for x in &wa {
+        for y in &wb {
+            for c in [x.clone(), y.clone(), format!("{x}{y}"), format!("{y}{x}")] {
+                if out.len() < MAX && !c.contains('/') && !out.contains(&c) && applies(&pa, &c) && applies(&pb, &c) {
+                    out.push(c);
+                }
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_sections_meet_where_a_name_joins_their_witnesses() {
+        use crate::ide::config::{Loc, NodeKind};
+        let section = |name: &str, args: &[&str]| {
+            let loc = Loc { file: 0, range: Default::default(), focus: Default::default() };
+            Node::new(NodeKind::Section, name, args, &args.join(" "), loc, Vec::new())
+        };
+        let starts_c = section("Files", &["~", "^c"]);
+        let php = section("FilesMatch", &["\\.(php|html)$"]);
+        let met = files_meeting(&starts_c, &php);
+        assert!(!met.is_empty());
+        for name in &met {
+            assert!(name.starts_with('c') && (name.ends_with(".php") || name.ends_with(".html")), "{name}");
+        }
+        // Ends with c, starts with .ht: joined the other way round.
+        let ends_c = section("FilesMatch", &["c$"]);
+        let ht = section("Files", &[".ht*"]);
+        assert!(files_meeting(&ends_c, &ht).iter().all(|n| n.starts_with(".ht") && n.ends_with('c')));
+        assert!(!files_meeting(&ends_c, &ht).is_empty());
+        // Two different plain names never meet.
+        assert!(files_meeting(&section("Files", &["a.txt"]), &section("Files", &["b.txt"])).is_empty());
+    }
 
     #[test]
     fn regex_witnesses_match_their_regex() {

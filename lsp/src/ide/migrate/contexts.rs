@@ -8,7 +8,7 @@
 //! the directories it can apply to, and each directory holding an .htaccess file.
 
 use crate::ide::access::witnesses::{
-    directory_examples, files_witnesses, regex_is_match, regex_witnesses, wildcard_witness,
+    directory_examples, files_meeting, files_witnesses, regex_is_match, regex_witnesses, wildcard_witness,
 };
 use crate::ide::access::{section_pattern, vhost_address, wildcard_match, SectionPattern};
 use crate::ide::config::index::vhosts_serving;
@@ -331,6 +331,9 @@ fn url_to_fs(u: &str, m: &Mapping) -> String {
 pub(super) struct HtaccessDir {
     pub dir: PathBuf,
     pub names: Vec<String>,
+    /// Those `<Files>` sections (copies: an .htaccess file is small), to find where they meet
+    /// the server's own.
+    pub files: Vec<Node>,
 }
 
 /// URLs that reach the sections of one server.
@@ -470,15 +473,29 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
             }
         }
     }
-    let mut htaccess_files: Vec<(String, &[String])> = Vec::new();
+    // The server's `<Files>` sections, and names where two of them, or one of them and an
+    // .htaccess file's, both apply: a regex `<Files ~ "^c">` with a Require and an .htaccess
+    // `<FilesMatch "\.php$">` rewritten to Require lines that replace it meet only at names
+    // like c.php, which neither's own names reach (black-box round 11a bug 10: 401 → 200).
+    let server_files: Vec<&Node> = files.iter().map(|(f, _)| *f).collect();
+    let meetings_with = |others: &[&Node], f: &Node| -> Vec<String> {
+        others.iter().filter(|g| !std::ptr::eq(**g, f)).flat_map(|g| files_meeting(f, g)).collect()
+    };
+    let mut htaccess_files: Vec<(String, Vec<String>)> = Vec::new();
     for h in htaccess_dirs {
+        let mut names = h.names.clone();
+        let own: Vec<&Node> = h.files.iter().collect();
+        for f in &h.files {
+            names.extend(meetings_with(&server_files, f));
+            names.extend(meetings_with(&own, f));
+        }
         for u in fs_to_urls(&h.dir.to_string_lossy(), &m) {
             let d = format!("{}/", u.trim_end_matches('/'));
             dir_urls.insert(d.clone());
             named_dir_urls.insert(d.clone());
             urls.insert(d.clone());
             urls.insert(format!("{d}index.html"));
-            htaccess_files.push((d, &h.names));
+            htaccess_files.push((d, names.clone()));
         }
     }
     // Files an .htaccess file's <Files> sections apply to (and, above, ones they do not): in
@@ -494,7 +511,8 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         }
     }
     for (f, scope) in files {
-        let names = files_witnesses(f);
+        let mut names = files_witnesses(f);
+        names.extend(meetings_with(&server_files, f));
         // A <Files> section inside a <Directory> applies below it too, where other sections
         // (a deeper Directory, a DirectoryMatch, an .htaccess, a Location) may set other rules:
         // the file is asked for in each directory named under the scope as well.

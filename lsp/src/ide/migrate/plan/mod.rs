@@ -286,13 +286,14 @@ impl<'c> Analysis<'c> {
             .filter_map(|h| {
                 let dir = h.parent()?.to_path_buf();
                 let frag = config::load_fragment_under(Arc::new(setup.read_htaccess(h)), cfg);
-                let names = frag
+                let files: Vec<config::Node> = frag
                     .nodes
                     .iter()
                     .filter(|n| n.is_section() && (n.is("Files") || n.is("FilesMatch")))
-                    .filter_map(crate::ide::access::witnesses::files_witness)
+                    .cloned()
                     .collect();
-                Some(contexts::HtaccessDir { dir, names })
+                let names = files.iter().filter_map(crate::ide::access::witnesses::files_witness).collect();
+                Some(contexts::HtaccessDir { dir, names, files })
             })
             .collect();
         let (ctxs, bounded) = contexts::contexts(cfg, &dirs);
