@@ -646,9 +646,20 @@ fn cases() -> Vec<Case> {
             format!("{allow1}<LocationMatch \"(?<!private)/a\\.txt$\">\n  Order deny,allow\n</LocationMatch>\n"),
             None,
         ),
+        // No request can be built for this one (the reading without the lookahead gives /s, which
+        // the real pattern refuses), yet httpd applies it to /secret.txt.
+        (
+            "PCRE-only regex: a <LocationMatch> no example request is built for",
+            format!("{allow1}<LocationMatch \"^/(?=se)s\">\n  Order deny,allow\n</LocationMatch>\n"),
+            None,
+        ),
     ];
     for (name, body, htaccess) in pcre_cases {
         let mut c = case(name, body, "Allow from 127.0.0.1", pcre_urls).methods(&["GET"]);
+        // (Nothing can be proven there: the rewrite is refused, and httpd's answers stay.)
+        if name.contains("no example request") {
+            c = c.not_preferred();
+        }
         if let Some(h) = htaccess {
             c = c.file("htdocs/.htaccess", h);
         }

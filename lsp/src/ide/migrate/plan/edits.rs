@@ -34,6 +34,9 @@ impl<'c> Analysis<'c> {
         if let Some(x) = m.iter().find(|x| excluded.contains(x)) {
             return Err(blocked(*x, format!("{} cannot be rewritten", self.label(*x))));
         }
+        if let Some(why) = &self.unsampled {
+            return Err(Blocked { culprits: m, reason: why.clone() });
+        }
         for _ in 0..10_000 {
             let mut carry: BTreeMap<usize, Carry> = BTreeMap::new();
             let mut blocked = Blocked { culprits: BTreeSet::new(), reason: String::new() };

@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 mod edits;
+mod unsampled;
 mod verify;
 pub(super) use verify::Blame;
 
@@ -254,6 +255,9 @@ pub(super) struct Analysis<'c> {
     by_sec: Vec<Vec<usize>>,
     /// Some context list was cut short.
     pub bounded: bool,
+    /// Why no rewrite can be proven at all: a section with access rules no request the proof
+    /// can build reaches ([`unsampled`]).
+    unsampled: Option<String>,
 }
 
 fn walk_ctx(cfg: &Config, fs: &FsView, c: &Ctx) -> Resolved {
@@ -325,6 +329,7 @@ impl<'c> Analysis<'c> {
             walks: Vec::new(),
             by_sec: Vec::new(),
             bounded,
+            unsampled: None,
         };
         for n in cfg.walk().filter(|n| n.is_section()) {
             a.nodes.insert((n.loc.file, u32::from(n.loc.range.start())), n);
@@ -359,6 +364,7 @@ impl<'c> Analysis<'c> {
             }
             a.walks.push(Walk { ctx: c, secs, eff: e });
         }
+        a.unsampled = unsampled::unsampled(&a);
         a
     }
 
