@@ -19,7 +19,8 @@ const CASES: &[(&str, &str)] = &[
     ("fine_crlf_no_final_newline", "ServerName localhost\r\n<Location /x>\r\n</Location>"),
 ];
 
-fn httpd_line(file: &Path) -> Option<u32> {
+/// What `apache2 -t -f file` printed when it refused the file; None when it accepts it.
+fn apache2_t(file: &Path) -> Option<String> {
     let out = Command::new("/usr/sbin/apache2")
         .arg("-t")
         .arg("-f")
@@ -29,9 +30,11 @@ fn httpd_line(file: &Path) -> Option<u32> {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
-    if out.status.success() {
-        return None;
-    }
+    (!out.status.success()).then_some(text)
+}
+
+fn httpd_line(file: &Path) -> Option<u32> {
+    let text = apache2_t(file)?;
     let f = file.display().to_string();
     for l in text.lines() {
         if let Some(rest) = l.split("Syntax error on line ").nth(1) {
@@ -126,18 +129,7 @@ fn check_refuses_else_sections_where_httpd_does() {
 
 /// The file, line and message of the error `apache2 -t` stops at, None when it starts.
 fn httpd_error(file: &Path) -> Option<((String, u32), String)> {
-    let out = Command::new("/usr/sbin/apache2")
-        .arg("-t")
-        .arg("-f")
-        .arg(file)
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .output()
-        .unwrap();
-    if out.status.success() {
-        return None;
-    }
-    let text = String::from_utf8_lossy(&out.stderr).to_string();
+    let text = apache2_t(file)?;
     let mut lines = text.lines().skip_while(|l| !l.contains("Syntax error on line "));
     let head = lines.next().unwrap_or_else(|| panic!("apache2 -t failed without a line: {text}"));
     let rest = head.split("Syntax error on line ").nth(1).unwrap();
