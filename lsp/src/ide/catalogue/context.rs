@@ -285,6 +285,12 @@ impl Overrides {
     }
 }
 
+/// Whether httpd runs `d` as it reads a file (EXEC_ON_READ: `<IfModule>`, `Define`, `Include`…),
+/// before the file's lines are executed.
+pub fn runs_while_read(d: &Directive) -> bool {
+    d.req_bits & EXEC_ON_READ != 0
+}
+
 /// What a refusal costs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
@@ -393,6 +399,13 @@ impl Scope {
 
     pub fn is_htaccess(&self) -> bool {
         self.htaccess
+    }
+
+    /// Whether httpd logs and skips a directive it does not know here (an .htaccess file
+    /// under `AllowOverride Nonfatal=Unknown`, outside the sections walked with AuthConfig
+    /// alone).
+    pub fn skips_unknown(&self) -> bool {
+        self.htaccess && self.mask.is_some_and(|m| m & NONFATAL_UNKNOWN != 0)
     }
 
     /// Inside `<VirtualHost>` for certain.

@@ -1,0 +1,132 @@
+//! What httpd skips in an .htaccess file under `AllowOverride … Nonfatal=Override|Unknown|All`.
+//!
+//! httpd executes an .htaccess file line by line (`server/config.c: ap_walk_config`). Under
+//! `Nonfatal=Override` a directive the AllowOverride categories (and AllowOverrideList) do not
+//! let in is logged (AH02295) and not run (`invoke_cmd` returns before the handler); under
+//! `Nonfatal=Unknown` a directive no loaded module defines is logged (AH02296) and not run. A
+//! section skipped that way is skipped whole: only its handler would have walked its body. What
+//! is skipped never takes effect, so the request walk (explain, hover), migrate and check must
+//! all read the file without it: [`executed`] is the file as httpd runs it, [`skipped`] says
+//! what was left out and why.
+//!
+//! Sections httpd runs while it reads the file (`<IfModule>`, `<IfDefine>`, …: EXEC_ON_READ)
+//! are not skipped here: refused, their body is read as lines of the enclosing level and their
+//! closer fails the file, which is the walk's error, not a skip.
+//!
+//! Knows no LSP, reads no file: the tree and the AllowOverride in force are the caller's.
+
+use crate::ide::catalogue;
+use crate::ide::catalogue::context::{runs_while_read, Overrides, Refusal, Scope};
+use crate::ide::config::{Config, FileId, Node};
+use apache_syntax::TextRange;
+use std::sync::Arc;
+
+/// Why httpd skips a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    /// The AllowOverride in force does not let it in (`Nonfatal=Override`, AH02295).
+    Override,
+    /// No loaded module defines it (`Nonfatal=Unknown`, AH02296).
+    Unknown,
+}
+
+/// A line (with its body, for a section) httpd skips.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    pub file: FileId,
+    /// The whole node: a section's header to its closer.
+    pub range: TextRange,
+    /// Its name as written (`<Files` for a section).
+    pub name: String,
+    pub why: Why,
+}
+
+impl Skipped {
+    /// What httpd logs, and that it goes on.
+    pub fn message(&self) -> String {
+        let body = if self.name.starts_with('<') { " with everything inside it" } else { "" };
+        match self.why {
+            Why::Override => format!(
+                "{} in .htaccess forbidden by AllowOverride: under Nonfatal=Override httpd logs a warning (AH02295) and skips it{body}",
+                self.name
+            ),
+            Why::Unknown => format!(
+                "{} is not a directive httpd knows here: under AllowOverride Nonfatal=Unknown httpd logs a warning (AH02296) and skips it{body}",
+                self.name
+            ),
+        }
+    }
+}
+
+/// Whether an AllowOverride can make httpd skip anything.
+fn may_skip(overrides: &Overrides) -> bool {
+    overrides.nonfatal() || overrides.nonfatal_unknown()
+}
+
+/// The lines of .htaccess file `frag` httpd skips under `overrides`, in file order; nothing
+/// inside a skipped section is listed. Empty unless a `Nonfatal=` option is in force.
+pub fn skipped(frag: &Config, overrides: &Overrides) -> Vec<Skipped> {
+    let mut out = Vec::new();
+    if !may_skip(overrides) {
+        return out;
+    }
+    let top = Scope::htaccess(Some(overrides));
+    // Depth first with an explicit stack: nesting depth is the file's to choose.
+    let mut stack: Vec<(&Node, Scope)> = frag.nodes.iter().rev().map(|n| (n, top.clone())).collect();
+    while let Some((n, scope)) = stack.pop() {
+        if n.canonical().is_empty() {
+            continue;
+        }
+        let name = || if n.is_section() { format!("<{}", n.name()) } else { n.name().to_string() };
+        let skip = |why| Skipped { file: n.loc.file, range: n.loc.range, name: name(), why };
+        let d = n.directive().filter(|d| {
+            d.status != catalogue::Status::Removed && d.modules().any(|m| m == "core" || frag.module_loaded(m))
+        });
+        let Some(d) = d else {
+            // (Inside a `<RequireAll>`-type section httpd walks with AuthConfig alone: no Nonfatal.)
+            if scope.skips_unknown() {
+                out.push(skip(Why::Unknown));
+            }
+            continue;
+        };
+        if scope.check(d).is_some_and(|r| r.kind == Refusal::Warning) && !(n.is_section() && runs_while_read(d)) {
+            out.push(skip(Why::Override));
+            continue;
+        }
+        if n.is_section() {
+            if let Some(inner) = scope.enter(n.name()) {
+                stack.extend(n.children.iter().rev().map(|c| (c, inner.clone())));
+            }
+        }
+    }
+    out
+}
+
+/// .htaccess file `frag` as httpd runs it under `overrides`: without the lines it skips
+/// ([`skipped`]); `frag` itself when it skips none.
+pub fn executed(frag: &Arc<Config>, overrides: &Overrides) -> Arc<Config> {
+    let skips = skipped(frag, overrides);
+    if skips.is_empty() {
+        return frag.clone();
+    }
+    Arc::new(without(frag, &skips))
+}
+
+/// A copy of `cfg` without the nodes `skips` names.
+pub fn without(cfg: &Config, skips: &[Skipped]) -> Config {
+    let mut pruned = cfg.clone();
+    let gone = |n: &Node| skips.iter().any(|s| s.file == n.loc.file && s.range == n.loc.range);
+    let mut stack: Vec<&mut thin_vec::ThinVec<Node>> = Vec::new();
+    pruned.nodes.retain(|n| !gone(n));
+    for n in pruned.nodes.iter_mut() {
+        stack.push(&mut n.children);
+    }
+    while let Some(body) = stack.pop() {
+        body.retain(|n| !gone(n));
+        for n in body {
+            stack.push(&mut n.children);
+        }
+    }
+    pruned.nodes_changed();
+    pruned
+}
