@@ -1637,7 +1637,8 @@ Redirect seeother /other /elsewhere
 /// an .htaccess line the AllowOverride does not let in (AH02295) and skips it, a section with
 /// its body; under `Nonfatal=Unknown` (or `All`) a directive it does not know (AH02296). The
 /// inherited rules decide, both ways: explain must walk without those lines (it granted where
-/// httpd refuses, and refused or asked for credentials where httpd serves).
+/// httpd refuses, and refused or asked for credentials where httpd serves). A skipped
+/// Order/Allow/Deny still replaces the inherited ones with mod_access_compat's defaults.
 #[test]
 fn htaccess_lines_httpd_skips_under_nonfatal_take_no_effect() {
     if !require_apache2() {
@@ -1679,6 +1680,16 @@ fn htaccess_lines_httpd_skips_under_nonfatal_take_no_effect() {
                 ("GET", "/sub/noidx/", "127.0.0.1", "a.test"),
             ],
             "AH02296",
+        ),
+        (
+            "Deny skipped under AuthConfig Nonfatal=Override still replaces the inherited Order/Deny",
+            [
+                "AllowOverride AuthConfig Nonfatal=Override",
+                "Require all granted\n    Order deny,allow\n    Deny from all",
+                "Deny from 10.0.0.1\n",
+            ],
+            vec![("GET", "/sub/index.html", "127.0.0.1", "a.test"), ("GET", "/index.html", "127.0.0.1", "a.test")],
+            "AH02295",
         ),
         (
             "Options +Indexes skipped under AuthConfig Nonfatal=Override",

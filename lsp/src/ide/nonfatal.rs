@@ -17,7 +17,7 @@
 
 use crate::ide::catalogue;
 use crate::ide::catalogue::context::{runs_while_read, Overrides, Refusal, Scope};
-use crate::ide::config::{Config, FileId, Node};
+use crate::ide::config::{Config, FileId, Node, NodeKind};
 use apache_syntax::TextRange;
 use std::sync::Arc;
 
@@ -39,6 +39,12 @@ pub struct Skipped {
     /// Its name as written (`<Files` for a section).
     pub name: String,
     pub why: Why,
+    /// A line of mod_access_compat skipped for the AllowOverride: httpd still made the
+    /// module's configuration of the file before refusing the line (`ap_walk_config_sub` sets
+    /// the config vectors before `invoke_cmd`), and that module has no merger, so the
+    /// Order/Allow/Deny/Satisfy rules inherited from the enclosing directories are replaced by
+    /// its defaults (which refuse nobody): the line takes no effect, its absence would.
+    pub resets_compat: bool,
 }
 
 impl Skipped {
@@ -57,6 +63,9 @@ impl Skipped {
         }
     }
 }
+
+/// The module of Order/Allow/Deny/Satisfy: no merger of its own (see [`Skipped::resets_compat`]).
+const COMPAT: &str = "access_compat_module";
 
 /// Whether an AllowOverride can make httpd skip anything.
 fn may_skip(overrides: &Overrides) -> bool {
@@ -78,19 +87,21 @@ pub fn skipped(frag: &Config, overrides: &Overrides) -> Vec<Skipped> {
             continue;
         }
         let name = || if n.is_section() { format!("<{}", n.name()) } else { n.name().to_string() };
-        let skip = |why| Skipped { file: n.loc.file, range: n.loc.range, name: name(), why };
+        let skip =
+            |why, resets_compat| Skipped { file: n.loc.file, range: n.loc.range, name: name(), why, resets_compat };
         let d = n.directive().filter(|d| {
             d.status != catalogue::Status::Removed && d.modules().any(|m| m == "core" || frag.module_loaded(m))
         });
         let Some(d) = d else {
             // (Inside a `<RequireAll>`-type section httpd walks with AuthConfig alone: no Nonfatal.)
             if scope.skips_unknown() {
-                out.push(skip(Why::Unknown));
+                out.push(skip(Why::Unknown, false));
             }
             continue;
         };
         if scope.check(d).is_some_and(|r| r.kind == Refusal::Warning) && !(n.is_section() && runs_while_read(d)) {
-            out.push(skip(Why::Override));
+            let compat = !n.is_section() && d.modules().any(|m| m == COMPAT);
+            out.push(skip(Why::Override, compat));
             continue;
         }
         if n.is_section() {
@@ -112,17 +123,35 @@ pub fn executed(frag: &Arc<Config>, overrides: &Overrides) -> Arc<Config> {
     Arc::new(without(frag, &skips))
 }
 
-/// A copy of `cfg` without the nodes `skips` names.
+/// A copy of `cfg` without the nodes `skips` names. A skipped mod_access_compat line becomes
+/// `Satisfy All` at its place (its words say so): what httpd made of it, the module's defaults (no host rule;
+/// `Satisfy All` is what httpd reads an unset Satisfy as), replacing the inherited rules.
 pub fn without(cfg: &Config, skips: &[Skipped]) -> Config {
     let mut pruned = cfg.clone();
-    let gone = |n: &Node| skips.iter().any(|s| s.file == n.loc.file && s.range == n.loc.range);
+    let find = |n: &Node| skips.iter().find(|s| s.file == n.loc.file && s.range == n.loc.range);
+    let prune = |body: &mut thin_vec::ThinVec<Node>| {
+        body.retain(|n| find(n).is_none_or(|s| s.resets_compat));
+        for n in body.iter_mut() {
+            if find(n).is_some() {
+                // (The words shown for the line say what it stands for; the rule reads "All".)
+                let shown = format!(
+                    "All (httpd skips `{} {}` here, AH02295: it only resets the inherited rules)",
+                    n.name(),
+                    n.raw_args()
+                );
+                *n = Node::new(NodeKind::Directive, "Satisfy", ["All"], &shown, n.loc, thin_vec::ThinVec::new());
+            }
+        }
+    };
     let mut stack: Vec<&mut thin_vec::ThinVec<Node>> = Vec::new();
-    pruned.nodes.retain(|n| !gone(n));
+    let mut top: thin_vec::ThinVec<Node> = std::mem::take(&mut pruned.nodes).into();
+    prune(&mut top);
+    pruned.nodes = top.into_iter().collect();
     for n in pruned.nodes.iter_mut() {
         stack.push(&mut n.children);
     }
     while let Some(body) = stack.pop() {
-        body.retain(|n| !gone(n));
+        prune(body);
         for n in body {
             stack.push(&mut n.children);
         }

@@ -957,6 +957,9 @@ mod tests {
             "<Files a.txt>\n  Require all denied\n</Files>\nFrobnicate on\nRequire all denied\n",
             "/a.txt",
         ));
+        // A skipped Deny still replaces the inherited Order/Deny (with the module's defaults).
+        let compat = "  AllowOverride AuthConfig Nonfatal=Override\n  Require all granted\n  Order deny,allow\n  Deny from all\n";
+        expect!["Some(200) [200]: "].assert_eq(&htaccess_outcome(compat, "Deny from 10.0.0.1\n", "/"));
         // What is let in still applies; an unknown line inside <RequireAll> is no skip (that
         // body is walked with AuthConfig alone).
         expect!["Some(403) [403]: "].assert_eq(&htaccess_outcome(
