@@ -1692,6 +1692,12 @@ fn htaccess_lines_httpd_skips_under_nonfatal_take_no_effect() {
             "AH02295",
         ),
         (
+            "a read-time <IfDefine> where no class is granted: its header skipped, its closer a 500",
+            ["AllowOverride Nonfatal=Override", "Require all granted", "<IfDefine X>\n</IfDefine>\n"],
+            vec![("GET", "/sub/index.html", "127.0.0.1", "a.test")],
+            "AH02295",
+        ),
+        (
             "Options +Indexes skipped under AuthConfig Nonfatal=Override",
             ["AllowOverride AuthConfig Nonfatal=Override\n    Options None", "Require all granted", "Options +Indexes\n"],
             vec![("GET", "/sub/noidx/", "127.0.0.1", "a.test")],

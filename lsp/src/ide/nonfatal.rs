@@ -17,7 +17,7 @@
 
 use crate::ide::catalogue;
 use crate::ide::catalogue::context::{runs_while_read, Overrides, Refusal, Scope};
-use crate::ide::config::{Config, FileId, Node, NodeKind};
+use crate::ide::config::{Config, FileData, FileId, Node, NodeKind};
 use apache_syntax::TextRange;
 use std::sync::Arc;
 
@@ -158,4 +158,30 @@ pub fn without(cfg: &Config, skips: &[Skipped]) -> Config {
     }
     pruned.nodes_changed();
     pruned
+}
+
+/// The first read-time conditional section (`<IfModule>`, `<IfDefine>`, …: run while httpd
+/// reads the file, before any line executes) of .htaccess file `fd` that the AllowOverride in
+/// force does not let in — one that grants no class at all (`AllowOverride Nonfatal=…` alone,
+/// or `None` with an AllowOverrideList). httpd refuses it while reading the file: 500 with
+/// `<IfDefine not allowed here`; under `Nonfatal=Override` it logs and skips the header
+/// (AH02295), reads the body as lines of the level around, and then fails on the closer. (The
+/// loader splices these sections' bodies in, so the walk of `frag`'s nodes never meets them.)
+/// The header's range and httpd's message.
+pub fn refused_conditional(fd: &FileData, frag: &Config, overrides: &Overrides) -> Option<(TextRange, String)> {
+    use apache_syntax::ast::{AstNode, Section};
+    fd.parse.syntax_node().descendants().filter_map(Section::cast).find_map(|s| {
+        let written = s.name_text();
+        let d = catalogue::directive(&written)?;
+        let known = d.modules().any(|m| m == "core" || frag.module_loaded(m));
+        if !Scope::transparent(&written) || !known || overrides.grants(d) {
+            return None;
+        }
+        let message = if overrides.nonfatal() {
+            format!("</{written}> without matching <{written}> section")
+        } else {
+            format!("{} not allowed here", d.httpd_name())
+        };
+        Some((s.syntax().text_range(), message))
+    })
 }

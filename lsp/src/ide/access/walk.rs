@@ -793,7 +793,10 @@ fn htaccess(
 ) -> (Arc<Built>, Vec<Item>, Option<String>) {
     let mut sctx = ctx.clone();
     sctx.htaccess = true;
-    let build_error = htaccess_build_error(fd);
+    let build_error = htaccess_build_error(fd).or_else(|| {
+        crate::ide::nonfatal::refused_conditional(fd, frag, overrides)
+            .map(|(_, m)| format!("{}: {m}", fd.path.display()))
+    });
     let violation = htaccess_walk_error(fd, frag, overrides, uncertain);
     let loc = config::Loc { file: 0, range: TextRange::default(), focus: TextRange::default() };
     let top = Node::new(NodeKind::Section, ".htaccess", [""; 0], "", loc, frag.nodes.clone());
@@ -956,6 +959,15 @@ mod tests {
             "  AllowOverride Nonfatal=All\n  Require all granted\n",
             "<Files a.txt>\n  Require all denied\n</Files>\nFrobnicate on\nRequire all denied\n",
             "/a.txt",
+        ));
+        // A read-time conditional section no class lets in: refused while httpd reads the
+        // file, the header skipped under Nonfatal=Override and then its closer unmatched.
+        expect![[r#"Some(500) [500]: ROOT/www/.htaccess: </IfDefine> without matching <IfDefine> section"#]]
+            .assert_eq(&htaccess_outcome("  AllowOverride Nonfatal=Override\n", "<IfDefine X>\n</IfDefine>\n", "/"));
+        expect![[r#"Some(500) [500]: ROOT/www/.htaccess: <IfModule not allowed here"#]].assert_eq(&htaccess_outcome(
+            "  AllowOverride Nonfatal=Unknown\n",
+            "<IfModule mod_foo.c>\n</IfModule>\n",
+            "/",
         ));
         // A skipped Deny still replaces the inherited Order/Deny (with the module's defaults).
         let compat = "  AllowOverride AuthConfig Nonfatal=Override\n  Require all granted\n  Order deny,allow\n  Deny from all\n";

@@ -12,6 +12,7 @@ mod deprecated_directive;
 pub mod directive_context;
 mod else_without_if;
 pub(crate) mod expr_syntax;
+mod htaccess_conditionals;
 mod htaccess_skipped;
 mod limit_methods;
 mod load_problems;
@@ -249,6 +250,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
         return;
     }
     htaccess_skipped::check(cfg, out);
+    htaccess_conditionals::check(cfg, out);
     let top = context.as_ref().map(|_| Walk::TOP);
     // Whether a node is read in a directory's context (an .htaccess file, or inside a
     // <Directory>, <Location> or <Files> section), for the regex check.
