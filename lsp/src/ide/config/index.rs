@@ -300,7 +300,7 @@ pub struct Index {
     /// ([`crate::ide::allow_override::Readers::of`]).
     pub(crate) readers: OnceLock<crate::ide::allow_override::Readers>,
     /// For an .htaccess file: the lines every server reading it skips
-    /// ([`crate::ide::diagnostics`]' htaccess-skipped check), found once for all the checks.
+    /// (the htaccess-skipped check's), found once for all the checks.
     pub(crate) htaccess_skipped: OnceLock<Vec<crate::ide::nonfatal::Skipped>>,
 }
 

@@ -98,14 +98,14 @@ pub fn in_order_with<A: Send>(cfg: &Config, annotate: impl Fn(&Diagnostic) -> A 
     // then merge them in file order.
     let checks: Vec<(&str, Check)> = OTHERS.iter().chain(LOCAL).copied().collect();
     let phases = std::env::var_os("APACHE_LSP_PHASES").is_some();
-    // An .htaccess file with lines httpd skips: the checks of what lines do together read it
-    // as httpd runs it.
+    // An .htaccess file with lines httpd skips: the checks of what a block's lines do together
+    // read it as httpd runs it.
     let as_run = htaccess_skipped::as_run(cfg);
     let run = |i: usize| {
         let (name, check) = checks[i];
         let mut out = Vec::new();
         let t = std::time::Instant::now();
-        check(if reads_lines_alone(name) { cfg } else { as_run.as_ref().unwrap_or(cfg) }, &mut out);
+        check(if reads_blocks(name) { as_run.as_ref().unwrap_or(cfg) } else { cfg }, &mut out);
         htaccess_skipped::retain_run(cfg, &mut out);
         // Most checks find in file order already: a stable sort would still take a
         // scratch copy of their findings (8 MB for 100 000) at the busiest moment.
@@ -217,15 +217,17 @@ pub(crate) fn problems(cfg: &Config, out: &mut Vec<Diagnostic>) {
 pub(crate) fn local(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let as_run = htaccess_skipped::as_run(cfg);
     for (name, check) in LOCAL {
-        check(if reads_lines_alone(name) { cfg } else { as_run.as_ref().unwrap_or(cfg) }, out);
+        check(if reads_blocks(name) { as_run.as_ref().unwrap_or(cfg) } else { cfg }, out);
     }
     htaccess_skipped::retain_run(cfg, out);
 }
 
-/// Whether check `name` looks at each line on its own (and says what httpd does with the lines
-/// it skips), rather than at what lines do together.
-fn reads_lines_alone(name: &str) -> bool {
-    matches!(name, "syntax" | "problems" | "nodes")
+/// Whether check `name` reads what the lines of a block do together (and so reads an .htaccess
+/// file as httpd runs it, [`htaccess_skipped::as_run`]), rather than each line on its own (which
+/// says what httpd does with the lines it skips). (The engine's check walks requests, which read
+/// every .htaccess file as httpd runs it already.)
+fn reads_blocks(name: &str) -> bool {
+    matches!(name, "deprecated-access" | "access-rules")
 }
 
 type Check = fn(&Config, &mut Vec<Diagnostic>);
@@ -309,7 +311,7 @@ pub(crate) fn never_read(cfg: &Config) -> bool {
 
 /// Checks that evaluate requests across the whole configuration.
 pub(crate) fn engine(cfg: &Config, out: &mut Vec<Diagnostic>) {
-    defeated_require::check(htaccess_skipped::as_run(cfg).as_ref().unwrap_or(cfg), out);
+    defeated_require::check(cfg, out);
     htaccess_skipped::retain_run(cfg, out);
 }
 
