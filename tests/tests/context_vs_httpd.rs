@@ -299,6 +299,62 @@ fn htaccess_refusals_are_the_500s_httpd_answers() {
     assert_eq!(diags[0].code, "htaccess-ignored");
 }
 
+/// Rounds 11c findings 10 and 11: under `AllowOverride … Nonfatal=Unknown|Override|All` httpd
+/// logs and skips a line it does not know (AH02296) or the AllowOverride does not let in
+/// (AH02295), a section with its body, and serves. check says so in a warning and claims no
+/// 500 for it; where httpd does answer 500, check has an error.
+#[test]
+fn htaccess_lines_httpd_skips_under_nonfatal_claim_no_500() {
+    if !require_apache2() {
+        return;
+    }
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("All Nonfatal=All", "Optionz x\nRequire all granted\n", &["htaccess-skipped"]),
+        (
+            "All Nonfatal=Unknown",
+            "FooBarDirective\n<Frob a>\n  Require ip 10.0.0.256\n</Frob>\n",
+            &["htaccess-skipped"; 2],
+        ),
+        ("FileInfo Nonfatal=Override", "AuthName \"a\" b\n", &["directive-context"]),
+        (
+            "FileInfo Nonfatal=Override",
+            "<Directory /srv>\n  Require ip 10.0.0.256\n</Directory>\nInclude a b\n",
+            &["directive-context"; 2],
+        ),
+        ("Limit Nonfatal=Override", "<Limit GET>\n  Require valid-user\n  Frobnicate\n</Limit>\n", &[]),
+        // Not skipped: inside <RequireAll> httpd walks with AuthConfig alone (500); an unknown
+        // line without Nonfatal=Unknown (500).
+        ("AuthConfig Nonfatal=All", "<RequireAll>\n  Frobnicate on\n  Require all granted\n</RequireAll>\n", &[]),
+        ("AuthConfig Nonfatal=Override", "Frobnicate on\n", &[]),
+        // A read-time conditional where no class is granted: refused as httpd reads the file.
+        ("Nonfatal=Override", "<IfDefine X>\n</IfDefine>\n", &[]),
+        ("Nonfatal=Unknown", "<IfModule mod_foo.c>\n</IfModule>\n", &[]),
+    ];
+    for (allow, htaccess, notices) in cases {
+        let body = format!("<Directory @DOCROOT@>\n  Require all granted\n</Directory>\n<Directory @DOCROOT@/sub>\n  AllowOverride {allow}\n</Directory>\n");
+        let httpd = Httpd::start(HttpdConfig::new(body).file("htdocs/sub/.htaccess", *htaccess))
+            .unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
+        let status = httpd.send(&Request::get("/sub/")).unwrap();
+        let root = config::load(&httpd.config().main_config_path(), &config::RealFs);
+        let path = httpd.config().docroot().join("sub/.htaccess");
+        let frag = config::load_in_context(&path, &config::RealFs, std::sync::Arc::new(root));
+        let found = diagnostics::all(&frag);
+        let what = format!("AllowOverride {allow}, .htaccess {htaccess:?}: httpd {status}, check {found:#?}");
+        let errors = found.iter().filter(|d| d.severity == apache_lsp::ide::Severity::Error).count();
+        if notices.is_empty() {
+            // Nothing skipped: httpd answers 500, and check says so.
+            assert_eq!(status, 500, "{what}");
+            assert!(errors > 0, "{what}");
+            continue;
+        }
+        assert_eq!(status, 200, "{what}");
+        assert!(httpd.error_log().contains("AH0229"), "{what}\n{}", httpd.error_log());
+        assert_eq!(errors, 0, "{what}");
+        let said: Vec<&str> = found.iter().map(|d| d.code).filter(|c| notices.contains(c)).collect();
+        assert_eq!(said.len(), notices.len(), "{what}");
+    }
+}
+
 /// `check` on a server configuration reports the .htaccess files of the directories it serves as
 /// httpd reads them, each claim held to the running server: an access error in one is a 500 for
 /// its requests, old-style lines are described by what they refuse, and a file under

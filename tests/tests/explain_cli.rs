@@ -1632,3 +1632,87 @@ Redirect seeother /other /elsewhere
     }
     assert_eq!(seen, [200, 301, 302, 303, 307, 308, 403, 404, 410].into(), "every kind of answer reached");
 }
+
+/// Round 11b §1 and 11a bug 7: under `AllowOverride … Nonfatal=Override` (or `All`) httpd logs
+/// an .htaccess line the AllowOverride does not let in (AH02295) and skips it, a section with
+/// its body; under `Nonfatal=Unknown` (or `All`) a directive it does not know (AH02296). The
+/// inherited rules decide, both ways: explain must walk without those lines (it granted where
+/// httpd refuses, and refused or asked for credentials where httpd serves). A skipped
+/// Order/Allow/Deny still replaces the inherited ones with mod_access_compat's defaults.
+#[test]
+fn htaccess_lines_httpd_skips_under_nonfatal_take_no_effect() {
+    if !require_apache2() {
+        return;
+    }
+    let case = |allow: &str, inherited: &str, ht: &str| {
+        HttpdConfig::new(format!("<Directory @DOCROOT@>\n    {allow}\n    {inherited}\n</Directory>\n"))
+            .file("htdocs/sub/.htaccess", ht)
+            .file("htdocs/sub/noidx/f.txt", "f\n")
+            .with_module("autoindex")
+            .with_module("access_compat")
+    };
+    let cases: Vec<(&str, [&str; 3], Vec<Asked>, &str)> = vec![
+        (
+            "Require skipped under Limit Nonfatal=Override: the inherited denial stands",
+            ["AllowOverride Limit Nonfatal=Override", "Require all denied", "Require all granted\n"],
+            vec![("GET", "/sub/index.html", "127.0.0.1", "a.test")],
+            "AH02295",
+        ),
+        (
+            "Order/Deny skipped under AuthConfig Nonfatal=Override",
+            [
+                "AllowOverride AuthConfig Nonfatal=Override",
+                "Require all granted",
+                "Order deny,allow\nDeny from 127.0.0.2\n",
+            ],
+            vec![("GET", "/sub/index.html", "127.0.0.2", "a.test"), ("GET", "/sub/index.html", "127.0.0.1", "a.test")],
+            "AH02295",
+        ),
+        (
+            "a <Files> section, credentials, Options and an unknown line skipped under Nonfatal=All",
+            [
+                "AllowOverride Nonfatal=All\n    Options Indexes",
+                "Require all granted",
+                "<Files index.html>\n  Require all denied\n</Files>\nFrobnicate on\nOptions -Indexes\nAuthType Basic\nAuthName r\nRequire valid-user\n",
+            ],
+            vec![
+                ("GET", "/sub/index.html", "127.0.0.1", "a.test"),
+                ("GET", "/sub/noidx/", "127.0.0.1", "a.test"),
+            ],
+            "AH02296",
+        ),
+        (
+            "Deny skipped under AuthConfig Nonfatal=Override still replaces the inherited Order/Deny",
+            [
+                "AllowOverride AuthConfig Nonfatal=Override",
+                "Require all granted\n    Order deny,allow\n    Deny from all",
+                "Deny from 10.0.0.1\n",
+            ],
+            vec![("GET", "/sub/index.html", "127.0.0.1", "a.test"), ("GET", "/index.html", "127.0.0.1", "a.test")],
+            "AH02295",
+        ),
+        (
+            "a read-time <IfDefine> where no class is granted: its header skipped, its closer a 500",
+            ["AllowOverride Nonfatal=Override", "Require all granted", "<IfDefine X>\n</IfDefine>\n"],
+            vec![("GET", "/sub/index.html", "127.0.0.1", "a.test")],
+            "AH02295",
+        ),
+        (
+            "Options +Indexes skipped under AuthConfig Nonfatal=Override",
+            ["AllowOverride AuthConfig Nonfatal=Override\n    Options None", "Require all granted", "Options +Indexes\n"],
+            vec![("GET", "/sub/noidx/", "127.0.0.1", "a.test")],
+            "AH02295",
+        ),
+    ];
+    for (name, [allow, inherited, ht], requests, logged) in cases {
+        let httpd = Httpd::start(case(allow, inherited, ht)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for &(method, path, client, host) in &requests {
+            let ip: IpAddr = client.parse().unwrap();
+            httpd.send(&Request::new(method, path).source(ip).host(host)).unwrap();
+        }
+        // The premise: httpd skipped the lines (and said so) rather than failing the request.
+        assert!(httpd.error_log().contains(logged), "{name}: {}", httpd.error_log());
+        httpd.stop();
+        assert_eq!(explain_agrees_under_if(name, case(allow, inherited, ht), &requests, true), 0, "{name}");
+    }
+}

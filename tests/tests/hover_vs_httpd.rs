@@ -319,6 +319,29 @@ fn htaccess_inherits_from_its_directory_found_by_the_server_itself() {
     assert_eq!(status_of(&outcome, "127.0.0.2"), (Some(403), Some(403)));
 }
 
+/// Round 11b §1: under `AllowOverride … Nonfatal=Override` httpd skips the .htaccess lines the
+/// AllowOverride does not let in (AH02295): the hover's table is the inherited rules', both
+/// ways (the skipped Require granted what httpd refuses; the skipped Deny refused what it serves).
+#[test]
+fn htaccess_lines_httpd_skips_under_nonfatal_do_not_count() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  AllowOverride Limit Nonfatal=Override\n  Require all denied\n</Directory>\n";
+    let cfg = HttpdConfig::new(body).file("htdocs/.htaccess", "Require all granted\n");
+    let md = hover_via_api(&cfg, "<Directory @DOCROOT@>");
+    assert!(md.contains("`<.htaccess >`"), "the .htaccess is read\n{md}");
+    let outcome = compare_with_httpd("a skipped Require", cfg, &md);
+    assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(403), Some(403)));
+
+    let body =
+        "<Directory @DOCROOT@>\n  AllowOverride AuthConfig Nonfatal=Override\n  Require all granted\n</Directory>\n";
+    let cfg = HttpdConfig::new(body).file("htdocs/.htaccess", "Order deny,allow\nDeny from 127.0.0.1\n");
+    let md = hover_via_api(&cfg, "<Directory @DOCROOT@>");
+    let outcome = compare_with_httpd("a skipped Deny", cfg, &md);
+    assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(200), Some(200)));
+}
+
 /// Round-three findings, each held to httpd: the table's authenticated columns are the users the
 /// Require lines name (carol; a member of the named group), not a fixed one the configuration
 /// never mentions; a wildcard `<Directory>` is hovered at a directory it governs; regex sections

@@ -304,6 +304,67 @@ fn cases() -> Vec<Case> {
         .methods(&["GET"])
         .not_preferred(),
     );
+    // What the AllowOverride of the servers reading an .htaccess file lets in (rounds 11a/11b).
+    // Bug 7: under `Nonfatal=Override` httpd skips (AH02295) the Order/Deny that AuthConfig
+    // does not let in; they were rewritten into Require lines httpd then enforced (200 → 403).
+    v.push(
+        case(
+            "AllowOverride: Order/Deny httpd skips under AuthConfig Nonfatal=Override",
+            dir("  AllowOverride AuthConfig Nonfatal=Override\n  Require all granted\n"),
+            "Deny",
+            &["/sub/", "/sub/index.html"],
+        )
+        .file("htdocs/sub/.htaccess", "Order deny,allow\nDeny from 127.0.0.2\n")
+        .fix_in("htdocs/sub/.htaccess"),
+    );
+    // A skipped Deny still replaces the Order/Deny its directory inherits (httpd makes
+    // mod_access_compat's configuration of the file before refusing the line).
+    v.push(
+        case(
+            "AllowOverride: a Deny httpd skips still replaces the parent's Order/Deny",
+            dir("  AllowOverride AuthConfig Nonfatal=Override\n  Require all granted\n  Order deny,allow\n  Deny from 127.0.0.2\n"),
+            "Deny",
+            &["/", "/sub/", "/sub/index.html"],
+        )
+        .file("htdocs/sub/.htaccess", "Deny from 127.0.0.9\n")
+        .fix_in("htdocs/sub/.htaccess"),
+    );
+    // Require lines httpd would skip there: the rewrite would lose the rules.
+    v.push(
+        case(
+            "AllowOverride: Limit Nonfatal=Override would skip the Require lines written",
+            dir("  AllowOverride Limit Nonfatal=Override\n  Require all granted\n"),
+            "Deny",
+            &["/sub/"],
+        )
+        .file("htdocs/sub/.htaccess", "Order deny,allow\nDeny from 127.0.0.2\n")
+        .fix_in("htdocs/sub/.htaccess")
+        .methods(&["GET"])
+        .not_preferred(),
+    );
+    // Bug 4: a host whose AllowOverride None never reads the file does not block it.
+    v.push(
+        case(
+            "AllowOverride: a host that never reads the file (None) does not block its rewrite",
+            format!("{}<VirtualHost 127.0.0.1:@PORT@>\n  ServerName a.test\n  <Directory @DOCROOT@>\n    AllowOverride None\n  </Directory>\n</VirtualHost>\n", dir("  AllowOverride All\n  Require all granted\n")),
+            "Deny",
+            &["/sub/index.html", "/sub/"],
+        )
+        .file("htdocs/sub/.htaccess", "<Files \"index.html\">\n  Order deny,allow\n  Deny from ::1 127.0.0.2\n</Files>\n")
+        .fix_in("htdocs/sub/.htaccess"),
+    );
+    // Bug 6: AllowOverrideList Require lets Require lines in under AllowOverride Limit.
+    v.push(
+        case(
+            "AllowOverride: AllowOverrideList Require lets the rewrite in",
+            "<Directory @DOCROOT@>\n  AllowOverride None\n  AllowOverrideList Order Deny Allow\n  Require all granted\n</Directory>\n<Directory @DOCROOT@/sub>\n  AllowOverride Limit\n  AllowOverrideList Require\n</Directory>\n",
+            "Allow",
+            &["/sub/", "/sub/index.html"],
+        )
+        .file("htdocs/sub/.htaccess", "Order allow,deny\nAllow from 127.0.0.1\n")
+        .fix_in("htdocs/sub/.htaccess")
+        .methods(&["GET", "POST", "PUT"]),
+    );
     // Sections inside .htaccess files: <Files>/<FilesMatch> merge after the directory's own
     // lines (and after a subdirectory's .htaccess) for files in the directory and below,
     // <Limit> inside them, <IfModule> around them.
@@ -1106,6 +1167,7 @@ fn every_case_is_run_by_one_test() {
         COMPAT_GUARDS,
         PCRE_ONLY,
         MEETINGS,
+        READERS,
     ];
     for c in cases() {
         let n = groups.iter().flat_map(|g| g.iter()).filter(|p| c.name.starts_with(*p)).count();
@@ -1123,6 +1185,7 @@ const HTACCESS_SECTIONS: &[&str] = &["sections in .htaccess", "dead 2.2 branch"]
 const VIRTUAL_HOSTS: &[&str] = &["virtual hosts"];
 const COMPAT_GUARDS: &[&str] = &["compat guard"];
 const PCRE_ONLY: &[&str] = &["PCRE-only regex"];
+const READERS: &[&str] = &["AllowOverride: "];
 
 /// Sections whose regex uses lookahead or lookbehind: applied as httpd applies them.
 #[test]
@@ -1182,6 +1245,14 @@ fn a_block_read_only_without_mod_access_compat_is_left() {
         before.iter().zip(&without).any(|(a, b)| a.0.contains("from 127.0.0.2 ") && a.1 == 403 && b.1 == 200),
         "without the module the `!` block lets 127.0.0.2 in too: {without:?}"
     );
+}
+
+/// What the AllowOverride of the servers reading an .htaccess file lets in: lines httpd skips
+/// under `Nonfatal=Override` are not brought to life, a host that never reads the file and
+/// AllowOverrideList count as httpd counts them.
+#[test]
+fn allow_override_of_the_servers_reading_the_file() {
+    run(READERS);
 }
 
 #[test]

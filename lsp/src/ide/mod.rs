@@ -37,6 +37,7 @@ pub mod log_explain;
 pub mod loglevel;
 pub mod migrate;
 pub mod navigation;
+pub mod nonfatal;
 mod pcre_match;
 pub mod policy;
 pub mod references;

@@ -304,6 +304,15 @@ impl Resolved {
             .collect()
     }
 
+    /// The .htaccess files read, each with the AllowOverride and AllowOverrideList in force
+    /// for it.
+    pub fn htaccess_read(&self) -> impl Iterator<Item = (&Path, &crate::ide::catalogue::context::Overrides)> + '_ {
+        self.applied.iter().filter_map(|(c, _, _)| match c {
+            Contribution::Htaccess(fd, overrides, ..) => Some((&*fd.path, overrides)),
+            _ => None,
+        })
+    }
+
     /// Whether an .htaccess file on the way answers every request with 500.
     pub fn htaccess_error(&self) -> Option<&str> {
         self.forbidden_override.as_deref()

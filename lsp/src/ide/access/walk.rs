@@ -155,7 +155,8 @@ fn walk(
                 let p = Path::new(&prefix).join(name);
                 match fs.read(&p) {
                     Ok(Some(fd)) => {
-                        let frag = fs.fragment(&fd, cfg);
+                        // The file as httpd runs it: without what `Nonfatal=…` has it skip.
+                        let frag = crate::ide::nonfatal::executed(&fs.fragment(&fd, cfg), &overrides);
                         if let Some(o) = SymlinkOptions::of_section(&frag.nodes) {
                             options.merge(&o);
                         }
@@ -479,7 +480,7 @@ fn htaccess_walk_error(
                 && d.modules().any(|m| m == "core" || frag.module_loaded(m))
         });
         let Some(d) = d else {
-            if overrides.nonfatal_unknown() {
+            if scope.skips_unknown() {
                 continue; // logged (AH02296) and skipped
             }
             let name = if n.is_section() { format!("<{}", n.name()) } else { n.name().to_string() };
@@ -792,7 +793,10 @@ fn htaccess(
 ) -> (Arc<Built>, Vec<Item>, Option<String>) {
     let mut sctx = ctx.clone();
     sctx.htaccess = true;
-    let build_error = htaccess_build_error(fd);
+    let build_error = htaccess_build_error(fd).or_else(|| {
+        crate::ide::nonfatal::refused_conditional(fd, frag, overrides)
+            .map(|(_, m)| format!("{}: {m}", fd.path.display()))
+    });
     let violation = htaccess_walk_error(fd, frag, overrides, uncertain);
     let loc = config::Loc { file: 0, range: TextRange::default(), focus: TextRange::default() };
     let top = Node::new(NodeKind::Section, ".htaccess", [""; 0], "", loc, frag.nodes.clone());
@@ -935,6 +939,49 @@ mod tests {
         expect!["Some(200) [200]: "].assert_eq(&htaccess_outcome(
             "  AllowOverride Options=Indexes,FollowSymLinks\n  Require all granted\n",
             "Options -Indexes +FollowSymLinks\n",
+            "/",
+        ));
+    }
+
+    /// Under `Nonfatal=Override` a line the AllowOverride does not let in is skipped, a section
+    /// with its body: the inherited rules decide, both ways (findings 11b §1, 11a bug 7).
+    #[test]
+    fn lines_nonfatal_skips_do_not_take_effect() {
+        let denied = "  AllowOverride Limit Nonfatal=Override\n  Require all denied\n";
+        expect!["Some(403) [403]: "].assert_eq(&htaccess_outcome(denied, "Require all granted\n", "/"));
+        let granted = "  AllowOverride AuthConfig Nonfatal=Override\n  Require all granted\n";
+        expect!["Some(200) [200]: "].assert_eq(&htaccess_outcome(
+            granted,
+            "Order deny,allow\nDeny from 127.0.0.1\n",
+            "/",
+        ));
+        expect!["Some(200) [200]: "].assert_eq(&htaccess_outcome(
+            "  AllowOverride Nonfatal=All\n  Require all granted\n",
+            "<Files a.txt>\n  Require all denied\n</Files>\nFrobnicate on\nRequire all denied\n",
+            "/a.txt",
+        ));
+        // A read-time conditional section no class lets in: refused while httpd reads the
+        // file, the header skipped under Nonfatal=Override and then its closer unmatched.
+        expect![[r#"Some(500) [500]: ROOT/www/.htaccess: </IfDefine> without matching <IfDefine> section"#]]
+            .assert_eq(&htaccess_outcome("  AllowOverride Nonfatal=Override\n", "<IfDefine X>\n</IfDefine>\n", "/"));
+        expect![[r#"Some(500) [500]: ROOT/www/.htaccess: <IfModule not allowed here"#]].assert_eq(&htaccess_outcome(
+            "  AllowOverride Nonfatal=Unknown\n",
+            "<IfModule mod_foo.c>\n</IfModule>\n",
+            "/",
+        ));
+        // A skipped Deny still replaces the inherited Order/Deny (with the module's defaults).
+        let compat = "  AllowOverride AuthConfig Nonfatal=Override\n  Require all granted\n  Order deny,allow\n  Deny from all\n";
+        expect!["Some(200) [200]: "].assert_eq(&htaccess_outcome(compat, "Deny from 10.0.0.1\n", "/"));
+        // What is let in still applies; an unknown line inside <RequireAll> is no skip (that
+        // body is walked with AuthConfig alone).
+        expect!["Some(403) [403]: "].assert_eq(&htaccess_outcome(
+            "  AllowOverride AuthConfig Nonfatal=All\n  Require all granted\n",
+            "Options -Indexes\nRequire all denied\n",
+            "/",
+        ));
+        expect![[r#"Some(500) [500]: ROOT/www/.htaccess: Invalid command 'Frobnicate', perhaps misspelled or defined by a module not included in the server configuration"#]].assert_eq(&htaccess_outcome(
+            "  AllowOverride AuthConfig Nonfatal=All\n",
+            "<RequireAll>\n  Frobnicate on\n  Require all granted\n</RequireAll>\n",
             "/",
         ));
     }

@@ -283,6 +283,44 @@ impl Overrides {
     pub fn nonfatal(&self) -> bool {
         self.mask & NONFATAL_OVERRIDE != 0
     }
+
+    /// As written: `AllowOverride Limit Nonfatal=Override`, with `AllowOverrideList …` after it
+    /// when that lists any (`Options=…` lists are not spelled out).
+    pub fn describe(&self) -> String {
+        let mut words: Vec<&str> = Vec::new();
+        if self.unset {
+            words.push("(none applies)");
+        } else if self.mask & OR_ALL == OR_ALL {
+            words.push("All");
+        } else {
+            let classes = [
+                (OR_AUTHCFG, "AuthConfig"),
+                (OR_FILEINFO, "FileInfo"),
+                (OR_INDEXES, "Indexes"),
+                (OR_LIMIT, "Limit"),
+                (OR_OPTIONS, "Options"),
+            ];
+            words.extend(classes.iter().filter(|(b, _)| self.mask & b != 0).map(|(_, w)| *w));
+        }
+        match (self.nonfatal(), self.nonfatal_unknown()) {
+            (true, true) => words.push("Nonfatal=All"),
+            (true, false) => words.push("Nonfatal=Override"),
+            (false, true) => words.push("Nonfatal=Unknown"),
+            (false, false) if words.is_empty() => words.push("None"),
+            (false, false) => {}
+        }
+        let mut text = format!("AllowOverride {}", words.join(" "));
+        if !self.list.is_empty() {
+            text.push_str(&format!(" with AllowOverrideList {}", self.list.join(" ")));
+        }
+        text
+    }
+}
+
+/// Whether httpd runs `d` as it reads a file (EXEC_ON_READ: `<IfModule>`, `Define`, `Include`…),
+/// before the file's lines are executed.
+pub fn runs_while_read(d: &Directive) -> bool {
+    d.req_bits & EXEC_ON_READ != 0
 }
 
 /// What a refusal costs.
@@ -393,6 +431,13 @@ impl Scope {
 
     pub fn is_htaccess(&self) -> bool {
         self.htaccess
+    }
+
+    /// Whether httpd logs and skips a directive it does not know here (an .htaccess file
+    /// under `AllowOverride Nonfatal=Unknown`, outside the sections walked with AuthConfig
+    /// alone).
+    pub fn skips_unknown(&self) -> bool {
+        self.htaccess && self.mask.is_some_and(|m| m & NONFATAL_UNKNOWN != 0)
     }
 
     /// Inside `<VirtualHost>` for certain.

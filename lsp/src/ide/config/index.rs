@@ -299,6 +299,9 @@ pub struct Index {
     /// Which servers read the .htaccess files of each directory
     /// ([`crate::ide::allow_override::Readers::of`]).
     pub(crate) readers: OnceLock<crate::ide::allow_override::Readers>,
+    /// For an .htaccess file: the lines every server reading it skips
+    /// (the htaccess-skipped check's), found once for all the checks.
+    pub(crate) htaccess_skipped: OnceLock<Vec<crate::ide::nonfatal::Skipped>>,
 }
 
 impl std::fmt::Debug for Index {
@@ -515,6 +518,7 @@ impl Index {
             condition_refusals: OnceLock::new(),
             mentioned_addresses: OnceLock::new(),
             readers: OnceLock::new(),
+            htaccess_skipped: OnceLock::new(),
         }
     }
 
@@ -557,6 +561,7 @@ impl Index {
         self.condition_refusals = OnceLock::new();
         // (A `Listen` line decides whether the main server reads anything.)
         self.readers = OnceLock::new();
+        self.htaccess_skipped = OnceLock::new();
         true
     }
 

@@ -12,6 +12,8 @@ mod deprecated_directive;
 pub mod directive_context;
 mod else_without_if;
 pub(crate) mod expr_syntax;
+mod htaccess_conditionals;
+mod htaccess_skipped;
 mod limit_methods;
 mod load_problems;
 mod missing_auth_file;
@@ -96,11 +98,15 @@ pub fn in_order_with<A: Send>(cfg: &Config, annotate: impl Fn(&Diagnostic) -> A 
     // then merge them in file order.
     let checks: Vec<(&str, Check)> = OTHERS.iter().chain(LOCAL).copied().collect();
     let phases = std::env::var_os("APACHE_LSP_PHASES").is_some();
+    // An .htaccess file with lines httpd skips: the checks of what a block's lines do together
+    // read it as httpd runs it.
+    let as_run = htaccess_skipped::as_run(cfg);
     let run = |i: usize| {
         let (name, check) = checks[i];
         let mut out = Vec::new();
         let t = std::time::Instant::now();
-        check(cfg, &mut out);
+        check(if reads_blocks(name) { as_run.as_ref().unwrap_or(cfg) } else { cfg }, &mut out);
+        htaccess_skipped::retain_run(cfg, &mut out);
         // Most checks find in file order already: a stable sort would still take a
         // scratch copy of their findings (8 MB for 100 000) at the busiest moment.
         if !out.is_sorted_by(|a, b| order(a, b).is_le()) {
@@ -192,6 +198,7 @@ pub(crate) type Messages = crate::ide::shared_strings::SharedStrings;
 /// One file's syntax.
 pub(crate) fn syntax(cfg: &Config, file: FileId, out: &mut Vec<Diagnostic>) {
     syntax_errors::check(cfg, file, out);
+    htaccess_skipped::retain_run(cfg, out);
 }
 
 /// What loading reported ([`Config::problems`]), and the findings that, like those, only
@@ -200,6 +207,7 @@ pub(crate) fn syntax(cfg: &Config, file: FileId, out: &mut Vec<Diagnostic>) {
 pub(crate) fn problems(cfg: &Config, out: &mut Vec<Diagnostic>) {
     load_problems::check(cfg, out);
     else_without_if::check(cfg, out);
+    htaccess_skipped::retain_run(cfg, out);
 }
 
 /// Checks whose findings on a top-level node (a section with everything inside
@@ -207,9 +215,19 @@ pub(crate) fn problems(cfg: &Config, out: &mut Vec<Diagnostic>) {
 /// configuration that only loading changes (modules, [`Config::top`], the policy
 /// context); each finding lies inside the node it is about.
 pub(crate) fn local(cfg: &Config, out: &mut Vec<Diagnostic>) {
-    for (_, check) in LOCAL {
-        check(cfg, out);
+    let as_run = htaccess_skipped::as_run(cfg);
+    for (name, check) in LOCAL {
+        check(if reads_blocks(name) { as_run.as_ref().unwrap_or(cfg) } else { cfg }, out);
     }
+    htaccess_skipped::retain_run(cfg, out);
+}
+
+/// Whether check `name` reads what the lines of a block do together (and so reads an .htaccess
+/// file as httpd runs it, [`htaccess_skipped::as_run`]), rather than each line on its own (which
+/// says what httpd does with the lines it skips). (The engine's check walks requests, which read
+/// every .htaccess file as httpd runs it already.)
+fn reads_blocks(name: &str) -> bool {
+    matches!(name, "deprecated-access" | "access-rules")
 }
 
 type Check = fn(&Config, &mut Vec<Diagnostic>);
@@ -233,6 +251,8 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
     if context.is_none() {
         return;
     }
+    htaccess_skipped::check(cfg, out);
+    htaccess_conditionals::check(cfg, out);
     let top = context.as_ref().map(|_| Walk::TOP);
     // Whether a node is read in a directory's context (an .htaccess file, or inside a
     // <Directory>, <Location> or <Files> section), for the regex check.
@@ -292,12 +312,14 @@ pub(crate) fn never_read(cfg: &Config) -> bool {
 /// Checks that evaluate requests across the whole configuration.
 pub(crate) fn engine(cfg: &Config, out: &mut Vec<Diagnostic>) {
     defeated_require::check(cfg, out);
+    htaccess_skipped::retain_run(cfg, out);
 }
 
 /// [`engine`]'s findings about some sections only: those on directives in their
 /// bodies (a finding is about the section whose body holds it).
 pub(crate) fn engine_for(cfg: &Config, sections: &[crate::ide::config::SecId], out: &mut Vec<Diagnostic>) {
     defeated_require::check_sections(cfg, sections, out);
+    htaccess_skipped::retain_run(cfg, out);
 }
 
 /// Every section of the configuration with its [`SecId`](crate::ide::config::SecId),

@@ -21,7 +21,9 @@
 use super::body::Body;
 use super::contexts::{self, Ctx};
 use crate::ide::access::{policy_ctx, resolve, wildcard_match, FsOverlay, FsView, Origin, Resolved};
+use crate::ide::catalogue::context::Overrides;
 use crate::ide::config::{self, Config, FileData, FileId, Node, NodeKind};
+use crate::ide::nonfatal;
 use crate::ide::policy::{AuthMerging, PolicyCtx, SectionPolicy};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -253,6 +255,12 @@ pub(super) struct Analysis<'c> {
     sec_of: HashMap<Key, usize>,
     walks: Vec<Walk>,
     by_sec: Vec<Vec<usize>>,
+    /// The AllowOverride (and AllowOverrideList) in force for each .htaccess file read, one
+    /// entry per distinct one among the servers whose requests read it.
+    read_under: HashMap<PathBuf, Vec<Overrides>>,
+    /// .htaccess files whose readers skip different lines of them ([`nonfatal`]): why no one
+    /// body can stand for the file.
+    skips_differ: HashMap<PathBuf, String>,
     /// Some context list was cut short.
     pub bounded: bool,
     /// Why no rewrite can be proven at all: a section with access rules no request the proof
@@ -328,9 +336,19 @@ impl<'c> Analysis<'c> {
             sec_of: HashMap::new(),
             walks: Vec::new(),
             by_sec: Vec::new(),
+            read_under: HashMap::new(),
+            skips_differ: HashMap::new(),
             bounded,
             unsampled: None,
         };
+        for (_, _, _, e) in &walked {
+            for (p, o) in e.htaccess_read() {
+                let under = a.read_under.entry(p.to_path_buf()).or_default();
+                if !under.contains(o) {
+                    under.push(o.clone());
+                }
+            }
+        }
         for n in cfg.walk().filter(|n| n.is_section()) {
             a.nodes.insert((n.loc.file, u32::from(n.loc.range.start())), n);
         }
@@ -373,8 +391,35 @@ impl<'c> Analysis<'c> {
             return;
         }
         let fd = Arc::new(self.setup.read_htaccess(p));
-        // Read as the walks read it: under the server's modules and Defines.
-        self.frags.push(config::load_fragment_under(fd, self.cfg));
+        // Read as the walks read it: under the server's modules and Defines, without the lines
+        // httpd skips under `AllowOverride Nonfatal=…` (a skipped old-style line stands as
+        // what it still does: [`nonfatal::without`]), when every server reading it skips the same.
+        let frag = config::load_fragment_under(fd, self.cfg);
+        let under = self.read_under.get(p).map(Vec::as_slice).unwrap_or_default();
+        let skips: Vec<Vec<nonfatal::Skipped>> = under.iter().map(|o| nonfatal::skipped(&frag, o)).collect();
+        let frag = match &skips[..] {
+            [first, rest @ ..] if rest.iter().all(|s| s == first) => {
+                if first.is_empty() {
+                    frag
+                } else {
+                    nonfatal::without(&frag, first)
+                }
+            }
+            [] => frag,
+            _ => {
+                let each: Vec<String> = under.iter().map(Overrides::describe).collect();
+                self.skips_differ.insert(
+                    p.to_path_buf(),
+                    format!(
+                        "the servers reading {} skip different lines of it ({}), so no one rewrite holds for all of them; rewrite it by hand",
+                        p.display(),
+                        each.join("; ")
+                    ),
+                );
+                frag
+            }
+        };
+        self.frags.push(frag);
         self.frag_of.insert(p.to_path_buf(), self.frags.len() - 1);
     }
 
@@ -497,25 +542,40 @@ impl<'c> Analysis<'c> {
 
     /// Text of where an .htaccess body's AllowOverride comes from, when it does not allow
     /// AuthConfig (the rewritten lines would then be a 500).
+    /// Decided by the AllowOverride and AllowOverrideList in force under each server whose
+    /// requests read the file (those that never read it do not count), as the walks found them.
     pub fn htaccess_override_problem(&self, s: usize) -> Option<String> {
         let (Key::Htaccess(p) | Key::HtaccessSection(p, _)) = &self.secs[s].key else { return None };
-        let allow = self.allow_override_of(p);
-        let ok = |a: &[String]| a.iter().any(|w| w.eq_ignore_ascii_case("All") || w.eq_ignore_ascii_case("AuthConfig"));
-        match allow {
-            Some((_, a)) if ok(&a) => None,
-            Some((d, a)) => Some(format!(
-                "AllowOverride {} (from {} at {}:{}) does not allow AuthConfig, so Require lines in {} would answer every request with 500; add AuthConfig to that AllowOverride first",
-                a.join(" "),
-                d.args().first().map(|x| format!("<Directory {x}>")).unwrap_or_default(),
-                self.cfg.file(d.loc.file).path.display(),
-                self.cfg.line(&d.loc),
-                p.display()
-            )),
-            None => Some(format!(
-                "no AllowOverride applies to {} (the default is None), so httpd does not read it",
-                p.display()
-            )),
+        if let Some(why) = self.skips_differ.get(p) {
+            return Some(why.clone());
         }
+        let require = crate::ide::catalogue::directive("Require")?;
+        let refusing = self.read_under.get(p)?.iter().find(|o| !o.grants(require))?;
+        // Where it is written, when the <Directory> scan finds the same words.
+        let allow = self
+            .allow_override_of(p)
+            .filter(|(_, words)| Overrides::parse(Some(words), None) == *refusing)
+            .map(|(d, words)| {
+                format!(
+                    "AllowOverride {} (from {} at {}:{})",
+                    words.join(" "),
+                    d.args().first().map(|x| format!("<Directory {x}>")).unwrap_or_default(),
+                    self.cfg.file(d.loc.file).path.display(),
+                    self.cfg.line(&d.loc),
+                )
+            })
+            .unwrap_or_else(|| format!("{} (in force for its directory)", refusing.describe()));
+        Some(if refusing.nonfatal() {
+            format!(
+                "{allow} does not allow AuthConfig, so httpd would skip Require lines written in {} (Nonfatal=Override: logged, AH02295) and the rewrite would lose the rules; add AuthConfig to that AllowOverride first",
+                p.display()
+            )
+        } else {
+            format!(
+                "{allow} does not allow AuthConfig, so Require lines in {} would answer every request with 500; add AuthConfig to that AllowOverride first",
+                p.display()
+            )
+        })
     }
 
     /// The AllowOverride in force for the .htaccess file `p` (the section it is written in, and
