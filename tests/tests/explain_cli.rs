@@ -1632,3 +1632,79 @@ Redirect seeother /other /elsewhere
     }
     assert_eq!(seen, [200, 301, 302, 303, 307, 308, 403, 404, 410].into(), "every kind of answer reached");
 }
+
+/// Sends each request to `httpd` and asks explain the same one (`--only-headers` with the
+/// headers the request carries, `--client`, `--port`, `--method`): a status explain states as
+/// certain must be httpd's, and an unknown one (or "access granted") must list httpd's among the
+/// possible statuses. Returns httpd's statuses.
+fn explain_agrees_with_httpd(httpd: &Httpd, requests: &[Request]) -> Vec<u16> {
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    let port = httpd.port().to_string();
+    let mut seen = Vec::new();
+    for r in requests {
+        let real = httpd.send(r).unwrap_or_else(|e| panic!("{r:?}: {e}"));
+        seen.push(real);
+        let client = r.source.to_string();
+        let mut args: Vec<String> =
+            ["explain", conf, &r.path, "--format", "json", "--client", &client, "--port", &port]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+        args.extend(["--method".into(), r.method.clone(), "--only-headers".into()]);
+        for (k, v) in r.headers_sent().into_iter().filter(|(k, _)| k != "Authorization") {
+            args.extend(["--header".into(), format!("{k}:{v}")]);
+        }
+        if let Some((user, _)) = &r.credentials {
+            args.extend(["--user".into(), user.clone()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let v = json(&args);
+        let possible = v["possible_statuses"].as_array().cloned().unwrap_or_default();
+        let what = format!("{} {} from {client} {:?}: httpd {real}\n{v:#}", r.method, r.path, r.headers);
+        if v["status"].is_null() || v["status_from"] == "access-granted" {
+            assert!(possible.contains(&Value::from(real)), "{what}");
+        } else {
+            assert_eq!(v["status"], real, "{what}");
+        }
+    }
+    seen
+}
+
+/// httpd's directory walk stops at the first component that is not there (the rest is path
+/// info): a `<Directory>` for a deeper directory that does not exist applies to nothing, and
+/// one naming a file applies only when the walk skipped the stat of it (the whole path exists,
+/// FollowSymLinks without SymLinksIfOwnerMatch).
+#[test]
+fn sections_for_directories_that_do_not_exist_never_apply() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory />\n    Require all denied\n</Directory>\n\
+<Directory @DOCROOT@>\n    Require all granted\n    Options FollowSymLinks\n</Directory>\n\
+<Directory @DOCROOT@/priv>\n    Require all denied\n</Directory>\n\
+<Directory @DOCROOT@/priv/nosub>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/open>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/open/nosub>\n    Require all denied\n</Directory>\n\
+<Directory @DOCROOT@/b.txt>\n    Require all denied\n</Directory>\n\
+<Directory @DOCROOT@/owner>\n    Options SymLinksIfOwnerMatch\n</Directory>\n\
+<Directory @DOCROOT@/owner/c.txt>\n    Require all denied\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .file("htdocs/priv/secret.txt", "x\n")
+        .file("htdocs/open/o.txt", "x\n")
+        .file("htdocs/b.txt", "x\n")
+        .file("htdocs/owner/c.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let paths = [
+        "/priv/nosub/",
+        "/priv/nosub",
+        "/priv/nosub/x.txt",
+        "/open/nosub/",
+        "/open/nosub/x.txt",
+        "/b.txt",
+        "/b.txt/x",
+        "/owner/c.txt",
+    ];
+    let seen = explain_agrees_with_httpd(&httpd, &paths.map(Request::get));
+    assert_eq!(seen, [403, 403, 403, 404, 404, 403, 404, 200], "the cases this test is about");
+}

@@ -255,7 +255,7 @@ fn over_branches(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, mut base:
 /// [`explain_one`] with the `<If>` branches of `decided` taken as applying or not (untold when
 /// None).
 fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided: Option<&Decided>) -> Explained {
-    let fs = FsView::fresh();
+    let fs = FsView::deployed();
     let mut effective = effective_decided(cfg, &fs, spec, Some(inputs), decided);
     let slashes = encoded_slashes(cfg, effective.vhost_node);
     let rejected = rejected_target(&spec.path, slashes).or_else(|| trace(cfg, spec, effective.vhost_node));
