@@ -1633,11 +1633,11 @@ Redirect seeother /other /elsewhere
     assert_eq!(seen, [200, 301, 302, 303, 307, 308, 403, 404, 410].into(), "every kind of answer reached");
 }
 
-/// Sends each request to `httpd` and asks explain the same one (`--only-headers` with the
-/// headers the request carries, `--client`, `--port`, `--method`): a status explain states as
-/// certain must be httpd's, and an unknown one (or "access granted") must list httpd's among the
-/// possible statuses. Returns httpd's statuses.
-fn explain_agrees_with_httpd(httpd: &Httpd, requests: &[Request]) -> Vec<u16> {
+/// Sends each request to `httpd` and asks explain the same one (`--client`, `--port`,
+/// `--method`, and with `tell_headers` `--only-headers` with the headers the request carries): a
+/// status explain states as certain must be httpd's, and an unknown one (or "access granted")
+/// must list httpd's among the possible statuses. Returns httpd's statuses.
+fn explain_agrees_with_httpd(httpd: &Httpd, requests: &[Request], tell_headers: bool) -> Vec<u16> {
     let conf = httpd.config().main_config_path();
     let conf = conf.to_str().unwrap();
     let port = httpd.port().to_string();
@@ -1651,8 +1651,11 @@ fn explain_agrees_with_httpd(httpd: &Httpd, requests: &[Request]) -> Vec<u16> {
                 .iter()
                 .map(|s| s.to_string())
                 .collect();
-        args.extend(["--method".into(), r.method.clone(), "--only-headers".into()]);
-        for (k, v) in r.headers_sent().into_iter().filter(|(k, _)| k != "Authorization") {
+        args.extend(["--method".into(), r.method.clone()]);
+        if tell_headers {
+            args.push("--only-headers".into());
+        }
+        for (k, v) in r.headers_sent().into_iter().filter(|(k, _)| tell_headers && k != "Authorization") {
             args.extend(["--header".into(), format!("{k}:{v}")]);
         }
         if let Some((user, _)) = &r.credentials {
@@ -1705,6 +1708,41 @@ fn sections_for_directories_that_do_not_exist_never_apply() {
         "/b.txt/x",
         "/owner/c.txt",
     ];
-    let seen = explain_agrees_with_httpd(&httpd, &paths.map(Request::get));
+    let seen = explain_agrees_with_httpd(&httpd, &paths.map(Request::get), true);
     assert_eq!(seen, [403, 403, 403, 404, 404, 403, 404, 200], "the cases this test is about");
+}
+
+/// mod_dir goes on to the next DirectoryIndex name whatever a subrequest answers: where the
+/// access check of one name is not known, the statuses possible are those of every way the
+/// names may end (httpd serves the next name, answers a refusal, or finds no index).
+#[test]
+fn an_index_name_whose_access_is_unknown_leaves_the_next_names_possible() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "DirectoryIndex index.html index.php\n\
+<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Files index.html>\n    Require expr \"%{HTTP:X-A} == 'a'\"\n</Files>\n\
+<Files index.php>\n    Require ip 127.0.0.2\n</Files>\n";
+    let config = HttpdConfig::new(body)
+        .file("htdocs/php/index.php", "x\n")
+        .file("htdocs/both/index.php", "x\n")
+        .file("htdocs/both/index.html", "x\n")
+        .file("htdocs/html/index.html", "x\n")
+        .file("htdocs/none/n.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let mut requests = Vec::new();
+    for client in ["127.0.0.1", "127.0.0.2"] {
+        for path in ["/php/", "/both/", "/html/", "/none/"] {
+            for a in ["a", "b"] {
+                requests.push(Request::get(path).source(client.parse().unwrap()).header("X-A", a));
+            }
+        }
+    }
+    // Told the header, explain knows each answer; untold, httpd's is among the possible ones.
+    let told = explain_agrees_with_httpd(&httpd, &requests, true);
+    let untold = explain_agrees_with_httpd(&httpd, &requests, false);
+    assert_eq!(told, untold);
+    let seen: std::collections::BTreeSet<u16> = told.into_iter().collect();
+    assert_eq!(seen, [200, 403, 404].into(), "served by the first or the next name, refused, or no index");
 }

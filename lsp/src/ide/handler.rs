@@ -96,6 +96,9 @@ pub fn answer_if_granted(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effe
     // run), as they would run once it is, with this request's credentials.
     let looked_up;
     let index = match e.index.as_deref() {
+        // A subrequest's outcome is not known: the statuses each way gives are listed
+        // (`crate::ide::dir_index::apply`).
+        Some(ix) if ix.unknown.is_some() => return handler(ix.unknown.clone().unwrap_or_default()),
         Some(ix) => Some(ix),
         None if e.outcome.status != Some(200) => {
             looked_up = crate::ide::dir_index::lookup(cfg, fs, spec, e);
