@@ -1746,3 +1746,39 @@ fn an_index_name_whose_access_is_unknown_leaves_the_next_names_possible() {
     let seen: std::collections::BTreeSet<u16> = told.into_iter().collect();
     assert_eq!(seen, [200, 403, 404].into(), "served by the first or the next name, refused, or no index");
 }
+
+/// mod_allowmethods refuses a method its sections do not list with 405, before every other
+/// access check (a section's lines add up; a later section's list replaces; `reset` stops it).
+#[test]
+fn allow_methods_refuses_the_methods_it_does_not_list() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n    AllowMethods GET\n</Directory>\n\
+<Directory @DOCROOT@/sub>\n    AllowMethods POST\n    AllowMethods PUT\n</Directory>\n\
+<Directory @DOCROOT@/priv>\n    AllowMethods GET POST\n    Require ip 127.0.0.2\n</Directory>\n\
+<Location /open>\n    AllowMethods reset\n</Location>\n";
+    let config = HttpdConfig::new(body)
+        .with_module("allowmethods")
+        .file("htdocs/b.txt", "x\n")
+        .file("htdocs/sub/x.txt", "x\n")
+        .file("htdocs/priv/secret.txt", "x\n")
+        .file("htdocs/open/o.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let requests = [
+        ("POST", "/b.txt"),
+        ("HEAD", "/b.txt"),
+        ("OPTIONS", "/b.txt"),
+        ("FOO", "/b.txt"),
+        ("get", "/b.txt"),
+        ("POST", "/missing"),
+        ("GET", "/sub/x.txt"),
+        ("POST", "/sub/x.txt"),
+        ("PUT", "/sub/x.txt"),
+        ("OPTIONS", "/priv/secret.txt"),
+        ("POST", "/priv/secret.txt"),
+        ("POST", "/open/o.txt"),
+    ];
+    let seen = explain_agrees_with_httpd(&httpd, &requests.map(|(m, p)| Request::new(m, p)), true);
+    assert_eq!(seen, [405, 200, 405, 405, 405, 405, 405, 200, 405, 405, 403, 200], "the cases this test is about");
+}

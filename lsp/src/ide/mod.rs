@@ -9,6 +9,7 @@
 
 pub mod access;
 pub mod alias_redirect;
+pub mod allow_methods;
 pub mod allow_override;
 pub mod bom;
 pub mod catalogue;
