@@ -1782,3 +1782,43 @@ fn allow_methods_refuses_the_methods_it_does_not_list() {
     let seen = explain_agrees_with_httpd(&httpd, &requests.map(|(m, p)| Request::new(m, p)), true);
     assert_eq!(seen, [405, 200, 405, 405, 405, 405, 405, 200, 405, 405, 403, 200], "the cases this test is about");
 }
+
+/// mod_remoteip: a connection from a trusted proxy takes its client address from
+/// RemoteIPHeader (read right to left through the listed proxies; a private address from a
+/// proxy that is not internal is ignored), and the access rules see that address. Untold, the
+/// header leaves the address, so the status, unknown.
+#[test]
+fn remoteip_gives_the_client_address_the_access_rules_see() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "RemoteIPHeader X-Test\nRemoteIPInternalProxy 127.0.0.0/30\nRemoteIPTrustedProxy 127.0.0.5\n\
+<Directory @DOCROOT@>\n    Require ip 10.1.2.3 8.8.8.8\n</Directory>\n\
+<Directory @DOCROOT@/sub>\n    Require ip 127.0.0.1\n</Directory>\n";
+    let config =
+        HttpdConfig::new(body).with_module("remoteip").file("htdocs/b.txt", "x\n").file("htdocs/sub/x.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let cases = [
+        ("/sub/x.txt", "127.0.0.1", Some("10.1.2.3")),
+        ("/b.txt", "127.0.0.1", Some("10.1.2.3")),
+        ("/b.txt", "127.0.0.1", None),
+        ("/sub/x.txt", "127.0.0.1", None),
+        ("/b.txt", "127.0.0.9", Some("10.1.2.3")),
+        ("/b.txt", "127.0.0.5", Some("10.1.2.3")),
+        ("/b.txt", "127.0.0.5", Some("8.8.8.8")),
+        ("/b.txt", "127.0.0.1", Some("8.8.8.8, 127.0.0.2")),
+        ("/b.txt", "127.0.0.1", Some("10.1.2.3,127.0.0.5")),
+        ("/b.txt", "127.0.0.1", Some("8.8.8.8,127.0.0.5")),
+        ("/sub/x.txt", "127.0.0.1", Some("127.0.0.1,")),
+    ];
+    let requests = cases.map(|(path, source, header)| {
+        let r = Request::get(path).source(source.parse().unwrap());
+        match header {
+            Some(h) => r.header("X-Test", h),
+            None => r,
+        }
+    });
+    let told = explain_agrees_with_httpd(&httpd, &requests, true);
+    assert_eq!(told, [403, 200, 403, 200, 403, 403, 200, 200, 403, 200, 200], "the cases this test is about");
+    explain_agrees_with_httpd(&httpd, &requests, false);
+}

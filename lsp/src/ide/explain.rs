@@ -155,7 +155,65 @@ pub(crate) fn listen_addresses(cfg: &Config) -> Vec<(Option<std::net::IpAddr>, u
 /// every combination's answer possible.
 fn explain_one(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Explained {
     let base = explain_decided(cfg, spec, inputs, None);
-    if base.rejected.is_some() || base.effective.chains.is_empty() {
+    if base.rejected.is_some() {
+        return base;
+    }
+    // mod_remoteip may give the request another client address (post_read_request, before
+    // anything else reads it).
+    match crate::ide::remote_ip::client(cfg, base.vhost_node, spec.request.client, inputs) {
+        crate::ide::remote_ip::Client::Connection => explain_client(cfg, spec, inputs, base),
+        crate::ide::remote_ip::Client::Header(addr, why) => {
+            let mut from = spec.clone();
+            from.request.client = addr;
+            let mut x = explain_client(cfg, &from, inputs, explain_decided(cfg, &from, inputs, None));
+            x.effective.outcome.trace.insert(0, TraceStep { depth: 0, text: why, loc: None });
+            x
+        }
+        crate::ide::remote_ip::Client::Unknown(why) => {
+            // The connection's address, and those the rules name with an outsider: the answer
+            // is known when they all give the same one.
+            let mut clients = vec![spec.request.client];
+            for (_, a) in crate::ide::hover::representative_clients(&[cfg]) {
+                if !clients.contains(&a) {
+                    clients.push(a);
+                }
+            }
+            let each: Vec<(std::net::IpAddr, Explained)> = clients
+                .iter()
+                .map(|&a| {
+                    let mut from = spec.clone();
+                    from.request.client = a;
+                    (a, explain_client(cfg, &from, inputs, explain_decided(cfg, &from, inputs, None)))
+                })
+                .collect();
+            let mut first = explain_client(cfg, spec, inputs, base);
+            let same = |x: &Explained| {
+                x.outcome.status == first.outcome.status
+                    && x.answer == first.answer
+                    && x.error_document == first.error_document
+            };
+            if first.outcome.status.is_some() && each.iter().all(|(_, x)| same(x)) {
+                return first;
+            }
+            let mut possible: Vec<u16> = each.iter().flat_map(|(_, x)| statuses(x)).collect();
+            possible.sort_unstable();
+            possible.dedup();
+            let per = each.iter().map(|(a, x)| format!("{a}: {}", answer_words(x))).collect::<Vec<_>>().join("; ");
+            let o = &mut first.effective.outcome;
+            o.status = None;
+            o.possible_statuses = possible;
+            o.reason_unknown = Some(format!("{why}; the answer depends on the client address ({per})"));
+            first.answer = None;
+            first.error_document = None;
+            first
+        }
+    }
+}
+
+/// [`explain_one`] for the client address `spec` gives (`base`: explained with the `<If>`
+/// branches untold).
+fn explain_client(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, base: Explained) -> Explained {
+    if base.effective.chains.is_empty() {
         return base;
     }
     over_branches(cfg, spec, inputs, base)

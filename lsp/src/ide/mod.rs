@@ -42,6 +42,7 @@ mod pcre_match;
 pub mod policy;
 pub mod references;
 mod regex_cache;
+pub mod remote_ip;
 pub mod rewrite_symlinks;
 pub mod section_urls;
 pub mod selection_ranges;
