@@ -1822,3 +1822,47 @@ fn remoteip_gives_the_client_address_the_access_rules_see() {
     assert_eq!(told, [403, 200, 403, 200, 403, 403, 200, 200, 403, 200, 200], "the cases this test is about");
     explain_agrees_with_httpd(&httpd, &requests, false);
 }
+
+/// Alias targets as httpd walks them: a `//` where the target's slash meets the URL's is one
+/// `/` (`apr_filepath_merge`), and mod_dir asks the URL, not the file name, for its trailing
+/// slash (`Alias /al/ /srv/out`: `/al/` is a directory with its slash, whose index names map
+/// next to it).
+#[test]
+fn alias_targets_with_and_without_a_trailing_slash_are_walked_as_httpd_does() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @ROOT@>\n    Require all granted\n</Directory>\n\
+Alias /static @ROOT@/out/\nAlias /al/ @ROOT@/out\nAliasMatch ^/am(/.*)?$ @ROOT@/out/$1\nAlias /a2/ @ROOT@/out//\n\
+Alias /ix/ @ROOT@/listed\n\
+<Directory @ROOT@/out/d>\n    Require all denied\n</Directory>\n\
+<Directory @ROOT@/listed>\n    Options Indexes\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .with_module("autoindex")
+        .file("out/f.txt", "x\n")
+        .file("out/index.html", "x\n")
+        .file("out/d/g.txt", "x\n")
+        .file("listed/l.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let requests = [
+        ("GET", "/static/f.txt"),
+        ("GET", "/static/index.html"),
+        ("GET", "/static"),
+        ("GET", "/static/"),
+        ("GET", "/static/d/g.txt"),
+        ("GET", "/static/nope"),
+        ("GET", "/al/"),
+        ("HEAD", "/al/"),
+        ("POST", "/al/"),
+        ("GET", "/al/f.txt"),
+        ("GET", "/am/f.txt"),
+        ("GET", "/am"),
+        ("GET", "/am/"),
+        ("GET", "/a2/f.txt"),
+        ("GET", "/a2/d/g.txt"),
+        ("GET", "/ix/"),
+    ];
+    let seen = explain_agrees_with_httpd(&httpd, &requests.map(|(m, p)| Request::new(m, p)), true);
+    let distinct: std::collections::BTreeSet<u16> = seen.into_iter().collect();
+    assert_eq!(distinct, [200, 301, 403, 404].into(), "every kind of answer reached");
+}

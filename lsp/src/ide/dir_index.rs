@@ -270,7 +270,8 @@ pub fn apply(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &mut Effective) {
 pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> Option<(IndexLookup, Option<String>)> {
     let url = normalize_url(&spec.path);
     let dir = e.filesystem_path.to_string_lossy().to_string();
-    if !url.ends_with('/') || !dir.ends_with('/') || !Path::new(&dir).is_dir() || !cfg.module_loaded("dir_module") {
+    // (mod_dir asks the URL for its trailing slash: the file name may lack it, `Alias /a/ /srv/a`.)
+    if !url.ends_with('/') || !Path::new(&dir).is_dir() || !cfg.module_loaded("dir_module") {
         return None;
     }
     let names = index_names(cfg, e);

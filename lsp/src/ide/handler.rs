@@ -210,7 +210,9 @@ pub fn answer_if_granted(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effe
             }),
         }
     };
-    if text.ends_with('/') {
+    // mod_dir and mod_autoindex look at the URL's trailing slash, not the file name's (an
+    // Alias target may add or drop one).
+    if url.ends_with('/') && (text.ends_with('/') || filename.is_dir()) {
         if let Some(answer) = not_get(method) {
             // mod_dir and mod_autoindex step aside for these methods.
             return Some(answer);

@@ -113,6 +113,25 @@ pub(super) fn pick_vhost(
 /// DocumentRoot. When the mapping cannot be told (a user's home directory, a redirect), why is
 /// put in `unknown`.
 pub(super) fn translate(server: &Server, cfg: &Config, url: &str, unknown: &mut Vec<String>) -> PathBuf {
+    let p = translate_as_written(server, cfg, url, unknown);
+    // The directory walk starts by making the name canonical (`apr_filepath_merge`): an Alias
+    // target ending in `/` before a rest starting with one gives `//`, walked as one `/`.
+    match path_text(&p) {
+        t if t.contains("//") => {
+            let mut out = String::with_capacity(t.len());
+            for c in t.chars() {
+                if !(c == '/' && out.ends_with('/')) {
+                    out.push(c);
+                }
+            }
+            PathBuf::from(out)
+        }
+        _ => p,
+    }
+}
+
+/// The file name mod_alias, mod_userdir or core's translate_name gives `url`, as written.
+fn translate_as_written(server: &Server, cfg: &Config, url: &str, unknown: &mut Vec<String>) -> PathBuf {
     for (from, to) in server.aliases(0).chain(server.aliases(1)) {
         if let Some(rest) = alias_match(url, from) {
             return PathBuf::from(format!("{}{}", to, rest));
