@@ -1866,3 +1866,74 @@ Alias /ix/ @ROOT@/listed\n\
     let distinct: std::collections::BTreeSet<u16> = seen.into_iter().collect();
     assert_eq!(distinct, [200, 301, 403, 404].into(), "every kind of answer reached");
 }
+
+/// Where a handler other than the default one may answer (MultiViews, CheckSpelling,
+/// FallbackResource, RewriteRule flags), the statuses possible hold httpd's answer, the
+/// default handler's where they step aside included; a handler no module serves (cgi-script
+/// without mod_cgi) leaves the default handler's answer certain.
+#[test]
+fn statuses_possible_under_other_handlers_hold_httpds_answer() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "RewriteEngine On\nRewriteRule ^/forbid - [F]\nRewriteRule ^/gone - [G]\n\
+RewriteRule ^/go$ http://example.invalid/ [R=302,L]\n\
+<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/mv>\n    Options MultiViews\n    ErrorDocument 404 http://example.invalid/e\n</Directory>\n\
+<Directory @DOCROOT@/sp>\n    CheckSpelling On\n</Directory>\n\
+<Directory @DOCROOT@/fb>\n    FallbackResource /fb/index.html\n</Directory>\n\
+<Directory @DOCROOT@/fb/sub>\n    FallbackResource disabled\n</Directory>\n\
+<Directory @DOCROOT@/fb/priv>\n    FallbackResource /fb/priv/secret.txt\n</Directory>\n\
+<Files secret.txt>\n    Require ip 127.0.0.2\n</Files>\n\
+<Directory @DOCROOT@/cgi>\n    AddHandler cgi-script .txt\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .with_module("mime")
+        .with_module("negotiation")
+        .with_module("speling")
+        .with_module("rewrite")
+        .with_module("autoindex")
+        .without_module("cgi")
+        .without_module("cgid")
+        .file("htdocs/mv/a.html", "x\n")
+        .file("htdocs/mv/noidx/n.txt", "x\n")
+        .file("htdocs/sp/Case.TXT", "x\n")
+        .file("htdocs/sp/b.txt", "x\n")
+        .file("htdocs/fb/index.html", "x\n")
+        .file("htdocs/fb/sub/s.txt", "x\n")
+        .file("htdocs/fb/priv/secret.txt", "x\n")
+        .file("htdocs/cgi/c.txt", "x\n")
+        .file("htdocs/plain.html", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let mut requests = Vec::new();
+    for (m, p) in [
+        ("GET", "/mv/noidx/"),
+        ("GET", "/mv/noidx"),
+        ("PUT", "/mv/a.html"),
+        ("FOO", "/mv/a.html"),
+        ("GET", "/mv/missing"),
+        ("GET", "/mv/a"),
+        ("GET", "/mv/a.html/x"),
+        ("GET", "/sp/case.txt"),
+        ("GET", "/sp/b.tx"),
+        ("GET", "/sp/missing"),
+        ("PUT", "/sp/b.tx"),
+        ("GET", "/fb/sub/missing"),
+        ("GET", "/fb/priv/nope"),
+        ("GET", "/fb/missing"),
+        ("PUT", "/fb/missing"),
+        ("GET", "/fb/index.html/x"),
+        ("GET", "/gone"),
+        ("GET", "/go"),
+        ("GET", "/forbid"),
+        ("PUT", "/plain.html"),
+        ("PUT", "/cgi/c.txt"),
+        ("FOO", "/cgi/c.txt"),
+        ("GET", "/cgi/c.txt/x"),
+    ] {
+        requests.push(Request::new(m, p));
+    }
+    requests.push(Request::get("/fb/priv/nope").source("127.0.0.2".parse().unwrap()));
+    let seen: std::collections::BTreeSet<u16> =
+        explain_agrees_with_httpd(&httpd, &requests, true).into_iter().collect();
+    assert_eq!(seen, [200, 301, 302, 403, 404, 405, 410, 501].into(), "every kind of answer reached");
+}
