@@ -1937,3 +1937,27 @@ RewriteRule ^/go$ http://example.invalid/ [R=302,L]\n\
         explain_agrees_with_httpd(&httpd, &requests, true).into_iter().collect();
     assert_eq!(seen, [200, 301, 302, 403, 404, 405, 410, 501].into(), "every kind of answer reached");
 }
+
+/// A target refused before the walk (a bad path, `%2F`, `%00`, TRACE under TraceEnable Off) gets
+/// the server's ErrorDocument: a full URL makes it a 302.
+#[test]
+fn targets_refused_before_the_walk_get_the_servers_error_document() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "ErrorDocument 400 http://example.invalid/bad\nErrorDocument 404 http://example.invalid/nf\n\
+ErrorDocument 405 http://example.invalid/na\nTraceEnable Off\n\
+<Directory @DOCROOT@>\n    Require all granted\n    ErrorDocument 404 /err.html\n</Directory>\n";
+    let config = HttpdConfig::new(body).file("htdocs/b.txt", "x\n").file("htdocs/sub/s.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let requests = [
+        ("GET", "/sub/../../b.txt"),
+        ("GET", "/%zz"),
+        ("GET", "/sub%2fx"),
+        ("GET", "/x%00"),
+        ("TRACE", "/b.txt"),
+        ("GET", "/missing"),
+    ];
+    let seen = explain_agrees_with_httpd(&httpd, &requests.map(|(m, p)| Request::new(m, p)), true);
+    assert_eq!(seen, [302, 302, 302, 302, 302, 404], "the cases this test is about");
+}

@@ -395,8 +395,8 @@ fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided
     let walk_failed = translated.is_some()
         || effective.refused_symlink.is_some()
         || effective.outcome.deciding.as_ref().is_some_and(|d| d.rule.starts_with(".htaccess error"));
-    let error_document =
-        rejected.is_none().then(|| crate::ide::error_document::apply(cfg, &mut effective, walk_failed)).flatten();
+    // (A target refused before the walk gets the server's: its sections are never merged.)
+    let error_document = crate::ide::error_document::apply(cfg, &mut effective, walk_failed || rejected.is_some());
     let suppressed = crate::ide::loglevel::suppressed(cfg, &effective);
     let port_unknown = match (spec.request.local_port, cfg.index().vhosts.is_empty()) {
         (None, false) => Some(format!(
