@@ -1961,3 +1961,25 @@ ErrorDocument 405 http://example.invalid/na\nTraceEnable Off\n\
     let seen = explain_agrees_with_httpd(&httpd, &requests.map(|(m, p)| Request::new(m, p)), true);
     assert_eq!(seen, [302, 302, 302, 302, 302, 404], "the cases this test is about");
 }
+
+/// A DirectoryIndex name that is a directory without its trailing slash: its subrequest is
+/// redirected by mod_dir, and mod_dir passes the redirect on at once (even before a later name
+/// that exists).
+#[test]
+fn a_directory_index_naming_a_directory_passes_its_redirect_on() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/sub>\n    DirectoryIndex deep nope.html\n</Directory>\n\
+<Directory @DOCROOT@/first>\n    DirectoryIndex ../sub idx.txt\n</Directory>\n\
+<Directory @DOCROOT@/plain>\n    DirectoryIndex nosuch index.html\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .file("htdocs/sub/deep/y.txt", "x\n")
+        .file("htdocs/first/idx.txt", "x\n")
+        .file("htdocs/plain/index.html", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let requests = [("GET", "/sub/"), ("HEAD", "/sub/"), ("POST", "/sub/"), ("GET", "/first/"), ("GET", "/plain/")];
+    let seen = explain_agrees_with_httpd(&httpd, &requests.map(|(m, p)| Request::new(m, p)), true);
+    assert_eq!(seen, [301, 301, 301, 301, 200], "the cases this test is about");
+}

@@ -246,16 +246,29 @@ pub fn apply(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &mut Effective) {
         o.deciding = None;
     } else if lookup.served.is_none() {
         // (A refusal is always evaluated; were it not, the outcome is left as it was.)
-        if let Some((t, s)) =
-            lookup.refused_by.and_then(|k| lookup.tries.get(k)).and_then(|t| Some((t, t.effective.as_ref()?)))
-        {
-            o.status = t.status;
-            o.possible_statuses = t.status.into_iter().collect();
-            o.deciding = s
-                .outcome
-                .deciding
-                .clone()
-                .map(|d| policy::Deciding { rule: format!("{} (DirectoryIndex subrequest {})", d.rule, t.url), ..d });
+        if let Some(t) = lookup.refused_by.and_then(|k| lookup.tries.get(k)) {
+            let deciding = match (t.status, &t.effective) {
+                (Some(r @ 300..=399), _) => Some(policy::Deciding {
+                    layer: policy::Layer::Core,
+                    rule: format!(
+                        "the DirectoryIndex subrequest GET {} is a directory without its trailing slash: mod_dir \
+                         passes its redirect on ({r})",
+                        t.url
+                    ),
+                    loc: None,
+                }),
+                (_, Some(s)) => s.outcome.deciding.clone().map(|d| policy::Deciding {
+                    rule: format!("{} (DirectoryIndex subrequest {})", d.rule, t.url),
+                    ..d
+                }),
+                // (A refusal is always evaluated; were it not, the outcome is left as it was.)
+                (_, None) => None,
+            };
+            if deciding.is_some() {
+                o.status = t.status;
+                o.possible_statuses = t.status.into_iter().collect();
+                o.deciding = deciding;
+            }
         }
     }
     // (With nothing tried, what the handler answers is asked again, and is unknown too.)
@@ -319,7 +332,18 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
         let sub = walk_and_evaluate(cfg, fs, &sub_spec, None, true, e.decided.as_ref());
         let same = section_ids(&sub) == main_ids && sub.refused_symlink.is_none();
         let regular = sub.filesystem_path.is_file();
-        let status = if same { Some(200) } else { sub.outcome.status };
+        let mut status = if same { Some(200) } else { sub.outcome.status };
+        // A name that is a directory without its trailing slash: the subrequest's own fixups
+        // redirect it (mod_dir), and mod_dir passes the redirect on when no later name serves.
+        if status == Some(200) && !regular && !sub_spec.path.ends_with('/') && sub.filesystem_path.is_dir() {
+            if let Some(crate::ide::handler::Answer::File { status: s, .. }) =
+                crate::ide::handler::answer_if_granted(cfg, fs, &sub_spec, &sub)
+            {
+                if (300..400).contains(&s) {
+                    status = Some(s);
+                }
+            }
+        }
         let statuses = match status {
             Some(s) => vec![s],
             None => {
@@ -346,6 +370,8 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
                 match s {
                     200 if regular => lookup.ends.push(IndexEnd::Served),
                     200 => next.push(*way),
+                    // A redirect is passed on at once, as is the last name's 401.
+                    300..=399 => lookup.ends.push(IndexEnd::Refused(s)),
                     401 if last => lookup.ends.push(IndexEnd::Refused(401)),
                     s => next.push(Some(s)),
                 }
@@ -358,6 +384,7 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
             match status {
                 Some(200) if regular => lookup.served = Some(i),
                 Some(401) if last => lookup.refused_by = Some(i),
+                Some(300..=399) => lookup.refused_by = Some(i),
                 Some(200) => {}
                 _ => lookup.refused_by = Some(i),
             }
