@@ -1885,7 +1885,8 @@ RewriteRule ^/go$ http://example.invalid/ [R=302,L]\n\
 <Directory @DOCROOT@/fb/sub>\n    FallbackResource disabled\n</Directory>\n\
 <Directory @DOCROOT@/fb/priv>\n    FallbackResource /fb/priv/secret.txt\n</Directory>\n\
 <Files secret.txt>\n    Require ip 127.0.0.2\n</Files>\n\
-<Directory @DOCROOT@/cgi>\n    AddHandler cgi-script .txt\n</Directory>\n";
+<Directory @DOCROOT@/cgi>\n    AddHandler cgi-script .txt\n</Directory>\n\
+<Directory @DOCROOT@/mvx>\n    Options MultiViews\n    Require expr \"%{REQUEST_URI} =~ /\\.txt$/\"\n</Directory>\n";
     let config = HttpdConfig::new(body)
         .with_module("mime")
         .with_module("negotiation")
@@ -1902,7 +1903,8 @@ RewriteRule ^/go$ http://example.invalid/ [R=302,L]\n\
         .file("htdocs/fb/sub/s.txt", "x\n")
         .file("htdocs/fb/priv/secret.txt", "x\n")
         .file("htdocs/cgi/c.txt", "x\n")
-        .file("htdocs/plain.html", "x\n");
+        .file("htdocs/plain.html", "x\n")
+        .file("htdocs/mvx/a.txt", "x\n");
     let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
     let mut requests = Vec::new();
     for (m, p) in [
@@ -1929,6 +1931,9 @@ RewriteRule ^/go$ http://example.invalid/ [R=302,L]\n\
         ("PUT", "/cgi/c.txt"),
         ("FOO", "/cgi/c.txt"),
         ("GET", "/cgi/c.txt/x"),
+        // Access unknown (Require expr), MultiViews on a missing name: 404 is possible.
+        ("GET", "/mvx/missing.txt"),
+        ("GET", "/mvx/a.txt"),
     ] {
         requests.push(Request::new(m, p));
     }

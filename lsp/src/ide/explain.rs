@@ -372,13 +372,19 @@ fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided
     // Unknown, with access granted among the possible answers: what the file system answers then
     // (404, 301…) is the status that is possible, as it is when access is known to pass.
     if rejected.is_none() && effective.outcome.status.is_none() && effective.outcome.possible_statuses.contains(&200) {
-        if let Some(Answer::File { status, .. }) = crate::ide::handler::answer_if_granted(cfg, &fs, spec, &effective) {
-            let possible = &mut effective.outcome.possible_statuses;
-            possible.retain(|&s| s != 200);
-            possible.push(status);
-            possible.sort_unstable();
-            possible.dedup();
+        let granted = crate::ide::handler::answer_if_granted(cfg, &fs, spec, &effective);
+        let possible = &mut effective.outcome.possible_statuses;
+        match granted {
+            Some(Answer::File { status, .. }) => {
+                possible.retain(|&s| s != 200);
+                possible.push(status);
+            }
+            // What the handler may answer instead of its 200.
+            Some(Answer::Handler { may, .. }) => possible.extend(may),
+            None => {}
         }
+        possible.sort_unstable();
+        possible.dedup();
     }
     if let (Some(Answer::File { status, why, log }), None) = (&answer, &translated) {
         let o = &mut effective.outcome;
