@@ -1988,3 +1988,24 @@ fn a_directory_index_naming_a_directory_passes_its_redirect_on() {
     let seen = explain_agrees_with_httpd(&httpd, &requests.map(|(m, p)| Request::new(m, p)), true);
     assert_eq!(seen, [301, 301, 301, 301, 200], "the cases this test is about");
 }
+
+/// A request line longer than LimitRequestLine is refused with 414 while it is read.
+#[test]
+fn a_request_line_over_limit_request_line_is_a_414() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "LimitRequestLine 100\n<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n";
+    let httpd = Httpd::start(HttpdConfig::new(body)).unwrap_or_else(|e| panic!("{e}"));
+    let long = |n: usize| format!("/{}", "a".repeat(n));
+    let requests = [
+        Request::get(&long(86)),
+        Request::get(&long(87)),
+        Request::get(&long(88)),
+        Request::get(&long(140)),
+        Request::new("POST", &long(86)),
+        Request::new("POST", &long(87)),
+    ];
+    let seen = explain_agrees_with_httpd(&httpd, &requests, true);
+    assert_eq!(seen, [404, 404, 414, 414, 404, 414], "both sides of the limit");
+}

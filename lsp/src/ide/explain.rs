@@ -316,7 +316,9 @@ fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided
     let fs = FsView::deployed();
     let mut effective = effective_decided(cfg, &fs, spec, Some(inputs), decided);
     let slashes = encoded_slashes(cfg, effective.vhost_node);
-    let rejected = rejected_target(&spec.path, slashes).or_else(|| trace(cfg, spec, effective.vhost_node));
+    let rejected = line_too_long(cfg, spec)
+        .or_else(|| rejected_target(&spec.path, slashes))
+        .or_else(|| trace(cfg, spec, effective.vhost_node));
     if let Some(why) = rejected {
         answer_before_walk(spec, &mut effective, why, slashes);
         if let (Rejected::Trace { .. }, Some(d)) = (why, crate::ide::handler::answered_at_translation(cfg, &effective))
@@ -465,6 +467,7 @@ fn answer_before_walk(spec: &RequestSpec, e: &mut Effective, why: Rejected, slas
             ("TRACE is echoed back before any section is walked (TraceEnable On, the default)", None)
         }
         Rejected::Trace { enabled: false } => ("TRACE is refused before any section is walked (TraceEnable Off)", None),
+        Rejected::LineTooLong { .. } => ("the request line is longer than LimitRequestLine (read_request_line)", None),
     };
     e.outcome = Outcome {
         status: Some(status),
@@ -485,6 +488,21 @@ fn answer_before_walk(spec: &RequestSpec, e: &mut Effective, why: Rejected, slas
     e.authz = None;
     e.env = None;
     e.index = None;
+}
+
+/// `Rejected::LineTooLong` when the request line (`METHOD target HTTP/1.1`) is longer than the
+/// main server's `LimitRequestLine` (httpd reads it before it knows the virtual host).
+fn line_too_long(cfg: &Config, spec: &RequestSpec) -> Option<Rejected> {
+    let limit = cfg
+        .nodes
+        .iter()
+        .rev()
+        .filter(|n| n.kind == crate::ide::config::NodeKind::Directive && n.is("LimitRequestLine"))
+        .find_map(|n| n.args().next().and_then(|a| a.parse::<usize>().ok()))
+        .unwrap_or(8190);
+    let line = spec.request.method.len() + 1 + spec.path.len() + " HTTP/1.1".len();
+    // The line is read into LimitRequestLine + 2 bytes, which hold it with its line feed.
+    (line > limit + 1).then_some(Rejected::LineTooLong { limit })
 }
 
 /// `Rejected::Trace` for a TRACE request: `TraceEnable` of the virtual host (`vhost`: its index in
@@ -655,6 +673,7 @@ pub fn to_json(spec: &RequestSpec, e: &Explained) -> Value {
             Rejected::EncodedSlash => "encoded-slash",
             Rejected::EncodedNul => "encoded-nul",
             Rejected::Trace { .. } => "trace",
+            Rejected::LineTooLong { .. } => "request-line-too-long",
         }),
         "url": spec.path,
         "method": spec.request.method,

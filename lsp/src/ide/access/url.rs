@@ -226,6 +226,9 @@ pub enum Rejected {
     /// before the directory walk and the access checks: 200 (echoed) under `TraceEnable On` or
     /// `Extended` (the default is On), 405 under `TraceEnable Off`.
     Trace { enabled: bool },
+    /// 414: a request line longer than the main server's `LimitRequestLine` (8190 by default),
+    /// refused while it is read, before any virtual host is chosen.
+    LineTooLong { limit: usize },
 }
 
 impl Rejected {
@@ -235,6 +238,7 @@ impl Rejected {
             Rejected::EncodedSlash | Rejected::EncodedNul => 404,
             Rejected::Trace { enabled: true } => 200,
             Rejected::Trace { enabled: false } => 405,
+            Rejected::LineTooLong { .. } => 414,
         }
     }
 }
