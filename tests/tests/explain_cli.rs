@@ -1989,9 +1989,10 @@ fn a_directory_index_naming_a_directory_passes_its_redirect_on() {
     assert_eq!(seen, [301, 301, 301, 301, 200], "the cases this test is about");
 }
 
-/// A request line longer than LimitRequestLine is refused with 414 while it is read.
+/// A request line longer than LimitRequestLine is refused with 414 while it is read, CONNECT
+/// with a path (not `host:port`) with 400 while it is parsed.
 #[test]
-fn a_request_line_over_limit_request_line_is_a_414() {
+fn request_lines_refused_while_read_or_parsed() {
     if !require_apache2() {
         return;
     }
@@ -2005,7 +2006,10 @@ fn a_request_line_over_limit_request_line_is_a_414() {
         Request::get(&long(140)),
         Request::new("POST", &long(86)),
         Request::new("POST", &long(87)),
+        // CONNECT needs host:port: a path is refused while the request line is parsed.
+        Request::new("CONNECT", "/b.txt"),
+        Request::new("CONNECT", "/"),
     ];
     let seen = explain_agrees_with_httpd(&httpd, &requests, true);
-    assert_eq!(seen, [404, 404, 414, 414, 404, 414], "both sides of the limit");
+    assert_eq!(seen, [404, 404, 414, 414, 404, 414, 400, 400], "both sides of the limit, and CONNECT");
 }

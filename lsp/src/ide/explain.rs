@@ -316,7 +316,10 @@ fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided
     let fs = FsView::deployed();
     let mut effective = effective_decided(cfg, &fs, spec, Some(inputs), decided);
     let slashes = encoded_slashes(cfg, effective.vhost_node);
+    // (explain's target is a path or an absolute URL: never the `host:port` CONNECT needs.)
+    let connect = (spec.request.method == "CONNECT").then_some(Rejected::ConnectTarget);
     let rejected = line_too_long(cfg, spec)
+        .or(connect)
         .or_else(|| rejected_target(&spec.path, slashes))
         .or_else(|| trace(cfg, spec, effective.vhost_node));
     if let Some(why) = rejected {
@@ -468,6 +471,7 @@ fn answer_before_walk(spec: &RequestSpec, e: &mut Effective, why: Rejected, slas
         }
         Rejected::Trace { enabled: false } => ("TRACE is refused before any section is walked (TraceEnable Off)", None),
         Rejected::LineTooLong { .. } => ("the request line is longer than LimitRequestLine (read_request_line)", None),
+        Rejected::ConnectTarget => ("CONNECT names a host:port, not a path (ap_parse_uri)", None),
     };
     e.outcome = Outcome {
         status: Some(status),
@@ -674,6 +678,7 @@ pub fn to_json(spec: &RequestSpec, e: &Explained) -> Value {
             Rejected::EncodedNul => "encoded-nul",
             Rejected::Trace { .. } => "trace",
             Rejected::LineTooLong { .. } => "request-line-too-long",
+            Rejected::ConnectTarget => "connect-target",
         }),
         "url": spec.path,
         "method": spec.request.method,

@@ -229,12 +229,15 @@ pub enum Rejected {
     /// 414: a request line longer than the main server's `LimitRequestLine` (8190 by default),
     /// refused while it is read, before any virtual host is chosen.
     LineTooLong { limit: usize },
+    /// 400: CONNECT with a target that is not `host:port` (`apr_uri_parse_hostinfo` fails
+    /// on a path, `ap_parse_uri`).
+    ConnectTarget,
 }
 
 impl Rejected {
     pub fn status(self) -> u16 {
         match self {
-            Rejected::InvalidPath => 400,
+            Rejected::InvalidPath | Rejected::ConnectTarget => 400,
             Rejected::EncodedSlash | Rejected::EncodedNul => 404,
             Rejected::Trace { enabled: true } => 200,
             Rejected::Trace { enabled: false } => 405,
