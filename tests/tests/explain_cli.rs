@@ -1716,3 +1716,384 @@ fn htaccess_lines_httpd_skips_under_nonfatal_take_no_effect() {
         assert_eq!(explain_agrees_under_if(name, case(allow, inherited, ht), &requests, true), 0, "{name}");
     }
 }
+
+/// Sends each request to `httpd` and asks explain the same one (`--client`, `--port`,
+/// `--method`, and with `tell_headers` `--only-headers` with the headers the request carries): a
+/// status explain states as certain must be httpd's, and an unknown one (or "access granted")
+/// must list httpd's among the possible statuses. Returns httpd's statuses.
+fn explain_agrees_with_httpd(httpd: &Httpd, requests: &[Request], tell_headers: bool) -> Vec<u16> {
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    let port = httpd.port().to_string();
+    let mut seen = Vec::new();
+    for r in requests {
+        let real = httpd.send(r).unwrap_or_else(|e| panic!("{r:?}: {e}"));
+        seen.push(real);
+        let client = r.source.to_string();
+        let mut args: Vec<String> =
+            ["explain", conf, &r.path, "--format", "json", "--client", &client, "--port", &port]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+        args.extend(["--method".into(), r.method.clone()]);
+        if tell_headers {
+            args.push("--only-headers".into());
+        }
+        for (k, v) in r.headers_sent().into_iter().filter(|(k, _)| tell_headers && k != "Authorization") {
+            args.extend(["--header".into(), format!("{k}:{v}")]);
+        }
+        if let Some((user, _)) = &r.credentials {
+            args.extend(["--user".into(), user.clone()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let v = json(&args);
+        let possible = v["possible_statuses"].as_array().cloned().unwrap_or_default();
+        let what = format!("{} {} from {client} {:?}: httpd {real}\n{v:#}", r.method, r.path, r.headers);
+        if v["status"].is_null() || v["status_from"] == "access-granted" {
+            assert!(possible.contains(&Value::from(real)), "{what}");
+        } else {
+            assert_eq!(v["status"], real, "{what}");
+        }
+    }
+    seen
+}
+
+/// httpd's directory walk stops at the first component that is not there (the rest is path
+/// info): a `<Directory>` for a deeper directory that does not exist applies to nothing, and
+/// one naming a file applies only when the walk skipped the stat of it (the whole path exists,
+/// FollowSymLinks without SymLinksIfOwnerMatch).
+#[test]
+fn sections_for_directories_that_do_not_exist_never_apply() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory />\n    Require all denied\n</Directory>\n\
+<Directory @DOCROOT@>\n    Require all granted\n    Options FollowSymLinks\n</Directory>\n\
+<Directory @DOCROOT@/priv>\n    Require all denied\n</Directory>\n\
+<Directory @DOCROOT@/priv/nosub>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/open>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/open/nosub>\n    Require all denied\n</Directory>\n\
+<Directory @DOCROOT@/b.txt>\n    Require all denied\n</Directory>\n\
+<Directory @DOCROOT@/owner>\n    Options SymLinksIfOwnerMatch\n</Directory>\n\
+<Directory @DOCROOT@/owner/c.txt>\n    Require all denied\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .file("htdocs/priv/secret.txt", "x\n")
+        .file("htdocs/open/o.txt", "x\n")
+        .file("htdocs/b.txt", "x\n")
+        .file("htdocs/owner/c.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let paths = [
+        "/priv/nosub/",
+        "/priv/nosub",
+        "/priv/nosub/x.txt",
+        "/open/nosub/",
+        "/open/nosub/x.txt",
+        "/b.txt",
+        "/b.txt/x",
+        "/owner/c.txt",
+    ];
+    let seen = explain_agrees_with_httpd(&httpd, &paths.map(Request::get), true);
+    assert_eq!(seen, [403, 403, 403, 404, 404, 403, 404, 200], "the cases this test is about");
+}
+
+/// mod_dir goes on to the next DirectoryIndex name whatever a subrequest answers: where the
+/// access check of one name is not known, the statuses possible are those of every way the
+/// names may end (httpd serves the next name, answers a refusal, or finds no index).
+#[test]
+fn an_index_name_whose_access_is_unknown_leaves_the_next_names_possible() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "DirectoryIndex index.html index.php\n\
+<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Files index.html>\n    Require expr \"%{HTTP:X-A} == 'a'\"\n</Files>\n\
+<Files index.php>\n    Require ip 127.0.0.2\n</Files>\n";
+    let config = HttpdConfig::new(body)
+        .file("htdocs/php/index.php", "x\n")
+        .file("htdocs/both/index.php", "x\n")
+        .file("htdocs/both/index.html", "x\n")
+        .file("htdocs/html/index.html", "x\n")
+        .file("htdocs/none/n.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let mut requests = Vec::new();
+    for client in ["127.0.0.1", "127.0.0.2"] {
+        for path in ["/php/", "/both/", "/html/", "/none/"] {
+            for a in ["a", "b"] {
+                requests.push(Request::get(path).source(client.parse().unwrap()).header("X-A", a));
+            }
+        }
+    }
+    // Told the header, explain knows each answer; untold, httpd's is among the possible ones.
+    let told = explain_agrees_with_httpd(&httpd, &requests, true);
+    let untold = explain_agrees_with_httpd(&httpd, &requests, false);
+    assert_eq!(told, untold);
+    let seen: std::collections::BTreeSet<u16> = told.into_iter().collect();
+    assert_eq!(seen, [200, 403, 404].into(), "served by the first or the next name, refused, or no index");
+}
+
+/// mod_allowmethods refuses a method its sections do not list with 405, before every other
+/// access check (a section's lines add up; a later section's list replaces; `reset` stops it).
+#[test]
+fn allow_methods_refuses_the_methods_it_does_not_list() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n    AllowMethods GET\n</Directory>\n\
+<Directory @DOCROOT@/sub>\n    AllowMethods POST\n    AllowMethods PUT\n</Directory>\n\
+<Directory @DOCROOT@/priv>\n    AllowMethods GET POST\n    Require ip 127.0.0.2\n</Directory>\n\
+<Location /open>\n    AllowMethods reset\n</Location>\n";
+    let config = HttpdConfig::new(body)
+        .with_module("allowmethods")
+        .file("htdocs/b.txt", "x\n")
+        .file("htdocs/sub/x.txt", "x\n")
+        .file("htdocs/priv/secret.txt", "x\n")
+        .file("htdocs/open/o.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let requests = [
+        ("POST", "/b.txt"),
+        ("HEAD", "/b.txt"),
+        ("OPTIONS", "/b.txt"),
+        ("FOO", "/b.txt"),
+        ("get", "/b.txt"),
+        ("POST", "/missing"),
+        ("GET", "/sub/x.txt"),
+        ("POST", "/sub/x.txt"),
+        ("PUT", "/sub/x.txt"),
+        ("OPTIONS", "/priv/secret.txt"),
+        ("POST", "/priv/secret.txt"),
+        ("POST", "/open/o.txt"),
+    ];
+    let seen = explain_agrees_with_httpd(&httpd, &requests.map(|(m, p)| Request::new(m, p)), true);
+    assert_eq!(seen, [405, 200, 405, 405, 405, 405, 405, 200, 405, 405, 403, 200], "the cases this test is about");
+}
+
+/// mod_remoteip: a connection from a trusted proxy takes its client address from
+/// RemoteIPHeader (read right to left through the listed proxies; a private address from a
+/// proxy that is not internal is ignored), and the access rules see that address. Untold, the
+/// header leaves the address, so the status, unknown.
+#[test]
+fn remoteip_gives_the_client_address_the_access_rules_see() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "RemoteIPHeader X-Test\nRemoteIPInternalProxy 127.0.0.0/30\nRemoteIPTrustedProxy 127.0.0.5\n\
+<Directory @DOCROOT@>\n    Require ip 10.1.2.3 8.8.8.8\n</Directory>\n\
+<Directory @DOCROOT@/sub>\n    Require ip 127.0.0.1\n</Directory>\n";
+    let config =
+        HttpdConfig::new(body).with_module("remoteip").file("htdocs/b.txt", "x\n").file("htdocs/sub/x.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let cases = [
+        ("/sub/x.txt", "127.0.0.1", Some("10.1.2.3")),
+        ("/b.txt", "127.0.0.1", Some("10.1.2.3")),
+        ("/b.txt", "127.0.0.1", None),
+        ("/sub/x.txt", "127.0.0.1", None),
+        ("/b.txt", "127.0.0.9", Some("10.1.2.3")),
+        ("/b.txt", "127.0.0.5", Some("10.1.2.3")),
+        ("/b.txt", "127.0.0.5", Some("8.8.8.8")),
+        ("/b.txt", "127.0.0.1", Some("8.8.8.8, 127.0.0.2")),
+        ("/b.txt", "127.0.0.1", Some("10.1.2.3,127.0.0.5")),
+        ("/b.txt", "127.0.0.1", Some("8.8.8.8,127.0.0.5")),
+        ("/sub/x.txt", "127.0.0.1", Some("127.0.0.1,")),
+    ];
+    let requests = cases.map(|(path, source, header)| {
+        let r = Request::get(path).source(source.parse().unwrap());
+        match header {
+            Some(h) => r.header("X-Test", h),
+            None => r,
+        }
+    });
+    let told = explain_agrees_with_httpd(&httpd, &requests, true);
+    assert_eq!(told, [403, 200, 403, 200, 403, 403, 200, 200, 403, 200, 200], "the cases this test is about");
+    explain_agrees_with_httpd(&httpd, &requests, false);
+}
+
+/// Alias targets as httpd walks them: a `//` where the target's slash meets the URL's is one
+/// `/` (`apr_filepath_merge`), and mod_dir asks the URL, not the file name, for its trailing
+/// slash (`Alias /al/ /srv/out`: `/al/` is a directory with its slash, whose index names map
+/// next to it).
+#[test]
+fn alias_targets_with_and_without_a_trailing_slash_are_walked_as_httpd_does() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @ROOT@>\n    Require all granted\n</Directory>\n\
+Alias /static @ROOT@/out/\nAlias /al/ @ROOT@/out\nAliasMatch ^/am(/.*)?$ @ROOT@/out/$1\nAlias /a2/ @ROOT@/out//\n\
+Alias /ix/ @ROOT@/listed\n\
+<Directory @ROOT@/out/d>\n    Require all denied\n</Directory>\n\
+<Directory @ROOT@/listed>\n    Options Indexes\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .with_module("autoindex")
+        .file("out/f.txt", "x\n")
+        .file("out/index.html", "x\n")
+        .file("out/d/g.txt", "x\n")
+        .file("listed/l.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let requests = [
+        ("GET", "/static/f.txt"),
+        ("GET", "/static/index.html"),
+        ("GET", "/static"),
+        ("GET", "/static/"),
+        ("GET", "/static/d/g.txt"),
+        ("GET", "/static/nope"),
+        ("GET", "/al/"),
+        ("HEAD", "/al/"),
+        ("POST", "/al/"),
+        ("GET", "/al/f.txt"),
+        ("GET", "/am/f.txt"),
+        ("GET", "/am"),
+        ("GET", "/am/"),
+        ("GET", "/a2/f.txt"),
+        ("GET", "/a2/d/g.txt"),
+        ("GET", "/ix/"),
+    ];
+    let seen = explain_agrees_with_httpd(&httpd, &requests.map(|(m, p)| Request::new(m, p)), true);
+    let distinct: std::collections::BTreeSet<u16> = seen.into_iter().collect();
+    assert_eq!(distinct, [200, 301, 403, 404].into(), "every kind of answer reached");
+}
+
+/// Where a handler other than the default one may answer (MultiViews, CheckSpelling,
+/// FallbackResource, RewriteRule flags), the statuses possible hold httpd's answer, the
+/// default handler's where they step aside included; a handler no module serves (cgi-script
+/// without mod_cgi) leaves the default handler's answer certain.
+#[test]
+fn statuses_possible_under_other_handlers_hold_httpds_answer() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "RewriteEngine On\nRewriteRule ^/forbid - [F]\nRewriteRule ^/gone - [G]\n\
+RewriteRule ^/go$ http://example.invalid/ [R=302,L]\n\
+<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/mv>\n    Options MultiViews\n    ErrorDocument 404 http://example.invalid/e\n</Directory>\n\
+<Directory @DOCROOT@/sp>\n    CheckSpelling On\n</Directory>\n\
+<Directory @DOCROOT@/fb>\n    FallbackResource /fb/index.html\n</Directory>\n\
+<Directory @DOCROOT@/fb/sub>\n    FallbackResource disabled\n</Directory>\n\
+<Directory @DOCROOT@/fb/priv>\n    FallbackResource /fb/priv/secret.txt\n</Directory>\n\
+<Files secret.txt>\n    Require ip 127.0.0.2\n</Files>\n\
+<Directory @DOCROOT@/cgi>\n    AddHandler cgi-script .txt\n</Directory>\n\
+<Directory @DOCROOT@/mvx>\n    Options MultiViews\n    Require expr \"%{REQUEST_URI} =~ /\\.txt$/\"\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .with_module("mime")
+        .with_module("negotiation")
+        .with_module("speling")
+        .with_module("rewrite")
+        .with_module("autoindex")
+        .without_module("cgi")
+        .without_module("cgid")
+        .file("htdocs/mv/a.html", "x\n")
+        .file("htdocs/mv/noidx/n.txt", "x\n")
+        .file("htdocs/sp/Case.TXT", "x\n")
+        .file("htdocs/sp/b.txt", "x\n")
+        .file("htdocs/fb/index.html", "x\n")
+        .file("htdocs/fb/sub/s.txt", "x\n")
+        .file("htdocs/fb/priv/secret.txt", "x\n")
+        .file("htdocs/cgi/c.txt", "x\n")
+        .file("htdocs/plain.html", "x\n")
+        .file("htdocs/mvx/a.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let mut requests = Vec::new();
+    for (m, p) in [
+        ("GET", "/mv/noidx/"),
+        ("GET", "/mv/noidx"),
+        ("PUT", "/mv/a.html"),
+        ("FOO", "/mv/a.html"),
+        ("GET", "/mv/missing"),
+        ("GET", "/mv/a"),
+        ("GET", "/mv/a.html/x"),
+        ("GET", "/sp/case.txt"),
+        ("GET", "/sp/b.tx"),
+        ("GET", "/sp/missing"),
+        ("PUT", "/sp/b.tx"),
+        ("GET", "/fb/sub/missing"),
+        ("GET", "/fb/priv/nope"),
+        ("GET", "/fb/missing"),
+        ("PUT", "/fb/missing"),
+        ("GET", "/fb/index.html/x"),
+        ("GET", "/gone"),
+        ("GET", "/go"),
+        ("GET", "/forbid"),
+        ("PUT", "/plain.html"),
+        ("PUT", "/cgi/c.txt"),
+        ("FOO", "/cgi/c.txt"),
+        ("GET", "/cgi/c.txt/x"),
+        // Access unknown (Require expr), MultiViews on a missing name: 404 is possible.
+        ("GET", "/mvx/missing.txt"),
+        ("GET", "/mvx/a.txt"),
+    ] {
+        requests.push(Request::new(m, p));
+    }
+    requests.push(Request::get("/fb/priv/nope").source("127.0.0.2".parse().unwrap()));
+    let seen: std::collections::BTreeSet<u16> =
+        explain_agrees_with_httpd(&httpd, &requests, true).into_iter().collect();
+    assert_eq!(seen, [200, 301, 302, 403, 404, 405, 410, 501].into(), "every kind of answer reached");
+}
+
+/// A target refused before the walk (a bad path, `%2F`, `%00`, TRACE under TraceEnable Off) gets
+/// the server's ErrorDocument: a full URL makes it a 302.
+#[test]
+fn targets_refused_before_the_walk_get_the_servers_error_document() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "ErrorDocument 400 http://example.invalid/bad\nErrorDocument 404 http://example.invalid/nf\n\
+ErrorDocument 405 http://example.invalid/na\nTraceEnable Off\n\
+<Directory @DOCROOT@>\n    Require all granted\n    ErrorDocument 404 /err.html\n</Directory>\n";
+    let config = HttpdConfig::new(body).file("htdocs/b.txt", "x\n").file("htdocs/sub/s.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let requests = [
+        ("GET", "/sub/../../b.txt"),
+        ("GET", "/%zz"),
+        ("GET", "/sub%2fx"),
+        ("GET", "/x%00"),
+        ("TRACE", "/b.txt"),
+        ("GET", "/missing"),
+    ];
+    let seen = explain_agrees_with_httpd(&httpd, &requests.map(|(m, p)| Request::new(m, p)), true);
+    assert_eq!(seen, [302, 302, 302, 302, 302, 404], "the cases this test is about");
+}
+
+/// A DirectoryIndex name that is a directory without its trailing slash: its subrequest is
+/// redirected by mod_dir, and mod_dir passes the redirect on at once (even before a later name
+/// that exists).
+#[test]
+fn a_directory_index_naming_a_directory_passes_its_redirect_on() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/sub>\n    DirectoryIndex deep nope.html\n</Directory>\n\
+<Directory @DOCROOT@/first>\n    DirectoryIndex ../sub idx.txt\n</Directory>\n\
+<Directory @DOCROOT@/plain>\n    DirectoryIndex nosuch index.html\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .file("htdocs/sub/deep/y.txt", "x\n")
+        .file("htdocs/first/idx.txt", "x\n")
+        .file("htdocs/plain/index.html", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let requests = [("GET", "/sub/"), ("HEAD", "/sub/"), ("POST", "/sub/"), ("GET", "/first/"), ("GET", "/plain/")];
+    let seen = explain_agrees_with_httpd(&httpd, &requests.map(|(m, p)| Request::new(m, p)), true);
+    assert_eq!(seen, [301, 301, 301, 301, 200], "the cases this test is about");
+}
+
+/// A request line longer than LimitRequestLine is refused with 414 while it is read, CONNECT
+/// with a path (not `host:port`) with 400 while it is parsed.
+#[test]
+fn request_lines_refused_while_read_or_parsed() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "LimitRequestLine 100\n<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n";
+    let httpd = Httpd::start(HttpdConfig::new(body)).unwrap_or_else(|e| panic!("{e}"));
+    let long = |n: usize| format!("/{}", "a".repeat(n));
+    let requests = [
+        Request::get(&long(86)),
+        Request::get(&long(87)),
+        Request::get(&long(88)),
+        Request::get(&long(140)),
+        Request::new("POST", &long(86)),
+        Request::new("POST", &long(87)),
+        // CONNECT needs host:port: a path is refused while the request line is parsed.
+        Request::new("CONNECT", "/b.txt"),
+        Request::new("CONNECT", "/"),
+    ];
+    let seen = explain_agrees_with_httpd(&httpd, &requests, true);
+    assert_eq!(seen, [404, 404, 414, 414, 404, 414, 400, 400], "both sides of the limit, and CONNECT");
+}

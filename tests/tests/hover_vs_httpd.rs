@@ -1092,3 +1092,32 @@ fn mod_alias_redirects_and_directory_slash_in_the_table() {
     assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(403), Some(403)));
     assert!(outcome.handled.iter().any(|(s, _)| *s == 404), "{md}");
 }
+
+/// A `<Directory>` for a directory missing from the disk while its parent is there: httpd's
+/// walk stops before it, so it applies to no request (the parent's sections answer); the hover
+/// says so first, and explain answers what httpd answers.
+#[test]
+fn a_directory_missing_from_the_disk_is_said_to_apply_to_nothing() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@/priv>\n  Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/priv/nosub>\n  Require all denied\n</Directory>\n";
+    let cfg = HttpdConfig::new(body).file("htdocs/priv/secret.txt", "x\n");
+    let md = hover_via_api(&cfg, "<Directory @DOCROOT@/priv/nosub>");
+    assert!(md.starts_with("⚠ **Not on this disk**"), "{md}");
+    let present = hover_via_api(&cfg, "<Directory @DOCROOT@/priv>");
+    assert!(!present.contains("Not on this disk"), "{present}");
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    for url in ["/priv/nosub/", "/priv/nosub/x.txt"] {
+        let real = httpd.send(&Request::get(url)).unwrap();
+        assert_eq!(real, 404, "{url}: the denial of the missing directory does not apply");
+        let out = std::process::Command::new(apache_lsp_e2e::lsp::server_binary())
+            .args(["explain", conf.to_str().unwrap(), url, "--format", "json"])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["status"], real, "{url}: {v:#}");
+    }
+}

@@ -51,6 +51,23 @@ pub struct IndexLookup {
     pub served: Option<usize>,
     /// The index of the try whose refusal is the answer.
     pub refused_by: Option<usize>,
+    /// Why the outcome of a subrequest is not known, if one's is not: mod_dir goes on to the
+    /// next name whatever it answered, so the ways it may end are in `ends`.
+    pub unknown: Option<String>,
+    /// Every way mod_dir may end, given the subrequests whose outcome is not known (one way when
+    /// all are known).
+    pub ends: Vec<IndexEnd>,
+}
+
+/// How mod_dir's subrequests may end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum IndexEnd {
+    /// A name passed and is a regular file: it is served.
+    Served,
+    /// A refusal, answered as it is (the last name's 401, or the last refusal remembered).
+    Refused(u16),
+    /// No name served nor refused: what answers a directory with no index file.
+    NoIndex,
 }
 
 /// The server-level and per-directory directives of `names`, grouped by context in merge
@@ -190,22 +207,68 @@ pub fn apply(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &mut Effective) {
         }
     }
     if let Some(reason) = unknown {
+        // Each way mod_dir may end gives its status; where no name serves nor refuses, what
+        // answers a directory with no index file (asked of the handler with no index served).
+        let mut possible = Vec::new();
+        for end in &lookup.ends {
+            match end {
+                IndexEnd::Served => possible.push(200),
+                IndexEnd::Refused(s) => possible.push(*s),
+                IndexEnd::NoIndex => {
+                    let none = IndexLookup {
+                        names: lookup.names.clone(),
+                        tries: vec![],
+                        served: None,
+                        refused_by: None,
+                        unknown: None,
+                        ends: vec![IndexEnd::NoIndex],
+                    };
+                    e.index = Some(Box::new(none));
+                    match crate::ide::handler::answer_if_granted(cfg, fs, spec, e) {
+                        Some(crate::ide::handler::Answer::File { status, .. }) => possible.push(status),
+                        Some(crate::ide::handler::Answer::Handler { may, .. }) => {
+                            possible.push(200);
+                            possible.extend(may);
+                        }
+                        None => possible.push(200),
+                    }
+                    e.index = None;
+                }
+            }
+        }
+        possible.sort_unstable();
+        possible.dedup();
+        let o = &mut e.outcome;
         o.status = None;
-        o.possible_statuses = vec![200, 401, 403, 500];
-        o.reason_unknown = Some(reason);
+        o.possible_statuses = possible;
+        o.reason_unknown =
+            Some(format!("{reason}; mod_dir goes on to the next DirectoryIndex name whatever that subrequest answers"));
         o.deciding = None;
     } else if lookup.served.is_none() {
         // (A refusal is always evaluated; were it not, the outcome is left as it was.)
-        if let Some((t, s)) =
-            lookup.refused_by.and_then(|k| lookup.tries.get(k)).and_then(|t| Some((t, t.effective.as_ref()?)))
-        {
-            o.status = t.status;
-            o.possible_statuses = t.status.into_iter().collect();
-            o.deciding = s
-                .outcome
-                .deciding
-                .clone()
-                .map(|d| policy::Deciding { rule: format!("{} (DirectoryIndex subrequest {})", d.rule, t.url), ..d });
+        if let Some(t) = lookup.refused_by.and_then(|k| lookup.tries.get(k)) {
+            let deciding = match (t.status, &t.effective) {
+                (Some(r @ 300..=399), _) => Some(policy::Deciding {
+                    layer: policy::Layer::Core,
+                    rule: format!(
+                        "the DirectoryIndex subrequest GET {} is a directory without its trailing slash: mod_dir \
+                         passes its redirect on ({r})",
+                        t.url
+                    ),
+                    loc: None,
+                }),
+                (_, Some(s)) => s.outcome.deciding.clone().map(|d| policy::Deciding {
+                    rule: format!("{} (DirectoryIndex subrequest {})", d.rule, t.url),
+                    ..d
+                }),
+                // (A refusal is always evaluated; were it not, the outcome is left as it was.)
+                (_, None) => None,
+            };
+            if deciding.is_some() {
+                o.status = t.status;
+                o.possible_statuses = t.status.into_iter().collect();
+                o.deciding = deciding;
+            }
         }
     }
     // (With nothing tried, what the handler answers is asked again, and is unknown too.)
@@ -220,7 +283,8 @@ pub fn apply(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &mut Effective) {
 pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> Option<(IndexLookup, Option<String>)> {
     let url = normalize_url(&spec.path);
     let dir = e.filesystem_path.to_string_lossy().to_string();
-    if !url.ends_with('/') || !dir.ends_with('/') || !Path::new(&dir).is_dir() || !cfg.module_loaded("dir_module") {
+    // (mod_dir asks the URL for its trailing slash: the file name may lack it, `Alias /a/ /srv/a`.)
+    if !url.ends_with('/') || !Path::new(&dir).is_dir() || !cfg.module_loaded("dir_module") {
         return None;
     }
     let names = index_names(cfg, e);
@@ -229,7 +293,7 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
     }
     // A DirectoryIndex under a condition not evaluated: the list mod_dir uses is not known.
     if let Some(at) = &e.index_condition {
-        let lookup = IndexLookup { names, tries: vec![], served: None, refused_by: None };
+        let lookup = IndexLookup { names, tries: vec![], served: None, refused_by: None, unknown: None, ends: vec![] };
         return Some((lookup, Some(format!("a DirectoryIndex inside {at} applies when its expression holds, and it is not evaluated: which index file is served is not known"))));
     }
     // The environment copied into the subrequest.
@@ -248,8 +312,17 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
         env.vars.insert(k, v);
     }
     let main_ids = section_ids(e);
-    let mut lookup = IndexLookup { names: names.clone(), tries: vec![], served: None, refused_by: None };
+    let mut lookup = IndexLookup {
+        names: names.clone(),
+        tries: vec![],
+        served: None,
+        refused_by: None,
+        unknown: None,
+        ends: vec![],
+    };
     let mut unknown: Option<String> = None;
+    // The refusal remembered so far, on each way the subrequests not known may take.
+    let mut ways: Vec<Option<u16>> = vec![None];
     for (i, name) in names.iter().enumerate() {
         let last = i + 1 == names.len();
         let mut req = spec.request.clone();
@@ -259,7 +332,28 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
         let sub = walk_and_evaluate(cfg, fs, &sub_spec, None, true, e.decided.as_ref());
         let same = section_ids(&sub) == main_ids && sub.refused_symlink.is_none();
         let regular = sub.filesystem_path.is_file();
-        let status = if same { Some(200) } else { sub.outcome.status };
+        let mut status = if same { Some(200) } else { sub.outcome.status };
+        // A name that is a directory without its trailing slash: the subrequest's own fixups
+        // redirect it (mod_dir), and mod_dir passes the redirect on when no later name serves.
+        if status == Some(200) && !regular && !sub_spec.path.ends_with('/') && sub.filesystem_path.is_dir() {
+            if let Some(crate::ide::handler::Answer::File { status: s, .. }) =
+                crate::ide::handler::answer_if_granted(cfg, fs, &sub_spec, &sub)
+            {
+                if (300..400).contains(&s) {
+                    status = Some(s);
+                }
+            }
+        }
+        let statuses = match status {
+            Some(s) => vec![s],
+            None => {
+                if unknown.is_none() {
+                    let reason = sub.outcome.reason_unknown.clone().unwrap_or_default();
+                    unknown = Some(format!("the DirectoryIndex subrequest for {}: {reason}", sub_spec.path));
+                }
+                sub.outcome.possible_statuses.clone()
+            }
+        };
         lookup.tries.push(IndexTry {
             url: sub_spec.path.clone(),
             filesystem_path: sub.filesystem_path.clone(),
@@ -268,28 +362,41 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
             status,
             effective: (!same).then_some(sub),
         });
-        match status {
-            None => {
-                let reason = lookup.tries[i]
-                    .effective
-                    .as_ref()
-                    .and_then(|s| s.outcome.reason_unknown.clone())
-                    .unwrap_or_default();
-                unknown = Some(format!("the DirectoryIndex subrequest for {}: {reason}", sub_spec.path));
-                break;
+        // The try as each way takes it (`fixup_dir`): served, a 401 of the last name answered
+        // at once, a refusal remembered, or on to the next name.
+        let mut next = Vec::new();
+        for way in &ways {
+            for &s in &statuses {
+                match s {
+                    200 if regular => lookup.ends.push(IndexEnd::Served),
+                    200 => next.push(*way),
+                    // A redirect is passed on at once, as is the last name's 401.
+                    300..=399 => lookup.ends.push(IndexEnd::Refused(s)),
+                    401 if last => lookup.ends.push(IndexEnd::Refused(401)),
+                    s => next.push(Some(s)),
+                }
             }
-            Some(200) if regular => {
-                lookup.served = Some(i);
-                break;
+        }
+        next.sort_unstable();
+        next.dedup();
+        ways = next;
+        if unknown.is_none() {
+            match status {
+                Some(200) if regular => lookup.served = Some(i),
+                Some(401) if last => lookup.refused_by = Some(i),
+                Some(300..=399) => lookup.refused_by = Some(i),
+                Some(200) => {}
+                _ => lookup.refused_by = Some(i),
             }
-            Some(200) => {}
-            Some(401) if last => {
-                lookup.refused_by = Some(i);
-                break;
-            }
-            Some(_) => lookup.refused_by = Some(i),
+        }
+        if ways.is_empty() {
+            break;
         }
     }
+    lookup.ends.extend(ways.into_iter().map(|w| w.map_or(IndexEnd::NoIndex, IndexEnd::Refused)));
+    lookup.ends.sort_unstable();
+    lookup.ends.dedup();
+    lookup.unknown = unknown.clone();
     Some((lookup, unknown))
 }
 

@@ -80,7 +80,20 @@ fn is_url(text: &str) -> bool {
 pub fn apply(cfg: &Config, e: &mut Effective, walk_failed: bool) -> Option<Redirect> {
     match e.outcome.status {
         Some(status) => {
-            let r = redirect(cfg, e, status, walk_failed)?;
+            let Some(r) = redirect(cfg, e, status, walk_failed) else {
+                // The other answers possible (a handler's) may be redirected.
+                let mapped: Vec<u16> = e
+                    .outcome
+                    .possible_statuses
+                    .iter()
+                    .map(|&s| if s != status && redirect(cfg, e, s, walk_failed).is_some() { 302 } else { s })
+                    .collect();
+                let o = &mut e.outcome;
+                o.possible_statuses = mapped;
+                o.possible_statuses.sort_unstable();
+                o.possible_statuses.dedup();
+                return None;
+            };
             let o = &mut e.outcome;
             o.status = Some(302);
             o.possible_statuses = vec![302];

@@ -155,7 +155,65 @@ pub(crate) fn listen_addresses(cfg: &Config) -> Vec<(Option<std::net::IpAddr>, u
 /// every combination's answer possible.
 fn explain_one(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Explained {
     let base = explain_decided(cfg, spec, inputs, None);
-    if base.rejected.is_some() || base.effective.chains.is_empty() {
+    if base.rejected.is_some() {
+        return base;
+    }
+    // mod_remoteip may give the request another client address (post_read_request, before
+    // anything else reads it).
+    match crate::ide::remote_ip::client(cfg, base.vhost_node, spec.request.client, inputs) {
+        crate::ide::remote_ip::Client::Connection => explain_client(cfg, spec, inputs, base),
+        crate::ide::remote_ip::Client::Header(addr, why) => {
+            let mut from = spec.clone();
+            from.request.client = addr;
+            let mut x = explain_client(cfg, &from, inputs, explain_decided(cfg, &from, inputs, None));
+            x.effective.outcome.trace.insert(0, TraceStep { depth: 0, text: why, loc: None });
+            x
+        }
+        crate::ide::remote_ip::Client::Unknown(why) => {
+            // The connection's address, and those the rules name with an outsider: the answer
+            // is known when they all give the same one.
+            let mut clients = vec![spec.request.client];
+            for (_, a) in crate::ide::hover::representative_clients(&[cfg]) {
+                if !clients.contains(&a) {
+                    clients.push(a);
+                }
+            }
+            let each: Vec<(std::net::IpAddr, Explained)> = clients
+                .iter()
+                .map(|&a| {
+                    let mut from = spec.clone();
+                    from.request.client = a;
+                    (a, explain_client(cfg, &from, inputs, explain_decided(cfg, &from, inputs, None)))
+                })
+                .collect();
+            let mut first = explain_client(cfg, spec, inputs, base);
+            let same = |x: &Explained| {
+                x.outcome.status == first.outcome.status
+                    && x.answer == first.answer
+                    && x.error_document == first.error_document
+            };
+            if first.outcome.status.is_some() && each.iter().all(|(_, x)| same(x)) {
+                return first;
+            }
+            let mut possible: Vec<u16> = each.iter().flat_map(|(_, x)| statuses(x)).collect();
+            possible.sort_unstable();
+            possible.dedup();
+            let per = each.iter().map(|(a, x)| format!("{a}: {}", answer_words(x))).collect::<Vec<_>>().join("; ");
+            let o = &mut first.effective.outcome;
+            o.status = None;
+            o.possible_statuses = possible;
+            o.reason_unknown = Some(format!("{why}; the answer depends on the client address ({per})"));
+            first.answer = None;
+            first.error_document = None;
+            first
+        }
+    }
+}
+
+/// [`explain_one`] for the client address `spec` gives (`base`: explained with the `<If>`
+/// branches untold).
+fn explain_client(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, base: Explained) -> Explained {
+    if base.effective.chains.is_empty() {
         return base;
     }
     over_branches(cfg, spec, inputs, base)
@@ -255,10 +313,15 @@ fn over_branches(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, mut base:
 /// [`explain_one`] with the `<If>` branches of `decided` taken as applying or not (untold when
 /// None).
 fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided: Option<&Decided>) -> Explained {
-    let fs = FsView::fresh();
+    let fs = FsView::deployed();
     let mut effective = effective_decided(cfg, &fs, spec, Some(inputs), decided);
     let slashes = encoded_slashes(cfg, effective.vhost_node);
-    let rejected = rejected_target(&spec.path, slashes).or_else(|| trace(cfg, spec, effective.vhost_node));
+    // (explain's target is a path or an absolute URL: never the `host:port` CONNECT needs.)
+    let connect = (spec.request.method == "CONNECT").then_some(Rejected::ConnectTarget);
+    let rejected = line_too_long(cfg, spec)
+        .or(connect)
+        .or_else(|| rejected_target(&spec.path, slashes))
+        .or_else(|| trace(cfg, spec, effective.vhost_node));
     if let Some(why) = rejected {
         answer_before_walk(spec, &mut effective, why, slashes);
         if let (Rejected::Trace { .. }, Some(d)) = (why, crate::ide::handler::answered_at_translation(cfg, &effective))
@@ -314,13 +377,19 @@ fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided
     // Unknown, with access granted among the possible answers: what the file system answers then
     // (404, 301…) is the status that is possible, as it is when access is known to pass.
     if rejected.is_none() && effective.outcome.status.is_none() && effective.outcome.possible_statuses.contains(&200) {
-        if let Some(Answer::File { status, .. }) = crate::ide::handler::answer_if_granted(cfg, &fs, spec, &effective) {
-            let possible = &mut effective.outcome.possible_statuses;
-            possible.retain(|&s| s != 200);
-            possible.push(status);
-            possible.sort_unstable();
-            possible.dedup();
+        let granted = crate::ide::handler::answer_if_granted(cfg, &fs, spec, &effective);
+        let possible = &mut effective.outcome.possible_statuses;
+        match granted {
+            Some(Answer::File { status, .. }) => {
+                possible.retain(|&s| s != 200);
+                possible.push(status);
+            }
+            // What the handler may answer instead of its 200.
+            Some(Answer::Handler { may, .. }) => possible.extend(may),
+            None => {}
         }
+        possible.sort_unstable();
+        possible.dedup();
     }
     if let (Some(Answer::File { status, why, log }), None) = (&answer, &translated) {
         let o = &mut effective.outcome;
@@ -337,8 +406,8 @@ fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided
     let walk_failed = translated.is_some()
         || effective.refused_symlink.is_some()
         || effective.outcome.deciding.as_ref().is_some_and(|d| d.rule.starts_with(".htaccess error"));
-    let error_document =
-        rejected.is_none().then(|| crate::ide::error_document::apply(cfg, &mut effective, walk_failed)).flatten();
+    // (A target refused before the walk gets the server's: its sections are never merged.)
+    let error_document = crate::ide::error_document::apply(cfg, &mut effective, walk_failed || rejected.is_some());
     let suppressed = crate::ide::loglevel::suppressed(cfg, &effective);
     let port_unknown = match (spec.request.local_port, cfg.index().vhosts.is_empty()) {
         (None, false) => Some(format!(
@@ -401,6 +470,8 @@ fn answer_before_walk(spec: &RequestSpec, e: &mut Effective, why: Rejected, slas
             ("TRACE is echoed back before any section is walked (TraceEnable On, the default)", None)
         }
         Rejected::Trace { enabled: false } => ("TRACE is refused before any section is walked (TraceEnable Off)", None),
+        Rejected::LineTooLong { .. } => ("the request line is longer than LimitRequestLine (read_request_line)", None),
+        Rejected::ConnectTarget => ("CONNECT names a host:port, not a path (ap_parse_uri)", None),
     };
     e.outcome = Outcome {
         status: Some(status),
@@ -421,6 +492,21 @@ fn answer_before_walk(spec: &RequestSpec, e: &mut Effective, why: Rejected, slas
     e.authz = None;
     e.env = None;
     e.index = None;
+}
+
+/// `Rejected::LineTooLong` when the request line (`METHOD target HTTP/1.1`) is longer than the
+/// main server's `LimitRequestLine` (httpd reads it before it knows the virtual host).
+fn line_too_long(cfg: &Config, spec: &RequestSpec) -> Option<Rejected> {
+    let limit = cfg
+        .nodes
+        .iter()
+        .rev()
+        .filter(|n| n.kind == crate::ide::config::NodeKind::Directive && n.is("LimitRequestLine"))
+        .find_map(|n| n.args().next().and_then(|a| a.parse::<usize>().ok()))
+        .unwrap_or(8190);
+    let line = spec.request.method.len() + 1 + spec.path.len() + " HTTP/1.1".len();
+    // The line is read into LimitRequestLine + 2 bytes, which hold it with its line feed.
+    (line > limit + 1).then_some(Rejected::LineTooLong { limit })
 }
 
 /// `Rejected::Trace` for a TRACE request: `TraceEnable` of the virtual host (`vhost`: its index in
@@ -591,6 +677,8 @@ pub fn to_json(spec: &RequestSpec, e: &Explained) -> Value {
             Rejected::EncodedSlash => "encoded-slash",
             Rejected::EncodedNul => "encoded-nul",
             Rejected::Trace { .. } => "trace",
+            Rejected::LineTooLong { .. } => "request-line-too-long",
+            Rejected::ConnectTarget => "connect-target",
         }),
         "url": spec.path,
         "method": spec.request.method,

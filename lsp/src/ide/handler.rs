@@ -73,6 +73,12 @@ pub fn answer(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
 /// What would answer `spec` were access granted, whatever `e.outcome` says (one of the statuses
 /// an unknown outcome leaves possible).
 pub fn answer_if_granted(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> Option<Answer> {
+    answer_with(cfg, fs, spec, e, true)
+}
+
+/// [`answer_if_granted`]; without `handlers`, what core's default handler and mod_dir answer
+/// when the other handlers step aside (what they fall back on).
+fn answer_with(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective, handlers: bool) -> Option<Answer> {
     // mod_rewrite's fixup runs first, before mod_dir's.
     if let Some(forbidden) = crate::ide::rewrite_symlinks::forbidden(cfg, e) {
         return Some(forbidden);
@@ -96,6 +102,9 @@ pub fn answer_if_granted(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effe
     // run), as they would run once it is, with this request's credentials.
     let looked_up;
     let index = match e.index.as_deref() {
+        // A subrequest's outcome is not known: the statuses each way gives are listed
+        // (`crate::ide::dir_index::apply`).
+        Some(ix) if ix.unknown.is_some() => return handler(ix.unknown.clone().unwrap_or_default()),
         Some(ix) => Some(ix),
         None if e.outcome.status != Some(200) => {
             looked_up = crate::ide::dir_index::lookup(cfg, fs, spec, e);
@@ -128,8 +137,37 @@ pub fn answer_if_granted(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effe
     if let Some(index) = index {
         names.extend(index.served.map(|i| basename(&index.tries[i].filesystem_path)));
     }
-    if let Some((why, may)) = directives.iter().find_map(|d| Some((other_handler(d, &url, &names)?, may_answer(d)))) {
-        return Some(Answer::Handler { why, may });
+    if handlers {
+        // mod_negotiation, mod_speling and mod_dir's FallbackResource act only on a name that is
+        // not there (`r->finfo` NOFILE; a file with path info is there).
+        let missing = std::fs::symlink_metadata(&e.filesystem_path).is_err();
+        let mut hits: Vec<(String, Vec<u16>)> = directives
+            .iter()
+            .filter(|d| acts(cfg, d, missing, &spec.request.method))
+            .filter_map(|d| Some((other_handler(d, &url, &names)?, may_answer(d))))
+            .collect();
+        if missing && request_options(cfg, e).multiviews() && cfg.module_loaded("negotiation_module") {
+            hits.push((
+                "Options MultiViews: mod_negotiation looks for a variant of the missing name".into(),
+                vec![404],
+            ));
+        }
+        if let Some(f) = fallback(cfg, fs, spec, e, &directives, missing) {
+            hits.push(f);
+        }
+        if let Some((why, _)) = hits.first() {
+            // What answers where they step aside, or pass the request on, is possible too.
+            let mut may: Vec<u16> = hits.iter().flat_map(|(_, m)| m.iter().copied()).collect();
+            match answer_with(cfg, fs, spec, e, false) {
+                Some(Answer::File { status, .. }) => may.push(status),
+                Some(Answer::Handler { may: m, .. }) => may.extend(m),
+                None => {}
+            }
+            may.sort_unstable();
+            may.dedup();
+            may.retain(|&s| s != 200);
+            return Some(Answer::Handler { why: why.clone(), may });
+        }
     }
     let method = match method_class(cfg, &spec.request.method) {
         Ok(m) => m,
@@ -207,7 +245,9 @@ pub fn answer_if_granted(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effe
             }),
         }
     };
-    if text.ends_with('/') {
+    // mod_dir and mod_autoindex look at the URL's trailing slash, not the file name's (an
+    // Alias target may add or drop one).
+    if url.ends_with('/') && (text.ends_with('/') || filename.is_dir()) {
         if let Some(answer) = not_get(method) {
             // mod_dir and mod_autoindex step aside for these methods.
             return Some(answer);
@@ -506,6 +546,8 @@ fn may_answer(d: &Directive) -> Vec<u16> {
             out
         }
         "options" => vec![404],
+        // One name close enough: a redirect to it; several: a list of them (300).
+        "checkspelling" => vec![300, 301],
         _ => Vec::new(),
     }
 }
@@ -519,6 +561,54 @@ fn basename(p: &Path) -> String {
 fn has_extension(names: &[String], ext: &str) -> bool {
     let ext = ext.strip_prefix('.').unwrap_or(ext);
     names.iter().any(|n| n.split('.').skip(1).any(|part| part.eq_ignore_ascii_case(ext)))
+}
+
+/// Whether `d` acts on this request where its module decides from the request alone: mod_speling
+/// only on a GET of a missing name, the CGI handler only with mod_cgi or mod_cgid loaded (else
+/// core's default handler answers); MultiViews and FallbackResource are asked apart.
+fn acts(cfg: &Config, d: &Directive, missing: bool, method: &str) -> bool {
+    let cgi = || cfg.module_loaded("cgi_module") || cfg.module_loaded("cgid_module");
+    match d.name.to_ascii_lowercase().as_str() {
+        "checkspelling" => {
+            missing
+                && (method == "GET" || method == "HEAD")
+                && cfg.module_loaded("speling_module")
+                && d.args.first().is_some_and(|a| a.eq_ignore_ascii_case("on"))
+        }
+        "checkcaseonly" | "options" | "fallbackresource" => false,
+        "scriptalias" | "scriptaliasmatch" => cgi(),
+        "addhandler" | "sethandler" if d.args.first().is_some_and(|a| a.eq_ignore_ascii_case("cgi-script")) => cgi(),
+        _ => true,
+    }
+}
+
+/// mod_dir's FallbackResource on a missing name (`fixup_dflt`): the one in force (the last
+/// merged; `disabled` turns it off), when it acts, with the statuses its subrequest for the
+/// fallback URL may give (a refusal or redirect is answered; a 404 steps aside).
+fn fallback(
+    cfg: &Config,
+    fs: &FsView,
+    spec: &RequestSpec,
+    e: &Effective,
+    directives: &[Directive],
+    missing: bool,
+) -> Option<(String, Vec<u16>)> {
+    let d = directives.iter().rev().find(|d| d.name.eq_ignore_ascii_case("FallbackResource"))?;
+    let target = d.args.first()?;
+    if !missing || target.eq_ignore_ascii_case("disabled") || !cfg.module_loaded("dir_module") {
+        return None;
+    }
+    let mut request = spec.request.clone();
+    request.method = "GET".into();
+    let sub = RequestSpec { path: target.clone(), host: spec.host.clone(), request };
+    let x = crate::ide::access::walk_and_evaluate(cfg, fs, &sub, None, false, e.decided.as_ref());
+    let mut may: Vec<u16> = x.outcome.status.into_iter().chain(x.outcome.possible_statuses.iter().copied()).collect();
+    // Served, the method meets the fallback file (405, 501 for what the default handler refuses).
+    if !matches!(spec.request.method.as_str(), "GET" | "HEAD" | "POST") {
+        may.extend([405, 501]);
+    }
+    let why = format!("FallbackResource {target} at {} (the name is missing)", d.at);
+    Some((why, may))
 }
 
 /// Why `d` may make something other than the default handler answer `url` (whose file names

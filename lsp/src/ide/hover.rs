@@ -218,10 +218,36 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
             ),
         );
     }
+    if let Some(note) = missing_directory_note(section) {
+        md.insert_str(0, &note);
+    }
     if cfg.top == crate::ide::config::TopLevel::Fragment {
         md.insert_str(0, FRAGMENT_CAVEAT);
     }
     Some((range, md))
+}
+
+/// Said first in a hover on a `<Directory>` naming a directory missing from this machine while
+/// its parent is here (the tree seems deployed): httpd's walk stops at the first missing
+/// component, so here the section applies to no request. The table stays the one for a tree
+/// where the directory exists (a configuration is often edited away from its server).
+fn missing_directory_note(section: &Node) -> Option<String> {
+    if !section.is("Directory") {
+        return None;
+    }
+    let dir = std::path::Path::new(section.args().next()?);
+    let parent = dir.parent()?;
+    if !dir.is_absolute() || dir.exists() || !parent.is_dir() {
+        return None;
+    }
+    Some(format!(
+        "⚠ **Not on this disk**: `{}` does not exist here while `{}` does. httpd's directory walk stops at the first \
+         missing component, so on this machine this section applies to no request: requests beneath it are answered \
+         by the sections above it (a 404 where they grant; `apache-lsp explain` gives this machine's answer). The \
+         table below is for a tree where the directory exists.\n\n",
+        dir.display(),
+        parent.display()
+    ))
 }
 
 /// Said first in a hover on a file analysed without the main configuration that includes it:

@@ -451,7 +451,8 @@ pub fn read_by_engine(name: &str) -> bool {
     ENGINE_PREFIXES.iter().any(|p| l.starts_with(p)) || ENGINE_DIRECTIVES.contains(&l.as_str())
 }
 
-const ENGINE_PREFIXES: &[&str] = &["auth", "require", "ssl", "setenv", "browsermatch", "rewrite", "alias", "script"];
+const ENGINE_PREFIXES: &[&str] =
+    &["auth", "require", "ssl", "setenv", "browsermatch", "rewrite", "alias", "script", "remoteip"];
 
 const ENGINE_DIRECTIVES: &[&str] = &[
     "acceptpathinfo",
@@ -461,6 +462,7 @@ const ENGINE_DIRECTIVES: &[&str] = &[
     "addtype",
     "allow",
     "allowencodedslashes",
+    "allowmethods",
     "allowoverride",
     "allowoverridelist",
     "anonymous",

@@ -9,6 +9,7 @@
 
 pub mod access;
 pub mod alias_redirect;
+pub mod allow_methods;
 pub mod allow_override;
 pub mod bom;
 pub mod catalogue;
@@ -42,6 +43,7 @@ mod pcre_match;
 pub mod policy;
 pub mod references;
 mod regex_cache;
+pub mod remote_ip;
 pub mod rewrite_symlinks;
 pub mod section_urls;
 pub mod selection_ranges;

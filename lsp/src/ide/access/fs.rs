@@ -62,6 +62,9 @@ pub struct FsView {
     /// thousands of directories).
     overlaid_dirs: rustc_hash::FxHashSet<std::ffi::OsString>,
     overlaid: rustc_hash::FxHashSet<std::ffi::OsString>,
+    /// The disk holds the tree the server serves ([`FsView::deployed`]): the walk stops where
+    /// httpd's does, at the first component that is not a directory.
+    deployed: bool,
 }
 
 /// What a walk is told about the file system beyond the disk: directories taken to exist
@@ -124,6 +127,17 @@ impl FsView {
     pub fn fresh() -> FsView {
         FsView::default()
     }
+    /// A fresh view of a disk that holds the tree the server serves (explain on this machine):
+    /// a `<Directory>` section for a directory that is not there applies to nothing, as in
+    /// httpd's walk. The other views keep applying it: a configuration is often checked
+    /// away from the tree it serves.
+    pub fn deployed() -> FsView {
+        FsView { deployed: true, ..FsView::default() }
+    }
+    /// Whether this view is [`FsView::deployed`].
+    pub(super) fn is_deployed(&self) -> bool {
+        self.deployed
+    }
     pub fn cached() -> FsView {
         FsView { cache: Some(Mutex::default()), ..FsView::default() }
     }
@@ -133,7 +147,7 @@ impl FsView {
         let key = |p: &PathBuf| p.components().collect::<PathBuf>().into_os_string();
         let overlaid_dirs: rustc_hash::FxHashSet<_> = overlay.dirs.iter().map(key).collect();
         let overlaid = overlaid_dirs.iter().cloned().chain(overlay.files.keys().map(key)).collect();
-        FsView { cache: Some(Mutex::default()), overlay, overlaid_dirs, overlaid }
+        FsView { cache: Some(Mutex::default()), overlay, overlaid_dirs, overlaid, deployed: false }
     }
     pub(super) fn is_dir(&self, p: &Path) -> bool {
         let told = self

@@ -546,6 +546,7 @@ pub fn is_per_dir_input(name: &str) -> bool {
         || crate::ide::handler::reads(name)
         || crate::ide::rewrite_symlinks::reads(name)
         || crate::ide::error_document::reads(name)
+        || crate::ide::allow_methods::reads(name)
 }
 
 /// The file-system path `spec`'s URL translates to (Alias family or DocumentRoot), before the
@@ -670,6 +671,17 @@ pub fn walk_and_evaluate(
                     }
                 }
             }
+        }
+    }
+    // mod_allowmethods' access checker runs before every other: its 405 stands whatever they
+    // decide (not where the walk itself failed).
+    let walk_failed = r.symlink.is_some()
+        || outcome.deciding.as_ref().is_some_and(|d| d.rule.starts_with(".htaccess error"))
+        || !r.errors.is_empty();
+    if !walk_failed {
+        let target = r.filesystem_path.to_string_lossy();
+        if let Some(refused) = crate::ide::allow_methods::refusal(cfg, &per_dir, &spec.request.method, &target) {
+            outcome = refused;
         }
     }
     let compat = r.compat().cloned();

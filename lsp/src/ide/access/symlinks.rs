@@ -12,7 +12,7 @@ use crate::ide::config::index::ServerId;
 use crate::ide::config::{Config, Node};
 use std::path::Path;
 
-use crate::ide::catalogue::options::{option_bits, OPT_INDEXES, OPT_SYM_LINKS, OPT_SYM_OWNER, OPT_UNSET};
+use crate::ide::catalogue::options::{option_bits, OPT_INDEXES, OPT_MULTI, OPT_SYM_LINKS, OPT_SYM_OWNER, OPT_UNSET};
 
 /// The `Options` of one configuration level, or merged so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +59,11 @@ impl SymlinkOptions {
     /// Whether `Options Indexes` is in force (what mod_autoindex asks).
     pub(crate) fn indexes(&self) -> bool {
         self.opts & OPT_INDEXES != 0
+    }
+
+    /// Whether `Options MultiViews` is in force (what mod_negotiation asks).
+    pub(crate) fn multiviews(&self) -> bool {
+        self.opts & OPT_MULTI != 0
     }
 
     /// One `Options` line (`core.c: set_options`; its errors are the options-syntax check's).

@@ -113,6 +113,25 @@ pub(super) fn pick_vhost(
 /// DocumentRoot. When the mapping cannot be told (a user's home directory, a redirect), why is
 /// put in `unknown`.
 pub(super) fn translate(server: &Server, cfg: &Config, url: &str, unknown: &mut Vec<String>) -> PathBuf {
+    let p = translate_as_written(server, cfg, url, unknown);
+    // The directory walk starts by making the name canonical (`apr_filepath_merge`): an Alias
+    // target ending in `/` before a rest starting with one gives `//`, walked as one `/`.
+    match path_text(&p) {
+        t if t.contains("//") => {
+            let mut out = String::with_capacity(t.len());
+            for c in t.chars() {
+                if !(c == '/' && out.ends_with('/')) {
+                    out.push(c);
+                }
+            }
+            PathBuf::from(out)
+        }
+        _ => p,
+    }
+}
+
+/// The file name mod_alias, mod_userdir or core's translate_name gives `url`, as written.
+fn translate_as_written(server: &Server, cfg: &Config, url: &str, unknown: &mut Vec<String>) -> PathBuf {
     for (from, to) in server.aliases(0).chain(server.aliases(1)) {
         if let Some(rest) = alias_match(url, from) {
             return PathBuf::from(format!("{}{}", to, rest));
@@ -207,15 +226,22 @@ pub enum Rejected {
     /// before the directory walk and the access checks: 200 (echoed) under `TraceEnable On` or
     /// `Extended` (the default is On), 405 under `TraceEnable Off`.
     Trace { enabled: bool },
+    /// 414: a request line longer than the main server's `LimitRequestLine` (8190 by default),
+    /// refused while it is read, before any virtual host is chosen.
+    LineTooLong { limit: usize },
+    /// 400: CONNECT with a target that is not `host:port` (`apr_uri_parse_hostinfo` fails
+    /// on a path, `ap_parse_uri`).
+    ConnectTarget,
 }
 
 impl Rejected {
     pub fn status(self) -> u16 {
         match self {
-            Rejected::InvalidPath => 400,
+            Rejected::InvalidPath | Rejected::ConnectTarget => 400,
             Rejected::EncodedSlash | Rejected::EncodedNul => 404,
             Rejected::Trace { enabled: true } => 200,
             Rejected::Trace { enabled: false } => 405,
+            Rejected::LineTooLong { .. } => 414,
         }
     }
 }

@@ -86,7 +86,7 @@ fn walk(
     mut options: SymlinkOptions,
     in_parent_directory: bool,
     url: &str,
-    fs_path: &Path,
+    (fs_path, whole_exists): (&Path, bool),
     unknown: &mut Vec<String>,
     conditional: &mut Vec<SecId>,
     startup: &mut Vec<policy::ConfigError>,
@@ -127,7 +127,16 @@ fn walk(
             }
             prefix.push_str(comps[k - 1]);
         }
-        for scope in server.scopes() {
+        // On a deployed tree, the last component when it is not a directory: httpd's walk stats
+        // it and stops (a missing one, a file) before merging the sections of its depth, unless
+        // it skipped that stat (`whole_exists`, links followed without a question). The path
+        // from a missing component on is path info.
+        let stops_before = fs.is_deployed()
+            && k > 0
+            && k == depth
+            && !(whole_exists && options.follows_all())
+            && !fs.is_dir(Path::new(&prefix));
+        for scope in server.scopes().filter(|_| !stops_before) {
             for id in scope.dirs_at(k, &prefix, |pat, text| wildcard_match(pat, text, true)) {
                 in_force.merge(ix, id);
                 if let Some(o) = SymlinkOptions::of_section(&ix.node(cfg, id).children) {
@@ -621,7 +630,11 @@ pub(super) fn walk_request_as(
     let vhost = pick_vhost(ix, host, local, &mut unknown);
     let server = Server { main: &ix.main, vhost: vhost.map(|v| &ix.vhosts[v as usize].scope) };
     let url = normalize_url(path);
-    let filesystem_path = request_filename_in(fs, &translate(&server, cfg, &url, &mut unknown));
+    let translated = translate(&server, cfg, &url, &mut unknown);
+    let filesystem_path = request_filename_in(fs, &translated);
+    // httpd's walk skips the lstat() of each component when the whole path exists (and links are
+    // followed without a question): the last component is then walked as a directory.
+    let whole_exists = fs.is_deployed() && std::fs::metadata(&translated).is_ok();
     // The options the walk starts from: the main server's, merged with the virtual host's.
     let options = symlinks::server_options(cfg, vhost.map_or(ServerId::Main, ServerId::Vhost));
     let (mut conditional, mut startup, mut index_conditions, mut chains) =
@@ -633,7 +646,7 @@ pub(super) fn walk_request_as(
         options,
         in_parent_directory,
         &url,
-        &filesystem_path,
+        (&filesystem_path, whole_exists),
         &mut unknown,
         &mut conditional,
         &mut startup,
