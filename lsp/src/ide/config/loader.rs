@@ -51,6 +51,12 @@ pub trait FileSource: Sync {
     fn resolve_include(&self, full: &Path, optional: bool) -> Result<Vec<PathBuf>, IncludeError> {
         resolve_include(full, optional)
     }
+    /// Whether the paths the configuration names (log directories, certificates, modules,
+    /// document roots) are this machine's, so that the checks httpd makes on them as it starts
+    /// may be made ([`Config::disk_paths`]). In-memory fixtures say no.
+    fn disk_paths(&self) -> bool {
+        true
+    }
 }
 
 /// Reads from the file system.
@@ -278,6 +284,7 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool)
         module_lines: Default::default(),
         texts: PooledTexts::from(Arc::default()),
     };
+    l.cfg.disk_paths = fs.disk_paths();
     match l.read_file(&path) {
         Ok(id) => l.cfg.nodes = exact(l.file_nodes(id)),
         Err(e) => {
@@ -1376,6 +1383,9 @@ mod tests {
                 .find(|(p, _)| Path::new(p) == path)
                 .map(|(_, t)| (Arc::from(*t), None))
                 .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"))
+        }
+        fn disk_paths(&self) -> bool {
+            false
         }
     }
 

@@ -266,7 +266,7 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
 /// Whether a line is read by the main server itself, outside any section with a path (where
 /// the handlers of server-wide directives run rather than the context check refusing them
 /// first), in a configuration read whole.
-fn in_main_server(cfg: &Config, place: Place) -> bool {
+pub(super) fn in_main_server(cfg: &Config, place: Place) -> bool {
     cfg.modules_known && matches!(place.path, CmdPath::None) && std::ptr::eq(place.server, cfg.nodes.as_slice())
 }
 

@@ -19,6 +19,7 @@ mod options_syntax;
 pub(crate) mod regex_compile;
 mod removed_directive;
 mod rewrite_flags;
+mod startup_paths;
 mod syntax_errors;
 mod unknown_directive;
 
@@ -226,6 +227,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let known = unknown_directive::Known::new(cfg);
     let mut loaded = ModulesLoaded::new(cfg);
     let mut auth_files = missing_auth_file::Seen::default();
+    let mut startup = startup_paths::Seen::default();
     // The context check reads each node in the scope its parents make, and skips what
     // httpd would not read that far (`None`).
     let mut context = Walk::start(cfg, out);
@@ -269,6 +271,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
                 limit_methods::node(cfg, node, out);
             }
             compat_guarded_require::node(cfg, &guards, node, out);
+            startup_paths::node(cfg, node, place, &mut startup, out);
         }
         let inner_limit = in_limit || limit_methods::is_limit(node);
         let inner_path = in_path
@@ -426,6 +429,9 @@ pub(crate) mod tests {
         }
         fn exists(&self, path: &Path) -> bool {
             self.0.iter().any(|(p, _)| Path::new(p) == path)
+        }
+        fn disk_paths(&self) -> bool {
+            false
         }
     }
 
