@@ -71,6 +71,12 @@ const CASES: &[(&str, &str, &str, &str)] = &[
         "<VirtualHost *:80>\nTransferLog @D/nosuchdir/access.log\n</VirtualHost>\n",
         "startup-path",
     ),
+    // Authn providers (finding 2).
+    ("authn_provider_not_loaded", "", "<Location /x>\nAuthType Basic\nAuthName x\nAuthBasicProvider file dbm\nRequire valid-user\n</Location>\n", "argument-value"),
+    ("authn_provider_typo", "", "<Location /x>\nAuthBasicProvider yes\n</Location>\n", "argument-value"),
+    ("authn_provider_loaded", "authn_dbm", "<Location /x>\nAuthBasicProvider dbm file\n</Location>\n", "argument-value"),
+    ("authn_provider_alias", "", "<AuthnProviderAlias file mine>\nAuthUserFile /etc/passwd\n</AuthnProviderAlias>\n<Location /x>\nAuthBasicProvider mine\n</Location>\n", "argument-value"),
+    ("digest_provider_without_realm_hash", "auth_digest authn_anon", "<Location /x>\nAuthDigestProvider file anon\n</Location>\n", "argument-value"),
 ];
 
 /// What `apache2 -t` says of `main`: None when it starts, else the line of the snippet it

@@ -254,6 +254,11 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         // (Validated with the access rules.)
         "AuthzSendForbiddenOnFailure" => None,
+        name @ ("AuthBasicProvider" | "AuthDigestProvider" | "AuthFormProvider")
+            if cfg.modules_known && n.directive().is_some_and(|d| loaded.of(d)) =>
+        {
+            authn_provider_refusal(cfg, name, &words())
+        }
         // `ssl_cmd_SSLCompression`: OpenSSL built without compression methods (the default
         // since 1.1.0, Debian's included) refuses `on` in any context.
         "SSLCompression" if cfg.module_loaded("ssl_module") => {
@@ -268,6 +273,24 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
 /// first), in a configuration read whole.
 pub(super) fn in_main_server(cfg: &Config, place: Place) -> bool {
     cfg.modules_known && matches!(place.path, CmdPath::None) && std::ptr::eq(place.server, cfg.nodes.as_slice())
+}
+
+/// mod_auth_basic's, mod_auth_digest's and mod_auth_form's `add_authn_provider`: each word names
+/// a provider some loaded module registered (or an `<AuthnProviderAlias>`), exact case; Digest
+/// needs one that can give a realm's hash (not `anon`'s nor `ldap`'s).
+fn authn_provider_refusal(cfg: &Config, name: &str, args: &[String]) -> Option<String> {
+    use crate::ide::policy::authn::authn_provider_module;
+    args.iter().take_while(|w| !w.is_empty()).find_map(|w| {
+        let module = authn_provider_module(w);
+        if module.is_some_and(|m| cfg.modules.contains(m)) {
+            (name == "AuthDigestProvider" && matches!(w.as_str(), "anon" | "ldap"))
+                .then(|| format!("The '{w}' Authn provider doesn't support Digest Authentication"))
+        } else if cfg.index().ctx.extra_authn_providers.contains(w.as_str()) {
+            None
+        } else {
+            Some(format!("Unknown Authn provider: {w}"))
+        }
+    })
 }
 
 /// `ap_set_listener` on the words `invoke_cmd` hands a `TAKE_ARGV` handler (a last empty word
@@ -1549,6 +1572,29 @@ mod tests {
             "LoadModule ssl_module m\n",
             "<VirtualHost *:443>\nSSLCompression off\nSSLCompression on\n</VirtualHost>\n",
             "SSLCompression On # no\n",
+        )));
+    }
+
+    /// Authn providers: each word a provider a loaded module registers, or an alias; Digest's
+    /// able to give a realm's hash.
+    #[test]
+    fn authn_providers_must_be_registered() {
+        expect![[r#"
+            /etc/httpd.conf:8: Error[argument-value]: httpd 2.4 will not start: Unknown Authn provider: dbm
+            /etc/httpd.conf:9: Error[argument-value]: httpd 2.4 will not start: Unknown Authn provider: File
+            /etc/httpd.conf:11: Error[argument-value]: httpd 2.4 will not start: The 'anon' Authn provider doesn't support Digest Authentication
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule authn_file_module m\nLoadModule auth_basic_module m\nLoadModule auth_digest_module m\n",
+            "LoadModule authn_anon_module m\nLoadModule authn_core_module m\n",
+            "<Location /a>\n",
+            "AuthBasicProvider file anon mine\n",
+            "AuthBasicProvider file dbm\n",
+            "AuthBasicProvider File\n",
+            "AuthDigestProvider file mine\n",
+            "AuthDigestProvider anon\n",
+            "</Location>\n",
+            "<AuthnProviderAlias file mine>\n</AuthnProviderAlias>\n",
         )));
     }
 
