@@ -77,6 +77,10 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("authn_provider_loaded", "authn_dbm", "<Location /x>\nAuthBasicProvider dbm file\n</Location>\n", "argument-value"),
     ("authn_provider_alias", "", "<AuthnProviderAlias file mine>\nAuthUserFile /etc/passwd\n</AuthnProviderAlias>\n<Location /x>\nAuthBasicProvider mine\n</Location>\n", "argument-value"),
     ("digest_provider_without_realm_hash", "auth_digest authn_anon", "<Location /x>\nAuthDigestProvider file anon\n</Location>\n", "argument-value"),
+    // Unclosed conditionals (finding 3).
+    ("unclosed_ifmodule_false", "", "<IfModule mod_rewrite.c>\nRewriteEngine On\n", "syntax"),
+    ("unclosed_ifmodule_true", "rewrite", "<IfModule mod_rewrite.c>\nRewriteEngine On\n", "syntax"),
+    ("unclosed_ifdefine_false", "", "ServerAdmin a@b\n<IfDefine NOPE>\nFoo\n", "syntax"),
 ];
 
 /// What `apache2 -t` says of `main`: None when it starts, else the line of the snippet it

@@ -192,6 +192,13 @@ impl Drop for PooledTexts {
     }
 }
 
+/// The code of an unclosed conditional section whose condition is false (the parser's warning on
+/// it then gives way: `diagnostics::syntax_errors`).
+pub(crate) const UNCLOSED_FALSE: &str = "syntax";
+
+/// The conditional sections, as httpd names them.
+const CONDITIONAL_SECTIONS: &[&str] = &["IfModule", "IfDefine", "IfVersion", "IfFile", "IfDirective", "IfSection"];
+
 /// Loads the configuration whose main file is `main`.
 pub fn load(main: &Path, fs: &dyn FileSource) -> Config {
     load_main(main, fs, true)
@@ -223,6 +230,10 @@ fn load_main(main: &Path, fs: &dyn FileSource, keep_trees: bool) -> Config {
     // A configuration that loads no module at all is a fragment: assume Debian's defaults.
     if !cfg.walk().any(|n| n.is("LoadModule")) {
         cfg.modules_known = false;
+        // Whether an unclosed conditional is false is then a guess.
+        for p in cfg.problems.iter_mut().filter(|p| p.code == UNCLOSED_FALSE) {
+            p.severity = Severity::Warning;
+        }
     }
     cfg
 }
@@ -723,6 +734,20 @@ impl Loader<'_> {
                 Some(false) => {
                     let body_start = focus.end();
                     let body_end = closer.unwrap_or(range.end());
+                    // Skipping a false body, httpd reads on to the end of the configuration
+                    // for its closer and stops there. (Where the modules are only assumed,
+                    // `load_main` makes this a warning again.)
+                    if closer.is_none() {
+                        let canonical = CONDITIONAL_SECTIONS.iter().find(|c| c.eq_ignore_ascii_case(&name));
+                        let shown = canonical.copied().unwrap_or(&name);
+                        self.problem(
+                            file,
+                            focus,
+                            Severity::Error,
+                            UNCLOSED_FALSE,
+                            format!("<{shown}> was not closed, and its condition is false here: httpd looks for its closer to the end of the configuration (Expected </{shown}> before end of configuration)"),
+                        );
+                    }
                     if body_start <= body_end {
                         self.cfg.inactive.push((file, TextRange::new(body_start, body_end)));
                     }
