@@ -81,6 +81,17 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("unclosed_ifmodule_false", "", "<IfModule mod_rewrite.c>\nRewriteEngine On\n", "syntax"),
     ("unclosed_ifmodule_true", "rewrite", "<IfModule mod_rewrite.c>\nRewriteEngine On\n", "syntax"),
     ("unclosed_ifdefine_false", "", "ServerAdmin a@b\n<IfDefine NOPE>\nFoo\n", "syntax"),
+    // RewriteCond/RewriteRule of one word (finding 5).
+    ("rewrite_cond_one_word", "rewrite", "RewriteEngine On\nRewriteCond %{HTTP_HOST}\nRewriteRule ^ - [F]\n", "argument-value"),
+    ("rewrite_rule_one_word", "rewrite", "RewriteRule ^/x$\n", "argument-value"),
+    ("rewrite_rule_one_quoted_word", "rewrite", "RewriteRule \"^/x\"\n", "argument-value"),
+    ("rewrite_rule_four_words", "rewrite", "RewriteRule ^/a /b [L] extra\n", "argument-value"),
+    // Substitute's s/// form (finding 4).
+    ("substitute_sed_flag", "substitute", "<Location /x>\nAddOutputFilterByType SUBSTITUTE text/html\nSubstitute \"s/foo/bar/g\"\n</Location>\n", "argument-value"),
+    ("substitute_no_pattern", "substitute", "<Location /x>\nSubstitute foo\n</Location>\n", "argument-value"),
+    ("substitute_incomplete", "substitute", "<Location /x>\nSubstitute s/foo\n</Location>\n", "argument-value"),
+    ("substitute_no_final_delimiter", "substitute", "<Location /x>\nSubstitute s/foo/bar\n</Location>\n", "argument-value"),
+    ("substitute_all_flags", "substitute", "<Location /x>\nSubstitute S|a|b|iNq\n</Location>\n", "argument-value"),
 ];
 
 /// What `apache2 -t` says of `main`: None when it starts, else the line of the snippet it

@@ -210,6 +210,9 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         name @ ("RewriteRule" | "RewriteCond") if cfg.module_loaded("rewrite_module") => {
             // (`parseargline`: a quote ends a quoted word, a backslash before it or not.)
+            if super::regex_compile::rewrite_line_refused(n.raw_args()) {
+                return Some(format!("{name}: bad argument line '{}'", n.raw_args().trim()));
+            }
             let (_, _, flags) = super::regex_compile::rewrite_words(n.raw_args())?;
             super::rewrite_flags::refusal(name == "RewriteRule", flags?).map(|why| format!("{name}: {why}"))
         }
@@ -254,6 +257,7 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         // (Validated with the access rules.)
         "AuthzSendForbiddenOnFailure" => None,
+        "Substitute" if cfg.module_loaded("substitute_module") => substitute_refusal(n.arg(0)?),
         name @ ("AuthBasicProvider" | "AuthDigestProvider" | "AuthFormProvider")
             if cfg.modules_known && n.directive().is_some_and(|d| loaded.of(d)) =>
         {
@@ -273,6 +277,38 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
 /// first), in a configuration read whole.
 pub(super) fn in_main_server(cfg: &Config, place: Place) -> bool {
     cfg.modules_known && matches!(place.path, CmdPath::None) && std::ptr::eq(place.server, cfg.nodes.as_slice())
+}
+
+/// mod_substitute's `set_pattern`: `s`, a delimiter, a non-empty pattern and a replacement each
+/// ended by the delimiter, then only the flags `i`, `n`, `f` and `q` (case aside).
+fn substitute_refusal(line: &str) -> Option<String> {
+    let b = line.as_bytes();
+    if !b.first().is_some_and(|c| c.eq_ignore_ascii_case(&b's')) {
+        return Some("Bad Substitute format, must be an s/// pattern".to_string());
+    }
+    let incomplete = || Some("Bad Substitute format, must be a complete s/// pattern".to_string());
+    let Some(&delim) = b.get(1) else { return incomplete() };
+    // The end of the part starting at `from`: the next delimiter (the part's first byte
+    // included in the search only when it is one).
+    let end = |from: usize| {
+        if b.get(from) == Some(&delim) {
+            Some(from)
+        } else {
+            (from + 1..b.len()).find(|&i| b[i] == delim)
+        }
+    };
+    let Some(pattern_end) = end(2) else { return incomplete() };
+    if pattern_end == 2 {
+        return incomplete();
+    }
+    let flags = match end(pattern_end + 1) {
+        Some(replacement_end) => &b[replacement_end + 1..],
+        None => &[][..],
+    };
+    flags
+        .iter()
+        .any(|f| !matches!(f.to_ascii_lowercase(), b'i' | b'n' | b'f' | b'q'))
+        .then(|| "Bad Substitute flag, only s///[infq] are supported".to_string())
 }
 
 /// mod_auth_basic's, mod_auth_digest's and mod_auth_form's `add_authn_provider`: each word names
@@ -1572,6 +1608,46 @@ mod tests {
             "LoadModule ssl_module m\n",
             "<VirtualHost *:443>\nSSLCompression off\nSSLCompression on\n</VirtualHost>\n",
             "SSLCompression On # no\n",
+        )));
+    }
+
+    /// RewriteCond and RewriteRule need a second word: a first word that runs to the end of the
+    /// line is refused; one whose closing quote ends the line leaves an empty second word.
+    #[test]
+    fn rewrite_lines_of_one_word() {
+        expect![[r#"
+            /etc/httpd.conf:3: Error[argument-value]: httpd 2.4 will not start: RewriteCond: bad argument line '%{HTTP_HOST}'
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: RewriteRule: bad argument line '^/x$'
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: RewriteRule: bad argument line '"^/x'
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule rewrite_module m\nRewriteEngine On\n",
+            "RewriteCond %{HTTP_HOST}\n",
+            "RewriteRule ^/x$\n",
+            "RewriteRule \"^/x\"\n",
+            "RewriteRule \"^/x\n",
+            "RewriteRule ^/a /b [L] extra\n",
+        )));
+    }
+
+    /// Substitute's s/// form and its flags, as mod_substitute reads them.
+    #[test]
+    fn substitute_patterns() {
+        expect![[r#"
+            /etc/httpd.conf:3: Error[argument-value]: httpd 2.4 will not start: Bad Substitute flag, only s///[infq] are supported
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: Bad Substitute format, must be an s/// pattern
+            /etc/httpd.conf:5: Error[argument-value]: httpd 2.4 will not start: Bad Substitute format, must be a complete s/// pattern
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: Bad Substitute format, must be a complete s/// pattern
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule substitute_module m\n<Location /x>\n",
+            "Substitute s/foo/bar/g\n",
+            "Substitute foo\n",
+            "Substitute s//bar/\n",
+            "Substitute s/foo\n",
+            "Substitute s/foo/bar\n",
+            "Substitute S|a|b|iNq\n",
+            "</Location>\n",
         )));
     }
 
