@@ -92,6 +92,13 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("substitute_incomplete", "substitute", "<Location /x>\nSubstitute s/foo\n</Location>\n", "argument-value"),
     ("substitute_no_final_delimiter", "substitute", "<Location /x>\nSubstitute s/foo/bar\n</Location>\n", "argument-value"),
     ("substitute_all_flags", "substitute", "<Location /x>\nSubstitute S|a|b|iNq\n</Location>\n", "argument-value"),
+    // Path forms in sections with a path (finding 6).
+    ("proxy_pass_reverse_path_in_location", "proxy", "<Location /app>\nProxyPassReverse /app http://127.0.0.1:8080/\n</Location>\n", "argument-value"),
+    ("proxy_pass_reverse_interpolate_in_location", "proxy", "<Location /app>\nProxyPassReverse http://127.0.0.1:8080/ interpolate\n</Location>\n", "argument-value"),
+    ("proxy_pass_reverse_no_path_globally", "proxy", "ProxyPassReverse http://127.0.0.1:8080/ interpolate\n", "argument-value"),
+    ("alias_two_words_in_location_match", "", "<LocationMatch \"^/a\">\nAlias /a /srv/a\n</LocationMatch>\n", "argument-value"),
+    ("script_alias_two_words_in_proxy", "proxy", "<Proxy *>\nScriptAlias /a /srv/a\n</Proxy>\n", "argument-value"),
+    ("alias_one_word_in_location", "", "<Location /a>\nAlias /srv/a\n</Location>\n", "argument-value"),
 ];
 
 /// What `apache2 -t` says of `main`: None when it starts, else the line of the snippet it

@@ -257,6 +257,19 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         // (Validated with the access rules.)
         "AuthzSendForbiddenOnFailure" => None,
+        "ProxyPassReverse" if cfg.module_loaded("proxy_module") => {
+            // `add_pass_reverse`: the path is the section's, or the first of two words (a
+            // second word `interpolate` is a flag, not the URL).
+            let args = words();
+            let url = args.get(1).filter(|w| !w.eq_ignore_ascii_case("interpolate"));
+            match (place.path.is_set(), url) {
+                (false, None) if !args.is_empty() => {
+                    Some("ProxyPassReverse needs a path when not defined in a location".to_string())
+                }
+                (true, Some(_)) => Some("ProxyPassReverse can not have a path when defined in a location".to_string()),
+                _ => None,
+            }
+        }
         "Substitute" if cfg.module_loaded("substitute_module") => substitute_refusal(n.arg(0)?),
         name @ ("AuthBasicProvider" | "AuthDigestProvider" | "AuthFormProvider")
             if cfg.modules_known && n.directive().is_some_and(|d| loaded.of(d)) =>
@@ -1163,10 +1176,13 @@ fn handler_refusal(cfg: &Config, n: &Node, h: Handler, args: &[String], place: P
             (variables == 0).then(|| format!("Missing envariable expression for {name}"))
         }
         Handler::Redirect => redirect_refusal(name, args, path.is_set()),
-        Handler::Alias => {
-            let [_] = args else { return None };
-            (!path.is_set()).then(|| "Alias must have two arguments when used globally".to_string())
-        }
+        // `add_alias`: the one-word form needs a section's path; the two-word form
+        // (`add_alias_internal`) refuses one.
+        Handler::Alias => match args {
+            [_] => (!path.is_set()).then(|| "Alias must have two arguments when used globally".to_string()),
+            [_, _] => path.is_set().then(|| format!("{name} cannot occur within directory context")),
+            _ => None,
+        },
         Handler::CacheDirDepth => {
             let [arg] = args else { return None };
             let value = atoi(arg) as i32;
@@ -1627,6 +1643,28 @@ mod tests {
             "RewriteRule \"^/x\"\n",
             "RewriteRule \"^/x\n",
             "RewriteRule ^/a /b [L] extra\n",
+        )));
+    }
+
+    /// The two-word Alias and ProxyPassReverse take their path from the line, which a
+    /// `<Location>`-like section gives already; their one-word forms need one.
+    #[test]
+    fn path_forms_in_sections_with_a_path() {
+        expect![[r#"
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: ProxyPassReverse can not have a path when defined in a location
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: ScriptAlias cannot occur within directory context
+            /etc/httpd.conf:10: Error[argument-value]: httpd 2.4 will not start: Alias cannot occur within directory context
+            /etc/httpd.conf:12: Error[argument-value]: httpd 2.4 will not start: ProxyPassReverse needs a path when not defined in a location
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule proxy_module m\nLoadModule alias_module m\n<Location /app>\n",
+            "ProxyPassReverse /app http://127.0.0.1:8080/\n",
+            "ProxyPassReverse http://127.0.0.1:8080/ interpolate\n",
+            "ScriptAlias /a /srv/a\n",
+            "Alias /srv/a\n",
+            "</Location>\n<Proxy *>\nAlias /a /srv/a\n</Proxy>\n",
+            "ProxyPassReverse http://127.0.0.1:8080/ interpolate\n",
+            "ProxyPassReverse /a http://127.0.0.1:8080/\n",
         )));
     }
 
