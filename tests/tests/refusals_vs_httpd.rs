@@ -99,6 +99,12 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("alias_two_words_in_location_match", "", "<LocationMatch \"^/a\">\nAlias /a /srv/a\n</LocationMatch>\n", "argument-value"),
     ("script_alias_two_words_in_proxy", "proxy", "<Proxy *>\nScriptAlias /a /srv/a\n</Proxy>\n", "argument-value"),
     ("alias_one_word_in_location", "", "<Location /a>\nAlias /srv/a\n</Location>\n", "argument-value"),
+    // RequestReadTimeout (finding 7).
+    ("request_read_timeout_comment", "", "RequestReadTimeout header=20-40,MinRate=500 # tune\n", "argument-value"),
+    ("request_read_timeout_not_numerical", "", "RequestReadTimeout header=foo\n", "argument-value"),
+    ("request_read_timeout_quote", "", "RequestReadTimeout header=20-40,minrate=500\"\n", "argument-value"),
+    ("request_read_timeout_range_without_rate", "", "RequestReadTimeout header=20-40\n", "argument-value"),
+    ("request_read_timeout_fine", "", "RequestReadTimeout handshake=5 header=20-40,MinRate=500 Body=10\n", "argument-value"),
 ];
 
 /// What `apache2 -t` says of `main`: None when it starts, else the line of the snippet it

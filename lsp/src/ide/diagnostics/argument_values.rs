@@ -257,6 +257,9 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         // (Validated with the access rules.)
         "AuthzSendForbiddenOnFailure" => None,
+        "RequestReadTimeout" if cfg.module_loaded("reqtimeout_module") => {
+            n.arg_strings().iter().find_map(|w| request_read_timeout_refusal(w))
+        }
         "ProxyPassReverse" if cfg.module_loaded("proxy_module") => {
             // `add_pass_reverse`: the path is the section's, or the first of two words (a
             // second word `interpolate` is a flag, not the URL).
@@ -290,6 +293,58 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
 /// first), in a configuration read whole.
 pub(super) fn in_main_server(cfg: &Config, place: Place) -> bool {
     cfg.modules_known && matches!(place.path, CmdPath::None) && std::ptr::eq(place.server, cfg.nodes.as_slice())
+}
+
+/// mod_reqtimeout's `set_reqtimeouts` on one word: `key=value`, the key a stage, the value a
+/// timeout, or `initial-max,MinRate=rate` (`set_reqtimeout_param`), each number as `parse_int`
+/// reads it (`strtol`, the whole string, not negative).
+fn request_read_timeout_refusal(word: &str) -> Option<String> {
+    let Some((key, value)) = word.split_once('=') else {
+        return Some("Invalid RequestReadTimeout parameter. Parameter must be in the form 'key=value'".to_string());
+    };
+    let why = (|| {
+        if !["handshake", "header", "body"].iter().any(|k| k.eq_ignore_ascii_case(key)) {
+            return Some("Unknown RequestReadTimeout parameter".to_string());
+        }
+        let parse_int = |s: &str| -> Result<i64, String> {
+            match strtol(s) {
+                (_, 0) => Err(format!("Value '{s}' not numerical")),
+                (_, end) if end < s.len() => Err(format!("Cannot parse '{}'", &s[end..])),
+                (v, _) if v.is_some_and(|v| v < 0) => Err("Value must be non-negative".to_string()),
+                (v, _) => Ok(v.unwrap_or(0)),
+            }
+        };
+        const MINRATE: &str = ",minrate=";
+        let at = value.to_ascii_lowercase().find(MINRATE);
+        let (timeout, max) = match at {
+            Some(at) => {
+                let rate = parse_int(&value[at + MINRATE.len()..]);
+                match rate {
+                    Err(e) => return Some(e),
+                    Ok(0) => return Some("Minimum data rate must be larger than 0".to_string()),
+                    Ok(_) => {}
+                }
+                let initial = &value[..at];
+                match initial.split_once('-') {
+                    Some((t, m)) => (t, Some(parse_int(m))),
+                    None => (initial, None),
+                }
+            }
+            None if value.contains('-') => return Some("Must set MinRate option if using timeout range".to_string()),
+            None => (value, None),
+        };
+        let max = match max {
+            Some(Err(e)) => return Some(e),
+            Some(Ok(m)) => m,
+            None => 0,
+        };
+        match parse_int(timeout) {
+            Err(e) => Some(e),
+            Ok(t) if max != 0 && t >= max => Some("Maximum timeout must be larger than initial timeout".to_string()),
+            Ok(_) => None,
+        }
+    })()?;
+    Some(format!("RequestReadTimeout: {key}={value}: {why}"))
 }
 
 /// mod_substitute's `set_pattern`: `s`, a delimiter, a non-empty pattern and a replacement each
@@ -1665,6 +1720,30 @@ mod tests {
             "</Location>\n<Proxy *>\nAlias /a /srv/a\n</Proxy>\n",
             "ProxyPassReverse http://127.0.0.1:8080/ interpolate\n",
             "ProxyPassReverse /a http://127.0.0.1:8080/\n",
+        )));
+    }
+
+    /// RequestReadTimeout's words, as mod_reqtimeout reads them: a trailing comment is words too.
+    #[test]
+    fn request_read_timeout_words() {
+        expect![[r#"
+            /etc/httpd.conf:2: Error[argument-value]: httpd 2.4 will not start: Invalid RequestReadTimeout parameter. Parameter must be in the form 'key=value'
+            /etc/httpd.conf:3: Error[argument-value]: httpd 2.4 will not start: RequestReadTimeout: header=foo: Value 'foo' not numerical
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: RequestReadTimeout: header=20-40,minrate=500": Cannot parse '"'
+            /etc/httpd.conf:5: Error[argument-value]: httpd 2.4 will not start: RequestReadTimeout: header=20-40: Must set MinRate option if using timeout range
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: RequestReadTimeout: body=40-20,MinRate=1: Maximum timeout must be larger than initial timeout
+            /etc/httpd.conf:7: Error[argument-value]: httpd 2.4 will not start: RequestReadTimeout: header=10,minrate=0: Minimum data rate must be larger than 0
+            /etc/httpd.conf:8: Error[argument-value]: httpd 2.4 will not start: RequestReadTimeout: foo=1: Unknown RequestReadTimeout parameter
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule reqtimeout_module m\nRequestReadTimeout header=20-40,MinRate=500 # tune\n",
+            "RequestReadTimeout header=foo\n",
+            "RequestReadTimeout header=20-40,minrate=500\"\n",
+            "RequestReadTimeout header=20-40\n",
+            "RequestReadTimeout body=40-20,MinRate=1\n",
+            "RequestReadTimeout header=10,minrate=0\n",
+            "RequestReadTimeout foo=1\n",
+            "RequestReadTimeout handshake=5 header=20-40,MinRate=500 Body=10\n",
         )));
     }
 
