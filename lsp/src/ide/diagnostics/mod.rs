@@ -12,6 +12,7 @@ mod deprecated_directive;
 pub mod directive_context;
 mod else_without_if;
 pub(crate) mod expr_syntax;
+mod htaccess_line_length;
 mod limit_methods;
 mod load_problems;
 mod missing_auth_file;
@@ -193,6 +194,7 @@ pub(crate) type Messages = crate::ide::shared_strings::SharedStrings;
 /// One file's syntax.
 pub(crate) fn syntax(cfg: &Config, file: FileId, out: &mut Vec<Diagnostic>) {
     syntax_errors::check(cfg, file, out);
+    htaccess_line_length::check(cfg, file, out);
 }
 
 /// What loading reported ([`Config::problems`]), and the findings that, like those, only
