@@ -105,6 +105,13 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("request_read_timeout_quote", "", "RequestReadTimeout header=20-40,minrate=500\"\n", "argument-value"),
     ("request_read_timeout_range_without_rate", "", "RequestReadTimeout header=20-40\n", "argument-value"),
     ("request_read_timeout_fine", "", "RequestReadTimeout handshake=5 header=20-40,MinRate=500 Body=10\n", "argument-value"),
+    // AddOutputFilterByType (findings 8 and 8b).
+    ("output_filter_not_loaded", "", "AddOutputFilterByType BROTLI_COMPRESS text/html\n", "argument-value"),
+    ("output_filter_second_not_loaded", "", "AddOutputFilterByType deflate;SUBSTITUTE text/html\n", "argument-value"),
+    ("output_filter_one_word", "", "AddOutputFilterByType DEFLATE\n", "argument-value"),
+    ("output_filter_empty_word", "", "AddOutputFilterByType DEFLATE \"\" text/html\n", "argument-value"),
+    ("output_filter_last_word_empty", "", "AddOutputFilterByType DEFLATE \"\"\n", "argument-value"),
+    ("output_filter_loaded", "include", "AddOutputFilterByType INCLUDES;DEFLATE text/html\n", "argument-value"),
 ];
 
 /// What `apache2 -t` says of `main`: None when it starts, else the line of the snippet it

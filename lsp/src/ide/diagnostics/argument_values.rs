@@ -257,6 +257,9 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         // (Validated with the access rules.)
         "AuthzSendForbiddenOnFailure" => None,
+        "AddOutputFilterByType" if cfg.modules_known && n.directive().is_some_and(|d| loaded.of(d)) => {
+            add_output_filter_by_type_refusal(cfg, &n.arg_strings())
+        }
         "RequestReadTimeout" if cfg.module_loaded("reqtimeout_module") => {
             n.arg_strings().iter().find_map(|w| request_read_timeout_refusal(w))
         }
@@ -345,6 +348,36 @@ fn request_read_timeout_refusal(word: &str) -> Option<String> {
         }
     })()?;
     Some(format!("RequestReadTimeout: {key}={value}: {why}"))
+}
+
+/// Output filters of httpd's own modules that `AddOutputFilterByType` names, and the module that
+/// registers each (`ap_register_output_filter`; names are compared case aside). A name not here
+/// may come from `FilterDeclare`, `ExtFilterDefine`, mod_lua or another module, and is not judged.
+const OUTPUT_FILTERS: &[(&str, &str)] = &[
+    ("DEFLATE", "deflate_module"),
+    ("INFLATE", "deflate_module"),
+    ("BROTLI_COMPRESS", "brotli_module"),
+    ("SUBSTITUTE", "substitute_module"),
+    ("INCLUDES", "include_module"),
+    ("Sed", "sed_module"),
+    ("DATA", "data_module"),
+    ("RATE_LIMIT", "ratelimit_module"),
+    ("BUFFER", "buffer_module"),
+    ("xml2enc", "xml2enc_module"),
+    ("proxy-html", "proxy_html_module"),
+];
+
+/// mod_filter's `filter_bytype`: two words at least (`TAKE_ARGV` drops a last empty word),
+/// then each `;`-separated filter a loaded
+/// module registers (`add_filter`: "Unknown filter provider").
+fn add_output_filter_by_type_refusal(cfg: &Config, args: &[String]) -> Option<String> {
+    if args.len() - usize::from(args.last().is_some_and(String::is_empty)) < 2 {
+        return Some("AddOutputFilterByType requires at least two arguments".to_string());
+    }
+    args[0].split(';').filter(|f| !f.is_empty()).find_map(|f| {
+        let (_, module) = OUTPUT_FILTERS.iter().find(|(name, _)| name.eq_ignore_ascii_case(f))?;
+        (!cfg.modules.contains(module)).then(|| format!("Unknown filter provider {f}"))
+    })
 }
 
 /// mod_substitute's `set_pattern`: `s`, a delimiter, a non-empty pattern and a replacement each
@@ -1744,6 +1777,26 @@ mod tests {
             "RequestReadTimeout header=10,minrate=0\n",
             "RequestReadTimeout foo=1\n",
             "RequestReadTimeout handshake=5 header=20-40,MinRate=500 Body=10\n",
+        )));
+    }
+
+    /// AddOutputFilterByType: two words, and filters of loaded modules (a name of no module
+    /// httpd ships is not judged).
+    #[test]
+    fn output_filters_by_type() {
+        expect![[r#"
+            /etc/httpd.conf:3: Error[argument-value]: httpd 2.4 will not start: Unknown filter provider BROTLI_COMPRESS
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: AddOutputFilterByType requires at least two arguments
+            /etc/httpd.conf:5: Error[argument-value]: httpd 2.4 will not start: AddOutputFilterByType requires at least two arguments
+            /etc/httpd.conf:7: Error[argument-value]: httpd 2.4 will not start: Unknown filter provider SUBSTITUTE
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule filter_module m\nLoadModule deflate_module m\nAddOutputFilterByType BROTLI_COMPRESS text/html\n",
+            "AddOutputFilterByType DEFLATE\n",
+            "AddOutputFilterByType DEFLATE \"\"\n",
+            "AddOutputFilterByType DEFLATE \"\" text/html\n",
+            "AddOutputFilterByType deflate;SUBSTITUTE text/html\n",
+            "AddOutputFilterByType MYFILTER text/html\n",
         )));
     }
 
