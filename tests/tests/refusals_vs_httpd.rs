@@ -112,6 +112,17 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("output_filter_empty_word", "", "AddOutputFilterByType DEFLATE \"\" text/html\n", "argument-value"),
     ("output_filter_last_word_empty", "", "AddOutputFilterByType DEFLATE \"\"\n", "argument-value"),
     ("output_filter_loaded", "include", "AddOutputFilterByType INCLUDES;DEFLATE text/html\n", "argument-value"),
+    // Argument values (finding 8): CustomLog conditions, Listen's port, expiry codes.
+    ("custom_log_bad_condition", "", "CustomLog /tmp/a.log combined nolog\n", "argument-value"),
+    ("custom_log_empty_env", "", "CustomLog /tmp/a.log combined env=!\n", "argument-value"),
+    ("custom_log_env_any_case", "", "CustomLog /tmp/a.log combined ENV=x\n", "argument-value"),
+    ("listen_without_port", "", "Listen localhost\n", "argument-value"),
+    ("listen_port_and_protocol", "", "Listen 8080 https\n", "argument-value"),
+    ("expires_unit_typo", "expires", "ExpiresDefault \"access plus 1 mnth\"\n", "argument-value"),
+    ("expires_negative", "expires", "ExpiresActive On\nExpiresByType text/html \"access plus -1 days\"\n", "argument-value"),
+    ("expires_old_form_unchecked", "expires", "ExpiresDefault \"Access plus 1 mnth\"\n", "argument-value"),
+    ("expires_abbreviated", "expires", "ExpiresDefault \"n p 1 mo 2 mi 3 y\"\n", "argument-value"),
+    ("expires_mime_without_slash", "expires", "ExpiresByType text A300\n", "argument-value"),
 ];
 
 /// What `apache2 -t` says of `main`: None when it starts, else the line of the snippet it

@@ -257,6 +257,19 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         // (Validated with the access rules.)
         "AuthzSendForbiddenOnFailure" => None,
+        "CustomLog" if cfg.module_loaded("log_config_module") => custom_log_refusal(&words()),
+        "ExpiresDefault" if cfg.module_loaded("expires_module") => {
+            let code = n.arg(0)?;
+            expires_code_refusal(code).map(|why| format!("'ExpiresDefault {code}': {why}"))
+        }
+        "ExpiresByType" if cfg.module_loaded("expires_module") => {
+            let args = words();
+            let [mime, code] = &args[..] else { return None };
+            if !mime.contains('/') {
+                return Some("Invalid mimetype: should contain a slash".to_string());
+            }
+            expires_code_refusal(code).map(|why| format!("'ExpiresByType {mime} {code}': {why}"))
+        }
         "AddOutputFilterByType" if cfg.modules_known && n.directive().is_some_and(|d| loaded.of(d)) => {
             add_output_filter_by_type_refusal(cfg, &n.arg_strings())
         }
@@ -380,6 +393,61 @@ fn add_output_filter_by_type_refusal(cfg: &Config, args: &[String]) -> Option<St
     })
 }
 
+/// mod_log_config's `add_custom_log`: a third word is a condition, `env=` or `expr=` and not
+/// empty after it. (The expression itself is `expr_syntax`'s.)
+fn custom_log_refusal(args: &[String]) -> Option<String> {
+    let clause = args.get(2)?;
+    let after = |prefix: &str| {
+        clause.get(..prefix.len()).filter(|p| p.eq_ignore_ascii_case(prefix)).map(|_| &clause[prefix.len()..])
+    };
+    if let Some(var) = after("env=") {
+        matches!(var, "" | "!").then(|| "missing environment variable name".to_string())
+    } else if let Some(expr) = after("expr=") {
+        expr.is_empty().then(|| "missing condition".to_string())
+    } else {
+        Some("error in condition clause".to_string())
+    }
+}
+
+/// mod_expires's `check_code`: a code starting with `A` or `M` is taken as written (the old
+/// `A3600` form); else `<base> [plus] {<num> <type>}*`, each keyword known by its first letter
+/// (two for `mo`nths and `mi`nutes), each number starting with a digit.
+fn expires_code_refusal(code: &str) -> Option<String> {
+    // (An empty code is no argument at all: the arity check's.)
+    if code.is_empty() || code.starts_with(['A', 'M']) {
+        return None;
+    }
+    let mut words = apache_syntax::words(code);
+    let mut next = move || words.next().map(|w| w.to_string()).unwrap_or_default();
+    // strncasecmp(word, keyword, n): the first n bytes equal, case aside (a shorter word differs).
+    let starts =
+        |w: &str, k: &str, n: usize| w.len() >= n && w.as_bytes()[..n].eq_ignore_ascii_case(&k.as_bytes()[..n]);
+    let base = next();
+    if !(starts(&base, "now", 1) || starts(&base, "access", 1) || starts(&base, "modification", 1)) {
+        return Some(format!("bad expires code, unrecognised <base> '{base}'"));
+    }
+    let mut word = next();
+    if starts(&word, "plus", 1) {
+        word = next();
+    }
+    while !word.is_empty() {
+        if !word.starts_with(|c: char| c.is_ascii_digit()) {
+            return Some(format!("bad expires code, numeric value expected <num> '{word}'"));
+        }
+        let unit = next();
+        if unit.is_empty() {
+            return Some("bad expires code, missing <type>".to_string());
+        }
+        let units =
+            [("years", 1), ("months", 2), ("weeks", 1), ("days", 1), ("hours", 1), ("minutes", 2), ("seconds", 1)];
+        if !units.iter().any(|(k, n)| starts(&unit, k, *n)) {
+            return Some(format!("bad expires code, unrecognised <type>'{unit}'"));
+        }
+        word = next();
+    }
+    None
+}
+
 /// mod_substitute's `set_pattern`: `s`, a delimiter, a non-empty pattern and a replacement each
 /// ended by the delimiter, then only the flags `i`, `n`, `f` and `q` (case aside).
 fn substitute_refusal(line: &str) -> Option<String> {
@@ -440,7 +508,14 @@ fn listen_refusal(mut args: Vec<String>) -> Option<String> {
     if args.is_empty() || args.len() > 2 {
         return Some("Listen requires 1 or 2 arguments.".to_string());
     }
-    args[0].is_empty().then(|| "Invalid address or port".to_string())
+    let addr = &args[0];
+    if addr.is_empty() {
+        return Some("Invalid address or port".to_string());
+    }
+    // `apr_parse_addr_port`: a port alone is digits; else it follows the last colon. Only the
+    // plainest case is judged: a host without any colon (`localhost`, `10.0.0.1`, `*`).
+    (!addr.bytes().all(|b| b.is_ascii_digit()) && !addr.contains(':') && !addr.starts_with('['))
+        .then(|| "Port must be specified".to_string())
 }
 
 /// `ap_set_mutex` (server/util_mutex.c): a mechanism first (an empty word is none), then mutex
@@ -1797,6 +1872,41 @@ mod tests {
             "AddOutputFilterByType DEFLATE \"\" text/html\n",
             "AddOutputFilterByType deflate;SUBSTITUTE text/html\n",
             "AddOutputFilterByType MYFILTER text/html\n",
+        )));
+    }
+
+    /// CustomLog's condition, Listen's port, mod_expires's codes.
+    #[test]
+    fn log_conditions_ports_and_expiry_codes() {
+        expect![[r#"
+            /etc/httpd.conf:3: Error[argument-value]: httpd 2.4 will not start: error in condition clause
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: missing environment variable name
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: missing condition
+            /etc/httpd.conf:7: Error[argument-value]: httpd 2.4 will not start: Port must be specified
+            /etc/httpd.conf:8: Error[argument-value]: httpd 2.4 will not start: Port must be specified
+            /etc/httpd.conf:11: Error[argument-value]: httpd 2.4 will not start: 'ExpiresDefault access plus 1 mnth': bad expires code, unrecognised <type>'mnth'
+            /etc/httpd.conf:12: Error[argument-value]: httpd 2.4 will not start: 'ExpiresDefault access plus -1 days': bad expires code, numeric value expected <num> '-1'
+            /etc/httpd.conf:13: Error[argument-value]: httpd 2.4 will not start: 'ExpiresDefault later': bad expires code, unrecognised <base> 'later'
+            /etc/httpd.conf:14: Error[argument-value]: httpd 2.4 will not start: 'ExpiresDefault now plus 1': bad expires code, missing <type>
+            /etc/httpd.conf:17: Error[argument-value]: httpd 2.4 will not start: Invalid mimetype: should contain a slash
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule mpm_event_module m\nLoadModule expires_module m\nCustomLog /tmp/a.log combined nolog\n",
+            "CustomLog /tmp/a.log combined env=!\n",
+            "CustomLog /tmp/a.log combined ENV=x\n",
+            "CustomLog /tmp/a.log combined expr=\n",
+            "Listen localhost\n",
+            "Listen *\n",
+            "Listen 8080 https\n",
+            "Listen [::1]:8081\n",
+            "ExpiresDefault \"access plus 1 mnth\"\n",
+            "ExpiresDefault \"access plus -1 days\"\n",
+            "ExpiresDefault later\n",
+            "ExpiresDefault \"now plus 1\"\n",
+            "ExpiresDefault \"Access plus 1 mnth\"\n",
+            "ExpiresDefault \"n p 1 mo 2 mi 3 y\"\n",
+            "ExpiresByType text A300\n",
+            "ExpiresByType text/html \"modification 5 hours\"\n",
         )));
     }
 
