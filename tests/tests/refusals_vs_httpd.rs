@@ -123,6 +123,16 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("expires_old_form_unchecked", "expires", "ExpiresDefault \"Access plus 1 mnth\"\n", "argument-value"),
     ("expires_abbreviated", "expires", "ExpiresDefault \"n p 1 mo 2 mi 3 y\"\n", "argument-value"),
     ("expires_mime_without_slash", "expires", "ExpiresByType text A300\n", "argument-value"),
+    // Keywords (finding 8).
+    ("rewrite_options_off", "rewrite", "RewriteOptions off\n", "argument-value"),
+    ("rewrite_options_known", "rewrite", "RewriteOptions Inherit MaxRedirects=5 AllowNoSlash AllowAnyURI MergeBase IgnoreContextInfo LegacyPrefixDocRoot UnsafePrefixStat InheritDownBefore\n", "argument-value"),
+    ("ssl_engine_word", "socache_shmcb ssl", "SSLEngine foo\n", "argument-value"),
+    ("ssl_engine_optional", "socache_shmcb ssl", "SSLEngine Optional\n", "argument-value"),
+    ("ssl_verify_client_number", "socache_shmcb ssl", "<Directory /srv>\nSSLVerifyClient 99\n</Directory>\n", "argument-value"),
+    ("ssl_verify_client_any_case", "socache_shmcb ssl", "SSLVerifyClient Require\n", "argument-value"),
+    ("xbithack_yes", "include", "XBitHack yes\n", "argument-value"),
+    ("cookie_style_number", "usertrack", "CookieStyle 0\n", "argument-value"),
+    ("force_language_priority_number", "", "ForceLanguagePriority 1.2.3\n", "argument-value"),
 ];
 
 /// What `apache2 -t` says of `main`: None when it starts, else the line of the snippet it

@@ -257,6 +257,20 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         // (Validated with the access rules.)
         "AuthzSendForbiddenOnFailure" => None,
+        "RewriteOptions" if cfg.module_loaded("rewrite_module") => words().iter().find_map(|w| {
+            // `cmd_rewriteoptions`: names case aside, `MaxRedirects=` (ignored, with a warning).
+            let known = REWRITE_OPTIONS.iter().any(|o| o.eq_ignore_ascii_case(w))
+                || w.get(..13).is_some_and(|p| p.eq_ignore_ascii_case("MaxRedirects="));
+            (!known).then(|| format!("RewriteOptions: unknown option '{w}'"))
+        }),
+        // mod_ssl's `ssl_cmd_verify_parse` (`strcEQ`: case aside).
+        name @ ("SSLVerifyClient" | "SSLProxyVerify") if cfg.module_loaded("ssl_module") => {
+            let arg = n.arg(0)?;
+            let known = ["none", "off", "optional", "require", "on", "optional_no_ca"]
+                .iter()
+                .any(|k| k.eq_ignore_ascii_case(arg));
+            (!known).then(|| format!("{name}: Invalid argument '{arg}'"))
+        }
         "CustomLog" if cfg.module_loaded("log_config_module") => custom_log_refusal(&words()),
         "ExpiresDefault" if cfg.module_loaded("expires_module") => {
             let code = n.arg(0)?;
@@ -479,6 +493,21 @@ fn substitute_refusal(line: &str) -> Option<String> {
         .any(|f| !matches!(f.to_ascii_lowercase(), b'i' | b'n' | b'f' | b'q'))
         .then(|| "Bad Substitute flag, only s///[infq] are supported".to_string())
 }
+
+/// The options mod_rewrite's `cmd_rewriteoptions` knows (httpd 2.4.71).
+const REWRITE_OPTIONS: &[&str] = &[
+    "inherit",
+    "inheritbefore",
+    "inheritdown",
+    "inheritdownbefore",
+    "ignoreinherit",
+    "allownoslash",
+    "allowanyuri",
+    "mergebase",
+    "ignorecontextinfo",
+    "legacyprefixdocroot",
+    "UnsafePrefixStat",
+];
 
 /// mod_auth_basic's, mod_auth_digest's and mod_auth_form's `add_authn_provider`: each word names
 /// a provider some loaded module registered (or an `<AuthnProviderAlias>`), exact case; Digest
@@ -1003,7 +1032,7 @@ fn iterated(n: &Node, mut args: Vec<String>) -> Vec<String> {
 fn value_refusal(cfg: &Config, accepts: &Accepts, value: &str) -> Option<String> {
     match *accepts {
         Accepts::Word { words, refused } => {
-            (!words.iter().any(|w| w.eq_ignore_ascii_case(value))).then(|| refused.to_string())
+            (!words.iter().any(|w| w.eq_ignore_ascii_case(value))).then(|| refused.replace("{arg}", value))
         }
         Accepts::Number { words, read, ranges, refused } => {
             if words.iter().any(|w| w.eq_ignore_ascii_case(value)) {
@@ -1907,6 +1936,34 @@ mod tests {
             "ExpiresDefault \"n p 1 mo 2 mi 3 y\"\n",
             "ExpiresByType text A300\n",
             "ExpiresByType text/html \"modification 5 hours\"\n",
+        )));
+    }
+
+    /// Keywords of mod_rewrite, mod_ssl, mod_include, mod_usertrack and mod_negotiation.
+    #[test]
+    fn keywords_of_module_directives() {
+        expect![[r#"
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: RewriteOptions: unknown option 'off'
+            /etc/httpd.conf:8: Error[argument-value]: httpd 2.4 will not start: Argument must be On or Off
+            /etc/httpd.conf:10: Error[argument-value]: httpd 2.4 will not start: SSLVerifyClient: Invalid argument '99'
+            /etc/httpd.conf:12: Error[argument-value]: httpd 2.4 will not start: XBitHack must be set to Off, On, or Full
+            /etc/httpd.conf:14: Error[argument-value]: httpd 2.4 will not start: Invalid CookieStyle keyword: '0'
+            /etc/httpd.conf:16: Error[argument-value]: httpd 2.4 will not start: Invalid ForceLanguagePriority option 1.2.3
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule rewrite_module m\nLoadModule ssl_module m\nLoadModule include_module m\nLoadModule usertrack_module m\nLoadModule negotiation_module m\n",
+            "RewriteOptions off\n",
+            "RewriteOptions Inherit MaxRedirects=5 AllowNoSlash\n",
+            "SSLEngine foo\n",
+            "SSLEngine Optional\n",
+            "SSLVerifyClient 99\n",
+            "SSLVerifyClient Require\n",
+            "XBitHack yes\n",
+            "XBitHack FULL\n",
+            "CookieStyle 0\n",
+            "CookieStyle rfc2965\n",
+            "ForceLanguagePriority 1.2.3\n",
+            "ForceLanguagePriority Prefer Fallback\n",
         )));
     }
 
