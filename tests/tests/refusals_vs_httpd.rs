@@ -133,6 +133,10 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("xbithack_yes", "include", "XBitHack yes\n", "argument-value"),
     ("cookie_style_number", "usertrack", "CookieStyle 0\n", "argument-value"),
     ("force_language_priority_number", "", "ForceLanguagePriority 1.2.3\n", "argument-value"),
+    // A continuation at the end of a file (finding 13).
+    ("continuation_at_end_of_file", "", "ServerAdmin a@b \\\n", "argument-count"),
+    ("continuation_at_end_of_file_no_space", "", "<Directory /srv>\n</Directory>\nOptions Indexes\\\n", "options-syntax"),
+    ("backslash_without_newline_at_end", "", "ServerAdmin a@b \\", "argument-count"),
 ];
 
 /// What `apache2 -t` says of `main`: None when it starts, else the line of the snippet it

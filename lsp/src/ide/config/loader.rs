@@ -1332,8 +1332,10 @@ fn logical_text<'t>(text: &'t str, range: TextRange, continued: impl FnOnce() ->
         return Cow::Owned(continued());
     };
     let body = line.strip_suffix('\n').unwrap_or(line);
-    // Several physical lines, or a NUL (httpd ignores the rest of its line): ask the parser.
-    if memchr::memchr2(b'\n', 0, body.as_bytes()).is_some() {
+    // Several physical lines, or a NUL (httpd ignores the rest of its line), or a continuation
+    // that meets the end of the file (httpd drops its backslash): ask the parser.
+    let continued_at_end = body.len() < line.len() && body.strip_suffix('\r').unwrap_or(body).ends_with('\\');
+    if continued_at_end || memchr::memchr2(b'\n', 0, body.as_bytes()).is_some() {
         return Cow::Owned(continued());
     }
     Cow::Borrowed(apache_syntax::ast::trim_blanks(line))

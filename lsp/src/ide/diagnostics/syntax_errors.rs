@@ -46,4 +46,16 @@ mod tests {
         "#]]
         .assert_eq(&render("//- /srv/site.conf\n<IfModule mod_nosuch.c>\nFoo\n"));
     }
+
+    /// A backslash continuation that meets the end of the file: httpd drops the backslash.
+    #[test]
+    fn continuation_at_the_end_of_a_file_is_dropped() {
+        assert_eq!(render("//- /etc/httpd/httpd.conf\nLoadModule mpm_event_module m\nServerAdmin a@b \\\n"), "");
+        assert_eq!(render("//- /etc/httpd/httpd.conf\nLoadModule mpm_event_module m\n<Directory /x>\n</Directory>\nOptions Indexes\\\r\n"), "");
+        // Without its newline the backslash is a word.
+        expect![[r#"
+            /etc/httpd/httpd.conf:2: Error[argument-count]: ServerAdmin takes one argument
+        "#]]
+        .assert_eq(&render("//- /etc/httpd/httpd.conf\nLoadModule mpm_event_module m\nServerAdmin a@b \\"));
+    }
 }
