@@ -137,6 +137,10 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("continuation_at_end_of_file", "", "ServerAdmin a@b \\\n", "argument-count"),
     ("continuation_at_end_of_file_no_space", "", "<Directory /srv>\n</Directory>\nOptions Indexes\\\n", "options-syntax"),
     ("backslash_without_newline_at_end", "", "ServerAdmin a@b \\", "argument-count"),
+    // Section headers inside a skipped conditional (finding 15).
+    ("skipped_ifdefine_headers", "", "<IfDefine NOPE>\n<IfDefine >\n</IfDefine>\n<FilesMatch>\n</FilesMatch>\n<Directory /srv\n</Directory>\n<IfDefine APACHE2\n</IfDefine>\n</IfDefine>\n", "syntax"),
+    ("skipped_ifmodule_headers", "", "<IfModule mod_nosuch.c>\n<Location>\n</Location>\n</IfModule>\n", "syntax"),
+    ("read_ifdefine_headers", "", "<IfDefine !NOPE>\n<FilesMatch>\n</FilesMatch>\n</IfDefine>\n", "syntax"),
 ];
 
 /// What `apache2 -t` says of `main`: None when it starts, else the line of the snippet it
