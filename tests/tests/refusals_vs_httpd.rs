@@ -141,6 +141,9 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("skipped_ifdefine_headers", "", "<IfDefine NOPE>\n<IfDefine >\n</IfDefine>\n<FilesMatch>\n</FilesMatch>\n<Directory /srv\n</Directory>\n<IfDefine APACHE2\n</IfDefine>\n</IfDefine>\n", "syntax"),
     ("skipped_ifmodule_headers", "", "<IfModule mod_nosuch.c>\n<Location>\n</Location>\n</IfModule>\n", "syntax"),
     ("read_ifdefine_headers", "", "<IfDefine !NOPE>\n<FilesMatch>\n</FilesMatch>\n</IfDefine>\n", "syntax"),
+    // Words after a NO_ARGS directive (finding 15).
+    ("ssl_require_ssl_with_a_word", "socache_shmcb ssl", "<Directory /srv>\nSSLRequireSSL foo\n</Directory>\n", "argument-count"),
+    ("authn_cache_enable_with_a_word", "socache_shmcb authn_socache", "AuthnCacheEnable foo\n", "argument-count"),
 ];
 
 /// What `apache2 -t` says of `main`: None when it starts, else the line of the snippet it
