@@ -144,6 +144,11 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     // Words after a NO_ARGS directive (finding 15).
     ("ssl_require_ssl_with_a_word", "socache_shmcb ssl", "<Directory /srv>\nSSLRequireSSL foo\n</Directory>\n", "argument-count"),
     ("authn_cache_enable_with_a_word", "socache_shmcb authn_socache", "AuthnCacheEnable foo\n", "argument-count"),
+    // SSLOptions, section names without `<` (finding 8).
+    ("ssl_options_illegal", "socache_shmcb ssl", "<Directory /srv>\nSSLOptions StdEnvVars Full\n</Directory>\n", "argument-value"),
+    ("ssl_options_known", "socache_shmcb ssl", "<Directory /srv>\nSSLOptions +stdenvvars -FakeBasicAuth StrictRequire OptRenegotiate LegacyDNStringFormat ExportCertData\n</Directory>\n", "argument-value"),
+    ("bare_limit_except", "", "<Directory /srv>\nLimitExcept GET\n</Directory>\n", "unknown-directive"),
+    ("bare_if_module", "", "IfModule mod_alias.c\n", "unknown-directive"),
 ];
 
 /// What `apache2 -t` says of `main`: None when it starts, else the line of the snippet it

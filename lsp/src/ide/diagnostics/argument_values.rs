@@ -257,6 +257,12 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         // (Validated with the access rules.)
         "AuthzSendForbiddenOnFailure" => None,
+        // mod_ssl's `ssl_cmd_SSLOptions`: each word an option (case aside), after an optional sign.
+        "SSLOptions" if cfg.module_loaded("ssl_module") => words().iter().find_map(|w| {
+            let name = w.strip_prefix(['+', '-']).unwrap_or(w);
+            let known = SSL_OPTIONS.iter().any(|o| o.eq_ignore_ascii_case(name));
+            (!known).then(|| format!("SSLOptions: Illegal option '{name}'"))
+        }),
         "RewriteOptions" if cfg.module_loaded("rewrite_module") => words().iter().find_map(|w| {
             // `cmd_rewriteoptions`: names case aside, `MaxRedirects=` (ignored, with a warning).
             let known = REWRITE_OPTIONS.iter().any(|o| o.eq_ignore_ascii_case(w))
@@ -493,6 +499,10 @@ fn substitute_refusal(line: &str) -> Option<String> {
         .any(|f| !matches!(f.to_ascii_lowercase(), b'i' | b'n' | b'f' | b'q'))
         .then(|| "Bad Substitute flag, only s///[infq] are supported".to_string())
 }
+
+/// The options mod_ssl's `SSLOptions` knows (httpd 2.4.71).
+const SSL_OPTIONS: &[&str] =
+    &["StdEnvVars", "ExportCertData", "FakeBasicAuth", "StrictRequire", "OptRenegotiate", "LegacyDNStringFormat"];
 
 /// The options mod_rewrite's `cmd_rewriteoptions` knows (httpd 2.4.71).
 const REWRITE_OPTIONS: &[&str] = &[
@@ -1949,6 +1959,7 @@ mod tests {
             /etc/httpd.conf:12: Error[argument-value]: httpd 2.4 will not start: XBitHack must be set to Off, On, or Full
             /etc/httpd.conf:14: Error[argument-value]: httpd 2.4 will not start: Invalid CookieStyle keyword: '0'
             /etc/httpd.conf:16: Error[argument-value]: httpd 2.4 will not start: Invalid ForceLanguagePriority option 1.2.3
+            /etc/httpd.conf:19: Error[argument-value]: httpd 2.4 will not start: SSLOptions: Illegal option 'Full'
         "#]].assert_eq(&render(concat!(
             "//- /etc/httpd.conf\n",
             "LoadModule rewrite_module m\nLoadModule ssl_module m\nLoadModule include_module m\nLoadModule usertrack_module m\nLoadModule negotiation_module m\n",
@@ -1964,6 +1975,8 @@ mod tests {
             "CookieStyle rfc2965\n",
             "ForceLanguagePriority 1.2.3\n",
             "ForceLanguagePriority Prefer Fallback\n",
+            "<Directory /srv>\nSSLOptions StdEnvVars Full\n",
+            "SSLOptions +stdenvvars -FakeBasicAuth StrictRequire OptRenegotiate LegacyDNStringFormat ExportCertData\n</Directory>\n",
         )));
     }
 
