@@ -149,6 +149,10 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("ssl_options_known", "socache_shmcb ssl", "<Directory /srv>\nSSLOptions +stdenvvars -FakeBasicAuth StrictRequire OptRenegotiate LegacyDNStringFormat ExportCertData\n</Directory>\n", "argument-value"),
     ("bare_limit_except", "", "<Directory /srv>\nLimitExcept GET\n</Directory>\n", "unknown-directive"),
     ("bare_if_module", "", "IfModule mod_alias.c\n", "unknown-directive"),
+    // ErrorDocument's status (finding 8).
+    ("error_document_keyword", "", "ErrorDocument On /e.html\n", "argument-value"),
+    ("error_document_over_599", "", "<Directory /srv>\nErrorDocument 600 /e.html\n</Directory>\n", "argument-value"),
+    ("error_document_digits_then_letters", "", "ErrorDocument 404abc /e.html\n", "argument-value"),
 ];
 
 /// What `apache2 -t` says of `main`: None when it starts, else the line of the snippet it

@@ -257,6 +257,14 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         // (Validated with the access rules.)
         "AuthzSendForbiddenOnFailure" => None,
+        // `set_error_document`: `atoi` of the first word must be a status httpd has a line for
+        // (`ap_index_of_response`). Only what lies outside 100..599 is judged here; the gaps
+        // inside the classes are not.
+        "ErrorDocument" => {
+            let code = n.arg(0)?;
+            (n.args().len() == 2 && !(100..600).contains(&atoi(code)))
+                .then(|| format!("Unsupported HTTP response code {code}"))
+        }
         // mod_ssl's `ssl_cmd_SSLOptions`: each word an option (case aside), after an optional sign.
         "SSLOptions" if cfg.module_loaded("ssl_module") => words().iter().find_map(|w| {
             let name = w.strip_prefix(['+', '-']).unwrap_or(w);
@@ -1977,6 +1985,22 @@ mod tests {
             "ForceLanguagePriority Prefer Fallback\n",
             "<Directory /srv>\nSSLOptions StdEnvVars Full\n",
             "SSLOptions +stdenvvars -FakeBasicAuth StrictRequire OptRenegotiate LegacyDNStringFormat ExportCertData\n</Directory>\n",
+        )));
+    }
+
+    /// ErrorDocument's status: `atoi` of the word, outside 100..599 refused.
+    #[test]
+    fn error_document_statuses() {
+        expect![[r#"
+            /etc/httpd.conf:1: Error[argument-value]: httpd 2.4 will not start: Unsupported HTTP response code On
+            /etc/httpd.conf:3: Error[argument-value]: httpd 2.4 will not start: Unsupported HTTP response code 600
+        "#]]
+        .assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "ErrorDocument On /e.html\n",
+            "ErrorDocument 404abc /e.html\n",
+            "ErrorDocument 600 \"x\"\n",
+            "ErrorDocument \" 500\" /e.html\n",
         )));
     }
 
