@@ -17,8 +17,12 @@
 //! Those that remember what the server defined (`CacheDirLevels` times `CacheDirLength`, a
 //! proxy worker an earlier line defined, whose parameters are then ignored) read the server's
 //! earlier lines. Also: the `key=value` parameters of proxy workers and balancers
-//! ([`values::WORKER_PARAMS`], [`values::BALANCER_PARAMS`]), mod_headers' format tags, and
-//! mod_rewrite's flag delimiters.
+//! ([`values::WORKER_PARAMS`], [`values::BALANCER_PARAMS`]), mod_headers' format tags,
+//! mod_rewrite's flag delimiters and one-word lines, the Authn providers auth modules name,
+//! `Substitute` patterns, `RequestReadTimeout` words, `AddOutputFilterByType` filters,
+//! `CustomLog` conditions, mod_expires codes, the path forms of `Alias` and `ProxyPassReverse`
+//! in sections with a path, and keywords of `RewriteOptions`, `SSLOptions`, `SSLVerifyClient`
+//! and `ErrorDocument` statuses.
 
 use super::Diagnostic;
 use crate::ide::catalogue::options::option_bits;
