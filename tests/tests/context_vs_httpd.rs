@@ -355,6 +355,40 @@ fn htaccess_lines_httpd_skips_under_nonfatal_claim_no_500() {
     }
 }
 
+/// What the reader of an .htaccess file refuses, held to the live server: a line of 8192 bytes
+/// or more ("Line too long"), an unclosed conditional whose condition is false (black-box round
+/// 11c findings 9 and 3): each a 500 and a syntax error; the line one byte shorter, and an
+/// unclosed conditional that is true, served.
+#[test]
+fn htaccess_reader_refusals_are_500s() {
+    if !require_apache2() {
+        return;
+    }
+    let long = |n: usize| format!("AuthName {}\n", "a".repeat(n - "AuthName ".len()));
+    let cases = [
+        (long(8191), 200),
+        (long(8192), 500),
+        ("<IfModule mod_nosuch.c>\nRedirect /a /b\n".to_string(), 500),
+        ("<IfModule mod_alias.c>\nRedirect /a /b\n".to_string(), 200),
+    ];
+    for (text, expected) in cases {
+        let body = "<Directory @DOCROOT@>\n  Require all granted\n</Directory>\n<Directory @DOCROOT@/sub>\n  AllowOverride All\n</Directory>\n";
+        let cfg =
+            HttpdConfig::new(body).file("htdocs/sub/.htaccess", text.as_str()).file("htdocs/sub/index.html", "ok\n");
+        let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
+        let status = httpd.send(&Request::get("/sub/")).unwrap();
+        let root = config::load(&httpd.config().main_config_path(), &config::RealFs);
+        let path = httpd.config().docroot().join("sub/.htaccess");
+        let frag = config::load_in_context(&path, &config::RealFs, std::sync::Arc::new(root));
+        let errors: Vec<_> = diagnostics::all(&frag)
+            .into_iter()
+            .filter(|d| d.severity == apache_lsp::ide::Severity::Error && d.code == "syntax")
+            .collect();
+        assert_eq!(status, expected, "{}", &text[..text.len().min(40)]);
+        assert_eq!(errors.is_empty(), status == 200, "{}: {errors:?}", &text[..text.len().min(40)]);
+    }
+}
+
 /// `check` on a server configuration reports the .htaccess files of the directories it serves as
 /// httpd reads them, each claim held to the running server: an access error in one is a 500 for
 /// its requests, old-style lines are described by what they refuse, and a file under

@@ -103,6 +103,9 @@ impl<F: Fn(&Path) -> bool + Sync> FileSource for WithoutBom<'_, F> {
     fn exists(&self, path: &Path) -> bool {
         self.base.exists(path)
     }
+    fn disk_paths(&self) -> bool {
+        self.base.disk_paths()
+    }
     fn resolve_include(&self, full: &Path, optional: bool) -> Result<Vec<PathBuf>, IncludeError> {
         self.base.resolve_include(full, optional)
     }

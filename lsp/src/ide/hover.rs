@@ -280,6 +280,10 @@ fn assumed_server(htaccess: &Config) -> Option<Config> {
                 Err(std::io::ErrorKind::NotFound.into())
             }
         }
+        // A server made up to read the file under: no path it names is checked.
+        fn disk_paths(&self) -> bool {
+            false
+        }
     }
     let dir = htaccess.file(0).path.parent()?;
     // (Inside quotes httpd's tokenizer takes a backslash as an escape before a quote only.)

@@ -35,7 +35,7 @@ pub(crate) enum Read {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Accepts {
     /// Each argument (one for `TAKE1`, each of an `ITERATE`) is one of `words`, case aside;
-    /// else `refused`.
+    /// else `refused`, where `{arg}` stands for the argument.
     Word { words: &'static [&'static str], refused: &'static str },
     /// Each argument is one of `words`, case aside, or a number read as `read` that lies in
     /// one of `ranges`; else `refused`, where `{arg}` stands for the argument.
@@ -357,6 +357,14 @@ const RULES: &[(&str, Accepts)] = &[
     ("RedirectPermanent", Accepts::Handler(Handler::Redirect)),
     ("Alias", Accepts::Handler(Handler::Alias)),
     ("ScriptAlias", Accepts::Handler(Handler::Alias)),
+    // modules/filters/mod_include.c
+    ("XBitHack", Accepts::Word { words: &["off", "on", "full"], refused: "XBitHack must be set to Off, On, or Full" }),
+    // modules/ssl/ssl_engine_config.c (2.4's message names two of the three words)
+    ("SSLEngine", Accepts::Word { words: &["on", "off", "optional"], refused: "Argument must be On or Off" }),
+    // modules/metadata/mod_usertrack.c
+    ("CookieStyle", Accepts::Word { words: &["netscape", "cookie", "rfc2109", "cookie2", "rfc2965"], refused: "Invalid CookieStyle keyword: '{arg}'" }),
+    // modules/mappers/mod_negotiation.c (ITERATE; combinations with None are not judged)
+    ("ForceLanguagePriority", Accepts::Word { words: &["none", "prefer", "fallback"], refused: "Invalid ForceLanguagePriority option {arg}" }),
 ];
 
 /// `On` or `Off`, as the proxy's parameter handlers compare them.

@@ -446,6 +446,11 @@ fn server_context(cfg: &Config) -> (PolicyCtx, HashMap<String, (usize, String)>)
                 ctx.extra_authz_providers.insert(a.to_string());
             }
         }
+        if n.is_section() && n.is("AuthnProviderAlias") {
+            if let Some(a) = n.args().get(1) {
+                ctx.extra_authn_providers.insert(a.to_string());
+            }
+        }
         if n.is("Alias") || n.is("ScriptAlias") {
             if let (Some(from), Some(to)) = (n.args().first(), n.args().get(1)) {
                 alias_targets.entry(to.trim_end_matches('/').to_string()).or_insert((i, from.to_string()));

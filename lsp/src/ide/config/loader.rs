@@ -51,6 +51,12 @@ pub trait FileSource: Sync {
     fn resolve_include(&self, full: &Path, optional: bool) -> Result<Vec<PathBuf>, IncludeError> {
         resolve_include(full, optional)
     }
+    /// Whether the paths the configuration names (log directories, certificates, modules,
+    /// document roots) are this machine's, so that the checks httpd makes on them as it starts
+    /// may be made ([`Config::disk_paths`]). In-memory fixtures say no.
+    fn disk_paths(&self) -> bool {
+        true
+    }
 }
 
 /// Reads from the file system.
@@ -186,6 +192,13 @@ impl Drop for PooledTexts {
     }
 }
 
+/// The code of an unclosed conditional section whose condition is false (the parser's warning on
+/// it then gives way: `diagnostics::syntax_errors`).
+pub(crate) const UNCLOSED_FALSE: &str = "syntax";
+
+/// The conditional sections, as httpd names them.
+const CONDITIONAL_SECTIONS: &[&str] = &["IfModule", "IfDefine", "IfVersion", "IfFile", "IfDirective", "IfSection"];
+
 /// Loads the configuration whose main file is `main`.
 pub fn load(main: &Path, fs: &dyn FileSource) -> Config {
     load_main(main, fs, true)
@@ -217,6 +230,10 @@ fn load_main(main: &Path, fs: &dyn FileSource, keep_trees: bool) -> Config {
     // A configuration that loads no module at all is a fragment: assume Debian's defaults.
     if !cfg.walk().any(|n| n.is("LoadModule")) {
         cfg.modules_known = false;
+        // Whether an unclosed conditional is false is then a guess.
+        for p in cfg.problems.iter_mut().filter(|p| p.code == UNCLOSED_FALSE) {
+            p.severity = Severity::Warning;
+        }
     }
     cfg
 }
@@ -278,6 +295,7 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool)
         module_lines: Default::default(),
         texts: PooledTexts::from(Arc::default()),
     };
+    l.cfg.disk_paths = fs.disk_paths();
     match l.read_file(&path) {
         Ok(id) => l.cfg.nodes = exact(l.file_nodes(id)),
         Err(e) => {
@@ -716,6 +734,20 @@ impl Loader<'_> {
                 Some(false) => {
                     let body_start = focus.end();
                     let body_end = closer.unwrap_or(range.end());
+                    // Skipping a false body, httpd reads on to the end of the configuration
+                    // for its closer and stops there. (Where the modules are only assumed,
+                    // `load_main` makes this a warning again.)
+                    if closer.is_none() {
+                        let canonical = CONDITIONAL_SECTIONS.iter().find(|c| c.eq_ignore_ascii_case(&name));
+                        let shown = canonical.copied().unwrap_or(&name);
+                        self.problem(
+                            file,
+                            focus,
+                            Severity::Error,
+                            UNCLOSED_FALSE,
+                            format!("<{shown}> was not closed, and its condition is false here: httpd looks for its closer to the end of the configuration (Expected </{shown}> before end of configuration)"),
+                        );
+                    }
                     if body_start <= body_end {
                         self.cfg.inactive.push((file, TextRange::new(body_start, body_end)));
                     }
@@ -1300,8 +1332,10 @@ fn logical_text<'t>(text: &'t str, range: TextRange, continued: impl FnOnce() ->
         return Cow::Owned(continued());
     };
     let body = line.strip_suffix('\n').unwrap_or(line);
-    // Several physical lines, or a NUL (httpd ignores the rest of its line): ask the parser.
-    if memchr::memchr2(b'\n', 0, body.as_bytes()).is_some() {
+    // Several physical lines, or a NUL (httpd ignores the rest of its line), or a continuation
+    // that meets the end of the file (httpd drops its backslash): ask the parser.
+    let continued_at_end = body.len() < line.len() && body.strip_suffix('\r').unwrap_or(body).ends_with('\\');
+    if continued_at_end || memchr::memchr2(b'\n', 0, body.as_bytes()).is_some() {
         return Cow::Owned(continued());
     }
     Cow::Borrowed(apache_syntax::ast::trim_blanks(line))
@@ -1376,6 +1410,9 @@ mod tests {
                 .find(|(p, _)| Path::new(p) == path)
                 .map(|(_, t)| (Arc::from(*t), None))
                 .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"))
+        }
+        fn disk_paths(&self) -> bool {
+            false
         }
     }
 

@@ -15,7 +15,7 @@
 mod envvars;
 pub mod index;
 mod loader;
-mod modules;
+pub(crate) mod modules;
 mod node_text;
 
 pub use index::{Index, SecId, ServerId};
@@ -332,6 +332,8 @@ pub struct Config {
     /// file): Some(value) where its value is known (`envvars`).
     pub environment: std::collections::HashMap<String, Option<String>>,
     pub server_root: std::path::PathBuf,
+    /// Whether the paths the files name are this machine's ([`FileSource::disk_paths`]).
+    pub disk_paths: bool,
     /// Bodies of conditional sections whose condition is false.
     pub inactive: Vec<(FileId, TextRange)>,
     /// Bodies of `<IfModule mod_access_compat.c>` (or `access_compat_module`) sections read
@@ -373,6 +375,7 @@ impl Clone for Config {
             defines: self.defines.clone(),
             environment: self.environment.clone(),
             server_root: self.server_root.clone(),
+            disk_paths: self.disk_paths,
             inactive: self.inactive.clone(),
             compat_guarded: self.compat_guarded.clone(),
             included_from: self.included_from.clone(),
@@ -416,6 +419,7 @@ impl Config {
             defines: self.defines.clone(),
             environment: self.environment.clone(),
             server_root: self.server_root.clone(),
+            disk_paths: self.disk_paths,
             enclosing: self.enclosing.clone(),
             htaccess_servers: self.htaccess_servers.clone(),
             htaccess_found: self.htaccess_found.clone(),

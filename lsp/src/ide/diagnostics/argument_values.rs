@@ -17,8 +17,12 @@
 //! Those that remember what the server defined (`CacheDirLevels` times `CacheDirLength`, a
 //! proxy worker an earlier line defined, whose parameters are then ignored) read the server's
 //! earlier lines. Also: the `key=value` parameters of proxy workers and balancers
-//! ([`values::WORKER_PARAMS`], [`values::BALANCER_PARAMS`]), mod_headers' format tags, and
-//! mod_rewrite's flag delimiters.
+//! ([`values::WORKER_PARAMS`], [`values::BALANCER_PARAMS`]), mod_headers' format tags,
+//! mod_rewrite's flag delimiters and one-word lines, the Authn providers auth modules name,
+//! `Substitute` patterns, `RequestReadTimeout` words, `AddOutputFilterByType` filters,
+//! `CustomLog` conditions, mod_expires codes, the path forms of `Alias` and `ProxyPassReverse`
+//! in sections with a path, and keywords of `RewriteOptions`, `SSLOptions`, `SSLVerifyClient`
+//! and `ErrorDocument` statuses.
 
 use super::Diagnostic;
 use crate::ide::catalogue::options::option_bits;
@@ -210,6 +214,9 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         name @ ("RewriteRule" | "RewriteCond") if cfg.module_loaded("rewrite_module") => {
             // (`parseargline`: a quote ends a quoted word, a backslash before it or not.)
+            if super::regex_compile::rewrite_line_refused(n.raw_args()) {
+                return Some(format!("{name}: bad argument line '{}'", n.raw_args().trim()));
+            }
             let (_, _, flags) = super::regex_compile::rewrite_words(n.raw_args())?;
             super::rewrite_flags::refusal(name == "RewriteRule", flags?).map(|why| format!("{name}: {why}"))
         }
@@ -254,6 +261,72 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         // (Validated with the access rules.)
         "AuthzSendForbiddenOnFailure" => None,
+        // `set_error_document`: `atoi` of the first word must be a status httpd has a line for
+        // (`ap_index_of_response`). Only what lies outside 100..599 is judged here; the gaps
+        // inside the classes are not.
+        "ErrorDocument" => {
+            let code = n.arg(0)?;
+            (n.args().len() == 2 && !(100..600).contains(&atoi(code)))
+                .then(|| format!("Unsupported HTTP response code {code}"))
+        }
+        // mod_ssl's `ssl_cmd_SSLOptions`: each word an option (case aside), after an optional sign.
+        "SSLOptions" if cfg.module_loaded("ssl_module") => words().iter().find_map(|w| {
+            let name = w.strip_prefix(['+', '-']).unwrap_or(w);
+            let known = SSL_OPTIONS.iter().any(|o| o.eq_ignore_ascii_case(name));
+            (!known).then(|| format!("SSLOptions: Illegal option '{name}'"))
+        }),
+        "RewriteOptions" if cfg.module_loaded("rewrite_module") => words().iter().find_map(|w| {
+            // `cmd_rewriteoptions`: names case aside, `MaxRedirects=` (ignored, with a warning).
+            let known = REWRITE_OPTIONS.iter().any(|o| o.eq_ignore_ascii_case(w))
+                || w.get(..13).is_some_and(|p| p.eq_ignore_ascii_case("MaxRedirects="));
+            (!known).then(|| format!("RewriteOptions: unknown option '{w}'"))
+        }),
+        // mod_ssl's `ssl_cmd_verify_parse` (`strcEQ`: case aside).
+        name @ ("SSLVerifyClient" | "SSLProxyVerify") if cfg.module_loaded("ssl_module") => {
+            let arg = n.arg(0)?;
+            let known = ["none", "off", "optional", "require", "on", "optional_no_ca"]
+                .iter()
+                .any(|k| k.eq_ignore_ascii_case(arg));
+            (!known).then(|| format!("{name}: Invalid argument '{arg}'"))
+        }
+        "CustomLog" if cfg.module_loaded("log_config_module") => custom_log_refusal(&words()),
+        "ExpiresDefault" if cfg.module_loaded("expires_module") => {
+            let code = n.arg(0)?;
+            expires_code_refusal(code).map(|why| format!("'ExpiresDefault {code}': {why}"))
+        }
+        "ExpiresByType" if cfg.module_loaded("expires_module") => {
+            let args = words();
+            let [mime, code] = &args[..] else { return None };
+            if !mime.contains('/') {
+                return Some("Invalid mimetype: should contain a slash".to_string());
+            }
+            expires_code_refusal(code).map(|why| format!("'ExpiresByType {mime} {code}': {why}"))
+        }
+        "AddOutputFilterByType" if cfg.modules_known && n.directive().is_some_and(|d| loaded.of(d)) => {
+            add_output_filter_by_type_refusal(cfg, &n.arg_strings())
+        }
+        "RequestReadTimeout" if cfg.module_loaded("reqtimeout_module") => {
+            n.arg_strings().iter().find_map(|w| request_read_timeout_refusal(w))
+        }
+        "ProxyPassReverse" if cfg.module_loaded("proxy_module") => {
+            // `add_pass_reverse`: the path is the section's, or the first of two words (a
+            // second word `interpolate` is a flag, not the URL).
+            let args = words();
+            let url = args.get(1).filter(|w| !w.eq_ignore_ascii_case("interpolate"));
+            match (place.path.is_set(), url) {
+                (false, None) if !args.is_empty() => {
+                    Some("ProxyPassReverse needs a path when not defined in a location".to_string())
+                }
+                (true, Some(_)) => Some("ProxyPassReverse can not have a path when defined in a location".to_string()),
+                _ => None,
+            }
+        }
+        "Substitute" if cfg.module_loaded("substitute_module") => substitute_refusal(n.arg(0)?),
+        name @ ("AuthBasicProvider" | "AuthDigestProvider" | "AuthFormProvider")
+            if cfg.modules_known && n.directive().is_some_and(|d| loaded.of(d)) =>
+        {
+            authn_provider_refusal(cfg, name, &words())
+        }
         // `ssl_cmd_SSLCompression`: OpenSSL built without compression methods (the default
         // since 1.1.0, Debian's included) refuses `on` in any context.
         "SSLCompression" if cfg.module_loaded("ssl_module") => {
@@ -266,8 +339,214 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
 /// Whether a line is read by the main server itself, outside any section with a path (where
 /// the handlers of server-wide directives run rather than the context check refusing them
 /// first), in a configuration read whole.
-fn in_main_server(cfg: &Config, place: Place) -> bool {
+pub(super) fn in_main_server(cfg: &Config, place: Place) -> bool {
     cfg.modules_known && matches!(place.path, CmdPath::None) && std::ptr::eq(place.server, cfg.nodes.as_slice())
+}
+
+/// mod_reqtimeout's `set_reqtimeouts` on one word: `key=value`, the key a stage, the value a
+/// timeout, or `initial-max,MinRate=rate` (`set_reqtimeout_param`), each number as `parse_int`
+/// reads it (`strtol`, the whole string, not negative).
+fn request_read_timeout_refusal(word: &str) -> Option<String> {
+    let Some((key, value)) = word.split_once('=') else {
+        return Some("Invalid RequestReadTimeout parameter. Parameter must be in the form 'key=value'".to_string());
+    };
+    let why = (|| {
+        if !["handshake", "header", "body"].iter().any(|k| k.eq_ignore_ascii_case(key)) {
+            return Some("Unknown RequestReadTimeout parameter".to_string());
+        }
+        let parse_int = |s: &str| -> Result<i64, String> {
+            match strtol(s) {
+                (_, 0) => Err(format!("Value '{s}' not numerical")),
+                (_, end) if end < s.len() => Err(format!("Cannot parse '{}'", &s[end..])),
+                (v, _) if v.is_some_and(|v| v < 0) => Err("Value must be non-negative".to_string()),
+                (v, _) => Ok(v.unwrap_or(0)),
+            }
+        };
+        const MINRATE: &str = ",minrate=";
+        let at = value.to_ascii_lowercase().find(MINRATE);
+        let (timeout, max) = match at {
+            Some(at) => {
+                let rate = parse_int(&value[at + MINRATE.len()..]);
+                match rate {
+                    Err(e) => return Some(e),
+                    Ok(0) => return Some("Minimum data rate must be larger than 0".to_string()),
+                    Ok(_) => {}
+                }
+                let initial = &value[..at];
+                match initial.split_once('-') {
+                    Some((t, m)) => (t, Some(parse_int(m))),
+                    None => (initial, None),
+                }
+            }
+            None if value.contains('-') => return Some("Must set MinRate option if using timeout range".to_string()),
+            None => (value, None),
+        };
+        let max = match max {
+            Some(Err(e)) => return Some(e),
+            Some(Ok(m)) => m,
+            None => 0,
+        };
+        match parse_int(timeout) {
+            Err(e) => Some(e),
+            Ok(t) if max != 0 && t >= max => Some("Maximum timeout must be larger than initial timeout".to_string()),
+            Ok(_) => None,
+        }
+    })()?;
+    Some(format!("RequestReadTimeout: {key}={value}: {why}"))
+}
+
+/// Output filters of httpd's own modules that `AddOutputFilterByType` names, and the module that
+/// registers each (`ap_register_output_filter`; names are compared case aside). A name not here
+/// may come from `FilterDeclare`, `ExtFilterDefine`, mod_lua or another module, and is not judged.
+const OUTPUT_FILTERS: &[(&str, &str)] = &[
+    ("DEFLATE", "deflate_module"),
+    ("INFLATE", "deflate_module"),
+    ("BROTLI_COMPRESS", "brotli_module"),
+    ("SUBSTITUTE", "substitute_module"),
+    ("INCLUDES", "include_module"),
+    ("Sed", "sed_module"),
+    ("DATA", "data_module"),
+    ("RATE_LIMIT", "ratelimit_module"),
+    ("BUFFER", "buffer_module"),
+    ("xml2enc", "xml2enc_module"),
+    ("proxy-html", "proxy_html_module"),
+];
+
+/// mod_filter's `filter_bytype`: two words at least (`TAKE_ARGV` drops a last empty word),
+/// then each `;`-separated filter a loaded
+/// module registers (`add_filter`: "Unknown filter provider").
+fn add_output_filter_by_type_refusal(cfg: &Config, args: &[String]) -> Option<String> {
+    if args.len() - usize::from(args.last().is_some_and(String::is_empty)) < 2 {
+        return Some("AddOutputFilterByType requires at least two arguments".to_string());
+    }
+    args[0].split(';').filter(|f| !f.is_empty()).find_map(|f| {
+        let (_, module) = OUTPUT_FILTERS.iter().find(|(name, _)| name.eq_ignore_ascii_case(f))?;
+        (!cfg.modules.contains(module)).then(|| format!("Unknown filter provider {f}"))
+    })
+}
+
+/// mod_log_config's `add_custom_log`: a third word is a condition, `env=` or `expr=` and not
+/// empty after it. (The expression itself is `expr_syntax`'s.)
+fn custom_log_refusal(args: &[String]) -> Option<String> {
+    let clause = args.get(2)?;
+    let after = |prefix: &str| {
+        clause.get(..prefix.len()).filter(|p| p.eq_ignore_ascii_case(prefix)).map(|_| &clause[prefix.len()..])
+    };
+    if let Some(var) = after("env=") {
+        matches!(var, "" | "!").then(|| "missing environment variable name".to_string())
+    } else if let Some(expr) = after("expr=") {
+        expr.is_empty().then(|| "missing condition".to_string())
+    } else {
+        Some("error in condition clause".to_string())
+    }
+}
+
+/// mod_expires's `check_code`: a code starting with `A` or `M` is taken as written (the old
+/// `A3600` form); else `<base> [plus] {<num> <type>}*`, each keyword known by its first letter
+/// (two for `mo`nths and `mi`nutes), each number starting with a digit.
+fn expires_code_refusal(code: &str) -> Option<String> {
+    // (An empty code is no argument at all: the arity check's.)
+    if code.is_empty() || code.starts_with(['A', 'M']) {
+        return None;
+    }
+    let mut words = apache_syntax::words(code);
+    let mut next = move || words.next().map(|w| w.to_string()).unwrap_or_default();
+    // strncasecmp(word, keyword, n): the first n bytes equal, case aside (a shorter word differs).
+    let starts =
+        |w: &str, k: &str, n: usize| w.len() >= n && w.as_bytes()[..n].eq_ignore_ascii_case(&k.as_bytes()[..n]);
+    let base = next();
+    if !(starts(&base, "now", 1) || starts(&base, "access", 1) || starts(&base, "modification", 1)) {
+        return Some(format!("bad expires code, unrecognised <base> '{base}'"));
+    }
+    let mut word = next();
+    if starts(&word, "plus", 1) {
+        word = next();
+    }
+    while !word.is_empty() {
+        if !word.starts_with(|c: char| c.is_ascii_digit()) {
+            return Some(format!("bad expires code, numeric value expected <num> '{word}'"));
+        }
+        let unit = next();
+        if unit.is_empty() {
+            return Some("bad expires code, missing <type>".to_string());
+        }
+        let units =
+            [("years", 1), ("months", 2), ("weeks", 1), ("days", 1), ("hours", 1), ("minutes", 2), ("seconds", 1)];
+        if !units.iter().any(|(k, n)| starts(&unit, k, *n)) {
+            return Some(format!("bad expires code, unrecognised <type>'{unit}'"));
+        }
+        word = next();
+    }
+    None
+}
+
+/// mod_substitute's `set_pattern`: `s`, a delimiter, a non-empty pattern and a replacement each
+/// ended by the delimiter, then only the flags `i`, `n`, `f` and `q` (case aside).
+fn substitute_refusal(line: &str) -> Option<String> {
+    let b = line.as_bytes();
+    if !b.first().is_some_and(|c| c.eq_ignore_ascii_case(&b's')) {
+        return Some("Bad Substitute format, must be an s/// pattern".to_string());
+    }
+    let incomplete = || Some("Bad Substitute format, must be a complete s/// pattern".to_string());
+    let Some(&delim) = b.get(1) else { return incomplete() };
+    // The end of the part starting at `from`: the next delimiter (the part's first byte
+    // included in the search only when it is one).
+    let end = |from: usize| {
+        if b.get(from) == Some(&delim) {
+            Some(from)
+        } else {
+            (from + 1..b.len()).find(|&i| b[i] == delim)
+        }
+    };
+    let Some(pattern_end) = end(2) else { return incomplete() };
+    if pattern_end == 2 {
+        return incomplete();
+    }
+    let flags = match end(pattern_end + 1) {
+        Some(replacement_end) => &b[replacement_end + 1..],
+        None => &[][..],
+    };
+    flags
+        .iter()
+        .any(|f| !matches!(f.to_ascii_lowercase(), b'i' | b'n' | b'f' | b'q'))
+        .then(|| "Bad Substitute flag, only s///[infq] are supported".to_string())
+}
+
+/// The options mod_ssl's `SSLOptions` knows (httpd 2.4.71).
+const SSL_OPTIONS: &[&str] =
+    &["StdEnvVars", "ExportCertData", "FakeBasicAuth", "StrictRequire", "OptRenegotiate", "LegacyDNStringFormat"];
+
+/// The options mod_rewrite's `cmd_rewriteoptions` knows (httpd 2.4.71).
+const REWRITE_OPTIONS: &[&str] = &[
+    "inherit",
+    "inheritbefore",
+    "inheritdown",
+    "inheritdownbefore",
+    "ignoreinherit",
+    "allownoslash",
+    "allowanyuri",
+    "mergebase",
+    "ignorecontextinfo",
+    "legacyprefixdocroot",
+    "UnsafePrefixStat",
+];
+
+/// mod_auth_basic's, mod_auth_digest's and mod_auth_form's `add_authn_provider`: each word names
+/// a provider some loaded module registered (or an `<AuthnProviderAlias>`), exact case; Digest
+/// needs one that can give a realm's hash (not `anon`'s nor `ldap`'s).
+fn authn_provider_refusal(cfg: &Config, name: &str, args: &[String]) -> Option<String> {
+    use crate::ide::policy::authn::authn_provider_module;
+    args.iter().take_while(|w| !w.is_empty()).find_map(|w| {
+        let module = authn_provider_module(w);
+        if module.is_some_and(|m| cfg.modules.contains(m)) {
+            (name == "AuthDigestProvider" && matches!(w.as_str(), "anon" | "ldap"))
+                .then(|| format!("The '{w}' Authn provider doesn't support Digest Authentication"))
+        } else if cfg.index().ctx.extra_authn_providers.contains(w.as_str()) {
+            None
+        } else {
+            Some(format!("Unknown Authn provider: {w}"))
+        }
+    })
 }
 
 /// `ap_set_listener` on the words `invoke_cmd` hands a `TAKE_ARGV` handler (a last empty word
@@ -280,7 +559,14 @@ fn listen_refusal(mut args: Vec<String>) -> Option<String> {
     if args.is_empty() || args.len() > 2 {
         return Some("Listen requires 1 or 2 arguments.".to_string());
     }
-    args[0].is_empty().then(|| "Invalid address or port".to_string())
+    let addr = &args[0];
+    if addr.is_empty() {
+        return Some("Invalid address or port".to_string());
+    }
+    // `apr_parse_addr_port`: a port alone is digits; else it follows the last colon. Only the
+    // plainest case is judged: a host without any colon (`localhost`, `10.0.0.1`, `*`).
+    (!addr.bytes().all(|b| b.is_ascii_digit()) && !addr.contains(':') && !addr.starts_with('['))
+        .then(|| "Port must be specified".to_string())
 }
 
 /// `ap_set_mutex` (server/util_mutex.c): a mechanism first (an empty word is none), then mutex
@@ -768,7 +1054,7 @@ fn iterated(n: &Node, mut args: Vec<String>) -> Vec<String> {
 fn value_refusal(cfg: &Config, accepts: &Accepts, value: &str) -> Option<String> {
     match *accepts {
         Accepts::Word { words, refused } => {
-            (!words.iter().any(|w| w.eq_ignore_ascii_case(value))).then(|| refused.to_string())
+            (!words.iter().any(|w| w.eq_ignore_ascii_case(value))).then(|| refused.replace("{arg}", value))
         }
         Accepts::Number { words, read, ranges, refused } => {
             if words.iter().any(|w| w.eq_ignore_ascii_case(value)) {
@@ -1104,10 +1390,13 @@ fn handler_refusal(cfg: &Config, n: &Node, h: Handler, args: &[String], place: P
             (variables == 0).then(|| format!("Missing envariable expression for {name}"))
         }
         Handler::Redirect => redirect_refusal(name, args, path.is_set()),
-        Handler::Alias => {
-            let [_] = args else { return None };
-            (!path.is_set()).then(|| "Alias must have two arguments when used globally".to_string())
-        }
+        // `add_alias`: the one-word form needs a section's path; the two-word form
+        // (`add_alias_internal`) refuses one.
+        Handler::Alias => match args {
+            [_] => (!path.is_set()).then(|| "Alias must have two arguments when used globally".to_string()),
+            [_, _] => path.is_set().then(|| format!("{name} cannot occur within directory context")),
+            _ => None,
+        },
         Handler::CacheDirDepth => {
             let [arg] = args else { return None };
             let value = atoi(arg) as i32;
@@ -1549,6 +1838,217 @@ mod tests {
             "LoadModule ssl_module m\n",
             "<VirtualHost *:443>\nSSLCompression off\nSSLCompression on\n</VirtualHost>\n",
             "SSLCompression On # no\n",
+        )));
+    }
+
+    /// RewriteCond and RewriteRule need a second word: a first word that runs to the end of the
+    /// line is refused; one whose closing quote ends the line leaves an empty second word.
+    #[test]
+    fn rewrite_lines_of_one_word() {
+        expect![[r#"
+            /etc/httpd.conf:3: Error[argument-value]: httpd 2.4 will not start: RewriteCond: bad argument line '%{HTTP_HOST}'
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: RewriteRule: bad argument line '^/x$'
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: RewriteRule: bad argument line '"^/x'
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule rewrite_module m\nRewriteEngine On\n",
+            "RewriteCond %{HTTP_HOST}\n",
+            "RewriteRule ^/x$\n",
+            "RewriteRule \"^/x\"\n",
+            "RewriteRule \"^/x\n",
+            "RewriteRule ^/a /b [L] extra\n",
+        )));
+    }
+
+    /// The two-word Alias and ProxyPassReverse take their path from the line, which a
+    /// `<Location>`-like section gives already; their one-word forms need one.
+    #[test]
+    fn path_forms_in_sections_with_a_path() {
+        expect![[r#"
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: ProxyPassReverse can not have a path when defined in a location
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: ScriptAlias cannot occur within directory context
+            /etc/httpd.conf:10: Error[argument-value]: httpd 2.4 will not start: Alias cannot occur within directory context
+            /etc/httpd.conf:12: Error[argument-value]: httpd 2.4 will not start: ProxyPassReverse needs a path when not defined in a location
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule proxy_module m\nLoadModule alias_module m\n<Location /app>\n",
+            "ProxyPassReverse /app http://127.0.0.1:8080/\n",
+            "ProxyPassReverse http://127.0.0.1:8080/ interpolate\n",
+            "ScriptAlias /a /srv/a\n",
+            "Alias /srv/a\n",
+            "</Location>\n<Proxy *>\nAlias /a /srv/a\n</Proxy>\n",
+            "ProxyPassReverse http://127.0.0.1:8080/ interpolate\n",
+            "ProxyPassReverse /a http://127.0.0.1:8080/\n",
+        )));
+    }
+
+    /// RequestReadTimeout's words, as mod_reqtimeout reads them: a trailing comment is words too.
+    #[test]
+    fn request_read_timeout_words() {
+        expect![[r#"
+            /etc/httpd.conf:2: Error[argument-value]: httpd 2.4 will not start: Invalid RequestReadTimeout parameter. Parameter must be in the form 'key=value'
+            /etc/httpd.conf:3: Error[argument-value]: httpd 2.4 will not start: RequestReadTimeout: header=foo: Value 'foo' not numerical
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: RequestReadTimeout: header=20-40,minrate=500": Cannot parse '"'
+            /etc/httpd.conf:5: Error[argument-value]: httpd 2.4 will not start: RequestReadTimeout: header=20-40: Must set MinRate option if using timeout range
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: RequestReadTimeout: body=40-20,MinRate=1: Maximum timeout must be larger than initial timeout
+            /etc/httpd.conf:7: Error[argument-value]: httpd 2.4 will not start: RequestReadTimeout: header=10,minrate=0: Minimum data rate must be larger than 0
+            /etc/httpd.conf:8: Error[argument-value]: httpd 2.4 will not start: RequestReadTimeout: foo=1: Unknown RequestReadTimeout parameter
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule reqtimeout_module m\nRequestReadTimeout header=20-40,MinRate=500 # tune\n",
+            "RequestReadTimeout header=foo\n",
+            "RequestReadTimeout header=20-40,minrate=500\"\n",
+            "RequestReadTimeout header=20-40\n",
+            "RequestReadTimeout body=40-20,MinRate=1\n",
+            "RequestReadTimeout header=10,minrate=0\n",
+            "RequestReadTimeout foo=1\n",
+            "RequestReadTimeout handshake=5 header=20-40,MinRate=500 Body=10\n",
+        )));
+    }
+
+    /// AddOutputFilterByType: two words, and filters of loaded modules (a name of no module
+    /// httpd ships is not judged).
+    #[test]
+    fn output_filters_by_type() {
+        expect![[r#"
+            /etc/httpd.conf:3: Error[argument-value]: httpd 2.4 will not start: Unknown filter provider BROTLI_COMPRESS
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: AddOutputFilterByType requires at least two arguments
+            /etc/httpd.conf:5: Error[argument-value]: httpd 2.4 will not start: AddOutputFilterByType requires at least two arguments
+            /etc/httpd.conf:7: Error[argument-value]: httpd 2.4 will not start: Unknown filter provider SUBSTITUTE
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule filter_module m\nLoadModule deflate_module m\nAddOutputFilterByType BROTLI_COMPRESS text/html\n",
+            "AddOutputFilterByType DEFLATE\n",
+            "AddOutputFilterByType DEFLATE \"\"\n",
+            "AddOutputFilterByType DEFLATE \"\" text/html\n",
+            "AddOutputFilterByType deflate;SUBSTITUTE text/html\n",
+            "AddOutputFilterByType MYFILTER text/html\n",
+        )));
+    }
+
+    /// CustomLog's condition, Listen's port, mod_expires's codes.
+    #[test]
+    fn log_conditions_ports_and_expiry_codes() {
+        expect![[r#"
+            /etc/httpd.conf:3: Error[argument-value]: httpd 2.4 will not start: error in condition clause
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: missing environment variable name
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: missing condition
+            /etc/httpd.conf:7: Error[argument-value]: httpd 2.4 will not start: Port must be specified
+            /etc/httpd.conf:8: Error[argument-value]: httpd 2.4 will not start: Port must be specified
+            /etc/httpd.conf:11: Error[argument-value]: httpd 2.4 will not start: 'ExpiresDefault access plus 1 mnth': bad expires code, unrecognised <type>'mnth'
+            /etc/httpd.conf:12: Error[argument-value]: httpd 2.4 will not start: 'ExpiresDefault access plus -1 days': bad expires code, numeric value expected <num> '-1'
+            /etc/httpd.conf:13: Error[argument-value]: httpd 2.4 will not start: 'ExpiresDefault later': bad expires code, unrecognised <base> 'later'
+            /etc/httpd.conf:14: Error[argument-value]: httpd 2.4 will not start: 'ExpiresDefault now plus 1': bad expires code, missing <type>
+            /etc/httpd.conf:17: Error[argument-value]: httpd 2.4 will not start: Invalid mimetype: should contain a slash
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule mpm_event_module m\nLoadModule expires_module m\nCustomLog /tmp/a.log combined nolog\n",
+            "CustomLog /tmp/a.log combined env=!\n",
+            "CustomLog /tmp/a.log combined ENV=x\n",
+            "CustomLog /tmp/a.log combined expr=\n",
+            "Listen localhost\n",
+            "Listen *\n",
+            "Listen 8080 https\n",
+            "Listen [::1]:8081\n",
+            "ExpiresDefault \"access plus 1 mnth\"\n",
+            "ExpiresDefault \"access plus -1 days\"\n",
+            "ExpiresDefault later\n",
+            "ExpiresDefault \"now plus 1\"\n",
+            "ExpiresDefault \"Access plus 1 mnth\"\n",
+            "ExpiresDefault \"n p 1 mo 2 mi 3 y\"\n",
+            "ExpiresByType text A300\n",
+            "ExpiresByType text/html \"modification 5 hours\"\n",
+        )));
+    }
+
+    /// Keywords of mod_rewrite, mod_ssl, mod_include, mod_usertrack and mod_negotiation.
+    #[test]
+    fn keywords_of_module_directives() {
+        expect![[r#"
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: RewriteOptions: unknown option 'off'
+            /etc/httpd.conf:8: Error[argument-value]: httpd 2.4 will not start: Argument must be On or Off
+            /etc/httpd.conf:10: Error[argument-value]: httpd 2.4 will not start: SSLVerifyClient: Invalid argument '99'
+            /etc/httpd.conf:12: Error[argument-value]: httpd 2.4 will not start: XBitHack must be set to Off, On, or Full
+            /etc/httpd.conf:14: Error[argument-value]: httpd 2.4 will not start: Invalid CookieStyle keyword: '0'
+            /etc/httpd.conf:16: Error[argument-value]: httpd 2.4 will not start: Invalid ForceLanguagePriority option 1.2.3
+            /etc/httpd.conf:19: Error[argument-value]: httpd 2.4 will not start: SSLOptions: Illegal option 'Full'
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule rewrite_module m\nLoadModule ssl_module m\nLoadModule include_module m\nLoadModule usertrack_module m\nLoadModule negotiation_module m\n",
+            "RewriteOptions off\n",
+            "RewriteOptions Inherit MaxRedirects=5 AllowNoSlash\n",
+            "SSLEngine foo\n",
+            "SSLEngine Optional\n",
+            "SSLVerifyClient 99\n",
+            "SSLVerifyClient Require\n",
+            "XBitHack yes\n",
+            "XBitHack FULL\n",
+            "CookieStyle 0\n",
+            "CookieStyle rfc2965\n",
+            "ForceLanguagePriority 1.2.3\n",
+            "ForceLanguagePriority Prefer Fallback\n",
+            "<Directory /srv>\nSSLOptions StdEnvVars Full\n",
+            "SSLOptions +stdenvvars -FakeBasicAuth StrictRequire OptRenegotiate LegacyDNStringFormat ExportCertData\n</Directory>\n",
+        )));
+    }
+
+    /// ErrorDocument's status: `atoi` of the word, outside 100..599 refused.
+    #[test]
+    fn error_document_statuses() {
+        expect![[r#"
+            /etc/httpd.conf:1: Error[argument-value]: httpd 2.4 will not start: Unsupported HTTP response code On
+            /etc/httpd.conf:3: Error[argument-value]: httpd 2.4 will not start: Unsupported HTTP response code 600
+        "#]]
+        .assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "ErrorDocument On /e.html\n",
+            "ErrorDocument 404abc /e.html\n",
+            "ErrorDocument 600 \"x\"\n",
+            "ErrorDocument \" 500\" /e.html\n",
+        )));
+    }
+
+    /// Substitute's s/// form and its flags, as mod_substitute reads them.
+    #[test]
+    fn substitute_patterns() {
+        expect![[r#"
+            /etc/httpd.conf:3: Error[argument-value]: httpd 2.4 will not start: Bad Substitute flag, only s///[infq] are supported
+            /etc/httpd.conf:4: Error[argument-value]: httpd 2.4 will not start: Bad Substitute format, must be an s/// pattern
+            /etc/httpd.conf:5: Error[argument-value]: httpd 2.4 will not start: Bad Substitute format, must be a complete s/// pattern
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: Bad Substitute format, must be a complete s/// pattern
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule substitute_module m\n<Location /x>\n",
+            "Substitute s/foo/bar/g\n",
+            "Substitute foo\n",
+            "Substitute s//bar/\n",
+            "Substitute s/foo\n",
+            "Substitute s/foo/bar\n",
+            "Substitute S|a|b|iNq\n",
+            "</Location>\n",
+        )));
+    }
+
+    /// Authn providers: each word a provider a loaded module registers, or an alias; Digest's
+    /// able to give a realm's hash.
+    #[test]
+    fn authn_providers_must_be_registered() {
+        expect![[r#"
+            /etc/httpd.conf:8: Error[argument-value]: httpd 2.4 will not start: Unknown Authn provider: dbm
+            /etc/httpd.conf:9: Error[argument-value]: httpd 2.4 will not start: Unknown Authn provider: File
+            /etc/httpd.conf:11: Error[argument-value]: httpd 2.4 will not start: The 'anon' Authn provider doesn't support Digest Authentication
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "LoadModule authn_file_module m\nLoadModule auth_basic_module m\nLoadModule auth_digest_module m\n",
+            "LoadModule authn_anon_module m\nLoadModule authn_core_module m\n",
+            "<Location /a>\n",
+            "AuthBasicProvider file anon mine\n",
+            "AuthBasicProvider file dbm\n",
+            "AuthBasicProvider File\n",
+            "AuthDigestProvider file mine\n",
+            "AuthDigestProvider anon\n",
+            "</Location>\n",
+            "<AuthnProviderAlias file mine>\n</AuthnProviderAlias>\n",
         )));
     }
 

@@ -14,6 +14,7 @@ mod else_without_if;
 pub(crate) mod expr_syntax;
 mod htaccess_conditionals;
 mod htaccess_skipped;
+mod htaccess_line_length;
 mod limit_methods;
 mod load_problems;
 mod missing_auth_file;
@@ -21,6 +22,7 @@ mod options_syntax;
 pub(crate) mod regex_compile;
 mod removed_directive;
 mod rewrite_flags;
+mod startup_paths;
 mod syntax_errors;
 mod unknown_directive;
 
@@ -199,6 +201,7 @@ pub(crate) type Messages = crate::ide::shared_strings::SharedStrings;
 pub(crate) fn syntax(cfg: &Config, file: FileId, out: &mut Vec<Diagnostic>) {
     syntax_errors::check(cfg, file, out);
     htaccess_skipped::retain_run(cfg, out);
+    htaccess_line_length::check(cfg, file, out);
 }
 
 /// What loading reported ([`Config::problems`]), and the findings that, like those, only
@@ -244,6 +247,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let known = unknown_directive::Known::new(cfg);
     let mut loaded = ModulesLoaded::new(cfg);
     let mut auth_files = missing_auth_file::Seen::default();
+    let mut startup = startup_paths::Seen::default();
     // The context check reads each node in the scope its parents make, and skips what
     // httpd would not read that far (`None`).
     let mut context = Walk::start(cfg, out);
@@ -289,6 +293,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
                 limit_methods::node(cfg, node, out);
             }
             compat_guarded_require::node(cfg, &guards, node, out);
+            startup_paths::node(cfg, node, place, &mut startup, out);
         }
         let inner_limit = in_limit || limit_methods::is_limit(node);
         let inner_path = in_path
@@ -448,6 +453,9 @@ pub(crate) mod tests {
         }
         fn exists(&self, path: &Path) -> bool {
             self.0.iter().any(|(p, _)| Path::new(p) == path)
+        }
+        fn disk_paths(&self) -> bool {
+            false
         }
     }
 

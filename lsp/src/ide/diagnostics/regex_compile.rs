@@ -178,6 +178,27 @@ pub(super) fn rewrite_words(line: &str) -> Option<(&str, &str, Option<&str>)> {
     Some((a1, a2, a3))
 }
 
+/// Whether `parseargline` refuses the line ("bad argument line"): its first word (quoted or
+/// not) runs to the end of the line, with nothing after it, not even the closing quote or a
+/// space (httpd has stripped the line's trailing blanks).
+pub(super) fn rewrite_line_refused(line: &str) -> bool {
+    let s = line.trim_start();
+    let b = s.as_bytes();
+    let quote = b.first().copied().filter(|c| matches!(c, b'"' | b'\''));
+    let mut i = usize::from(quote.is_some());
+    while i < b.len() {
+        let c = b[i];
+        if (c.is_ascii_whitespace() && quote.is_none()) || Some(c) == quote {
+            return false;
+        }
+        if c == b'\\' && b.get(i + 1).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// `parseargline`'s words (a quoted one ends at the same quote, a backslash before it or
 /// not) and the text after the third.
 fn parseargline(line: &str) -> Option<(&str, &str, Option<&str>, &str)> {

@@ -5,9 +5,33 @@ use crate::ide::config::{Config, FileId, Severity};
 
 pub(super) fn check(cfg: &Config, file: FileId, out: &mut Vec<Diagnostic>) {
     for e in &cfg.file(file).parse.errors {
+        if skipped_header(cfg, file, e) {
+            continue;
+        }
+        // An unclosed conditional the loader found false says so itself.
+        if !e.is_error
+            && cfg.problems.iter().any(|p| p.file == file && p.code == "syntax" && p.range.start() == e.range.start())
+        {
+            continue;
+        }
         let severity = if e.is_error { Severity::Error } else { Severity::Warning };
         out.push(Diagnostic::new(file, e.range, severity, "syntax", e.message.clone()));
     }
+}
+
+/// Whether `e` is about a section header inside the body of a conditional section httpd skips
+/// (its condition false): skipping, httpd looks at the lines only for the names of sections that
+/// open and close (`ap_soak_end_container`), not at their arguments nor their `>`. Closers that
+/// do not match stay errors there too.
+fn skipped_header(cfg: &Config, file: FileId, e: &apache_syntax::SyntaxError) -> bool {
+    let m = &e.message;
+    let about_header = m.starts_with('<')
+        && !m.starts_with("</")
+        && (m.ends_with("requires additional arguments")
+            || m.ends_with("doesn't take additional arguments")
+            || m.ends_with("missing closing '>'"));
+    (about_header || m.starts_with("Multiple <"))
+        && cfg.inactive.iter().any(|(f, body)| *f == file && body.contains_range(e.range))
 }
 
 #[cfg(test)]
@@ -21,5 +45,51 @@ mod tests {
             /etc/httpd/httpd.conf:2: Error[syntax]: <Directory> was not closed.
         "#]]
         .assert_eq(&render("//- /etc/httpd/httpd.conf\nServerName x\n<Directory />\n  Require all denied\n"));
+    }
+
+    /// An unclosed conditional: fine for httpd while its condition is true; when it is false,
+    /// httpd hunts for the closer to the end and stops, an error where the modules are known
+    /// (a warning where they are only assumed).
+    #[test]
+    fn unclosed_conditional_is_an_error_when_false() {
+        expect![[r#"
+            /etc/httpd/httpd.conf:4: Error[syntax]: <IfModule> was not closed, and its condition is false here: httpd looks for its closer to the end of the configuration (Expected </IfModule> before end of configuration)
+            /etc/httpd/httpd.conf:5: Warning[syntax]: <IfModule> was not closed. (httpd accepts this only while the condition is true)
+        "#]]
+        .assert_eq(&render(
+            "//- /etc/httpd/httpd.conf\nLoadModule rewrite_module m.so\n<IfDefine NOPE>\n</IfDefine>\n<ifmodule mod_nosuch.c>\n<IfModule mod_rewrite.c>\nRewriteEngine On\n",
+        ));
+        expect![[r#"
+            /srv/site.conf:1: Warning[syntax]: <IfModule> was not closed, and its condition is false here: httpd looks for its closer to the end of the configuration (Expected </IfModule> before end of configuration)
+        "#]]
+        .assert_eq(&render("//- /srv/site.conf\n<IfModule mod_nosuch.c>\nFoo\n"));
+    }
+
+    /// A backslash continuation that meets the end of the file: httpd drops the backslash.
+    #[test]
+    fn continuation_at_the_end_of_a_file_is_dropped() {
+        assert_eq!(render("//- /etc/httpd/httpd.conf\nLoadModule mpm_event_module m\nServerAdmin a@b \\\n"), "");
+        assert_eq!(render("//- /etc/httpd/httpd.conf\nLoadModule mpm_event_module m\n<Directory /x>\n</Directory>\nOptions Indexes\\\r\n"), "");
+        // Without its newline the backslash is a word.
+        expect![[r#"
+            /etc/httpd/httpd.conf:2: Error[argument-count]: ServerAdmin takes one argument
+        "#]]
+        .assert_eq(&render("//- /etc/httpd/httpd.conf\nLoadModule mpm_event_module m\nServerAdmin a@b \\"));
+    }
+
+    /// Inside a skipped conditional httpd minds only how sections nest.
+    #[test]
+    fn headers_inside_a_skipped_conditional_are_not_read() {
+        expect![[r#"
+            /etc/httpd/httpd.conf:12: Error[syntax]: Expected </Directory> but saw </IfDefine>
+            /etc/httpd/httpd.conf:13: Error[syntax]: </Directory> without matching <Directory> section
+            /etc/httpd/httpd.conf:14: Error[syntax]: <FilesMatch> directive requires additional arguments
+        "#]]
+        .assert_eq(&render(concat!(
+            "//- /etc/httpd/httpd.conf\nLoadModule mpm_event_module m\n",
+            "<IfDefine NOPE>\n<IfDefine >\n</IfDefine>\n<FilesMatch>\n</FilesMatch>\n<Directory /srv\n</Directory>\n</IfDefine>\n",
+            "<IfDefine NOPE>\n<Directory /srv>\n</IfDefine>\n</Directory>\n",
+            "<FilesMatch>\n</FilesMatch>\n",
+        )));
     }
 }

@@ -36,6 +36,9 @@ impl Known {
             return;
         }
         let range = node.loc.focus;
+        // A section's name written without its `<` (`LimitExcept GET`) names no command: httpd
+        // registers sections as `<LimitExcept`.
+        let d = d.filter(|d| !d.is_section || node.is_section());
         match d {
             None => {
                 let (severity, known) = if cfg.modules_known && !foreign_module {
@@ -145,6 +148,16 @@ fn display_name(node: &crate::ide::config::Node) -> String {
 mod tests {
     use crate::ide::diagnostics::tests::render;
     use expect_test::expect;
+
+    /// A section's name without its `<` is no command httpd knows.
+    #[test]
+    fn section_names_written_as_directives() {
+        expect![[r#"
+            /etc/httpd/httpd.conf:3: Error[unknown-directive]: Invalid command 'LimitExcept', perhaps misspelled or defined by a module not included in the server configuration
+            /etc/httpd/httpd.conf:5: Error[unknown-directive]: Invalid command 'Directory', perhaps misspelled or defined by a module not included in the server configuration
+        "#]]
+        .assert_eq(&render("//- /etc/httpd/httpd.conf\nLoadModule mpm_event_module m\n<Directory /srv>\nLimitExcept GET\n</Directory>\nDirectory /srv\n"));
+    }
 
     #[test]
     fn directives_of_older_releases_say_what_replaced_them() {

@@ -105,6 +105,9 @@ impl Workspace<'_> {
                     None => self.base.read(path),
                 }
             }
+            fn disk_paths(&self) -> bool {
+                self.base.disk_paths()
+            }
         }
         let mut files = pending.clone();
         let cfg = if self.standalone_htaccess() {

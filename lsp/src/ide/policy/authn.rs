@@ -106,8 +106,8 @@ const DIGEST_DIRECTIVES: &[&str] = &[
     "AuthDigestDomain",
 ];
 
-/// Authn provider name → module registering it.
-fn authn_provider_module(name: &str) -> Option<&'static str> {
+/// Authn provider name → module registering it (mod_authn_* and mod_authnz_ldap: `ap_register_auth_provider`).
+pub(crate) fn authn_provider_module(name: &str) -> Option<&'static str> {
     Some(match name {
         "file" => "authn_file_module",
         "dbm" => "authn_dbm_module",
