@@ -325,7 +325,7 @@ fn fixes_for(ws: &Workspace, a: &Analysis, s: usize) -> Vec<Rewrite> {
     let htaccess_note = if let Some(why) = ws.unproven_alone() {
         Some(format!("not proven: {why}"))
     } else {
-        a.htaccess_override_problem(s)
+        a.htaccess_override_problem(s).or_else(|| a.loop_problem(s))
     };
     // The behaviour-preserving rewrite.
     let plan = a.cluster(&[s].into(), &BTreeSet::new()).and_then(|c| a.cluster_edits(&c).map(|e| (c, e)));
@@ -339,6 +339,8 @@ fn fixes_for(ws: &Workspace, a: &Analysis, s: usize) -> Vec<Rewrite> {
             changes: vec![],
         }),
         Ok((cluster, edits)) => {
+            // (Nor one carrying lines into a file a link back up repeats.)
+            let htaccess_note = htaccess_note.or_else(|| cluster.carry.keys().find_map(|b| a.loop_problem(*b)));
             let (after, afs, _) = after_config(ws, a, &edits);
             let (changes, _) = a.verify(&after, &afs, &edits, &mut Default::default());
             plan_edits = edits.clone();
@@ -580,6 +582,22 @@ fn migrate_in(
             eprintln!("migrate:   edits at {:?}", t0.elapsed());
         }
         let (cluster, edits) = match step {
+            // A carry into a file a link back up repeats is no more proven than its own rewrite.
+            Ok((c, _)) if c.carry.keys().chain(&c.rewrite).any(|b| a.loop_problem(*b).is_some()) => {
+                for b in &c.rewrite {
+                    if let Some(why) = a.loop_problem(*b) {
+                        excluded.entry(*b).or_insert(why);
+                    }
+                }
+                for (b, carry) in c.carry.iter() {
+                    if let Some(why) = a.loop_problem(*b) {
+                        carry.sources().into_iter().for_each(|s| {
+                            excluded.entry(s).or_insert_with(|| why.clone());
+                        });
+                    }
+                }
+                continue;
+            }
             Ok(x) => x,
             Err(b) => {
                 if trace {
