@@ -1276,6 +1276,48 @@ fn a_block_read_only_without_mod_access_compat_is_left() {
     );
 }
 
+/// The main configuration and one of its .htaccess files given on one command line: the file
+/// is migrated once, as part of the tree (black-box round 11a bug 3: it was rewritten and also
+/// reported left, exit 1); httpd answers alike, without mod_access_compat too.
+#[test]
+fn a_file_given_beside_the_tree_that_reads_it_is_migrated_with_it() {
+    if !httpd::require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  AllowOverride All\n  Require all granted\n</Directory>\n";
+    let c = case("", body, "", &["/sub/a.txt", "/a.txt"])
+        .file("htdocs/sub/.htaccess", "Order deny,allow\nDeny from 127.0.0.2\n")
+        .file("htdocs/sub/a.txt", "a\n")
+        .file("htdocs/a.txt", "a\n");
+    let cfg = with_files(HttpdConfig::new(body), &c);
+    let main = cfg.write().unwrap();
+    let root = cfg.root().display().to_string();
+    let before_texts = read_texts(&c, cfg.root());
+    let out = Command::new(apache_lsp_e2e::lsp::server_binary())
+        .args(["migrate", "--write"])
+        .arg(cfg.root().join("htdocs/sub/.htaccess"))
+        .arg(&main)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("left old-style"), "{err}");
+    assert_eq!(err.matches("rewrote ").count(), 1, "{err}");
+    let written = read_texts(&c, cfg.root());
+    assert_ne!(written["htdocs/sub/.htaccess"], before_texts["htdocs/sub/.htaccess"]);
+    let answers = |texts: &Texts, compat: bool| {
+        let mut cfg = config_of(&c, texts, (&root, cfg.port()));
+        if !compat {
+            cfg = cfg.without_module("access_compat");
+        }
+        matrix(&Httpd::start(cfg).unwrap(), &c)
+    };
+    let before = answers(&before_texts, true);
+    assert!(before.iter().any(|(w, st)| w.contains("from 127.0.0.2 ") && *st == 403), "{before:?}");
+    assert_eq!(answers(&written, true), before);
+    assert_eq!(answers(&written, false), before);
+}
+
 #[test]
 fn sections_inside_htaccess_files() {
     run(HTACCESS_SECTIONS);

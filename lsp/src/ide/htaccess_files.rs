@@ -73,7 +73,11 @@ pub fn htaccess_files(cfg: &Config) -> Vec<Found> {
             ServerId::Main => None,
         };
         let names = names_of(cfg, server);
-        let served: Vec<String> = served_dirs(ix, server).map(|dir| absolute(cfg, dir)).collect();
+        // (With the users' directories a file-system UserDir maps `/~user/` to, found on disk.)
+        let served: Vec<String> = served_dirs(ix, server)
+            .map(|dir| absolute(cfg, dir))
+            .chain(crate::ide::access::user_directories(cfg, server))
+            .collect();
         for dir in &served {
             if in_force(cfg, server, dir).reads_htaccess(ix) {
                 add_names(roots.entry(dir.clone()).or_default(), names);

@@ -10,7 +10,9 @@
 use crate::ide::access::witnesses::{
     directory_examples, files_witnesses, regex_is_match, regex_witnesses, wildcard_witness,
 };
-use crate::ide::access::{section_pattern, vhost_address, wildcard_match, SectionPattern};
+use crate::ide::access::{
+    section_pattern, user_dirs_on_disk, userdir_parts, vhost_address, wildcard_match, SectionPattern,
+};
 use crate::ide::config::index::vhosts_serving;
 use crate::ide::config::{Config, Node, NodeKind};
 use crate::ide::policy::addr::sockaddr_equal;
@@ -143,10 +145,6 @@ pub(super) struct Mapping {
     user_dirs: Vec<String>,
 }
 
-/// Users' directories per `UserDir` entry at most (found by listing the directory the entry
-/// names: no passwd lookup).
-const MAX_USER_DIRS: usize = 64;
-
 /// The words of the `UserDir` in force for `server` (its own, else the main server's), when
 /// mod_userdir is loaded: only the entries naming file-system paths (`/home/*/public_html`,
 /// `/home`), which need no lookup of users' home directories; the relative ones are
@@ -181,35 +179,6 @@ pub(super) fn relative_userdir(cfg: &Config) -> Vec<String> {
             }
         }
     }
-    out
-}
-
-/// An absolute `UserDir` entry as (what comes before the user's name, what comes after it).
-fn userdir_parts(entry: &str) -> (String, &str) {
-    match entry.split_once('*') {
-        Some((p, r)) => (p.to_string(), r),
-        None => (format!("{}/", entry.trim_end_matches('/')), ""),
-    }
-}
-
-/// The users' directories found on disk under an absolute `UserDir` entry: (user, directory).
-fn user_dirs_on_disk(entry: &str) -> Vec<(String, String)> {
-    let (prefix, rest) = userdir_parts(entry);
-    let (dir, head) = prefix.rsplit_once('/').unwrap_or(("", &prefix));
-    let Ok(rd) = std::fs::read_dir(if dir.is_empty() { "/" } else { dir }) else { return vec![] };
-    let mut out = Vec::new();
-    for e in rd.flatten().take(10 * MAX_USER_DIRS) {
-        let name = e.file_name().to_string_lossy().to_string();
-        let Some(user) = name.strip_prefix(head).filter(|u| !u.is_empty()) else { continue };
-        let path = format!("{prefix}{user}{rest}");
-        if Path::new(&path).is_dir() {
-            out.push((user.to_string(), path.trim_end_matches('/').to_string()));
-        }
-        if out.len() >= MAX_USER_DIRS {
-            break;
-        }
-    }
-    out.sort();
     out
 }
 
@@ -812,7 +781,10 @@ pub(super) fn userdir_htaccess(cfg: &Config) -> Vec<PathBuf> {
     found.into_iter().collect()
 }
 
-/// The directories on disk a wildcard `<Directory>` path matches (at most [`MAX_USER_DIRS`]).
+/// Directories a wildcard `<Directory>` path is matched with on disk, at most.
+const MAX_GLOB_DIRS: usize = 64;
+
+/// The directories on disk a wildcard `<Directory>` path matches (at most [`MAX_GLOB_DIRS`]).
 fn glob_dirs(pattern: &str) -> Vec<PathBuf> {
     let mut level: Vec<PathBuf> = vec![PathBuf::from("/")];
     for comp in pattern.split('/').filter(|c| !c.is_empty()) {
@@ -828,7 +800,7 @@ fn glob_dirs(pattern: &str) -> Vec<PathBuf> {
             let Ok(rd) = std::fs::read_dir(d) else { continue };
             for e in rd.flatten() {
                 let name = e.file_name().to_string_lossy().to_string();
-                if wildcard_match(comp, &name, true) && e.path().is_dir() && next.len() < MAX_USER_DIRS {
+                if wildcard_match(comp, &name, true) && e.path().is_dir() && next.len() < MAX_GLOB_DIRS {
                     next.push(e.path());
                 }
             }
