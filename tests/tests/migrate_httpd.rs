@@ -653,13 +653,13 @@ fn cases() -> Vec<Case> {
         }
         v.push(c);
     }
-    v.extend(link_cases());
+    v.extend(round_11a_cases());
     v
 }
 
-/// Files reached through symbolic links (black-box round 11a bugs 1, 1b, 1c, 2) and users'
-/// directories (bug 5).
-fn link_cases() -> Vec<Case> {
+/// Files reached through symbolic links (black-box round 11a bugs 1, 1b, 1c, 2), users'
+/// directories (bug 5), and a server regex `<Files>` meeting an .htaccess `<FilesMatch>` (bug 10).
+fn round_11a_cases() -> Vec<Case> {
     let auth = format!(
         "{AUTH}  Require valid-user
 "
@@ -739,6 +739,19 @@ fn link_cases() -> Vec<Case> {
         .file("home/alice/public_html/y.txt", "y\n")
         .module("userdir")
         .fix_in("home/alice/public_html/sub/.htaccess"),
+        // Only c.php meets both patterns: httpd merges the .htaccess <FilesMatch> after the
+        // server's <Files ~>, and a Require there replaces `Require user alice`.
+        case(
+            "where sections meet: a server <Files ~> regex and an .htaccess <FilesMatch>",
+            format!("<Directory @DOCROOT@>\n  AllowOverride All\n</Directory>\n<Files ~ \"^c\">\n{AUTH}  Require user alice\n</Files>\n"),
+            "Satisfy all",
+            &["/sub/c.php", "/sub/d.php", "/sub/c.txt"],
+        )
+        .file("htdocs/sub/.htaccess", "<FilesMatch \"\\.(php|html)$\">\n  Satisfy all\n</FilesMatch>\n")
+        .file("htdocs/sub/c.php", "c\n")
+        .file("htdocs/sub/d.php", "d\n")
+        .file("htdocs/sub/c.txt", "c\n")
+        .fix_in("htdocs/sub/.htaccess"),
     ]
 }
 

@@ -548,7 +548,7 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     // directory walk for any file they match beneath the .htaccess, so there they meet the
     // deeper directories' own rules (a Require there stays in force only while the <Files>
     // section has none).
-    for (d, names) in htaccess_files {
+    for (d, names) in &htaccess_files {
         let below: Vec<&String> = dir_urls.iter().chain(&location_dirs).filter(|x| x.starts_with(d.as_str())).collect();
         for b in below {
             urls.extend(names.iter().map(|name| format!("{b}{name}")));
@@ -556,6 +556,24 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     }
     for (f, scope) in files {
         let names = files_witnesses(f);
+        // Where a server <Files> pattern meets an .htaccess file's: a name both apply to, made of
+        // the two witnesses end to end (`<Files ~ "^c">` and `<FilesMatch "\.php$">` both
+        // apply to c.php, which neither witness is alone; httpd merges the .htaccess section
+        // after the server's, and a Require there replaces the server's: round 11a bug 10).
+        if let Some(fp) = section_pattern(f).filter(|p| !matches!(p, SectionPattern::Plain(_))) {
+            for (d, hnames) in &htaccess_files {
+                if !scope.is_empty() && !scope.iter().any(|s| d.starts_with(s.as_str())) {
+                    continue;
+                }
+                for (w, h) in names.iter().flat_map(|w| hnames.iter().map(move |h| (w, h))).take(MAX_MEETINGS) {
+                    for c in [format!("{w}{h}"), format!("{h}{w}")] {
+                        if applies(&fp, &c) && !c.contains('/') {
+                            urls.insert(format!("{d}{c}"));
+                        }
+                    }
+                }
+            }
+        }
         // A <Files> section inside a <Directory> applies below it too, where other sections
         // (a deeper Directory, a DirectoryMatch, an .htaccess, a Location) may set other rules:
         // the file is asked for in each directory named under the scope as well.
