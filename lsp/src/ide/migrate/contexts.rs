@@ -728,6 +728,9 @@ pub(super) struct HtaccessScan {
     /// them httpd reads the files of the target again at every depth, which no list of
     /// contexts covers (link, target).
     pub loops: Vec<(PathBuf, PathBuf)>,
+    /// Roots the scan stopped short in (more than [`MAX_SCAN_DIRS`] directories, or deeper
+    /// than [`MAX_SCAN_DEPTH`]): files beyond were not seen.
+    pub cut: Vec<PathBuf>,
 }
 
 /// .htaccess files (by AccessFileName) under the directories the configuration serves:
@@ -757,10 +760,13 @@ pub(super) fn find_htaccess(cfg: &Config) -> HtaccessScan {
     }
     let mut found = BTreeSet::new();
     let mut loops = BTreeSet::new();
+    let mut cut = Vec::new();
     for root in roots {
-        scan_root(root, &names, &mut found, &mut loops);
+        if scan_root(root.clone(), &names, &mut found, &mut loops) {
+            cut.push(root);
+        }
     }
-    HtaccessScan { found: found.into_iter().collect(), loops: loops.into_iter().collect() }
+    HtaccessScan { found: found.into_iter().collect(), loops: loops.into_iter().collect(), cut }
 }
 
 /// Every AccessFileName the configuration names, and `.htaccess`.
@@ -829,15 +835,22 @@ fn glob_dirs(pattern: &str) -> Vec<PathBuf> {
 }
 
 /// Scans `root` for files named `names` as [`find_htaccess`] does, into `found` and `loops`.
-fn scan_root(root: PathBuf, names: &[String], found: &mut BTreeSet<PathBuf>, loops: &mut BTreeSet<(PathBuf, PathBuf)>) {
+/// Returns whether the scan stopped short (too many directories, or too deep).
+fn scan_root(
+    root: PathBuf,
+    names: &[String],
+    found: &mut BTreeSet<PathBuf>,
+    loops: &mut BTreeSet<(PathBuf, PathBuf)>,
+) -> bool {
     let mut budget = MAX_SCAN_DIRS;
+    let mut cut = false;
     // (directory, depth, the real directories the way holds: the root's and each link
     // target's, and whether a loop was followed on the way)
     let start: Vec<PathBuf> = std::fs::canonicalize(&root).into_iter().collect();
     let mut stack = vec![(root, 0usize, start, false)];
     while let Some((dir, depth, chain, looped)) = stack.pop() {
         if budget == 0 {
-            break;
+            return true;
         }
         budget -= 1;
         let Ok(rd) = std::fs::read_dir(&dir) else { continue };
@@ -845,8 +858,11 @@ fn scan_root(root: PathBuf, names: &[String], found: &mut BTreeSet<PathBuf>, loo
         for e in rd.flatten() {
             let Ok(ft) = e.file_type() else { continue };
             let name = e.file_name().to_string_lossy().to_string();
-            if ft.is_dir() && depth < MAX_SCAN_DEPTH {
-                stack.push((e.path(), depth + 1, chain.clone(), looped));
+            if ft.is_dir() {
+                cut |= depth >= MAX_SCAN_DEPTH;
+                if depth < MAX_SCAN_DEPTH {
+                    stack.push((e.path(), depth + 1, chain.clone(), looped));
+                }
             } else if ft.is_symlink() {
                 let Ok(target) = std::fs::canonicalize(e.path()) else { continue };
                 if target.is_file() {
@@ -874,6 +890,7 @@ fn scan_root(root: PathBuf, names: &[String], found: &mut BTreeSet<PathBuf>, loo
             }
         }
     }
+    cut
 }
 
 #[cfg(test)]

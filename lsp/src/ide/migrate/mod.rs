@@ -771,6 +771,12 @@ fn migrate_in(
     // .htaccess files in users' directories only the passwd database maps (`UserDir
     // public_html`): no request the proof asks reaches them, so their old-style lines stay.
     if matches!(scope, Scope::Tree) && ws.is_main {
+        for root in &a.setup.cut {
+            out.left.push(format!(
+                "{}: the search for .htaccess files below this directory stopped short (too many directories, or too deep): old-style lines in files beyond it are not seen: they are not rewritten, and nothing proves none is left",
+                root.display()
+            ));
+        }
         let read: BTreeSet<PathBuf> = a.htaccess_read().collect();
         for h in contexts::userdir_htaccess(&p.cfg).into_iter().filter(|h| !read.contains(h)) {
             let text = config::decode(config::read_regular(&h).unwrap_or_default()).0;

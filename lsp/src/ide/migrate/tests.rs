@@ -1496,3 +1496,19 @@ fn user_directories_through_userdir() {
         "#]],
     );
 }
+
+#[test]
+fn an_htaccess_search_stopped_short_is_said_to_leave_what_it_did_not_see() {
+    // Deeper than the search goes, an .htaccess file is not seen: exit 0 would claim that no
+    // old-style line is left, which nothing proves.
+    let deep = (0..30).map(|i| format!("d{i}")).collect::<Vec<_>>().join("/");
+    check_migrate(
+        &format!(
+            "{}//- $ROOT/htdocs/{deep}/.htaccess\nOrder deny,allow\nDeny from 127.0.0.2\n",
+            conf("<Directory $ROOT/htdocs>\n  AllowOverride All\n</Directory>\n")
+        ),
+        expect![[r#"
+            left: $ROOT/htdocs: the search for .htaccess files below this directory stopped short (too many directories, or too deep): old-style lines in files beyond it are not seen: they are not rewritten, and nothing proves none is left
+        "#]],
+    );
+}

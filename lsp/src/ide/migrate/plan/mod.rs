@@ -108,6 +108,8 @@ pub(super) struct Setup {
     names: BTreeMap<PathBuf, Vec<PathBuf>>,
     /// Symbolic links leading back above themselves: (link, target).
     pub loops: Vec<(PathBuf, PathBuf)>,
+    /// Directories the .htaccess scan stopped short in.
+    pub cut: Vec<PathBuf>,
     /// Texts of per-request files that differ from the disk (before any rewrite).
     pub files: BTreeMap<PathBuf, Arc<str>>,
 }
@@ -197,7 +199,7 @@ impl Setup {
                 probes.push((format!("{PROBE_PREFIX}{}__", probes.len()), p.to_string(), home));
             }
         }
-        Setup { dirs, probes, htaccess, real, names, loops: scan.loops, files }
+        Setup { dirs, probes, htaccess, real, names, loops: scan.loops, cut: scan.cut, files }
     }
 
     /// The real path of an .htaccess file read under the name `p` (symbolic links resolved).
