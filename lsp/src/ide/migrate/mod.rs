@@ -545,10 +545,12 @@ fn migrate_in(
             )
         });
     }
-    let in_scope = |s: usize| match scope {
-        Scope::Tree => true,
-        Scope::File(f) => *a.body(s).path() == *f,
+    // (A file given by another of its names is the same file.)
+    let scope_file = match scope {
+        Scope::File(f) => Some(a.identity(f)),
+        Scope::Tree => None,
     };
+    let in_scope = |s: usize| scope_file.as_ref().is_none_or(|f| *a.body(s).path() == **f);
     let seeds: BTreeSet<usize> = a.old_style().into_iter().filter(|s| in_scope(*s)).collect();
     let mut excluded: BTreeMap<usize, String> = BTreeMap::new();
     // An .htaccess file read alone: nothing the proof finds holds under the real server, so

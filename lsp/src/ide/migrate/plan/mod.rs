@@ -521,6 +521,8 @@ impl<'c> Analysis<'c> {
     /// The old-style body written at `file`/`range` (a section of the root configuration, or an
     /// .htaccess file's top level when `path` is one).
     pub fn bodies_in(&self, path: &Path, range: apache_syntax::TextRange) -> Vec<usize> {
+        // (The file under the name it is identified by: opened through a link, it is the same.)
+        let path = &*self.identity(path);
         let mut out = Vec::new();
         for (s, sec) in self.secs.iter().enumerate() {
             if !sec.compat {
