@@ -1055,8 +1055,20 @@ pub fn main() -> i32 {
             };
             let mut left_any = false;
             let mut changed: std::collections::BTreeMap<PathBuf, (std::sync::Arc<str>, String)> = Default::default();
-            for (path, main) in targets {
+            // Main configurations first: a file given beside the one whose tree reads it (one of
+            // its .htaccess files, an included fragment) is migrated as part of that tree.
+            let (mains, parts): (Vec<_>, Vec<_>) = targets.into_iter().partition(|(_, main)| *main);
+            let mut read_by: Vec<(PathBuf, std::collections::BTreeSet<PathBuf>)> = Vec::new();
+            for (path, main) in mains.into_iter().chain(parts) {
+                let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+                if let Some((tree, _)) = read_by.iter().find(|(_, r)| r.contains(&path) || r.contains(&real)) {
+                    eprintln!("note: {} is read by {}: migrated as part of that tree", path.display(), tree.display());
+                    continue;
+                }
                 let out = crate::migrate_cli::migrate(&path, main, allow_changes, remove_bom);
+                if main {
+                    read_by.push((path.clone(), out.read.clone()));
+                }
                 for (p, (old, new)) in out.changed {
                     match changed.get(&p) {
                         Some((_, n)) if *n != new => {

@@ -17,6 +17,8 @@ pub struct Outcome {
     pub access_changes: Vec<String>,
     /// Remarks on the proof.
     pub notes: Vec<String>,
+    /// The files the tree reads.
+    pub read: std::collections::BTreeSet<PathBuf>,
 }
 
 /// Migrates the tree rooted at `main` (a main configuration, a fragment, or an .htaccess file),
@@ -28,7 +30,7 @@ pub fn migrate(main: &Path, is_main: bool, allow_changes: bool, remove_bom: bool
     } else {
         migrate::migrate(&ws, Scope::Tree, allow_changes)
     };
-    Outcome { changed: m.changed, left: m.left, access_changes: m.changes, notes: m.notes }
+    Outcome { changed: m.changed, left: m.left, access_changes: m.changes, notes: m.notes, read: m.read }
 }
 
 /// The unified diff `migrate` prints for one file (`a/…` and `b/…` names, for `patch -p1`).
@@ -43,11 +45,23 @@ pub fn unified_diff(path: &Path, old: &str, new: &str) -> String {
 /// written keeps the file's own bytes for every line the rewrite did not touch.
 pub fn write_all(changed: &BTreeMap<PathBuf, (Arc<str>, String)>) -> Result<Vec<PathBuf>, String> {
     test_pause();
-    let mut plans = Vec::new();
+    let mut plans: Vec<(&PathBuf, PathBuf, Vec<u8>, Vec<u8>)> = Vec::new();
     for (p, (old, new)) in changed {
         let target = std::fs::canonicalize(p).map_err(|e| format!("{}: {e}; nothing written", p.display()))?;
         let now = std::fs::read(&target).map_err(|e| format!("{}: {e}; nothing written", target.display()))?;
         let bytes = new_bytes(&now, old, new).map_err(|e| format!("{}: {e}; nothing written", p.display()))?;
+        // One file under two names is written once, and only with one text for both.
+        if let Some((q, _, _, b)) = plans.iter().find(|(_, t, _, _)| *t == target) {
+            if *b != bytes {
+                return Err(format!(
+                    "{} and {} are one file ({}) rewritten differently; nothing written",
+                    q.display(),
+                    p.display(),
+                    target.display()
+                ));
+            }
+            continue;
+        }
         plans.push((p, target, now, bytes));
     }
     let mut written = Vec::new();

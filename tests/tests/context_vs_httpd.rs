@@ -2255,6 +2255,37 @@ fn htaccess_behind_a_symbolic_link_only_where_options_follow_it() {
     );
 }
 
+/// .htaccess files in users' directories a file-system `UserDir` maps `/~user/` to, opened by a
+/// wildcard `<Directory>` (Debian's userdir.conf shape): httpd reads them (a broken one answers
+/// 500 for `/~alice/…`), so check reports them, found by listing the directory the entry
+/// names, without looking users up; a user UserDir disables is not read, nor reported (black-box
+/// round 11a bug 5: check said nothing).
+#[test]
+fn htaccess_in_user_directories_through_userdir() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "UserDir @ROOT@/home/*/public_html\nUserDir disabled bob\n<Directory @ROOT@/home/*/public_html>\n  AllowOverride All\n  Require all granted\n</Directory>\n";
+    let cfg = HttpdConfig::new(body)
+        .with_module("userdir")
+        .file("home/alice/public_html/sub/a.txt", "a\n")
+        .file("home/alice/public_html/sub/.htaccess", "Frobnicate on\n")
+        .file("home/bob/public_html/sub/a.txt", "b\n")
+        .file("home/bob/public_html/sub/.htaccess", "Frobnicate on\n");
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
+    let get = |path: &str| httpd.send(&Request::get(path)).unwrap();
+    assert_eq!(get("/~alice/sub/a.txt"), 500, "{}", httpd.error_log());
+    assert_eq!(get("/~bob/sub/a.txt"), 404, "{}", httpd.error_log());
+    let reported = apache_lsp::cli::check_paths(&[httpd.config().main_config_path()]).unwrap();
+    assert!(
+        reported.iter().any(|r| r.file.ends_with("/home/alice/public_html/sub/.htaccess")
+            && r.severity == "error"
+            && r.code == "unknown-directive"),
+        "{reported:#?}"
+    );
+    assert!(!reported.iter().any(|r| r.file.contains("/home/bob/")), "{reported:#?}");
+}
+
 /// Two name-based virtual hosts on `*:PORT`, the only port httpd listens on (on each loopback
 /// address): every request goes to one of them, none to the main server, whose DocumentRoot
 /// holds an .htaccess file httpd would refuse with a 500. No request sees that 500, and check

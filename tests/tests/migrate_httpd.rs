@@ -57,6 +57,10 @@ struct Case {
     body: String,
     /// Extra files relative to the server root.
     files: Vec<(String, String)>,
+    /// Symbolic links (link, target), relative to the server root.
+    links: Vec<(String, String)>,
+    /// Modules loaded beside the harness's.
+    modules: Vec<&'static str>,
     /// (file relative to the root, or "" for the main configuration; text the cursor is on)
     fix_at: (String, String),
     urls: Vec<String>,
@@ -73,6 +77,8 @@ fn case(name: impl Into<String>, body: impl Into<String>, fix_at: &str, urls: &[
         name: name.into(),
         body: body.into(),
         files: vec![],
+        links: vec![],
+        modules: vec![],
         fix_at: (String::new(), fix_at.to_owned()),
         urls: urls.iter().map(|u| u.to_string()).collect(),
         methods: vec!["GET", "POST"],
@@ -89,6 +95,14 @@ impl Case {
     }
     fn file(mut self, rel: &str, text: &str) -> Case {
         self.files.push((rel.to_owned(), text.to_owned()));
+        self
+    }
+    fn link(mut self, rel: &str, target: &str) -> Case {
+        self.links.push((rel.to_owned(), target.to_owned()));
+        self
+    }
+    fn module(mut self, m: &'static str) -> Case {
+        self.modules.push(m);
         self
     }
     fn fix_in(mut self, rel: &str) -> Case {
@@ -729,7 +743,93 @@ fn cases() -> Vec<Case> {
         }
         v.push(c);
     }
+    v.extend(round_11a_cases());
     v
+}
+
+/// Files reached through symbolic links (black-box round 11a bugs 1, 1b, 1c, 2), users'
+/// directories (bug 5).
+fn round_11a_cases() -> Vec<Case> {
+    let auth = format!(
+        "{AUTH}  Require valid-user
+"
+    );
+    let old = "Order deny,allow\nDeny from 127.0.0.2\n";
+    vec![
+        // /link/f.html merges <Directory htdocs> (its password), then htdocs/link/.htaccess,
+        // which is shared/.htaccess: proven there too, it keeps the password.
+        case(
+            "symbolic link to a directory: its .htaccess is merged under the link's directory",
+            format!("Alias /shared @ROOT@/shared\n<Directory @DOCROOT@>\n  Options FollowSymLinks\n  AllowOverride All\n{auth}</Directory>\n<Directory @ROOT@/shared>\n  AllowOverride All\n  Require all granted\n</Directory>\n"),
+            "Deny from",
+            &["/link/f.html", "/shared/f.html"],
+        )
+        .file("shared/.htaccess", old)
+        .file("shared/f.html", "f\n")
+        .link("htdocs/link", "shared")
+        .fix_in("shared/.htaccess"),
+        // No section and no Alias name shared/: httpd reads the file only through the link.
+        case(
+            "symbolic link to a directory: an .htaccess read only through it",
+            format!("<Directory @DOCROOT@>\n  AllowOverride AuthConfig Limit\n{auth}</Directory>\n"),
+            "Deny from",
+            &["/link/f.html", "/link/"],
+        )
+        .file("shared/.htaccess", old)
+        .file("shared/f.html", "f\n")
+        .link("htdocs/link", "shared")
+        .fix_in("shared/.htaccess"),
+        // A link back up: /sub/up/ reads htdocs/.htaccess again below sub/.htaccess, at every
+        // depth; the file is left, and httpd answers alike.
+        case(
+            "symbolic link back up: the .htaccess files it repeats are left",
+            "<Directory @DOCROOT@>\n  Options FollowSymLinks\n  AllowOverride All\n  Require all granted\n</Directory>\n",
+            "Deny from",
+            &["/index.html", "/sub/up/index.html", "/sub/up/sub/up/index.html"],
+        )
+        .file("htdocs/.htaccess", old)
+        .file("htdocs/index.html", "i\n")
+        .file("htdocs/sub/.htaccess", &auth.replace("  ", ""))
+        .link("htdocs/sub/up", "htdocs")
+        .fix_in("htdocs/.htaccess")
+        .not_preferred(),
+        // shared/.htaccess -> htdocs/.htaccess: one file, also read under shared's password.
+        case(
+            "symbolic link to an .htaccess file: one file under two names",
+            format!("Alias /shared @ROOT@/shared\n<Directory @DOCROOT@>\n  AllowOverride All\n  Require all granted\n</Directory>\n<Directory @ROOT@/shared>\n  AllowOverride All\n{auth}</Directory>\n"),
+            "Deny from",
+            &["/index.html", "/shared/f.html"],
+        )
+        .file("htdocs/.htaccess", old)
+        .file("htdocs/index.html", "i\n")
+        .file("shared/f.html", "f\n")
+        .link("shared/.htaccess", "htdocs/.htaccess")
+        .fix_in("htdocs/.htaccess"),
+        // Debian's sites-enabled -> sites-available shape: one file included by the main server
+        // (reached from ::1) under one name and by a virtual host under the other.
+        case(
+            "symbolic link to an included file: one file in two servers",
+            format!("<Directory @DOCROOT@>\n{auth}</Directory>\nInclude @ROOT@/app-link.conf\n<VirtualHost 127.0.0.1:@PORT@>\n  ServerName a.test\n  <Directory @DOCROOT@>\n    Require all granted\n  </Directory>\n  Include @ROOT@/app.conf\n</VirtualHost>\n"),
+            "Deny from",
+            &["/app/a.txt", "/app/"],
+        )
+        .file("app.conf", "<Directory @DOCROOT@/app>\n  Order deny,allow\n  Deny from 127.0.0.2\n</Directory>\n")
+        .file("htdocs/app/a.txt", "a\n")
+        .link("app-link.conf", "app.conf")
+        .fix_in("app.conf"),
+        // A file-system UserDir: /~alice/ maps to home/alice/public_html.
+        case(
+            "UserDir: an .htaccess in a user's directory under a wildcard <Directory>",
+            "UserDir @ROOT@/home/*/public_html\n<Directory @ROOT@/home/*/public_html>\n  AllowOverride AuthConfig Limit\n  Require all granted\n</Directory>\n",
+            "Deny from",
+            &["/~alice/sub/y.txt", "/~alice/sub/", "/~alice/y.txt"],
+        )
+        .file("home/alice/public_html/sub/.htaccess", old)
+        .file("home/alice/public_html/sub/y.txt", "y\n")
+        .file("home/alice/public_html/y.txt", "y\n")
+        .module("userdir")
+        .fix_in("home/alice/public_html/sub/.htaccess"),
+    ]
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -822,6 +922,16 @@ fn config_of(c: &Case, texts: &Texts, (root, port): (&str, u16)) -> HttpdConfig 
     let mut cfg = HttpdConfig::new(body).file("users", users_file());
     for (rel, _) in &c.files {
         cfg = cfg.file(rel, fresh(&texts[rel]));
+    }
+    links_and_modules(cfg, c)
+}
+
+fn links_and_modules(mut cfg: HttpdConfig, c: &Case) -> HttpdConfig {
+    for (link, target) in &c.links {
+        cfg = cfg.symlink(link, target);
+    }
+    for m in &c.modules {
+        cfg = cfg.with_module(m);
     }
     cfg
 }
@@ -1128,7 +1238,7 @@ fn with_files(mut cfg: HttpdConfig, c: &Case) -> HttpdConfig {
     for (rel, text) in &c.files {
         cfg = cfg.file(rel, text.clone());
     }
-    cfg
+    links_and_modules(cfg, c)
 }
 
 /// Runs the cases whose name starts with one of `prefixes`, each to its end, and reports every
@@ -1168,6 +1278,7 @@ fn every_case_is_run_by_one_test() {
         PCRE_ONLY,
         MEETINGS,
         READERS,
+        LINKS,
     ];
     for c in cases() {
         let n = groups.iter().flat_map(|g| g.iter()).filter(|p| c.name.starts_with(*p)).count();
@@ -1194,6 +1305,16 @@ fn sections_with_pcre_only_regexes() {
 }
 
 const MEETINGS: &[&str] = &["where sections meet"];
+
+const LINKS: &[&str] = &["symbolic link", "UserDir"];
+
+/// Files httpd reaches through symbolic links (a directory link's path, a link back up, one
+/// file under two names) and through UserDir: each proven in every context httpd reads it in,
+/// or left.
+#[test]
+fn files_reached_through_links_and_user_directories() {
+    run(LINKS);
+}
 
 /// Shapes from random trees where a rewrite changed access only where two sections meet, at
 /// URLs no single section's own names reach.
@@ -1253,6 +1374,48 @@ fn a_block_read_only_without_mod_access_compat_is_left() {
 #[test]
 fn allow_override_of_the_servers_reading_the_file() {
     run(READERS);
+}
+
+/// The main configuration and one of its .htaccess files given on one command line: the file
+/// is migrated once, as part of the tree (black-box round 11a bug 3: it was rewritten and also
+/// reported left, exit 1); httpd answers alike, without mod_access_compat too.
+#[test]
+fn a_file_given_beside_the_tree_that_reads_it_is_migrated_with_it() {
+    if !httpd::require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  AllowOverride All\n  Require all granted\n</Directory>\n";
+    let c = case("", body, "", &["/sub/a.txt", "/a.txt"])
+        .file("htdocs/sub/.htaccess", "Order deny,allow\nDeny from 127.0.0.2\n")
+        .file("htdocs/sub/a.txt", "a\n")
+        .file("htdocs/a.txt", "a\n");
+    let cfg = with_files(HttpdConfig::new(body), &c);
+    let main = cfg.write().unwrap();
+    let root = cfg.root().display().to_string();
+    let before_texts = read_texts(&c, cfg.root());
+    let out = Command::new(apache_lsp_e2e::lsp::server_binary())
+        .args(["migrate", "--write"])
+        .arg(cfg.root().join("htdocs/sub/.htaccess"))
+        .arg(&main)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("left old-style"), "{err}");
+    assert_eq!(err.matches("rewrote ").count(), 1, "{err}");
+    let written = read_texts(&c, cfg.root());
+    assert_ne!(written["htdocs/sub/.htaccess"], before_texts["htdocs/sub/.htaccess"]);
+    let answers = |texts: &Texts, compat: bool| {
+        let mut cfg = config_of(&c, texts, (&root, cfg.port()));
+        if !compat {
+            cfg = cfg.without_module("access_compat");
+        }
+        matrix(&Httpd::start(cfg).unwrap(), &c)
+    };
+    let before = answers(&before_texts, true);
+    assert!(before.iter().any(|(w, st)| w.contains("from 127.0.0.2 ") && *st == 403), "{before:?}");
+    assert_eq!(answers(&written, true), before);
+    assert_eq!(answers(&written, false), before);
 }
 
 #[test]

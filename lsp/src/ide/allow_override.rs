@@ -164,8 +164,10 @@ impl Readers {
                 ServerId::Vhost(v) => Some(&ix.vhosts[v as usize].scope),
                 ServerId::Main => None,
             };
-            for dir in served_dirs(ix, server) {
-                let list = served.entry(absolute(cfg, dir)).or_default();
+            // (Users' directories through a file-system UserDir too: `/~user/` reaches them.)
+            let users = crate::ide::access::user_directories(cfg, server);
+            for dir in served_dirs(ix, server).map(|d| absolute(cfg, d)).chain(users) {
+                let list = served.entry(dir).or_default();
                 if list.last() != Some(&server) {
                     list.push(server);
                 }

@@ -73,7 +73,11 @@ pub fn htaccess_files(cfg: &Config) -> Vec<Found> {
             ServerId::Main => None,
         };
         let names = names_of(cfg, server);
-        let served: Vec<String> = served_dirs(ix, server).map(|dir| absolute(cfg, dir)).collect();
+        // (With the users' directories a file-system UserDir maps `/~user/` to, found on disk.)
+        let served: Vec<String> = served_dirs(ix, server)
+            .map(|dir| absolute(cfg, dir))
+            .chain(crate::ide::access::user_directories(cfg, server))
+            .collect();
         for dir in &served {
             if in_force(cfg, server, dir).reads_htaccess(ix) {
                 add_names(roots.entry(dir.clone()).or_default(), names);
@@ -378,6 +382,34 @@ mod tests {
                 "www/owner/l/.htaccess [Main, Vhost(0)]"
             ]
         );
+    }
+
+    /// Users' directories a file-system UserDir maps `/~user/` to are found by listing the
+    /// directory the entry names (never by looking users up): read where the wildcard
+    /// `<Directory>` opens them, by the servers whose UserDir names them, not for users it
+    /// disables; none without mod_userdir.
+    #[test]
+    fn user_directories_through_userdir() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().display().to_string();
+        for user in ["alice", "bob", "carol"] {
+            let d = dir.path().join(format!("home/{user}/public_html/sub"));
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join(".htaccess"), "").unwrap();
+        }
+        std::fs::create_dir_all(dir.path().join("www")).unwrap();
+        let conf = dir.path().join("httpd.conf");
+        let body = format!(
+            "DocumentRoot {root}/www\nUserDir {root}/home/*/public_html\nUserDir disabled carol\n\
+<Directory {root}/home/*/public_html>\n  AllowOverride All\n</Directory>\n"
+        );
+        std::fs::write(&conf, format!("LoadModule userdir_module m\n{body}")).unwrap();
+        assert_eq!(
+            found_with_servers(dir.path(), &conf),
+            ["home/alice/public_html/sub/.htaccess [Main]", "home/bob/public_html/sub/.htaccess [Main]"]
+        );
+        std::fs::write(&conf, &body).unwrap();
+        assert!(found_with_servers(dir.path(), &conf).is_empty());
     }
 
     /// The main server reads an .htaccess file only when some request reaches it: not when

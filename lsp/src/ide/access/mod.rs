@@ -18,6 +18,7 @@ pub(crate) mod symlinks;
 mod url;
 mod userdir;
 pub use userdir::allow_passwd_lookups;
+pub(crate) use userdir::{user_directories, user_dirs_on_disk, userdir_parts};
 mod walk;
 pub(crate) mod witnesses;
 

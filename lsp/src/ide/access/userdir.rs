@@ -123,6 +123,75 @@ pub(super) fn map(server: &Server, cfg: &Config, url: &str) -> UserDirMap {
     UserDirMap::Declined
 }
 
+/// Users' directories listed per `UserDir` entry at most.
+const MAX_USER_DIRS: usize = 64;
+
+/// An absolute `UserDir` entry as (what comes before the user's name, what comes after it):
+/// `/home/*/public_html` → (`/home/`, `/public_html`); `/home` → (`/home/`, ``).
+pub(crate) fn userdir_parts(entry: &str) -> (String, &str) {
+    match entry.split_once('*') {
+        Some((p, r)) => (p.to_string(), r),
+        None => (format!("{}/", entry.trim_end_matches('/')), ""),
+    }
+}
+
+/// The users' directories on disk an absolute `UserDir` entry maps `/~user/` to, found by
+/// listing the directory the entry names (no passwd lookup): (user, directory), sorted, at
+/// most [`MAX_USER_DIRS`].
+pub(crate) fn user_dirs_on_disk(entry: &str) -> Vec<(String, String)> {
+    let (prefix, rest) = userdir_parts(entry);
+    let (dir, head) = prefix.rsplit_once('/').unwrap_or(("", &prefix));
+    let Ok(rd) = std::fs::read_dir(if dir.is_empty() { "/" } else { dir }) else { return vec![] };
+    let mut out = Vec::new();
+    for e in rd.flatten().take(10 * MAX_USER_DIRS) {
+        let name = e.file_name().to_string_lossy().to_string();
+        let Some(user) = name.strip_prefix(head).filter(|u| !u.is_empty()) else { continue };
+        let path = format!("{prefix}{user}{rest}");
+        if std::path::Path::new(&path).is_dir() {
+            out.push((user.to_string(), path.trim_end_matches('/').to_string()));
+        }
+        if out.len() >= MAX_USER_DIRS {
+            break;
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The users' directories on disk `server` maps `/~user/` to through the file-system entries
+/// of the `UserDir` in force (`/home/*/public_html`, `/home`; not home-relative ones, which
+/// need the passwd database), users it disables left out: directories it serves, where httpd
+/// reads .htaccess files (`check`'s scan, and who reads them).
+pub(crate) fn user_directories(cfg: &Config, server: crate::ide::config::ServerId) -> Vec<String> {
+    let ix = cfg.index();
+    let mut scopes = server.scopes(ix);
+    let main = scopes.next().map(|s| level(&s.userdir)).unwrap_or_default();
+    let own = scopes.next().map(|s| level(&s.userdir));
+    if own.as_ref().map_or(&main, |o| o).userdir.is_none() && main.userdir.is_none()
+        || !cfg.module_loaded("userdir_module")
+    {
+        return vec![];
+    }
+    let globally_disabled = own.as_ref().and_then(|o| o.globally_disabled).or(main.globally_disabled);
+    let lists = own.as_ref().unwrap_or(&main);
+    let Some(entries) = own.as_ref().and_then(|o| o.userdir.as_ref()).or(main.userdir.as_ref()) else {
+        return vec![];
+    };
+    let mut out: Vec<String> = Vec::new();
+    for entry in entries.iter().filter(|e| e.starts_with('/') && !e.contains(':')) {
+        for (user, dir) in user_dirs_on_disk(entry) {
+            let enabled = lists.enabled.contains(&user);
+            if lists.disabled.contains(&user) || (globally_disabled == Some(true) && !enabled) {
+                continue;
+            }
+            if !out.contains(&dir) {
+                out.push(dir);
+            }
+        }
+    }
+    out
+}
+
 /// Whether users' home directories may be looked up ([`allow_passwd_lookups`]): the passwd
 /// database can be a network service (LDAP, NIS), and only `explain`, which may resolve names,
 /// contacts one; the editor's hovers and diagnostics never do.

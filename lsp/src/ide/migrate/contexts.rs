@@ -10,7 +10,9 @@
 use crate::ide::access::witnesses::{
     directory_examples, files_meeting, files_witnesses, regex_is_match, regex_witnesses, wildcard_witness,
 };
-use crate::ide::access::{section_pattern, vhost_address, wildcard_match, SectionPattern};
+use crate::ide::access::{
+    section_pattern, user_dirs_on_disk, userdir_parts, vhost_address, wildcard_match, SectionPattern,
+};
 use crate::ide::config::index::vhosts_serving;
 use crate::ide::config::{Config, Node, NodeKind};
 use crate::ide::policy::addr::sockaddr_equal;
@@ -133,10 +135,51 @@ fn parse_address(arg: &str) -> Option<(Option<IpAddr>, u16)> {
     vhost_address(arg).ok()
 }
 
-/// Where a server maps URLs: its DocumentRoot and its Alias/ScriptAlias pairs.
+/// Where a server maps URLs: its DocumentRoot, its Alias/ScriptAlias pairs, and the
+/// file-system `UserDir` entries in force (`/home/*/public_html`, `/home`) with the users'
+/// directories found on disk under them.
 pub(super) struct Mapping {
     docroot: String,
     aliases: Vec<(String, String)>,
+    userdir: Vec<String>,
+    user_dirs: Vec<String>,
+}
+
+/// The words of the `UserDir` in force for `server` (its own, else the main server's), when
+/// mod_userdir is loaded: only the entries naming file-system paths (`/home/*/public_html`,
+/// `/home`), which need no lookup of users' home directories; the relative ones are
+/// [`relative_userdir`]'s.
+fn userdir_words(cfg: &Config, server: &Server) -> Vec<String> {
+    if !cfg.module_loaded("userdir_module") {
+        return vec![];
+    }
+    let last = |nodes: &mut dyn Iterator<Item = &Node>| {
+        nodes
+            .filter(|n| n.kind == NodeKind::Directive && n.is("UserDir"))
+            .filter(|n| {
+                n.arg(0).is_some_and(|w| {
+                    !["enable", "enabled", "disable", "disabled"].iter().any(|k| w.eq_ignore_ascii_case(k))
+                })
+            })
+            .last()
+            .map(Node::arg_strings)
+    };
+    let own = server.vhost.and_then(|v| last(&mut v.children.iter()));
+    own.or_else(|| last(&mut cfg.nodes.iter())).unwrap_or_default()
+}
+
+/// The `UserDir` entries a server uses that name a home directory relative path
+/// (`public_html`), which only the passwd database maps.
+pub(super) fn relative_userdir(cfg: &Config) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in servers(cfg) {
+        for w in userdir_words(cfg, &s) {
+            if !w.starts_with('/') && !w.contains(':') && !out.contains(&w) {
+                out.push(w);
+            }
+        }
+    }
+    out
 }
 
 fn mapping(cfg: &Config, server: &Server) -> Mapping {
@@ -160,13 +203,20 @@ fn mapping(cfg: &Config, server: &Server) -> Mapping {
             aliases.push((from.to_string(), to.to_string()));
         }
     }
-    Mapping { docroot: root.trim_end_matches('/').to_string(), aliases }
+    let userdir: Vec<String> =
+        userdir_words(cfg, server).into_iter().filter(|w| w.starts_with('/') && !w.contains(':')).collect();
+    let user_dirs = userdir.iter().flat_map(|e| user_dirs_on_disk(e)).map(|(_, d)| d).collect();
+    Mapping { docroot: root.trim_end_matches('/').to_string(), aliases, userdir, user_dirs }
 }
 
 impl Mapping {
-    /// The directories URLs map to: the document root and the alias targets.
+    /// The directories URLs map to: the document root, the alias targets and the users'
+    /// directories found.
     fn roots(&self) -> Vec<&str> {
-        std::iter::once(self.docroot.as_str()).chain(self.aliases.iter().map(|(_, to)| to.as_str())).collect()
+        std::iter::once(self.docroot.as_str())
+            .chain(self.aliases.iter().map(|(_, to)| to.as_str()))
+            .chain(self.user_dirs.iter().map(String::as_str))
+            .collect()
     }
 }
 
@@ -195,6 +245,17 @@ fn fs_to_urls(p: &str, m: &Mapping) -> Vec<String> {
             // A directory above an alias target (and not above the document root, which
             // "/" already reaches).
             out.push(from.clone());
+        }
+    }
+    // A user's directory (`/~user/…`), by the name the path holds where the entry has `*`.
+    for entry in &m.userdir {
+        let (prefix, rest) = userdir_parts(entry);
+        let Some(after) = p.strip_prefix(prefix.as_str()) else { continue };
+        let user = after.split('/').next().unwrap_or_default();
+        let user = user.strip_suffix(rest).filter(|_| !rest.contains('/')).unwrap_or(user);
+        let tail = after[user.len()..].strip_prefix(rest.trim_end_matches('/'));
+        if let Some(tail) = tail.filter(|t| !user.is_empty() && (t.is_empty() || t.starts_with('/'))) {
+            out.push(format!("/~{user}{tail}"));
         }
     }
     out.into_iter().map(|u| if u.starts_with('/') { u } else { format!("/{u}") }).collect()
@@ -504,7 +565,7 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     // directory walk for any file they match beneath the .htaccess, so there they meet the
     // deeper directories' own rules (a Require there stays in force only while the <Files>
     // section has none).
-    for (d, names) in htaccess_files {
+    for (d, names) in &htaccess_files {
         let below: Vec<&String> = dir_urls.iter().chain(&location_dirs).filter(|x| x.starts_with(d.as_str())).collect();
         for b in below {
             urls.extend(names.iter().map(|name| format!("{b}{name}")));
@@ -654,22 +715,38 @@ pub(super) fn named_dirs(cfg: &Config) -> BTreeSet<PathBuf> {
     all
 }
 
+/// The .htaccess files under the directories the configuration serves, by the paths httpd's
+/// walks read them under, and the symbolic links whose paths cannot all be enumerated.
+#[derive(Debug, Default)]
+pub(super) struct HtaccessScan {
+    /// Each file under every name the scan reached it by: through a symbolic link to a
+    /// directory the path goes on below the link (httpd's directory walk uses the path as
+    /// requested: `htdocs/link/.htaccess` is merged under `<Directory htdocs>`), and a link to
+    /// an .htaccess file is a name of its target.
+    pub found: Vec<PathBuf>,
+    /// Links to a directory holding them (`sub/up -> ..`), or met where the scan stops: below
+    /// them httpd reads the files of the target again at every depth, which no list of
+    /// contexts covers (link, target).
+    pub loops: Vec<(PathBuf, PathBuf)>,
+    /// Roots the scan stopped short in (more than [`MAX_SCAN_DIRS`] directories, or deeper
+    /// than [`MAX_SCAN_DEPTH`]): files beyond were not seen.
+    pub cut: Vec<PathBuf>,
+}
+
 /// .htaccess files (by AccessFileName) under the directories the configuration serves:
 /// document roots, alias targets and `<Directory>` paths whose AllowOverride is not None.
-pub(super) fn find_htaccess(cfg: &Config) -> Vec<PathBuf> {
-    let names: Vec<String> = cfg
-        .walk()
-        .filter(|n| n.kind == NodeKind::Directive && n.is("AccessFileName"))
-        .flat_map(|n| n.arg_strings())
-        .chain(std::iter::once(".htaccess".to_string()))
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
+/// Symbolic links to directories are followed (whether httpd follows one is the walks'
+/// question: asking more paths than it serves costs only time); a link leading back above
+/// itself is followed once, so that the first repetition is asked, and recorded in
+/// [`HtaccessScan::loops`].
+pub(super) fn find_htaccess(cfg: &Config) -> HtaccessScan {
+    let names = access_file_names(cfg);
     let mut roots: BTreeSet<PathBuf> = BTreeSet::new();
     for s in servers(cfg) {
         let m = mapping(cfg, &s);
         roots.insert(PathBuf::from(&m.docroot));
         roots.extend(m.aliases.iter().map(|(_, t)| PathBuf::from(t)));
+        roots.extend(m.user_dirs.iter().map(PathBuf::from));
     }
     for n in cfg.walk().filter(|n| n.is_section() && n.is("Directory")) {
         let ao = n.children.iter().rev().find(|c| c.is("AllowOverride"));
@@ -682,27 +759,138 @@ pub(super) fn find_htaccess(cfg: &Config) -> Vec<PathBuf> {
         }
     }
     let mut found = BTreeSet::new();
+    let mut loops = BTreeSet::new();
+    let mut cut = Vec::new();
     for root in roots {
-        let mut budget = MAX_SCAN_DIRS;
-        let mut stack = vec![(root, 0usize)];
-        while let Some((dir, depth)) = stack.pop() {
-            if budget == 0 {
-                break;
-            }
-            budget -= 1;
-            let Ok(rd) = std::fs::read_dir(&dir) else { continue };
-            for e in rd.flatten() {
-                let Ok(ft) = e.file_type() else { continue };
-                let name = e.file_name().to_string_lossy().to_string();
-                if ft.is_dir() && depth < MAX_SCAN_DEPTH {
-                    stack.push((e.path(), depth + 1));
-                } else if ft.is_file() && names.contains(&name) {
-                    found.insert(e.path());
-                }
+        if scan_root(root.clone(), &names, &mut found, &mut loops) {
+            cut.push(root);
+        }
+    }
+    HtaccessScan { found: found.into_iter().collect(), loops: loops.into_iter().collect(), cut }
+}
+
+/// Every AccessFileName the configuration names, and `.htaccess`.
+fn access_file_names(cfg: &Config) -> Vec<String> {
+    cfg.walk()
+        .filter(|n| n.kind == NodeKind::Directive && n.is("AccessFileName"))
+        .flat_map(|n| n.arg_strings())
+        .chain(std::iter::once(".htaccess".to_string()))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// .htaccess files in the directories on disk that wildcard `<Directory>` sections opening
+/// overrides match, when a server's `UserDir` names a path relative to users' home directories
+/// (`UserDir public_html` with `<Directory /home/*/public_html>`, Debian's userdir.conf): httpd
+/// reads them for `/~user/…` requests, which only the passwd database maps to a directory, so no
+/// request the proof asks reaches them.
+pub(super) fn userdir_htaccess(cfg: &Config) -> Vec<PathBuf> {
+    if relative_userdir(cfg).is_empty() {
+        return vec![];
+    }
+    let names = access_file_names(cfg);
+    let (mut found, mut loops) = (BTreeSet::new(), BTreeSet::new());
+    for n in cfg.walk().filter(|n| n.is_section() && n.is("Directory")) {
+        let ao = n.children.iter().rev().find(|c| c.is("AllowOverride"));
+        let Some(pat) = n.args().first().filter(|p| p.starts_with('/') && crate::ide::access::has_wildcard(p)) else {
+            continue;
+        };
+        if ao.is_some_and(|a| !a.args().all(|x| x.eq_ignore_ascii_case("None"))) {
+            for dir in glob_dirs(pat) {
+                scan_root(dir, &names, &mut found, &mut loops);
             }
         }
     }
     found.into_iter().collect()
+}
+
+/// Directories a wildcard `<Directory>` path is matched with on disk, at most.
+const MAX_GLOB_DIRS: usize = 64;
+
+/// The directories on disk a wildcard `<Directory>` path matches (at most [`MAX_GLOB_DIRS`]).
+fn glob_dirs(pattern: &str) -> Vec<PathBuf> {
+    let mut level: Vec<PathBuf> = vec![PathBuf::from("/")];
+    for comp in pattern.split('/').filter(|c| !c.is_empty()) {
+        let mut next = Vec::new();
+        for d in &level {
+            if !crate::ide::access::has_wildcard(comp) {
+                let p = d.join(comp);
+                if p.is_dir() {
+                    next.push(p);
+                }
+                continue;
+            }
+            let Ok(rd) = std::fs::read_dir(d) else { continue };
+            for e in rd.flatten() {
+                let name = e.file_name().to_string_lossy().to_string();
+                if wildcard_match(comp, &name, true) && e.path().is_dir() && next.len() < MAX_GLOB_DIRS {
+                    next.push(e.path());
+                }
+            }
+        }
+        level = next;
+    }
+    level
+}
+
+/// Scans `root` for files named `names` as [`find_htaccess`] does, into `found` and `loops`.
+/// Returns whether the scan stopped short (too many directories, or too deep).
+fn scan_root(
+    root: PathBuf,
+    names: &[String],
+    found: &mut BTreeSet<PathBuf>,
+    loops: &mut BTreeSet<(PathBuf, PathBuf)>,
+) -> bool {
+    let mut budget = MAX_SCAN_DIRS;
+    let mut cut = false;
+    // (directory, depth, the real directories the way holds: the root's and each link
+    // target's, and whether a loop was followed on the way)
+    let start: Vec<PathBuf> = std::fs::canonicalize(&root).into_iter().collect();
+    let mut stack = vec![(root, 0usize, start, false)];
+    while let Some((dir, depth, chain, looped)) = stack.pop() {
+        if budget == 0 {
+            return true;
+        }
+        budget -= 1;
+        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+        let mut here: Option<PathBuf> = None;
+        for e in rd.flatten() {
+            let Ok(ft) = e.file_type() else { continue };
+            let name = e.file_name().to_string_lossy().to_string();
+            if ft.is_dir() {
+                cut |= depth >= MAX_SCAN_DEPTH;
+                if depth < MAX_SCAN_DEPTH {
+                    stack.push((e.path(), depth + 1, chain.clone(), looped));
+                }
+            } else if ft.is_symlink() {
+                let Ok(target) = std::fs::canonicalize(e.path()) else { continue };
+                if target.is_file() {
+                    if names.contains(&name) {
+                        found.insert(e.path());
+                    }
+                    continue;
+                }
+                if !target.is_dir() {
+                    continue;
+                }
+                let here = here.get_or_insert_with(|| std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone()));
+                let back = chain.iter().chain(std::iter::once(&*here)).any(|c| c.starts_with(&target));
+                if back || depth >= MAX_SCAN_DEPTH {
+                    loops.insert((e.path(), target.clone()));
+                }
+                if (back && looped) || depth >= MAX_SCAN_DEPTH {
+                    continue;
+                }
+                let mut chain = chain.clone();
+                chain.push(target);
+                stack.push((e.path(), depth + 1, chain, looped || back));
+            } else if ft.is_file() && names.contains(&name) {
+                found.insert(e.path());
+            }
+        }
+    }
+    cut
 }
 
 #[cfg(test)]
@@ -711,10 +899,20 @@ mod tests {
 
     #[test]
     fn paths_map_back_to_urls() {
-        let m = Mapping { docroot: "/srv/www".into(), aliases: vec![("/static/".into(), "/srv/static/".into())] };
+        let m = Mapping {
+            docroot: "/srv/www".into(),
+            aliases: vec![("/static/".into(), "/srv/static/".into())],
+            userdir: vec!["/home/*/public_html".into(), "/srv/users".into()],
+            user_dirs: vec![],
+        };
         assert_eq!(fs_to_urls("/srv/www/sub", &m), vec!["/sub"]);
         assert_eq!(fs_to_urls("/", &m), vec!["/"]);
         assert_eq!(fs_to_urls("/srv/static/img", &m), vec!["/static/img"]);
         assert!(fs_to_urls("/opt/other", &m).is_empty());
+        // Users' directories through UserDir: the name where `*` stands, or below the entry.
+        assert_eq!(fs_to_urls("/home/alice/public_html/sub", &m), vec!["/~alice/sub"]);
+        assert_eq!(fs_to_urls("/home/alice/public_html", &m), vec!["/~alice"]);
+        assert!(fs_to_urls("/home/alice/private", &m).is_empty());
+        assert_eq!(fs_to_urls("/srv/users/bob/x", &m), vec!["/~bob/x"]);
     }
 }

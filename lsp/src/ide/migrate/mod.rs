@@ -193,8 +193,13 @@ fn after_config(ws: &Workspace, a: &Analysis, edits: &[Edit]) -> After {
         let Some(orig) = a.original_text(p) else { continue };
         texts.insert(p.to_path_buf(), (orig.clone(), apply(&orig, &mine)));
     }
-    let pending: BTreeMap<PathBuf, Arc<str>> =
-        texts.iter().map(|(p, (_, n))| (p.clone(), Arc::from(n.as_str()))).collect();
+    let mut pending: BTreeMap<PathBuf, Arc<str>> = BTreeMap::new();
+    for (p, (_, n)) in &texts {
+        let n: Arc<str> = Arc::from(n.as_str());
+        // (A file with several names reads the same under each.)
+        pending.extend(a.other_names(p).into_iter().map(|o| (o, n.clone())));
+        pending.insert(p.clone(), n);
+    }
     let (mut cfg, files) = ws.load(&pending);
     a.setup.apply(&mut cfg);
     let fs = a.setup.fs(&files);
@@ -323,7 +328,7 @@ fn fixes_for(ws: &Workspace, a: &Analysis, s: usize) -> Vec<Rewrite> {
     let htaccess_note = if let Some(why) = ws.unproven_alone() {
         Some(format!("not proven: {why}"))
     } else {
-        a.htaccess_override_problem(s)
+        a.htaccess_override_problem(s).or_else(|| a.loop_problem(s))
     };
     // The behaviour-preserving rewrite.
     let plan = a.cluster(&[s].into(), &BTreeSet::new()).and_then(|c| a.cluster_edits(&c).map(|e| (c, e)));
@@ -337,6 +342,8 @@ fn fixes_for(ws: &Workspace, a: &Analysis, s: usize) -> Vec<Rewrite> {
             changes: vec![],
         }),
         Ok((cluster, edits)) => {
+            // (Nor one carrying lines into a file a link back up repeats.)
+            let htaccess_note = htaccess_note.or_else(|| cluster.carry.keys().find_map(|b| a.loop_problem(*b)));
             let (after, afs, _) = after_config(ws, a, &edits);
             let (changes, _) = a.verify(&after, &afs, &edits, &mut Default::default());
             plan_edits = edits.clone();
@@ -439,6 +446,10 @@ pub struct Migration {
     pub changes: Vec<String>,
     /// Remarks on the proof (bounded searches, assumptions).
     pub notes: Vec<String>,
+    /// The files the tree reads (the configuration's, and the .htaccess files its walks read,
+    /// under every name found and by their real paths): a file given beside the main
+    /// configuration is migrated with it.
+    pub read: BTreeSet<PathBuf>,
 }
 
 /// Every old-style body in `scope` rewritten at once: all behaviour-preserving ones (together
@@ -513,7 +524,8 @@ fn migrate_in(
     if trace {
         eprintln!("migrate: {} in {:?}", a.stats(), t0.elapsed());
     }
-    let mut out = Migration::default();
+    let read = p.cfg.files.iter().map(|f| f.path.to_path_buf()).chain(a.htaccess_read()).collect();
+    let mut out = Migration { read, ..Default::default() };
     if a.bounded {
         out.notes.push("the configuration has more URLs than the proof enumerates; some were not compared".into());
     }
@@ -536,10 +548,12 @@ fn migrate_in(
             )
         });
     }
-    let in_scope = |s: usize| match scope {
-        Scope::Tree => true,
-        Scope::File(f) => *a.body(s).path() == *f,
+    // (A file given by another of its names is the same file.)
+    let scope_file = match scope {
+        Scope::File(f) => Some(a.identity(f)),
+        Scope::Tree => None,
     };
+    let in_scope = |s: usize| scope_file.as_ref().is_none_or(|f| *a.body(s).path() == **f);
     let seeds: BTreeSet<usize> = a.old_style().into_iter().filter(|s| in_scope(*s)).collect();
     let mut excluded: BTreeMap<usize, String> = BTreeMap::new();
     // An .htaccess file read alone: nothing the proof finds holds under the real server, so
@@ -551,6 +565,8 @@ fn migrate_in(
         } else if let Some(why) = a.refused_file(*s) {
             excluded.insert(*s, why);
         } else if let Some(why) = a.htaccess_override_problem(*s) {
+            excluded.insert(*s, why);
+        } else if let Some(why) = a.loop_problem(*s) {
             excluded.insert(*s, why);
         }
     }
@@ -571,6 +587,22 @@ fn migrate_in(
             eprintln!("migrate:   edits at {:?}", t0.elapsed());
         }
         let (cluster, edits) = match step {
+            // A carry into a file a link back up repeats is no more proven than its own rewrite.
+            Ok((c, _)) if c.carry.keys().chain(&c.rewrite).any(|b| a.loop_problem(*b).is_some()) => {
+                for b in &c.rewrite {
+                    if let Some(why) = a.loop_problem(*b) {
+                        excluded.entry(*b).or_insert(why);
+                    }
+                }
+                for (b, carry) in c.carry.iter() {
+                    if let Some(why) = a.loop_problem(*b) {
+                        carry.sources().into_iter().for_each(|s| {
+                            excluded.entry(s).or_insert_with(|| why.clone());
+                        });
+                    }
+                }
+                continue;
+            }
             Ok(x) => x,
             Err(b) => {
                 if trace {
@@ -679,7 +711,7 @@ fn migrate_in(
             Scope::File(f) => *p.cfg.file(n.loc.file).path == *f,
         };
         let old = n.children.iter().any(|c| !c.is_section() && body::is_compat(c.name()));
-        if in_file && old && a.sec(&plan::Key::Node(n.loc.file, u32::from(n.loc.range.start()))).is_none() {
+        if in_file && old && a.sec(&a.node_key(n.loc.file, u32::from(n.loc.range.start()))).is_none() {
             let why = if n.is("If") || n.is("ElseIf") || n.is("Else") {
                 "rules inside <If> are not rewritten: their expression is evaluated per request, which the proof does not do"
             } else {
@@ -703,7 +735,7 @@ fn migrate_in(
         let mut stack: Vec<&Node> = nodes.iter().filter(own).collect();
         while let Some(n) = stack.pop() {
             if n.kind == config::NodeKind::Directive && body::is_compat(n.name()) {
-                accounted.insert((cfg.file(n.loc.file).path.to_path_buf(), cfg.line(&n.loc)));
+                accounted.insert((a.identity(&cfg.file(n.loc.file).path), cfg.line(&n.loc)));
             }
             stack.extend(n.children.iter().filter(own));
         }
@@ -727,6 +759,8 @@ fn migrate_in(
     let mut files: Vec<(Arc<Path>, Arc<str>, Vec<TextRange>)> =
         p.cfg.files.iter().enumerate().map(|(i, f)| (f.path.clone(), f.text.clone(), inactive(&p.cfg, i))).collect();
     files.extend(a.fragments().iter().map(|f| (f.file(0).path.clone(), f.file(0).text.clone(), inactive(f, 0))));
+    // (A file with several names once, by the name it is identified by.)
+    files.retain(|(path, _, _)| a.identity(path) == **path);
     for (path, text, skipped) in files {
         let in_scope = match scope {
             Scope::Tree => true,
@@ -736,6 +770,27 @@ fn migrate_in(
             let is_accounted = |l| accounted.contains(&(path.to_path_buf(), l));
             for (line, place) in unaccounted_old_style(&text, &skipped, is_accounted) {
                 out.left.push(format!("{}:{line}: {place}", path.display()));
+            }
+        }
+    }
+    // .htaccess files in users' directories only the passwd database maps (`UserDir
+    // public_html`): no request the proof asks reaches them, so their old-style lines stay.
+    if matches!(scope, Scope::Tree) && ws.is_main {
+        for root in &a.setup.cut {
+            out.left.push(format!(
+                "{}: the search for .htaccess files below this directory stopped short (too many directories, or too deep): old-style lines in files beyond it are not seen: they are not rewritten, and nothing proves none is left",
+                root.display()
+            ));
+        }
+        let read: BTreeSet<PathBuf> = a.htaccess_read().collect();
+        for h in contexts::userdir_htaccess(&p.cfg).into_iter().filter(|h| !read.contains(h)) {
+            let text = config::decode(config::read_regular(&h).unwrap_or_default()).0;
+            for (line, _) in unaccounted_old_style(&text, &[], |_| false) {
+                out.left.push(format!(
+                    "{}:{line}: httpd reads this file for /~user/ requests (UserDir {}), which only the passwd database maps to users' directories; migrate does not look users up, so no rewrite of it can be proven; rewrite it by hand",
+                    h.display(),
+                    contexts::relative_userdir(&p.cfg).join(" ")
+                ));
             }
         }
     }
@@ -770,7 +825,8 @@ fn compat_guards_left(cfg: &Config, a: &Analysis, edits: &[Edit], in_scope: impl
         .map(|f| (&f.path, &f.text))
         .chain(a.fragments().iter().map(|f| (&f.file(0).path, &f.file(0).text)));
     let mut out = Vec::new();
-    for (path, text) in texts.filter(|(p, _)| in_scope(p)) {
+    // (A file with several names once, by the name it is identified by.)
+    for (path, text) in texts.filter(|(p, _)| in_scope(p) && a.identity(p) == ***p) {
         let mut taken: Vec<TextRange> = Vec::new();
         for g in guards::compat_guards(text, None) {
             // Outermost only; one the edits remove (or replace) whole is gone.

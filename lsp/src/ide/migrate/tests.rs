@@ -1341,3 +1341,174 @@ fn a_root_directory_denial_is_proven_under_a_host_alias() {
         "#]],
     );
 }
+
+/// [`check_migrate`] after making symbolic links (link, target: both relative to the root).
+fn check_migrate_linked(fixture: &str, links: &[(&str, &str)], expect: Expect) {
+    let t = Tree::new(fixture);
+    for (link, target) in links {
+        let l = t.dir.path().join(link);
+        std::fs::create_dir_all(l.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(t.dir.path().join(target), l).unwrap();
+    }
+    let m = migrate(&t.ws(), Scope::Tree, false);
+    let mut out = t.after(&m.edits);
+    for l in &m.left {
+        out.push_str(&format!("left: {}\n", t.show(l)));
+    }
+    expect.assert_eq(&out);
+}
+
+#[test]
+fn htaccess_behind_a_directory_link_is_proven_where_the_link_leads() {
+    // httpd's walk of /link/f.html merges <Directory htdocs> (and its Require valid-user), then
+    // htdocs/link/.htaccess, which is shared/.htaccess: the rewrite must keep the password
+    // there, not only under <Directory shared> (black-box round 11a bug 1).
+    check_migrate_linked(
+        &format!(
+            "{}//- $ROOT/shared/.htaccess\nOrder deny,allow\nDeny from 127.0.0.2\n//- $ROOT/shared/f.html\nf\n",
+            conf("Alias /shared $ROOT/shared\n<Directory $ROOT/htdocs>\n  Options FollowSymLinks\n  AllowOverride All\n  AuthType Basic\n  AuthName x\n  AuthUserFile $ROOT/users\n  Require valid-user\n</Directory>\n<Directory $ROOT/shared>\n  AllowOverride All\n  Require all granted\n</Directory>\n")
+        ),
+        &[("htdocs/link", "shared")],
+        expect![[r#"
+            //- $ROOT/shared/.htaccess
+            AuthMerging And
+            <RequireAll>
+              Require all granted
+              <RequireNone>
+                Require ip 127.0.0.2
+              </RequireNone>
+            </RequireAll>
+        "#]],
+    );
+}
+
+#[test]
+fn htaccess_read_only_through_a_link_is_migrated() {
+    // No section and no Alias names shared/: httpd reads its .htaccess only as
+    // htdocs/link/.htaccess (round 11a bug 1b: it was never seen, exit 0 with Order/Deny left).
+    check_migrate_linked(
+        &format!(
+            "{}//- $ROOT/shared/.htaccess\nOrder deny,allow\nDeny from 127.0.0.2\n",
+            conf("<Directory $ROOT/htdocs>\n  AllowOverride AuthConfig Limit\n  AuthType Basic\n  AuthName x\n  AuthUserFile $ROOT/users\n  Require valid-user\n</Directory>\n")
+        ),
+        &[("htdocs/link", "shared")],
+        expect![[r#"
+            //- $ROOT/shared/.htaccess
+            <RequireAll>
+              <RequireAll>
+                Require all granted
+                <RequireNone>
+                  Require ip 127.0.0.2
+                </RequireNone>
+              </RequireAll>
+              Require valid-user
+            </RequireAll>
+        "#]],
+    );
+}
+
+#[test]
+fn a_link_back_up_leaves_the_htaccess_files_it_repeats() {
+    // htdocs/sub/up -> htdocs: httpd reads htdocs/.htaccess again below sub/.htaccess at
+    // /sub/up/, and again at every depth below (round 11a bug 1c).
+    check_migrate_linked(
+        &format!(
+            "{}//- $ROOT/htdocs/.htaccess\nOrder deny,allow\nDeny from 127.0.0.2\n//- $ROOT/htdocs/sub/.htaccess\nAuthType Basic\nAuthName x\nAuthUserFile $ROOT/users\nRequire valid-user\n",
+            conf("<Directory $ROOT/htdocs>\n  Options FollowSymLinks\n  AllowOverride All\n  Require all granted\n</Directory>\n")
+        ),
+        &[("htdocs/sub/up", "htdocs")],
+        expect![[r#"
+            left: $ROOT/htdocs/.htaccess:1: $ROOT/htdocs/.htaccess: the symbolic link $ROOT/htdocs/sub/up leads back to $ROOT/htdocs, above itself: httpd reads $ROOT/htdocs/.htaccess again at every depth below the link, where no finite set of requests proves a rewrite; remove the link, or rewrite by hand
+        "#]],
+    );
+}
+
+#[test]
+fn one_htaccess_file_under_two_names_is_one_body() {
+    // shared/.htaccess -> htdocs/.htaccess: one file, read under <Directory shared>'s password
+    // too; one rewrite valid under both, written once (round 11a bug 2).
+    check_migrate_linked(
+        &format!(
+            "{}//- $ROOT/htdocs/.htaccess\nOrder deny,allow\nDeny from 127.0.0.2\n//- $ROOT/shared/f.html\nf\n",
+            conf("Alias /shared $ROOT/shared\n<Directory $ROOT/htdocs>\n  AllowOverride All\n  Require all granted\n</Directory>\n<Directory $ROOT/shared>\n  AllowOverride All\n  AuthType Basic\n  AuthName x\n  AuthUserFile $ROOT/users\n  Require valid-user\n</Directory>\n")
+        ),
+        &[("shared/.htaccess", "htdocs/.htaccess")],
+        expect![[r#"
+            //- $ROOT/htdocs/.htaccess
+            AuthMerging And
+            <RequireAll>
+              Require all granted
+              <RequireNone>
+                Require ip 127.0.0.2
+              </RequireNone>
+            </RequireAll>
+        "#]],
+    );
+}
+
+#[test]
+fn an_included_file_under_two_names_is_written_once() {
+    // Debian's sites-enabled links: app-link.conf -> app.conf, included by two servers whose
+    // rules differ; one rewrite valid in both (round 11a bug 2c).
+    check_migrate_linked(
+        &format!(
+            "{}//- $ROOT/app.conf\n<Directory $ROOT/htdocs/app>\n  Order deny,allow\n  Deny from 127.0.0.2\n</Directory>\n",
+            conf("Listen 127.0.0.1:80\nListen [::1]:80\n<Directory $ROOT/htdocs>\n  AuthType Basic\n  AuthName x\n  AuthUserFile $ROOT/users\n  Require valid-user\n</Directory>\nInclude $ROOT/app-link.conf\n<VirtualHost 127.0.0.1:80>\n  <Directory $ROOT/htdocs>\n    Require all granted\n  </Directory>\n  Include $ROOT/app.conf\n</VirtualHost>\n")
+        ),
+        &[("app-link.conf", "app.conf")],
+        expect![[r#"
+            //- $ROOT/app.conf
+            <Directory $ROOT/htdocs/app>
+              AuthMerging And
+              <RequireAll>
+                Require all granted
+                <RequireNone>
+                  Require ip 127.0.0.2
+                </RequireNone>
+              </RequireAll>
+            </Directory>
+        "#]],
+    );
+}
+
+#[test]
+fn user_directories_through_userdir() {
+    // A file-system UserDir: the users' directories on disk are scanned and asked as /~user/
+    // (round 11a bug 5); a home-relative one needs the passwd database: left, with why.
+    let body = "LoadModule userdir_module m\nUserDir $ROOT/home/*/public_html\n<Directory $ROOT/home/*/public_html>\n  AllowOverride AuthConfig Limit\n  Require all granted\n</Directory>\n";
+    let files = "//- $ROOT/home/alice/public_html/sub/.htaccess\nOrder deny,allow\nDeny from 127.0.0.2\n";
+    check_migrate(
+        &format!("{}{files}", conf(body)),
+        expect![[r#"
+            //- $ROOT/home/alice/public_html/sub/.htaccess
+            <RequireAll>
+              Require all granted
+              <RequireNone>
+                Require ip 127.0.0.2
+              </RequireNone>
+            </RequireAll>
+        "#]],
+    );
+    check_migrate(
+        &format!("{}{files}", conf(&body.replace("$ROOT/home/*/public_html\n<", "public_html\n<"))),
+        expect![[r#"
+            left: $ROOT/home/alice/public_html/sub/.htaccess:1: httpd reads this file for /~user/ requests (UserDir public_html), which only the passwd database maps to users' directories; migrate does not look users up, so no rewrite of it can be proven; rewrite it by hand
+        "#]],
+    );
+}
+
+#[test]
+fn an_htaccess_search_stopped_short_is_said_to_leave_what_it_did_not_see() {
+    // Deeper than the search goes, an .htaccess file is not seen: exit 0 would claim that no
+    // old-style line is left, which nothing proves.
+    let deep = (0..30).map(|i| format!("d{i}")).collect::<Vec<_>>().join("/");
+    check_migrate(
+        &format!(
+            "{}//- $ROOT/htdocs/{deep}/.htaccess\nOrder deny,allow\nDeny from 127.0.0.2\n",
+            conf("<Directory $ROOT/htdocs>\n  AllowOverride All\n</Directory>\n")
+        ),
+        expect![[r#"
+            left: $ROOT/htdocs: the search for .htaccess files below this directory stopped short (too many directories, or too deep): old-style lines in files beyond it are not seen: they are not rewritten, and nothing proves none is left
+        "#]],
+    );
+}

@@ -104,6 +104,15 @@ pub(super) struct Setup {
     /// None for the main server)
     probes: Vec<(String, String, Option<usize>)>,
     htaccess: Vec<PathBuf>,
+    /// The real path of each .htaccess name found (a file is one body whatever the name it is
+    /// read under, proven under every name and written once).
+    real: HashMap<PathBuf, PathBuf>,
+    /// Every name of each file found under a name other than its real path, by its real path.
+    names: BTreeMap<PathBuf, Vec<PathBuf>>,
+    /// Symbolic links leading back above themselves: (link, target).
+    pub loops: Vec<(PathBuf, PathBuf)>,
+    /// Directories the .htaccess scan stopped short in.
+    pub cut: Vec<PathBuf>,
     /// Texts of per-request files that differ from the disk (before any rewrite).
     pub files: BTreeMap<PathBuf, Arc<str>>,
 }
@@ -112,8 +121,20 @@ const PROBE_PREFIX: &str = "/__apache-lsp-probe-";
 
 impl Setup {
     pub fn new(cfg: &Config, files: BTreeMap<PathBuf, Arc<str>>) -> Setup {
-        let mut htaccess = contexts::find_htaccess(cfg);
+        let scan = contexts::find_htaccess(cfg);
+        let mut htaccess = scan.found;
+        let mut real: HashMap<PathBuf, PathBuf> = HashMap::new();
+        let mut names: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
+        for h in &htaccess {
+            let r = std::fs::canonicalize(h).unwrap_or_else(|_| h.clone());
+            names.entry(r.clone()).or_default().push(h.clone());
+            real.insert(h.clone(), r);
+        }
+        names.retain(|r, n| n.iter().any(|n| n != r));
         htaccess.extend(files.keys().filter(|p| !htaccess.contains(p)).cloned().collect::<Vec<_>>());
+        for f in files.keys() {
+            real.entry(f.clone()).or_insert_with(|| f.clone());
+        }
         let mut dirs = contexts::named_dirs(cfg);
         for h in &htaccess {
             if let Some(d) = h.parent() {
@@ -181,7 +202,24 @@ impl Setup {
                 probes.push((format!("{PROBE_PREFIX}{}__", probes.len()), p.to_string(), home));
             }
         }
-        Setup { dirs, probes, htaccess, files }
+        Setup { dirs, probes, htaccess, real, names, loops: scan.loops, cut: scan.cut, files }
+    }
+
+    /// The real path of an .htaccess file read under the name `p` (symbolic links resolved).
+    pub fn real_path(&self, p: &Path) -> PathBuf {
+        match self.real.get(p) {
+            Some(r) => r.clone(),
+            // (A name the scan did not reach: asked of the disk.)
+            None => match std::fs::canonicalize(p) {
+                Ok(r) if r != p => r,
+                _ => p.to_path_buf(),
+            },
+        }
+    }
+
+    /// The other names the scan found for the .htaccess file whose real path is `real`.
+    pub fn other_names<'a>(&'a self, real: &'a Path) -> impl Iterator<Item = &'a PathBuf> + 'a {
+        self.names.get(real).into_iter().flatten().filter(move |n| n.as_path() != real)
     }
 
     /// Reads the .htaccess files `strip` accepts without the byte-order mark they begin with
@@ -216,6 +254,10 @@ impl Setup {
     pub fn fs(&self, pending: &BTreeMap<PathBuf, Arc<str>>) -> FsView {
         let mut files = self.files.clone();
         files.extend(pending.iter().map(|(p, t)| (p.clone(), t.clone())));
+        // A file's text is read under each of its names.
+        for (p, t) in pending {
+            files.extend(self.other_names(p).map(|n| (n.clone(), t.clone())));
+        }
         FsView::overlaid(FsOverlay { dirs: self.dirs.clone(), files })
     }
 
@@ -261,6 +303,12 @@ pub(super) struct Analysis<'c> {
     /// .htaccess files whose readers skip different lines of them ([`nonfatal`]): why no one
     /// body can stand for the file.
     skips_differ: HashMap<PathBuf, String>,
+    /// For each file of the configuration, the first file that is the same file on disk (one
+    /// included under two names, as Debian's `*-enabled` links to `*-available` are): its
+    /// sections are one body each, proven in the contexts of every name and written once.
+    file_rep: Vec<FileId>,
+    /// The names each .htaccess file was read under by the walks, by its real path.
+    htaccess_names: BTreeMap<PathBuf, BTreeSet<PathBuf>>,
     /// Some context list was cut short.
     pub bounded: bool,
     /// Why no rewrite can be proven at all: a section with access rules no request the proof
@@ -272,12 +320,35 @@ fn walk_ctx(cfg: &Config, fs: &FsView, c: &Ctx) -> Resolved {
     resolve(cfg, fs, &c.url, c.host.as_deref(), c.local)
 }
 
-fn key_of(origin: Origin, path: &Path) -> Key {
+/// The body a walk applied: a section by the file it is written in (the first of its names,
+/// `file_rep`), an .htaccess file by its real path.
+fn key_of(origin: Origin, path: &Path, file_rep: &[FileId], setup: &Setup) -> Key {
     match origin {
-        Origin::Node(f, r) => Key::Node(f, u32::from(r.start())),
-        Origin::Htaccess => Key::Htaccess(path.to_path_buf()),
-        Origin::HtaccessSection(r) => Key::HtaccessSection(path.to_path_buf(), u32::from(r.start())),
+        Origin::Node(f, r) => Key::Node(file_rep.get(f).copied().unwrap_or(f), u32::from(r.start())),
+        Origin::Htaccess => Key::Htaccess(setup.real_path(path)),
+        Origin::HtaccessSection(r) => Key::HtaccessSection(setup.real_path(path), u32::from(r.start())),
     }
+}
+
+/// For each file of `cfg`, the one of its names that stands for it (by device and inode): the
+/// name that is its real path if one is, else the first.
+fn same_files(cfg: &Config) -> Vec<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    let mut groups: HashMap<(u64, u64), Vec<FileId>> = HashMap::new();
+    let ids: Vec<Option<(u64, u64)>> =
+        cfg.files.iter().map(|f| std::fs::metadata(&f.path).ok().map(|m| (m.dev(), m.ino()))).collect();
+    for (i, id) in ids.iter().enumerate() {
+        if let Some(id) = id {
+            groups.entry(*id).or_default().push(i);
+        }
+    }
+    let mut rep: Vec<FileId> = (0..cfg.files.len()).collect();
+    for names in groups.values().filter(|g| g.len() > 1) {
+        let real = |f: &FileId| std::fs::canonicalize(&cfg.files[*f].path).is_ok_and(|r| *r == *cfg.files[*f].path);
+        let chosen = names.iter().copied().find(real).unwrap_or(names[0]);
+        names.iter().for_each(|f| rep[*f] = chosen);
+    }
+    rep
 }
 
 /// (has old-style rules, replaces the inherited Require lines, merges with them)
@@ -313,16 +384,22 @@ impl<'c> Analysis<'c> {
             eprintln!("migrate: {} request contexts", ctxs.len());
         }
         let fs = setup.fs(&BTreeMap::new());
-        type Walked = (Ctx, Vec<Key>, Vec<(bool, bool, bool)>, Resolved);
+        let file_rep = same_files(cfg);
+        type Walked = (Ctx, Vec<Key>, Vec<(bool, bool, bool)>, Resolved, Vec<Arc<Path>>);
         let walked: Vec<Walked> = ctxs
             .into_par_iter()
             .map(|c| {
                 let r = walk_ctx(cfg, &fs, &c);
                 let applied = r.applied(cfg);
-                let keys: Vec<Key> = applied.iter().map(|(n, p, _)| key_of(*n, p)).collect();
+                let keys: Vec<Key> = applied.iter().map(|(n, p, _)| key_of(*n, p, &file_rep, &setup)).collect();
                 let fl = applied.iter().map(|(_, _, p)| flags(p)).collect();
+                let read: Vec<Arc<Path>> = applied
+                    .iter()
+                    .filter(|(n, _, _)| !matches!(n, Origin::Node(..)))
+                    .map(|(_, p, _)| p.clone())
+                    .collect();
                 drop(applied);
-                (c, keys, fl, r)
+                (c, keys, fl, r, read)
             })
             .collect();
         let mut a = Analysis {
@@ -338,22 +415,38 @@ impl<'c> Analysis<'c> {
             by_sec: Vec::new(),
             read_under: HashMap::new(),
             skips_differ: HashMap::new(),
+            file_rep,
+            htaccess_names: BTreeMap::new(),
             bounded,
             unsampled: None,
         };
-        for (_, _, _, e) in &walked {
+        // (By the file's real path, as bodies are keyed: one read through a link counts too.)
+        for (_, _, _, e, _) in &walked {
             for (p, o) in e.htaccess_read() {
-                let under = a.read_under.entry(p.to_path_buf()).or_default();
+                let under = a.read_under.entry(a.setup.real_path(p)).or_default();
                 if !under.contains(o) {
                     under.push(o.clone());
                 }
             }
         }
+        // (A section of a file with several names by the name that stands for it.)
         for n in cfg.walk().filter(|n| n.is_section()) {
-            a.nodes.insert((n.loc.file, u32::from(n.loc.range.start())), n);
+            if a.file_rep[n.loc.file] == n.loc.file {
+                a.nodes.entry((n.loc.file, u32::from(n.loc.range.start()))).or_insert(n);
+            }
+        }
+        for n in cfg.walk().filter(|n| n.is_section()) {
+            a.nodes.entry((a.file_rep[n.loc.file], u32::from(n.loc.range.start()))).or_insert(n);
         }
         let mut seen: HashMap<(Vec<Key>, bool, bool, bool), ()> = HashMap::new();
-        for (c, keys, flags, e) in walked {
+        for (c, keys, flags, e, read) in walked {
+            for (k, name) in keys.iter().filter(|k| !matches!(k, Key::Node(..))).zip(read) {
+                if let Key::Htaccess(r) | Key::HtaccessSection(r, _) = k {
+                    if !a.htaccess_names.get(r).is_some_and(|n| n.contains(&*name)) {
+                        a.htaccess_names.entry(r.clone()).or_default().insert(name.to_path_buf());
+                    }
+                }
+            }
             let sig = (keys.clone(), e.errors.is_empty(), e.unknown.is_empty(), e.htaccess_error().is_some());
             if seen.insert(sig, ()).is_some() {
                 continue;
@@ -481,6 +574,8 @@ impl<'c> Analysis<'c> {
     /// The old-style body written at `file`/`range` (a section of the root configuration, or an
     /// .htaccess file's top level when `path` is one).
     pub fn bodies_in(&self, path: &Path, range: apache_syntax::TextRange) -> Vec<usize> {
+        // (The file under the name it is identified by: opened through a link, it is the same.)
+        let path = &*self.identity(path);
         let mut out = Vec::new();
         for (s, sec) in self.secs.iter().enumerate() {
             if !sec.compat {
@@ -541,9 +636,11 @@ impl<'c> Analysis<'c> {
     }
 
     /// Text of where an .htaccess body's AllowOverride comes from, when it does not allow
-    /// AuthConfig (the rewritten lines would then be a 500).
+    /// AuthConfig (the rewritten lines would then be a 500, or skipped under Nonfatal=Override).
     /// Decided by the AllowOverride and AllowOverrideList in force under each server whose
-    /// requests read the file (those that never read it do not count), as the walks found them.
+    /// requests read the file, under any of the names they read it by (a link's path is merged
+    /// under the link's directory's sections), as the walks found them; servers that never read
+    /// it do not count.
     pub fn htaccess_override_problem(&self, s: usize) -> Option<String> {
         let (Key::Htaccess(p) | Key::HtaccessSection(p, _)) = &self.secs[s].key else { return None };
         if let Some(why) = self.skips_differ.get(p) {
@@ -551,18 +648,27 @@ impl<'c> Analysis<'c> {
         }
         let require = crate::ide::catalogue::directive("Require")?;
         let refusing = self.read_under.get(p)?.iter().find(|o| !o.grants(require))?;
-        // Where it is written, when the <Directory> scan finds the same words.
-        let allow = self
-            .allow_override_of(p)
-            .filter(|(_, words)| Overrides::parse(Some(words), None) == *refusing)
-            .map(|(d, words)| {
-                format!(
-                    "AllowOverride {} (from {} at {}:{})",
-                    words.join(" "),
-                    d.args().first().map(|x| format!("<Directory {x}>")).unwrap_or_default(),
-                    self.cfg.file(d.loc.file).path.display(),
-                    self.cfg.line(&d.loc),
-                )
+        let names: Vec<&Path> = std::iter::once(p.as_path())
+            .chain(self.htaccess_names.get(p).into_iter().flatten().map(PathBuf::as_path))
+            .collect();
+        // Where it is written, when the <Directory> scan finds the same words (under some name).
+        let allow = names
+            .iter()
+            .find_map(|name| {
+                let (d, words) = self.allow_override_of(name)?;
+                (Overrides::parse(Some(&words), None) == *refusing).then(|| {
+                    let read_as = match *name == p.as_path() {
+                        true => String::new(),
+                        false => format!(", read as {}", name.display()),
+                    };
+                    format!(
+                        "AllowOverride {} (from {} at {}:{}{read_as})",
+                        words.join(" "),
+                        d.args().first().map(|x| format!("<Directory {x}>")).unwrap_or_default(),
+                        self.cfg.file(d.loc.file).path.display(),
+                        self.cfg.line(&d.loc),
+                    )
+                })
             })
             .unwrap_or_else(|| format!("{} (in force for its directory)", refusing.describe()));
         Some(if refusing.nonfatal() {
@@ -576,6 +682,55 @@ impl<'c> Analysis<'c> {
                 p.display()
             )
         })
+    }
+
+    /// Why an .htaccess body cannot be proven because a symbolic link leads back above itself
+    /// to a directory holding it: httpd then reads the file again at every depth below the
+    /// link (`sub/up -> ..`: `/sub/up/sub/up/…`), under rules no finite list of requests covers.
+    pub fn loop_problem(&self, s: usize) -> Option<String> {
+        let (Key::Htaccess(real) | Key::HtaccessSection(real, _)) = &self.secs[s].key else { return None };
+        let (link, target) = self.setup.loops.iter().find(|(_, t)| real.starts_with(t))?;
+        Some(format!(
+            "the symbolic link {} leads back to {}, above itself: httpd reads {} again at every depth below the link, where no finite set of requests proves a rewrite; remove the link, or rewrite by hand",
+            link.display(),
+            target.display(),
+            real.display()
+        ))
+    }
+
+    /// The .htaccess files the walks read: each under its real path and every name read by.
+    pub fn htaccess_read(&self) -> impl Iterator<Item = PathBuf> + '_ {
+        self.htaccess_names.iter().flat_map(|(r, n)| std::iter::once(r).chain(n)).cloned()
+    }
+
+    /// The key of the section of file `file` starting at `start` (the first name of its file).
+    pub fn node_key(&self, file: FileId, start: u32) -> Key {
+        Key::Node(self.file_rep.get(file).copied().unwrap_or(file), start)
+    }
+
+    /// The name a file is identified by: for a file of the configuration the first of its
+    /// names, for an .htaccess file its real path.
+    pub fn identity(&self, path: &Path) -> PathBuf {
+        match self.cfg.file_id(path) {
+            Some(f) => self.cfg.file(self.file_rep[f]).path.to_path_buf(),
+            None => self.setup.real_path(path),
+        }
+    }
+
+    /// The other names of the file the configuration reads at `path`, or of the .htaccess
+    /// file whose real path is `path`: each is given an edited text too.
+    pub fn other_names(&self, path: &Path) -> Vec<PathBuf> {
+        match self.cfg.file_id(path) {
+            Some(f) => (0..self.cfg.files.len())
+                .filter(|g| *g != f && self.file_rep[*g] == self.file_rep[f])
+                .map(|g| self.cfg.file(g).path.to_path_buf())
+                .collect(),
+            None => {
+                let mut n: BTreeSet<PathBuf> = self.setup.other_names(path).cloned().collect();
+                n.extend(self.htaccess_names.get(path).into_iter().flatten().filter(|n| n.as_path() != path).cloned());
+                n.into_iter().collect()
+            }
+        }
     }
 
     /// The AllowOverride in force for the .htaccess file `p` (the section it is written in, and

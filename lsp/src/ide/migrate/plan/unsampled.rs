@@ -56,14 +56,16 @@ pub(super) fn unsampled(a: &Analysis) -> Option<String> {
     };
     let cfg = a.cfg;
     for n in cfg.walk().filter(|n| n.is_section()) {
-        if let Some(why) = unreached(cfg, n, Key::Node(n.loc.file, u32::from(n.loc.range.start()))) {
+        if let Some(why) = unreached(cfg, n, a.node_key(n.loc.file, u32::from(n.loc.range.start()))) {
             return Some(why);
         }
     }
     for h in &a.setup.htaccess {
         let frag = crate::ide::config::load_fragment_under(std::sync::Arc::new(a.setup.read_htaccess(h)), cfg);
         for n in frag.nodes.iter().filter(|n| n.is_section()) {
-            if let Some(why) = unreached(&frag, n, Key::HtaccessSection(h.clone(), u32::from(n.loc.range.start()))) {
+            if let Some(why) =
+                unreached(&frag, n, Key::HtaccessSection(a.setup.real_path(h), u32::from(n.loc.range.start())))
+            {
                 return Some(why);
             }
         }
