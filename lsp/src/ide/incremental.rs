@@ -478,6 +478,7 @@ const ENGINE_DIRECTIVES: &[&str] = &[
     "header",
     "hostnamelookups",
     "limitrequestbody",
+    "limitrequestline",
     "listen",
     "loglevel",
     "logmessage",
