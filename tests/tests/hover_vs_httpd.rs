@@ -1121,3 +1121,22 @@ fn a_directory_missing_from_the_disk_is_said_to_apply_to_nothing() {
         assert_eq!(v["status"], real, "{url}: {v:#}");
     }
 }
+
+/// mod_allowmethods answers 405 before every other access check: the hover's cells say so
+/// where httpd refuses the method (the harness's other tables read a 405 as the default
+/// handler's, after access passed, so this one is compared by hand).
+#[test]
+fn allow_methods_refusal_is_in_the_hover_table() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  Require all granted\n  AllowMethods POST\n</Directory>\n";
+    let cfg = HttpdConfig::new(body).with_module("allowmethods").file("htdocs/index.html", "x\n");
+    let md = hover_via_api(&cfg, "<Directory @DOCROOT@>");
+    let outcome = parse_hover(&md);
+    assert_eq!(outcome.method, "GET", "{md}");
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("{e}"));
+    let real = httpd.send(&Request::get(&outcome.url)).unwrap();
+    assert_eq!(real, 405, "{md}");
+    assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(real), Some(real)), "{md}");
+}

@@ -186,26 +186,10 @@ fn explain_one(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs) -> Explaine
                     (a, explain_client(cfg, &from, inputs, explain_decided(cfg, &from, inputs, None)))
                 })
                 .collect();
-            let mut first = explain_client(cfg, spec, inputs, base);
-            let same = |x: &Explained| {
-                x.outcome.status == first.outcome.status
-                    && x.answer == first.answer
-                    && x.error_document == first.error_document
-            };
-            if first.outcome.status.is_some() && each.iter().all(|(_, x)| same(x)) {
-                return first;
-            }
-            let mut possible: Vec<u16> = each.iter().flat_map(|(_, x)| statuses(x)).collect();
-            possible.sort_unstable();
-            possible.dedup();
+            let first = explain_client(cfg, spec, inputs, base);
+            let Some(possible) = differing(&first, each.iter().map(|(_, x)| x)) else { return first };
             let per = each.iter().map(|(a, x)| format!("{a}: {}", answer_words(x))).collect::<Vec<_>>().join("; ");
-            let o = &mut first.effective.outcome;
-            o.status = None;
-            o.possible_statuses = possible;
-            o.reason_unknown = Some(format!("{why}; the answer depends on the client address ({per})"));
-            first.answer = None;
-            first.error_document = None;
-            first
+            made_unknown(first, possible, format!("{why}; the answer depends on the client address ({per})"))
         }
     }
 }
@@ -241,7 +225,7 @@ fn answer_words(x: &Explained) -> String {
 /// `base` (the request explained with the `<If>` branches untold) against every combination of
 /// the branches of the chains on its way: kept when each gives its answer, else unknown with
 /// the statuses of all of them possible.
-fn over_branches(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, mut base: Explained) -> Explained {
+fn over_branches(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, base: Explained) -> Explained {
     let chains = base.effective.chains.clone();
     let places = chains
         .iter()
@@ -274,17 +258,7 @@ fn over_branches(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, mut base:
         Some(combos) => {
             let each: Vec<(Decided, Explained)> =
                 combos.into_iter().map(|d| (d.clone(), explain_decided(cfg, spec, inputs, Some(&d)))).collect();
-            let same = |x: &Explained| {
-                x.outcome.status == base.outcome.status
-                    && x.answer == base.answer
-                    && x.error_document == base.error_document
-            };
-            if base.outcome.status.is_some() && each.iter().all(|(_, x)| same(x)) {
-                return base;
-            }
-            let mut possible: Vec<u16> = each.iter().flat_map(|(_, x)| statuses(x)).collect();
-            possible.sort_unstable();
-            possible.dedup();
+            let Some(possible) = differing(&base, each.iter().map(|(_, x)| x)) else { return base };
             let per = each
                 .iter()
                 .map(|(d, x)| format!("{}: {}", branches::describe(cfg, d), answer_words(x)))
@@ -301,13 +275,33 @@ fn over_branches(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, mut base:
             (possible, why)
         }
     };
-    let o = &mut base.effective.outcome;
+    made_unknown(base, possible, why)
+}
+
+/// The statuses the explained requests `each` may get, or None when `base`'s answer is known
+/// and each of them gives it.
+fn differing<'x>(base: &Explained, each: impl Iterator<Item = &'x Explained> + Clone) -> Option<Vec<u16>> {
+    let same = |x: &Explained| {
+        x.outcome.status == base.outcome.status && x.answer == base.answer && x.error_document == base.error_document
+    };
+    if base.outcome.status.is_some() && each.clone().all(same) {
+        return None;
+    }
+    let mut possible: Vec<u16> = each.flat_map(statuses).collect();
+    possible.sort_unstable();
+    possible.dedup();
+    Some(possible)
+}
+
+/// `x` with its status unknown: `possible` the statuses it may get, `why` the reason.
+fn made_unknown(mut x: Explained, possible: Vec<u16>, why: String) -> Explained {
+    let o = &mut x.effective.outcome;
     o.status = None;
     o.possible_statuses = possible;
     o.reason_unknown = Some(why);
-    base.answer = None;
-    base.error_document = None;
-    base
+    x.answer = None;
+    x.error_document = None;
+    x
 }
 
 /// [`explain_one`] with the `<If>` branches of `decided` taken as applying or not (untold when

@@ -482,6 +482,7 @@ const ENGINE_DIRECTIVES: &[&str] = &[
     "header",
     "hostnamelookups",
     "limitrequestbody",
+    "limitrequestline",
     "listen",
     "loglevel",
     "logmessage",
