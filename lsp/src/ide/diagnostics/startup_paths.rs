@@ -135,7 +135,7 @@ fn refusal(cfg: &Config, node: &Node, name: &str, place: Place, seen: &mut Seen)
             (!seen.is_dir(&dir))
                 .then(|| format!("Cannot access directory '{}/' for log file '{first}' (AH02297)", dir.display()))
         }
-        _ => {
+        _ if SSL_FILES.contains(&name) => {
             if first.starts_with("pkcs11:") || !cfg.module_loaded("ssl_module") {
                 return None;
             }
@@ -143,6 +143,8 @@ fn refusal(cfg: &Config, node: &Node, name: &str, place: Place, seen: &mut Seen)
             (!seen.is_nonempty_file(&p))
                 .then(|| format!("{}: file '{}' does not exist or is empty", node.name(), p.display()))
         }
+        // (A virtual host's DocumentRoot, a relative ServerRoot: not judged.)
+        _ => None,
     }
 }
 
@@ -221,7 +223,7 @@ mod tests {
             D/main.conf:5: Error[startup-path]: httpd 2.4 will not start: SSLCertificateKeyFile: file 'D/none.key' does not exist or is empty (on this machine)
         "#]]
         .assert_eq(&on_disk(
-            "LoadModule ssl_module /usr/lib/apache2/modules/mod_ssl.so\nSSLCertificateFile empty.pem\nSSLCertificateKeyFile @D/none.key\nSSLCertificateKeyFile pkcs11:token=x\nSSLCertificateFile main.conf\n",
+            "LoadModule ssl_module /usr/lib/apache2/modules/mod_ssl.so\nSSLCertificateFile empty.pem\nSSLCertificateKeyFile @D/none.key\nSSLCertificateKeyFile pkcs11:token=x\nSSLCertificateFile main.conf\n<VirtualHost *:443>\nDocumentRoot @D/nowhere\n</VirtualHost>\n",
         ));
     }
 
