@@ -19,7 +19,7 @@ fn holds_access_rules(n: &Node) -> bool {
         if super::super::body::is_compat(name)
             || ["Require", "Satisfy", "Auth"]
                 .iter()
-                .any(|p| name.len() >= p.len() && name[..p.len()].eq_ignore_ascii_case(p))
+                .any(|p| name.get(..p.len()).is_some_and(|h| h.eq_ignore_ascii_case(p)))
         {
             return true;
         }
@@ -71,4 +71,27 @@ pub(super) fn unsampled(a: &Analysis) -> Option<String> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::holds_access_rules;
+    use crate::ide::config::{Loc, Node, NodeKind};
+
+    fn node(kind: NodeKind, name: &str, children: Vec<Node>) -> Node {
+        let loc = Loc { file: 0, range: Default::default(), focus: Default::default() };
+        Node::new(kind, name, [""; 0], "", loc, children)
+    }
+
+    /// Names are matched by their first bytes without cutting a character (the config fuzzer
+    /// found a directive named `\u{fffd}\u{fffd}\u{fffd}ll`, whose 7th byte is inside one).
+    #[test]
+    fn access_rules_are_found_by_name_whatever_bytes_the_names_hold() {
+        let directive = |name: &str| node(NodeKind::Directive, name, Vec::new());
+        let section = |children| node(NodeKind::Section, "LocationMatch", children);
+        assert!(!holds_access_rules(&section(vec![directive("\u{fffd}\u{fffd}\u{fffd}ll"), directive("é")])));
+        assert!(holds_access_rules(&section(vec![directive("\u{fffd}"), directive("authtype")])));
+        assert!(holds_access_rules(&section(vec![directive("Deny")])));
+        assert!(holds_access_rules(&section(vec![node(NodeKind::Section, "RequireAny", vec![])])));
+    }
 }
