@@ -915,6 +915,16 @@ fn outcome(status: u16) -> &'static str {
 
 /// The server for `texts`, in a fresh root and on a fresh port (`root` and `port` are those the
 /// texts were written with).
+/// The case's request matrix as httpd answers it serving `texts`, with or without
+/// mod_access_compat.
+fn served(c: &Case, texts: &Texts, origin: (&str, u16), compat: bool) -> Vec<(String, u16)> {
+    let mut cfg = config_of(c, texts, origin);
+    if !compat {
+        cfg = cfg.without_module("access_compat");
+    }
+    matrix(&Httpd::start(cfg).unwrap(), c)
+}
+
 fn config_of(c: &Case, texts: &Texts, (root, port): (&str, u16)) -> HttpdConfig {
     let fresh = |t: &str| t.replace(root, "@ROOT@").replace(&format!(":{port}"), ":@PORT@");
     let main = &texts[""];
@@ -1352,13 +1362,7 @@ fn a_block_read_only_without_mod_access_compat_is_left() {
     let written = read_texts(&case("", "", "", &[]), cfg.root());
     assert_ne!(written, before_texts, "the guarded old-style rules are still rewritten");
     let c = case("", "", "", &["/a.txt"]).methods(&["GET"]);
-    let answers = |texts: &Texts, compat: bool| {
-        let mut cfg = config_of(&c, texts, (&root, cfg.port()));
-        if !compat {
-            cfg = cfg.without_module("access_compat");
-        }
-        matrix(&Httpd::start(cfg).unwrap(), &c)
-    };
+    let answers = |texts: &Texts, compat: bool| served(&c, texts, (&root, cfg.port()), compat);
     let before = answers(&before_texts, true);
     assert_eq!(answers(&written, true), before, "the rewrite keeps what httpd does with the module");
     let without = answers(&written, false);
@@ -1405,13 +1409,7 @@ fn a_file_given_beside_the_tree_that_reads_it_is_migrated_with_it() {
     assert_eq!(err.matches("rewrote ").count(), 1, "{err}");
     let written = read_texts(&c, cfg.root());
     assert_ne!(written["htdocs/sub/.htaccess"], before_texts["htdocs/sub/.htaccess"]);
-    let answers = |texts: &Texts, compat: bool| {
-        let mut cfg = config_of(&c, texts, (&root, cfg.port()));
-        if !compat {
-            cfg = cfg.without_module("access_compat");
-        }
-        matrix(&Httpd::start(cfg).unwrap(), &c)
-    };
+    let answers = |texts: &Texts, compat: bool| served(&c, texts, (&root, cfg.port()), compat);
     let before = answers(&before_texts, true);
     assert!(before.iter().any(|(w, st)| w.contains("from 127.0.0.2 ") && *st == 403), "{before:?}");
     assert_eq!(answers(&written, true), before);
