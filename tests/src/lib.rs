@@ -1,6 +1,7 @@
 //! Shared helpers for end-to-end tests.
 
 pub mod differential;
+pub mod explain;
 pub mod httpd;
 pub mod lsp;
 
