@@ -2041,3 +2041,39 @@ fn request_lines_refused_while_read_or_parsed() {
     let seen = explain_agrees_with_httpd(&httpd, &requests, true);
     assert_eq!(seen, [404, 404, 414, 414, 404, 414, 400, 400], "both sides of the limit, and CONNECT");
 }
+
+/// A DirectoryIndex name with a path after a file (`n.txt/`, `n.txt/x`): the subrequest finds the
+/// regular file, mod_dir serves it, and the default handler then refuses the path info (404,
+/// AH00130) unless AcceptPathInfo is On for the directory itself (core takes it from the request's
+/// sections before mod_dir runs: one in the index file's `<Files>` does not count).
+#[test]
+fn a_directory_index_name_with_path_info_is_refused_by_the_default_handler() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/slash>\n    DirectoryIndex n.txt/\n</Directory>\n\
+<Directory @DOCROOT@/deeper>\n    DirectoryIndex n.txt/more other.txt\n</Directory>\n\
+<Directory @DOCROOT@/on>\n    DirectoryIndex n.txt/\n</Directory>\n\
+<Directory @DOCROOT@/on>\n    <Files n.txt>\n        AcceptPathInfo On\n    </Files>\n</Directory>\n\
+<Directory @DOCROOT@/plain>\n    DirectoryIndex n.txt\n</Directory>\n\
+<Directory @DOCROOT@/ondir>\n    DirectoryIndex n.txt/\n    AcceptPathInfo On\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .file("htdocs/ondir/n.txt", "x\n")
+        .file("htdocs/slash/n.txt", "x\n")
+        .file("htdocs/deeper/n.txt", "x\n")
+        .file("htdocs/deeper/other.txt", "x\n")
+        .file("htdocs/on/n.txt", "x\n")
+        .file("htdocs/plain/n.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let requests = [
+        ("GET", "/slash/"),
+        ("HEAD", "/slash/"),
+        ("POST", "/deeper/"),
+        ("GET", "/on/"),
+        ("GET", "/plain/"),
+        ("GET", "/ondir/"),
+    ];
+    let seen = explain_agrees_with_httpd(&httpd, &requests.map(|(m, p)| Request::new(m, p)), true);
+    assert_eq!(seen, [404, 404, 404, 404, 200, 200], "the cases this test is about");
+}

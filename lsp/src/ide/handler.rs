@@ -127,6 +127,8 @@ fn answer_with(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective, han
     };
     let mut directives = server_directives(cfg, e);
     directives.extend(per_dir_directives(e));
+    // (The request's own, which core's fixup reads AcceptPathInfo from before mod_dir runs.)
+    let request_directives = directives.len();
     if let Some(index) = index {
         // The DirectoryIndex file served is a subrequest with sections of its own.
         let served = index.served.and_then(|i| index.tries[i].effective.as_ref());
@@ -253,11 +255,20 @@ fn answer_with(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective, han
             return Some(answer);
         }
         return match index.and_then(|ix| ix.served.map(|i| &ix.tries[i])) {
-            Some(t) => Some(Answer::File {
-                status: 200,
-                why: format!("DirectoryIndex serves the file {}", t.filesystem_path.display()),
-                log: None,
-            }),
+            Some(t) => {
+                // mod_dir hands the request over to the subrequest, path info included (an index
+                // name `n.txt/`), but not the AcceptPathInfo core's fixup took from the request's
+                // own sections (`r->used_path_info`, which `ap_internal_fast_redirect` keeps).
+                let sub = RequestSpec { path: t.url.clone(), ..spec.clone() };
+                let translated = translated_path(cfg, &sub);
+                path_info_refused(&directives[..request_directives], &translated, &t.filesystem_path).or_else(|| {
+                    Some(Answer::File {
+                        status: 200,
+                        why: format!("DirectoryIndex serves the file {}", t.filesystem_path.display()),
+                        log: None,
+                    })
+                })
+            }
             None => Some(no_index(index.map_or_else(|| "none".to_string(), |ix| ix.names.join(",")))),
         };
     }
@@ -329,16 +340,8 @@ fn answer_with(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective, han
         }
         Ok(_) if method != Method::Get && method != Method::Post => not_get(method),
         Ok(m) if m.is_file() => {
-            // (Compared as text: `Path` equality ignores a trailing slash, which is path info.)
-            // The AcceptPathInfo in force: the last one merged (`merge_core_dir_configs`).
-            let path_info = directives.iter().rev().find(|d| d.name.eq_ignore_ascii_case("AcceptPathInfo"));
-            let accepted = path_info.is_some_and(|d| d.args.first().is_some_and(|a| a.eq_ignore_ascii_case("on")));
-            if translated.as_os_str() != filename.as_os_str() && !accepted {
-                let value = path_info.and_then(|d| d.args.first().cloned()).unwrap_or_else(|| "Default".into());
-                not_found(
-                    "AH00130",
-                    format!("path info after the file {} (AcceptPathInfo {value})", filename.display()),
-                )
+            if let Some(refused) = path_info_refused(&directives, &translated, filename) {
+                Some(refused)
             } else if method == Method::Post {
                 // `deliver_script` is on by default (`core_create_req`): POST gets the file.
                 Some(Answer::File {
@@ -352,6 +355,31 @@ fn answer_with(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective, han
         }
         Ok(_) => handler(format!("{} is not a regular file", filename.display())),
     }
+}
+
+/// The default handler's 404 (AH00130) for a regular file `filename` reached by a URL that
+/// translates to `translated`, a longer path (path info after the file), unless the AcceptPathInfo
+/// in force (the last of `directives`, as `merge_core_dir_configs` keeps it) is On.
+fn path_info_refused(directives: &[Directive], translated: &Path, filename: &Path) -> Option<Answer> {
+    // (Compared as text: `Path` equality ignores a trailing slash, which is path info.)
+    if translated.as_os_str() == filename.as_os_str() {
+        return None;
+    }
+    let path_info = directives.iter().rev().find(|d| d.name.eq_ignore_ascii_case("AcceptPathInfo"));
+    let value = path_info.and_then(|d| d.args.first().cloned()).unwrap_or_else(|| "Default".into());
+    if value.eq_ignore_ascii_case("on") {
+        return None;
+    }
+    Some(Answer::File {
+        status: 404,
+        why: format!("path info after the file {} (AcceptPathInfo {value})", filename.display()),
+        log: Some(LogEntry {
+            ah_code: "AH00130",
+            module: "core",
+            level: LogLevel::Info,
+            message: format!("File does not exist: {}", translated.display()),
+        }),
+    })
 }
 
 /// A request method as core's default handler tells them apart (`server/core.c:
@@ -645,6 +673,22 @@ mod tests {
     fn d(line: &str) -> Directive {
         let mut words = line.split_whitespace().map(str::to_string);
         Directive { name: words.next().unwrap(), args: words.collect(), at: "x:1".into() }
+    }
+
+    #[test]
+    fn path_info_after_a_file_is_refused_unless_accepted() {
+        let file = Path::new("/d/n.txt");
+        let status = |dirs: &[Directive], translated: &str| {
+            path_info_refused(dirs, Path::new(translated), file).map(|a| match a {
+                Answer::File { status, .. } => status,
+                Answer::Handler { .. } => 0,
+            })
+        };
+        // A trailing slash is path info too.
+        assert_eq!(status(&[], "/d/n.txt/"), Some(404));
+        assert_eq!(status(&[], "/d/n.txt"), None);
+        assert_eq!(status(&[d("AcceptPathInfo On"), d("AcceptPathInfo Off")], "/d/n.txt/x"), Some(404));
+        assert_eq!(status(&[d("AcceptPathInfo Off"), d("AcceptPathInfo on")], "/d/n.txt/x"), None);
     }
 
     #[test]
