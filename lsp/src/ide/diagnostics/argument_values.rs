@@ -22,7 +22,8 @@
 //! `Substitute` patterns, `RequestReadTimeout` words, `AddOutputFilterByType` filters,
 //! `CustomLog` conditions, mod_expires codes, the path forms of `Alias` and `ProxyPassReverse`
 //! in sections with a path, and keywords of `RewriteOptions`, `SSLOptions`, `SSLVerifyClient`
-//! and `ErrorDocument` statuses.
+//! and `ErrorDocument` statuses; the words of single modules' handlers are
+//! [`module_words`]'.
 
 use super::Diagnostic;
 use crate::ide::catalogue::options::option_bits;
@@ -31,6 +32,8 @@ use crate::ide::catalogue::ArgKind;
 use crate::ide::config::{Config, Node, NodeKind};
 use crate::ide::policy::addr::{AddrError, IpSubnet};
 use crate::ide::policy::pcre::pcre_refuses;
+
+mod module_words;
 
 /// The section whose path httpd's handlers see as `cmd->path` while they read a line: None
 /// outside any (the server's own lines), else the innermost `<Directory>`, `<Location>`,
@@ -255,7 +258,35 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         "ServerAlias" if in_main_server(cfg, place) => Some("ServerAlias only used in <VirtualHost>".to_string()),
         "Listen" if in_main_server(cfg, place) => listen_refusal(n.arg_strings()),
-        "Mutex" if in_main_server(cfg, place) => mutex_refusal(&n.arg_strings()),
+        "Mutex" if in_main_server(cfg, place) => module_words::mutex_refusal(cfg, &n.arg_strings()),
+        "IndexOptions" if arity_ok(n) && cfg.module_loaded("autoindex_module") => {
+            module_words::index_options_refusal(n, &n.arg_strings(), place)
+        }
+        "SSLSessionCache" if arity_ok(n) && in_main_server(cfg, place) && cfg.module_loaded("ssl_module") => {
+            module_words::ssl_session_cache_refusal(cfg, n.arg(0)?)
+        }
+        "SSLRandomSeed" if arity_ok(n) && in_main_server(cfg, place) && cfg.module_loaded("ssl_module") => {
+            module_words::ssl_random_seed_refusal(&words())
+        }
+        "SSLPassPhraseDialog" if arity_ok(n) && in_main_server(cfg, place) && cfg.module_loaded("ssl_module") => {
+            module_words::ssl_pass_phrase_dialog_refusal(n.arg(0)?)
+        }
+        // `set_user_dir`: RAW_ARGS, so no word at all reaches the handler, which refuses it.
+        "UserDir" if arity_ok(n) && cfg.module_loaded("userdir_module") => {
+            n.arg(0).is_none_or(str::is_empty).then(|| "UserDir requires an argument.".to_string())
+        }
+        "VirtualDocumentRoot" | "VirtualDocumentRootIP" | "VirtualScriptAlias" | "VirtualScriptAliasIP"
+            if arity_ok(n) && cfg.module_loaded("vhost_alias_module") =>
+        {
+            module_words::vhost_alias_refusal(n.arg(0)?)
+        }
+        "SubstituteMaxLineLength" if arity_ok(n) && cfg.module_loaded("substitute_module") => {
+            module_words::substitute_max_line_length_refusal(n.arg(0)?)
+        }
+        "Dav" if arity_ok(n) && cfg.module_loaded("dav_module") => module_words::dav_refusal(cfg, n.arg(0)?),
+        "RewriteMap" if arity_ok(n) && cfg.module_loaded("rewrite_module") => {
+            module_words::rewrite_map_refusal(cfg, n.arg(1)?)
+        }
         name @ ("SSLProtocol" | "SSLProxyProtocol") if cfg.module_loaded("ssl_module") => {
             ssl_protocol_refusal(name, &words())
         }
@@ -334,6 +365,12 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         _ => flag_refusal(cfg, n, words),
     }
+}
+
+/// Whether `invoke_cmd` hands `n`'s words to its handler (a count it refuses is the arity
+/// check's).
+fn arity_ok(n: &Node) -> bool {
+    n.directive().is_some_and(|d| crate::ide::catalogue::check_arg_words(d.args, n.args()).is_none())
 }
 
 /// Whether a line is read by the main server itself, outside any section with a path (where
@@ -569,29 +606,9 @@ fn listen_refusal(mut args: Vec<String>) -> Option<String> {
         .then(|| "Port must be specified".to_string())
 }
 
-/// `ap_set_mutex` (server/util_mutex.c): a mechanism first (an empty word is none), then mutex
-/// types, checked from the last: an empty one is no type any module registers. Other types
-/// depend on the modules loaded, and a mechanism with a directory on the file system: a line
-/// whose last type is not empty, or whose mechanism is not a plain one, is not judged further.
-fn mutex_refusal(args: &[String]) -> Option<String> {
-    let (mechanism, types) = args.split_first()?;
-    if mechanism.is_empty() {
-        return Some(format!("Mutex requires at least a mechanism argument ({MUTEX_MECHANISMS})"));
-    }
-    let plain = ["none", "no", "default", "yes", "fcntl", "file", "flock", "posixsem", "sem", "sysvsem", "pthread"];
-    if !plain.iter().any(|m| m.eq_ignore_ascii_case(mechanism)) {
-        return None;
-    }
-    let last = types.iter().rev().find(|t| !t.eq_ignore_ascii_case("omitpid"))?;
-    last.is_empty().then(|| "Mutex type  is not valid".to_string())
-}
-
-/// `AP_ALL_AVAILABLE_MUTEXES_STRING` as Linux builds of httpd spell it.
-const MUTEX_MECHANISMS: &str = "Mutex mechanisms are: 'none', 'default', 'flock:/path/to/file', 'fcntl:/path/to/file', 'file:/path/to/file', 'pthread', 'sysvsem', 'posixsem', 'sem'";
-
 /// mod_ssl's `ssl_cmd_protocol_parse` (`SSLProtocol`, `SSLProxyProtocol`): each word, after an
-/// optional `+` or `-`, one of the protocol names, case aside (`strcEQ`). `SSLv3` depends on how
-/// OpenSSL was built: a line reaching it is not judged further.
+/// optional `+` or `-`, one of the protocol names, case aside (`strcEQ`); `SSLv2` and `SSLv3`
+/// only after a `-`.
 fn ssl_protocol_refusal(name: &str, args: &[String]) -> Option<String> {
     for word in args {
         let (minus, bare) = match word.strip_prefix(['+', '-']) {
@@ -605,8 +622,13 @@ fn ssl_protocol_refusal(name: &str, args: &[String]) -> Option<String> {
             }
             return Some("SSLProtocol: SSLv2 is no longer supported".to_string());
         }
+        // (OpenSSL has been built without SSLv3 by default since 1.1.0, Debian's too:
+        // `OPENSSL_NO_SSL3`.)
         if is("SSLv3") {
-            return None;
+            if minus {
+                continue;
+            }
+            return Some("SSLv3 not supported by this version of OpenSSL".to_string());
         }
         if !["TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3", "all"].iter().any(|p| is(p)) {
             return Some(format!("{name}: Illegal protocol '{bare}'"));
@@ -902,6 +924,11 @@ fn header_refusal(name: &str, args: &[String]) -> Option<String> {
             "first argument must be 'add', 'set', 'setifempty', 'append', 'merge', 'unset', 'echo', 'note', 'edit', or 'edit*'."
                 .to_string(),
         );
+    }
+    // (httpd 2.4.71 refuses `note` for request headers, which it could only copy from the
+    // request to its own notes.)
+    if name == "RequestHeader" && action == "note" {
+        return Some("RequestHeader does not support the 'note' action".to_string());
     }
     let compiles = |re: &str| regex_syntax::Parser::new().parse(re).is_ok() && !pcre_refuses(re);
     let mut clause = clause;
