@@ -682,6 +682,29 @@ fn cases() -> Vec<Case> {
         .file("media/x.txt", "x\n")
         .file("htdocs/x.txt", "x\n"),
     );
+    // The 1 000-vhost bench tree's shape again (session 20): a <DirectoryMatch> and a <Files>
+    // naming .git/.svn/.hg are asked below every directory, with every file name the host's
+    // <Files> sections give, more URLs than the proof takes for the host. It took them in name
+    // order, `/.git/…` and the probe of the unmapped directory first, so no request reached the
+    // <Directory> the host's Alias /static/ leads to, and it was left as unreached though
+    // httpd applies it (GET /static/x.txt from 127.0.0.2: 403). Each section's own URLs are now
+    // always asked.
+    v.push(
+        case(
+            "virtual hosts: every section asked at its own URLs when a host has more URLs than the proof takes",
+            "<Directory />\n  Order deny,allow\n  Deny from all\n</Directory>\n<DirectoryMatch \"/\\.(git|svn|hg)\">\n  Require all denied\n</DirectoryMatch>\n<VirtualHost 127.0.0.1:@PORT@>\n  ServerName a.test\n  Alias /static/ \"@ROOT@/static/\"\n  <Directory @DOCROOT@>\n    Order allow,deny\n    Allow from all\n  </Directory>\n  <Directory @ROOT@/static>\n    Order allow,deny\n    Allow from all\n    Deny from 127.0.0.2\n  </Directory>\n  <DirectoryMatch \"^@DOCROOT@/(uploads|cache)/\">\n    <FilesMatch \"\\.(?i:php|phtml|pl|py|cgi)$\">\n      Order allow,deny\n      Deny from all\n    </FilesMatch>\n  </DirectoryMatch>\n  <Files \"config.php\">\n    Order allow,deny\n    Deny from all\n  </Files>\n  <Directory @ROOT@/private>\n    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.2\n  </Directory>\n  <Location /admin>\n    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.1\n  </Location>\n  <FilesMatch \"\\.(?i:bak|old|orig|sw[op]|dist)$\">\n    Order allow,deny\n    Deny from all\n  </FilesMatch>\n  <Files ~ \"^\\.(git|svn|hg)\">\n    Deny from all\n  </Files>\n</VirtualHost>\n",
+            "Deny from 127.0.0.2",
+            &["/static/x.txt", "/static/", "/static/config.php", "/static/x.bak", "/static/.git", "/admin", "/uploads/a.php", "/x.txt", "/.git/x.txt"],
+        )
+        .methods(&["GET"])
+        .file("static/x.txt", "x\n")
+        .file("static/config.php", "x\n")
+        .file("static/x.bak", "x\n")
+        .file("static/.git", "x\n")
+        .file("htdocs/uploads/a.php", "x\n")
+        .file("htdocs/.git/x.txt", "x\n")
+        .file("htdocs/x.txt", "x\n"),
+    );
     // Old-style rules inside a guard for mod_access_compat (round 7, bug 3): the Require lines
     // must not go inside it, or unloading the module would drop them.
     v.push(with_docs(case(

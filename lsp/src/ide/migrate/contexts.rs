@@ -20,7 +20,8 @@ use std::collections::BTreeSet;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
-/// URLs per server above this are dropped (the proof then says it was bounded).
+/// URLs per server above this are dropped (the proof then says it was bounded); the URLs at
+/// which each section is asked at all are kept whatever their number ([`within_budget`]).
 const MAX_URLS_PER_SERVER: usize = 400;
 /// Directories an .htaccess search visits per root, at most.
 const MAX_SCAN_DIRS: usize = 20_000;
@@ -401,6 +402,10 @@ pub(super) struct HtaccessDir {
 pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir]) -> (BTreeSet<String>, bool) {
     let m = mapping(cfg, server);
     let mut urls: BTreeSet<String> = ["/".to_string(), "/index.html".to_string()].into();
+    // The URLs at which each section is asked at all (its path, its directory's, a file it
+    // names in the directory it stands in): the budget never drops these, or the section would
+    // be reached by no request and could never be rewritten.
+    let mut own_urls: BTreeSet<String> = urls.clone();
     let mut dir_urls: BTreeSet<String> = ["/".to_string()].into();
     // Each Alias to a directory: a tree of its own, where none of the document root's
     // <Directory> sections or .htaccess files apply, so sections that apply anywhere (a
@@ -411,6 +416,7 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         if to.ends_with('/') || !Path::new(to).is_file() {
             let d = format!("{}/", from.trim_end_matches('/'));
             urls.insert(d.clone());
+            own_urls.insert(d.clone());
             dir_urls.insert(d);
         }
     }
@@ -470,6 +476,7 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
                     if let Some(p) = &pattern {
                         pattern_locations.push((*p, u.clone()));
                     }
+                    own_urls.insert(u.clone());
                     urls.insert(u);
                 }
             }
@@ -487,6 +494,8 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
                         here.push(d.clone());
                         if k < own {
                             named_dir_urls.insert(d.clone());
+                            own_urls.insert(d.clone());
+                            own_urls.insert(format!("{d}index.html"));
                         }
                         dir_urls.insert(d.clone());
                         urls.insert(d.clone());
@@ -506,7 +515,7 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     // component, below each other section's URL (`<LocationMatch "/c150/.*index">` and
     // `<Location /c150/sub>` both apply to /c150/sub/index, which neither gives alone; a proof
     // that never asks there missed a rewrite letting PUT through, found by migrate_generated).
-    // (Kept apart: when a server has more URLs than the proof takes, these go first, and every
+    // (Kept apart: when a server has more URLs than the proof takes, these go last, and every
     // section's own URLs stay.)
     let mut meetings: BTreeSet<String> = BTreeSet::new();
     let bases: Vec<String> = location_dirs.iter().chain(&dir_urls).take(MAX_MEETINGS).cloned().collect();
@@ -556,6 +565,9 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
             named_dir_urls.insert(d.clone());
             urls.insert(d.clone());
             urls.insert(format!("{d}index.html"));
+            own_urls.insert(d.clone());
+            own_urls.insert(format!("{d}index.html"));
+            own_urls.extend(names.iter().map(|name| format!("{d}{name}")));
             htaccess_files.push((d, names.clone()));
         }
     }
@@ -573,6 +585,9 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     }
     for (f, scope) in files {
         let mut names = files_witnesses(f);
+        // Its own names in the first directory it stands in (at the top level, the root).
+        let home = scope.first().map_or("/", String::as_str);
+        own_urls.extend(names.iter().map(|name| format!("{home}{name}")));
         names.extend(meetings_with(&server_files, f));
         // A <Files> section inside a <Directory> applies below it too, where other sections
         // (a deeper Directory, a DirectoryMatch, an .htaccess, a Location) may set other rules:
@@ -619,11 +634,29 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
             }
         }
     }
-    let bounded = urls.len() + meetings.len() > MAX_URLS_PER_SERVER;
-    let room = MAX_URLS_PER_SERVER.saturating_sub(urls.len());
-    let mut urls: BTreeSet<String> = urls.into_iter().take(MAX_URLS_PER_SERVER).collect();
-    urls.extend(meetings.into_iter().take(room));
-    (urls, bounded)
+    within_budget(own_urls, urls, meetings)
+}
+
+/// The URLs a server is asked at: every section's `own` ones, then the others (`urls`, then
+/// `meetings`) while fewer than [`MAX_URLS_PER_SERVER`] are taken, the shallowest first, and
+/// whether some were dropped. (Taking them in name order dropped whole sections: 1 300 URLs
+/// below `/.git/…`, where a `<DirectoryMatch "/\.(git|svn|hg)">` and `<Files ~ "^\.(git|svn|hg)">`
+/// meet every directory, filled the budget before `/admin` or `/static/` were reached.)
+fn within_budget(
+    own: BTreeSet<String>,
+    urls: BTreeSet<String>,
+    meetings: BTreeSet<String>,
+) -> (BTreeSet<String>, bool) {
+    let depth = |u: &String| (u.matches('/').count(), u.clone());
+    let mut others: Vec<String> = urls.into_iter().filter(|u| !own.contains(u)).collect();
+    others.sort_by_key(depth);
+    let mut later: Vec<String> = meetings.into_iter().filter(|u| !own.contains(u)).collect();
+    later.sort_by_key(depth);
+    let room = MAX_URLS_PER_SERVER.saturating_sub(own.len());
+    let bounded = others.len() + later.len() > room;
+    let mut out = own;
+    out.extend(others.into_iter().chain(later).take(room));
+    (out, bounded)
 }
 
 /// Every context of the configuration.
@@ -914,5 +947,25 @@ mod tests {
         assert_eq!(fs_to_urls("/home/alice/public_html", &m), vec!["/~alice"]);
         assert!(fs_to_urls("/home/alice/private", &m).is_empty());
         assert_eq!(fs_to_urls("/srv/users/bob/x", &m), vec!["/~bob/x"]);
+    }
+
+    #[test]
+    fn every_sections_own_urls_outlast_the_budget() {
+        let set = |v: Vec<String>| v.into_iter().collect::<BTreeSet<String>>();
+        // More URLs below /.git/ than the budget, all before /static/ in name order.
+        let deep: Vec<String> = (0..MAX_URLS_PER_SERVER).map(|i| format!("/.git/.hg/{i}")).collect();
+        let shallow: Vec<String> = (0..10).map(|i| format!("/z{i}")).collect();
+        let own = set(vec!["/".into(), "/static/".into(), "/admin".into()]);
+        let urls = set(deep.iter().chain(&shallow).cloned().collect());
+        let (out, bounded) = within_budget(own.clone(), urls, set(vec!["/static/.git".into()]));
+        assert!(bounded);
+        assert_eq!(out.len(), MAX_URLS_PER_SERVER);
+        assert!(own.iter().all(|u| out.contains(u)), "a section's own URL was dropped");
+        // The shallow ones come before the deep ones, and meetings after both.
+        assert!(shallow.iter().all(|u| out.contains(u)));
+        assert!(!out.contains("/static/.git"));
+        // Within the budget nothing is dropped.
+        let (all, bounded) = within_budget(own, set(shallow), BTreeSet::new());
+        assert!(!bounded && all.len() == 13);
     }
 }
