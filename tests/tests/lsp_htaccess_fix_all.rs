@@ -143,16 +143,23 @@ fn an_htaccess_opened_before_indexing_is_analysed_again_under_the_root_found() {
     assert!(published.is_some(), "never re-analysed under httpd.conf: {:?}", c.backlog().collect::<Vec<_>>());
 }
 
-#[test]
-fn the_fix_all_of_an_htaccess_under_the_root_found_keeps_every_answer_of_httpd() {
-    if !require_apache2() {
-        return;
-    }
+/// A root granting AuthConfig and Limit with [`HTACCESS`] in `htdocs/sub`, written, and a client
+/// whose workspace indexing found it: (the root, the .htaccess path, the client).
+fn indexed_root_with_htaccess() -> (HttpdConfig, std::path::PathBuf, Client) {
     let cfg = HttpdConfig::new(root_body("AuthConfig Limit")).file("htdocs/sub/.htaccess", HTACCESS);
     cfg.write().unwrap();
     let ht = cfg.docroot().join("sub/.htaccess");
     let mut c = workspace_client(cfg.root());
     assert_eq!(indexed(&mut c), "1 main configuration(s), 1 file(s)");
+    (cfg, ht, c)
+}
+
+#[test]
+fn the_fix_all_of_an_htaccess_under_the_root_found_keeps_every_answer_of_httpd() {
+    if !require_apache2() {
+        return;
+    }
+    let (cfg, ht, mut c) = indexed_root_with_htaccess();
     let (uri, _) = open_and_wait(&mut c, &ht, HTACCESS);
     // Hover shows the main configuration's <Directory> and its Require in the merge.
     let hover =
@@ -171,20 +178,6 @@ fn the_fix_all_of_an_htaccess_under_the_root_found_keeps_every_answer_of_httpd()
 
     // httpd reads the .htaccess file per request: the same server answers before and after.
     let httpd = Httpd::start(cfg).expect("httpd starts");
-    let urls = ["/sub/", "/sub/index.html", "/sub/deeper/", "/sub/deeper/index.html", "/sub/missing.txt"];
-    let matrix = |httpd: &Httpd| -> Vec<(String, String, String, u16)> {
-        let mut out = Vec::new();
-        for url in urls {
-            for ip in sources() {
-                for cred in credentials() {
-                    let r = Request::get(url).source(ip).credentials(cred.clone());
-                    let status = httpd.send(&r).unwrap_or_else(|e| panic!("GET {url} from {ip}: {e}"));
-                    out.push((url.to_string(), ip.to_string(), format!("{cred:?}"), status));
-                }
-            }
-        }
-        out
-    };
     let before = matrix(&httpd);
     // The case the rewrite must keep: a password is still asked of everyone but 127.0.0.1.
     assert!(before.iter().any(|(_, ip, cred, s)| ip == "127.0.0.2" && cred == "None" && *s == 401), "{before:?}");
@@ -193,7 +186,60 @@ fn the_fix_all_of_an_htaccess_under_the_root_found_keeps_every_answer_of_httpd()
     let after = matrix(&httpd);
     let differ: Vec<_> = before.iter().zip(&after).filter(|(b, a)| b != a).collect();
     assert!(differ.is_empty(), "httpd answers otherwise after the fix-all: {differ:?}");
-    assert_eq!(before.len(), urls.len() * sources().len() * credentials().len());
+    assert_eq!(before.len(), SUB_URLS.len() * sources().len() * credentials().len());
+}
+
+/// URLs below the document root's `sub` directory, where the tests' .htaccess file is.
+const SUB_URLS: [&str; 5] = ["/sub/", "/sub/index.html", "/sub/deeper/", "/sub/deeper/index.html", "/sub/missing.txt"];
+
+/// httpd's answer to GET of each of [`SUB_URLS`] from each source address with each credential:
+/// (url, client, credentials, status).
+fn matrix(httpd: &Httpd) -> Vec<(String, String, String, u16)> {
+    let mut out = Vec::new();
+    for url in SUB_URLS {
+        for ip in sources() {
+            for cred in credentials() {
+                let r = Request::get(url).source(ip).credentials(cred.clone());
+                let status = httpd.send(&r).unwrap_or_else(|e| panic!("GET {url} from {ip}: {e}"));
+                out.push((url.to_string(), ip.to_string(), format!("{cred:?}"), status));
+            }
+        }
+    }
+    out
+}
+
+/// The editor's text of an .htaccess file, not saved (here it differs from the disk's from the
+/// start: lines added above, another address): its quick fixes and fix-all are proven and
+/// written for that text, the one the user will save, not the disk's.
+#[test]
+fn the_fixes_of_an_unsaved_htaccess_are_made_for_the_editors_text() {
+    if !require_apache2() {
+        return;
+    }
+    let (cfg, ht, mut c) = indexed_root_with_htaccess();
+    let buffer = "# kept\n# also kept\nOrder deny,allow\nDeny from all\nAllow from 127.0.0.2\nSatisfy Any\n";
+    let (uri, diags) = open_and_wait(&mut c, &ht, buffer);
+    assert!(diags.iter().any(|d| d["code"] == "deprecated-access"), "{diags:?}");
+    let expected = "# kept\n# also kept\nRequire ip 127.0.0.2\nRequire valid-user\n";
+    let quick = actions(&mut c, &uri, buffer, "quickfix");
+    let preferred: Vec<&Value> = quick.iter().filter(|a| a["isPreferred"] == true).collect();
+    assert_eq!(preferred.len(), 1, "{quick:?}");
+    let fix_all = actions(&mut c, &uri, buffer, "source.fixAll");
+    assert_eq!(fix_all.len(), 1, "{fix_all:?}");
+    for a in [preferred[0], &fix_all[0]] {
+        let edits = a["edit"]["changes"][&uri].as_array().unwrap_or_else(|| panic!("{a}"));
+        assert_eq!(apply(buffer, edits), expected, "{a}");
+    }
+    // Saved, the editor's text and its rewrite get the same answers from httpd (saved once the
+    // server is up: starting writes the harness's files again).
+    let httpd = Httpd::start(cfg).expect("httpd starts");
+    std::fs::write(&ht, buffer).unwrap();
+    let before = matrix(&httpd);
+    assert!(before.iter().any(|(_, ip, cred, s)| ip == "127.0.0.2" && cred == "None" && *s == 200), "{before:?}");
+    std::fs::write(&ht, expected).unwrap();
+    let after = matrix(&httpd);
+    let differ: Vec<_> = before.iter().zip(&after).filter(|(b, a)| b != a).collect();
+    assert!(differ.is_empty(), "httpd answers otherwise after the fix: {differ:?}");
 }
 
 #[test]

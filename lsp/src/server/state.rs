@@ -193,18 +193,22 @@ impl Overlay {
 
 impl FileSource for Overlay {
     fn read(&self, path: &Path) -> std::io::Result<(Arc<str>, Option<usize>)> {
-        if let Some(t) = self.docs.get(path) {
-            return Ok((t.clone(), None));
+        match self.own_text(path) {
+            Some(t) => Ok((t, None)),
+            None => RealFs.read(path),
         }
-        if !self.by_target.is_empty() {
-            if let Some(t) = std::fs::canonicalize(path).ok().and_then(|c| self.by_target.get(&c)) {
-                return Ok((t.clone(), None));
-            }
-        }
-        RealFs.read(path)
     }
     fn exists(&self, path: &Path) -> bool {
         self.docs.contains_key(path) || RealFs.exists(path)
+    }
+    fn own_text(&self, path: &Path) -> Option<Arc<str>> {
+        if let Some(t) = self.docs.get(path) {
+            return Some(t.clone());
+        }
+        if self.by_target.is_empty() {
+            return None;
+        }
+        std::fs::canonicalize(path).ok().and_then(|c| self.by_target.get(&c)).cloned()
     }
     fn parsed(&self, path: &Path, text: &Arc<str>) -> Option<Arc<FileData>> {
         self.parsed.get(path).filter(|fd| Arc::ptr_eq(&fd.text, text)).cloned()

@@ -44,6 +44,12 @@ pub trait FileSource: Sync {
     fn parsed(&self, _path: &Path, _text: &Arc<str>) -> Option<Arc<FileData>> {
         None
     }
+    /// The text this source holds for `path` in place of the disk's (an editor's open document),
+    /// if any. The loader never reads files httpd reads per request (.htaccess files); what reads
+    /// them itself (migrate's proof) takes them from here before the disk.
+    fn own_text(&self, _path: &Path) -> Option<Arc<str>> {
+        None
+    }
 
     /// The files an `Include` (or with `optional`, an `IncludeOptional`) of `full` (absolute,
     /// maybe a wildcard or a directory) names, in httpd's order. By default the file system

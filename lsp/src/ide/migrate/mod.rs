@@ -108,6 +108,9 @@ impl Workspace<'_> {
             fn disk_paths(&self) -> bool {
                 self.base.disk_paths()
             }
+            fn own_text(&self, path: &Path) -> Option<Arc<str>> {
+                self.files.get(path).cloned().or_else(|| self.base.own_text(path))
+            }
         }
         let mut files = pending.clone();
         let cfg = if self.standalone_htaccess() {
@@ -174,7 +177,7 @@ struct Prepared {
 
 fn prepare(ws: &Workspace) -> (Prepared, Setup) {
     let (mut cfg, files) = ws.load(&BTreeMap::new());
-    let setup = Setup::new(&cfg, files);
+    let setup = Setup::new(&cfg, files, ws.fs);
     setup.apply(&mut cfg);
     (Prepared { cfg }, setup)
 }

@@ -113,16 +113,26 @@ pub(super) struct Setup {
     pub loops: Vec<(PathBuf, PathBuf)>,
     /// Directories the .htaccess scan stopped short in.
     pub cut: Vec<PathBuf>,
-    /// Texts of per-request files that differ from the disk (before any rewrite).
+    /// Texts of per-request files not taken from the disk (before any rewrite): an editor's open
+    /// documents, pending texts.
     pub files: BTreeMap<PathBuf, Arc<str>>,
 }
 
 const PROBE_PREFIX: &str = "/__apache-lsp-probe-";
 
 impl Setup {
-    pub fn new(cfg: &Config, files: BTreeMap<PathBuf, Arc<str>>) -> Setup {
+    /// The files found per request are read through `source` (an editor's open document
+    /// before the disk), unless `files` already holds their text.
+    pub fn new(cfg: &Config, mut files: BTreeMap<PathBuf, Arc<str>>, source: &dyn config::FileSource) -> Setup {
         let scan = contexts::find_htaccess(cfg);
         let mut htaccess = scan.found;
+        for h in &htaccess {
+            if !files.contains_key(h) {
+                if let Some(t) = source.own_text(h) {
+                    files.insert(h.clone(), t);
+                }
+            }
+        }
         let mut real: HashMap<PathBuf, PathBuf> = HashMap::new();
         let mut names: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
         for h in &htaccess {
