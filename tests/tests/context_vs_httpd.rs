@@ -385,6 +385,35 @@ fn htaccess_reader_refusals_are_500s() {
     }
 }
 
+/// Expressions in an .htaccess file are parsed restricted: `file()` and `filesize()` are refused
+/// there (a 500, "… not available in restricted context"), in `<If>`/`<ElseIf>`, `Require expr`
+/// and `SetEnvIfExpr` alike; the file test operators are not. Each held to the live server: a
+/// 500 exactly where check has an error of the case's code.
+#[test]
+fn htaccess_expression_functions_that_read_files_are_500s() {
+    if !require_apache2() {
+        return;
+    }
+    let cases = [
+        ("<If \"file('/etc/hostname') == ''\">\nRequire all denied\n</If>\n", "expr-syntax"),
+        ("<If \"true\">\n</If>\n<ElseIf \"filesize('/etc/hostname') -gt 0\">\n</ElseIf>\n", "expr-syntax"),
+        ("<If \"%{FileSize:/etc/hostname} -gt 0\">\n</If>\n", "expr-syntax"),
+        ("Require expr \"FILE('/etc/hostname') == ''\"\n", "access-config"),
+        ("SetEnvIfExpr \"file('/etc/hostname') == 'x'\" X=1\n", "expr-syntax"),
+        ("<If \"-f '/etc/hostname' && -d '/etc' && md5('a') == 'b'\">\nRequire all denied\n</If>\n", "expr-syntax"),
+    ];
+    let mut refused = 0;
+    for (text, code) in cases {
+        let (status, found) = htaccess_served("All", text);
+        let errors: Vec<_> =
+            found.iter().filter(|d| d.severity == apache_lsp::ide::Severity::Error).map(|d| d.code).collect();
+        refused += usize::from(status == 500);
+        assert_eq!(status == 500, errors.contains(&code), "{status}: {text}: {errors:?}");
+        assert_eq!(status == 500, !errors.is_empty(), "{status}: {text}: {errors:?}");
+    }
+    assert!(refused > 0 && refused < cases.len(), "{refused} of {} refused", cases.len());
+}
+
 /// `check` on a server configuration reports the .htaccess files of the directories it serves as
 /// httpd reads them, each claim held to the running server: an access error in one is a 500 for
 /// its requests, old-style lines are described by what they refuse, and a file under

@@ -18,10 +18,15 @@ use crate::ide::config::{Config, Node, NodeKind};
 use crate::ide::policy;
 
 /// The modules that add names to ap_expr, as far as the configuration tells (all of them when
-/// it does not say which modules are loaded: no name is refused that might exist).
+/// it does not say which modules are loaded: no name is refused that might exist); in an
+/// .htaccess file, the restricted language.
 pub(crate) fn lookups(cfg: &Config) -> policy::expr::Lookups {
     let loaded = |m: &str| !cfg.modules_known || cfg.modules.contains(m);
-    policy::expr::Lookups { ssl: loaded("ssl_module"), hcheck: loaded("proxy_hcheck_module") }
+    policy::expr::Lookups {
+        ssl: loaded("ssl_module"),
+        hcheck: loaded("proxy_hcheck_module"),
+        restricted: cfg.top == crate::ide::config::TopLevel::Htaccess,
+    }
 }
 
 /// What httpd says of node `n` when a boolean ap_expr its handler parses is refused: an

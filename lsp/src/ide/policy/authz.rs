@@ -306,6 +306,7 @@ pub fn expr_lookups(ctx: &PolicyCtx) -> super::expr::Lookups {
     super::expr::Lookups {
         ssl: ctx.modules.is_loaded("ssl_module"),
         hcheck: ctx.modules.is_loaded("proxy_hcheck_module"),
+        restricted: ctx.htaccess,
     }
 }
 

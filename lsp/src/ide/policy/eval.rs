@@ -743,7 +743,7 @@ impl<'a> Eval<'a> {
                     method: Some(self.req.method.as_str()),
                     ..Default::default()
                 };
-                let all = super::expr::Lookups { ssl: true, hcheck: true };
+                let all = super::expr::Lookups { ssl: true, hcheck: true, restricted: false };
                 match (!*wants_user).then(|| super::expr_eval::eval_text(expr, all, &known)).flatten() {
                     Some(true) => return one(self, Granted),
                     Some(false) => return one(self, Denied),

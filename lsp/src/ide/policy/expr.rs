@@ -36,6 +36,9 @@ pub struct Lookups {
     pub ssl: bool,
     /// mod_proxy_hcheck: `%{HC_*}`, `HC()`.
     pub hcheck: bool,
+    /// Parsed where httpd restricts the language (`AP_EXPR_FLAG_RESTRICTED`: an .htaccess
+    /// file): the functions that read files, `file()` and `filesize()`, are refused.
+    pub restricted: bool,
 }
 
 /// httpd's verdict on a parse: the parser's result and the message its error handler kept
@@ -644,6 +647,10 @@ const STRING_FUNCTIONS: &[&str] = &[
     "md5",
     "ldap",
 ];
+/// The string functions that read files, which a restricted parse refuses (`restricted` in
+/// `util_expr_eval.c`'s provider table). (httpd 2.4.71 does not restrict the file test
+/// operators, `-f` and its kin, in an .htaccess file: it answers them.)
+const RESTRICTED_FUNCTIONS: &[&str] = &["file", "filesize"];
 const UNARY_OPERATORS: &[&str] = &["n", "z", "R", "T", "d", "e", "f", "s", "L", "h", "x", "F", "U", "A"];
 const BINARY_OPERATORS: &[&str] = &["ipmatch", "fnmatch", "strmatch", "strcmatch"];
 
@@ -820,9 +827,7 @@ impl Parser<'_> {
             }
             Tok::Id(name) => {
                 let arg = self.call(&name)?;
-                if !STRING_FUNCTIONS.iter().any(|f| f.eq_ignore_ascii_case(&name)) && !self.module_function(&name) {
-                    self.lookup_failed("Function", &name);
-                }
+                self.function_lookup(&name);
                 Ok((vec![Part::Func(name, arg)], None))
             }
             t => Err(syntax(&t, WORD_START)),
@@ -913,9 +918,7 @@ impl Parser<'_> {
             Tok::Char(':') => {
                 let t = self.next();
                 let (arg, _) = self.string(t, &["T_STRING", "T_REGEX_BACKREF", "T_VAR_BEGIN", "T_VAR_END"])?;
-                if !STRING_FUNCTIONS.iter().any(|f| f.eq_ignore_ascii_case(&name)) && !self.module_function(&name) {
-                    self.lookup_failed("Function", &name);
-                }
+                self.function_lookup(&name);
                 Part::Func(name, arg)
             }
             t => return Err(syntax(&t, &["T_VAR_END", "':'"])),
@@ -955,6 +958,18 @@ impl Parser<'_> {
             || (self.lookups.hcheck && name.get(..3).is_some_and(|p| p.eq_ignore_ascii_case("HC_")))
     }
 
+    /// A string function's name: one httpd or a loaded module provides (case aside), and not
+    /// one a restricted parse refuses.
+    fn function_lookup(&mut self, name: &str) {
+        if !STRING_FUNCTIONS.iter().any(|f| f.eq_ignore_ascii_case(name)) && !self.module_function(name) {
+            self.lookup_failed("Function", name);
+        } else if let Some(f) =
+            RESTRICTED_FUNCTIONS.iter().find(|f| self.lookups.restricted && f.eq_ignore_ascii_case(name))
+        {
+            self.error2 = Some(format!("{f} not available in restricted context"));
+        }
+    }
+
     fn module_function(&self, name: &str) -> bool {
         (self.lookups.ssl && name == "SSL") || (self.lookups.hcheck && name.eq_ignore_ascii_case("HC"))
     }
@@ -992,6 +1007,20 @@ impl Parser<'_> {
 mod tests {
     use super::*;
     use expect_test::expect;
+
+    /// In an .htaccess file (a restricted parse) `file()` and `filesize()` are refused, as
+    /// functions or in `%{name:arg}` form, case aside; the file test operators are not.
+    #[test]
+    fn restricted_parse_refuses_the_functions_that_read_files() {
+        let restricted = Lookups { restricted: true, ..Lookups::default() };
+        assert_eq!(parse_bool("file('/x') == ''", restricted), Err("file not available in restricted context".into()));
+        assert_eq!(
+            parse_bool("%{FILESIZE:/x} -gt 0", restricted),
+            Err("filesize not available in restricted context".into())
+        );
+        assert_eq!(parse_bool("-f '/x' && -d '/y' && md5('a') == 'b'", restricted), Ok(()));
+        assert_eq!(parse_bool("file('/x') == ''", Lookups::default()), Ok(()));
+    }
 
     fn show(cases: &[&str]) -> String {
         cases
@@ -1172,7 +1201,7 @@ mod tests {
 
     #[test]
     fn module_names_exist_when_their_module_is_loaded() {
-        let ssl = Lookups { ssl: true, hcheck: false };
+        let ssl = Lookups { ssl: true, ..Lookups::default() };
         assert_eq!(parse_bool("%{SSL_PROTOCOL} == 'TLSv1.3' && SSL('x') == ''", ssl), Ok(()));
         assert_eq!(parse_bool("'a' -in PeerExtList('1.2.3')", ssl), Ok(()));
         assert!(parse_bool("%{ssl_PROTOCOL} == ''", ssl).is_err(), "mod_ssl's prefix is case-sensitive");
@@ -1191,7 +1220,7 @@ mod tests {
             "%{", "}", ":", "'", "\"", "(", ")", "{", ",", "==", "=~", "/a(/", "m#x#i", "-in", "-ipmatch",
             "-f", "&&", "||", "!", "true", "REMOTE_ADDR", "req", "$1", "\\", "\\400", " ", "\n", "1", ".",
         ]), 0..40)) {
-            let _ = parse_bool(&parts.concat(), Lookups { ssl: true, hcheck: true });
+            let _ = parse_bool(&parts.concat(), Lookups { ssl: true, hcheck: true, restricted: false });
         }
     }
 }

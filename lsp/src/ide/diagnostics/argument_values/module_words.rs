@@ -117,24 +117,30 @@ impl IndexOpts {
 }
 
 /// mod_autoindex's `add_opts` on `n`'s words, after the `IndexOptions` lines before it in the
-/// same record (which leave `None` or other options set): each word, then `None` set together
-/// with an option set without `+`/`-`. Where the record is not known whole, the line alone
-/// (earlier lines can only add a refusal).
+/// same record (which may leave `None` set): each word, then `None` set together with an
+/// option set without `+`/`-`. The earlier lines are read only for a line that sets such an
+/// option and no `None` (the only one they can make refused); where the record is not known
+/// whole, the line alone is judged.
 pub(super) fn index_options_refusal(n: &Node, args: &[String], place: Place) -> Option<String> {
-    let mut opts = IndexOpts::default();
-    for earlier in place.earlier(n).unwrap_or_default() {
-        if earlier.known() == "IndexOptions" {
-            for w in earlier.arg_strings() {
-                opts.word(&w);
-            }
-        }
-    }
+    const COMBINED: &str = "Cannot combine other IndexOptions keywords with 'None'";
+    let mut alone = IndexOpts::default();
     for w in args {
-        if let Some(why) = opts.word(w) {
+        if let Some(why) = alone.word(w) {
             return Some(why.to_string());
         }
     }
-    (opts.none && opts.other).then(|| "Cannot combine other IndexOptions keywords with 'None'".to_string())
+    if alone.none || !alone.other {
+        return (alone.none && alone.other).then(|| COMBINED.to_string());
+    }
+    let mut before = IndexOpts::default();
+    for earlier in place.earlier(n).unwrap_or_default() {
+        if earlier.known() == "IndexOptions" {
+            for w in earlier.arg_strings() {
+                before.word(&w);
+            }
+        }
+    }
+    before.none.then(|| COMBINED.to_string())
 }
 
 /// The socache providers httpd's modules register (`ap_register_provider`), by module.
