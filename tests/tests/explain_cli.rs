@@ -2077,3 +2077,69 @@ fn a_directory_index_name_with_path_info_is_refused_by_the_default_handler() {
     let seen = explain_agrees_with_httpd(&httpd, &requests.map(|(m, p)| Request::new(m, p)), true);
     assert_eq!(seen, [404, 404, 404, 404, 200, 200], "the cases this test is about");
 }
+
+/// mod_authn_anon (`AuthBasicProvider anon`): a name the `Anonymous` list holds (any case, `*`
+/// any name) is accepted with a password the email checks pass (MustGiveEmail, on by default: not
+/// empty; VerifyEmail: an `@` and a `.`), one with a password they refuse is a 401 at once, and
+/// any other name goes on to the next provider (a 401 when there is none). A section with any
+/// Anonymous directive replaces the inherited settings whole (the module has no merger).
+/// `--user NAME` says the password is one the provider accepts; `--wrong-password` one it refuses.
+#[test]
+fn anonymous_credentials_are_checked_as_mod_authn_anon_checks_them() {
+    if !require_apache2() {
+        return;
+    }
+    let auth = "    AuthType Basic\n    AuthName anon\n";
+    let body = format!(
+        "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/anon>\n{auth}    AuthBasicProvider anon\n    Anonymous guest Visitor\n    Require valid-user\n</Directory>\n\
+<Directory @DOCROOT@/anon/reset>\n    Anonymous_VerifyEmail On\n</Directory>\n\
+<Directory @DOCROOT@/both>\n{auth}    AuthBasicProvider anon file\n    AuthUserFile @ROOT@/htpasswd\n    Anonymous guest\n    Anonymous_MustGiveEmail Off\n    Require valid-user\n</Directory>\n\
+<Directory @DOCROOT@/star>\n{auth}    AuthBasicProvider anon\n    Anonymous *\n    Require user bob\n</Directory>\n\
+<Directory @DOCROOT@/unset>\n{auth}    AuthBasicProvider anon\n    Anonymous_NoUserID On\n    Require valid-user\n</Directory>\n"
+    );
+    let config = HttpdConfig::new(body)
+        .with_module("authn_anon")
+        .file("htdocs/anon/a.txt", "x\n")
+        .file("htdocs/anon/reset/a.txt", "x\n")
+        .file("htdocs/both/a.txt", "x\n")
+        .file("htdocs/star/a.txt", "x\n")
+        .file("htdocs/unset/a.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    // (target, user, password sent, what explain is told: the password is accepted or not)
+    let cases = [
+        ("/anon/a.txt", None, "", true),
+        ("/anon/a.txt", Some("guest"), "me@example.org", true),
+        ("/anon/a.txt", Some("VISITOR"), "me", true),
+        ("/anon/a.txt", Some("guest"), "", false),
+        ("/anon/a.txt", Some("alice"), "apw", true),
+        ("/anon/reset/a.txt", Some("guest"), "me@example.org", true),
+        ("/both/a.txt", Some("guest"), "", true),
+        ("/both/a.txt", Some("alice"), "apw", true),
+        ("/both/a.txt", Some("alice"), "wrong", false),
+        ("/star/a.txt", Some("bob"), "me", true),
+        ("/star/a.txt", Some("alice"), "me", true),
+        ("/star/a.txt", Some("alice"), "", false),
+        ("/unset/a.txt", Some("guest"), "me", true),
+    ];
+    let mut seen = Vec::new();
+    for (target, user, password, accepted) in cases {
+        let mut req = Request::get(target);
+        if let Some(user) = user {
+            req = req.user(user, password);
+        }
+        let real = httpd.send(&req).unwrap_or_else(|e| panic!("{target}: {e}"));
+        seen.push(real);
+        let mut args = vec!["explain", conf, target, "--format", "json"];
+        match (user, accepted) {
+            (Some(user), true) => args.extend(["--user", user]),
+            (Some(_), false) => args.push("--wrong-password"),
+            (None, _) => {}
+        }
+        let v = json(&args);
+        assert_eq!(v["status"], real, "GET {target} as {user:?}:{password:?}:\n{v:#}");
+    }
+    assert_eq!(seen, [401, 200, 200, 401, 401, 401, 200, 200, 401, 200, 401, 401, 401], "the cases this test is about");
+}

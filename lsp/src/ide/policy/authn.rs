@@ -1,7 +1,7 @@
 //! Per-directory authentication settings the access status depends on: AuthType, AuthName
 //! (mod_authn_core), AuthUserFile (mod_authn_file), AuthGroupFile (mod_authz_groupfile),
 //! AuthDBMGroupFile (mod_authz_dbm), AuthBasicProvider (mod_auth_basic), AuthDigestProvider
-//! (mod_auth_digest).
+//! (mod_auth_digest), and mod_authn_anon's `Anonymous*` directives.
 //!
 //! Invariants:
 //! * No IO: file names are recorded, never opened.
@@ -11,7 +11,9 @@
 //!   creates its module's config, so "later value wins if set" is exact; mod_auth_basic merges
 //!   `providers` as "overrides' list if set" (`merge_auth_basic_dir_config`); mod_auth_digest has
 //!   no merger and also handles `AuthName` (`set_realm`), so any section with AuthName or an
-//!   `AuthDigest*` directive resets the digest provider list.
+//!   `AuthDigest*` directive resets the digest provider list; mod_authn_anon has no merger either,
+//!   so a section with any `Anonymous*` directive replaces the inherited settings whole, starting
+//!   from the module's defaults (`create_authn_anon_dir_config`).
 //! * Values are ap_expr strings in httpd (AuthType/AuthName); one containing `%{…}` is kept and
 //!   classified as [`AuthTypeKind::Expr`].
 
@@ -39,6 +41,87 @@ pub struct AuthnConfig {
     /// mod_auth_digest's config: present when the section had AuthName or an AuthDigest*
     /// directive (and mod_auth_digest is loaded); its provider list may be unset.
     pub digest: Option<DigestConf>,
+    /// mod_authn_anon's config: present when the section had an `Anonymous*` directive (and
+    /// mod_authn_anon is loaded).
+    pub anon: Option<AnonConf>,
+}
+
+/// mod_authn_anon's per-directory settings (`authn_anon_config_rec`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnonConf {
+    /// `Anonymous` names, compared without case; `*` (`any_user`) stops the list.
+    pub users: Vec<String>,
+    pub any_user: bool,
+    /// `Anonymous_NoUserID`: an empty name is accepted.
+    pub no_user_id: bool,
+    /// `Anonymous_MustGiveEmail` (on by default): the password must not be empty.
+    pub must_email: bool,
+    /// `Anonymous_VerifyEmail`: the password must hold an `@` and a `.`.
+    pub verify_email: bool,
+    /// The section's first `Anonymous*` line.
+    pub loc: Loc,
+}
+
+impl AnonConf {
+    fn new(loc: Loc) -> AnonConf {
+        AnonConf { users: vec![], any_user: false, no_user_id: false, must_email: true, verify_email: false, loc }
+    }
+
+    /// Whether `check_anonymous` finds `user` (else it answers "user not found", and
+    /// mod_auth_basic asks the next provider).
+    pub fn knows(&self, user: &str) -> bool {
+        if !self.knows_some_name() {
+            return false;
+        }
+        if user.is_empty() {
+            self.no_user_id
+        } else {
+            self.any_user || self.users.iter().any(|u| u.eq_ignore_ascii_case(user))
+        }
+    }
+
+    /// Whether some name is known (`check_anonymous` ignores a configuration with none).
+    pub fn knows_some_name(&self) -> bool {
+        self.any_user || !self.users.is_empty()
+    }
+
+    /// Whether some password of a name it knows is refused (the email checks).
+    pub fn checks_password(&self) -> bool {
+        self.must_email || self.verify_email
+    }
+}
+
+/// mod_authn_anon's directives (`authn_anon_cmds`).
+const ANON_DIRECTIVES: &[&str] =
+    &["Anonymous", "Anonymous_MustGiveEmail", "Anonymous_NoUserID", "Anonymous_VerifyEmail", "Anonymous_LogEmail"];
+
+/// Applies one `Anonymous*` line to the section's settings (ITERATE for `Anonymous`, FLAG for
+/// the others); a value httpd refuses at start-up changes nothing.
+fn set_anon(conf: &mut AnonConf, name: &str, args: &[super::items::Word]) {
+    if name.eq_ignore_ascii_case("Anonymous") {
+        for w in args {
+            if conf.any_user || w.is_empty() {
+                break;
+            }
+            if w == "*" {
+                conf.any_user = true;
+            } else {
+                conf.users.push(w.to_string());
+            }
+        }
+        return;
+    }
+    let flag = match args {
+        [v] if v.eq_ignore_ascii_case("on") => true,
+        [v] if v.eq_ignore_ascii_case("off") => false,
+        _ => return,
+    };
+    match name.to_ascii_lowercase().as_str() {
+        "anonymous_mustgiveemail" => conf.must_email = flag,
+        "anonymous_nouserid" => conf.no_user_id = flag,
+        "anonymous_verifyemail" => conf.verify_email = flag,
+        _ => {}
+    }
 }
 
 /// The part of mod_auth_digest's per-dir config that matters here.
@@ -156,6 +239,13 @@ fn walk(
                 walk(body, ctx, limited, registered, conf, errors);
             }
             Item::Directive { name, args, loc, .. } => {
+                if ANON_DIRECTIVES.iter().any(|d| d.eq_ignore_ascii_case(name)) {
+                    if ctx.modules.is_loaded("authn_anon_module") {
+                        let c = conf.get_or_insert_with(Default::default);
+                        set_anon(c.anon.get_or_insert_with(|| AnonConf::new(loc.clone())), name, args);
+                    }
+                    continue;
+                }
                 let Some(canon) = AUTHN_DIRECTIVES.iter().find(|d| d.eq_ignore_ascii_case(name)) else {
                     if DIGEST_DIRECTIVES.iter().any(|d| d.eq_ignore_ascii_case(name))
                         && ctx.modules.is_loaded("auth_digest_module")
@@ -221,7 +311,7 @@ fn walk(
 
 /// Whether [`authn_from_items`] reads a directive called `name` (any case).
 pub fn is_authn_directive(name: &str) -> bool {
-    AUTHN_DIRECTIVES.iter().chain(DIGEST_DIRECTIVES).any(|d| d.eq_ignore_ascii_case(name))
+    AUTHN_DIRECTIVES.iter().chain(DIGEST_DIRECTIVES).chain(ANON_DIRECTIVES).any(|d| d.eq_ignore_ascii_case(name))
 }
 
 /// Build a section's authentication settings. `None` when the section has none of the
@@ -244,6 +334,7 @@ pub fn merge_authn(base: &AuthnConfig, new: &AuthnConfig) -> AuthnConfig {
         dbm_group_file: new.dbm_group_file.clone().or_else(|| base.dbm_group_file.clone()),
         basic_providers: new.basic_providers.clone().or_else(|| base.basic_providers.clone()),
         digest: new.digest.clone().or_else(|| base.digest.clone()),
+        anon: new.anon.clone().or_else(|| base.anon.clone()),
     }
 }
 

@@ -1142,8 +1142,8 @@ impl<'a> Eval<'a> {
             self.unknown(r.clone());
             return vec![unknown_out(r, at_loc)];
         }
-        let (module_log, need_name_code, no_file_code) =
-            if name == "Basic" { ("auth_basic", "AH01615", "AH01619") } else { ("auth_digest", "AH01780", "AH01621") };
+        let (module_log, need_name_code) =
+            if name == "Basic" { ("auth_basic", "AH01615") } else { ("auth_digest", "AH01780") };
         if self.authn.auth_name.is_none() {
             self.step(
                 0,
@@ -1179,10 +1179,80 @@ impl<'a> Eval<'a> {
                 vec![log("AH01616", module_log, LogLevel::Error, "No Authn provider configured")],
             )];
         }
-        let first_is_file = match &providers {
-            None => true,
-            Some(p) => p.value.first().map(String::as_str) == Some("file"),
+        // mod_auth_basic asks the providers in turn while each answers "user not found"
+        // (`authenticate_basic_user`); mod_authn_anon's answer follows from its settings.
+        let mut list = providers.as_ref().map_or_else(|| vec!["file".to_string()], |p| p.value.clone());
+        // A wrong credential may be a name mod_authn_anon knows with a password it refuses.
+        let mut anon_refuses = None;
+        while name == "Basic" && list.first().is_some_and(|p| p == "anon") {
+            list.remove(0);
+            let Some(anon) = self.authn.anon.clone() else { continue };
+            match self.req.user.clone() {
+                Some(u) if anon.knows(&u) => {
+                    let taken =
+                        if anon.checks_password() { " (the password taken as one its email checks pass)" } else { "" };
+                    self.step(
+                        0,
+                        format!("authentication ({name}): mod_authn_anon accepts {u}{taken}"),
+                        Some(&anon.loc),
+                    );
+                    return vec![AuthnOut {
+                        result: AuthnResult::User,
+                        deciding: d(format!("authenticated as {u} by mod_authn_anon"), Some(anon.loc)),
+                        logs: vec![],
+                    }];
+                }
+                Some(u) => {
+                    let text = format!("authentication ({name}): mod_authn_anon does not know {u}: the next provider");
+                    self.step(0, text, Some(&anon.loc));
+                }
+                None if anon.checks_password() && anon.knows_some_name() => {
+                    anon_refuses = Some(anon.loc);
+                }
+                None => {}
+            }
+        }
+        if list.is_empty() {
+            let who = self.req.user.clone().unwrap_or_default();
+            self.step(
+                0,
+                format!("authentication ({name}): no provider knows the user → 401 (AH01618)"),
+                at_loc.as_ref(),
+            );
+            let logs =
+                vec![log("AH01618", module_log, LogLevel::Error, format!("user {who} not found: {}", self.req.uri))];
+            return vec![status(401, format!("AuthType {name}: no provider knows the user"), at_loc, logs)];
+        }
+        let first_is_file = list.first().map(String::as_str) == Some("file");
+        let mut outs = self.authn_provider(name, first_is_file, providers.map(|p| p.loc), at_loc.clone());
+        if let Some(loc) = anon_refuses {
+            if outs.iter().any(|o| !matches!(o.result, AuthnResult::Status(Some(401)))) {
+                let r = "a wrong credential may be a name mod_authn_anon knows with a password its email checks \
+                         refuse (401), or one it does not know, left to the next provider"
+                    .to_string();
+                self.unknown(r.clone());
+                outs.push(status(401, r, Some(loc), vec![]));
+            }
+        }
+        outs
+    }
+
+    /// What the provider mod_auth_basic (or mod_auth_digest) settles on answers: mod_authn_file's
+    /// errors where it is `file`, else the credentials as given (`--user`, `--wrong-password`).
+    fn authn_provider(
+        &mut self,
+        name: &str,
+        first_is_file: bool,
+        providers_loc: Option<Loc>,
+        at_loc: Option<Loc>,
+    ) -> Vec<AuthnOut> {
+        let d = |rule: String, loc: Option<Loc>| Deciding { layer: Layer::Authn, rule, loc };
+        let status = |st: u16, rule: String, loc: Option<Loc>, logs: Vec<LogEntry>| AuthnOut {
+            result: AuthnResult::Status(Some(st)),
+            deciding: d(rule, loc),
+            logs,
         };
+        let no_file_code = if name == "Basic" { "AH01619" } else { "AH01621" };
         if first_is_file && self.authn.user_file.is_none() {
             self.step(
                 0,
@@ -1192,7 +1262,7 @@ impl<'a> Eval<'a> {
             return vec![status(
                 500,
                 "AuthUserFile not specified".into(),
-                providers.map(|p| p.loc).or(at_loc),
+                providers_loc.or(at_loc),
                 vec![log(
                     no_file_code,
                     "authn_file",
@@ -1740,6 +1810,28 @@ mod tests {
         let o = e.evaluate(&with_bad(get("127.0.0.1")), &ctx());
         assert_eq!((o.status, codes(&o)), (Some(401), vec!["AH01617"]));
         assert_eq!(st(&e, &with_user(get("127.0.0.1"), "alice")), Some(200));
+    }
+
+    #[test]
+    fn anonymous_names_are_accepted_or_left_to_the_next_provider() {
+        let anon = "AuthType Basic\nAuthName realm\nAuthBasicProvider anon\nAnonymous guest\nRequire valid-user";
+        let e = chain(&[anon]);
+        assert_eq!(st(&e, &with_user(get("127.0.0.1"), "GUEST")), Some(200));
+        let o = e.evaluate(&with_user(get("127.0.0.1"), "alice"), &ctx());
+        assert_eq!((o.status, codes(&o)), (Some(401), vec!["AH01618"]));
+        // A section with any Anonymous line starts from the module's defaults: no names.
+        let e = chain(&[anon, "Anonymous_VerifyEmail On"]);
+        assert_eq!(st(&e, &with_user(get("127.0.0.1"), "guest")), Some(401));
+        // Unknown to anon, the next provider decides (the file's user is taken as valid).
+        let both = "AuthType Basic\nAuthName realm\nAuthBasicProvider anon file\nAuthUserFile /pw\nAnonymous guest\nRequire valid-user";
+        let e = chain(&[both]);
+        assert_eq!(st(&e, &with_user(get("127.0.0.1"), "alice")), Some(200));
+        assert_eq!(st(&e, &with_bad(get("127.0.0.1"))), Some(401));
+        // A wrong credential may be refused by anon's email check (401) or by a missing file (500).
+        let mut r = with_bad(get("127.0.0.1"));
+        r.missing_user_files.insert("/pw".into(), "/pw".into());
+        let o = e.evaluate(&r, &ctx());
+        assert_eq!((o.status, o.possible_statuses), (None, vec![401, 500]));
     }
 
     #[test]
