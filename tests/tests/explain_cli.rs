@@ -2143,3 +2143,30 @@ fn anonymous_credentials_are_checked_as_mod_authn_anon_checks_them() {
     }
     assert_eq!(seen, [401, 200, 200, 401, 401, 401, 200, 200, 401, 200, 401, 401, 401], "the cases this test is about");
 }
+
+/// A RedirectMatch target with `$N`: once the pattern matched, the substitution is known, and so
+/// is mod_alias's answer: the redirect where it makes a path or a URL, a 500 (AH00674/AH00676)
+/// where it makes neither (an empty group, a bare word).
+#[test]
+fn redirect_match_substitutions_are_made_as_mod_alias_makes_them() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "RedirectMatch ^/srv/([a-z]*)(/.*)?$ $1$2\n\
+RedirectMatch 301 ^/abs/(.*)$ /target/$1\n\
+<Directory @DOCROOT@>\n    Require all granted\n    RedirectMatch ^/dir/(.*)$ $1\n    RedirectMatch ^/url/(.*)$ http://example.invalid/$1\n</Directory>\n";
+    let config = HttpdConfig::new(body).dir("htdocs/dir").dir("htdocs/url");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    let port = httpd.port().to_string();
+    let targets = ["/srv/", "/srv/abc", "/srv/abc/d", "/srv/ABC", "/abs/x", "/dir/", "/dir/x", "/url/z"];
+    let mut seen = Vec::new();
+    for target in targets {
+        let real = httpd.send(&Request::get(target)).unwrap_or_else(|e| panic!("{target}: {e}"));
+        seen.push(real);
+        let v = json(&["explain", conf, target, "--format", "json", "--client", "127.0.0.1", "--port", &port]);
+        assert_eq!(v["status"], real, "GET {target}:\n{v:#}");
+    }
+    assert_eq!(seen, [500, 500, 500, 404, 301, 500, 500, 302], "the cases this test is about");
+}

@@ -16,9 +16,11 @@
 //! A 3xx answers with the target; `gone` and other non-3xx statuses answer without one; a
 //! target that is neither a URL nor a path (a `RedirectMatch` substitution) is a 500.
 
+use crate::ide::access::patterns::with_regex;
 use crate::ide::access::{regex_matches, AppliedSection, Effective};
 use crate::ide::config::{Config, FileId, Node, NodeKind};
 use crate::ide::handler::Answer;
+use crate::ide::pcre_match::pregsub;
 use crate::ide::policy::{Deciding, Item, Layer, Outcome, TraceStep};
 use apache_syntax::TextRange;
 
@@ -145,7 +147,20 @@ fn answer(line: &Line, uri: &str, at: &str) -> Option<Redirected> {
         }
         Line::Path { pattern, regex: true, status, target } => match regex_matches(pattern, uri, false) {
             Some(false) => return None,
-            Some(true) => (status, target, format!("{uri} matching {pattern} ({at})")),
+            Some(true) => {
+                let matched = format!("{uri} matching {pattern} ({at})");
+                // The pattern matched: `ap_pregsub` makes the target from its groups.
+                let made = target.filter(|t| t.contains('$')).and_then(|t| {
+                    with_regex(pattern, false, |r| r.captures(uri.as_bytes()))
+                        .flatten()
+                        .filter(|caps| !caps.is_empty())
+                        .map(|caps| pregsub(t, uri.as_bytes(), &caps))
+                });
+                if let Some(made) = made {
+                    return Some(substituted(status, &made, &matched));
+                }
+                (status, target, matched)
+            }
             None => {
                 let mut statuses = vec![status];
                 if target.is_some_and(|t| !t.starts_with('/') && !is_url(t)) {
@@ -178,6 +193,25 @@ fn answer(line: &Line, uri: &str, at: &str) -> Option<Redirected> {
             }
         }
         _ => Some(Redirected::Known { status, why: what }),
+    }
+}
+
+/// The answer of a RedirectMatch whose target `made` came out of the substitution: mod_alias
+/// parses it as a URI and writes it back (`apr_uri_unparse`, which keeps a scheme only with a
+/// host), then wants a path or a URL.
+fn substituted(status: u16, made: &str, matched: &str) -> Redirected {
+    let what = format!("mod_alias redirects {matched} to {made}");
+    if !is_redirect(status) {
+        return Redirected::Known { status, why: format!("mod_alias answers {matched} with {status}") };
+    }
+    let with_host = made.split_once("://").is_some_and(|(scheme, _)| is_url(&format!("{scheme}:")));
+    if made.starts_with('/') || with_host {
+        Redirected::Known { status, why: format!("{what}: {status}") }
+    } else if !is_url(made) {
+        Redirected::Known { status: 500, why: format!("{what}, neither a URL nor a path: 500 (AH00674/AH00676)") }
+    } else {
+        // A scheme without a host: what the URI parser keeps of it is not modelled.
+        Redirected::Maybe { statuses: vec![status, 500], why: format!("{what}, a scheme without a host") }
     }
 }
 
@@ -401,15 +435,31 @@ mod tests {
         assert!(!prefix_matches("/other", "/sub"));
     }
 
-    /// A target that is neither a path nor a URL is a 500; a substitution may make one.
+    /// Once the pattern matched, the groups make the target, and the answer is known.
+    #[test]
+    fn a_substituted_target_is_judged_once_made() {
+        let line = Line::Path { pattern: "^/a/(.*)$", regex: true, status: 301, target: Some("$1") };
+        let status = |uri: &str| match answer(&line, uri, "x") {
+            Some(Redirected::Known { status, .. }) => Some(status),
+            _ => None,
+        };
+        assert_eq!(status("/a/"), Some(500));
+        assert_eq!(status("/a/word"), Some(500));
+        assert_eq!(status("/a//p"), Some(301));
+        assert_eq!(status("/a/https://h/p"), Some(301));
+        // A scheme without a host is not judged.
+        assert_eq!(status("/a/mailto:x"), None);
+        assert_eq!(status("/b"), None);
+    }
+
+    /// A target that is neither a path nor a URL is a 500.
     #[test]
     fn a_target_neither_url_nor_path_is_an_error() {
         let line = Line::Path { pattern: "/a", regex: false, status: 302, target: Some("elsewhere") };
         assert!(matches!(answer(&line, "/a", "x"), Some(Redirected::Known { status: 500, .. })));
         let line = Line::Path { pattern: "^/a(.*)", regex: true, status: 301, target: Some("$1") };
-        assert!(
-            matches!(answer(&line, "/a/b", "x"), Some(Redirected::Maybe { ref statuses, .. }) if statuses == &[301, 500])
-        );
+        // (The groups make `/b`, a path.)
+        assert!(matches!(answer(&line, "/a/b", "x"), Some(Redirected::Known { status: 301, .. })));
         assert_eq!(answer(&line, "/b", "x"), None);
         // Lookaround, as PCRE2 evaluates it.
         let line = Line::Path { pattern: "^/(?!b)", regex: true, status: 302, target: Some("/b") };
