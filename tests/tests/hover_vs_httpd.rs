@@ -1222,3 +1222,21 @@ fn an_ipv4_virtual_hosts_table_has_no_ipv6_row() {
     let v6 = httpd.send(&Request::get(&outcome.url).source("::1".parse().unwrap())).unwrap();
     assert_eq!(v6, 403);
 }
+
+/// A `<Files>` inside a wildcard `<Directory>` is hovered at its name under a directory on disk
+/// the wildcard matches: under the wildcard filled with `x`, a directory that does not exist, the
+/// name would be path info and the section would not apply (httpd answers such a URL otherwise).
+#[test]
+fn a_files_section_in_a_wildcard_directory_is_hovered_where_it_applies() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/*>\n  <Files s.php>\n    Require ip 127.0.0.2\n  </Files>\n</Directory>\n";
+    let cfg = HttpdConfig::new(body).file("htdocs/a/s.php", "x\n");
+    let md = hover_via_api(&cfg, "<Files s.php>");
+    let outcome = compare_with_httpd("Files in a wildcard directory", cfg, &md);
+    assert_eq!(outcome.url, "/a/s.php", "{md}");
+    assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(403), Some(403)), "{md}");
+    assert_eq!(status_of(&outcome, "127.0.0.2"), (Some(200), Some(200)), "{md}");
+}
