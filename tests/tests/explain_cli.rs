@@ -2170,3 +2170,41 @@ RedirectMatch 301 ^/abs/(.*)$ /target/$1\n\
     }
     assert_eq!(seen, [500, 500, 500, 404, 301, 500, 500, 302], "the cases this test is about");
 }
+
+/// A DirectoryIndex subrequest for a file of the requested directory reuses the request's
+/// directory walk (`server/request.c: ap_directory_walk`, the walk cache copied from `r->main`):
+/// its `<Directory>` sections are the directory's, not the file's (a wildcard matching the file, a
+/// regex matching the directory only), while its `<Files>` and `<Location>` sections are its own;
+/// with no section of its own, the access checks are not run again at all.
+#[test]
+fn a_directory_index_subrequest_keeps_the_directorys_sections() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Order allow,deny\n    Allow from all\n    Deny from 127.0.0.2\n</Directory>\n\
+<Directory ~ \"@DOCROOT@/(a|f|l)/$\">\n    Order allow,deny\n    Allow from all\n</Directory>\n\
+<Directory @DOCROOT@/f>\n    <Files index.html>\n        Options +Indexes\n    </Files>\n</Directory>\n\
+<Location /l/index.html>\n    Options +Indexes\n</Location>\n\
+<Directory @DOCROOT@/w/*>\n    AuthType Basic\n    AuthName w\n    AuthUserFile @ROOT@/htpasswd\n    Require user alice\n</Directory>\n\
+<Directory @DOCROOT@/d>\n    <Files index.html>\n        Deny from all\n    </Files>\n</Directory>\n\
+<Directory @DOCROOT@/s>\n    DirectoryIndex sub/index.html\n</Directory>\n\
+<Directory @DOCROOT@/s/sub>\n    Order deny,allow\n    Deny from 127.0.0.1\n</Directory>\n\
+<Directory ~ \"@DOCROOT@/s/$\">\n    Order allow,deny\n    Allow from all\n</Directory>\n";
+    let mut config = HttpdConfig::new(body);
+    for d in ["a", "f", "l", "w", "d", "s/sub"] {
+        config = config.file(format!("htdocs/{d}/index.html"), "x\n");
+    }
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let mut requests = Vec::new();
+    for client in ["127.0.0.1", "127.0.0.2"] {
+        for path in ["/a/", "/a/index.html", "/f/", "/l/", "/w/", "/w/index.html", "/d/", "/s/"] {
+            requests.push(Request::get(path).source(client.parse().unwrap()));
+        }
+    }
+    let seen = explain_agrees_with_httpd(&httpd, &requests, true);
+    assert_eq!(
+        seen,
+        [200, 200, 200, 200, 200, 401, 403, 403, 200, 403, 200, 200, 403, 403, 403, 200],
+        "the cases this test is about"
+    );
+}

@@ -329,7 +329,7 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
         req.method = "GET".into();
         req.env = env.clone();
         let sub_spec = RequestSpec { path: sub_url(&url, name), host: spec.host.clone(), request: req };
-        let sub = walk_and_evaluate(cfg, fs, &sub_spec, None, true, e.decided.as_ref());
+        let sub = walk_and_evaluate(cfg, fs, &sub_spec, None, Some(&e.filesystem_path), e.decided.as_ref());
         let same = section_ids(&sub) == main_ids && sub.refused_symlink.is_none();
         let regular = sub.filesystem_path.is_file();
         let mut status = if same { Some(200) } else { sub.outcome.status };

@@ -629,7 +629,7 @@ fn fallback(
     let mut request = spec.request.clone();
     request.method = "GET".into();
     let sub = RequestSpec { path: target.clone(), host: spec.host.clone(), request };
-    let x = crate::ide::access::walk_and_evaluate(cfg, fs, &sub, None, false, e.decided.as_ref());
+    let x = crate::ide::access::walk_and_evaluate(cfg, fs, &sub, None, None, e.decided.as_ref());
     let mut may: Vec<u16> = x.outcome.status.into_iter().chain(x.outcome.possible_statuses.iter().copied()).collect();
     // Served, the method meets the fallback file (405, 501 for what the default handler refuses).
     if !matches!(spec.request.method.as_str(), "GET" | "HEAD" | "POST") {

@@ -136,7 +136,9 @@ fn asked_spec(method: &str, url: &str, host: &Option<String>, client: IpAddr, us
     let mut r = Request::new(method, client, client);
     set_client(&mut r, client);
     r.user = user.map(str::to_string);
-    r.client_host = HostKnowledge::NoName;
+    // The hover looks no name up (no network from the server): a cell that a host-name rule
+    // decides is unknown, and the rule is named under the table.
+    r.client_host = HostKnowledge::Unknown;
     r.groups = Some(Default::default());
     RequestSpec { path: url.to_string(), host: host.clone(), request: r }
 }
@@ -197,7 +199,8 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
         return Some((range, format!("{caveat}**<{} {}>**\n\n{why}", section.name(), section.args().join(" "))));
     };
     let trap = defeated_require(cfg, sections);
-    let mut md = policy_markdown(cfg, &fs, &url, &host, &Asked::of(&chain), trap, &[cfg]);
+    let family = chain.iter().find(|n| n.is("VirtualHost")).and_then(|v| one_family(v));
+    let mut md = policy_markdown(cfg, &fs, &url, &host, &Asked::of(&chain), trap, &[cfg], family);
     if pattern {
         let first_line = md.find('\n').unwrap_or(md.len());
         md.insert_str(first_line, &format!(" (a URL this section's pattern `{}` reaches)", section.args().join(" ")));
@@ -225,6 +228,23 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
         md.insert_str(0, FRAGMENT_CAVEAT);
     }
     Some((range, md))
+}
+
+/// Whether every address of virtual host `v` is an IPv4 one (Some(true)) or every one an IPv6
+/// one (Some(false)): a client of the other family connects to the server over the other
+/// family's loopback, and httpd picks the host by the connection's address first
+/// (`ap_update_vhost_given_ip`), so that client never reaches `v`. None: `*`, `_default_` or a
+/// name (resolved by httpd at start-up, not here) among them.
+fn one_family(v: &Node) -> Option<bool> {
+    let mut family = None;
+    for a in v.args() {
+        let ip = access::vhost_address(a).ok()?.0?;
+        if family.is_some_and(|f| f != ip.is_ipv4()) {
+            return None;
+        }
+        family = Some(ip.is_ipv4());
+    }
+    family
 }
 
 /// Said first in a hover on a `<Directory>` naming a directory missing from this machine while
@@ -379,7 +399,7 @@ fn access_file_hover(cfg: &Config, server: &Config, chain: &[&Node], offset: Tex
     let fs = crate::ide::defeated::htaccess_view(server);
     // The addresses the file itself names first: a big server configuration names more than a
     // table shows before it.
-    Some((range, policy_markdown(server, &fs, &url, &host, &Asked::of(chain), trap, &[cfg, server])))
+    Some((range, policy_markdown(server, &fs, &url, &host, &Asked::of(chain), trap, &[cfg, server], None)))
 }
 
 /// Whether a `Require group` line is in the tree.
@@ -517,7 +537,9 @@ fn per_dir_name(path: &std::path::Path, docroot: Option<&std::path::Path>) -> St
 /// The effective policy of `asked.method url` as markdown: the sections in merge order, the
 /// resulting Require, the outcome table (for the clients the `mentioned` configurations name),
 /// what the handler answers where access is granted, the deciding rule and `trap` if any; for
-/// a method other than GET, GET's table too when it differs.
+/// a method other than GET, GET's table too when it differs. `ipv4`: the only address family
+/// whose clients reach the section's virtual host ([`one_family`]), if one.
+#[allow(clippy::too_many_arguments)]
 fn policy_markdown(
     cfg: &Config,
     fs: &FsView,
@@ -526,6 +548,7 @@ fn policy_markdown(
     asked: &Asked,
     trap: Option<Defeated>,
     mentioned: &[&Config],
+    ipv4: Option<bool>,
 ) -> String {
     let mut md = String::new();
     let method = asked.method.as_str();
@@ -593,9 +616,26 @@ fn policy_markdown(
     columns.extend(named.iter().map(|u| (format!("as `{u}`"), Some(u.as_str()))));
     let other_label = if named.is_empty() { "authenticated".to_string() } else { "another valid user".to_string() };
     columns.push((other_label, Some(other.as_str())));
-    let clients = representative_clients(mentioned);
-    let asked_table = Table::of(cfg, fs, method, url, host, &columns, &groups, &clients);
+    let mut clients = representative_clients(mentioned);
+    let mut unreached = Vec::new();
+    clients.retain(|(label, ip)| {
+        let reaches = ipv4.is_none_or(|v4| ip.is_ipv4() == v4);
+        if !reaches {
+            unreached.push(label.clone());
+        }
+        reaches
+    });
+    let mut asked_table = Table::of(cfg, fs, method, url, host, &columns, &groups, &clients);
+    asked_table.said_after = base.outcome.reason_unknown.clone();
     md.push_str(&asked_table.markdown);
+    if !unreached.is_empty() {
+        let _ = writeln!(
+            md,
+            "\nNo row for {}: this virtual host's addresses are all {}, so such a client's connection reaches another server.",
+            unreached.join(", "),
+            if ipv4 == Some(true) { "IPv4" } else { "IPv6" }
+        );
+    }
     if !asked_table.refused.is_empty() {
         let _ = writeln!(md, "\nError log of the refused rows:");
         for ((st, log), who, ip) in &asked_table.refused {
@@ -605,7 +645,8 @@ fn policy_markdown(
     asked_table.handler_lines(&mut md, method, url);
     if method != "GET" {
         let limit = asked.limit.as_deref().unwrap_or_default();
-        let get = Table::of(cfg, fs, "GET", url, host, &columns, &groups, &clients);
+        let mut get = Table::of(cfg, fs, "GET", url, host, &columns, &groups, &clients);
+        get.said_after = base.outcome.reason_unknown.clone();
         if get.statuses == asked_table.statuses {
             let _ = writeln!(md, "\n`GET {url}`, which `{limit}` does not apply to, gets the same answers.");
         } else {
@@ -643,6 +684,11 @@ struct Table {
     /// Cells whose answer the `<If>` branches on the way change: what each combination of
     /// branches answers → the cells.
     branches: Vec<(String, Vec<String>)>,
+    /// Cells whose answer is not known for another reason (the client's host name): why → the
+    /// cells.
+    unknown: Vec<(String, Vec<String>)>,
+    /// The reason said after the tables, that of the request the hover evaluates first.
+    said_after: Option<String>,
 }
 
 /// One cell of a [`Table`]: the request walked with the `<If>` branches untold, and the answer
@@ -762,6 +808,8 @@ impl Table {
             handled: vec![],
             granted: 0,
             branches: vec![],
+            unknown: vec![],
+            said_after: None,
         };
         let _ = writeln!(
             t.markdown,
@@ -810,6 +858,13 @@ impl Table {
                     }
                     continue;
                 }
+                if let (None, Some(why)) = (c.status, &c.e.outcome.reason_unknown) {
+                    match t.unknown.iter_mut().find(|(k, _)| k == why) {
+                        Some((_, v)) => v.push(row),
+                        None => t.unknown.push((why.clone(), vec![row])),
+                    }
+                    continue;
+                }
                 let Some(st) = c.status.filter(|s| *s != 200) else {
                     // Granted: the handler answers this cell's own request (mod_dir's
                     // subrequest runs with its credentials).
@@ -851,6 +906,11 @@ impl Table {
                 md,
                 "\nFor {whom}, httpd's answer to `{method} {url}` depends on the `<If>` expressions on the way, whose values are not known here: {each}.",
             );
+        }
+        // (The reason of the request evaluated first is said after the tables.)
+        for (why, who) in self.unknown.iter().filter(|(w, _)| Some(w) != self.said_after.as_ref()) {
+            let whom = if who.len() == cells { "every cell".to_string() } else { who.join("; ") };
+            let _ = writeln!(md, "\nFor {whom}, httpd's answer to `{method} {url}` is not known here: {why}.");
         }
         for ((status, why), who) in &self.handled {
             let whom =
@@ -1177,6 +1237,31 @@ mod tests {
         let first_line_end = fixture[header..].find('\n').unwrap() + header + 1;
         let offset = TextSize::from((marker - first_line_end) as u32);
         hover(&cfg, 0, offset).map(|(_, md)| md).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_cell_a_host_name_rule_decides_is_unknown_and_says_why() {
+        let md = check(
+            "//- /srv/httpd.conf\nLoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nDocumentRoot /nonexistent-docroot\n<Direc█tory />\n  Order deny,allow\n  Deny from localhost 127.0.0.2\n</Directory>\n",
+        );
+        assert!(md.contains("| local (127.0.0.1) | unknown | unknown |"), "{md}");
+        // An address the rules name is refused whatever its name.
+        assert!(md.contains("| 127.0.0.2 | 403 | 403 |"), "{md}");
+        assert!(md.contains("the client's host name (double-reverse DNS) is not known"), "{md}");
+    }
+
+    #[test]
+    fn a_virtual_host_on_one_address_family_has_rows_of_that_family_only() {
+        let md = check(
+            "//- /srv/httpd.conf\nLoadModule authz_core_module m\nLoadModule authz_host_module m\nDocumentRoot /nonexistent-docroot\n<VirtualHost 127.0.0.1:80>\n<Loc█ation /x>\n  Require ip ::1 127.0.0.2\n</Location>\n</VirtualHost>\n",
+        );
+        assert!(!md.contains("| ::1 |"), "{md}");
+        assert!(md.contains("| 127.0.0.2 | 200 | 200 |"), "{md}");
+        assert!(md.contains("No row for ::1: this virtual host's addresses are all IPv4"), "{md}");
+        let both = check(
+            "//- /srv/httpd.conf\nLoadModule authz_core_module m\nLoadModule authz_host_module m\nDocumentRoot /nonexistent-docroot\n<VirtualHost 127.0.0.1:80 [::1]:80>\n<Loc█ation /x>\n  Require ip ::1\n</Location>\n</VirtualHost>\n",
+        );
+        assert!(both.contains("| ::1 | 200 | 200 |"), "{both}");
     }
 
     #[test]

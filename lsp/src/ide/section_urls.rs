@@ -109,7 +109,8 @@ pub fn section_urls(cfg: &Config, chain: &[&Node]) -> Vec<(String, Option<String
 
 /// The first of [`section_urls`] whose walk merges the innermost section of `chain`; else, for a
 /// pattern `<Directory>`, the first directory on disk below the document root and alias targets
-/// that it matches ([`disk_examples`]): a wildcard filled with `x` names no real directory.
+/// that it matches ([`disk_examples`]): a wildcard filled with `x` names no real directory (and,
+/// for a `<Files>` inside such a section, its names under that directory).
 pub(crate) fn reaching_url(cfg: &Config, chain: &[&Node], fs: &FsView) -> Option<(String, Option<String>)> {
     let pos = chain.iter().rposition(|n| is_container(n) && !n.is("VirtualHost"))?;
     let id = cfg.index().id(chain[pos])?;
@@ -119,17 +120,33 @@ pub(crate) fn reaching_url(cfg: &Config, chain: &[&Node], fs: &FsView) -> Option
         return Some(u.clone());
     }
     let section = chain[pos];
-    if !(section.is("Directory") || section.is("DirectoryMatch")) {
+    let is_dir = |n: &Node| n.is("Directory") || n.is("DirectoryMatch");
+    // A `<Files>` inside a pattern `<Directory>`: its names under a directory on disk the pattern
+    // matches (a wildcard filled with `x` names none, and the file becomes path info there).
+    let (dir, names): (&Node, Vec<&str>) = if is_dir(section) {
+        (section, vec![])
+    } else if section.is("Files") || section.is("FilesMatch") {
+        let dir = chain[..pos].iter().rev().find(|n| is_dir(n))?;
+        (dir, urls.iter().filter_map(|(u, _)| u.rsplit('/').next().filter(|n| !n.is_empty())).collect())
+    } else {
         return None;
-    }
+    };
     let host = chain
         .iter()
         .find(|n| n.is("VirtualHost"))
         .and_then(|v| v.children.iter().find(|c| c.is("ServerName")).and_then(|c| c.arg(0).map(str::to_string)));
     let (docroot, roots) = url_roots(cfg, chain);
-    disk_examples(section, &roots)
+    disk_examples(dir, &roots)
         .into_iter()
-        .filter_map(|p| directory_url(cfg, &docroot, &p).map(|u| (u, host.clone())))
+        .filter_map(|p| directory_url(cfg, &docroot, &p))
+        .flat_map(|u| {
+            if names.is_empty() {
+                vec![u]
+            } else {
+                names.iter().map(|n| format!("{}/{n}", u.trim_end_matches('/'))).collect()
+            }
+        })
+        .map(|u| (u, host.clone()))
         .find(|u| reaches(u))
 }
 

@@ -599,25 +599,25 @@ pub fn effective_decided(
     env: Option<&crate::ide::setenvif::EnvInputs>,
     decided: Option<&branches::Decided>,
 ) -> Effective {
-    let mut e = walk_and_evaluate(cfg, fs, spec, env, false, decided);
+    let mut e = walk_and_evaluate(cfg, fs, spec, env, None, decided);
     crate::ide::dir_index::apply(cfg, fs, spec, &mut e);
     e
 }
 
-/// One request without mod_dir's subrequest: what a subrequest itself is (`in_parent_directory`:
-/// mod_dir's, for a file of the directory its parent walked), with the `<If>` branches of
-/// `decided` taken as applying or not.
+/// One request without mod_dir's subrequest: what a subrequest itself is (`main_walk`: the
+/// directory its main request walked, whose Directory phase httpd reuses for a regular file of it), with
+/// the `<If>` branches of `decided` taken as applying or not.
 pub fn walk_and_evaluate(
     cfg: &Config,
     fs: &FsView,
     spec: &RequestSpec,
     env_inputs: Option<&crate::ide::setenvif::EnvInputs>,
-    in_parent_directory: bool,
+    main_walk: Option<&Path>,
     decided: Option<&branches::Decided>,
 ) -> Effective {
     let ix = cfg.index();
     let local = spec.request.local_port.map(|p| (spec.request.local_addr, p));
-    let walked = walk_request_as(cfg, fs, &spec.path, spec.host.as_deref(), local, in_parent_directory, decided);
+    let walked = walk_request_as(cfg, fs, &spec.path, spec.host.as_deref(), local, main_walk, decided);
     let chains = walked.chains().to_vec();
     let index_condition = walked.index_condition().map(str::to_string);
     let r = walked.clone().merge(cfg);
@@ -647,15 +647,7 @@ pub fn walk_and_evaluate(
                 Some(combos) => {
                     let mut possible = Vec::new();
                     for d in &combos {
-                        let w = walk_request_as(
-                            cfg,
-                            fs,
-                            &spec.path,
-                            spec.host.as_deref(),
-                            local,
-                            in_parent_directory,
-                            Some(d),
-                        );
+                        let w = walk_request_as(cfg, fs, &spec.path, spec.host.as_deref(), local, main_walk, Some(d));
                         let o = w.merge(cfg).outcome_in(cfg, &spec.request, env.as_ref());
                         possible.extend(o.status.into_iter().chain(o.possible_statuses));
                     }

@@ -76,15 +76,17 @@ pub(super) type Applied = (Contribution, Arc<Built>, Option<Vec<Item>>);
 pub(super) type SymlinkRefusal = (PathBuf, &'static str);
 
 /// The sections that apply to a request, in merge order, grouped by phase; and the symbolic
-/// link the walk refuses (it stops there: 403). `in_parent_directory`: a subrequest for a file
-/// of its parent's directory ([`symlinks::refuses_in_parent_directory`]).
+/// link the walk refuses (it stops there: 403). `familiar`: the directory whose walk a subrequest
+/// for one of its regular files reuses ([`walk_request_as`]): its Directory phase is that
+/// directory's, and only the file itself is checked for a link
+/// ([`symlinks::refuses_in_parent_directory`]).
 #[allow(clippy::too_many_arguments)]
 fn walk(
     cfg: &Config,
     fs: &FsView,
     server: &Server,
     mut options: SymlinkOptions,
-    in_parent_directory: bool,
+    familiar: Option<&Path>,
     url: &str,
     (fs_path, whole_exists): (&Path, bool),
     unknown: &mut Vec<String>,
@@ -95,7 +97,11 @@ fn walk(
     chains: &mut Vec<Chain>,
 ) -> (Vec<Vec<Contribution>>, Option<SymlinkRefusal>) {
     let ix = cfg.index();
-    let path = path_text(fs_path);
+    let file_text = path_text(fs_path);
+    // The directory phase is walked on the reused directory's name when there is one: its
+    // sections (a regex matched against `…/dir/`, no wildcard reaching the file) are what httpd
+    // merges, the file's `<Files>` and the URL's `<Location>` sections coming on top.
+    let path = familiar.map_or_else(|| file_text.clone(), path_text);
     let comps = components(&path);
     // How far the walk goes: the deepest existing directory, plus a final component that is a
     // file or does not exist. `fs_path` ([`request_filename_in`]) ends there, every component
@@ -187,15 +193,8 @@ fn walk(
         let last = k + 1 == depth;
         if k < depth && (last || !options.follows_all()) {
             let next = if k == 0 { format!("/{}", comps[0]) } else { format!("{prefix}/{}", comps[k]) };
-            // (The familiar path needs the file to be there: a link to nothing is walked in full.)
-            let familiar = in_parent_directory && last && fs.symlink(Path::new(&next)).is_none_or(|l| l.target_reached);
-            let refused = if familiar {
-                symlinks::refuses_in_parent_directory(fs, &options, Path::new(&next)).then_some("AH00032")
-            } else {
-                symlinks::refuses(fs, &options, Path::new(&next), last).then_some("AH00037")
-            };
-            if let Some(code) = refused {
-                return (vec![dir_phase, Vec::new(), Vec::new()], Some((PathBuf::from(next), code)));
+            if symlinks::refuses(fs, &options, Path::new(&next), last) {
+                return (vec![dir_phase, Vec::new(), Vec::new()], Some((PathBuf::from(next), "AH00037")));
             }
         }
     }
@@ -228,6 +227,20 @@ fn walk(
         ranked.sort_by_key(|(n, _)| *n);
         dir_phase.extend(ranked.into_iter().map(|(_, c)| c));
     }
+    // A reused walk checks only the file itself for a link, under the options of the whole
+    // Directory phase (`ap_directory_walk`'s familiar path: AH00032).
+    if familiar.is_some() {
+        for c in &dir_phase[regex_from..] {
+            if let Contribution::Section(id) = c {
+                if let Some(o) = SymlinkOptions::of_section(&ix.node(cfg, *id).children) {
+                    options.merge(&o);
+                }
+            }
+        }
+        if symlinks::refuses_in_parent_directory(fs, &options, fs_path) {
+            return (vec![dir_phase, Vec::new(), Vec::new()], Some((fs_path.to_path_buf(), "AH00032")));
+        }
+    }
     // Files: server level, then nested in the matched Directory sections and .htaccess files,
     // in merge order (`merge_core_dir_configs` appends each one's `sec_file`).
     let mut files_candidates: Vec<Contribution> =
@@ -245,7 +258,7 @@ fn walk(
     }
     // The basename of `r->filename` ([`request_filename`]); a directory requested with its
     // trailing slash is `…/dir/`: basename "".
-    let base = if path.ends_with('/') { "" } else { comps.last().copied().unwrap_or("") };
+    let base = if file_text.ends_with('/') { "" } else { components(&file_text).last().copied().unwrap_or("") };
     let mut files_phase = Vec::new();
     for c in files_candidates {
         let (f, in_cfg) = match &c {
@@ -611,10 +624,13 @@ pub enum BeforeMerge {
 
 /// The walk of [`resolve`](super::resolve).
 pub fn walk_request(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local: Option<(IpAddr, u16)>) -> Walked {
-    walk_request_as(cfg, fs, path, host, local, false, None)
+    walk_request_as(cfg, fs, path, host, local, None, None)
 }
 
-/// [`walk_request`]; `in_parent_directory` for a subrequest of a file in its parent's directory;
+/// [`walk_request`]; `main_walk`: for a subrequest, the directory its main request walked
+/// (`r->main`'s filename). httpd copies the main request's walk cache into the subrequest, and
+/// reuses its Directory phase when the subrequest's file is a regular file of that very
+/// directory with no path info (`ap_directory_walk`: `entry_dir` equals the cached name);
 /// `decided`: the `<If>` branches taken as applying or not (the others are untold).
 pub(super) fn walk_request_as(
     cfg: &Config,
@@ -622,7 +638,7 @@ pub(super) fn walk_request_as(
     path: &str,
     host: Option<&str>,
     local: Option<(IpAddr, u16)>,
-    in_parent_directory: bool,
+    main_walk: Option<&Path>,
     decided: Option<&Decided>,
 ) -> Walked {
     let ix = cfg.index();
@@ -637,6 +653,11 @@ pub(super) fn walk_request_as(
     let whole_exists = fs.is_deployed() && std::fs::metadata(&translated).is_ok();
     // The options the walk starts from: the main server's, merged with the virtual host's.
     let options = symlinks::server_options(cfg, vhost.map_or(ServerId::Main, ServerId::Vhost));
+    let familiar = main_walk.filter(|dir| {
+        filesystem_path.parent() == Some(dir)
+            && path_text(&translated) == path_text(&filesystem_path)
+            && filesystem_path.is_file()
+    });
     let (mut conditional, mut startup, mut index_conditions, mut chains) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (phases, symlink) = walk(
@@ -644,7 +665,7 @@ pub(super) fn walk_request_as(
         fs,
         &server,
         options,
-        in_parent_directory,
+        familiar,
         &url,
         (&filesystem_path, whole_exists),
         &mut unknown,
@@ -865,6 +886,34 @@ mod tests {
         let o = r.outcome(&cfg, &req);
         let why = r.htaccess_error().map(str::to_string).or(o.reason_unknown).unwrap_or_default();
         format!("{:?} {:?}: {}", o.status, o.possible_statuses, why).replace(&d, "ROOT")
+    }
+
+    /// A subrequest for a regular file of the directory its main request walked reuses that
+    /// walk's Directory phase (a regex matching `…/a/`, no wildcard reaching the file); a file
+    /// elsewhere, or path info after it, is walked afresh.
+    #[test]
+    fn a_file_of_the_main_requests_directory_keeps_its_directory_sections() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        for f in ["www/a/index.html", "www/a/sub/index.html"] {
+            std::fs::create_dir_all(dir.path().join(f).parent().unwrap()).unwrap();
+            std::fs::write(dir.path().join(f), "x").unwrap();
+        }
+        let main = dir.path().join("httpd.conf");
+        std::fs::write(&main, format!("LoadModule authz_core_module m\nDocumentRoot {d}/www\n<Directory ~ \"/a/$\">\n  Require all denied\n</Directory>\n<Directory {d}/www/a/*>\n  Require all granted\n</Directory>\n<Files index.html>\n  Require all granted\n</Files>\n")).unwrap();
+        let cfg = config::load(&main, &config::RealFs);
+        let fs = FsView::fresh();
+        let kinds = |url: &str, main_walk: Option<&str>| {
+            let parent = main_walk.map(|p| PathBuf::from(format!("{d}/www{p}")));
+            let w = walk_request_as(&cfg, &fs, url, None, None, parent.as_deref(), None);
+            let secs = w.merge(&cfg).sections(&cfg);
+            secs.iter().map(|s| format!("{} {}", s.kind, s.args.join(" ").replace(&d, "ROOT"))).collect::<Vec<_>>()
+        };
+        let reused = ["Directory ~ /a/$", "Files index.html"];
+        assert_eq!(kinds("/a/index.html", Some("/a/")), reused);
+        assert_eq!(kinds("/a/index.html", None), ["Directory ROOT/www/a/*", "Files index.html"]);
+        assert_eq!(kinds("/a/sub/index.html", Some("/a/")), ["Directory ROOT/www/a/*", "Files index.html"]);
+        assert_eq!(kinds("/a/index.html/x", Some("/a/")), ["Directory ROOT/www/a/*", "Files index.html"]);
     }
 
     /// An untold walk of `<If>` sections holding access rules lists the statuses of the
