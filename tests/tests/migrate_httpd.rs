@@ -767,7 +767,67 @@ fn cases() -> Vec<Case> {
         v.push(c);
     }
     v.extend(round_11a_cases());
+    v.extend(hidden_pattern_cases());
     v
+}
+
+/// Session 20 black-box bugs: a pattern section whose own witness another section also names
+/// (`<Files "*.txt">` and `<Files x.txt>`, `(a|c)` and `a`) was proven only where that other
+/// section applies too; its rewrite took the other's Require lines along (200 → 500 for want of
+/// AuthType, anonymous 401 → 200, 200 → 403 where inherited old-style rules were uncovered).
+/// Asked apart, the Satisfy Any one and the fix-all one are refused (no rewrite keeps both
+/// names' answers); the others are rewritten, and httpd answers alike.
+fn hidden_pattern_cases() -> Vec<Case> {
+    let files = |c: Case| {
+        c.file("htdocs/x.txt", "x\n")
+            .file("htdocs/c/y.txt", "y\n")
+            .file("htdocs/a/index.html", "a\n")
+            .file("htdocs/a/s.php", "s\n")
+            .file("other/index.html", "o\n")
+            .file("other/d/z.txt", "z\n")
+    };
+    let alias = "Alias /other @ROOT@/other\n";
+    let urls = ["/x.txt", "/c/y.txt", "/nope.txt", "/other/d/z.txt", "/other/x.txt", "/c/", "/a/", "/a/s.php"];
+    vec![
+        files(case(
+            "hidden pattern: <Files *.txt> with Satisfy Any beside <Files x.txt> asking a password",
+            format!("{alias}<Files x.txt>\n{AUTH}  Require valid-user\n</Files>\n<Files \"*.txt\">\n  Deny from 127.0.0.1\n  Satisfy Any\n</Files>\n"),
+            "Deny from",
+            &urls,
+        )
+        .not_preferred()),
+        files(case(
+            "hidden pattern: <Files *.txt> allowing one address beside <Files x.txt> asking a password",
+            format!("{alias}<Files x.txt>\n{AUTH}  Require valid-user\n</Files>\n<Files \"*.txt\">\n  Order allow,deny\n  Allow from 127.0.0.2\n</Files>\n"),
+            "Allow from",
+            &urls,
+        )),
+        files(case(
+            "hidden pattern: <DirectoryMatch (a|c)> beside <Directory a> asking a password",
+            format!("{alias}<Directory @DOCROOT@/a>\n{AUTH}  Require valid-user\n</Directory>\n<DirectoryMatch \"^@DOCROOT@/(a|c)\">\n  Order allow,deny\n  Allow from 127.0.0.2\n</DirectoryMatch>\n"),
+            "Allow from",
+            &urls,
+        )),
+        files(case(
+            "hidden pattern: <LocationMatch (a|c)> beside <Location /a> asking a password",
+            format!("{alias}<Location /a>\n{AUTH}  Require valid-user\n</Location>\n<LocationMatch \"^/(a|c)/\">\n  Order allow,deny\n  Allow from 127.0.0.2\n</LocationMatch>\n"),
+            "Allow from",
+            &urls,
+        )),
+        files(case(
+            "hidden pattern: fix-all over <Files *.txt> and a password <Directory> holding <Files x.txt>",
+            format!("{alias}<Files \"*.txt\">\n  Order allow,deny\n  Allow from all\n</Files>\n<Directory @DOCROOT@>\n{AUTH}  Require valid-user\n  Order allow,deny\n  <Files x.txt>\n    Require ip 127.0.0.2\n    Order allow,deny\n    Allow from 127.0.0.1\n  </Files>\n</Directory>\n"),
+            "Allow from all",
+            &urls,
+        )
+        .not_preferred()),
+        files(case(
+            "hidden pattern: <Directory other> rewritten with <Files x.txt> beside an old-style <Files *.txt>",
+            format!("{alias}<Directory @ROOT@/other>\n  Order deny,allow\n  Deny from 127.0.0.1\n</Directory>\n<Files \"*.txt\">\n  Order allow,deny\n  Allow from all\n</Files>\n<Files x.txt>\n  Satisfy Any\n</Files>\n"),
+            "Deny from 127.0.0.1",
+            &urls,
+        )),
+    ]
 }
 
 /// Files reached through symbolic links (black-box round 11a bugs 1, 1b, 1c, 2), users'
@@ -1312,6 +1372,7 @@ fn every_case_is_run_by_one_test() {
         MEETINGS,
         READERS,
         LINKS,
+        HIDDEN,
     ];
     for c in cases() {
         let n = groups.iter().flat_map(|g| g.iter()).filter(|p| c.name.starts_with(*p)).count();
@@ -1330,6 +1391,14 @@ const VIRTUAL_HOSTS: &[&str] = &["virtual hosts"];
 const COMPAT_GUARDS: &[&str] = &["compat guard"];
 const PCRE_ONLY: &[&str] = &["PCRE-only regex"];
 const READERS: &[&str] = &["AllowOverride: "];
+const HIDDEN: &[&str] = &["hidden pattern"];
+
+/// A pattern section asked where the sections its witness also meets do not apply (session 20
+/// black-box bugs a, b, c): each rewrite keeps httpd's answers, or is refused.
+#[test]
+fn pattern_sections_apart_from_the_sections_they_hide_behind() {
+    run(HIDDEN);
+}
 
 /// Sections whose regex uses lookahead or lookbehind: applied as httpd applies them.
 #[test]

@@ -70,6 +70,30 @@ fn regex_witnesses_uncached(pattern: &str) -> Vec<String> {
             .find(|c| inside(*c) && !"/?#%".contains(*c))
             .or_else(|| ranges.iter().map(|r| r.0).find(|c| *c != '\n'))
     }
+    /// A class of a few characters is most often an alternation the parser folded (`(a|c)` is
+    /// read as `[ac]`): each character is a branch, asked like the branches of any alternation
+    /// (`<DirectoryMatch "^/srv/(a|c)">` asked at `a` alone was proven where a `<Directory a>`
+    /// beside it applies, and its rewrite took that one's Require valid-user to /c/: 200 → 500).
+    /// A wider class gives one character, and so does a letter in both cases (`(?i)`, which
+    /// would double the witnesses of every case-insensitive pattern without a new branch).
+    fn class_witnesses(ranges: &[(char, char)]) -> Option<Vec<String>> {
+        /// Classes of at most this many characters give each.
+        const FEW: u32 = 4;
+        let first = pick_char(ranges)?;
+        let size: u32 = ranges.iter().map(|(a, b)| (*b as u32).saturating_sub(*a as u32) + 1).sum();
+        let mut out = vec![first.to_string()];
+        if size > FEW {
+            return Some(out);
+        }
+        // (Only ASCII: a case-insensitive `k` also holds the Kelvin sign, which PCRE without
+        // UTF mode does not match.)
+        let each: Vec<char> = ranges.iter().flat_map(|(a, b)| *a..=*b).filter(|c| c.is_ascii() && *c != '\n').collect();
+        let one_letter = matches!(each.as_slice(), [a, b] if a != b && a.eq_ignore_ascii_case(b));
+        if !one_letter {
+            out.extend(each.into_iter().filter(|c| *c != first).map(String::from));
+        }
+        Some(out)
+    }
     let carried = |w: &String| !w.contains(['#', '?', '%', ' ']);
     // Each node's witnesses, never empty; a node without one fails the whole pattern.
     fn go(h: &Hir, carried: &dyn Fn(&String) -> bool) -> Option<Vec<String>> {
@@ -78,12 +102,12 @@ fn regex_witnesses_uncached(pattern: &str) -> Vec<String> {
             HirKind::Literal(l) => vec![std::str::from_utf8(&l.0).ok()?.to_string()],
             HirKind::Class(Class::Unicode(c)) => {
                 let ranges: Vec<(char, char)> = c.iter().map(|r| (r.start(), r.end())).collect();
-                vec![pick_char(&ranges)?.to_string()]
+                class_witnesses(&ranges)?
             }
             HirKind::Class(Class::Bytes(c)) => {
                 let ranges: Vec<(char, char)> =
                     c.iter().filter(|r| r.end() < 0x80).map(|r| (r.start() as char, r.end() as char)).collect();
-                vec![pick_char(&ranges)?.to_string()]
+                class_witnesses(&ranges)?
             }
             HirKind::Repetition(r) => {
                 let times = r.min.min(8) as usize;
@@ -339,11 +363,7 @@ pub(crate) fn files_meeting(a: &Node, b: &Node) -> Vec<String> {
     /// Names kept per pair: a proof asks each in several directories.
     const MAX: usize = 4;
     let (Some(pa), Some(pb)) = (section_pattern(a), section_pattern(b)) else { return Vec::new() };
-    let applies = |p: &SectionPattern, name: &str| match p {
-        SectionPattern::Regex(r) => regex_is_match(r, name),
-        SectionPattern::Wildcard(w) => wildcard_match(w, name, true),
-        SectionPattern::Plain(s) => *s == name,
-    };
+    let applies = name_applies;
     let (wa, wb) = (files_witnesses(a), files_witnesses(b));
     let mut out: Vec<String> = Vec::new();
     for x in &wa {
@@ -352,6 +372,59 @@ pub(crate) fn files_meeting(a: &Node, b: &Node) -> Vec<String> {
                 if out.len() < MAX && !c.contains('/') && !out.contains(&c) && applies(&pa, &c) && applies(&pb, &c) {
                     out.push(c);
                 }
+            }
+        }
+    }
+    out
+}
+
+/// Whether a `<Files>`-type pattern applies to the file name `name`.
+fn name_applies(p: &SectionPattern, name: &str) -> bool {
+    match p {
+        SectionPattern::Regex(r) => regex_is_match(r, name),
+        SectionPattern::Wildcard(w) => wildcard_match(w, name, true),
+        SectionPattern::Plain(s) => *s == name,
+    }
+}
+
+/// File names the `<Files>`-type section `a` applies to and `b` does not, when every witness
+/// of `a` is one `b` applies to as well (empty otherwise: `a` is already asked apart from `b`).
+/// `<Files "*.txt">`'s witness `x.txt` is also `<Files x.txt>`'s name: asked only there, `*.txt`
+/// was never seen alone, where `x.txt`'s rules do not follow it (a rewrite copying x.txt's
+/// Require valid-user into `*.txt` turned /c/y.txt 200 → 500). The names tried are the
+/// witnesses changed in one place: a character replaced or dropped, or one added at either end.
+pub(crate) fn files_apart(a: &Node, b: &Node) -> Vec<String> {
+    /// Names kept per pair.
+    const MAX: usize = 2;
+    /// Longer witnesses are not varied (names are short; this bounds the work per pair).
+    const LONGEST: usize = 64;
+    let (Some(pa), Some(pb)) = (section_pattern(a), section_pattern(b)) else { return Vec::new() };
+    let wa = files_witnesses(a);
+    if wa.is_empty() || !wa.iter().all(|w| name_applies(&pb, w)) {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for w in wa.iter().filter(|w| w.len() <= LONGEST) {
+        let chars: Vec<char> = w.chars().collect();
+        let mut variants: Vec<String> = Vec::new();
+        for fill in ['q', 'y', '0'] {
+            variants.push(format!("{fill}{w}"));
+            variants.push(format!("{w}{fill}"));
+            for i in 0..chars.len() {
+                let mut v = chars.clone();
+                v[i] = fill;
+                variants.push(v.into_iter().collect());
+            }
+        }
+        for i in 0..chars.len() {
+            let mut v = chars.clone();
+            v.remove(i);
+            variants.push(v.into_iter().collect());
+        }
+        for c in variants {
+            if out.len() < MAX && !c.is_empty() && !out.contains(&c) && name_applies(&pa, &c) && !name_applies(&pb, &c)
+            {
+                out.push(c);
             }
         }
     }
@@ -383,6 +456,19 @@ mod tests {
         assert!(!files_meeting(&ends_c, &ht).is_empty());
         // Two different plain names never meet.
         assert!(files_meeting(&section("Files", &["a.txt"]), &section("Files", &["b.txt"])).is_empty());
+        // A pattern whose witness another section names is also asked where that one does not apply.
+        let txt = section("Files", &["*.txt"]);
+        let x = section("Files", &["x.txt"]);
+        let apart = files_apart(&txt, &x);
+        assert!(!apart.is_empty());
+        assert!(apart.iter().all(|n| wildcard_match("*.txt", n, true) && n != "x.txt"), "{apart:?}");
+        let re = section("FilesMatch", &["^\\w\\.txt$"]);
+        let apart = files_apart(&re, &x);
+        assert!(apart.iter().all(|n| regex_is_match("^\\w\\.txt$", n) && n != "x.txt"), "{apart:?}");
+        assert!(!apart.is_empty());
+        // Already apart, or never apart: nothing to add.
+        assert!(files_apart(&txt, &section("Files", &["a.php"])).is_empty());
+        assert!(files_apart(&x, &txt).is_empty());
     }
 
     #[test]
@@ -394,6 +480,12 @@ mod tests {
                 assert!(regex_is_match(re, &w), "{re}: {w}");
             }
         }
+        // One-character branches, which the parser reads as a class, are each a witness; a
+        // wide class, or one letter in both cases, gives one.
+        let ws = regex_witnesses("^/srv/(a|c)");
+        assert!(ws.contains(&"/srv/a".to_string()) && ws.contains(&"/srv/c".to_string()), "{ws:?}");
+        assert_eq!(regex_witnesses("^/srv/[a-z]$").len(), 1);
+        assert_eq!(regex_witnesses("(?i)^/x$").len(), 1);
     }
 
     #[test]

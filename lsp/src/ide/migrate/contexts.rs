@@ -8,7 +8,7 @@
 //! the directories it can apply to, and each directory holding an .htaccess file.
 
 use crate::ide::access::witnesses::{
-    directory_examples, files_meeting, files_witnesses, regex_is_match, regex_witnesses, wildcard_witness,
+    directory_examples, files_apart, files_meeting, files_witnesses, regex_is_match, regex_witnesses, wildcard_witness,
 };
 use crate::ide::access::{
     section_pattern, user_dirs_on_disk, userdir_parts, vhost_address, wildcard_match, SectionPattern,
@@ -551,6 +551,10 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     let meetings_with = |others: &[&Node], f: &Node| -> Vec<String> {
         others.iter().filter(|g| !std::ptr::eq(**g, f)).flat_map(|g| files_meeting(f, g)).collect()
     };
+    // And names where one applies without another that its own names always meet.
+    let apart_from = |others: &[&Node], f: &Node| -> Vec<String> {
+        others.iter().filter(|g| !std::ptr::eq(**g, f)).flat_map(|g| files_apart(f, g)).collect()
+    };
     let mut htaccess_files: Vec<(String, Vec<String>)> = Vec::new();
     for h in htaccess_dirs {
         let mut names = h.names.clone();
@@ -558,6 +562,8 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         for f in &h.files {
             names.extend(meetings_with(&server_files, f));
             names.extend(meetings_with(&own, f));
+            names.extend(apart_from(&server_files, f));
+            names.extend(apart_from(&own, f));
         }
         for u in fs_to_urls(&h.dir.to_string_lossy(), &m) {
             let d = format!("{}/", u.trim_end_matches('/'));
@@ -585,6 +591,7 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     }
     for (f, scope) in files {
         let mut names = files_witnesses(f);
+        names.extend(apart_from(&server_files, f));
         // Its own names in the first directory it stands in (at the top level, the root).
         let home = scope.first().map_or("/", String::as_str);
         own_urls.extend(names.iter().map(|name| format!("{home}{name}")));

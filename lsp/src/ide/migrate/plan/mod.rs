@@ -392,6 +392,9 @@ impl<'c> Analysis<'c> {
         let (ctxs, bounded) = contexts::contexts(cfg, &dirs);
         if std::env::var_os("APACHE_LSP_MIGRATE_TRACE").is_some() {
             eprintln!("migrate: {} request contexts", ctxs.len());
+            for c in &ctxs {
+                eprintln!("migrate:   server {} {}", c.server, c.url);
+            }
         }
         let fs = setup.fs(&BTreeMap::new());
         let file_rep = same_files(cfg);
