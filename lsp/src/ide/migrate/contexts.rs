@@ -548,13 +548,14 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     // `<FilesMatch "\.php$">` rewritten to Require lines that replace it meet only at names
     // like c.php, which neither's own names reach (black-box round 11a bug 10: 401 → 200).
     let server_files: Vec<&Node> = files.iter().map(|(f, _)| *f).collect();
-    let meetings_with = |others: &[&Node], f: &Node| -> Vec<String> {
-        others.iter().filter(|g| !std::ptr::eq(**g, f)).flat_map(|g| files_meeting(f, g)).collect()
+    // What `pair` (files_meeting, files_apart) makes of `f` with each of `others` but itself.
+    let with_others = |pair: fn(&Node, &Node) -> Vec<String>, others: &[&Node], f: &Node| -> Vec<String> {
+        others.iter().filter(|g| !std::ptr::eq(**g, f)).flat_map(|g| pair(f, g)).collect()
     };
-    // And names where one applies without another that its own names always meet.
-    let apart_from = |others: &[&Node], f: &Node| -> Vec<String> {
-        others.iter().filter(|g| !std::ptr::eq(**g, f)).flat_map(|g| files_apart(f, g)).collect()
-    };
+    // Names where two of them meet, and names where one applies without another that its own
+    // names always meet.
+    let meetings_with = |others: &[&Node], f: &Node| with_others(files_meeting, others, f);
+    let apart_from = |others: &[&Node], f: &Node| with_others(files_apart, others, f);
     let mut htaccess_files: Vec<(String, Vec<String>)> = Vec::new();
     for h in htaccess_dirs {
         let mut names = h.names.clone();
