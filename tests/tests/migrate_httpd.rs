@@ -1551,3 +1551,110 @@ fn lsp_positions_map_to_byte_offsets() {
     assert_eq!(offset_of(t, &json!({"line": 1, "character": 9})), "ä€\n𝄞x".len());
     assert_eq!(offset_of(t, &json!({"line": 2, "character": 4})), t.len());
 }
+
+/// A `<Location>` path that is no directory today may become one, and files with it: then the
+/// server's `<Files>`-type sections apply to the files asked for below it, and merge before the
+/// Location's. The shape of the 1 000-vhost bench tree's hosts: a `<LocationMatch>` and a
+/// `<Location>` with old-style rules beside old-style `<Files>`/`<FilesMatch>` sections left
+/// as they are (their lines come from an included file). Each rewrite is proven with none of
+/// the Location paths on disk; the files are created afterwards, and httpd must answer alike
+/// before and after every rewrite (the preferred quick fix at each Location, and `migrate
+/// --write`), or the Location must be left with why.
+#[test]
+fn location_paths_that_become_directories_later() {
+    if !httpd::require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  Order deny,allow\n  Allow from all\n</Directory>\n\
+        <LocationMatch \"^/api/v[0-9]+/(internal|debug)\">\n  Order deny,allow\n  Deny from all\n  Allow from 127.0.0.1 ::1\n</LocationMatch>\n\
+        <Location /admin>\n  Order deny,allow\n  Deny from all\n  Allow from 127.0.0.1\n</Location>\n\
+        <Files \"composer.json\">\n  Include @ROOT@/deny-all.inc\n</Files>\n\
+        <FilesMatch \"\\.(?i:bak|old)$\">\n  Include @ROOT@/deny-all.inc\n  Satisfy All\n</FilesMatch>\n";
+    // Created only once every rewrite is made.
+    let later = [
+        "htdocs/api/v1/internal/x.bak",
+        "htdocs/api/v1/internal/composer.json",
+        "htdocs/api/v2/debug/sub/y.OLD",
+        "htdocs/admin/composer.json",
+        "htdocs/admin/x.bak",
+        "htdocs/admin/a.txt",
+        "htdocs/x.bak",
+    ];
+    let urls = [
+        "/api/v1/internal/x.bak",
+        "/api/v1/internal/composer.json",
+        "/api/v1/internal/missing.bak",
+        "/api/v2/debug/sub/y.OLD",
+        "/admin/composer.json",
+        "/admin/x.bak",
+        "/admin/a.txt",
+        "/x.bak",
+    ];
+    let c = case("", body, "", &urls).methods(&["GET"]).file("deny-all.inc", "Order allow,deny\nDeny from all\n");
+    let cfg = with_files(HttpdConfig::new(body), &c);
+    let main = cfg.write().unwrap();
+    let root_path = cfg.root().to_path_buf();
+    let root = root_path.display().to_string();
+    for f in later {
+        assert!(!root_path.join(f).exists(), "{f} exists before the proof");
+    }
+    let before_texts = read_texts(&c, &root_path);
+    let ws = Workspace { main: &main, is_main: true, fs: &RealFs };
+    let text = &before_texts[""];
+    let mut rewrites: Vec<(String, Texts)> = Vec::new();
+    for needle in ["<LocationMatch", "<Location /admin"] {
+        let at = text.find(needle).unwrap();
+        let fixes = migrate::quick_fixes(&ws, &main, apache_syntax::TextRange::empty((at as u32).into()));
+        if let Some(f) = fixes.iter().find(|f| f.preferred) {
+            rewrites.push((format!("quick fix at {needle}"), applied(&root_path, &before_texts, &f.edits)));
+        }
+    }
+    let lib = migrate::migrate(&ws, Scope::Tree, false);
+    let out = apache_lsp_e2e::lsp::migrate_write(&main);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.code() != Some(2), "migrate --write failed: {err}");
+    let written = read_texts(&c, &root_path);
+    assert_eq!(written, applied(&root_path, &before_texts, &lib.edits), "--write differs from the library's edits");
+    rewrites.push(("migrate --write".into(), written.clone()));
+    // The Files sections stay old-style (their lines are included): each Location is rewritten
+    // only where that is proven, else left with why.
+    assert!(err.contains("<Files \"composer.json\">") && err.contains("<FilesMatch"), "{err}");
+    for needle in ["<LocationMatch", "<Location /admin"] {
+        let t = &written[""];
+        let first = t[t.find(needle).unwrap()..].lines().nth(1).unwrap_or_default();
+        let rewritten = !first.trim_start().starts_with("Order");
+        assert!(rewritten || err.contains(needle), "{needle} neither rewritten nor listed as left: {err}");
+    }
+    let serve = |texts: &Texts| {
+        let mut cfg = config_of(&c, texts, (&root, cfg.port()));
+        for f in later {
+            cfg = cfg.file(f, "x\n");
+        }
+        matrix(&Httpd::start(cfg).unwrap(), &c)
+    };
+    let before = serve(&before_texts);
+    // (The later files are served: the Location's rules decide them today.)
+    assert!(before.iter().any(|(w, st)| w.starts_with("GET /api/v1/internal/x.bak from 127.0.0.1 ") && *st == 200));
+    assert!(before.iter().any(|(w, st)| w.starts_with("GET /admin/composer.json from 127.0.0.1 ") && *st == 200));
+    let mut failed = Vec::new();
+    for (what, texts) in &rewrites {
+        if *texts == before_texts {
+            continue;
+        }
+        let after = serve(texts);
+        let diffs: Vec<String> = before
+            .iter()
+            .zip(&after)
+            .filter(|(x, y)| x.1 != y.1)
+            .map(|(x, y)| format!("{}: {} → {}", x.0, x.1, y.1))
+            .collect();
+        if !diffs.is_empty() {
+            failed.push(format!("after the {what}:\n{}\n---\n{}", diffs.join("\n"), texts[""]));
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "httpd answers differently once the Location paths are directories:\n{}",
+        failed.join("\n\n")
+    );
+}

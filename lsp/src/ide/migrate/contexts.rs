@@ -37,13 +37,16 @@ pub(super) struct Server<'a> {
     pub local: Option<(IpAddr, u16)>,
 }
 
-/// One request context: which server, which URL.
+/// One request context: which server, which URL, and which disk.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(super) struct Ctx {
     pub server: usize,
     pub host: Option<String>,
     pub local: Option<(IpAddr, u16)>,
     pub url: String,
+    /// Asked with every `<Location>` path taken to be a directory ([`located_urls`]): a file
+    /// below one may be created at any time, and `<Files>`-type sections then apply to it.
+    pub located: bool,
 }
 
 /// The servers of a configuration that connections reach, each with the local address and
@@ -398,8 +401,19 @@ pub(super) struct HtaccessDir {
     pub files: Vec<Node>,
 }
 
+/// The URLs a server is asked at ([`urls`]).
+pub(super) struct Urls {
+    /// Asked on the disk as the proof takes it (a `<Location>` path no directory unless one is
+    /// there or named).
+    pub plain: BTreeSet<String>,
+    /// Asked with the `<Location>` paths taken to be directories ([`located_urls`]).
+    pub located: BTreeSet<String>,
+    /// Some were dropped.
+    pub bounded: bool,
+}
+
 /// URLs that reach the sections of one server.
-pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir]) -> (BTreeSet<String>, bool) {
+pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir]) -> Urls {
     let m = mapping(cfg, server);
     let mut urls: BTreeSet<String> = ["/".to_string(), "/index.html".to_string()].into();
     // The URLs at which each section is asked at all (its path, its directory's, a file it
@@ -431,6 +445,9 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     let mut location_patterns: Vec<(SectionPattern, Vec<String>)> = Vec::new();
     // Regex and wildcard `<Location>` sections with each URL they are asked at.
     let mut pattern_locations: Vec<(SectionPattern, String)> = Vec::new();
+    // Every `<Location>`-type section holding access lines with each URL it is asked at (its
+    // pattern, None for a plain path, which applies below itself).
+    let mut access_locations: Vec<(Option<SectionPattern>, String)> = Vec::new();
     let mut stack: Vec<&Node> = scope.clone();
     while let Some(n) = stack.pop() {
         if n.is_section() && !n.is("VirtualHost") {
@@ -475,6 +492,9 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
                     location_dirs.insert(format!("{}/", u.trim_end_matches('/')));
                     if let Some(p) = &pattern {
                         pattern_locations.push((*p, u.clone()));
+                    }
+                    if has_access_lines(n) {
+                        access_locations.push((pattern, u.clone()));
                     }
                     own_urls.insert(u.clone());
                     urls.insert(u);
@@ -557,6 +577,9 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     let meetings_with = |others: &[&Node], f: &Node| with_others(files_meeting, others, f);
     let apart_from = |others: &[&Node], f: &Node| with_others(files_apart, others, f);
     let mut htaccess_files: Vec<(String, Vec<String>)> = Vec::new();
+    // File names `<Files>`-type sections with access lines apply to (where they meet, and
+    // apart), with the URL of the directory below which they apply ("/" for the server's).
+    let mut located_names: Vec<(String, Vec<String>)> = Vec::new();
     for h in htaccess_dirs {
         let mut names = h.names.clone();
         let own: Vec<&Node> = h.files.iter().collect();
@@ -566,8 +589,13 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
             names.extend(apart_from(&server_files, f));
             names.extend(apart_from(&own, f));
         }
+        let with_access: Vec<&Node> = h.files.iter().filter(|f| has_access_lines(f)).collect();
         for u in fs_to_urls(&h.dir.to_string_lossy(), &m) {
             let d = format!("{}/", u.trim_end_matches('/'));
+            if !with_access.is_empty() {
+                // (All the file's names: they are where its sections meet one another.)
+                located_names.push((d.clone(), names.clone()));
+            }
             dir_urls.insert(d.clone());
             named_dir_urls.insert(d.clone());
             urls.insert(d.clone());
@@ -597,6 +625,10 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         let home = scope.first().map_or("/", String::as_str);
         own_urls.extend(names.iter().map(|name| format!("{home}{name}")));
         names.extend(meetings_with(&server_files, f));
+        if has_access_lines(f) {
+            // (Inside a <Directory>, the walk decides where it applies.)
+            located_names.push(("/".to_string(), names.clone()));
+        }
         // A <Files> section inside a <Directory> applies below it too, where other sections
         // (a deeper Directory, a DirectoryMatch, an .htaccess, a Location) may set other rules:
         // the file is asked for in each directory named under the scope as well.
@@ -642,7 +674,64 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
             }
         }
     }
-    within_budget(own_urls, urls, meetings)
+    let (plain, bounded) = within_budget(own_urls, urls, meetings);
+    let (located, cut) = located_urls(&access_locations, &located_names);
+    Urls { plain, located, bounded: bounded || cut }
+}
+
+/// URLs asked for at most per server with the `<Location>` paths taken to be directories.
+const MAX_LOCATED_URLS: usize = 2_000;
+
+/// The URLs asked with every `<Location>` path taken to be a directory, and whether some were
+/// dropped ([`MAX_LOCATED_URLS`]). Whether a Location path is a directory on this machine today
+/// says nothing of the server's disk tomorrow: once `htdocs/api/v1/internal/` holds files,
+/// `<Files>`-type sections apply to the files asked for there and merge before the Location's
+/// sections (a `<LocationMatch "^/api/v[0-9]+/(internal|debug)">` rewritten to Require lines
+/// beside an old-style `<FilesMatch "\.bak$">` turned 200 into 403 for
+/// `/api/v1/internal/x.bak`). So each Location with access lines (`locations`: its pattern, None
+/// for a plain path, and each URL it is asked at) is asked as a directory, and for each name
+/// `names` holds below it (`<Files>`-type sections with access lines: the directory URL below
+/// which they apply, and the names where they apply, meet and stand apart) a file in it that
+/// the Location still applies to.
+fn located_urls(
+    locations: &[(Option<SectionPattern>, String)],
+    names: &[(String, Vec<String>)],
+) -> (BTreeSet<String>, bool) {
+    let mut out: Vec<String> = Vec::new();
+    if names.is_empty() {
+        return (BTreeSet::new(), false);
+    }
+    for (pat, u) in locations {
+        let base = u.trim_end_matches('/');
+        if base.is_empty() {
+            // (The document root: a directory in every proof.)
+            continue;
+        }
+        let d = format!("{base}/");
+        let still = |url: &str| pat.as_ref().is_none_or(|p| applies(p, url) || applies(p, url.trim_end_matches('/')));
+        let below = names.iter().filter(|(at, _)| d.starts_with(at.as_str())).flat_map(|(_, n)| n);
+        for url in std::iter::once(d.clone()).chain(below.map(|n| format!("{d}{n}"))) {
+            if still(&url) && !out.contains(&url) {
+                out.push(url);
+            }
+        }
+    }
+    let cut = out.len() > MAX_LOCATED_URLS;
+    out.sort_by_key(|u| (u.matches('/').count(), u.clone()));
+    out.truncate(MAX_LOCATED_URLS);
+    (out.into_iter().collect(), cut)
+}
+
+/// Whether a section holds access lines: old-style ones, Require lines (or their sections),
+/// or authentication directives, at any depth.
+fn has_access_lines(n: &Node) -> bool {
+    n.walk().any(|c| {
+        let name = c.name().to_ascii_lowercase();
+        crate::ide::policy::is_compat_directive(&name)
+            || name.starts_with("require")
+            || name.starts_with("auth")
+            || name == "satisfy"
+    })
 }
 
 /// The URLs a server is asked at: every section's `own` ones, then the others (`urls`, then
@@ -672,10 +761,11 @@ pub(super) fn contexts(cfg: &Config, htaccess_dirs: &[HtaccessDir]) -> (Vec<Ctx>
     let mut out = Vec::new();
     let mut bounded = false;
     for (i, s) in servers(cfg).iter().enumerate() {
-        let (urls, b) = urls(cfg, s, htaccess_dirs);
-        bounded |= b;
-        for url in urls {
-            out.push(Ctx { server: i, host: s.host.clone(), local: s.local, url });
+        let u = urls(cfg, s, htaccess_dirs);
+        bounded |= u.bounded;
+        let plain = u.plain.into_iter().map(|url| (url, false));
+        for (url, located) in plain.chain(u.located.into_iter().map(|url| (url, true))) {
+            out.push(Ctx { server: i, host: s.host.clone(), local: s.local, url, located });
         }
     }
     (out, bounded)
@@ -955,6 +1045,46 @@ mod tests {
         assert_eq!(fs_to_urls("/home/alice/public_html", &m), vec!["/~alice"]);
         assert!(fs_to_urls("/home/alice/private", &m).is_empty());
         assert_eq!(fs_to_urls("/srv/users/bob/x", &m), vec!["/~bob/x"]);
+    }
+
+    #[test]
+    fn location_paths_are_asked_as_directories_holding_the_files_sections_names() {
+        let names = vec![
+            ("/".to_string(), vec!["composer.json".to_string(), "x.bak".to_string()]),
+            // (An .htaccess file's, in /api/.)
+            ("/api/".to_string(), vec!["a.php".to_string()]),
+        ];
+        let locations = vec![
+            (None, "/admin".to_string()),
+            (Some(SectionPattern::Regex("^/api/v[0-9]+/(internal|debug)")), "/api/v0/internal".to_string()),
+            // Ends with its pattern: no file below it is a URL it applies to.
+            (Some(SectionPattern::Regex("^/status$")), "/status".to_string()),
+            // The document root is a directory in every proof.
+            (None, "/".to_string()),
+        ];
+        let (urls, cut) = located_urls(&locations, &names);
+        assert!(!cut);
+        let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
+        assert_eq!(
+            urls,
+            [
+                "/admin/",
+                "/admin/composer.json",
+                "/admin/x.bak",
+                "/api/v0/internal/",
+                "/api/v0/internal/a.php",
+                "/api/v0/internal/composer.json",
+                "/api/v0/internal/x.bak",
+                "/status/"
+            ]
+        );
+        // Without a `<Files>`-type section holding access lines, nothing is asked.
+        assert_eq!(located_urls(&locations, &[]), (BTreeSet::new(), false));
+        // Bounded, the shallowest first, and said so.
+        let many: Vec<(Option<SectionPattern>, String)> =
+            (0..MAX_LOCATED_URLS).map(|i| (None, format!("/l{i}"))).collect();
+        let (urls, cut) = located_urls(&many, &names);
+        assert!(cut && urls.len() == MAX_LOCATED_URLS && urls.contains("/l0/"));
     }
 
     #[test]

@@ -25,7 +25,6 @@ mod plan;
 
 pub use describe::{summarize, Change};
 
-use crate::ide::access::FsView;
 use crate::ide::config::{self, Config, FileSource, Node};
 use apache_syntax::{TextRange, TextSize};
 use formula::Reading;
@@ -184,7 +183,7 @@ fn prepare(ws: &Workspace) -> (Prepared, Setup) {
 
 /// The configuration after `edits`, set up as the analysed one was, with the file system view
 /// its walks read .htaccess files through.
-type After = (Config, FsView, BTreeMap<PathBuf, (Arc<str>, String)>);
+type After = (Config, plan::Views, BTreeMap<PathBuf, (Arc<str>, String)>);
 
 fn after_config(ws: &Workspace, a: &Analysis, edits: &[Edit]) -> After {
     let mut texts: BTreeMap<PathBuf, (Arc<str>, String)> = BTreeMap::new();

@@ -828,6 +828,69 @@ fn a_location_pattern_is_proven_where_it_meets_a_location() {
     assert!(m.left.iter().any(|l| l.contains("<LocationMatch \"/c150/.*index\">")), "{:?}", m.left);
 }
 
+/// A `<Location>` path that is no directory here may be one on the server, or become one: then
+/// a server-level `<Files>` section applies to the files asked for below it and merges before
+/// the Location. With the Files section's lines left old-style (they come from an included
+/// file), a Location rewritten to Require lines no longer has the last word on its old-style
+/// rules there (httpd, `migrate_httpd::location_paths_that_become_directories_later`:
+/// /admin/composer.json from 127.0.0.1 200 → 403 once htdocs/admin/ exists).
+#[test]
+fn a_location_path_is_proven_as_a_directory_files_sections_apply_in() {
+    let body = "<Directory $ROOT/htdocs>\n  Require all granted\n</Directory>\n<Location /admin>\n  Order deny,allow\n  Deny from all\n  Allow from 127.0.0.1\n</Location>\n<Files \"composer.json\">\n  Include $ROOT/deny.inc\n</Files>\n";
+    let tree = format!("{}//- $ROOT/deny.inc\nOrder allow,deny\nDeny from all\n", conf(body));
+    check_fixes(
+        &tree.replace("<Location /admin>", "<Location /ad█min>"),
+        expect![[r###"
+            ## Cannot rewrite <Location /admin> as Require without changing access: <Files "composer.json"> ($ROOT/httpd.conf:18): some of its access lines come from an included file
+            ## Rewrite <Location /admin> as the upgrade guide intends (changes access: /admin/composer.json from 127.0.0.1 once /admin/ is a directory (anonymous): 200 → 403)
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory $ROOT/htdocs>
+              Require all granted
+            </Directory>
+            <Location /admin>
+              Require ip 127.0.0.1
+            </Location>
+            <Files "composer.json">
+              Include $ROOT/deny.inc
+            </Files>
+        "###]],
+    );
+    // Where the Files section is rewritten with it, the Location is too.
+    check_migrate(
+        &conf(&body.replace("  Include $ROOT/deny.inc\n", "  Order allow,deny\n  Deny from all\n")),
+        expect![[r#"
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory $ROOT/htdocs>
+              Require all granted
+            </Directory>
+            <Location /admin>
+              Require ip 127.0.0.1
+            </Location>
+            <Files "composer.json">
+              Require all denied
+            </Files>
+        "#]],
+    );
+}
+
 #[test]
 fn an_htaccess_read_alone_gets_no_rewrite_called_behaviour_preserving() {
     // With no root configuration, what the file inherits (a `Require valid-user` with its

@@ -100,6 +100,9 @@ pub(super) struct Blocked {
 #[derive(Debug, Clone, Default)]
 pub(super) struct Setup {
     dirs: BTreeSet<PathBuf>,
+    /// The paths of the URLs `<Location>` sections are asked at (and their ancestors): taken to
+    /// be directories too by the walks of [`Ctx::located`] contexts.
+    located: BTreeSet<PathBuf>,
     /// (alias, directory, where: the top-level index of the virtual host it is added to, or
     /// None for the main server)
     probes: Vec<(String, String, Option<usize>)>,
@@ -178,6 +181,14 @@ impl Setup {
         for d in contexts::location_pattern_parents(cfg) {
             dirs.extend(d.ancestors().map(Path::to_path_buf));
         }
+        // Every Location path may become a directory, and files appear in it (the proof
+        // must not hang on what this machine's disk holds today): the located contexts ask
+        // there ([`contexts::located_urls`]).
+        let located: BTreeSet<PathBuf> = contexts::location_dirs(cfg)
+            .iter()
+            .flat_map(|d| d.ancestors().map(Path::to_path_buf))
+            .filter(|d| !dirs.contains(d))
+            .collect();
         // A probe alias for each <Directory> no URL maps to (so that it can be reached), in the
         // server the section belongs to: its virtual host, or for the main server's sections the
         // main server when connections reach it, else the first virtual host they reach.
@@ -212,7 +223,7 @@ impl Setup {
                 probes.push((format!("{PROBE_PREFIX}{}__", probes.len()), p.to_string(), home));
             }
         }
-        Setup { dirs, probes, htaccess, real, names, loops: scan.loops, cut: scan.cut, files }
+        Setup { dirs, located, probes, htaccess, real, names, loops: scan.loops, cut: scan.cut, files }
     }
 
     /// The real path of an .htaccess file read under the name `p` (symbolic links resolved).
@@ -261,14 +272,25 @@ impl Setup {
 
     /// What the walks are told about the file system, with `pending` texts of per-request
     /// files over the ones they had.
-    pub fn fs(&self, pending: &BTreeMap<PathBuf, Arc<str>>) -> FsView {
+    pub fn fs(&self, pending: &BTreeMap<PathBuf, Arc<str>>) -> Views {
         let mut files = self.files.clone();
         files.extend(pending.iter().map(|(p, t)| (p.clone(), t.clone())));
         // A file's text is read under each of its names.
         for (p, t) in pending {
             files.extend(self.other_names(p).map(|n| (n.clone(), t.clone())));
         }
-        FsView::overlaid(FsOverlay { dirs: self.dirs.clone(), files })
+        let located = FsOverlay { dirs: self.dirs.union(&self.located).cloned().collect(), files: files.clone() };
+        Views {
+            plain: FsView::overlaid(FsOverlay { dirs: self.dirs.clone(), files }),
+            located: FsView::overlaid(located),
+        }
+    }
+
+    /// For a [`Ctx::located`] context, the directory it takes to be there, as a change
+    /// names it.
+    pub fn located_note(c: &Ctx) -> Option<String> {
+        let dir = &c.url[..c.url.rfind('/').map_or(0, |i| i + 1)];
+        c.located.then(|| format!("once {dir} is a directory"))
     }
 
     /// A URL as people read it: requests through a probe alias name the directory instead.
@@ -326,7 +348,16 @@ pub(super) struct Analysis<'c> {
     unsampled: Option<String>,
 }
 
-fn walk_ctx(cfg: &Config, fs: &FsView, c: &Ctx) -> Resolved {
+/// What the walks of a proof are told about the file system: the disk with the directories
+/// the configuration names, and the same with every `<Location>` path a directory too, for
+/// the contexts asked so ([`Ctx::located`]).
+pub(super) struct Views {
+    plain: FsView,
+    located: FsView,
+}
+
+fn walk_ctx(cfg: &Config, fs: &Views, c: &Ctx) -> Resolved {
+    let fs = if c.located { &fs.located } else { &fs.plain };
     resolve(cfg, fs, &c.url, c.host.as_deref(), c.local)
 }
 

@@ -2,8 +2,8 @@
 //! configuration and every request class compared; and the bodies to blame when a request
 //! changes.
 
-use super::{walk_ctx, Analysis, Cluster, Key, Walk, CLASSES};
-use crate::ide::access::{FsView, Resolved};
+use super::{walk_ctx, Analysis, Cluster, Key, Setup, Views, Walk, CLASSES};
+use crate::ide::access::Resolved;
 use crate::ide::config::Config;
 use crate::ide::migrate::classes::{self, Dims};
 use crate::ide::migrate::describe::{self, Change};
@@ -48,7 +48,7 @@ impl<'c> Analysis<'c> {
     pub fn verify(
         &self,
         after: &Config,
-        after_fs: &FsView,
+        after_fs: &Views,
         edits: &[Edit],
         proven: &mut HashMap<usize, u64>,
     ) -> (Vec<Change>, BTreeMap<usize, Vec<Change>>) {
@@ -126,7 +126,7 @@ impl<'c> Analysis<'c> {
 
     fn change(&self, walk: &Walk, dims: &Dims, class: &classes::Class, a: Option<u16>, b: Option<u16>) -> Change {
         let r = &class.request;
-        let mut extra = Vec::new();
+        let mut extra: Vec<String> = Setup::located_note(&walk.ctx).into_iter().collect();
         if class.host_split {
             extra.push(describe::host_extra(&r.client_host));
         }
