@@ -991,6 +991,11 @@ fn matrix(h: &Httpd, c: &Case) -> Vec<(String, u16)> {
     out
 }
 
+/// The requests two runs of a matrix answer differently, with both statuses.
+fn differences(a: &[(String, u16)], b: &[(String, u16)]) -> Vec<String> {
+    a.iter().zip(b).filter(|(x, y)| x.1 != y.1).map(|(x, y)| format!("{}: {} → {}", x.0, x.1, y.1)).collect()
+}
+
 /// The access outcome a status stands for: refused (403), authentication asked (401), or let
 /// through to the handler (whatever it answers: 200, 404 for a missing file, 405…).
 fn outcome(status: u16) -> &'static str {
@@ -1238,8 +1243,7 @@ fn check(c: &Case) {
         assert!(ok, "migrate --write exits 0, yet apache2 -t rejects the tree without mod_access_compat:\n{msg}");
         let after = Httpd::start(after_cfg).expect("start after, without mod_access_compat");
         let b = matrix(&after, c);
-        let diffs: Vec<String> =
-            a.iter().zip(&b).filter(|(x, y)| x.1 != y.1).map(|(x, y)| format!("{}: {} → {}", x.0, x.1, y.1)).collect();
+        let diffs = differences(&a, &b);
         assert!(
             diffs.is_empty(),
             "migrate --write exits 0, yet without mod_access_compat httpd answers differently:\n{}\n---\n{written:#?}",
@@ -1261,8 +1265,7 @@ fn check(c: &Case) {
         assert!(ok, "apache2 -t rejects the {what} rewrite:\n{msg}\n{}", texts[""]);
         let after = Httpd::start(after_cfg).expect("start after");
         let b = matrix(&after, c);
-        let diffs: Vec<String> =
-            a.iter().zip(&b).filter(|(x, y)| x.1 != y.1).map(|(x, y)| format!("{}: {} → {}", x.0, x.1, y.1)).collect();
+        let diffs = differences(&a, &b);
         assert!(
             diffs.is_empty(),
             "httpd answers differently after the {what} rewrite:\n{}\n---\n{texts:#?}",
@@ -1648,12 +1651,7 @@ fn location_paths_that_become_directories_later() {
             continue;
         }
         let after = serve(texts);
-        let diffs: Vec<String> = before
-            .iter()
-            .zip(&after)
-            .filter(|(x, y)| x.1 != y.1)
-            .map(|(x, y)| format!("{}: {} → {}", x.0, x.1, y.1))
-            .collect();
+        let diffs = differences(&before, &after);
         if !diffs.is_empty() {
             failed.push(format!("after the {what}:\n{}\n---\n{}", diffs.join("\n"), texts[""]));
         }
