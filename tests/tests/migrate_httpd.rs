@@ -1574,11 +1574,21 @@ fn location_paths_that_become_directories_later() {
     if !httpd::require_apache2() {
         return;
     }
+    // The Files sections' lines included (left old-style), then written in place (rewritten
+    // with the Locations: where they are, the Locations keep their rewrite).
+    later_files_compared("  Include @ROOT@/deny-all.inc\n", false);
+    later_files_compared("  Order allow,deny\n  Deny from all\n", true);
+}
+
+/// [`location_paths_that_become_directories_later`] with `deny` as the Files sections' lines.
+fn later_files_compared(deny: &str, rewritable: bool) {
     let body = "<Directory @DOCROOT@>\n  Order deny,allow\n  Allow from all\n</Directory>\n\
         <LocationMatch \"^/api/v[0-9]+/(internal|debug)\">\n  Order deny,allow\n  Deny from all\n  Allow from 127.0.0.1 ::1\n</LocationMatch>\n\
         <Location /admin>\n  Order deny,allow\n  Deny from all\n  Allow from 127.0.0.1\n</Location>\n\
-        <Files \"composer.json\">\n  Include @ROOT@/deny-all.inc\n</Files>\n\
-        <FilesMatch \"\\.(?i:bak|old)$\">\n  Include @ROOT@/deny-all.inc\n  Satisfy All\n</FilesMatch>\n";
+        <Files \"composer.json\">\nDENY</Files>\n\
+        <FilesMatch \"\\.(?i:bak|old)$\">\nDENY  Satisfy All\n</FilesMatch>\n"
+        .replace("DENY", deny);
+    let body = body.as_str();
     // Created only once every rewrite is made.
     let later = [
         "htdocs/api/v1/internal/x.bak",
@@ -1625,9 +1635,15 @@ fn location_paths_that_become_directories_later() {
     let written = read_texts(&c, &root_path);
     assert_eq!(written, applied(&root_path, &before_texts, &lib.edits), "--write differs from the library's edits");
     rewrites.push(("migrate --write".into(), written.clone()));
-    // The Files sections stay old-style (their lines are included): each Location is rewritten
-    // only where that is proven, else left with why.
-    assert!(err.contains("<Files \"composer.json\">") && err.contains("<FilesMatch"), "{err}");
+    if rewritable {
+        // Everything is rewritten, the Locations with the Files sections.
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        assert!(written[""].contains("<Location /admin>\n  Require ip 127.0.0.1\n"), "{}", written[""]);
+    } else {
+        // The Files sections stay old-style (their lines are included).
+        assert!(err.contains("<Files \"composer.json\">") && err.contains("<FilesMatch"), "{err}");
+    }
+    // Each Location is rewritten only where that is proven, else left with why.
     for needle in ["<LocationMatch", "<Location /admin"] {
         let t = &written[""];
         let first = t[t.find(needle).unwrap()..].lines().nth(1).unwrap_or_default();
