@@ -338,7 +338,7 @@ fn fixes_for(ws: &Workspace, a: &Analysis, s: usize) -> Vec<Rewrite> {
     match plan {
         Err(b) => out.push(Rewrite {
             title: format!("Cannot rewrite {label} as Require without changing access: {}", b.reason),
-            detail: b.reason,
+            detail: b.reason_for(s).to_string(),
             edits: vec![],
             preferred: false,
             changes: vec![],
@@ -610,8 +610,8 @@ fn migrate_in(
                 if trace {
                     eprintln!("migrate:   blocked: {}", b.reason);
                 }
-                for c in b.culprits {
-                    excluded.entry(c).or_insert_with(|| b.reason.clone());
+                for &c in &b.culprits {
+                    excluded.entry(c).or_insert_with(|| b.reason_for(c).to_string());
                 }
                 continue;
             }

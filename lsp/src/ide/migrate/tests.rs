@@ -873,6 +873,19 @@ fn a_location_path_is_proven_as_a_directory_files_sections_apply_in() {
     assert!(after.contains("<Files \"composer.json\">\n  Require all denied\n</Files>"), "{after}");
 }
 
+/// Two Locations left for the same old-style `<Files>` section: each is told the request below
+/// its own path that shows it.
+#[test]
+fn each_location_left_names_the_file_below_its_own_path() {
+    let body = "<Directory $ROOT/htdocs>\n  Order deny,allow\n  Allow from all\n</Directory>\n<Location /admin>\n  Order deny,allow\n  Deny from all\n  Allow from 127.0.0.1\n</Location>\n<Location /upload>\n  Order deny,allow\n  Deny from all\n  Allow from 127.0.0.2\n</Location>\n<FilesMatch \"\\.bak$\">\n  Include $ROOT/deny.inc\n</FilesMatch>\n";
+    let t = Tree::new(&format!("{}//- $ROOT/deny.inc\nOrder allow,deny\nDeny from all\n", conf(body)));
+    let m = migrate(&t.ws(), Scope::Tree, false);
+    for (at, below) in [("<Location /admin>", "/admin/"), ("<Location /upload>", "/upload/")] {
+        let left = m.left.iter().find(|l| l.contains(at)).unwrap_or_else(|| panic!("{at} rewritten: {:?}", m.left));
+        assert!(left.contains(&format!("once {below} is a directory")), "{left}");
+    }
+}
+
 #[test]
 fn an_htaccess_read_alone_gets_no_rewrite_called_behaviour_preserving() {
     // With no root configuration, what the file inherits (a `Require valid-user` with its

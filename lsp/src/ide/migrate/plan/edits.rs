@@ -2,7 +2,7 @@
 //! as the parent module's docs describe) and the edits that rewrite them and carry host rules
 //! into the Require lines that replace theirs.
 
-use super::{Analysis, Blocked, Carry, Cluster};
+use super::{Analysis, Blocked, Carry, Cluster, Setup};
 use crate::ide::migrate::formula::{self, Reading, Rules};
 use crate::ide::migrate::Edit;
 use std::collections::{BTreeMap, BTreeSet};
@@ -30,16 +30,16 @@ impl<'c> Analysis<'c> {
     /// Grows `seeds` into the set of bodies that must change together (module docs).
     pub fn cluster(&self, seeds: &BTreeSet<usize>, excluded: &BTreeSet<usize>) -> Result<Cluster, Blocked> {
         let mut m = seeds.clone();
-        let blocked = |who: usize, why: String| Blocked { culprits: [who].into(), reason: why };
+        let blocked = |who: usize, why: String| Blocked::new([who].into(), why);
         if let Some(x) = m.iter().find(|x| excluded.contains(x)) {
             return Err(blocked(*x, format!("{} cannot be rewritten", self.label(*x))));
         }
         if let Some(why) = &self.unsampled {
-            return Err(Blocked { culprits: m, reason: why.clone() });
+            return Err(Blocked::new(m, why.clone()));
         }
         for _ in 0..10_000 {
             let mut carry: BTreeMap<usize, Carry> = BTreeMap::new();
-            let mut blocked = Blocked { culprits: BTreeSet::new(), reason: String::new() };
+            let mut blocked = Blocked::new(BTreeSet::new(), String::new());
             let mut grew = false;
             let walk_ids: BTreeSet<usize> = m.iter().flat_map(|s| self.by_sec[*s].iter().copied()).collect();
             // Carries first: they decide which walks the other rules look at. A body reached
@@ -90,12 +90,23 @@ impl<'c> Analysis<'c> {
                                 break;
                             }
                             if excluded.contains(&y) {
-                                blocked.culprits.insert(secs[px]);
+                                let x = secs[px];
+                                let why = format!(
+                                    "{} keeps its old-style rules, which would then take effect where it applies",
+                                    self.label(y)
+                                );
                                 if blocked.reason.is_empty() {
-                                    blocked.reason = format!(
-                                        "{} keeps its old-style rules, which would then take effect where it applies",
-                                        self.label(y)
-                                    );
+                                    blocked.reason = why.clone();
+                                }
+                                if blocked.culprits.insert(x) {
+                                    // (Where only a file below a Location path shows it, which one.)
+                                    let ctx = &self.walks[w].ctx;
+                                    if let Some(note) = Setup::located_note(ctx) {
+                                        let url = self.setup.display_url(&ctx.url);
+                                        blocked.why.insert(x, format!("{why} ({url}, {note})"));
+                                    } else if why != blocked.reason {
+                                        blocked.why.insert(x, why);
+                                    }
                                 }
                                 break;
                             }
@@ -121,7 +132,7 @@ impl<'c> Analysis<'c> {
                 return Ok(Cluster { rewrite: m, carry });
             }
         }
-        Err(Blocked { culprits: seeds.clone(), reason: "the rewrite does not settle".into() })
+        Err(Blocked::new(seeds.clone(), "the rewrite does not settle".into()))
     }
 
     /// The Satisfy (Any: true) every method of every one of `xs` has, if they agree.
@@ -256,13 +267,12 @@ impl<'c> Analysis<'c> {
         for &x in &c.rewrite {
             edits.extend(
                 self.rewrite_edits(x, Reading::Exact)
-                    .map_err(|e| Blocked { culprits: [x].into(), reason: format!("{}: {e}", self.label(x)) })?,
+                    .map_err(|e| Blocked::new([x].into(), format!("{}: {e}", self.label(x))))?,
             );
         }
         for (&l, carry) in &c.carry {
             edits.extend(
-                self.carry_edits(l, carry)
-                    .map_err(|e| Blocked { culprits: carry.sources().into_iter().collect(), reason: e })?,
+                self.carry_edits(l, carry).map_err(|e| Blocked::new(carry.sources().into_iter().collect(), e))?,
             );
         }
         Ok(edits)

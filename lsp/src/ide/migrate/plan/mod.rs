@@ -93,6 +93,19 @@ impl Carry {
 pub(super) struct Blocked {
     pub culprits: BTreeSet<usize>,
     pub reason: String,
+    /// A culprit's own reason where it differs from `reason` (the request that shows it).
+    pub why: BTreeMap<usize, String>,
+}
+
+impl Blocked {
+    pub fn new(culprits: BTreeSet<usize>, reason: String) -> Blocked {
+        Blocked { culprits, reason, why: BTreeMap::new() }
+    }
+
+    /// Why `culprit` is to blame.
+    pub fn reason_for(&self, culprit: usize) -> &str {
+        self.why.get(&culprit).unwrap_or(&self.reason)
+    }
 }
 
 /// Set-up shared by the configuration before and after: directories treated as existing and
