@@ -9,7 +9,7 @@
 //! path, the layer, a URL that reproduces the entry and the refusing rule's line; then that
 //! `--log-file` counts the refusals per rule. Skips (with a note) when apache2 is not installed.
 
-use apache_lsp_e2e::explain::{explain_agrees_with_httpd, json, run};
+use apache_lsp_e2e::explain::{explain_agrees_with_httpd, explain_states_httpds_status, json, run};
 use apache_lsp_e2e::httpd::{require_apache2, Httpd, HttpdConfig, Request};
 use apache_lsp_e2e::lsp::server_binary;
 use serde_json::Value;
@@ -2205,6 +2205,83 @@ fn a_directory_index_subrequest_keeps_the_directorys_sections() {
     assert_eq!(
         seen,
         [200, 200, 200, 200, 200, 401, 403, 403, 200, 403, 200, 200, 403, 403, 403, 200],
+        "the cases this test is about"
+    );
+}
+
+/// Basic authentication set up in .htaccess files: an `AuthUserFile` that is not there (relative
+/// to ServerRoot, as in the configuration), none at all, and one that is there. Without
+/// credentials each is the usual 401; once httpd checks a password, right or wrong, the missing
+/// file is a 500 (AH01620) and the unnamed one a 500 (AH01619).
+#[test]
+fn a_missing_auth_user_file_named_in_an_htaccess_file_is_a_500_once_credentials_are_checked() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    AllowOverride AuthConfig\n    Require all granted\n</Directory>\n";
+    let basic = "AuthType Basic\nAuthName ht\nRequire valid-user\n";
+    let config = HttpdConfig::new(body)
+        .file("htdocs/gone/.htaccess", format!("{basic}AuthUserFile no-such-htpasswd\n"))
+        .file("htdocs/gone/a.txt", "x\n")
+        .file("htdocs/unnamed/.htaccess", basic)
+        .file("htdocs/unnamed/a.txt", "x\n")
+        .file("htdocs/here/.htaccess", format!("{basic}AuthUserFile @ROOT@/htpasswd\n"))
+        .file("htdocs/here/a.txt", "x\n")
+        .file("htdocs/here/gone/.htaccess", "AuthUserFile @ROOT@/no-such-htpasswd\n")
+        .file("htdocs/here/gone/a.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let mut requests = Vec::new();
+    for target in ["/gone/a.txt", "/unnamed/a.txt", "/here/a.txt", "/here/gone/a.txt"] {
+        for cred in
+            apache_lsp_e2e::httpd::credentials().into_iter().take(2).chain([Some(("alice".into(), "wrong".into()))])
+        {
+            requests.push(Request::get(target).credentials(cred));
+        }
+    }
+    let seen = explain_states_httpds_status(&httpd, &requests);
+    assert_eq!(seen, [401, 500, 500, 401, 500, 500, 401, 200, 401, 401, 500, 500], "the cases this test is about");
+}
+
+/// `Require group` reads the `AuthGroupFile` in force for the request, and only that one: two
+/// files holding different members for the same group, one named relative to ServerRoot in an
+/// .htaccess file, and one that is not there (AH01665: denied, so 401 once a user is known).
+#[test]
+fn require_group_reads_the_group_file_in_force() {
+    if !require_apache2() {
+        return;
+    }
+    let basic = "AuthType Basic\n    AuthName g\n    AuthUserFile @ROOT@/htpasswd\n";
+    let body = format!(
+        "<Directory @DOCROOT@>\n    AllowOverride AuthConfig\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/g1>\n    {basic}    AuthGroupFile @ROOT@/htgroups\n    Require group admins\n</Directory>\n\
+<Directory @DOCROOT@/g2>\n    {basic}    AuthGroupFile @ROOT@/groups2\n    Require group admins\n</Directory>\n\
+<Directory @DOCROOT@/g3>\n    {basic}    AuthGroupFile @ROOT@/no-such-groups\n    Require group admins staff\n</Directory>\n\
+<Directory @DOCROOT@/g4>\n    {basic}    AuthGroupFile @ROOT@/htgroups\n    Require group staff\n</Directory>\n"
+    );
+    let config = HttpdConfig::new(body)
+        .file("groups2", "admins: bob\nstaff:\n")
+        .file("htdocs/g1/a.txt", "x\n")
+        .file("htdocs/g2/a.txt", "x\n")
+        .file("htdocs/g3/a.txt", "x\n")
+        .file("htdocs/g4/a.txt", "x\n")
+        .file("htdocs/g4/sub/.htaccess", "AuthGroupFile groups2\n")
+        .file("htdocs/g4/sub/a.txt", "x\n")
+        .file(
+            "htdocs/g5/.htaccess",
+            "AuthType Basic\nAuthName g\nAuthUserFile htpasswd\nAuthGroupFile groups2\nRequire group admins\n",
+        )
+        .file("htdocs/g5/a.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let mut requests = Vec::new();
+    for target in ["/g1/a.txt", "/g2/a.txt", "/g3/a.txt", "/g4/a.txt", "/g4/sub/a.txt", "/g5/a.txt"] {
+        for (user, password) in [("alice", "apw"), ("bob", "bpw"), ("carol", "cpw")] {
+            requests.push(Request::get(target).user(user, password));
+        }
+    }
+    let seen = explain_states_httpds_status(&httpd, &requests);
+    assert_eq!(
+        seen,
+        [200, 401, 401, 401, 200, 401, 401, 401, 401, 200, 200, 401, 401, 401, 401, 401, 200, 401],
         "the cases this test is about"
     );
 }

@@ -193,6 +193,7 @@ impl Resolved {
     ) -> Outcome {
         let mut request = request.clone();
         request.uri = self.url.clone();
+        auth_files::in_force(cfg, &self.authn, &mut request);
         if let Some(r) = env {
             request.env = r.knowledge();
         }

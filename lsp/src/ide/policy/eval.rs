@@ -117,6 +117,14 @@ pub struct Request {
     /// `AuthUserFile` arguments (as written) whose file is missing, with the path httpd opens:
     /// checking a password there is a 500 (AH01620). Files not named here are taken as readable.
     pub missing_user_files: BTreeMap<String, String>,
+    /// The `AuthGroupFile` in force could not be opened (the path httpd opens): `Require
+    /// group` is denied (AH01665), as `group_check_authorization` denies it.
+    pub unreadable_group_file: Option<String>,
+    /// The files the `AuthUserFile` and `AuthGroupFile` in force name are looked at on this
+    /// machine once the request's sections are merged (explain): `missing_user_files`, `groups`
+    /// and `unreadable_group_file` are then filled in for those files
+    /// (`crate::ide::access::auth_files::in_force`).
+    pub auth_files_from_disk: bool,
 }
 
 impl Request {
@@ -136,6 +144,8 @@ impl Request {
             groups: None,
             forward_dns: BTreeMap::new(),
             missing_user_files: BTreeMap::new(),
+            unreadable_group_file: None,
+            auth_files_from_disk: false,
         }
     }
 }
@@ -896,6 +906,18 @@ impl<'a> Eval<'a> {
                             "authz_groupfile",
                             LogLevel::Error,
                             "No group file was specified in the configuration",
+                        ),
+                    );
+                }
+                if let Some(path) = &self.req.unreadable_group_file {
+                    return with_log(
+                        self,
+                        Denied,
+                        log(
+                            "AH01665",
+                            "authz_groupfile",
+                            LogLevel::Error,
+                            format!("Could not open group file: {path}"),
                         ),
                     );
                 }
