@@ -2285,3 +2285,53 @@ fn require_group_reads_the_group_file_in_force() {
         "the cases this test is about"
     );
 }
+
+/// FallbackResource on a missing name: mod_dir's subrequest for the fallback URL is walked with
+/// its own sections and credentials (`fixup_dflt`): a refusal (403, 401) or redirect there is the
+/// answer; a regular file it may serve takes the request over, answering as it would its own
+/// method; a fallback that is not there either, or an existing name, are answered as usual.
+#[test]
+fn fallback_resource_is_answered_as_its_subrequest_is() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "Redirect /moved http://example.invalid/elsewhere\n\
+<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/fb>\n    FallbackResource /fb/index.html\n</Directory>\n\
+<Directory @DOCROOT@/deny>\n    FallbackResource /private/index.html\n</Directory>\n\
+<Directory @DOCROOT@/private>\n    Require all denied\n</Directory>\n\
+<Directory @DOCROOT@/auth>\n    FallbackResource /locked/f.html\n</Directory>\n\
+<Directory @DOCROOT@/locked>\n    AuthType Basic\n    AuthName l\n    AuthUserFile @ROOT@/htpasswd\n    Require user alice\n</Directory>\n\
+<Directory @DOCROOT@/gone>\n    FallbackResource /gone/nothing.html\n</Directory>\n\
+<Directory @DOCROOT@/todir>\n    FallbackResource /sub\n</Directory>\n\
+<Directory @DOCROOT@/redir>\n    FallbackResource /moved/x\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .file("htdocs/fb/index.html", "x\n")
+        .file("htdocs/fb/a.txt", "x\n")
+        .dir("htdocs/deny")
+        .dir("htdocs/auth")
+        .file("htdocs/locked/f.html", "x\n")
+        .dir("htdocs/gone")
+        .dir("htdocs/todir")
+        .dir("htdocs/redir");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let mut requests = vec![
+        Request::get("/fb/missing"),
+        Request::get("/fb/missing?q=1"),
+        Request::get("/fb/a.txt"),
+        Request::new("POST", "/fb/missing"),
+        Request::new("OPTIONS", "/fb/missing"),
+        Request::get("/deny/missing"),
+        Request::get("/auth/missing"),
+        Request::get("/auth/missing").user("alice", "apw"),
+        Request::get("/auth/missing").user("bob", "bpw"),
+        Request::get("/gone/missing"),
+        Request::get("/todir/missing"),
+        Request::get("/redir/missing"),
+    ];
+    for r in &mut requests {
+        r.source = "127.0.0.1".parse().unwrap();
+    }
+    let seen = explain_states_httpds_status(&httpd, &requests);
+    assert_eq!(seen, [200, 200, 200, 200, 200, 403, 401, 200, 401, 500, 301, 302], "the cases this test is about");
+}
