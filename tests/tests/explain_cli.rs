@@ -2335,3 +2335,30 @@ fn fallback_resource_is_answered_as_its_subrequest_is() {
     let seen = explain_states_httpds_status(&httpd, &requests);
     assert_eq!(seen, [200, 200, 200, 200, 200, 403, 401, 200, 401, 500, 301, 302], "the cases this test is about");
 }
+
+/// mod_alias in a DirectoryIndex subrequest: the server's Redirect of the index URL (at
+/// translate_name, before access control), one in the index file's `<Files>` or in the
+/// directory's own section (the subrequest's fixups, once its access passed), a `<Location>`'s
+/// one-argument form; mod_dir passes a redirect on at once and remembers another status.
+#[test]
+fn redirects_in_a_directory_index_subrequest_are_passed_on() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "Redirect /t/index.html http://example.invalid/t\n\
+<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/f>\n    <Files index.html>\n        Redirect /f/index.html http://example.invalid/f\n    </Files>\n</Directory>\n\
+<Directory @DOCROOT@/d>\n    Redirect /d/index.html http://example.invalid/d\n</Directory>\n\
+<Location /l/index.html>\n    Redirect gone\n</Location>\n\
+<Directory @DOCROOT@/m>\n    DirectoryIndex a.html index.html\n    RedirectMatch 301 ^/m/a\\.html$ /m/moved\n</Directory>\n\
+<Directory @DOCROOT@/x>\n    Redirect /x/index.html http://example.invalid/x\n    <Files index.html>\n        Require all denied\n    </Files>\n</Directory>\n";
+    let mut config = HttpdConfig::new(body).file("htdocs/m/a.html", "x\n");
+    for d in ["t", "f", "d", "l", "m", "x"] {
+        config = config.file(format!("htdocs/{d}/index.html"), "x\n");
+    }
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let requests: Vec<Request> =
+        ["/t/", "/f/", "/d/", "/l/", "/m/", "/x/", "/sub/"].iter().map(|p| Request::get(p)).collect();
+    let seen = explain_states_httpds_status(&httpd, &requests);
+    assert_eq!(seen, [302, 302, 302, 410, 301, 403, 200], "the cases this test is about");
+}
