@@ -33,10 +33,10 @@ pub fn explain_agrees_with_httpd(httpd: &Httpd, requests: &[Request], tell_heade
     compare(httpd, requests, tell_headers, false)
 }
 
-/// [`explain_agrees_with_httpd`] where explain must state httpd's status as certain for every
-/// request (no "unknown", no "access granted" with a list).
+/// [`explain_agrees_with_httpd`] (told the headers) where explain must state httpd's status as
+/// certain for every request (no "unknown", no "access granted" with a list).
 pub fn explain_states_httpds_status(httpd: &Httpd, requests: &[Request]) -> Vec<u16> {
-    compare(httpd, requests, false, true)
+    compare(httpd, requests, true, true)
 }
 
 fn compare(httpd: &Httpd, requests: &[Request], tell_headers: bool, certain: bool) -> Vec<u16> {
@@ -54,6 +54,9 @@ fn compare(httpd: &Httpd, requests: &[Request], tell_headers: bool, certain: boo
                 .map(|s| s.to_string())
                 .collect();
         args.extend(["--method".into(), r.method.clone()]);
+        if let Some(host) = &r.host {
+            args.extend(["--host".into(), host.clone()]);
+        }
         if tell_headers {
             args.push("--only-headers".into());
         }

@@ -10,7 +10,7 @@
 //! `--log-file` counts the refusals per rule. Skips (with a note) when apache2 is not installed.
 
 use apache_lsp_e2e::explain::{explain_agrees_with_httpd, explain_states_httpds_status, json, run};
-use apache_lsp_e2e::httpd::{require_apache2, Httpd, HttpdConfig, Request};
+use apache_lsp_e2e::httpd::{config_test, require_apache2, Httpd, HttpdConfig, Request};
 use apache_lsp_e2e::lsp::server_binary;
 use serde_json::Value;
 use std::net::IpAddr;
@@ -2361,4 +2361,31 @@ fn redirects_in_a_directory_index_subrequest_are_passed_on() {
         ["/t/", "/f/", "/d/", "/l/", "/m/", "/x/", "/sub/"].iter().map(|p| Request::get(p)).collect();
     let seen = explain_states_httpds_status(&httpd, &requests);
     assert_eq!(seen, [302, 302, 302, 410, 301, 403, 200], "the cases this test is about");
+}
+
+/// `UserDir` naming a URL: mod_userdir redirects `/~user…` there (302) at translate_name, before
+/// any access check, whether the user exists or not; with `*` the user's name replaces it and
+/// what follows the `*` is dropped; a disabled user, a mod_alias Redirect or Alias for the URL
+/// (mod_alias's hook runs first) are answered as usual.
+#[test]
+fn userdir_urls_redirect_before_access_control() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "RedirectPermanent /~dave http://example.invalid/alias\n\
+Alias /~erin @DOCROOT@/sub\n\
+<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Location /~carol>\n    Require all denied\n</Location>\n\
+<VirtualHost 127.0.0.1:@PORT@>\n    ServerName v1.test\n    DocumentRoot @DOCROOT@\n    UserDir http://example.invalid/~*\n    UserDir disabled root\n</VirtualHost>\n\
+<VirtualHost 127.0.0.1:@PORT@>\n    ServerName v2.test\n    DocumentRoot @DOCROOT@\n    UserDir http://example.invalid/*/pub\n</VirtualHost>\n";
+    let config = HttpdConfig::new(body).with_module("userdir");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let mut requests = Vec::new();
+    for host in ["v1.test", "v2.test"] {
+        for path in ["/~alice/x", "/~no-such-user", "/~root/", "/~carol/", "/~dave/", "/~erin/"] {
+            requests.push(Request::get(path).host(host));
+        }
+    }
+    let seen = explain_states_httpds_status(&httpd, &requests);
+    assert_eq!(seen, [302, 302, 404, 302, 301, 200, 302, 302, 302, 302, 301, 200], "the cases this test is about");
 }
