@@ -2389,3 +2389,23 @@ Alias /~erin @DOCROOT@/sub\n\
     let seen = explain_states_httpds_status(&httpd, &requests);
     assert_eq!(seen, [302, 302, 404, 302, 301, 200, 302, 302, 302, 302, 301, 200], "the cases this test is about");
 }
+
+/// `AuthDigestProvider anon` (or `ldap`): mod_auth_digest refuses at start-up a provider that
+/// gives no realm's hash; explain does not answer as if httpd ran, and says why.
+#[test]
+fn a_digest_provider_without_realm_hashes_keeps_httpd_from_starting() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/dg>\n    AuthType Digest\n    AuthName dg\n    AuthDigestProvider anon\n    Anonymous guest\n    Require valid-user\n</Directory>\n";
+    let config =
+        HttpdConfig::new(body).with_module("authn_anon").with_module("auth_digest").file("htdocs/dg/a.txt", "x\n");
+    let (ok, output) = config_test(&config);
+    assert!(!ok && output.contains("doesn't support Digest Authentication"), "{output}");
+    let conf = config.main_config_path();
+    let v = json(&["explain", conf.to_str().unwrap(), "/dg/a.txt", "--format", "json", "--client", "127.0.0.1"]);
+    assert!(v["status"].is_null(), "{v:#}");
+    let why = v["reason"].as_str().unwrap_or_default();
+    assert!(why.contains("refuse to start") && why.contains("doesn't support Digest Authentication"), "{v:#}");
+}

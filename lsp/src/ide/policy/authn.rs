@@ -202,6 +202,12 @@ pub(crate) fn authn_provider_module(name: &str) -> Option<&'static str> {
     })
 }
 
+/// Whether the provider `name` (of mod_authn_anon or mod_authnz_ldap) gives no realm's hash:
+/// mod_auth_digest refuses it at start-up (`add_authn_provider`).
+pub(crate) fn without_realm_hash(name: &str) -> bool {
+    matches!(name, "anon" | "ldap")
+}
+
 fn usage(name: &str) -> &'static str {
     match name {
         "authtype" => "AuthType takes one argument, an HTTP authorization type (e.g., \"Basic\")",
@@ -273,6 +279,13 @@ fn walk(
                                 || ctx.extra_authn_providers.contains(w.as_str());
                             if !known {
                                 errors.push(ConfigError::new(loc, format!("Unknown Authn provider: {w}")));
+                                break;
+                            }
+                            if lname == "authdigestprovider" && without_realm_hash(w) {
+                                errors.push(ConfigError::new(
+                                    loc,
+                                    format!("The '{w}' Authn provider doesn't support Digest Authentication"),
+                                ));
                                 break;
                             }
                             names.push(w.to_string());
@@ -397,6 +410,23 @@ mod tests {
             PolicyCtx { modules: crate::ide::policy::ModuleSet::only(["authn_file_module"]), ..Default::default() };
         let (_, e) = authn_from_items(&items("AuthBasicProvider file dbm"), &ctx);
         assert_eq!(e[0].message, "Unknown Authn provider: dbm");
+    }
+
+    #[test]
+    fn digest_refuses_providers_without_realm_hashes() {
+        let ctx = PolicyCtx {
+            modules: crate::ide::policy::ModuleSet::only([
+                "authn_file_module",
+                "authn_anon_module",
+                "auth_digest_module",
+            ]),
+            ..Default::default()
+        };
+        let (_, e) = authn_from_items(&items("AuthDigestProvider file anon"), &ctx);
+        assert_eq!(e[0].message, "The 'anon' Authn provider doesn't support Digest Authentication");
+        assert!(authn_from_items(&items("AuthBasicProvider file anon"), &ctx).1.is_empty());
+        let (_, e) = authn_from_items(&items("AuthDigestProvider ldap"), &ctx);
+        assert_eq!(e[0].message, "Unknown Authn provider: ldap", "mod_authnz_ldap is not loaded");
     }
 
     #[test]
