@@ -412,6 +412,9 @@ struct Eval<'a> {
     method: MethodId,
     /// `r->user` during the current authz pass.
     user: Option<&'a str>,
+    /// `user` is a name not told (wrong credentials mod_authn_anon accepted): `Require user`
+    /// and `Require group` cannot be decided.
+    user_name_unknown: bool,
     trace: Vec<TraceStep>,
     reasons: Vec<String>,
 }
@@ -883,6 +886,11 @@ impl<'a> Eval<'a> {
                     None => one(self, Denied),
                 }
             }
+            Provider::User(_) | Provider::Group(_) if user.is_some() && self.user_name_unknown => self.possible(
+                node,
+                &[Granted, Denied],
+                format!("the name mod_authn_anon accepted with the wrong credentials is not known (line {line})"),
+            ),
             Provider::User(args) => {
                 let Some(u) = user else { return one(self, DeniedNoUser) };
                 if is_expr_string(args) {
@@ -1204,8 +1212,10 @@ impl<'a> Eval<'a> {
         // mod_auth_basic asks the providers in turn while each answers "user not found"
         // (`authenticate_basic_user`); mod_authn_anon's answer follows from its settings.
         let mut list = providers.as_ref().map_or_else(|| vec!["file".to_string()], |p| p.value.clone());
-        // A wrong credential may be a name mod_authn_anon knows with a password it refuses.
+        // A wrong credential may be a name mod_authn_anon knows with a password it refuses, or
+        // (with no email check) one it takes.
         let mut anon_refuses = None;
+        let mut anon_accepts = None;
         while name == "Basic" && list.first().is_some_and(|p| p == "anon") {
             list.remove(0);
             let Some(anon) = self.authn.anon.clone() else { continue };
@@ -1231,9 +1241,42 @@ impl<'a> Eval<'a> {
                 None if anon.checks_password() && anon.knows_some_name() => {
                     anon_refuses = Some(anon.loc);
                 }
+                // No email check: any password of a name it knows is taken, so are wrong ones.
+                None if anon.any_user => {
+                    self.step(
+                        0,
+                        format!(
+                            "authentication ({name}): mod_authn_anon takes any name (Anonymous *) with any password \
+                             (no email check): the wrong credentials authenticate, under the name sent"
+                        ),
+                        Some(&anon.loc),
+                    );
+                    return vec![AuthnOut {
+                        result: AuthnResult::User,
+                        deciding: d(
+                            "authenticated by mod_authn_anon (Anonymous *, no email check)".into(),
+                            Some(anon.loc),
+                        ),
+                        logs: vec![],
+                    }];
+                }
+                None if anon.knows_some_name() => anon_accepts = Some(anon.loc),
                 None => {}
             }
         }
+        // A name it lists is taken whatever the password; another goes on to the next provider.
+        let listed = anon_accepts.map(|loc| {
+            self.unknown(
+                "wrong credentials may be a name mod_authn_anon lists (taken with any password: no email check), \
+                 or one it does not know, left to the next provider"
+                    .to_string(),
+            );
+            AuthnOut {
+                result: AuthnResult::User,
+                deciding: d("authenticated by mod_authn_anon (a name it lists, no email check)".into(), Some(loc)),
+                logs: vec![],
+            }
+        });
         if list.is_empty() {
             let who = self.req.user.clone().unwrap_or_default();
             self.step(
@@ -1243,7 +1286,9 @@ impl<'a> Eval<'a> {
             );
             let logs =
                 vec![log("AH01618", module_log, LogLevel::Error, format!("user {who} not found: {}", self.req.uri))];
-            return vec![status(401, format!("AuthType {name}: no provider knows the user"), at_loc, logs)];
+            let mut outs = vec![status(401, format!("AuthType {name}: no provider knows the user"), at_loc, logs)];
+            outs.extend(listed);
+            return outs;
         }
         let first_is_file = list.first().map(String::as_str) == Some("file");
         let mut outs = self.authn_provider(name, first_is_file, providers.map(|p| p.loc), at_loc.clone());
@@ -1256,6 +1301,7 @@ impl<'a> Eval<'a> {
                 outs.push(status(401, r, Some(loc), vec![]));
             }
         }
+        outs.extend(listed);
         outs
     }
 
@@ -1346,7 +1392,8 @@ pub fn host_check_refusal(compat: &CompatConfig, req: &Request, ctx: &PolicyCtx)
         return None;
     }
     let authn = AuthnConfig::default();
-    let mut ev = Eval { req, ctx, authn: &authn, method, user: None, trace: vec![], reasons: vec![] };
+    let mut ev =
+        Eval { req, ctx, authn: &authn, method, user: None, user_name_unknown: false, trace: vec![], reasons: vec![] };
     let mut host = ev.host_stage(Some(compat));
     match host.as_slice() {
         [(false, ..)] => host.pop().map(|(_, d, _)| d),
@@ -1364,7 +1411,16 @@ pub fn evaluate(
     ctx: &PolicyCtx,
 ) -> Outcome {
     let method = MethodId::resolve(&req.method, &ctx.registered_methods);
-    let mut ev = Eval { req, ctx, authn, method: method.clone(), user: None, trace: vec![], reasons: vec![] };
+    let mut ev = Eval {
+        req,
+        ctx,
+        authn,
+        method: method.clone(),
+        user: None,
+        user_name_unknown: false,
+        trace: vec![],
+        reasons: vec![],
+    };
     let (satisfy, sat_loc) = compat.map(|c| c.satisfy_for(&method)).unwrap_or((Satisfy::Unspecified, None));
     let any = satisfy == Satisfy::Any;
     ev.step(
@@ -1385,6 +1441,11 @@ pub fn evaluate(
     let needs_user_pass = authn_outs.iter().any(|a| matches!(a.result, AuthnResult::User));
     let with_user = if needs_user_pass {
         ev.user = req.user.as_deref();
+        if ev.user.is_none() {
+            // Wrong credentials mod_authn_anon took: a user, under the name sent.
+            ev.user = Some("");
+            ev.user_name_unknown = true;
+        }
         ev.authz_stage(authz, true)
     } else {
         vec![]
@@ -1854,6 +1915,22 @@ mod tests {
         r.missing_user_files.insert("/pw".into(), "/pw".into());
         let o = e.evaluate(&r, &ctx());
         assert_eq!((o.status, o.possible_statuses), (None, vec![401, 500]));
+    }
+
+    #[test]
+    fn wrong_credentials_mod_authn_anon_takes_without_an_email_check() {
+        let open = "AuthType Basic\nAuthName realm\nAuthBasicProvider anon\nAnonymous *\nAnonymous_MustGiveEmail Off\n";
+        // Any name, any password: a user, whose name is not told.
+        assert_eq!(st(&chain(&[&format!("{open}Require valid-user")]), &with_bad(get("127.0.0.1"))), Some(200));
+        let o = chain(&[&format!("{open}Require user bob")]).evaluate(&with_bad(get("127.0.0.1")), &ctx());
+        assert_eq!((o.status, o.possible_statuses), (None, vec![200, 401]));
+        // The email check on: the wrong credentials are refused.
+        let checked = open.replace("Off", "On");
+        assert_eq!(st(&chain(&[&format!("{checked}Require valid-user")]), &with_bad(get("127.0.0.1"))), Some(401));
+        // A list of names: the credentials may be a listed name (taken) or another (refused).
+        let listed = "AuthType Basic\nAuthName realm\nAuthBasicProvider anon\nAnonymous guest\nAnonymous_MustGiveEmail Off\nRequire valid-user";
+        let o = chain(&[listed]).evaluate(&with_bad(get("127.0.0.1")), &ctx());
+        assert_eq!((o.status, o.possible_statuses), (None, vec![200, 401]));
     }
 
     #[test]
