@@ -2466,3 +2466,42 @@ fn wrong_credentials_mod_authn_anon_takes_without_an_email_check() {
     }
     assert_eq!(seen, [200, 401, 200, 401, 200], "the cases this test is about");
 }
+
+/// `AuthBasicProvider dbm` (mod_authn_dbm), which opens its `AuthDBMUserFile` for every password
+/// it checks: a file that is not there, or none named, is a 500 once credentials come (none: 401);
+/// a DBM file that is there (written by htdbm, the default DBM type) answers as the credentials
+/// are: explain does not read DBM files, and takes `--user` as valid there.
+#[test]
+fn a_dbm_password_file_is_opened_for_every_password_checked() {
+    if !require_apache2() {
+        return;
+    }
+    if Command::new("htdbm").arg("-?").output().is_err() {
+        eprintln!("note: htdbm (apache2-utils) is not installed; skipping");
+        return;
+    }
+    let auth = "    AuthType Basic\n    AuthName d\n    AuthBasicProvider dbm\n    Require valid-user\n";
+    let body = format!(
+        "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/gone>\n{auth}    AuthDBMUserFile @ROOT@/no-such.dbm\n</Directory>\n\
+<Directory @DOCROOT@/unnamed>\n{auth}</Directory>\n\
+<Directory @DOCROOT@/here>\n{auth}    AuthDBMUserFile users.dbm\n</Directory>\n\
+<Directory @DOCROOT@/sdbm>\n{auth}    AuthDBMUserFile @ROOT@/users.dbm\n    AuthDBMType SDBM\n</Directory>\n"
+    );
+    let mut config = HttpdConfig::new(body).with_module("authn_dbm");
+    for d in ["gone", "unnamed", "here", "sdbm"] {
+        config = config.file(format!("htdocs/{d}/a.txt"), "x\n");
+    }
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let db = httpd.config().root().join("users.dbm");
+    let made = Command::new("htdbm").arg("-cb").arg(&db).args(["alice", "apw"]).output().unwrap();
+    assert!(made.status.success(), "{made:?}");
+    let mut requests = Vec::new();
+    for target in ["/gone/a.txt", "/unnamed/a.txt", "/here/a.txt", "/sdbm/a.txt"] {
+        requests.push(Request::get(target));
+        requests.push(Request::get(target).user("alice", "apw"));
+        requests.push(Request::get(target).user("alice", "wrong"));
+    }
+    let seen = explain_states_httpds_status(&httpd, &requests);
+    assert_eq!(seen, [401, 500, 500, 401, 500, 500, 401, 200, 401, 401, 500, 500], "the cases this test is about");
+}

@@ -3,7 +3,8 @@
 //! credentials gets 500 (AH01620) where the file is not there, while httpd starts without a
 //! word; mod_authz_groupfile reads its `AuthGroupFile` for each `Require group`, and denies where
 //! it cannot (AH01665). The files are the ones in force for the request, .htaccess files
-//! included (names relative to ServerRoot there too).
+//! included (names relative to ServerRoot there too); so does mod_authn_dbm its
+//! `AuthDBMUserFile`.
 
 use crate::ide::config::Config;
 use crate::ide::policy::{AuthnConfig, Request};
@@ -15,6 +16,23 @@ pub fn resolved(cfg: &Config, written: &str) -> PathBuf {
         PathBuf::from(written)
     } else {
         cfg.server_root.join(written)
+    }
+}
+
+/// Whether a DBM file of type `kind` (`AuthDBMType`, as APR's DBM layer names them) can be
+/// opened at `path`: SDBM keeps `path.pag` and `path.dir`; DB and GDBM the file itself; for
+/// NDBM and the build's default type, any of these names counts. APR knows no other type.
+fn dbm_openable(path: &Path, kind: &str) -> bool {
+    let with = |ext: &str| {
+        let mut p = path.as_os_str().to_owned();
+        p.push(ext);
+        PathBuf::from(p).is_file()
+    };
+    match kind.to_ascii_lowercase().as_str() {
+        "sdbm" => with(".pag") && with(".dir"),
+        "db" | "gdbm" => path.is_file(),
+        "ndbm" | "default" => path.is_file() || with(".db") || (with(".pag") && with(".dir")),
+        _ => false,
     }
 }
 
@@ -31,6 +49,12 @@ pub fn in_force(cfg: &Config, authn: &AuthnConfig, request: &mut Request) {
         let path = resolved(cfg, &f.value);
         if !path.exists() {
             request.missing_user_files.insert(f.value.clone(), path.to_string_lossy().into_owned());
+        }
+    }
+    if let Some(f) = &authn.dbm_user_file {
+        let path = resolved(cfg, &f.value);
+        if !dbm_openable(&path, authn.dbm_type.as_ref().map_or("default", |t| t.value.as_str())) {
+            request.missing_dbm_user_file = Some(path.to_string_lossy().into_owned());
         }
     }
     if let Some(g) = &authn.group_file {
@@ -58,7 +82,8 @@ mod tests {
         std::fs::write(dir.path().join("groups"), "admins: alice\nstaff: bob\n").unwrap();
         std::fs::write(dir.path().join("www/.htaccess"), htaccess).unwrap();
         let main = dir.path().join("httpd.conf");
-        let modules = ["authz_core", "authz_user", "authz_groupfile", "authn_core", "authn_file", "auth_basic"];
+        let modules =
+            ["authz_core", "authz_user", "authz_groupfile", "authn_core", "authn_file", "authn_dbm", "auth_basic"];
         let loads: String = modules.iter().map(|m| format!("LoadModule {m}_module m\n")).collect();
         std::fs::write(
             &main,
@@ -103,5 +128,39 @@ mod tests {
         assert_eq!(status(&group("no-such-groups", "admins"), Some(Some("alice")), true), Some(401));
         // Not asked to look, the members are not known.
         assert_eq!(status(&group("groups", "admins"), Some(Some("alice")), false), None);
+    }
+
+    #[test]
+    fn dbm_files_are_looked_for_under_the_names_their_type_opens() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("users");
+        let sdbm = dir.path().join("s");
+        std::fs::write(&db, "x").unwrap();
+        for ext in [".pag", ".dir"] {
+            std::fs::write(dir.path().join(format!("s{ext}")), "x").unwrap();
+        }
+        assert!(
+            super::dbm_openable(&db, "default") && super::dbm_openable(&db, "DB") && super::dbm_openable(&db, "GDBM")
+        );
+        assert!(!super::dbm_openable(&db, "SDBM"), "SDBM opens users.pag and users.dir");
+        assert!(super::dbm_openable(&sdbm, "SDBM") && super::dbm_openable(&sdbm, "default"));
+        assert!(!super::dbm_openable(&sdbm, "DB"));
+        assert!(!super::dbm_openable(&db, "nosuchtype"));
+        assert!(!super::dbm_openable(&dir.path().join("none"), "default"));
+    }
+
+    #[test]
+    fn a_dbm_password_file_that_cannot_be_opened_is_a_500_once_credentials_come() {
+        let dbm = |file: &str| format!("{BASIC}AuthBasicProvider dbm\n{file}Require valid-user\n");
+        let unnamed = dbm("");
+        assert_eq!(status(&unnamed, None, true), Some(401));
+        assert_eq!(status(&unnamed, Some(Some("alice")), true), Some(500));
+        assert_eq!(status(&unnamed, Some(None), false), Some(500));
+        let missing = dbm("AuthDBMUserFile no-such.db\n");
+        assert_eq!(status(&missing, Some(None), true), Some(500));
+        assert_eq!(status(&missing, Some(Some("alice")), false), Some(200), "not looked at: taken as openable");
+        let there = dbm("AuthDBMUserFile groups\n");
+        assert_eq!(status(&there, Some(Some("alice")), true), Some(200));
+        assert_eq!(status(&there, Some(None), true), Some(401));
     }
 }

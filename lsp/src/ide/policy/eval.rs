@@ -117,6 +117,9 @@ pub struct Request {
     /// `AuthUserFile` arguments (as written) whose file is missing, with the path httpd opens:
     /// checking a password there is a 500 (AH01620). Files not named here are taken as readable.
     pub missing_user_files: BTreeMap<String, String>,
+    /// The `AuthDBMUserFile` in force cannot be opened as its `AuthDBMType` names it (the path):
+    /// checking a password there is a 500. None: taken as openable.
+    pub missing_dbm_user_file: Option<String>,
     /// The `AuthGroupFile` in force could not be opened (the path httpd opens): `Require
     /// group` is denied (AH01665), as `group_check_authorization` denies it.
     pub unreadable_group_file: Option<String>,
@@ -144,6 +147,7 @@ impl Request {
             groups: None,
             forward_dns: BTreeMap::new(),
             missing_user_files: BTreeMap::new(),
+            missing_dbm_user_file: None,
             unreadable_group_file: None,
             auth_files_from_disk: false,
         }
@@ -1290,8 +1294,8 @@ impl<'a> Eval<'a> {
             outs.extend(listed);
             return outs;
         }
-        let first_is_file = list.first().map(String::as_str) == Some("file");
-        let mut outs = self.authn_provider(name, first_is_file, providers.map(|p| p.loc), at_loc.clone());
+        let first = list.first().map(String::as_str);
+        let mut outs = self.authn_provider(name, first, providers.map(|p| p.loc), at_loc.clone());
         if let Some(loc) = anon_refuses {
             if outs.iter().any(|o| !matches!(o.result, AuthnResult::Status(Some(401)))) {
                 let r = "a wrong credential may be a name mod_authn_anon knows with a password its email checks \
@@ -1310,7 +1314,7 @@ impl<'a> Eval<'a> {
     fn authn_provider(
         &mut self,
         name: &str,
-        first_is_file: bool,
+        first: Option<&str>,
         providers_loc: Option<Loc>,
         at_loc: Option<Loc>,
     ) -> Vec<AuthnOut> {
@@ -1321,6 +1325,35 @@ impl<'a> Eval<'a> {
             logs,
         };
         let no_file_code = if name == "Basic" { "AH01619" } else { "AH01621" };
+        let first_is_file = first == Some("file");
+        if first == Some("dbm") {
+            // mod_authn_dbm opens its file for every password it checks (`fetch_dbm_value`).
+            let file = self.authn.dbm_user_file.as_ref();
+            let missing = match (file, &self.req.missing_dbm_user_file) {
+                (None, _) => Some(("no AuthDBMUserFile is named".to_string(), "(null)".to_string())),
+                (Some(f), Some(path)) => Some((format!("AuthDBMUserFile {} cannot be opened", f.value), path.clone())),
+                (Some(_), None) => None,
+            };
+            if let Some((why, path)) = missing {
+                self.step(
+                    0,
+                    format!("authentication: {why} → 500 (AH10285)"),
+                    file.map(|f| &f.loc).or(at_loc.as_ref()),
+                );
+                let kind = self.authn.dbm_type.as_ref().map_or("default", |t| t.value.as_str()).to_string();
+                return vec![status(
+                    500,
+                    why,
+                    file.map(|f| f.loc.clone()).or(providers_loc).or(at_loc),
+                    vec![log(
+                        "AH10285",
+                        "authn_dbm",
+                        LogLevel::Error,
+                        format!("could not open dbm (type {kind}) file: {path}"),
+                    )],
+                )];
+            }
+        }
         if first_is_file && self.authn.user_file.is_none() {
             self.step(
                 0,
