@@ -758,9 +758,8 @@ pub fn request_spec(a: &ExplainArgs, cfg: &config::Config) -> Result<ide::access
         (None, false) if needs_host_name(cfg) => resolve_double_reverse(a.client),
         (None, false) => HostKnowledge::Unknown,
     };
-    // Group membership from AuthGroupFile files the configuration names.
-    req.groups = Some(ide::access::group_memberships(cfg));
-    req.missing_user_files = ide::access::auth_files::missing_user_files(cfg);
+    // The AuthUserFile and AuthGroupFile in force, as httpd opens them for the request.
+    req.auth_files_from_disk = true;
     let target = RequestTarget::parse(a.url.as_deref().unwrap_or("/"))?;
     // The connection's port: given, else the absolute URL's, else the one Listen names.
     req.local_port = a.port.or(target.port).or_else(|| ide::explain::listen_port(cfg).ok());

@@ -252,6 +252,16 @@ pub fn at_translation(cfg: &Config, e: &Effective, uri: &str) -> Option<Redirect
     })
 }
 
+/// What answers `spec` at translate_name, before the walk: mod_alias's redirects
+/// ([`at_translation`]), else mod_userdir's redirect of a `/~user` URL to the URL its
+/// `UserDir` names (302; mod_userdir's hook runs after mod_alias's, and an Alias maps first).
+pub fn at_translate_name(cfg: &Config, e: &Effective, spec: &crate::ide::access::RequestSpec) -> Option<Redirected> {
+    at_translation(cfg, e, &crate::ide::access::normalize_url(&spec.path)).or_else(|| {
+        let to = crate::ide::access::userdir_redirect(cfg, spec)?;
+        Some(Redirected::Known { status: 302, why: format!("mod_userdir redirects to {to} (UserDir names a URL)") })
+    })
+}
+
 /// Whether httpd merges `section` before translate_name (`walk_location_and_if`): a
 /// `<Location>`, or an `<If>` branch of the configuration files not inside a `<Directory>` or
 /// `<Files>` (one in an .htaccess file is read during the directory walk).

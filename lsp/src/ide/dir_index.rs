@@ -16,6 +16,7 @@
 //! an unknown subrequest outcome makes the request's outcome unknown.
 
 use crate::ide::access::{normalize_url, walk_and_evaluate, Effective, FsView, RequestSpec};
+use crate::ide::alias_redirect::Redirected;
 use crate::ide::config::{Config, Node, NodeKind};
 use crate::ide::policy::{self, EnvVar, Item, TraceStep};
 use std::path::{Path, PathBuf};
@@ -37,8 +38,10 @@ pub struct IndexTry {
     pub same_config: bool,
     /// The subrequest walked and evaluated (None when `same_config`).
     pub effective: Option<Effective>,
-    /// Its access status (200 = passes).
+    /// Its access status (200 = passes), or the status its own mod_alias or mod_dir answers.
     pub status: Option<u16>,
+    /// Why the subrequest's own fixups or translation answer `status` (a redirect), if they do.
+    pub answered: Option<String>,
 }
 
 /// What mod_dir did for a directory URL.
@@ -247,22 +250,14 @@ pub fn apply(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &mut Effective) {
     } else if lookup.served.is_none() {
         // (A refusal is always evaluated; were it not, the outcome is left as it was.)
         if let Some(t) = lookup.refused_by.and_then(|k| lookup.tries.get(k)) {
-            let deciding = match (t.status, &t.effective) {
-                (Some(r @ 300..=399), _) => Some(policy::Deciding {
-                    layer: policy::Layer::Core,
-                    rule: format!(
-                        "the DirectoryIndex subrequest GET {} is a directory without its trailing slash: mod_dir \
-                         passes its redirect on ({r})",
-                        t.url
-                    ),
-                    loc: None,
-                }),
-                (_, Some(s)) => s.outcome.deciding.clone().map(|d| policy::Deciding {
+            let deciding = match (&t.answered, &t.effective) {
+                (Some(why), _) => Some(policy::Deciding { layer: policy::Layer::Core, rule: why.clone(), loc: None }),
+                (None, Some(s)) => s.outcome.deciding.clone().map(|d| policy::Deciding {
                     rule: format!("{} (DirectoryIndex subrequest {})", d.rule, t.url),
                     ..d
                 }),
                 // (A refusal is always evaluated; were it not, the outcome is left as it was.)
-                (_, None) => None,
+                (None, None) => None,
             };
             if deciding.is_some() {
                 o.status = t.status;
@@ -285,6 +280,11 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
     let dir = e.filesystem_path.to_string_lossy().to_string();
     // (mod_dir asks the URL for its trailing slash: the file name may lack it, `Alias /a/ /srv/a`.)
     if !url.ends_with('/') || !Path::new(&dir).is_dir() || !cfg.module_loaded("dir_module") {
+        return None;
+    }
+    // mod_alias's fixup runs before mod_dir's: a redirect of the directory URL itself answers
+    // first, and no index is looked up.
+    if let Some(Redirected::Known { .. }) = crate::ide::alias_redirect::at_fixup(cfg, e, &url) {
         return None;
     }
     let names = index_names(cfg, e);
@@ -333,6 +333,7 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
         let same = section_ids(&sub) == main_ids && sub.refused_symlink.is_none();
         let regular = sub.filesystem_path.is_file();
         let mut status = if same { Some(200) } else { sub.outcome.status };
+        let mut answered = None;
         // A name that is a directory without its trailing slash: the subrequest's own fixups
         // redirect it (mod_dir), and mod_dir passes the redirect on when no later name serves.
         if status == Some(200) && !regular && !sub_spec.path.ends_with('/') && sub.filesystem_path.is_dir() {
@@ -341,17 +342,42 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
             {
                 if (300..400).contains(&s) {
                     status = Some(s);
+                    answered = Some(format!(
+                        "the DirectoryIndex subrequest GET {} is a directory without its trailing slash: mod_dir \
+                         passes its redirect on ({s})",
+                        sub_spec.path
+                    ));
                 }
             }
+        }
+        // mod_alias in the subrequest: the server's lines at translate_name, before access
+        // control; its sections' lines at its fixups, once access passed.
+        let sub_path = normalize_url(&sub_spec.path);
+        let redirect = crate::ide::alias_redirect::at_translation(cfg, &sub, &sub_path).or_else(|| {
+            (status == Some(200)).then(|| crate::ide::alias_redirect::at_fixup(cfg, &sub, &sub_path)).flatten()
+        });
+        let mut redirect_unknown = None;
+        match redirect {
+            Some(Redirected::Known { status: s, why }) => {
+                status = Some(s);
+                answered = Some(format!("the DirectoryIndex subrequest GET {} gets {s}: {why}", sub_spec.path));
+            }
+            Some(Redirected::Maybe { statuses, why }) => {
+                status = None;
+                redirect_unknown = Some((why, statuses));
+            }
+            None => {}
         }
         let statuses = match status {
             Some(s) => vec![s],
             None => {
+                let (reason, possible) = redirect_unknown.unwrap_or_else(|| {
+                    (sub.outcome.reason_unknown.clone().unwrap_or_default(), sub.outcome.possible_statuses.clone())
+                });
                 if unknown.is_none() {
-                    let reason = sub.outcome.reason_unknown.clone().unwrap_or_default();
                     unknown = Some(format!("the DirectoryIndex subrequest for {}: {reason}", sub_spec.path));
                 }
-                sub.outcome.possible_statuses.clone()
+                possible
             }
         };
         lookup.tries.push(IndexTry {
@@ -360,6 +386,7 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
             regular_file: regular,
             same_config: same,
             status,
+            answered,
             effective: (!same).then_some(sub),
         });
         // The try as each way takes it (`fixup_dir`): served, a 401 of the last name answered

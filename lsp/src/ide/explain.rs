@@ -4,8 +4,7 @@
 
 use crate::ide::access::branches::{self, Decided};
 use crate::ide::access::{
-    effective_decided, normalize_url, rejected_target, AppliedSection, Effective, EncodedSlashes, FsView, Rejected,
-    RequestSpec,
+    effective_decided, rejected_target, AppliedSection, Effective, EncodedSlashes, FsView, Rejected, RequestSpec,
 };
 use crate::ide::config::Config;
 use crate::ide::error_document::Redirect;
@@ -352,10 +351,8 @@ fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided
         );
     }
     // A server-level redirect answers at translate_name, before the walk and access control.
-    let translated = rejected
-        .is_none()
-        .then(|| crate::ide::alias_redirect::at_translation(cfg, &effective, &normalize_url(&spec.path)))
-        .flatten();
+    let translated =
+        rejected.is_none().then(|| crate::ide::alias_redirect::at_translate_name(cfg, &effective, spec)).flatten();
     let answer = match (rejected, &translated) {
         (Some(_), _) => None,
         (None, Some(r)) => crate::ide::alias_redirect::answer_at_translation(&mut effective, r),

@@ -154,8 +154,14 @@ fn answer_with(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective, han
                 vec![404],
             ));
         }
-        if let Some(f) = fallback(cfg, fs, spec, e, &directives, missing) {
-            hits.push(f);
+        match fallback(cfg, fs, spec, e, &directives, missing) {
+            // FallbackResource alone: its subrequest tells the answer.
+            Some(Fallback::Known(answer)) if hits.is_empty() => return Some(answer),
+            Some(Fallback::Known(Answer::File { status, why, .. })) => hits.push((why, vec![status])),
+            Some(Fallback::Known(Answer::Handler { why, may })) | Some(Fallback::Maybe(why, may)) => {
+                hits.push((why, may))
+            }
+            None => {}
         }
         if let Some((why, _)) = hits.first() {
             // What answers where they step aside, or pass the request on, is possible too.
@@ -610,9 +616,18 @@ fn acts(cfg: &Config, d: &Directive, missing: bool, method: &str) -> bool {
     }
 }
 
+/// What mod_dir's FallbackResource makes of a missing name, where it acts.
+enum Fallback {
+    /// The answer, from its subrequest.
+    Known(Answer),
+    /// Why the answer is not known, with the statuses it may give.
+    Maybe(String, Vec<u16>),
+}
+
 /// mod_dir's FallbackResource on a missing name (`fixup_dflt`): the one in force (the last
-/// merged; `disabled` turns it off), when it acts, with the statuses its subrequest for the
-/// fallback URL may give (a refusal or redirect is answered; a 404 steps aside).
+/// merged; `disabled` turns it off), when it acts. Its subrequest (GET, the request's credentials)
+/// for the fallback URL decides: a refusal or redirect there is the answer, a regular file takes
+/// the request over (answered as it answers the request's method), a 404 steps aside.
 fn fallback(
     cfg: &Config,
     fs: &FsView,
@@ -620,7 +635,7 @@ fn fallback(
     e: &Effective,
     directives: &[Directive],
     missing: bool,
-) -> Option<(String, Vec<u16>)> {
+) -> Option<Fallback> {
     let d = directives.iter().rev().find(|d| d.name.eq_ignore_ascii_case("FallbackResource"))?;
     let target = d.args.first()?;
     if !missing || target.eq_ignore_ascii_case("disabled") || !cfg.module_loaded("dir_module") {
@@ -628,15 +643,134 @@ fn fallback(
     }
     let mut request = spec.request.clone();
     request.method = "GET".into();
-    let sub = RequestSpec { path: target.clone(), host: spec.host.clone(), request };
+    // (`ap_sub_req_lookup_uri` takes a relative URL from the request's directory.)
+    let path = if target.starts_with('/') {
+        target.clone()
+    } else {
+        let url = normalize_url(&spec.path);
+        format!("{}{target}", &url[..url.rfind('/').map_or(0, |i| i + 1)])
+    };
+    let sub = RequestSpec { path, host: spec.host.clone(), request };
     let x = crate::ide::access::walk_and_evaluate(cfg, fs, &sub, None, None, e.decided.as_ref());
-    let mut may: Vec<u16> = x.outcome.status.into_iter().chain(x.outcome.possible_statuses.iter().copied()).collect();
-    // Served, the method meets the fallback file (405, 501 for what the default handler refuses).
-    if !matches!(spec.request.method.as_str(), "GET" | "HEAD" | "POST") {
-        may.extend([405, 501]);
+    let at = format!("FallbackResource {target} at {}", d.at);
+    let passed_on = |status: u16, why: String, log: Option<LogEntry>| {
+        if status == 404 {
+            // mod_dir steps aside: what answers the missing name without it.
+            return match answer_with(cfg, fs, spec, e, false) {
+                Some(Answer::File { status, why: plain, log }) => Fallback::Known(Answer::File {
+                    status,
+                    why: format!("{at}: {why}, and mod_dir steps aside: {plain}"),
+                    log,
+                }),
+                Some(Answer::Handler { why: plain, may }) => Fallback::Maybe(format!("{at}: {why}; {plain}"), may),
+                None => Fallback::Maybe(format!("{at}: {why}"), vec![404]),
+            };
+        }
+        Fallback::Known(Answer::File { status, why: format!("{at}: {why}, passed on by mod_dir"), log })
+    };
+    match fallback_subrequest(cfg, fs, spec, &sub, &x) {
+        Answer::File { status: 200, why, log } => {
+            Some(Fallback::Known(Answer::File { status: 200, why: format!("{at}: {why}"), log }))
+        }
+        Answer::File { status, why, log } => Some(passed_on(status, why, log)),
+        Answer::Handler { why, may } => {
+            let mut may: Vec<u16> =
+                may.into_iter().chain(x.outcome.status).chain(x.outcome.possible_statuses.iter().copied()).collect();
+            // Served, the method meets the fallback file (405, 501 for what the default handler refuses).
+            if !matches!(spec.request.method.as_str(), "GET" | "HEAD" | "POST") {
+                may.extend([405, 501]);
+            }
+            Some(Fallback::Maybe(format!("{at} (the name is missing): {why}"), may))
+        }
     }
-    let why = format!("FallbackResource {target} at {} (the name is missing)", d.at);
-    Some((why, may))
+}
+
+/// What FallbackResource's subrequest `sub` (walked: `x`) makes of the request `spec`, as
+/// `fixup_dflt` takes it: a File answer with the subrequest's status (200: the file it serves,
+/// answered as the request's method gets it; any other is passed on, but a 404); a Handler
+/// answer where it is not known.
+fn fallback_subrequest(cfg: &Config, fs: &FsView, spec: &RequestSpec, sub: &RequestSpec, x: &Effective) -> Answer {
+    use crate::ide::alias_redirect::{at_fixup, at_translation, Redirected};
+    let unknown = |why: String, may: Vec<u16>| Answer::Handler { why, may };
+    let url = normalize_url(&sub.path);
+    let gets = format!("its subrequest GET {url}");
+    let redirected = |r: Redirected| match r {
+        Redirected::Known { status, why } => {
+            Answer::File { status, why: format!("{gets} gets {status} ({why})"), log: None }
+        }
+        Redirected::Maybe { statuses, why } => unknown(format!("{gets}: {why}"), statuses),
+    };
+    // mod_alias at translate_name, before the walk and access control.
+    if let Some(r) = at_translation(cfg, x, &url) {
+        return redirected(r);
+    }
+    match x.outcome.status {
+        Some(200) => {}
+        Some(status) => {
+            let rule = x.outcome.deciding.as_ref().map_or_else(String::new, |d| format!(": {}", d.rule));
+            return Answer::File {
+                status,
+                why: format!("{gets} is refused ({status}{rule})"),
+                log: x.outcome.log.first().cloned(),
+            };
+        }
+        None => {
+            let why = x.outcome.reason_unknown.clone().unwrap_or_default();
+            return unknown(format!("{gets}: {why}"), x.outcome.possible_statuses.clone());
+        }
+    }
+    // The subrequest's fixups: mod_alias's redirects in its sections, then mod_dir's.
+    if let Some(r) = at_fixup(cfg, x, &url) {
+        return redirected(r);
+    }
+    let file = &x.filesystem_path;
+    match std::fs::symlink_metadata(file) {
+        Ok(m) if m.is_file() => {
+            // `ap_internal_fast_redirect`: the request becomes the subrequest, its method kept.
+            let taken = RequestSpec { path: sub.path.clone(), host: sub.host.clone(), request: spec.request.clone() };
+            match answer_with(cfg, fs, &taken, x, true) {
+                Some(Answer::File { status, why, log }) => {
+                    Answer::File { status, why: format!("{gets} takes the request over: {why}"), log }
+                }
+                Some(Answer::Handler { why, may }) => unknown(format!("{gets} takes the request over: {why}"), may),
+                None => unknown(format!("{gets} takes the request over"), vec![]),
+            }
+        }
+        Ok(m) if m.is_dir() && !url.ends_with('/') => match answer_with(cfg, fs, sub, x, false) {
+            // mod_dir's redirect of the subrequest is passed on.
+            Some(Answer::File { status: status @ 300..=399, why, log }) => {
+                Answer::File { status, why: format!("{gets} gets {status} ({why})"), log }
+            }
+            _ => unknown(format!("{gets} is a directory"), vec![301, 404]),
+        },
+        Ok(_) => {
+            unknown(format!("{gets} maps to {}, neither a missing name nor a regular file", file.display()), vec![404])
+        }
+        Err(_) => {
+            // Missing too: its own fixup looks for its FallbackResource in turn.
+            let mut own = server_directives(cfg, x);
+            own.extend(per_dir_directives(x));
+            let again = own.iter().rev().find(|d| d.name.eq_ignore_ascii_case("FallbackResource"));
+            match again.and_then(|d| d.args.first()) {
+                None => {
+                    Answer::File { status: 404, why: format!("{gets} finds no file {}", file.display()), log: None }
+                }
+                Some(t) if t.eq_ignore_ascii_case("disabled") => {
+                    Answer::File { status: 404, why: format!("{gets} finds no file {}", file.display()), log: None }
+                }
+                Some(t) if normalize_url(t) == url => Answer::File {
+                    status: 500,
+                    why: format!(
+                        "{gets} finds no file {} and falls back to itself, until the limit of nested subrequests \
+                         (AH00125, LimitInternalRecursion)",
+                        file.display()
+                    ),
+                    log: None,
+                },
+                Some(t) => unknown(format!("{gets} finds no file, and falls back to {t} in turn"), vec![404, 500]),
+            }
+        }
+    }
 }
 
 /// Why `d` may make something other than the default handler answer `url` (whose file names

@@ -782,8 +782,7 @@ impl Cell {
 /// `e` as a redirect at translate_name leaves it (crate::ide::alias_redirect): its status,
 /// before access control is asked.
 fn translated(cfg: &Config, sp: &RequestSpec, mut e: Effective) -> Effective {
-    let url = access::normalize_url(&sp.path);
-    if let Some(r) = crate::ide::alias_redirect::at_translation(cfg, &e, &url) {
+    if let Some(r) = crate::ide::alias_redirect::at_translate_name(cfg, &e, sp) {
         crate::ide::alias_redirect::answer_at_translation(&mut e, &r);
     }
     e

@@ -16,14 +16,23 @@ pub fn group_memberships(cfg: &Config) -> BTreeMap<String, BTreeSet<String>> {
         if !read.insert(p.clone()) {
             continue;
         }
-        let Ok(bytes) = config::read_regular(&p) else { continue };
-        for line in String::from_utf8_lossy(&bytes).lines() {
-            if let Some((g, users)) = line.split_once(':') {
-                for u in users.split_whitespace() {
-                    groups.entry(u.to_string()).or_default().insert(g.trim().to_string());
-                }
-            }
+        for (user, of) in memberships_in(&p).unwrap_or_default() {
+            groups.entry(user).or_default().extend(of);
         }
     }
     groups
+}
+
+/// user → the groups it belongs to in the group file at `path`; None when it cannot be read.
+pub fn memberships_in(path: &Path) -> Option<BTreeMap<String, BTreeSet<String>>> {
+    let bytes = config::read_regular(path).ok()?;
+    let mut groups: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in String::from_utf8_lossy(&bytes).lines() {
+        if let Some((g, users)) = line.split_once(':') {
+            for u in users.split_whitespace() {
+                groups.entry(u.to_string()).or_default().insert(g.trim().to_string());
+            }
+        }
+    }
+    Some(groups)
 }

@@ -193,6 +193,7 @@ impl Resolved {
     ) -> Outcome {
         let mut request = request.clone();
         request.uri = self.url.clone();
+        auth_files::in_force(cfg, &self.authn, &mut request);
         if let Some(r) = env {
             request.env = r.knowledge();
         }
@@ -553,11 +554,20 @@ pub fn is_per_dir_input(name: &str) -> bool {
 /// The file-system path `spec`'s URL translates to (Alias family or DocumentRoot), before the
 /// directory walk splits it into `r->filename` ([`Effective::filesystem_path`]) and PATH_INFO.
 pub fn translated_path(cfg: &Config, spec: &RequestSpec) -> PathBuf {
+    url::translate(&server_of(cfg, spec), cfg, &normalize_url(&spec.path), &mut Vec::new())
+}
+
+/// The server (main, and the virtual host) answering `spec`.
+fn server_of<'c>(cfg: &'c Config, spec: &RequestSpec) -> url::Server<'c> {
     let ix = cfg.index();
     let local = spec.request.local_port.map(|p| (spec.request.local_addr, p));
     let vhost = url::pick_vhost(ix, spec.host.as_deref(), local, &mut Vec::new());
-    let server = url::Server { main: &ix.main, vhost: vhost.map(|v| &ix.vhosts[v as usize].scope) };
-    url::translate(&server, cfg, &normalize_url(&spec.path), &mut Vec::new())
+    url::Server { main: &ix.main, vhost: vhost.map(|v| &ix.vhosts[v as usize].scope) }
+}
+
+/// Where mod_userdir redirects `spec`'s URL (302, at translate_name), if it does.
+pub fn userdir_redirect(cfg: &Config, spec: &RequestSpec) -> Option<String> {
+    url::userdir_redirect(&server_of(cfg, spec), cfg, &normalize_url(&spec.path))
 }
 
 /// The DocumentRoot of the server answering `spec` (its Host and connection address).

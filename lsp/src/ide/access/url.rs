@@ -130,6 +130,19 @@ pub(super) fn translate(server: &Server, cfg: &Config, url: &str, unknown: &mut 
     }
 }
 
+/// Where mod_userdir redirects `url` (a `UserDir` naming a URL), where no Alias of mod_alias
+/// maps it first.
+pub(super) fn userdir_redirect(server: &Server, cfg: &Config, url: &str) -> Option<String> {
+    let aliased = server.aliases(0).chain(server.aliases(1)).any(|(from, _)| alias_match(url, from).is_some())
+        || server.aliases(2).chain(server.aliases(3)).any(|(re, _)| {
+            with_regex(re, false, |r| r.captures(url.as_bytes()).is_some_and(|c| !c.is_empty())).unwrap_or(false)
+        });
+    match super::userdir::map(server, cfg, url) {
+        UserDirMap::Redirect(to) if !aliased => Some(to),
+        _ => None,
+    }
+}
+
 /// The file name mod_alias, mod_userdir or core's translate_name gives `url`, as written.
 fn translate_as_written(server: &Server, cfg: &Config, url: &str, unknown: &mut Vec<String>) -> PathBuf {
     for (from, to) in server.aliases(0).chain(server.aliases(1)) {
@@ -150,6 +163,8 @@ fn translate_as_written(server: &Server, cfg: &Config, url: &str, unknown: &mut 
     match super::userdir::map(server, cfg, url) {
         UserDirMap::File(p) => return p,
         UserDirMap::Unknown(why) => unknown.push(why),
+        // (Answered before the walk: crate::ide::alias_redirect::at_translate_name.)
+        UserDirMap::Redirect(to) => unknown.push(format!("mod_userdir redirects {url} to {to} (302)")),
         UserDirMap::Declined => {}
     }
     let root = document_root(server, cfg);

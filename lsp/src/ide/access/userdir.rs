@@ -14,6 +14,8 @@ pub(super) enum UserDirMap {
     Declined,
     /// `r->filename` is this path.
     File(PathBuf),
+    /// A redirect (302) to this URL, at translate_name: `UserDir` names a URL.
+    Redirect(String),
     /// The mapping cannot be told here (why).
     Unknown(String),
 }
@@ -85,9 +87,7 @@ pub(super) fn map(server: &Server, cfg: &Config, url: &str) -> UserDirMap {
             Some((p, r)) => (Some(p), r),
             None => (None, entry.as_str()),
         };
-        let redirect = |to: String| {
-            UserDirMap::Unknown(format!("UserDir {entry} redirects /~{user} (httpd answers 302 with Location {to})"))
-        };
+        let redirect = UserDirMap::Redirect;
         let base = if rest.is_empty() || absolute {
             match prefix {
                 Some(p) if p.contains(':') && !absolute => return redirect(format!("{p}{user}{rest}{dname}")),
@@ -223,6 +223,33 @@ fn home_directory(user: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Where mod_userdir redirects `url` under `UserDir entry` (and the `extra` lines).
+    fn redirect(entry: &str, extra: &str, url: &str) -> Option<String> {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("httpd.conf");
+        let conf = format!("LoadModule userdir_module m\nLoadModule alias_module m\nUserDir {entry}\n{extra}");
+        std::fs::write(&main, conf).unwrap();
+        let cfg = crate::ide::config::load(&main, &crate::ide::config::RealFs);
+        let request =
+            crate::ide::policy::Request::new("GET", "127.0.0.1".parse().unwrap(), "127.0.0.1".parse().unwrap());
+        let spec = crate::ide::access::RequestSpec { path: url.to_string(), host: None, request };
+        crate::ide::access::userdir_redirect(&cfg, &spec)
+    }
+
+    #[test]
+    fn a_userdir_naming_a_url_redirects_as_mod_userdir_does() {
+        let to = |entry: &str, url: &str| redirect(entry, "", url);
+        assert_eq!(to("http://h/~*", "/~bob/a/b").as_deref(), Some("http://h/~bob/a/b"));
+        assert_eq!(to("http://h/~*", "/~bob").as_deref(), Some("http://h/~bob"));
+        // What follows the `*` is dropped from a URL (`translate_userdir`).
+        assert_eq!(to("http://h/*/pub", "/~bob/x").as_deref(), Some("http://h/bob/x"));
+        // Without `*`, the word is a directory under the user's home, not a URL.
+        assert_eq!(to("http://h/users/", "/~bob/x"), None);
+        assert_eq!(to("http://h/~*", "/x"), None);
+        assert_eq!(redirect("http://h/~*", "UserDir disabled bob\n", "/~bob/x"), None);
+        assert_eq!(redirect("http://h/~*", "Alias /~bob /srv\n", "/~bob/x"), None, "an Alias maps first");
+    }
 
     #[test]
     fn home_directories_come_from_the_passwd_database() {

@@ -576,7 +576,7 @@ fn authn_provider_refusal(cfg: &Config, name: &str, args: &[String]) -> Option<S
     args.iter().take_while(|w| !w.is_empty()).find_map(|w| {
         let module = authn_provider_module(w);
         if module.is_some_and(|m| cfg.modules.contains(m)) {
-            (name == "AuthDigestProvider" && matches!(w.as_str(), "anon" | "ldap"))
+            (name == "AuthDigestProvider" && crate::ide::policy::authn::without_realm_hash(w))
                 .then(|| format!("The '{w}' Authn provider doesn't support Digest Authentication"))
         } else if cfg.index().ctx.extra_authn_providers.contains(w.as_str()) {
             None

@@ -117,6 +117,17 @@ pub struct Request {
     /// `AuthUserFile` arguments (as written) whose file is missing, with the path httpd opens:
     /// checking a password there is a 500 (AH01620). Files not named here are taken as readable.
     pub missing_user_files: BTreeMap<String, String>,
+    /// The `AuthDBMUserFile` in force cannot be opened as its `AuthDBMType` names it (the path):
+    /// checking a password there is a 500. None: taken as openable.
+    pub missing_dbm_user_file: Option<String>,
+    /// The `AuthGroupFile` in force could not be opened (the path httpd opens): `Require
+    /// group` is denied (AH01665), as `group_check_authorization` denies it.
+    pub unreadable_group_file: Option<String>,
+    /// The files the `AuthUserFile` and `AuthGroupFile` in force name are looked at on this
+    /// machine once the request's sections are merged (explain): `missing_user_files`, `groups`
+    /// and `unreadable_group_file` are then filled in for those files
+    /// (`crate::ide::access::auth_files::in_force`).
+    pub auth_files_from_disk: bool,
 }
 
 impl Request {
@@ -136,6 +147,9 @@ impl Request {
             groups: None,
             forward_dns: BTreeMap::new(),
             missing_user_files: BTreeMap::new(),
+            missing_dbm_user_file: None,
+            unreadable_group_file: None,
+            auth_files_from_disk: false,
         }
     }
 }
@@ -402,6 +416,9 @@ struct Eval<'a> {
     method: MethodId,
     /// `r->user` during the current authz pass.
     user: Option<&'a str>,
+    /// `user` is a name not told (wrong credentials mod_authn_anon accepted): `Require user`
+    /// and `Require group` cannot be decided.
+    user_name_unknown: bool,
     trace: Vec<TraceStep>,
     reasons: Vec<String>,
 }
@@ -873,6 +890,11 @@ impl<'a> Eval<'a> {
                     None => one(self, Denied),
                 }
             }
+            Provider::User(_) | Provider::Group(_) if user.is_some() && self.user_name_unknown => self.possible(
+                node,
+                &[Granted, Denied],
+                format!("the name mod_authn_anon accepted with the wrong credentials is not known (line {line})"),
+            ),
             Provider::User(args) => {
                 let Some(u) = user else { return one(self, DeniedNoUser) };
                 if is_expr_string(args) {
@@ -896,6 +918,18 @@ impl<'a> Eval<'a> {
                             "authz_groupfile",
                             LogLevel::Error,
                             "No group file was specified in the configuration",
+                        ),
+                    );
+                }
+                if let Some(path) = &self.req.unreadable_group_file {
+                    return with_log(
+                        self,
+                        Denied,
+                        log(
+                            "AH01665",
+                            "authz_groupfile",
+                            LogLevel::Error,
+                            format!("Could not open group file: {path}"),
                         ),
                     );
                 }
@@ -1182,8 +1216,10 @@ impl<'a> Eval<'a> {
         // mod_auth_basic asks the providers in turn while each answers "user not found"
         // (`authenticate_basic_user`); mod_authn_anon's answer follows from its settings.
         let mut list = providers.as_ref().map_or_else(|| vec!["file".to_string()], |p| p.value.clone());
-        // A wrong credential may be a name mod_authn_anon knows with a password it refuses.
+        // A wrong credential may be a name mod_authn_anon knows with a password it refuses, or
+        // (with no email check) one it takes.
         let mut anon_refuses = None;
+        let mut anon_accepts = None;
         while name == "Basic" && list.first().is_some_and(|p| p == "anon") {
             list.remove(0);
             let Some(anon) = self.authn.anon.clone() else { continue };
@@ -1209,9 +1245,42 @@ impl<'a> Eval<'a> {
                 None if anon.checks_password() && anon.knows_some_name() => {
                     anon_refuses = Some(anon.loc);
                 }
+                // No email check: any password of a name it knows is taken, so are wrong ones.
+                None if anon.any_user => {
+                    self.step(
+                        0,
+                        format!(
+                            "authentication ({name}): mod_authn_anon takes any name (Anonymous *) with any password \
+                             (no email check): the wrong credentials authenticate, under the name sent"
+                        ),
+                        Some(&anon.loc),
+                    );
+                    return vec![AuthnOut {
+                        result: AuthnResult::User,
+                        deciding: d(
+                            "authenticated by mod_authn_anon (Anonymous *, no email check)".into(),
+                            Some(anon.loc),
+                        ),
+                        logs: vec![],
+                    }];
+                }
+                None if anon.knows_some_name() => anon_accepts = Some(anon.loc),
                 None => {}
             }
         }
+        // A name it lists is taken whatever the password; another goes on to the next provider.
+        let listed = anon_accepts.map(|loc| {
+            self.unknown(
+                "wrong credentials may be a name mod_authn_anon lists (taken with any password: no email check), \
+                 or one it does not know, left to the next provider"
+                    .to_string(),
+            );
+            AuthnOut {
+                result: AuthnResult::User,
+                deciding: d("authenticated by mod_authn_anon (a name it lists, no email check)".into(), Some(loc)),
+                logs: vec![],
+            }
+        });
         if list.is_empty() {
             let who = self.req.user.clone().unwrap_or_default();
             self.step(
@@ -1221,10 +1290,12 @@ impl<'a> Eval<'a> {
             );
             let logs =
                 vec![log("AH01618", module_log, LogLevel::Error, format!("user {who} not found: {}", self.req.uri))];
-            return vec![status(401, format!("AuthType {name}: no provider knows the user"), at_loc, logs)];
+            let mut outs = vec![status(401, format!("AuthType {name}: no provider knows the user"), at_loc, logs)];
+            outs.extend(listed);
+            return outs;
         }
-        let first_is_file = list.first().map(String::as_str) == Some("file");
-        let mut outs = self.authn_provider(name, first_is_file, providers.map(|p| p.loc), at_loc.clone());
+        let first = list.first().map(String::as_str);
+        let mut outs = self.authn_provider(name, first, providers.map(|p| p.loc), at_loc.clone());
         if let Some(loc) = anon_refuses {
             if outs.iter().any(|o| !matches!(o.result, AuthnResult::Status(Some(401)))) {
                 let r = "a wrong credential may be a name mod_authn_anon knows with a password its email checks \
@@ -1234,6 +1305,7 @@ impl<'a> Eval<'a> {
                 outs.push(status(401, r, Some(loc), vec![]));
             }
         }
+        outs.extend(listed);
         outs
     }
 
@@ -1242,7 +1314,7 @@ impl<'a> Eval<'a> {
     fn authn_provider(
         &mut self,
         name: &str,
-        first_is_file: bool,
+        first: Option<&str>,
         providers_loc: Option<Loc>,
         at_loc: Option<Loc>,
     ) -> Vec<AuthnOut> {
@@ -1253,6 +1325,35 @@ impl<'a> Eval<'a> {
             logs,
         };
         let no_file_code = if name == "Basic" { "AH01619" } else { "AH01621" };
+        let first_is_file = first == Some("file");
+        if first == Some("dbm") {
+            // mod_authn_dbm opens its file for every password it checks (`fetch_dbm_value`).
+            let file = self.authn.dbm_user_file.as_ref();
+            let missing = match (file, &self.req.missing_dbm_user_file) {
+                (None, _) => Some(("no AuthDBMUserFile is named".to_string(), "(null)".to_string())),
+                (Some(f), Some(path)) => Some((format!("AuthDBMUserFile {} cannot be opened", f.value), path.clone())),
+                (Some(_), None) => None,
+            };
+            if let Some((why, path)) = missing {
+                self.step(
+                    0,
+                    format!("authentication: {why} → 500 (AH10285)"),
+                    file.map(|f| &f.loc).or(at_loc.as_ref()),
+                );
+                let kind = self.authn.dbm_type.as_ref().map_or("default", |t| t.value.as_str()).to_string();
+                return vec![status(
+                    500,
+                    why,
+                    file.map(|f| f.loc.clone()).or(providers_loc).or(at_loc),
+                    vec![log(
+                        "AH10285",
+                        "authn_dbm",
+                        LogLevel::Error,
+                        format!("could not open dbm (type {kind}) file: {path}"),
+                    )],
+                )];
+            }
+        }
         if first_is_file && self.authn.user_file.is_none() {
             self.step(
                 0,
@@ -1324,7 +1425,8 @@ pub fn host_check_refusal(compat: &CompatConfig, req: &Request, ctx: &PolicyCtx)
         return None;
     }
     let authn = AuthnConfig::default();
-    let mut ev = Eval { req, ctx, authn: &authn, method, user: None, trace: vec![], reasons: vec![] };
+    let mut ev =
+        Eval { req, ctx, authn: &authn, method, user: None, user_name_unknown: false, trace: vec![], reasons: vec![] };
     let mut host = ev.host_stage(Some(compat));
     match host.as_slice() {
         [(false, ..)] => host.pop().map(|(_, d, _)| d),
@@ -1342,7 +1444,16 @@ pub fn evaluate(
     ctx: &PolicyCtx,
 ) -> Outcome {
     let method = MethodId::resolve(&req.method, &ctx.registered_methods);
-    let mut ev = Eval { req, ctx, authn, method: method.clone(), user: None, trace: vec![], reasons: vec![] };
+    let mut ev = Eval {
+        req,
+        ctx,
+        authn,
+        method: method.clone(),
+        user: None,
+        user_name_unknown: false,
+        trace: vec![],
+        reasons: vec![],
+    };
     let (satisfy, sat_loc) = compat.map(|c| c.satisfy_for(&method)).unwrap_or((Satisfy::Unspecified, None));
     let any = satisfy == Satisfy::Any;
     ev.step(
@@ -1363,6 +1474,11 @@ pub fn evaluate(
     let needs_user_pass = authn_outs.iter().any(|a| matches!(a.result, AuthnResult::User));
     let with_user = if needs_user_pass {
         ev.user = req.user.as_deref();
+        if ev.user.is_none() {
+            // Wrong credentials mod_authn_anon took: a user, under the name sent.
+            ev.user = Some("");
+            ev.user_name_unknown = true;
+        }
         ev.authz_stage(authz, true)
     } else {
         vec![]
@@ -1832,6 +1948,22 @@ mod tests {
         r.missing_user_files.insert("/pw".into(), "/pw".into());
         let o = e.evaluate(&r, &ctx());
         assert_eq!((o.status, o.possible_statuses), (None, vec![401, 500]));
+    }
+
+    #[test]
+    fn wrong_credentials_mod_authn_anon_takes_without_an_email_check() {
+        let open = "AuthType Basic\nAuthName realm\nAuthBasicProvider anon\nAnonymous *\nAnonymous_MustGiveEmail Off\n";
+        // Any name, any password: a user, whose name is not told.
+        assert_eq!(st(&chain(&[&format!("{open}Require valid-user")]), &with_bad(get("127.0.0.1"))), Some(200));
+        let o = chain(&[&format!("{open}Require user bob")]).evaluate(&with_bad(get("127.0.0.1")), &ctx());
+        assert_eq!((o.status, o.possible_statuses), (None, vec![200, 401]));
+        // The email check on: the wrong credentials are refused.
+        let checked = open.replace("Off", "On");
+        assert_eq!(st(&chain(&[&format!("{checked}Require valid-user")]), &with_bad(get("127.0.0.1"))), Some(401));
+        // A list of names: the credentials may be a listed name (taken) or another (refused).
+        let listed = "AuthType Basic\nAuthName realm\nAuthBasicProvider anon\nAnonymous guest\nAnonymous_MustGiveEmail Off\nRequire valid-user";
+        let o = chain(&[listed]).evaluate(&with_bad(get("127.0.0.1")), &ctx());
+        assert_eq!((o.status, o.possible_statuses), (None, vec![200, 401]));
     }
 
     #[test]
