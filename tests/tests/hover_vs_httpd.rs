@@ -1113,6 +1113,10 @@ fn a_wildcard_directory_does_not_reach_the_missing_example_file() {
     let cfg = HttpdConfig::new(body).with_module("access_compat");
     let md = hover_via_api(&cfg, "<FilesMatch");
     assert!(md.starts_with("⚠ **Not on this disk**"), "{md}");
+    assert!(
+        md.lines().any(|l| l.starts_with("**Effective access**") && l.contains("(a URL this section's pattern")),
+        "{md}"
+    );
     let outcome = compare_with_httpd("wildcard Directory, missing example file", cfg, &md);
     assert_eq!(outcome.rows[0].cells[0], Some(401), "{md}");
 }

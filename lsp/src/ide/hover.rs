@@ -204,12 +204,12 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
     let missing = missing_file_note(cfg, &fs, &url, &host);
     let fs = if missing.is_some() { fs.last_missing() } else { fs };
     let mut md = policy_markdown(cfg, &fs, &url, &host, &Asked::of(&chain), trap, &[cfg], family);
-    if let Some(note) = missing {
-        md.insert_str(0, &note);
-    }
     if pattern {
         let first_line = md.find('\n').unwrap_or(md.len());
         md.insert_str(first_line, &format!(" (a URL this section's pattern `{}` reaches)", section.args().join(" ")));
+    }
+    if let Some(note) = missing {
+        md.insert_str(0, &note);
     }
     // Inside an <If>: the table is the enclosing section's, each cell over the branches.
     if let Some(cond) = chain[sec_idx + 1..].iter().rev().find(|n| matches!(n.known(), "If" | "ElseIf" | "Else")) {
