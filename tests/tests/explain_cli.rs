@@ -1676,6 +1676,48 @@ fn htaccess_lines_httpd_skips_under_nonfatal_take_no_effect() {
             vec![("GET", "/sub/index.html", "127.0.0.1", "a.test"), ("GET", "/index.html", "127.0.0.1", "a.test")],
             "AH02295",
         ),
+        // Round 13 §J1: only the file's first mod_access_compat line makes that module's
+        // configuration; a skipped line after a `Satisfy Any` httpd ran leaves it in force.
+        (
+            "Satisfy Any, then a Deny skipped under AuthConfig Nonfatal=Override: the Satisfy Any stands",
+            [
+                "AllowOverride AuthConfig Nonfatal=Override",
+                "AuthType Basic\n    AuthName r\n    AuthUserFile /nonexistent/users\n    Require valid-user",
+                "Satisfy Any\nDeny from 10.0.0.0/8\n",
+            ],
+            vec![("GET", "/sub/index.html", "127.0.0.1", "a.test"), ("GET", "/index.html", "127.0.0.1", "a.test")],
+            "AH02295",
+        ),
+        (
+            "a Deny skipped under AuthConfig Nonfatal=Override, then Satisfy Any",
+            [
+                "AllowOverride AuthConfig Nonfatal=Override",
+                "AuthType Basic\n    AuthName r\n    AuthUserFile /nonexistent/users\n    Require valid-user",
+                "Deny from 10.0.0.0/8\nSatisfy Any\n",
+            ],
+            vec![("GET", "/sub/index.html", "127.0.0.1", "a.test")],
+            "AH02295",
+        ),
+        (
+            "Satisfy any, then an Allow skipped under AuthConfig Nonfatal=All, a deeper Order mutual-failure",
+            [
+                "AllowOverride AuthConfig Nonfatal=All",
+                "Require all denied\n</Directory>\n<Directory @DOCROOT@/sub/noidx>\n    Order mutual-failure",
+                "Satisfy any\nAllow from 127\n",
+            ],
+            vec![("GET", "/sub/index.html", "127.0.0.1", "a.test"), ("GET", "/sub/noidx/f.txt", "127.0.0.1", "a.test")],
+            "AH02295",
+        ),
+        (
+            "Satisfy Any, then a Deny skipped in a <Files> section: that section's vector is reset",
+            [
+                "AllowOverride AuthConfig Nonfatal=Override",
+                "Require all denied",
+                "Satisfy Any\n<Files index.html>\n  Deny from 10.0.0.0/8\n</Files>\n",
+            ],
+            vec![("GET", "/sub/index.html", "127.0.0.1", "a.test"), ("GET", "/sub/noidx/f.txt", "127.0.0.1", "a.test")],
+            "AH02295",
+        ),
         (
             "a read-time <IfDefine> where no class is granted: its header skipped, its closer a 500",
             ["AllowOverride Nonfatal=Override", "Require all granted", "<IfDefine X>\n</IfDefine>\n"],
@@ -1738,6 +1780,30 @@ fn sections_for_directories_that_do_not_exist_never_apply() {
     ];
     let seen = explain_agrees_with_httpd(&httpd, &paths.map(Request::get), true);
     assert_eq!(seen, [403, 403, 403, 404, 404, 403, 404, 200], "the cases this test is about");
+}
+
+/// Round 13 §J2: a wildcard `<Directory …/*>` is matched against the directories httpd's walk
+/// reaches: an existing file of the DocumentRoot (whose stat the walk skips) gets it, a missing
+/// file or one below a missing directory does not (the walk stops at the missing component).
+#[test]
+fn a_wildcard_directory_does_not_reach_missing_paths() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Files \"*.txt\">\n    Require group admins\n</Files>\n\
+<Directory @DOCROOT@/*>\n    Order allow,deny\n</Directory>\n\
+<FilesMatch \"\\.php$\">\n    AuthType Basic\n    AuthName r\n    AuthUserFile /nonexistent/users\n    Require valid-user\n</FilesMatch>\n";
+    let config = HttpdConfig::new(body)
+        .with_module("access_compat")
+        .file("htdocs/x.txt", "x\n")
+        .file("htdocs/s.php", "x\n")
+        .file("htdocs/sub/y.txt", "y\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let paths =
+        ["/x.txt", "/nope.txt", "/sub/y.txt", "/sub/nope.txt", "/api/v1/x.txt", "/s.php", "/x.php", "/api/v1/x.bak"];
+    let seen = explain_agrees_with_httpd(&httpd, &paths.map(Request::get), true);
+    assert_eq!(seen, [403, 500, 403, 403, 404, 403, 401, 404], "the cases this test is about");
 }
 
 /// mod_dir goes on to the next DirectoryIndex name whatever a subrequest answers: where the

@@ -1101,6 +1101,26 @@ fn mod_alias_redirects_and_directory_slash_in_the_table() {
     assert!(outcome.handled.iter().any(|(s, _)| *s == 404), "{md}");
 }
 
+/// Round 13 §J2: the hover's example file for a `<FilesMatch>` is missing from the disk while
+/// a wildcard `<Directory …/*>` would reach it if it existed: httpd's walk stops at the missing
+/// file, so the wildcard's Order does not apply (anonymous 401, a user 404, not 403).
+#[test]
+fn a_wildcard_directory_does_not_reach_the_missing_example_file() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@/*>\n  Order allow,deny\n</Directory>\n<FilesMatch \"\\.php$\">\n  AuthType Basic\n  AuthName r\n  AuthUserFile @ROOT@/htpasswd\n  Require valid-user\n</FilesMatch>\n";
+    let cfg = HttpdConfig::new(body).with_module("access_compat");
+    let md = hover_via_api(&cfg, "<FilesMatch");
+    assert!(md.starts_with("⚠ **Not on this disk**"), "{md}");
+    assert!(
+        md.lines().any(|l| l.starts_with("**Effective access**") && l.contains("(a URL this section's pattern")),
+        "{md}"
+    );
+    let outcome = compare_with_httpd("wildcard Directory, missing example file", cfg, &md);
+    assert_eq!(outcome.rows[0].cells[0], Some(401), "{md}");
+}
+
 /// A `<Directory>` for a directory missing from the disk while its parent is there: httpd's
 /// walk stops before it, so it applies to no request (the parent's sections answer); the hover
 /// says so first, and explain answers what httpd answers.

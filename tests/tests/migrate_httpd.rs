@@ -343,6 +343,52 @@ fn cases() -> Vec<Case> {
         .file("htdocs/sub/.htaccess", "Deny from 127.0.0.9\n")
         .fix_in("htdocs/sub/.htaccess"),
     );
+    // Round 13 §J1: a skipped Deny after a Satisfy Any httpd ran leaves the Satisfy Any in
+    // force (only the first mod_access_compat line of the file makes its configuration).
+    v.push(
+        case(
+            "AllowOverride: Satisfy Any then a Deny httpd skips under AuthConfig Nonfatal=Override",
+            dir(&format!("  AllowOverride AuthConfig Nonfatal=Override\n{AUTH}  Require valid-user\n")),
+            "Deny",
+            &["/", "/sub/", "/sub/index.html"],
+        )
+        .file("htdocs/sub/.htaccess", "Satisfy Any\nDeny from 10.0.0.0/8\n")
+        .fix_in("htdocs/sub/.htaccess")
+        .methods(&["GET"]),
+    );
+    // …and an Order below it, rewritten, would let that Satisfy Any grant what it refused.
+    v.push(
+        case(
+            "AllowOverride: a deeper Order mutual-failure below Satisfy any and an Allow httpd skips",
+            format!(
+                "{}<Directory @DOCROOT@/sub>\n  AllowOverride AuthConfig Nonfatal=All\n</Directory>\n<Directory @DOCROOT@/sub/b>\n  Order mutual-failure\n</Directory>\n",
+                dir("  Require all granted\n")
+            ),
+            "Order mutual-failure",
+            &["/sub/", "/sub/b/", "/sub/b/x.txt"],
+        )
+        .file("htdocs/sub/.htaccess", "Satisfy any\nAllow from 127\n")
+        .file("htdocs/sub/b/x.txt", "x\n")
+        .methods(&["GET"]),
+    );
+    // Round 13 §J2: a wildcard `<Directory …/*>` applies to an existing file of the DocumentRoot
+    // (the walk skips its stat) but not to a missing one (the walk stops there): carrying its
+    // Order into `<Files *.txt>` turned the 500 of a missing .txt file into a 403.
+    v.push(
+        case(
+            "a child wildcard Directory applies to existing files only, not to missing ones",
+            format!(
+                "{}<Files \"*.txt\">\n  Require group admins\n</Files>\n<Directory @DOCROOT@/*>\n  Order allow,deny\n</Directory>\n",
+                dir("  Require all granted\n")
+            ),
+            "Order allow,deny",
+            &["/x.txt", "/nope.txt", "/sub/y.txt", "/sub/nope.txt", "/api/v1/x.txt", "/index.html"],
+        )
+        .file("htdocs/x.txt", "x\n")
+        .file("htdocs/sub/y.txt", "y\n")
+        .methods(&["GET"])
+        .not_preferred(),
+    );
     // Require lines httpd would skip there: the rewrite would lose the rules.
     v.push(
         case(
@@ -1471,6 +1517,12 @@ fn a_block_read_only_without_mod_access_compat_is_left() {
         before.iter().zip(&without).any(|(a, b)| a.0.contains("from 127.0.0.2 ") && a.1 == 403 && b.1 == 200),
         "without the module the `!` block lets 127.0.0.2 in too: {without:?}"
     );
+}
+
+/// A wildcard `<Directory>` and the files it does (existing) and does not (missing) reach.
+#[test]
+fn wildcard_directories_and_missing_files() {
+    run(&["a child wildcard Directory"]);
 }
 
 /// What the AllowOverride of the servers reading an .htaccess file lets in: lines httpd skips

@@ -200,10 +200,16 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
     };
     let trap = defeated_require(cfg, sections);
     let family = chain.iter().find(|n| n.is("VirtualHost")).and_then(|v| one_family(v));
+    // An example file missing from a tree that is here: the table is httpd's answer for it.
+    let missing = missing_file_note(cfg, &fs, &url, &host);
+    let fs = if missing.is_some() { fs.last_missing() } else { fs };
     let mut md = policy_markdown(cfg, &fs, &url, &host, &Asked::of(&chain), trap, &[cfg], family);
     if pattern {
         let first_line = md.find('\n').unwrap_or(md.len());
         md.insert_str(first_line, &format!(" (a URL this section's pattern `{}` reaches)", section.args().join(" ")));
+    }
+    if let Some(note) = missing {
+        md.insert_str(0, &note);
     }
     // Inside an <If>: the table is the enclosing section's, each cell over the branches.
     if let Some(cond) = chain[sec_idx + 1..].iter().rev().find(|n| matches!(n.known(), "If" | "ElseIf" | "Else")) {
@@ -267,6 +273,24 @@ fn missing_directory_note(section: &Node) -> Option<String> {
          table below is for a tree where the directory exists.\n\n",
         dir.display(),
         parent.display()
+    ))
+}
+
+/// Said first in a hover whose request names a file missing from this machine while its
+/// directory is here (the tree seems deployed), where `<Directory>` sections (a wildcard `…/*`,
+/// the file's own name) apply only if it exists: httpd's walk stops at the missing file, so the
+/// table is walked without them ([`FsView::last_missing`]), as httpd answers here.
+fn missing_file_note(cfg: &Config, fs: &FsView, url: &str, host: &Option<String>) -> Option<String> {
+    let r = access::resolve(cfg, fs, url, host.as_deref(), None);
+    let file = &r.filesystem_path;
+    if !r.presumes_last_there() || file.exists() || !file.parent().is_some_and(std::path::Path::is_dir) {
+        return None;
+    }
+    Some(format!(
+        "⚠ **Not on this disk**: `{}` does not exist here, so httpd's directory walk stops at it and the \
+         `<Directory>` sections matching it as a path of its own (such as a wildcard `…/*`) do not apply: the \
+         table below is httpd's answer on this machine. Where the file exists, they apply too.\n\n",
+        file.display()
     ))
 }
 

@@ -39,11 +39,15 @@ pub struct Skipped {
     /// Its name as written (`<Files` for a section).
     pub name: String,
     pub why: Why,
-    /// A line of mod_access_compat skipped for the AllowOverride: httpd still made the
-    /// module's configuration of the file before refusing the line (`ap_walk_config_sub` sets
-    /// the config vectors before `invoke_cmd`), and that module has no merger, so the
-    /// Order/Allow/Deny/Satisfy rules inherited from the enclosing directories are replaced by
-    /// its defaults (which refuse nobody): the line takes no effect, its absence would.
+    /// A line of mod_access_compat skipped for the AllowOverride, the first of that module in
+    /// its configuration vector (the file's, or a `<Files>`/`<If>` section's; `<Limit>` and
+    /// the `<Require…>` sections share the one around them): httpd still made the module's
+    /// configuration of that vector before refusing the line (`ap_walk_config_sub` calls
+    /// `ap_set_config_vectors`, which creates it only where the vector has none yet, before
+    /// `invoke_cmd`), and that module has no merger, so the Order/Allow/Deny/Satisfy rules
+    /// inherited from the enclosing directories are replaced by its defaults (which refuse
+    /// nobody): the line takes no effect, its absence would. A later skipped line of the
+    /// module finds the configuration made and leaves it as the lines before it set it.
     pub resets_compat: bool,
 }
 
@@ -67,6 +71,13 @@ impl Skipped {
 /// The module of Order/Allow/Deny/Satisfy: no merger of its own (see [`Skipped::resets_compat`]).
 const COMPAT: &str = "access_compat_module";
 
+/// Whether section `n` has a configuration vector of its own (core's `<Files>` and `<If>`
+/// handlers make one), rather than running its body in the one around it (`<Limit>`, the
+/// `<Require…>` sections).
+fn own_vector(n: &Node) -> bool {
+    matches!(n.known(), "Files" | "FilesMatch" | "If" | "ElseIf" | "Else")
+}
+
 /// Whether an AllowOverride can make httpd skip anything.
 fn may_skip(overrides: &Overrides) -> bool {
     overrides.nonfatal() || overrides.nonfatal_unknown()
@@ -80,9 +91,12 @@ pub fn skipped(frag: &Config, overrides: &Overrides) -> Vec<Skipped> {
         return out;
     }
     let top = Scope::htaccess(Some(overrides));
+    // Configuration vectors (0: the file's) that already hold mod_access_compat's configuration.
+    let mut compat_made: Vec<usize> = Vec::new();
+    let mut vectors = 0;
     // Depth first with an explicit stack: nesting depth is the file's to choose.
-    let mut stack: Vec<(&Node, Scope)> = frag.nodes.iter().rev().map(|n| (n, top.clone())).collect();
-    while let Some((n, scope)) = stack.pop() {
+    let mut stack: Vec<(&Node, Scope, usize)> = frag.nodes.iter().rev().map(|n| (n, top.clone(), 0)).collect();
+    while let Some((n, scope, vector)) = stack.pop() {
         if n.canonical().is_empty() {
             continue;
         }
@@ -99,14 +113,24 @@ pub fn skipped(frag: &Config, overrides: &Overrides) -> Vec<Skipped> {
             }
             continue;
         };
+        // httpd makes the module's configuration of the vector whether it then runs the line or not.
+        let first_compat = !n.is_section() && d.modules().any(|m| m == COMPAT) && !compat_made.contains(&vector);
+        if first_compat {
+            compat_made.push(vector);
+        }
         if scope.check(d).is_some_and(|r| r.kind == Refusal::Warning) && !(n.is_section() && runs_while_read(d)) {
-            let compat = !n.is_section() && d.modules().any(|m| m == COMPAT);
-            out.push(skip(Why::Override, compat));
+            out.push(skip(Why::Override, first_compat));
             continue;
         }
         if n.is_section() {
             if let Some(inner) = scope.enter(n.name()) {
-                stack.extend(n.children.iter().rev().map(|c| (c, inner.clone())));
+                let inner_vector = if own_vector(n) {
+                    vectors += 1;
+                    vectors
+                } else {
+                    vector
+                };
+                stack.extend(n.children.iter().rev().map(|c| (c, inner.clone(), inner_vector)));
             }
         }
     }

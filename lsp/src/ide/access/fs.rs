@@ -55,16 +55,20 @@ pub(super) fn request_filename_in(fs: &FsView, translated: &Path) -> PathBuf {
 /// asks each question once; a single request ([`FsView::fresh`]) asks afresh.
 #[derive(Default)]
 pub struct FsView {
-    cache: Option<Mutex<FsCache>>,
-    overlay: FsOverlay,
+    /// (Shared with [`FsView::last_missing`]'s twin: the disk answers both alike.)
+    cache: Option<Arc<Mutex<FsCache>>>,
+    overlay: Arc<FsOverlay>,
     /// The overlay's directories, and all its paths, by their bytes: asked at every step of
     /// every walk (a `Path` compares component by component, and a migration's overlay names
     /// thousands of directories).
-    overlaid_dirs: rustc_hash::FxHashSet<std::ffi::OsString>,
-    overlaid: rustc_hash::FxHashSet<std::ffi::OsString>,
+    overlaid_dirs: Arc<rustc_hash::FxHashSet<std::ffi::OsString>>,
+    overlaid: Arc<rustc_hash::FxHashSet<std::ffi::OsString>>,
     /// The disk holds the tree the server serves ([`FsView::deployed`]): the walk stops where
     /// httpd's does, at the first component that is not a directory.
     deployed: bool,
+    /// The last component of each request, unless a directory, is taken to be missing
+    /// ([`FsView::last_missing`]).
+    last_missing: bool,
 }
 
 /// What a walk is told about the file system beyond the disk: directories taken to exist
@@ -139,7 +143,7 @@ impl FsView {
         self.deployed
     }
     pub fn cached() -> FsView {
-        FsView { cache: Some(Mutex::default()), ..FsView::default() }
+        FsView { cache: Some(Arc::default()), ..FsView::default() }
     }
     /// A cached view with `overlay` over the disk.
     pub fn overlaid(overlay: FsOverlay) -> FsView {
@@ -147,7 +151,35 @@ impl FsView {
         let key = |p: &PathBuf| p.components().collect::<PathBuf>().into_os_string();
         let overlaid_dirs: rustc_hash::FxHashSet<_> = overlay.dirs.iter().map(key).collect();
         let overlaid = overlaid_dirs.iter().cloned().chain(overlay.files.keys().map(key)).collect();
-        FsView { cache: Some(Mutex::default()), overlay, overlaid_dirs, overlaid, deployed: false }
+        FsView {
+            cache: Some(Arc::default()),
+            overlay: Arc::new(overlay),
+            overlaid_dirs: Arc::new(overlaid_dirs),
+            overlaid: Arc::new(overlaid),
+            deployed: false,
+            last_missing: false,
+        }
+    }
+    /// This view where the last component of each request, when it is no directory here, is
+    /// not there at all: httpd's walk stats it, finds nothing and stops, so the `<Directory>`
+    /// sections of its depth (a wildcard `…/*`, a file's own name) do not apply. The other views
+    /// that are not [`FsView::deployed`] take it to be there (a file: those sections apply, as
+    /// when httpd skips the stat of a path that exists); a request for a missing file is the
+    /// other case, which a migration must keep too. Shares this view's cache.
+    pub fn last_missing(&self) -> FsView {
+        FsView {
+            cache: self.cache.clone(),
+            overlay: self.overlay.clone(),
+            overlaid_dirs: self.overlaid_dirs.clone(),
+            overlaid: self.overlaid.clone(),
+            deployed: self.deployed,
+            last_missing: true,
+        }
+    }
+    /// Whether the walk stops before the last component when it is no directory: a deployed
+    /// tree (where it is a file the walk may skip that stat), or [`FsView::last_missing`].
+    pub(super) fn stats_last(&self) -> bool {
+        self.deployed || self.last_missing
     }
     pub(super) fn is_dir(&self, p: &Path) -> bool {
         let told = self

@@ -154,6 +154,8 @@ pub struct Resolved {
     forbidden_override: Option<String>,
     /// A symbolic link the directory walk refuses: every request gets 403.
     symlink: Option<SymlinkRefusal>,
+    /// [`Resolved::presumes_last_there`].
+    presumed_there: bool,
 }
 
 /// Walks the sections a request for `path` (on `host`, over a connection to `local`) meets
@@ -163,6 +165,14 @@ pub fn resolve(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local:
 }
 
 impl Resolved {
+    /// Whether `<Directory>` sections applied because the walk took the request's last
+    /// component, no directory, to be there (a view that is neither deployed nor
+    /// [`FsView::last_missing`]): for a missing file httpd's walk stops before them, so
+    /// that request is walked again under [`FsView::last_missing`] where both must hold.
+    pub fn presumes_last_there(&self) -> bool {
+        self.presumed_there
+    }
+
     /// The Order/Allow/Deny/Satisfy in effect: the last applied section's that sets any.
     pub fn compat(&self) -> Option<&CompatConfig> {
         self.compat_built.as_ref().and_then(|b| b.policy.compat.as_ref())

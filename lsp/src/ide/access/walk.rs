@@ -95,6 +95,7 @@ fn walk(
     index_conditions: &mut Vec<String>,
     decided: Option<&Decided>,
     chains: &mut Vec<Chain>,
+    presumed_there: &mut bool,
 ) -> (Vec<Vec<Contribution>>, Option<SymlinkRefusal>) {
     let ix = cfg.index();
     let file_text = path_text(fs_path);
@@ -137,13 +138,20 @@ fn walk(
         // it and stops (a missing one, a file) before merging the sections of its depth, unless
         // it skipped that stat (`whole_exists`, links followed without a question). The path
         // from a missing component on is path info.
-        let stops_before = fs.is_deployed()
+        // ([`FsView::last_missing`] takes a last component that is no directory to be missing.)
+        let stops_before = fs.stats_last()
             && k > 0
             && k == depth
             && !(whole_exists && options.follows_all())
             && !fs.is_dir(Path::new(&prefix));
+        // Elsewhere such a component is taken to be there: whether its sections apply then
+        // depends on it ([`Resolved::presumes_last_there`]).
+        let last_unknown = !fs.stats_last() && k > 0 && k == depth;
         for scope in server.scopes().filter(|_| !stops_before) {
             for id in scope.dirs_at(k, &prefix, |pat, text| wildcard_match(pat, text, true)) {
+                if last_unknown && !*presumed_there && !fs.is_dir(Path::new(&prefix)) {
+                    *presumed_there = true;
+                }
                 in_force.merge(ix, id);
                 if let Some(o) = SymlinkOptions::of_section(&ix.node(cfg, id).children) {
                     options.merge(&o);
@@ -607,6 +615,8 @@ pub struct Walked {
     /// Startup errors of the `<If>` sections on the way (their conditions), which no section's
     /// policy holds.
     startup: Vec<policy::ConfigError>,
+    /// [`Resolved::presumes_last_there`].
+    presumed_there: bool,
 }
 
 /// What a walk tells of mod_access_compat's layer without merging the sections' policies.
@@ -660,6 +670,7 @@ pub(super) fn walk_request_as(
     });
     let (mut conditional, mut startup, mut index_conditions, mut chains) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut presumed_there = false;
     let (phases, symlink) = walk(
         cfg,
         fs,
@@ -674,8 +685,21 @@ pub(super) fn walk_request_as(
         &mut index_conditions,
         decided,
         &mut chains,
+        &mut presumed_there,
     );
-    Walked { vhost, url, filesystem_path, phases, unknown, conditional, symlink, chains, startup, index_conditions }
+    Walked {
+        vhost,
+        url,
+        filesystem_path,
+        phases,
+        unknown,
+        conditional,
+        symlink,
+        chains,
+        startup,
+        index_conditions,
+        presumed_there,
+    }
 }
 
 impl Walked {
@@ -735,6 +759,7 @@ impl Walked {
             chains: _,
             startup,
             index_conditions: _,
+            presumed_there,
         } = self;
         let mut applied = Vec::new();
         let mut errors = startup;
@@ -802,6 +827,7 @@ impl Walked {
             unknown,
             forbidden_override,
             symlink,
+            presumed_there,
         }
     }
 }
@@ -1034,6 +1060,23 @@ mod tests {
         // A skipped Deny still replaces the inherited Order/Deny (with the module's defaults).
         let compat = "  AllowOverride AuthConfig Nonfatal=Override\n  Require all granted\n  Order deny,allow\n  Deny from all\n";
         expect!["Some(200) [200]: "].assert_eq(&htaccess_outcome(compat, "Deny from 10.0.0.1\n", "/"));
+        // Only the first line of the module in a configuration vector makes that configuration: a
+        // skipped Deny after a Satisfy Any httpd ran leaves the Satisfy Any (findings 13 §J1),
+        // before it the Satisfy Any still applies to the fresh defaults; a `<Files>` section has a
+        // vector of its own, a `<Limit>` shares the one around it.
+        let any = "  AllowOverride AuthConfig Nonfatal=Override\n  Require all denied\n";
+        expect!["Some(200) [200]: "].assert_eq(&htaccess_outcome(any, "Satisfy Any\nDeny from 10.0.0.0/8\n", "/"));
+        expect!["Some(200) [200]: "].assert_eq(&htaccess_outcome(any, "Deny from 10.0.0.0/8\nSatisfy Any\n", "/"));
+        expect!["Some(200) [200]: "].assert_eq(&htaccess_outcome(
+            any,
+            "Satisfy Any\n<Limit GET>\n  Deny from 10.0.0.0/8\n</Limit>\n",
+            "/",
+        ));
+        expect!["Some(403) [403]: "].assert_eq(&htaccess_outcome(
+            any,
+            "Satisfy Any\n<Files *>\n  Deny from 10.0.0.0/8\n</Files>\n",
+            "/",
+        ));
         // What is let in still applies; an unknown line inside <RequireAll> is no skip (that
         // body is walked with AuthConfig alone).
         expect!["Some(403) [403]: "].assert_eq(&htaccess_outcome(
@@ -1046,6 +1089,33 @@ mod tests {
             "<RequireAll>\n  Frobnicate on\n  Require all granted\n</RequireAll>\n",
             "/",
         ));
+    }
+
+    /// A view that is not deployed takes a last component that is no directory to be there:
+    /// a wildcard `<Directory …/*>` then applies to it, and the walk says it presumed so;
+    /// [`FsView::last_missing`] walks it as httpd walks a missing file, without that section.
+    #[test]
+    fn a_last_component_taken_to_be_there_or_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        std::fs::create_dir_all(dir.path().join("www/sub")).unwrap();
+        let main = dir.path().join("httpd.conf");
+        std::fs::write(&main, format!("LoadModule authz_core_module m\nDocumentRoot {d}/www\n<Directory {d}/www>\n  Require all granted\n</Directory>\n<Directory {d}/www/*>\n  Require all denied\n</Directory>\n")).unwrap();
+        let cfg = config::load(&main, &config::RealFs);
+        let req = policy::Request::new("GET", "127.0.0.1".parse().unwrap(), "127.0.0.1".parse().unwrap());
+        let there = FsView::cached();
+        let gone = there.last_missing();
+        let status = |fs: &FsView, url: &str| {
+            let r = resolve(&cfg, fs, url, None, None);
+            (r.outcome(&cfg, &req).status, r.presumes_last_there())
+        };
+        assert_eq!(status(&there, "/nope.txt"), (Some(403), true));
+        assert_eq!(status(&gone, "/nope.txt"), (Some(200), false));
+        assert_eq!(status(&there, "/api/v1/x.txt"), (Some(403), true));
+        assert_eq!(status(&gone, "/api/v1/x.txt"), (Some(200), false));
+        // A directory is walked into either way.
+        assert_eq!(status(&there, "/sub/x.txt"), (Some(403), false));
+        assert_eq!(status(&gone, "/sub/x.txt"), (Some(403), false));
     }
 
     /// The walk stops at a symbolic link the Options of its directory do not let httpd follow:

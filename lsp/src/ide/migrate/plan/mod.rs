@@ -56,6 +56,9 @@ struct Sec {
 
 struct Walk {
     ctx: Ctx,
+    /// Walked with the URL's last component missing ([`FsView::last_missing`]): a twin of a
+    /// walk that took it, no directory, to be there and met `<Directory>` sections for it.
+    gone: bool,
     secs: Vec<usize>,
     eff: Resolved,
 }
@@ -441,22 +444,26 @@ impl<'c> Analysis<'c> {
             }
         }
         let fs = setup.fs(&BTreeMap::new());
+        let gone_fs = fs.last_missing();
         let file_rep = same_files(cfg);
-        type Walked = (Ctx, Vec<Key>, Vec<(bool, bool, bool)>, Resolved, Vec<Arc<Path>>);
+        type Walked = ((Ctx, bool), Vec<Key>, Vec<(bool, bool, bool)>, Resolved, Vec<Arc<Path>>);
+        let one = |c: Ctx, gone: bool, r: Resolved| -> Walked {
+            let applied = r.applied(cfg);
+            let keys: Vec<Key> = applied.iter().map(|(n, p, _)| key_of(*n, p, &file_rep, &setup)).collect();
+            let fl = applied.iter().map(|(_, _, p)| flags(p)).collect();
+            let read: Vec<Arc<Path>> =
+                applied.iter().filter(|(n, _, _)| !matches!(n, Origin::Node(..))).map(|(_, p, _)| p.clone()).collect();
+            drop(applied);
+            ((c, gone), keys, fl, r, read)
+        };
+        // A request whose last component the walk took to be there is also walked with it
+        // missing: httpd answers a request for a file that is not there too.
         let walked: Vec<Walked> = ctxs
             .into_par_iter()
-            .map(|c| {
+            .flat_map_iter(|c| {
                 let r = walk_ctx(cfg, &fs, &c);
-                let applied = r.applied(cfg);
-                let keys: Vec<Key> = applied.iter().map(|(n, p, _)| key_of(*n, p, &file_rep, &setup)).collect();
-                let fl = applied.iter().map(|(_, _, p)| flags(p)).collect();
-                let read: Vec<Arc<Path>> = applied
-                    .iter()
-                    .filter(|(n, _, _)| !matches!(n, Origin::Node(..)))
-                    .map(|(_, p, _)| p.clone())
-                    .collect();
-                drop(applied);
-                (c, keys, fl, r, read)
+                let twin = r.presumes_last_there().then(|| (c.clone(), walk_ctx(cfg, &gone_fs, &c)));
+                std::iter::once(one(c, false, r)).chain(twin.map(|(c, g)| one(c, true, g)))
             })
             .collect();
         let mut a = Analysis {
@@ -496,7 +503,7 @@ impl<'c> Analysis<'c> {
             a.nodes.entry((a.file_rep[n.loc.file], u32::from(n.loc.range.start()))).or_insert(n);
         }
         let mut seen: HashMap<(Vec<Key>, bool, bool, bool), ()> = HashMap::new();
-        for (c, keys, flags, e, read) in walked {
+        for ((c, gone), keys, flags, e, read) in walked {
             for (k, name) in keys.iter().filter(|k| !matches!(k, Key::Node(..))).zip(read) {
                 if let Key::Htaccess(r) | Key::HtaccessSection(r, _) = k {
                     if !a.htaccess_names.get(r).is_some_and(|n| n.contains(&*name)) {
@@ -530,7 +537,7 @@ impl<'c> Analysis<'c> {
                     a.by_sec[*s].push(w);
                 }
             }
-            a.walks.push(Walk { ctx: c, secs, eff: e });
+            a.walks.push(Walk { ctx: c, gone, secs, eff: e });
         }
         a.unsampled = unsampled::unsampled(&a);
         a

@@ -62,6 +62,7 @@ impl<'c> Analysis<'c> {
             }
             h.finish()
         };
+        let gone_fs = after_fs.last_missing();
         let todo: Vec<(usize, u64)> =
             walk_ids.into_iter().map(|w| (w, sig(w))).filter(|(w, h)| proven.get(w) != Some(h)).collect();
         // Walk each context again on the edited configuration; paths whose configurations
@@ -71,7 +72,7 @@ impl<'c> Analysis<'c> {
             .into_par_iter()
             .map(|(w, hash)| {
                 let walk = &self.walks[w];
-                let e2 = walk_ctx(after, after_fs, &walk.ctx);
+                let e2 = walk_ctx(after, if walk.gone { &gone_fs } else { after_fs }, &walk.ctx);
                 let key = format!("{}#{}#{:?}", canonical(&walk.eff), canonical(&e2), walk.ctx.local);
                 (w, hash, e2, key)
             })
@@ -140,7 +141,11 @@ impl<'c> Analysis<'c> {
         }
         Change {
             host: walk.ctx.host.clone(),
-            url: self.setup.display_url(&walk.ctx.url),
+            url: if walk.gone {
+                format!("{} (no such file)", self.setup.display_url(&walk.ctx.url))
+            } else {
+                self.setup.display_url(&walk.ctx.url)
+            },
             method: class.method_split.then(|| r.method.clone()),
             client: describe::client_class(r.client, &dims.nets, dims.local),
             extra,
