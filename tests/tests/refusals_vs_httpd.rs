@@ -137,6 +137,18 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("continuation_at_end_of_file", "", "ServerAdmin a@b \\\n", "argument-count"),
     ("continuation_at_end_of_file_no_space", "", "<Directory /srv>\n</Directory>\nOptions Indexes\\\n", "options-syntax"),
     ("backslash_without_newline_at_end", "", "ServerAdmin a@b \\", "argument-count"),
+    // httpd names the last physical line of a continued line (session 21).
+    ("continued_argument_count", "", "ServerAdmin a@b \\\n  c \\\n  d\n", "argument-count"),
+    ("continued_option", "", "<Directory /srv>\nOptions \\\n  Bogus\n</Directory>\n", "options-syntax"),
+    ("continued_rewrite_rule_one_word", "rewrite", "RewriteRule \\\n ^/x$\n", "argument-value"),
+    ("continued_fine", "", "ServerAdmin \\\n  a@b\n<Directory \\\n @D/htdocs>\nOptions \\\n None\n</Directory>\n", "syntax"),
+    ("continued_opener_mismatched_closer", "", "<Directory \\\n /srv>\n</Location>\n", "syntax"),
+    // Section openers without their `>` (session 21).
+    ("if_version_without_gt", "", "<IfVersion >= 2.4\n</IfVersion>\n", "syntax"),
+    ("if_version_gt_inside_a_word", "", "<IfVersion >= 2.4>x\n</IfVersion>\n", "syntax"),
+    ("if_version_bad_version", "", "<IfVersion > 2.4.x>\n</IfVersion>\n", "syntax"),
+    ("if_version_fine", "", "<IfVersion >= 2.4 >\nServerAdmin a@b\n</IfVersion>\n<IfVersion < \"2.4>\"\n</IfVersion>\n<IfVersion = /^2/>\n</IfVersion>\n", "syntax"),
+    ("location_bare", "", "<Location\n</Location>\n", "syntax"),
     // Section headers inside a skipped conditional (finding 15).
     ("skipped_ifdefine_headers", "", "<IfDefine NOPE>\n<IfDefine >\n</IfDefine>\n<FilesMatch>\n</FilesMatch>\n<Directory /srv\n</Directory>\n<IfDefine APACHE2\n</IfDefine>\n</IfDefine>\n", "syntax"),
     ("skipped_ifmodule_headers", "", "<IfModule mod_nosuch.c>\n<Location>\n</Location>\n</IfModule>\n", "syntax"),
