@@ -385,10 +385,7 @@ fn each_finding(
         phases.mark("htaccess scan");
         // The section index is built by the checks, beside the one that reads none. Where each
         // finding starts and ends, as the report prints it, is found by the check's worker.
-        let diagnostics = ide::diagnostics::in_order_with(&cfg, |d| {
-            let f = cfg.file(d.file);
-            (f.line_index.human(d.range.start(), &f.text), f.line_index.human(d.range.end(), &f.text))
-        });
+        let diagnostics = ide::diagnostics::in_order_with(&cfg, |d| reported_span(cfg.file(d.file), d));
         phases.mark("diagnostics");
         report_config(&cfg, diagnostics, targets.len() > 1, &mut kept, emit)?;
         phases.mark("report");
@@ -402,10 +399,7 @@ fn each_finding(
                 // Checked under the AllowOverride of each server that reads it.
                 let mut h = config::load_in_context(&found.path, &config::RealFs, root.clone());
                 h.htaccess_servers = Some(found.servers.into());
-                let diagnostics = ide::diagnostics::in_order_with(&h, |d| {
-                    let f = h.file(d.file);
-                    (f.line_index.human(d.range.start(), &f.text), f.line_index.human(d.range.end(), &f.text))
-                });
+                let diagnostics = ide::diagnostics::in_order_with(&h, |d| reported_span(h.file(d.file), d));
                 report_config(&h, diagnostics, true, &mut kept, emit)?;
             }
             phases.mark("htaccess");
@@ -419,6 +413,28 @@ fn each_finding(
         }
     }
     Ok(())
+}
+
+/// Where the report says a finding starts and ends (1-based lines and columns). An error on a
+/// line continued with backslashes starts where httpd's own error would point: at the first
+/// column of the logical line's last physical line (httpd has read them all when it reports);
+/// it ends where the finding ends, or at the end of that line when the finding ends before it.
+/// Warnings and notes, which httpd does not report, keep the finding's own start, as does the
+/// editor's range of every finding.
+fn reported_span(f: &config::FileData, d: &ide::diagnostics::Diagnostic) -> ((u32, u32), (u32, u32)) {
+    let (mut start, mut end) = (d.range.start(), d.range.end());
+    if d.severity == Severity::Error {
+        let line = f.reported_line_start(start);
+        if line > start {
+            start = line;
+            if end < start {
+                let rest = &f.text[usize::from(start)..];
+                let content = rest.find('\n').map_or(rest, |nl| rest[..nl].strip_suffix('\r').unwrap_or(&rest[..nl]));
+                end = start + apache_syntax::TextSize::of(content);
+            }
+        }
+    }
+    (f.line_index.human(start, &f.text), f.line_index.human(end, &f.text))
 }
 
 /// A finding as twins are told apart: line, column, code and (shared) message.

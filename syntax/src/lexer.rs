@@ -70,16 +70,14 @@ pub(crate) fn logical_lines(src: &str) -> impl Iterator<Item = LogicalLine<'_>> 
                     return Some(finish(src, start, bytes.len(), bytes.len(), joined, segments, continuations));
                 }
                 Some(nl) => {
-                    let content_end = if nl > seg_start && bytes[nl - 1] == b'\r' { nl - 1 } else { nl };
-                    let is_cont = content_end > seg_start && bytes[content_end - 1] == b'\\';
-                    if !is_cont {
+                    let Some(bs) = continuation_at(bytes, seg_start, nl) else {
+                        let content_end = if nl > seg_start && bytes[nl - 1] == b'\r' { nl - 1 } else { nl };
                         if let Some(j) = joined.as_mut() {
                             j.push_str(&src[seg_start..content_end]);
                         }
                         pos = nl + 1;
                         return Some(finish(src, start, content_end, nl + 1, joined, segments, continuations));
-                    }
-                    let bs = content_end - 1;
+                    };
                     if segments.is_empty() {
                         segments.push((0, start));
                     }
@@ -92,6 +90,30 @@ pub(crate) fn logical_lines(src: &str) -> impl Iterator<Item = LogicalLine<'_>> 
             }
         }
     })
+}
+
+/// Where the backslash sits that continues the physical line `[start, nl)` (`nl` its `\n`)
+/// onto the next one: right before the `\n` or the `\r\n`.
+fn continuation_at(bytes: &[u8], start: usize, nl: usize) -> Option<usize> {
+    let content_end = if nl > start && bytes[nl - 1] == b'\r' { nl - 1 } else { nl };
+    (content_end > start && bytes[content_end - 1] == b'\\').then(|| content_end - 1)
+}
+
+/// Where httpd's line counter stands when it reports the logical line that holds `offset`:
+/// the start of that line's last physical line (after the backslash continuations that
+/// follow `offset`; a NUL ends the logical line where it stands, as in [`logical_lines`]).
+/// Its errors name that line, whichever physical line the fault is on.
+pub fn reported_line_start(src: &str, offset: usize) -> usize {
+    let bytes = src.as_bytes();
+    let offset = offset.min(bytes.len());
+    let mut start = memchr::memrchr(b'\n', &bytes[..offset]).map_or(0, |i| i + 1);
+    while let Some(nl) = memchr(b'\n', &bytes[start..]).map(|rel| start + rel) {
+        if memchr(0, &bytes[start..nl]).is_some() || continuation_at(bytes, start, nl).is_none() {
+            break;
+        }
+        start = nl + 1;
+    }
+    start
 }
 
 fn finish<'a>(
@@ -385,6 +407,22 @@ mod tests {
         assert_eq!(lines[1].joined(), "Next");
         assert_eq!(lines[1].newline(), "\r\n");
         assert_eq!(lines[2].joined(), "last\\");
+    }
+
+    /// httpd's line for any offset of a logical line is that of its last physical line.
+    #[test]
+    fn reported_line_is_the_last_physical_line() {
+        let src = "A \\\n b \\\r\n c\nD\\ \nE\0\\\nF\\\n";
+        let lines: Vec<_> = logical_lines(src).collect();
+        for l in &lines {
+            for o in l.start..l.end {
+                assert_eq!(reported_line_start(src, o), l.last_physical_start(), "offset {o} of {:?}", l.joined());
+            }
+        }
+        assert_eq!(lines.len(), 4);
+        // A continuation at the end of the text continues onto the empty last line.
+        assert_eq!(reported_line_start(src, src.len()), src.len());
+        assert_eq!(reported_line_start(src, src.len() + 5), src.len());
     }
 
     #[test]

@@ -22,7 +22,7 @@ mod reparse;
 
 pub use flat::{parse_flat, FlatNode, FlatParse};
 pub use kind::{ApacheLanguage, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
-pub use lexer::{first_word, is_space, split_words, unquote_word, unquoted, words};
+pub use lexer::{first_word, is_space, reported_line_start, split_words, unquote_word, unquoted, words};
 pub use line_index::{Encoding, LineColumn, LineIndex};
 pub use parser::{parse, Parse, SyntaxError, MAX_DEPTH, MAX_LINE};
 pub use reparse::{LocalChange, Reparsed};

@@ -33,6 +33,9 @@ struct Open {
     header: TextRange,
     /// Whether a SECTION node was started for it (false past [`MAX_DEPTH`]).
     node: bool,
+    /// Whether a closer of another name was met in its body and reported (`Expected </…>`):
+    /// that error already says it is not closed.
+    mismatched: bool,
 }
 
 /// Sections nested deeper than this are kept in the tree flat (header and closer
@@ -238,7 +241,10 @@ pub(crate) fn parse_into<S: Sink>(src: &str, b: &mut S) -> Vec<SyntaxError> {
                 (Some(true), _) => {}
                 (Some(false), Some(i)) => {
                     let top = stack.last().unwrap();
-                    errors.push(err(format!("Expected </{}> but saw </{name}>", top.name), line_range));
+                    // (Said once of a section: at the first closer of another name in its body.)
+                    if !top.mismatched {
+                        errors.push(err(format!("Expected </{}> but saw </{name}>", top.name), line_range));
+                    }
                     while stack.len() > i + 1 {
                         if stack.pop().is_some_and(|o| o.node) {
                             b.finish_node();
@@ -246,8 +252,9 @@ pub(crate) fn parse_into<S: Sink>(src: &str, b: &mut S) -> Vec<SyntaxError> {
                     }
                 }
                 (Some(false), None) => {
-                    let top = stack.last().unwrap();
+                    let top = stack.last_mut().unwrap();
                     errors.push(err(format!("Expected </{}> but saw </{name}>", top.name), line_range));
+                    top.mismatched = true;
                 }
                 (None, _) => {
                     errors.push(err(format!("</{name}> without matching <{name}> section"), line_range));
@@ -297,8 +304,14 @@ pub(crate) fn parse_into<S: Sink>(src: &str, b: &mut S) -> Vec<SyntaxError> {
             let mut words = 0;
             // (Where the section's arguments end, its `>`, when it has one.)
             let mut arg_end = Some(wend);
-            if name_gt {
-                em.token(b, R_ANGLE, wend - 1, wend);
+            // httpd reads `<Name` alone as `<Name>`: an opener with nothing after its name is
+            // handed the arguments `>` (`ap_build_config_sub`).
+            let bare = !name_gt && skip_space(text, wend) == text.len();
+            let mut header_errors = Vec::new();
+            if name_gt || bare {
+                if name_gt {
+                    em.token(b, R_ANGLE, wend - 1, wend);
+                }
                 trailing(&mut em, b, text, wend);
             } else {
                 let rest = &text[wend..];
@@ -313,7 +326,7 @@ pub(crate) fn parse_into<S: Sink>(src: &str, b: &mut S) -> Vec<SyntaxError> {
                         trailing(&mut em, b, text, q + 1);
                     }
                     None => {
-                        errors.push(err(format!("<{name}> directive missing closing '>'"), line_range));
+                        header_errors.push(format!("<{name}> directive missing closing '>'"));
                         em.arguments(b, text, wend, text.len());
                         nargs = 1; // do not report a second error
                         arg_end = None;
@@ -327,21 +340,33 @@ pub(crate) fn parse_into<S: Sink>(src: &str, b: &mut S) -> Vec<SyntaxError> {
             let no_condition =
                 || listed(CONDITIONS) && arg_end.is_some_and(|end| condition_word_empty(&text[wend..end]));
             if (nargs == 0 && listed(NEEDS_ARGS)) || no_condition() {
-                errors.push(err(format!("<{name}> directive requires additional arguments"), line_range));
+                header_errors.push(format!("<{name}> directive requires additional arguments"));
             }
             if words > 0 && listed(NO_ARGS) && !name.eq_ignore_ascii_case("else") {
-                errors.push(err(format!("<{name}> directive doesn't take additional arguments"), line_range));
+                header_errors.push(format!("<{name}> directive doesn't take additional arguments"));
             }
             if listed(SINGLE_PATH) {
                 let limit = if first_word(line.joined(), wend) == Some("~") { 2 } else { 1 };
                 if words > limit {
-                    errors.push(err(format!("Multiple <{name}> arguments not (yet) supported."), line_range));
+                    header_errors.push(format!("Multiple <{name}> arguments not (yet) supported."));
                 }
             }
-            stack.push(Open { name: name.into(), header: line_range, node });
+            // mod_version splits its words itself and looks for the `>` at the end of one.
+            if name.eq_ignore_ascii_case("ifversion") {
+                let args = if name_gt || bare { ">" } else { &line.joined()[wend..] };
+                header_errors = if_version_error(args).into_iter().collect();
+            }
+            errors.extend(header_errors.into_iter().map(|m| err(m, line_range)));
+            stack.push(Open { name: name.into(), header: line_range, node, mismatched: false });
         }
     }
     for open in stack.iter().rev() {
+        if open.mismatched {
+            if open.node {
+                b.finish_node();
+            }
+            continue;
+        }
         let mut e = err(format!("<{}> was not closed.", open.name), open.header);
         if CONDITIONALS.iter().any(|c| c.eq_ignore_ascii_case(&open.name)) {
             e.message.push_str(" (httpd accepts this only while the condition is true)");
@@ -405,6 +430,63 @@ fn trailing<S: Sink>(em: &mut Emitter<'_, '_>, b: &mut S, text: &[u8], from: usi
     let w = skip_space(text, from);
     em.token(b, WHITESPACE, from, w);
     em.token(b, TRAILING, w, text.len());
+}
+
+/// What mod_version refuses in the arguments of an `<IfVersion` opener before it compares
+/// anything (`args`: the text after the name; `>` for an opener without arguments): one to
+/// three words; the second ending in `>`, or a third that is `>` (a lone `>` after one word
+/// is taken as that third); a known operator; a version of dotted numbers, or a `/regex/`
+/// after `=` (the pattern itself is not compiled here).
+fn if_version_error(args: &str) -> Option<String> {
+    let words: Vec<std::borrow::Cow<'_, str>> = crate::lexer::words(args).collect();
+    if words.len() > 3 || words.first().is_none_or(|w| w.is_empty()) {
+        return Some(
+            "<IfVersion takes one, two or three arguments, a comparison operator, a version (and a delimiter)".into(),
+        );
+    }
+    let (mut op, mut version, mut third) = match &words[..] {
+        [v] => ("=", &**v, None),
+        [o, v] => (&**o, &**v, None),
+        [o, v, t] => (&**o, &**v, Some(&**t)),
+        _ => return None,
+    };
+    if third.is_none() && version == ">" {
+        (version, op, third) = (op, "=", Some(">"));
+    }
+    let version = match (version.is_empty(), third == Some(">")) {
+        (true, _) => None,
+        (false, true) => Some(version),
+        (false, false) => version.strip_suffix('>'),
+    };
+    let Some(version) = version else {
+        return Some("<IfVersion> directive missing closing '>'".into());
+    };
+    // `!` negates (alone it is the operator); the operator is one character, or two ending
+    // in `=` (`~=` excepted).
+    let bare = op.strip_prefix('!').filter(|o| !o.is_empty()).unwrap_or(op).as_bytes();
+    let invalid = || {
+        (!version_is_valid(version)).then(|| {
+            "Version appears to be invalid. It must have the format major[.minor[.patch]] where major, minor and patch are numbers.".to_string()
+        })
+    };
+    match bare {
+        [b'=', ..] if bare.len() == 1 || bare == b"==" => match version.strip_prefix('/') {
+            None => invalid(),
+            Some(rest) => (!rest.ends_with('/')).then(|| "Missing delimiting / of regular expression.".to_string()),
+        },
+        [b'~'] => None,
+        [b'<' | b'>'] | [b'<' | b'>', b'='] => invalid(),
+        _ => Some(format!("unrecognized operator '{op}'")),
+    }
+}
+
+/// Whether mod_version reads `v` as a version: a digit first, then digits and dots making at
+/// most three numbers (a dot after the third is allowed).
+fn version_is_valid(v: &str) -> bool {
+    let parts: Vec<&str> = v.split('.').collect();
+    v.as_bytes().first().is_some_and(u8::is_ascii_digit)
+        && v.bytes().all(|c| c.is_ascii_digit() || c == b'.')
+        && (parts.len() <= 3 || (parts.len() == 4 && parts[3].is_empty()))
 }
 
 /// The conditional sections httpd reads with `start_cond_section` (server/core.c).

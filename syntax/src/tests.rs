@@ -254,6 +254,54 @@ fn section_errors_read_like_httpd() {
         ]
     "##]]
     .assert_debug_eq(&errors("<RequireAll x>\n</RequireAll>\n"));
+    // A closer of another name already says the section is not closed.
+    expect![[r##"
+        [
+            "Expected </Directory> but saw </Location>",
+        ]
+    "##]]
+    .assert_debug_eq(&errors("<Directory \\\n />\n</Location>\n"));
+}
+
+/// `<Name` alone is `<Name>` to httpd (it hands the opener the arguments `>`); mod_version
+/// looks for an `<IfVersion` opener's `>` at the end of its words, not anywhere.
+#[test]
+fn openers_without_their_gt_read_like_httpd() {
+    check(
+        "<Location \n</Location>\n",
+        expect![[r#"
+            SOURCE_FILE@0..23
+              SECTION@0..23
+                SECTION_HEADER@0..11
+                  L_ANGLE@0..1 "<"
+                  NAME@1..9
+                    WORD@1..9 "Location"
+                  WHITESPACE@9..10 " "
+                  NEWLINE@10..11 "\n"
+                SECTION_CLOSER@11..23
+                  L_ANGLE_SLASH@11..13 "</"
+                  NAME@13..21
+                    WORD@13..21 "Location"
+                  R_ANGLE@21..22 ">"
+                  NEWLINE@22..23 "\n"
+            error 0..10: <Location> directive requires additional arguments
+        "#]],
+    );
+    expect![[r##"
+        [
+            "<IfVersion> directive missing closing '>'",
+            "<IfVersion> directive missing closing '>'",
+            "<IfVersion takes one, two or three arguments, a comparison operator, a version (and a delimiter)",
+            "Version appears to be invalid. It must have the format major[.minor[.patch]] where major, minor and patch are numbers.",
+            "unrecognized operator '!'",
+            "Missing delimiting / of regular expression.",
+        ]
+    "##]]
+    .assert_debug_eq(&errors(concat!(
+        "<IfVersion >= 2.4\n</IfVersion>\n<IfVersion >= 2.4>x\n</IfVersion>\n<IfVersion a b c d>\n</IfVersion>\n",
+        "<IfVersion>\n</IfVersion>\n<IfVersion ! 2.4>\n</IfVersion>\n<IfVersion = /2>\n</IfVersion>\n",
+        "<IfVersion >= 2.4 >\n</IfVersion>\n<IfVersion 2.4.1.>\n</IfVersion>\n<IfVersion ~ x>\n</IfVersion>\n<IfVersion \"2>\"\n</IfVersion>\n",
+    )));
 }
 
 #[test]
@@ -344,7 +392,7 @@ mod props {
             Just("<Directory /x>"), Just("</Directory>"), Just("<If \"a > b\">"), Just("</If >"),
             Just("Require all granted"), Just("\\\n"), Just("\r\n"), Just("\n"), Just("# c \\"),
             Just("\"q\\\"x"), Just("'"), Just("${V}"), Just(" "), Just("\t"), Just("<"), Just(">"),
-            Just("é😀"), Just("\\"), Just("\0"),
+            Just("é😀"), Just("\\"), Just("\0"), Just("<Location"), Just("<IfVersion >= 2.4"),
         ], 0..60)) {
             let s: String = s.concat();
             let p = crate::parse(&s);

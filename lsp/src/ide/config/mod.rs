@@ -78,6 +78,15 @@ impl FileData {
     pub fn line_of(&self, offset: apache_syntax::TextSize) -> u32 {
         self.line_index.line(offset) + 1
     }
+    /// The 1-based line httpd names in an error about the logical line holding `offset`: the
+    /// last physical line of a line continued with backslashes (its reader has read them all).
+    pub fn reported_line_of(&self, offset: apache_syntax::TextSize) -> u32 {
+        self.line_of(self.reported_line_start(offset))
+    }
+    /// Where the physical line [`FileData::reported_line_of`] names starts.
+    pub fn reported_line_start(&self, offset: apache_syntax::TextSize) -> apache_syntax::TextSize {
+        TextSize::from(apache_syntax::reported_line_start(&self.text, usize::from(offset)) as u32)
+    }
 }
 
 /// Where a node was written.

@@ -517,7 +517,11 @@ pub(crate) mod tests {
                 format!(
                     "{}:{}: {:?}[{}]: {}\n",
                     f.path.display(),
-                    f.line_of(d.range.start()),
+                    if d.severity == crate::ide::config::Severity::Error {
+                        f.reported_line_of(d.range.start())
+                    } else {
+                        f.line_of(d.range.start())
+                    },
                     d.severity,
                     d.code,
                     d.message

@@ -10,7 +10,15 @@
 //! - `LoadModule`'s file must exist and hold the named module (`mod_so.c: load_module`;
 //!   a module already loaded is skipped before its file is opened);
 //! - the directories of `ErrorLog` (`core_check_config`, AH02291; pipes and syslog aside)
-//!   and of `CustomLog`/`TransferLog` files (mod_log_config `check_log_dir`, AH02297).
+//!   and of `CustomLog`/`TransferLog` files (mod_log_config `check_log_dir`, AH02297);
+//! - the file a `RewriteMap` names must exist (`cmd_rewritemap`: a txt or rnd map, a dbm map's
+//!   file, `.dir` for sdbm, or a prg map's program; whether it runs is not looked at), and a
+//!   `dbm=TYPE` must be a DBM driver of this machine's APR (sdbm is built in, the others are
+//!   `apr_dbm_TYPE.so` files);
+//! - a `Mutex` `MECH:DIR` names a directory (`ap_set_mutex`; a relative one lies under the
+//!   runtime directory, and is not judged; `sem`/`posixsem` take a name, not a directory);
+//! - `SSLRandomSeed`'s `file:`/`exec:` source (or a bare path) and `SSLPassPhraseDialog`'s
+//!   `exec:` program must exist (`ssl_cmd_SSLRandomSeed`, `ssl_cmd_SSLPassPhraseDialog`).
 //!
 //! Only for a configuration whose paths are this machine's ([`Config::disk_paths`]), and
 //! only paths without an unresolved `${VAR}` (Debian's envvars are resolved by the loader).
@@ -31,6 +39,7 @@ pub(super) struct Seen {
     /// A module file's answer: None when it cannot be opened, else whether it holds the symbol.
     modules: FxHashMap<(PathBuf, String), Option<bool>>,
     loaded: FxHashSet<String>,
+    exists: FxHashMap<PathBuf, bool>,
 }
 
 impl Seen {
@@ -42,6 +51,9 @@ impl Seen {
             .files
             .entry(p.to_path_buf())
             .or_insert_with(|| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() > 0))
+    }
+    fn exists(&mut self, p: &Path) -> bool {
+        *self.exists.entry(p.to_path_buf()).or_insert_with(|| std::fs::metadata(p).is_ok())
     }
     fn module(&mut self, p: &Path, symbol: &str) -> Option<bool> {
         *self.modules.entry((p.to_path_buf(), symbol.to_string())).or_insert_with(|| {
@@ -76,9 +88,19 @@ pub(super) fn node(cfg: &Config, node: &Node, place: Place, seen: &mut Seen, out
         return;
     }
     let name = node.known();
-    let watched =
-        matches!(name, "ServerRoot" | "DocumentRoot" | "LoadModule" | "ErrorLog" | "CustomLog" | "TransferLog")
-            || SSL_FILES.contains(&name);
+    let watched = matches!(
+        name,
+        "ServerRoot"
+            | "DocumentRoot"
+            | "LoadModule"
+            | "ErrorLog"
+            | "CustomLog"
+            | "TransferLog"
+            | "RewriteMap"
+            | "Mutex"
+            | "SSLRandomSeed"
+            | "SSLPassPhraseDialog"
+    ) || SSL_FILES.contains(&name);
     if !watched {
         return;
     }
@@ -135,6 +157,30 @@ fn refusal(cfg: &Config, node: &Node, name: &str, place: Place, seen: &mut Seen)
             (!seen.is_dir(&dir))
                 .then(|| format!("Cannot access directory '{}/' for log file '{first}' (AH02297)", dir.display()))
         }
+        "RewriteMap" if cfg.module_loaded("rewrite_module") => rewrite_map(cfg, first, args.get(1)?, seen),
+        "Mutex" => {
+            let (mech, dir) = first.split_once(':')?;
+            let names_a_file = !["none", "no", "posixsem", "sem"].iter().any(|m| m.eq_ignore_ascii_case(mech));
+            (names_a_file && Path::new(dir).is_absolute() && !dir.contains("${") && !seen.is_dir(Path::new(dir)))
+                .then(|| format!("Invalid Mutex directory in argument {first}"))
+        }
+        "SSLRandomSeed" if cfg.module_loaded("ssl_module") => {
+            let source = args.get(1)?;
+            let known_context = ["startup", "connect"].iter().any(|c| c.eq_ignore_ascii_case(first));
+            let path = match source.as_str() {
+                s if s.len() > 5 && (s.starts_with("file:") || s.starts_with("exec:")) => &s[5..],
+                s if s.starts_with("egd:") || s.eq_ignore_ascii_case("builtin") => return None,
+                s => s,
+            };
+            let p = resolved(cfg, path)?;
+            (known_context && !seen.exists(&p))
+                .then(|| format!("SSLRandomSeed: source path '{}' does not exist", p.display()))
+        }
+        "SSLPassPhraseDialog" if cfg.module_loaded("ssl_module") => {
+            let program = first.strip_prefix("exec:").filter(|p| !p.is_empty())?;
+            let p = resolved(cfg, program)?;
+            (!seen.exists(&p)).then(|| format!("SSLPassPhraseDialog: file '{}' does not exist", p.display()))
+        }
         _ if SSL_FILES.contains(&name) => {
             if first.starts_with("pkcs11:") || !cfg.module_loaded("ssl_module") {
                 return None;
@@ -146,6 +192,67 @@ fn refusal(cfg: &Config, node: &Node, name: &str, place: Place, seen: &mut Seen)
         // (A virtual host's DocumentRoot, a relative ServerRoot: not judged.)
         _ => None,
     }
+}
+
+/// What mod_rewrite says of the map `spec` of `RewriteMap name spec` when the file it names
+/// is missing or its DBM type unknown here (`dbd:`, `int:` and malformed maps are not files).
+fn rewrite_map(cfg: &Config, name: &str, spec: &str, seen: &mut Seen) -> Option<String> {
+    let prefix = |p: &str| spec.get(..p.len()).is_some_and(|s| s.eq_ignore_ascii_case(p));
+    let not_found = |checked: &Path| format!("RewriteMap: file for map {name} not found:{}", checked.display());
+    if prefix("txt:") || prefix("rnd:") {
+        let p = resolved(cfg, &spec[4..])?;
+        return (!seen.exists(&p)).then(|| not_found(&p));
+    }
+    if prefix("prg:") {
+        // (The program is the first word of the command, quoted or not.)
+        let command = spec[4..].trim_start();
+        let program = match command.chars().next() {
+            Some(q @ ('"' | '\'')) => command[1..].split(q).next()?,
+            _ => command.split(char::is_whitespace).next()?,
+        };
+        let p = resolved(cfg, program)?;
+        return (!seen.exists(&p)).then(|| not_found(&p));
+    }
+    if prefix("dbm") {
+        let (kind, file) = match spec.as_bytes().get(3) {
+            Some(b':') => ("default", &spec[4..]),
+            Some(b'=') => spec[4..].split_once(':')?,
+            _ => return None,
+        };
+        if !dbm_type_known(kind)? {
+            return Some(format!("RewriteMap: dbm type {kind} is invalid"));
+        }
+        let p = resolved(cfg, file)?;
+        let dir = PathBuf::from(format!("{}.dir", p.display()));
+        // sdbm keeps `FILE.dir` and `FILE.pag`; the others `FILE`; the default is one of them.
+        return match kind.to_ascii_lowercase().as_str() {
+            "sdbm" => (!seen.exists(&dir)).then(|| not_found(&dir)),
+            "default" => (!seen.exists(&p) && !seen.exists(&dir)).then(|| not_found(&p)),
+            _ => (!seen.exists(&p)).then(|| not_found(&p)),
+        };
+    }
+    if prefix("dbd:") || prefix("fastdbd:") || prefix("int:") {
+        return None;
+    }
+    let p = resolved(cfg, spec)?;
+    (!seen.exists(&p)).then(|| not_found(&p))
+}
+
+/// Whether APR knows the DBM type `kind` on this machine (any case): `default` and the built-in
+/// `sdbm`, or a driver `apr_dbm_KIND.so` beside APR's other drivers. None when no driver
+/// directory is found (the machine's APR is not known).
+fn dbm_type_known(kind: &str) -> Option<bool> {
+    let kind = kind.to_ascii_lowercase();
+    if kind == "default" || kind == "sdbm" {
+        return Some(true);
+    }
+    let mut dirs: Vec<PathBuf> = vec!["/usr/lib/apr-util-1".into(), "/usr/lib64/apr-util-1".into()];
+    if let Ok(entries) = std::fs::read_dir("/usr/lib") {
+        dirs.extend(entries.flatten().map(|e| e.path().join("apr-util-1")));
+    }
+    let dirs: Vec<PathBuf> = dirs.into_iter().filter(|d| d.is_dir()).collect();
+    (!dirs.is_empty())
+        .then(|| !kind.contains('/') && dirs.iter().any(|d| d.join(format!("apr_dbm_{kind}.so")).exists()))
 }
 
 /// `ap_server_root_relative`: an absolute path as written, else under ServerRoot (known only
@@ -225,6 +332,30 @@ mod tests {
         .assert_eq(&on_disk(
             "LoadModule ssl_module /usr/lib/apache2/modules/mod_ssl.so\nSSLCertificateFile empty.pem\nSSLCertificateKeyFile @D/none.key\nSSLCertificateKeyFile pkcs11:token=x\nSSLCertificateFile main.conf\n<VirtualHost *:443>\nDocumentRoot @D/nowhere\n</VirtualHost>\n",
         ));
+    }
+
+    /// Files httpd opens or looks at as it reads RewriteMap, Mutex, SSLRandomSeed and
+    /// SSLPassPhraseDialog lines (a prg map's program need not be executable for that).
+    #[test]
+    fn map_mutex_and_seed_files_must_exist() {
+        expect_test::expect![[r#"
+            D/main.conf:5: Error[startup-path]: httpd 2.4 will not start: RewriteMap: file for map a not found:D/no.txt (on this machine)
+            D/main.conf:7: Error[startup-path]: httpd 2.4 will not start: RewriteMap: file for map c not found:D/no.db.dir (on this machine)
+            D/main.conf:8: Error[startup-path]: httpd 2.4 will not start: RewriteMap: dbm type ndbm is invalid (on this machine)
+            D/main.conf:9: Error[startup-path]: httpd 2.4 will not start: RewriteMap: file for map e not found:D/noprog (on this machine)
+            D/main.conf:10: Error[startup-path]: httpd 2.4 will not start: RewriteMap: file for map f not found:D/plain (on this machine)
+            D/main.conf:12: Error[startup-path]: httpd 2.4 will not start: Invalid Mutex directory in argument file:D/nodir (on this machine)
+            D/main.conf:15: Error[startup-path]: httpd 2.4 will not start: SSLRandomSeed: source path 'D/noseed' does not exist (on this machine)
+            D/main.conf:17: Error[startup-path]: httpd 2.4 will not start: SSLPassPhraseDialog: file 'D/nodialog' does not exist (on this machine)
+        "#]]
+        .assert_eq(&on_disk(concat!(
+            "LoadModule rewrite_module /usr/lib/apache2/modules/mod_rewrite.so\n",
+            "LoadModule ssl_module /usr/lib/apache2/modules/mod_ssl.so\n",
+            "RewriteMap a txt:no.txt\nRewriteMap b rnd:@D/main.conf\nRewriteMap c dbm=SDBM:no.db\nRewriteMap d dbm=ndbm:no.db\n",
+            "RewriteMap e \"prg:noprog -u\"\nRewriteMap f plain\nRewriteMap g prg:htdocs\n",
+            "Mutex file:@D/nodir default\nMutex sem:nowhere\nMutex flock:@D/htdocs\n",
+            "SSLRandomSeed startup noseed\nSSLRandomSeed connect builtin\nSSLPassPhraseDialog exec:nodialog\n",
+        )));
     }
 
     /// Fixtures name paths of no machine, and a fragment's ServerRoot is not known: nothing is

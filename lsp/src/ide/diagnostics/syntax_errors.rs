@@ -29,8 +29,13 @@ fn skipped_header(cfg: &Config, file: FileId, e: &apache_syntax::SyntaxError) ->
         && !m.starts_with("</")
         && (m.ends_with("requires additional arguments")
             || m.ends_with("doesn't take additional arguments")
-            || m.ends_with("missing closing '>'"));
-    (about_header || m.starts_with("Multiple <"))
+            || m.ends_with("missing closing '>'")
+            || m.ends_with("(and a delimiter)"));
+    // (What mod_version says of an `<IfVersion` opener's operator and version.)
+    let if_version = m.starts_with("Version appears to be invalid")
+        || m.starts_with("Missing delimiting / ")
+        || m.starts_with("unrecognized operator '");
+    (about_header || if_version || m.starts_with("Multiple <"))
         && cfg.inactive.iter().any(|(f, body)| *f == file && body.contains_range(e.range))
 }
 
@@ -75,6 +80,44 @@ mod tests {
             /etc/httpd/httpd.conf:2: Error[argument-count]: ServerAdmin takes one argument
         "#]]
         .assert_eq(&render("//- /etc/httpd/httpd.conf\nLoadModule mpm_event_module m\nServerAdmin a@b \\"));
+    }
+
+    /// httpd names the last physical line of a line continued with backslashes, whatever
+    /// the fault and whichever check finds it; a closer of another name says that the
+    /// section is not closed, and nothing else says it again.
+    #[test]
+    fn errors_of_continued_lines_name_their_last_line() {
+        expect![[r#"
+            /etc/httpd/httpd.conf:4: Error[argument-count]: ServerName takes one argument
+            /etc/httpd/httpd.conf:6: Error[unknown-directive]: Invalid command 'Foo', perhaps misspelled or defined by a module not included in the server configuration
+            /etc/httpd/httpd.conf:9: Error[syntax]: Expected </Directory> but saw </Location>
+        "#]]
+        .assert_eq(&render(concat!(
+            "//- /etc/httpd/httpd.conf\nLoadModule mpm_event_module m\n",
+            "ServerName a \\\n b \\\n c\nFoo \\\n bar\n",
+            "<Directory \\\n /srv>\n</Location>\n",
+        )));
+    }
+
+    /// mod_version reads an `<IfVersion` opener's words itself: its `>` ends the version word
+    /// or is a word of its own, and its operator and version are refused as it reads them.
+    /// `<Location` alone is `<Location>`.
+    #[test]
+    fn if_version_openers_are_read_as_mod_version_reads_them() {
+        expect![[r#"
+            /etc/httpd/httpd.conf:2: Error[syntax]: <IfVersion> directive missing closing '>'
+            /etc/httpd/httpd.conf:4: Error[syntax]: <IfVersion> directive missing closing '>'
+            /etc/httpd/httpd.conf:8: Error[syntax]: unrecognized operator '~='
+            /etc/httpd/httpd.conf:10: Error[syntax]: Version appears to be invalid. It must have the format major[.minor[.patch]] where major, minor and patch are numbers.
+            /etc/httpd/httpd.conf:12: Error[syntax]: <Location> directive requires additional arguments
+        "#]]
+        .assert_eq(&render(concat!(
+            "//- /etc/httpd/httpd.conf\nLoadModule mpm_event_module m\n",
+            "<IfVersion >= 2.4\n</IfVersion>\n<IfVersion >= 2.4>x\n</IfVersion>\n",
+            "<IfVersion >= 2.4 >\n</IfVersion>\n<IfVersion ~= 2.4>\n</IfVersion>\n<IfVersion\n</IfVersion>\n",
+            "<Location\n</Location>\n",
+            "<IfDefine NOPE>\n<IfVersion >= 2.4\n</IfVersion>\n</IfDefine>\n",
+        )));
     }
 
     /// Inside a skipped conditional httpd minds only how sections nest.
