@@ -1119,8 +1119,19 @@ pub fn main() -> i32 {
                     }
                 }
             } else {
-                for (p, (old, new)) in &changed {
-                    print!("{}", crate::migrate_cli::unified_diff(p, old, new));
+                match crate::migrate_cli::diff_all(&changed) {
+                    Ok(diff) => {
+                        use std::io::Write as _;
+                        let mut stdout = std::io::stdout().lock();
+                        if let Err(e) = stdout.write_all(&diff).and_then(|()| stdout.flush()) {
+                            eprintln!("apache-lsp migrate: {e}");
+                            return 2;
+                        }
+                    }
+                    Err(e) => {
+                        eprintln!("apache-lsp migrate: {e}; no diff printed");
+                        return 2;
+                    }
                 }
             }
             i32::from(left_any)

@@ -10,11 +10,10 @@
 //! replacing everything. Whatever is printed or written then agrees with the two texts.
 
 use similar::{Algorithm, DiffOp, DiffTag};
-use std::fmt::Write as _;
 
 /// The runs turning `old` into `new` (lines as `split_inclusive('\n')` gives them), numbered
 /// consecutively and checked against both texts.
-pub fn line_ops(old: &[&str], new: &[&str]) -> Vec<DiffOp> {
+pub fn line_ops<T: std::hash::Hash + Ord + ?Sized>(old: &[&T], new: &[&T]) -> Vec<DiffOp> {
     if let Some(ops) = renumbered(&similar::capture_diff_slices(Algorithm::Myers, old, new), old, new) {
         return ops;
     }
@@ -38,7 +37,7 @@ fn whole(old_len: usize, new_len: usize) -> Vec<DiffOp> {
 
 /// `ops` numbered again from their lengths, in order; None when a kept run differs between the
 /// texts or the runs do not cover both texts exactly.
-fn renumbered(ops: &[DiffOp], old: &[&str], new: &[&str]) -> Option<Vec<DiffOp>> {
+fn renumbered<T: Eq + ?Sized>(ops: &[DiffOp], old: &[&T], new: &[&T]) -> Option<Vec<DiffOp>> {
     let (mut i, mut j) = (0usize, 0usize);
     let mut out = Vec::with_capacity(ops.len());
     for op in ops {
@@ -75,38 +74,46 @@ fn range(start: usize, end: usize) -> String {
 /// `--- old_name` / `+++ new_name`; empty when the texts are equal. A last line without a
 /// newline is followed by `\ No newline at end of file`, as diff(1) and patch(1) expect.
 pub fn unified(old_name: &str, new_name: &str, old: &str, new: &str, context: usize) -> String {
-    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
-    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    let out = unified_bytes(old_name, new_name, old.as_bytes(), new.as_bytes(), context);
+    // Every byte of it is a name's, a number's or a line's of the two texts: valid UTF-8.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// [`unified`] of two files' bytes: every line is copied byte for byte (bytes that are not
+/// UTF-8 too), so that patch(1) and `git apply` find the file's own lines in the context.
+pub fn unified_bytes(old_name: &str, new_name: &str, old: &[u8], new: &[u8], context: usize) -> Vec<u8> {
+    let old_lines: Vec<&[u8]> = old.split_inclusive(|b| *b == b'\n').collect();
+    let new_lines: Vec<&[u8]> = new.split_inclusive(|b| *b == b'\n').collect();
     let ops = line_ops(&old_lines, &new_lines);
-    let mut out = String::new();
+    let mut out: Vec<u8> = Vec::new();
     for group in similar::group_diff_ops(ops, context) {
         let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
         if group.iter().all(|op| op.tag() == DiffTag::Equal) {
             continue;
         }
         if out.is_empty() {
-            let _ = writeln!(out, "--- {old_name}\n+++ {new_name}");
+            out.extend_from_slice(format!("--- {old_name}\n+++ {new_name}\n").as_bytes());
         }
-        let _ = writeln!(
-            out,
-            "@@ -{} +{} @@",
+        let header = format!(
+            "@@ -{} +{} @@\n",
             range(first.old_range().start, last.old_range().end),
             range(first.new_range().start, last.new_range().end)
         );
-        let mut line = |sign: char, l: &str| {
+        out.extend_from_slice(header.as_bytes());
+        let mut line = |sign: u8, l: &[u8]| {
             out.push(sign);
-            out.push_str(l);
-            if !l.ends_with('\n') {
-                out.push_str("\n\\ No newline at end of file\n");
+            out.extend_from_slice(l);
+            if !l.ends_with(b"\n") {
+                out.extend_from_slice(b"\n\\ No newline at end of file\n");
             }
         };
         for op in &group {
             let (tag, o, n) = op.as_tag_tuple();
             match tag {
-                DiffTag::Equal => old_lines[o].iter().for_each(|l| line(' ', l)),
+                DiffTag::Equal => old_lines[o].iter().for_each(|l| line(b' ', l)),
                 DiffTag::Delete | DiffTag::Insert | DiffTag::Replace => {
-                    old_lines[o].iter().for_each(|l| line('-', l));
-                    new_lines[n].iter().for_each(|l| line('+', l));
+                    old_lines[o].iter().for_each(|l| line(b'-', l));
+                    new_lines[n].iter().for_each(|l| line(b'+', l));
                 }
             }
         }

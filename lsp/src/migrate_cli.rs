@@ -33,44 +33,79 @@ pub fn migrate(main: &Path, is_main: bool, allow_changes: bool, remove_bom: bool
     Outcome { changed: m.changed, left: m.left, access_changes: m.changes, notes: m.notes, read: m.read }
 }
 
-/// The unified diff `migrate` prints for one file (`a/…` and `b/…` names, for `patch -p1`).
-pub fn unified_diff(path: &Path, old: &str, new: &str) -> String {
-    crate::line_diff::unified(&format!("a{}", path.display()), &format!("b{}", path.display()), old, new, 3)
+/// The unified diff `migrate` prints for one file, as [`diff_all`] prints it.
+pub fn unified_diff(path: &Path, old: &str, new: &str) -> Result<Vec<u8>, String> {
+    diff_all(&BTreeMap::from([(path.to_path_buf(), (Arc::from(old), new.to_string()))]))
 }
 
-/// Writes every changed file, atomically each, after checking that none changed on disk since
-/// it was read (then nothing is written). Returns the files written.
-///
-/// The migration reads files as text (bytes that are not UTF-8 decoded lossily); what is
-/// written keeps the file's own bytes for every line the rewrite did not touch.
-pub fn write_all(changed: &BTreeMap<PathBuf, (Arc<str>, String)>) -> Result<Vec<PathBuf>, String> {
-    test_pause();
-    let mut plans: Vec<(&PathBuf, PathBuf, Vec<u8>, Vec<u8>)> = Vec::new();
+/// The unified diff `migrate` prints (without `--write`): each file under its own path, a
+/// symbolic link's target (the file `--write` replaces: patch(1) refuses to patch a link), with
+/// `a/…` and `b/…` names for `patch -p1`, and its bytes as [`write_all`] would write them (bytes
+/// that are not UTF-8 are copied, not replaced: the context must be the file's own). A file
+/// reached under two names is diffed once. An error (nothing printed) where `--write` would
+/// write nothing.
+pub fn diff_all(changed: &BTreeMap<PathBuf, (Arc<str>, String)>) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    for p in plan(changed)? {
+        let name = p.target.display();
+        out.extend(crate::line_diff::unified_bytes(&format!("a{name}"), &format!("b{name}"), &p.now, &p.bytes, 3));
+    }
+    Ok(out)
+}
+
+/// A changed file as it is to be written.
+struct Planned<'a> {
+    /// The name the migration read it under.
+    name: &'a PathBuf,
+    /// The file itself (symbolic links followed).
+    target: PathBuf,
+    /// Its bytes on disk now.
+    now: Vec<u8>,
+    /// The bytes to write.
+    bytes: Vec<u8>,
+}
+
+/// The files to write for `changed`, each once, after checking that none changed on disk since
+/// it was read (else an error saying which).
+fn plan(changed: &BTreeMap<PathBuf, (Arc<str>, String)>) -> Result<Vec<Planned<'_>>, String> {
+    let mut plans: Vec<Planned> = Vec::new();
     for (p, (old, new)) in changed {
-        let target = std::fs::canonicalize(p).map_err(|e| format!("{}: {e}; nothing written", p.display()))?;
-        let now = std::fs::read(&target).map_err(|e| format!("{}: {e}; nothing written", target.display()))?;
-        let bytes = new_bytes(&now, old, new).map_err(|e| format!("{}: {e}; nothing written", p.display()))?;
+        let target = std::fs::canonicalize(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let now = std::fs::read(&target).map_err(|e| format!("{}: {e}", target.display()))?;
+        let bytes = new_bytes(&now, old, new).map_err(|e| format!("{}: {e}", p.display()))?;
         // One file under two names is written once, and only with one text for both.
-        if let Some((q, _, _, b)) = plans.iter().find(|(_, t, _, _)| *t == target) {
-            if *b != bytes {
+        if let Some(q) = plans.iter().find(|q| q.target == target) {
+            if q.bytes != bytes {
                 return Err(format!(
-                    "{} and {} are one file ({}) rewritten differently; nothing written",
-                    q.display(),
+                    "{} and {} are one file ({}) rewritten differently",
+                    q.name.display(),
                     p.display(),
                     target.display()
                 ));
             }
             continue;
         }
-        plans.push((p, target, now, bytes));
+        plans.push(Planned { name: p, target, now, bytes });
     }
+    Ok(plans)
+}
+
+/// Writes every changed file, atomically each, after checking that none changed on disk since
+/// it was read (then nothing is written). Returns the files written: the files themselves, a
+/// symbolic link's target rather than the link (the link stays a link).
+///
+/// The migration reads files as text (bytes that are not UTF-8 decoded lossily); what is
+/// written keeps the file's own bytes for every line the rewrite did not touch.
+pub fn write_all(changed: &BTreeMap<PathBuf, (Arc<str>, String)>) -> Result<Vec<PathBuf>, String> {
+    test_pause();
+    let plans = plan(changed).map_err(|e| format!("{e}; nothing written"))?;
     let mut written = Vec::new();
-    for (p, target, now, bytes) in plans {
-        write_atomic(&target, &now, &bytes).map_err(|e| {
+    for p in plans {
+        write_atomic(&p.target, &p.now, &p.bytes).map_err(|e| {
             let done: Vec<String> = written.iter().map(|w: &PathBuf| w.display().to_string()).collect();
             format!("{e} (already written: {})", if done.is_empty() { "none".into() } else { done.join(", ") })
         })?;
-        written.push(p.clone());
+        written.push(p.target);
     }
     Ok(written)
 }

@@ -2477,3 +2477,69 @@ fn places_of_directives_match_apache2_t() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Round 13 (C1, C2). Under `Satisfy Any` a host check's refusal is not the answer: the
+/// Require lines in effect decide, none lets the client in, an AuthType without Require gives
+/// 500; deprecated-access said "denies everyone" of `Deny from all` + `Satisfy Any` with no
+/// Require, where httpd answers 200 to every client. And an .htaccess file's `Require all
+/// granted` under an inherited `Deny from all` (403 for every client) gets the defeated-require
+/// warning a `<Directory>` gets; one whose directory holds an .htaccess re-opening access below
+/// (where its Require decides) gets none.
+#[test]
+fn satisfy_any_and_htaccess_requires_are_described_as_httpd_answers() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  AllowOverride All\n  Order deny,allow\n  Deny from all\n</Directory>\n\
+<Directory @DOCROOT@/c>\n  Order deny,allow\n  Deny from all\n  Satisfy Any\n</Directory>\n\
+<Directory @DOCROOT@/r>\n  Order allow,deny\n  Allow from 127.0.0.1\n  Satisfy Any\n  Require ip 127.0.0.2\n</Directory>\n\
+<Directory @DOCROOT@/a>\n  Order deny,allow\n  Deny from all\n  Satisfy Any\n  AuthType Basic\n  AuthName x\n</Directory>\n\
+<Directory @DOCROOT@/g>\n  Require all granted\n</Directory>\n";
+    let mut cfg = HttpdConfig::new(body)
+        .file("htdocs/d/.htaccess", "Require all granted\n")
+        .file("htdocs/f/.htaccess", "Require ip 127.0.0.1\n")
+        .file("htdocs/f/sub/.htaccess", "Order allow,deny\nAllow from all\n")
+        .file("htdocs/f/sub/i.html", "x\n");
+    for d in ["c", "r", "a", "g", "d", "f"] {
+        cfg = cfg.file(format!("htdocs/{d}/i.html"), "x\n");
+    }
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start:\n{e}"));
+    let get = |path: &str, from: &str| httpd.send(&Request::get(path).source(from.parse().unwrap())).unwrap();
+    let reported = apache_lsp::cli::check_paths(&[httpd.config().main_config_path()]).unwrap();
+    let text = std::fs::read_to_string(httpd.config().main_config_path()).unwrap();
+    let described = |d: &str| -> String {
+        let header = text.lines().position(|l| l.ends_with(&format!("/{d}>"))).unwrap() as u32 + 1;
+        reported
+            .iter()
+            .find(|r| r.code == "deprecated-access" && r.line == header + 1 && !r.file.contains(".htaccess"))
+            .map(|r| r.message.clone())
+            .unwrap_or_else(|| panic!("{d}: {reported:#?}"))
+    };
+    // No Require anywhere: everyone gets in.
+    assert_eq!((get("/c/i.html", "127.0.0.1"), get("/c/i.html", "127.0.0.2")), (200, 200));
+    let c = described("c");
+    assert!(c.contains("a refusal there is not final") && c.contains("let in where none applies"), "{c}");
+    // Some pass the host check; Require decides the others.
+    assert_eq!(
+        [get("/r/i.html", "127.0.0.1"), get("/r/i.html", "127.0.0.2"), get("/r/i.html", "127.0.0.3")],
+        [200, 200, 403]
+    );
+    let r = described("r");
+    assert!(r.contains("a client it lets through gets in without Require being read"), "{r}");
+    assert!(r.contains("a client it refuses is decided by the Require lines in effect"), "{r}");
+    // An AuthType without Require: 500.
+    assert_eq!(get("/a/i.html", "127.0.0.1"), 500);
+    assert!(described("a").contains("500 where an AuthType is set without Require"), "{}", described("a"));
+    // The precedence trap, in a <Directory> and in an .htaccess file alike.
+    assert_eq!((get("/g/i.html", "127.0.0.1"), get("/d/i.html", "127.0.0.1")), (403, 403));
+    let trap = |file_end: &str| -> Vec<&apache_lsp::cli::Reported> {
+        reported.iter().filter(|r| r.code == "defeated-require" && r.file.ends_with(file_end)).collect()
+    };
+    let d = trap("/htdocs/d/.htaccess");
+    assert_eq!(d.len(), 1, "{reported:#?}");
+    assert_eq!(d[0].line, 1);
+    assert!(d[0].message.contains("`Deny from all`") && d[0].message.contains("refuses every request first"), "{d:?}");
+    // Below /f/ the .htaccess re-opens the host check, and f's Require decides there.
+    assert_eq!((get("/f/sub/i.html", "127.0.0.1"), get("/f/sub/i.html", "127.0.0.2")), (200, 403));
+    assert!(trap("/htdocs/f/.htaccess").is_empty(), "{reported:#?}");
+}

@@ -54,23 +54,7 @@ impl Tree {
 
     /// Every regular file and link below the root, by relative path, with its bytes.
     fn snapshot(&self) -> BTreeMap<String, Vec<u8>> {
-        let mut out = BTreeMap::new();
-        let mut stack = vec![self.dir.path().to_path_buf()];
-        while let Some(dir) = stack.pop() {
-            for e in std::fs::read_dir(&dir).unwrap().flatten() {
-                let p = e.path();
-                let rel = p.strip_prefix(self.dir.path()).unwrap().display().to_string();
-                let meta = std::fs::symlink_metadata(&p).unwrap();
-                if meta.is_dir() {
-                    stack.push(p);
-                } else if meta.file_type().is_symlink() {
-                    out.insert(rel, format!("-> {}", std::fs::read_link(&p).unwrap().display()).into_bytes());
-                } else {
-                    out.insert(rel, std::fs::read(&p).unwrap());
-                }
-            }
-        }
-        out
+        apache_lsp_e2e::snapshot(self.dir.path())
     }
 }
 

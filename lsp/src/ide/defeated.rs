@@ -458,12 +458,28 @@ fn reopening_urls(
 ) -> Option<Vec<(String, Option<String>)>> {
     let ix = cfg.index();
     let server = chain.iter().find(|n| n.is("VirtualHost")).and_then(|v| ix.id(v));
-    let reopeners = batch.reopeners(cfg, server, url, host);
     // `<Files>` names are tried in the section's directory (a `<Files>` section meets another
     // one only on a file name both match: on the section's own URL, walked already).
     let section_is_files = chain.last().is_some_and(|n| n.is("Files") || n.is("FilesMatch"));
-    let dir_of_url = format!("{}/", url.trim_end_matches('/'));
     let in_chain: Vec<SecId> = chain.iter().filter_map(|c| ix.id(c)).collect();
+    reopening_urls_below(cfg, server, &in_chain, section_is_files, url, host, batch)
+}
+
+/// [`reopening_urls`] for a body of `server`'s requests (its `<VirtualHost>`, None: the main
+/// server) reached at `url` on `host`: `in_chain` are the sections holding it (on every walk
+/// of it already), `is_files` whether it is a `<Files>` section's.
+fn reopening_urls_below(
+    cfg: &Config,
+    server: Option<SecId>,
+    in_chain: &[SecId],
+    section_is_files: bool,
+    url: &str,
+    host: &Option<String>,
+    batch: &DefeatedBatch,
+) -> Option<Vec<(String, Option<String>)>> {
+    let ix = cfg.index();
+    let reopeners = batch.reopeners(cfg, server, url, host);
+    let dir_of_url = format!("{}/", url.trim_end_matches('/'));
     let mut out: Vec<(String, Option<String>)> = Vec::new();
     for r in reopeners.iter() {
         if in_chain.contains(&r.id) {
@@ -514,39 +530,13 @@ fn reopening_urls(
                     if own_vhost.is_some_and(|v| s != ServerId::Vhost(v)) || !in_force(cfg, s, d).reads_htaccess(ix) {
                         continue;
                     }
-                    let docroot = match s {
-                        ServerId::Vhost(v) => ix.vhosts[v as usize].scope.document_root.clone(),
-                        ServerId::Main => None,
-                    }
-                    .or_else(|| ix.main.document_root.clone())
-                    .map(|d| d.trim_end_matches('/').to_string());
-                    let Some(u) = directory_url(cfg, &docroot, d).filter(|u| u.len() > url.len() && u.starts_with(url))
+                    let Some(u) = server_directory_url(cfg, s, d).filter(|u| u.len() > url.len() && u.starts_with(url))
                     else {
                         continue;
                     };
-                    // Walks reach a server by the host name asked for: a server no name reaches
-                    // (the main server beside virtual hosts, or a virtual host another one's name
-                    // hides) cannot be tried, and nothing is claimed.
-                    let h = match (s, own_vhost) {
-                        (_, Some(_)) => host.clone(),
-                        (ServerId::Main, None) if ix.vhosts.is_empty() => None,
-                        (ServerId::Main, None) => return None,
-                        (ServerId::Vhost(v), None) => {
-                            let name = ix
-                                .node(cfg, ix.vhosts[v as usize].id)
-                                .children
-                                .iter()
-                                .find(|c| c.is("ServerName"))
-                                .and_then(|c| c.arg(0).map(str::to_string));
-                            let reached = match &name {
-                                Some(n) => ix.vhost_by_name(n, None) == Some(v),
-                                None => v == 0,
-                            };
-                            if !reached {
-                                return None;
-                            }
-                            name
-                        }
+                    let h = match own_vhost {
+                        Some(_) => host.clone(),
+                        None => host_reaching(cfg, s)?,
                     };
                     out.push((u, h));
                 }
@@ -557,6 +547,96 @@ fn reopening_urls(
         }
     }
     Some(out)
+}
+
+/// The URL server `s` serves directory `dir` at (its DocumentRoot, the main server's when it
+/// sets none, or an Alias).
+fn server_directory_url(cfg: &Config, s: ServerId, dir: &str) -> Option<String> {
+    let ix = cfg.index();
+    let docroot = match s {
+        ServerId::Vhost(v) => ix.vhosts[v as usize].scope.document_root.clone(),
+        ServerId::Main => None,
+    }
+    .or_else(|| ix.main.document_root.clone())
+    .map(|d| d.trim_end_matches('/').to_string());
+    directory_url(cfg, &docroot, dir)
+}
+
+/// The host name a walk asks for to reach server `s` (None: no name, for the main server
+/// alone or the first virtual host without a ServerName). Walks reach a server by the host name
+/// asked for: a server no name reaches (the main server beside virtual hosts, or a virtual host
+/// another one's name hides) cannot be tried (None then).
+fn host_reaching(cfg: &Config, s: ServerId) -> Option<Option<String>> {
+    let ix = cfg.index();
+    match s {
+        ServerId::Main if ix.vhosts.is_empty() => Some(None),
+        ServerId::Main => None,
+        ServerId::Vhost(v) => {
+            let name = ix
+                .node(cfg, ix.vhosts[v as usize].id)
+                .children
+                .iter()
+                .find(|c| c.is("ServerName"))
+                .and_then(|c| c.arg(0).map(str::to_string));
+            let reached = match &name {
+                Some(n) => ix.vhost_by_name(n, None) == Some(v),
+                None => v == 0,
+            };
+            reached.then_some(name)
+        }
+    }
+}
+
+/// The precedence trap in an .htaccess file (`htaccess`, read under `server`): its own Require
+/// lines, where every request of every server reading it is answered first by old-style rules
+/// written outside it, at its directory's URL and below (where sections or .htaccess files with
+/// old-style lines of their own may decide otherwise). No claim when a section of the file
+/// holds old-style lines (a `<Files>` may re-open some names), or a server reading it cannot be
+/// reached by a walk.
+pub fn defeated_htaccess(
+    htaccess: &Config,
+    server: &Config,
+    batch: &DefeatedBatch,
+    recent: &mut RecentWalks,
+) -> Option<Defeated> {
+    let path = htaccess.files.first()?.path.clone();
+    let dir = path.parent()?.to_string_lossy().into_owned();
+    let nested_old_style = htaccess
+        .nodes
+        .iter()
+        .filter(|n| n.is_section())
+        .any(|n| n.walk().any(|c| policy::is_compat_directive(c.canonical())) && !is_limit(n));
+    if nested_old_style || require_lines(&htaccess.nodes).is_empty() {
+        return None;
+    }
+    let ix = server.index();
+    let servers: Vec<ServerId> = match &htaccess.htaccess_servers {
+        Some(s) => s.to_vec(),
+        None => Readers::of(server).servers(&dir),
+    };
+    let own = Own { cfg: htaccess, file: path.clone(), range: None };
+    let mut found: Option<Defeated> = None;
+    for s in servers {
+        if !in_force(server, s, &dir).reads_htaccess(ix) {
+            continue;
+        }
+        let url = server_directory_url(server, s, &dir)?;
+        let host = host_reaching(server, s)?;
+        let vhost = match s {
+            ServerId::Vhost(v) => Some(ix.vhosts[v as usize].id),
+            ServerId::Main => None,
+        };
+        let here = defeated(server, &htaccess.nodes, &own, &url, &host, batch, recent)?;
+        match &mut found {
+            Some(f) => f.absorb(here),
+            None => found = Some(here),
+        }
+        for (u, h) in reopening_urls_below(server, vhost, &[], false, &url, &host, batch)? {
+            let below = defeated(server, &htaccess.nodes, &own, &u, &h, batch, recent)?;
+            found.as_mut()?.absorb(below);
+        }
+    }
+    found
 }
 
 /// Whether an .htaccess file holds an Order, Allow, Deny or Satisfy line (read from disk, up to
@@ -869,24 +949,7 @@ mod tests {
     /// [`traps`] with files written first (`(path under {d}, text)`), such as .htaccess files;
     /// a finding letting requests through says so (`let through: rule`).
     fn traps_with(conf: &str, files: &[(&str, &str)]) -> Vec<String> {
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path().display().to_string();
-        std::fs::create_dir_all(dir.path().join("www/sub/deeper")).unwrap();
-        std::fs::create_dir_all(dir.path().join("other")).unwrap();
-        std::fs::write(dir.path().join("www/sub/a.txt"), "x").unwrap();
-        for (at, text) in files {
-            std::fs::write(dir.path().join(at), text).unwrap();
-        }
-        let main = dir.path().join("httpd.conf");
-        let head = "LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nDocumentRoot {d}/www\n";
-        std::fs::write(&main, format!("{head}{conf}").replace("{d}", &d)).unwrap();
-        let mut cfg = load(&main, &crate::ide::config::RealFs);
-        // The .htaccess files found as check finds them: the precedence check asks whether they re-open.
-        let paths: Vec<_> = crate::ide::htaccess_files::htaccess_files(&cfg).into_iter().map(|f| f.path).collect();
-        if !paths.is_empty() {
-            cfg.htaccess_found =
-                Some(Arc::new(crate::ide::config::HtaccessFound { paths: paths.into(), open: Vec::new() }));
-        }
+        let (_dir, cfg, _) = tree(conf, files);
         let ix = cfg.index();
         (0..ix.len() as SecId)
             .map(|id| ix.chain(&cfg, id))
@@ -906,6 +969,30 @@ mod tests {
                 })
             })
             .collect()
+    }
+
+    /// `conf` loaded as [`traps`] writes it, with `files` written first, and the .htaccess files
+    /// found as check finds them (the precedence check asks whether they re-open).
+    fn tree(conf: &str, files: &[(&str, &str)]) -> (tempfile::TempDir, Config, Vec<crate::ide::htaccess_files::Found>) {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        std::fs::create_dir_all(dir.path().join("www/sub/deeper")).unwrap();
+        std::fs::create_dir_all(dir.path().join("other")).unwrap();
+        std::fs::write(dir.path().join("www/sub/a.txt"), "x").unwrap();
+        for (at, text) in files {
+            std::fs::write(dir.path().join(at), text).unwrap();
+        }
+        let main = dir.path().join("httpd.conf");
+        let head = "LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nDocumentRoot {d}/www\n";
+        std::fs::write(&main, format!("{head}{conf}").replace("{d}", &d)).unwrap();
+        let mut cfg = load(&main, &crate::ide::config::RealFs);
+        let found = crate::ide::htaccess_files::htaccess_files(&cfg);
+        let paths: Vec<_> = found.iter().map(|f| f.path.clone()).collect();
+        if !paths.is_empty() {
+            cfg.htaccess_found =
+                Some(Arc::new(crate::ide::config::HtaccessFound { paths: paths.into(), open: Vec::new() }));
+        }
+        (dir, cfg, found)
     }
 
     /// The statuses the model gives for /sub/a.txt under `conf` (as [`traps`] writes it), for
@@ -1055,6 +1142,44 @@ mod tests {
         let one = ("www/sub/.htaccess", "Satisfy Any\nOrder allow,deny\nAllow from 127.0.0.2\n");
         assert!(traps_with(conf, &[one]).is_empty());
         assert!(traps_with(conf, &[any_all, ("www/sub/deeper/.htaccess", "Satisfy All\n")]).is_empty());
+    }
+
+    /// The trap in .htaccess files (round 13, C2: `Require all granted` in one, under an
+    /// inherited `Deny from all`, got no finding; httpd answered 403): found as in a section,
+    /// and not where an .htaccess file or a `<Directory>` below re-opens the host check (there
+    /// the Require decides: httpd answered 127.0.0.2 with 403 under `Require ip 127.0.0.1`), nor
+    /// where the file's own old-style lines or those of a `<Files>` in it decide.
+    #[test]
+    fn requires_in_htaccess_files_are_checked_like_sections() {
+        let traps_in = |conf: &str, files: &[(&str, &str)]| -> Vec<String> {
+            let (dir, cfg, found) = tree(conf, files);
+            let server = Arc::new(cfg);
+            let mut out = Vec::new();
+            for f in found {
+                let mut h = crate::ide::config::load_in_context(&f.path, &crate::ide::config::RealFs, server.clone());
+                h.htaccess_servers = Some(f.servers.into());
+                let batch = DefeatedBatch::new(&[&server, &h], htaccess_view(&server));
+                if let Some(t) = defeated_htaccess(&h, &server, &batch, &mut RecentWalks::default()) {
+                    let at = f.path.strip_prefix(dir.path()).unwrap().display().to_string();
+                    out.push(format!("{at}: {}", t.decided_by));
+                }
+            }
+            out
+        };
+        let conf = "<Directory {d}/www>\n AllowOverride All\n Order deny,allow\n Deny from all\n</Directory>\n";
+        let req = ("www/sub/.htaccess", "Require all granted\n");
+        assert_eq!(traps_in(conf, &[req]), ["www/sub/.htaccess: Deny from all"]);
+        // Re-opened below, by an .htaccess file or a <Directory>.
+        assert!(traps_in(conf, &[req, ("www/sub/deeper/.htaccess", "Order allow,deny\nAllow from all\n")]).is_empty());
+        let reopened = format!("{conf}<Directory {{d}}/www/sub/deeper>\n Allow from all\n</Directory>\n");
+        assert!(traps_in(&reopened, &[req]).is_empty());
+        // Its own old-style lines, or a <Files> section's in it.
+        assert!(traps_in(conf, &[("www/sub/.htaccess", "Require all granted\nAllow from all\n")]).is_empty());
+        let files = "Require all granted\n<Files a.txt>\n Allow from all\n</Files>\n";
+        assert!(traps_in(conf, &[("www/sub/.htaccess", files)]).is_empty());
+        // Nothing refuses: no trap.
+        let open = "<Directory {d}/www>\n AllowOverride All\n</Directory>\n";
+        assert!(traps_in(open, &[req]).is_empty());
     }
 
     /// `conf` without the `<Limit>`/`<LimitExcept>` blocks a deletion left empty, nested ones too.

@@ -461,7 +461,7 @@ impl Loader<'_> {
                 range: TextRange::empty(apache_syntax::TextSize::from(0)),
                 severity: Severity::Warning,
                 code: "not-utf8",
-                message: format!("this file is not valid UTF-8 (first bad byte at offset {at}); it is shown with replacement characters and will never be rewritten"),
+                message: format!("this file is not valid UTF-8 (first bad byte at offset {at}); it is shown with replacement characters; `migrate` rewrites only blocks whose lines are valid UTF-8, and keeps every other line's bytes as they are"),
             });
         }
         self.cfg.files.push(fd);

@@ -3,11 +3,37 @@
 //! through under `Satisfy Any`).
 
 use super::{Diagnostic, Messages, Related};
-use crate::ide::config::{Config, Node, SecId, Severity};
-use crate::ide::defeated::{defeated_require_among, holds_require, htaccess_view, DefeatedBatch, RecentWalks};
+use crate::ide::config::{Config, Node, SecId, Severity, TopLevel};
+use crate::ide::defeated::{
+    defeated_htaccess, defeated_require_among, holds_require, htaccess_view, DefeatedBatch, RecentWalks,
+};
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
     check_sections(cfg, &(0..cfg.index().len() as u32).collect::<Vec<_>>(), out);
+    check_htaccess_top(cfg, out);
+}
+
+/// The trap in an .htaccess file's own lines (its top level), read under its server
+/// configuration: every request of every server reading it is answered first by old-style
+/// rules outside it ([`defeated_htaccess`]).
+fn check_htaccess_top(cfg: &Config, out: &mut Vec<Diagnostic>) {
+    let Some(server) = cfg.enclosing.as_deref().filter(|_| cfg.top == TopLevel::Htaccess) else { return };
+    if super::never_read(cfg) {
+        return;
+    }
+    let batch = DefeatedBatch::new(&[server, cfg], htaccess_view(server));
+    let Some(t) = defeated_htaccess(cfg, server, &batch, &mut RecentWalks::default()) else { return };
+    let mut messages = Messages::default();
+    for line in &t.lines {
+        let message = match &t.let_through {
+            None => messages.get(&format!(
+                "{} (old and new rules must both pass)",
+                t.sentence(line, |_| " written outside this file".into())
+            )),
+            Some(_) => messages.get(&t.sentence(line, |_| " written outside this file".into())),
+        };
+        out.push(Diagnostic::new(line.at.0, line.at.1, Severity::Warning, "defeated-require", message));
+    }
 }
 
 /// [`check`] for some sections only.

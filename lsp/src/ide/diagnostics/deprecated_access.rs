@@ -117,7 +117,7 @@ fn describe_alike(c: &policy::CompatConfig) -> String {
     let a_all = c.allows.iter().any(|e| e.spec == HostSpec::All);
     let d_all = c.denies.iter().any(|e| e.spec == HostSpec::All);
     let ord = order.as_str();
-    let host = match order {
+    let (host, passes) = match order {
         Order::AllowDeny | Order::MutualFailure => {
             // Allowed: some Allow matches and no Deny does. An Allow inside a Deny adds no one;
             // a Deny sharing no client with the Allows left takes no one away.
@@ -126,20 +126,21 @@ fn describe_alike(c: &policy::CompatConfig) -> String {
             let denies = kept(&c.denies, |spec| allows.iter().all(|e| disjoint(spec, &e.spec)));
             let a2: Vec<&str> = allows.iter().map(|e| e.text.as_str()).collect();
             if d_all {
-                format!("denies everyone: with Order {ord}, `Deny from all` has the last word")
+                (format!("denies everyone: with Order {ord}, `Deny from all` has the last word"), Passes::None)
             } else if a.is_empty() {
-                format!("denies everyone: with Order {ord} and no Allow line, the default is deny")
+                (format!("denies everyone: with Order {ord} and no Allow line, the default is deny"), Passes::None)
             } else if a2.is_empty() {
-                format!(
+                let why = format!(
                     "denies everyone: with Order {ord}, each client an Allow line matches is matched by a Deny line too, \
                      which has the last word"
-                )
+                );
+                (why, Passes::None)
             } else if d.is_empty() && a_all {
-                "allows everyone".into()
+                ("allows everyone".into(), Passes::All)
             } else if denies.is_empty() {
-                format!("allows only {}", listed(&a2))
+                (format!("allows only {}", listed(&a2)), Passes::Some)
             } else {
-                format!("allows {} except {}", listed(&a2), listed(&denies))
+                (format!("allows {} except {}", listed(&a2), listed(&denies)), Passes::Some)
             }
         }
         Order::DenyAllow => {
@@ -150,31 +151,58 @@ fn describe_alike(c: &policy::CompatConfig) -> String {
             let allows = kept(&c.allows, |spec| denies.iter().all(|e| disjoint(spec, &e.spec)));
             let d2: Vec<&str> = denies.iter().map(|e| e.text.as_str()).collect();
             if a_all {
-                format!("allows everyone: with Order {ord}, `Allow from all` has the last word")
+                (format!("allows everyone: with Order {ord}, `Allow from all` has the last word"), Passes::All)
             } else if d.is_empty() {
-                "allows everyone (no Deny line; Order deny,allow defaults to allow)".into()
+                ("allows everyone (no Deny line; Order deny,allow defaults to allow)".into(), Passes::All)
             } else if d2.is_empty() {
-                format!(
+                let why = format!(
                     "allows everyone: with Order {ord}, each client a Deny line matches is matched by an Allow line \
                      too, which has the last word"
-                )
+                );
+                (why, Passes::All)
             } else if d_all {
                 if a.is_empty() {
-                    "denies everyone".into()
+                    ("denies everyone".into(), Passes::None)
                 } else {
-                    format!("allows only {}", listed(&a))
+                    (format!("allows only {}", listed(&a)), Passes::Some)
                 }
             } else if a.is_empty() || allows.is_empty() {
-                format!("denies {}, allows everyone else", listed(&d2))
+                (format!("denies {}, allows everyone else", listed(&d2)), Passes::Some)
             } else {
-                format!("denies {} unless also {}", listed(&d2), listed(&allows))
+                (format!("denies {} unless also {}", listed(&d2), listed(&allows)), Passes::Some)
             }
         }
     };
-    match c.satisfies.last().map(|s| s.value) {
-        Some(Satisfy::Any) => format!("{host}; with Satisfy Any, passing this host check skips Require entirely"),
+    match (c.satisfies.last().map(|s| s.value), passes) {
+        // Every client passes: the host check's OK lets each request in before Require is read.
+        (Some(Satisfy::Any), Passes::All) => {
+            format!("{host}; with Satisfy Any, passing this host check skips Require entirely")
+        }
+        // A refusal by the host check is not the answer under Satisfy Any: httpd then runs the
+        // authorization (ap_process_request_internal), and with no Require in effect
+        // mod_authz_core lets the request in (500 with an AuthType and no Require).
+        (Some(Satisfy::Any), passes) => {
+            let through = match passes {
+                Passes::Some => "a client it lets through gets in without Require being read; ",
+                _ => "",
+            };
+            format!(
+                "{host} — in its host check; with Satisfy Any a refusal there is not final: {through}a client it \
+                 refuses is decided by the Require lines in effect (this section's or merged from other sections), \
+                 and let in where none applies (500 where an AuthType is set without Require)"
+            )
+        }
         _ => host,
     }
+}
+
+/// Which clients a host check lets through, as far as its description tells.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Passes {
+    All,
+    /// Some clients, or ones the description cannot tell apart (names, `env=`).
+    Some,
+    None,
 }
 
 pub(super) fn check(cfg: &Config, out: &mut Vec<Diagnostic>) {
@@ -445,6 +473,27 @@ mod tests {
             Order deny,allow | Deny from example.com | Allow from env=ok => denies example.com unless also env=ok
             Order allow,deny | Allow from example.com | Deny from example.com => denies everyone: with Order allow,deny, each client an Allow line matches is matched by a Deny line too, which has the last word
             Order deny,allow | Deny from all | Allow from 127.0.0.1 ::1 | Allow from 127.0.0.1 => allows only 127.0.0.1, ::1"#]].assert_eq(&out.join("\n"));
+    }
+
+    /// Under Satisfy Any a refusal by the host check is not the answer: Require decides, and
+    /// with none in effect httpd lets the client in (round 13, C1: `Deny from all` with Satisfy
+    /// Any and no Require anywhere was said to deny everyone; httpd answers 200 to every client).
+    /// A host check letting everyone through lets every request in without Require.
+    #[test]
+    fn satisfy_any_makes_a_refusal_not_final() {
+        let cases = [
+            "  Order deny,allow\n  Deny from all\n  Satisfy Any\n",
+            "  Order allow,deny\n  Allow from 127.0.0.1\n  Satisfy any\n",
+            "  Order allow,deny\n  Allow from all\n  Satisfy Any\n",
+            "  Order deny,allow\n  Deny from all\n  Satisfy All\n",
+        ];
+        let out: Vec<String> =
+            cases.iter().map(|c| format!("{} => {}", c.trim().replace("\n  ", " | "), said(c))).collect();
+        expect![[r#"
+            Order deny,allow | Deny from all | Satisfy Any => denies everyone — in its host check; with Satisfy Any a refusal there is not final: a client it refuses is decided by the Require lines in effect (this section's or merged from other sections), and let in where none applies (500 where an AuthType is set without Require)
+            Order allow,deny | Allow from 127.0.0.1 | Satisfy any => allows only 127.0.0.1 — in its host check; with Satisfy Any a refusal there is not final: a client it lets through gets in without Require being read; a client it refuses is decided by the Require lines in effect (this section's or merged from other sections), and let in where none applies (500 where an AuthType is set without Require)
+            Order allow,deny | Allow from all | Satisfy Any => allows everyone; with Satisfy Any, passing this host check skips Require entirely
+            Order deny,allow | Deny from all | Satisfy All => denies everyone"#]].assert_eq(&out.join("\n"));
     }
 
     /// A file that begins with a byte-order mark: httpd reads it as part of the first word

@@ -473,6 +473,12 @@ fn a_file_that_is_not_utf8_is_rewritten_only_where_its_bytes_are_clean() {
     assert!(new.contains("  Order allow,deny\n  Allow from all\n"), "{new}");
     assert_eq!(m.left.len(), 1, "{:?}", m.left);
     assert!(m.left[0].contains("bytes that are not UTF-8"), "{:?}", m.left);
+    // check's warning on the file says what migrate does with it (round 13, C4: it said the
+    // file would never be rewritten).
+    let cfg = crate::ide::config::load(&main, &RealFs);
+    let warned = cfg.problems.iter().find(|p| p.code == "not-utf8").expect("a not-utf8 warning");
+    assert!(warned.message.contains("rewrites only blocks whose lines are valid UTF-8"), "{}", warned.message);
+    assert!(!warned.message.contains("never"), "{}", warned.message);
 }
 
 #[test]
