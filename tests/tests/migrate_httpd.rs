@@ -820,7 +820,96 @@ fn cases() -> Vec<Case> {
     }
     v.extend(round_11a_cases());
     v.extend(hidden_pattern_cases());
+    v.extend(joined_witness_cases());
     v
+}
+
+/// Black-box round 13 (S1-S5): requests the proof never asked, where httpd merges sections that
+/// no single witness reaches together. A directory asked without its slash (its .htaccess
+/// applies, a Location needing the slash does not; mod_dir then redirects, or with
+/// `DirectorySlash Off` serves it); a `<LocationMatch>` on file names joined to a `<Files>`
+/// name, and below a directory holding an .htaccess file; each branch of an .htaccess
+/// `<FilesMatch>` alternation. Each rewrite keeps httpd's answers, or the block is left.
+fn joined_witness_cases() -> Vec<Case> {
+    let open = "<Directory @DOCROOT@>\n  AllowOverride All\n";
+    vec![
+        // GET /a: 401 (a/.htaccess leaves the Directory's Require user bob in force); the
+        // Location ^/a/ grants only below the slash.
+        case(
+            "joined witnesses: a directory without its slash, redirected by mod_dir",
+            format!("{open}{AUTH}  Require user bob\n</Directory>\n<LocationMatch \"^/a/\">\n  Require all granted\n</LocationMatch>\n"),
+            "Allow from",
+            &["/a", "/a/", "/a/f.txt"],
+        )
+        .file("htdocs/a/.htaccess", "Order deny,allow\nAllow from all\n")
+        .file("htdocs/a/f.txt", "f\n")
+        .fix_in("htdocs/a/.htaccess"),
+        case(
+            "joined witnesses: a directory without its slash, served with DirectorySlash Off",
+            format!("{open}  Options Indexes\n  DirectorySlash Off\n{AUTH}  Require user bob\n</Directory>\n<Location /a/>\n  Require all granted\n</Location>\n"),
+            "Allow from",
+            &["/a", "/a/"],
+        )
+        .file("htdocs/a/.htaccess", "Order deny,allow\nAllow from all\n")
+        .file("htdocs/a/secret-name.txt", "s\n")
+        .module("autoindex")
+        .fix_in("htdocs/a/.htaccess"),
+        // Both apply to /q.txt only: the Files section's password stays asked there.
+        case(
+            "joined witnesses: <LocationMatch \\.txt$> and <Files q.*> meet at a name neither names",
+            format!("<LocationMatch \"\\.txt$\">\n  Allow from 127.1.2.3\n</LocationMatch>\n<Files \"q.*\">\n{AUTH}  Require valid-user\n</Files>\n"),
+            "Allow from",
+            &["/q.txt", "/x.txt", "/q.html", "/a/x.txt"],
+        )
+        .file("htdocs/q.txt", "q\n"),
+        case(
+            "joined witnesses: each branch of an .htaccess <FilesMatch> beside a <LocationMatch>",
+            format!("{open}{AUTH}  Require valid-user\n</Directory>\n<LocationMatch \"\\.txt$\">\n  Order deny,allow\n</LocationMatch>\n"),
+            "Allow from",
+            &["/y.php", "/y.txt", "/y.html"],
+        )
+        .file("htdocs/.htaccess", "<FilesMatch \"\\.(txt|php)$\">\n  Allow from all\n</FilesMatch>\n")
+        .file("htdocs/y.php", "p\n")
+        .file("htdocs/y.txt", "t\n")
+        .fix_in("htdocs/.htaccess"),
+        case(
+            "joined witnesses: each branch of an .htaccess <FilesMatch> under an IP rule",
+            format!("{open}</Directory>\n<LocationMatch \"\\.txt$\">\n  Satisfy any\n</LocationMatch>\n"),
+            "Allow from",
+            &["/y.php", "/y.txt", "/y.html"],
+        )
+        .file("htdocs/.htaccess", "Require ip 127.0.0.1\n<FilesMatch \"\\.(txt|php)$\">\n  Allow from all\n</FilesMatch>\n")
+        .file("htdocs/y.php", "p\n")
+        .file("htdocs/y.txt", "t\n")
+        .fix_in("htdocs/.htaccess"),
+        // /c/x.txt: 200 today (the Location's Allow replaces c/.htaccess's Deny); a rewrite
+        // merging the Location's Require lines with the .htaccess file's (AuthMerging And)
+        // would deny it.
+        case(
+            "joined witnesses: a <LocationMatch> on file names below a directory holding an .htaccess file",
+            format!("{open}</Directory>\n<Location /a/>\n{AUTH}  Require user bob\n</Location>\n<LocationMatch \"\\.txt$\">\n  Allow from 127.0.0.2\n</LocationMatch>\n"),
+            "Allow from",
+            &["/c/x.txt", "/c/i.html", "/a/x.txt", "/x.txt"],
+        )
+        .file("htdocs/c/.htaccess", "Deny from all\n")
+        .file("htdocs/c/x.txt", "x\n")
+        .file("htdocs/c/i.html", "i\n")
+        .file("htdocs/a/x.txt", "x\n")
+        .not_preferred(),
+        // The Location's Require all granted merges after c/.htaccess: today the .htaccess
+        // file's Order/Allow still denies 127.0.0.2 there; its Require ip would lose to it.
+        case(
+            "joined witnesses: a <LocationMatch> Require after an .htaccess file's IP rule",
+            format!("{open}  Require all granted\n</Directory>\n<LocationMatch \"\\.txt$\">\n  Require all granted\n</LocationMatch>\n"),
+            "Allow from",
+            &["/c/q.txt", "/c/i.html", "/q.txt"],
+        )
+        .file("htdocs/c/.htaccess", "Order allow,deny\nAllow from 127.0.0.1\n")
+        .file("htdocs/c/q.txt", "q\n")
+        .file("htdocs/c/i.html", "i\n")
+        .fix_in("htdocs/c/.htaccess")
+        .not_preferred(),
+    ]
 }
 
 /// Session 20 black-box bugs: a pattern section whose own witness another section also names
@@ -1428,6 +1517,7 @@ fn every_case_is_run_by_one_test() {
         READERS,
         LINKS,
         HIDDEN,
+        JOINED,
     ];
     for c in cases() {
         let n = groups.iter().flat_map(|g| g.iter()).filter(|p| c.name.starts_with(*p)).count();
@@ -1447,6 +1537,15 @@ const COMPAT_GUARDS: &[&str] = &["compat guard"];
 const PCRE_ONLY: &[&str] = &["PCRE-only regex"];
 const READERS: &[&str] = &["AllowOverride: "];
 const HIDDEN: &[&str] = &["hidden pattern"];
+const JOINED: &[&str] = &["joined witnesses"];
+
+/// Requests where a pattern `<Location>`, an .htaccess directory, a `<Files>` name and a
+/// directory without its slash meet (black-box round 13, S1-S5): each rewrite keeps httpd's
+/// answers, or is refused.
+#[test]
+fn witnesses_joined_across_sections() {
+    run(JOINED);
+}
 
 /// A pattern section asked where the sections its witness also meets do not apply (session 20
 /// black-box bugs a, b, c): each rewrite keeps httpd's answers, or is refused.

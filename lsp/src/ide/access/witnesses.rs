@@ -337,11 +337,6 @@ pub(crate) fn directory_examples(n: &Node, roots: &[&str]) -> Vec<String> {
     }
 }
 
-/// A file name a `<Files>`/`<FilesMatch>` section applies to, if one is found.
-pub(crate) fn files_witness(f: &Node) -> Option<String> {
-    files_witnesses(f).into_iter().next()
-}
-
 /// File names a `<Files>`/`<FilesMatch>` section applies to (one per branch of a regex).
 pub(crate) fn files_witnesses(f: &Node) -> Vec<String> {
     match section_pattern(f) {

@@ -577,6 +577,10 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     let meetings_with = |others: &[&Node], f: &Node| with_others(files_meeting, others, f);
     let apart_from = |others: &[&Node], f: &Node| with_others(files_apart, others, f);
     let mut htaccess_files: Vec<(String, Vec<String>)> = Vec::new();
+    // The directories holding .htaccess files, and the file names `<Files>`-type sections apply
+    // to with the directory URL below which they do and their patterns ([`location_joins`]).
+    let mut htaccess_dir_urls: Vec<String> = Vec::new();
+    let mut name_scopes: Vec<(String, Vec<SectionPattern>, Vec<String>)> = Vec::new();
     // File names `<Files>`-type sections with access lines apply to (where they meet, and
     // apart), with the URL of the directory below which they apply ("/" for the server's).
     let mut located_names: Vec<(String, Vec<String>)> = Vec::new();
@@ -603,6 +607,8 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
             own_urls.insert(d.clone());
             own_urls.insert(format!("{d}index.html"));
             own_urls.extend(names.iter().map(|name| format!("{d}{name}")));
+            name_scopes.push((d.clone(), h.files.iter().filter_map(section_pattern).collect(), names.clone()));
+            htaccess_dir_urls.push(d.clone());
             htaccess_files.push((d, names.clone()));
         }
     }
@@ -651,32 +657,82 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         for d in dirs {
             urls.extend(names.iter().map(|name| format!("{d}{name}")));
         }
-        // A pattern `<Location>` applies to every URL its pattern matches, most often far more
-        // than its witness: `<LocationMatch "^/sub/d">` reaches /sub/deeper/a.txt, where a
-        // `<Files>` section's rules meet it (httpd merges the Files sections before the
-        // Location ones). Its witness directory need not exist, so the file name is also
-        // asked appended to the witness itself (/sub/dx.txt: the last component, which the
-        // walk matches Files against, carries both), wherever the Location's pattern still
-        // matches and the Files section's scope holds it.
-        for (pat, u) in &pattern_locations {
-            if u.ends_with('/') {
-                continue;
-            }
-            for name in &names {
-                let c = format!("{u}{name}");
-                let last = c.rsplit('/').next().unwrap_or_default();
-                if applies(pat, &c)
-                    && section_pattern(f).is_some_and(|fp| applies(&fp, last))
-                    && (scope.is_empty() || scope.iter().any(|s| c.starts_with(s.as_str())))
-                {
-                    urls.insert(c);
+        if let Some(fp) = section_pattern(f) {
+            let scopes = if scope.is_empty() { vec!["/".to_string()] } else { scope.clone() };
+            name_scopes.extend(scopes.into_iter().map(|d| (d, vec![fp], names.clone())));
+        }
+    }
+    // Where each pattern `<Location>` meets the directories holding .htaccess files and the
+    // file names `<Files>`-type sections apply to (see [`location_joins`]).
+    for (pat, u) in &pattern_locations {
+        urls.extend(location_joins(pat, u, &htaccess_dir_urls, &name_scopes));
+    }
+    // Every directory also without its trailing slash: httpd checks access on the directory
+    // itself before mod_dir redirects (or, with `DirectorySlash Off`, serves) the request, with
+    // the sections that apply to the directory (its .htaccess file) and not those that need
+    // the slash (`<LocationMatch "^/a/">`): asked only at /a/, an .htaccess file rewritten where
+    // such a Location set the rules turned GET /a 401 → 301.
+    let bare: Vec<String> = dir_urls
+        .iter()
+        .chain(&location_dirs)
+        .map(|d| d.trim_end_matches('/').to_string())
+        .filter(|d| !d.is_empty())
+        .collect();
+    urls.extend(bare);
+    let (plain, bounded) = within_budget(own_urls, urls, meetings);
+    let (located, cut) = located_urls(&access_locations, &located_names);
+    Urls { plain, located, bounded: bounded || cut }
+}
+
+/// URLs [`location_joins`] gives at most per URL a `<Location>` is asked at.
+const MAX_JOINS: usize = 64;
+
+/// URLs where a pattern `<Location>` (`pat`, asked at `u`) meets the rules of other sections
+/// that its witness alone does not reach: its witness's last component (and the whole witness)
+/// below each directory holding an .htaccess file (`htaccess_dirs`), and, in its witness's own
+/// directory and in those, the file names `<Files>`-type sections apply to (`names`: the
+/// directory URL below which they apply, their patterns, the names), alone and joined to the
+/// last component either way round. Only URLs the Location's pattern matches are kept, and of the
+/// names only those whose last component one of the patterns applies to.
+/// `<LocationMatch "\.txt$">` and `<Files "q.*">` both apply to /q.x.txt, which neither's own
+/// witness names (a rewrite of the Location's Allow into Require lines replaced the Files
+/// section's Require valid-user: 401 → 200); the Location's rules meet htdocs/c/.htaccess's at
+/// /c/.txt (its Require all granted kept an .htaccess Order/Allow's denial, which a rewrite
+/// into Require lines loses to it: 403 → 200).
+fn location_joins(
+    pat: &SectionPattern,
+    u: &str,
+    htaccess_dirs: &[String],
+    names: &[(String, Vec<SectionPattern>, Vec<String>)],
+) -> Vec<String> {
+    let (parent, last) = match u.rfind('/') {
+        Some(i) => (&u[..=i], &u[i + 1..]),
+        None => ("/", u),
+    };
+    let whole = u.trim_start_matches('/');
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |c: String| {
+        if out.len() < MAX_JOINS && c != u && !out.contains(&c) && applies(pat, &c) {
+            out.push(c);
+        }
+    };
+    let dirs = std::iter::once(parent).chain(htaccess_dirs.iter().map(String::as_str).filter(|d| *d != parent));
+    for d in dirs {
+        if d != parent {
+            add(format!("{d}{last}"));
+            add(format!("{d}{whole}"));
+        }
+        for (_, pats, ns) in names.iter().filter(|(scope, _, _)| d.starts_with(scope.as_str())) {
+            for n in ns {
+                for c in [n.clone(), format!("{n}{last}"), format!("{last}{n}")] {
+                    if !c.contains('/') && pats.iter().any(|p| applies(p, &c)) {
+                        add(format!("{d}{c}"));
+                    }
                 }
             }
         }
     }
-    let (plain, bounded) = within_budget(own_urls, urls, meetings);
-    let (located, cut) = located_urls(&access_locations, &located_names);
-    Urls { plain, located, bounded: bounded || cut }
+    out
 }
 
 /// URLs asked for at most per server with the `<Location>` paths taken to be directories.
@@ -756,6 +812,23 @@ fn within_budget(
     (out, bounded)
 }
 
+/// `urls` in order, but each directory asked without its slash right after the one with it:
+/// where both walk alike, the first stands for both, and a change is named at `/pub/` as people
+/// know the directory rather than at `/pub`.
+fn slash_first(urls: BTreeSet<String>) -> Vec<String> {
+    let mut out = Vec::with_capacity(urls.len());
+    for u in &urls {
+        if !u.ends_with('/') && urls.contains(&format!("{u}/")) {
+            continue;
+        }
+        out.push(u.clone());
+        if let Some(bare) = u.strip_suffix('/').filter(|b| urls.contains(*b)) {
+            out.push(bare.to_string());
+        }
+    }
+    out
+}
+
 /// Every context of the configuration.
 pub(super) fn contexts(cfg: &Config, htaccess_dirs: &[HtaccessDir]) -> (Vec<Ctx>, bool) {
     let mut out = Vec::new();
@@ -763,7 +836,7 @@ pub(super) fn contexts(cfg: &Config, htaccess_dirs: &[HtaccessDir]) -> (Vec<Ctx>
     for (i, s) in servers(cfg).iter().enumerate() {
         let u = urls(cfg, s, htaccess_dirs);
         bounded |= u.bounded;
-        let plain = u.plain.into_iter().map(|url| (url, false));
+        let plain = slash_first(u.plain).into_iter().map(|url| (url, false));
         for (url, located) in plain.chain(u.located.into_iter().map(|url| (url, true))) {
             out.push(Ctx { server: i, host: s.host.clone(), local: s.local, url, located });
         }
@@ -1085,6 +1158,33 @@ mod tests {
             (0..MAX_LOCATED_URLS).map(|i| (None, format!("/l{i}"))).collect();
         let (urls, cut) = located_urls(&many, &names);
         assert!(cut && urls.len() == MAX_LOCATED_URLS && urls.contains("/l0/"));
+    }
+
+    #[test]
+    fn location_patterns_are_joined_to_htaccess_directories_and_files_names() {
+        let txt = SectionPattern::Regex("\\.txt$");
+        let q = vec![("/".to_string(), vec![SectionPattern::Wildcard("q.*")], vec!["q.x".to_string()])];
+        let joins = location_joins(&txt, "/.txt", &["/c/".to_string()], &q);
+        // Joined either way round where the Files pattern still applies, below the root and the
+        // .htaccess directory; the witness's own component below the .htaccess directory.
+        assert_eq!(joins, ["/q.x.txt", "/c/.txt", "/c/q.x.txt"]);
+        // Names of a scope the directory is not below are not used there.
+        let deeper = vec![("/d/".to_string(), vec![SectionPattern::Wildcard("q.*")], vec!["q.x".to_string()])];
+        assert_eq!(location_joins(&txt, "/.txt", &[], &deeper), Vec::<String>::new());
+        // A pattern that needs the slash: the names inside its witness directory.
+        let a = SectionPattern::Regex("^/a/");
+        let php =
+            vec![("/".to_string(), vec![SectionPattern::Regex("\\.(txt|php)$")], vec![".txt".into(), ".php".into()])];
+        assert_eq!(location_joins(&a, "/a/", &["/c/".to_string()], &php), ["/a/.txt", "/a/.php"]);
+        // Bounded.
+        let many: Vec<String> = (0..200).map(|i| format!("/d{i}/")).collect();
+        assert_eq!(location_joins(&txt, "/.txt", &many, &[]).len(), MAX_JOINS);
+    }
+
+    #[test]
+    fn a_directory_without_its_slash_comes_right_after_it() {
+        let urls: BTreeSet<String> = ["/a", "/a-b", "/a/", "/a/x", "/b"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(slash_first(urls), ["/a-b", "/a/", "/a", "/a/x", "/b"]);
     }
 
     #[test]

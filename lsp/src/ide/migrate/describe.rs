@@ -79,10 +79,18 @@ pub(super) fn host_extra(h: &HostKnowledge) -> String {
     }
 }
 
-/// Changes merged where only the client class differs, as readable lines.
+/// Changes merged where only the client class differs, as readable lines. A directory asked
+/// without its slash that changes exactly as with it is named once, with the slash.
 pub fn summarize(changes: &[Change]) -> Vec<String> {
+    let key_at = |c: &Change, url: &str| {
+        format!("{:?}|{}|{:?}|{:?}|{}|{:?}|{:?}|{}", c.host, url, c.method, c.extra, c.who, c.before, c.after, c.client)
+    };
+    let all: std::collections::HashSet<String> = changes.iter().map(|c| key_at(c, &c.url)).collect();
     let mut groups: BTreeMap<String, (Vec<String>, &Change)> = BTreeMap::new();
     for c in changes {
+        if !c.url.ends_with('/') && all.contains(&key_at(c, &format!("{}/", c.url))) {
+            continue;
+        }
         let key = format!("{:?}|{}|{:?}|{:?}|{}|{:?}|{:?}", c.host, c.url, c.method, c.extra, c.who, c.before, c.after);
         let slot = groups.entry(key).or_insert_with(|| (vec![], c));
         if !slot.0.contains(&c.client) {
@@ -121,5 +129,12 @@ mod tests {
             c(None, None).to_string(),
             "/sub/a.txt from 127.0.0.2 (anonymous): status unknown before and after, so no rewrite can be proven"
         );
+        // A directory without its slash changing as with it is named once; otherwise apart.
+        let at = |url: &str, after| Change { url: url.into(), ..c(Some(401), Some(after)) };
+        assert_eq!(
+            super::summarize(&[at("/sub", 403), at("/sub/", 403)]),
+            ["/sub/ from 127.0.0.2 (anonymous): 401 → 403"]
+        );
+        assert_eq!(super::summarize(&[at("/sub", 301), at("/sub/", 403)]).len(), 2);
     }
 }

@@ -1576,3 +1576,119 @@ fn an_htaccess_search_stopped_short_is_said_to_leave_what_it_did_not_see() {
         "#]],
     );
 }
+
+/// Black-box round 13 (S1): a directory asked without its slash. httpd checks access on the
+/// directory itself (its .htaccess applies, `<LocationMatch "^/a/">` does not) before mod_dir
+/// redirects: GET /a was 401 under the Directory's Require, and an .htaccess rewrite to the
+/// Location's `Require all granted` would have made it a 301. The rewrite keeps the password.
+#[test]
+fn a_directory_is_proven_without_its_slash() {
+    check_migrate(
+        &format!(
+            "{}//- $ROOT/htdocs/a/.htaccess\nOrder deny,allow\nAllow from all\n//- $ROOT/htdocs/a/f.txt\nf\n",
+            conf("<Directory $ROOT/htdocs>\n  AllowOverride All\n  AuthType Basic\n  AuthName z\n  AuthUserFile $ROOT/htpasswd\n  Require user bob\n</Directory>\n<LocationMatch \"^/a/\">\n  Require all granted\n</LocationMatch>\n")
+        ),
+        expect![[r#"
+            //- $ROOT/htdocs/a/.htaccess
+            Require user bob
+        "#]],
+    );
+}
+
+/// S2: `<LocationMatch "\.txt$">` and `<Files "q.*">` both apply to /q.x.txt only, which neither
+/// witness names: the Location's rewrite must not replace the Files section's Require valid-user
+/// there (/q.txt 401 → 200).
+#[test]
+fn a_location_pattern_is_proven_joined_to_a_files_name() {
+    check_migrate(
+        &conf("<LocationMatch \"\\.txt$\">\n    Allow from 127.1.2.3\n</LocationMatch>\n<Files \"q.*\">\n    AuthType Basic\n    AuthName z\n    AuthUserFile $ROOT/htpasswd\n    Require valid-user\n</Files>\n"),
+        expect![[r#"
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <LocationMatch "\.txt$">
+                AuthMerging And
+                Require all granted
+            </LocationMatch>
+            <Files "q.*">
+                AuthType Basic
+                AuthName z
+                AuthUserFile $ROOT/htpasswd
+                Require valid-user
+            </Files>
+        "#]],
+    );
+}
+
+/// S3: every branch of an .htaccess `<FilesMatch "\.(txt|php)$">` is asked: at .txt the server's
+/// `<LocationMatch "\.txt$">` sets the rules, at .php the Directory's Require valid-user does
+/// (a rewrite proven at .txt alone opened /y.php: 401 → 200).
+#[test]
+fn each_branch_of_an_htaccess_files_pattern_is_proven() {
+    check_migrate(
+        &format!(
+            "{}//- $ROOT/htdocs/.htaccess\n<FilesMatch \"\\.(txt|php)$\">\n  Allow from all\n</FilesMatch>\n",
+            conf("<Directory $ROOT/htdocs>\n    AllowOverride All\n    AuthType Basic\n    AuthName z\n    AuthUserFile $ROOT/htpasswd\n    Require valid-user\n</Directory>\n<LocationMatch \"\\.txt$\">\n    Order deny,allow\n</LocationMatch>\n")
+        ),
+        expect![[r#"
+            //- $ROOT/htdocs/.htaccess
+            <FilesMatch "\.(txt|php)$">
+              Require valid-user
+            </FilesMatch>
+            //- $ROOT/httpd.conf
+            LoadModule authz_core_module m
+            LoadModule authz_host_module m
+            LoadModule access_compat_module m
+            LoadModule authz_user_module m
+            LoadModule authn_core_module m
+            LoadModule auth_basic_module m
+            LoadModule authn_file_module m
+            LoadModule status_module m
+            DocumentRoot $ROOT/htdocs
+            <Directory $ROOT/htdocs>
+                AllowOverride All
+                AuthType Basic
+                AuthName z
+                AuthUserFile $ROOT/htpasswd
+                Require valid-user
+            </Directory>
+            <LocationMatch "\.txt$">
+                Require valid-user
+            </LocationMatch>
+        "#]],
+    );
+}
+
+/// S4, S5: a `<LocationMatch>` on file names is asked below each directory holding an
+/// .htaccess file, where httpd merges it after that file (/c/x.txt 200 → 403 with the Location
+/// rewritten to `AuthMerging And`; /c/q.txt 403 → 200 with the .htaccess file's Order/Allow
+/// rewritten to a Require ip the Location's Require all granted then replaces).
+#[test]
+fn a_location_pattern_is_proven_below_htaccess_directories() {
+    check_migrate(
+        &format!(
+            "{}//- $ROOT/htdocs/c/.htaccess\nDeny from all\n",
+            conf("<Directory $ROOT/htdocs>\n    AllowOverride All\n</Directory>\n<Location /a/>\n    AuthType Basic\n    AuthName z\n    AuthUserFile $ROOT/htpasswd\n    Require user bob\n</Location>\n<LocationMatch \"\\.txt$\">\n    Allow from 127.0.0.2\n</LocationMatch>\n")
+        ),
+        expect![[r#"
+            left: $ROOT/httpd.conf:19: <LocationMatch "\.txt$">: the rewrite would change access: /c/.txt from any other client, 127.0.0.2 (anonymous): 200 → 403
+            left: $ROOT/htdocs/c/.htaccess:1: $ROOT/htdocs/c/.htaccess: the rewrite would change access: /c/.txt from any other client, 127.0.0.2 (anonymous): 200 → 403
+        "#]],
+    );
+    check_migrate(
+        &format!(
+            "{}//- $ROOT/htdocs/c/.htaccess\nOrder allow,deny\nAllow from 127.0.0.1\n",
+            conf("<Directory $ROOT/htdocs>\n    AllowOverride All\n    Require all granted\n</Directory>\n<LocationMatch \"\\.txt$\">\n    Require all granted\n</LocationMatch>\n")
+        ),
+        expect![[r#"
+            left: $ROOT/htdocs/c/.htaccess:1: $ROOT/htdocs/c/.htaccess: its rules would also have to be carried into the Require lines of sections it shares requests with, and that would change access there: <LocationMatch "\.txt$"> ($ROOT/httpd.conf:14): /.txt from any other client (anonymous): 200 → 403
+        "#]],
+    );
+}

@@ -432,7 +432,10 @@ impl<'c> Analysis<'c> {
                     .filter(|n| n.is_section() && (n.is("Files") || n.is("FilesMatch")))
                     .cloned()
                     .collect();
-                let names = files.iter().filter_map(crate::ide::access::witnesses::files_witness).collect();
+                // (Every branch of each pattern: `<FilesMatch "\.(txt|php)$">` asked only at `.txt`
+                // was proven where a `<LocationMatch "\.txt$">` beside it set the rules, and its
+                // rewrite opened the php files: 401 → 200.)
+                let names = files.iter().flat_map(crate::ide::access::witnesses::files_witnesses).collect();
                 Some(contexts::HtaccessDir { dir, names, files })
             })
             .collect();
