@@ -372,6 +372,13 @@ pub(super) struct Views {
     located: FsView,
 }
 
+impl Views {
+    /// Both views with the request's last component missing ([`FsView::last_missing`]).
+    fn last_missing(&self) -> Views {
+        Views { plain: self.plain.last_missing(), located: self.located.last_missing() }
+    }
+}
+
 fn walk_ctx(cfg: &Config, fs: &Views, c: &Ctx) -> Resolved {
     let fs = if c.located { &fs.located } else { &fs.plain };
     resolve(cfg, fs, &c.url, c.host.as_deref(), c.local)
