@@ -2378,7 +2378,9 @@ fn fallback_resource_is_answered_as_its_subrequest_is() {
 <Directory @DOCROOT@/locked>\n    AuthType Basic\n    AuthName l\n    AuthUserFile @ROOT@/htpasswd\n    Require user alice\n</Directory>\n\
 <Directory @DOCROOT@/gone>\n    FallbackResource /gone/nothing.html\n</Directory>\n\
 <Directory @DOCROOT@/todir>\n    FallbackResource /sub\n</Directory>\n\
-<Directory @DOCROOT@/redir>\n    FallbackResource /moved/x\n</Directory>\n";
+<Directory @DOCROOT@/redir>\n    FallbackResource /moved/x\n</Directory>\n\
+<Directory @DOCROOT@/handled>\n    FallbackResource /handled/handled.html\n</Directory>\n\
+<Files handled.html>\n    SetHandler default-handler\n</Files>\n";
     let config = HttpdConfig::new(body)
         .file("htdocs/fb/index.html", "x\n")
         .file("htdocs/fb/a.txt", "x\n")
@@ -2387,7 +2389,8 @@ fn fallback_resource_is_answered_as_its_subrequest_is() {
         .file("htdocs/locked/f.html", "x\n")
         .dir("htdocs/gone")
         .dir("htdocs/todir")
-        .dir("htdocs/redir");
+        .dir("htdocs/redir")
+        .dir("htdocs/handled");
     let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
     let mut requests = vec![
         Request::get("/fb/missing"),
@@ -2408,6 +2411,10 @@ fn fallback_resource_is_answered_as_its_subrequest_is() {
     }
     let seen = explain_states_httpds_status(&httpd, &requests);
     assert_eq!(seen, [200, 200, 200, 200, 200, 403, 401, 200, 401, 500, 301, 302], "the cases this test is about");
+    // A missing fallback whose subrequest gets a handler: mod_dir does not fall back again
+    // there (`dir_fixups`), and the handler's answer is not predicted.
+    let seen = explain_agrees_with_httpd(&httpd, &[Request::get("/handled/missing")], false);
+    assert_eq!(seen, [404]);
 }
 
 /// mod_alias in a DirectoryIndex subrequest: the server's Redirect of the index URL (at

@@ -750,6 +750,13 @@ fn fallback_subrequest(cfg: &Config, fs: &FsView, spec: &RequestSpec, sub: &Requ
             // Missing too: its own fixup looks for its FallbackResource in turn.
             let mut own = server_directives(cfg, x);
             own.extend(per_dir_directives(x));
+            // (mod_dir looks for it only where no handler was set: `dir_fixups`.)
+            let names = [basename(file)];
+            if let Some(why) =
+                own.iter().filter(|d| acts(cfg, d, true, "GET")).find_map(|d| other_handler(d, &url, &names))
+            {
+                return unknown(format!("{gets} finds no file, and {why} may answer it"), vec![404, 500]);
+            }
             let again = own.iter().rev().find(|d| d.name.eq_ignore_ascii_case("FallbackResource"));
             match again.and_then(|d| d.args.first()) {
                 None => {
