@@ -599,7 +599,7 @@ fn host_reaching(cfg: &Config, s: ServerId) -> Option<Option<String>> {
 }
 
 /// How many servers may read an .htaccess file for [`defeated_htaccess`] to try them all.
-const MAX_HTACCESS_SERVERS: usize = 4;
+pub const MAX_HTACCESS_SERVERS: usize = 4;
 
 /// The precedence trap in an .htaccess file (`htaccess`, read under `server`): its own Require
 /// lines, where every request of every server reading it is answered first by old-style rules
