@@ -190,6 +190,9 @@ pub struct DefeatedBatch {
     /// The directories of the .htaccess files the caller found ([`Config::htaccess_found`])
     /// that hold old-style lines, read when first asked.
     htaccess_compat: std::sync::OnceLock<Vec<String>>,
+    /// Only the .htaccess files below this directory are read for `htaccess_compat` (a batch
+    /// for one .htaccess file's trap: the others cannot re-open below it).
+    htaccess_under: Option<std::path::PathBuf>,
 }
 
 /// A section whose own Order/Allow/Deny let some representative client through, where a
@@ -240,7 +243,14 @@ impl DefeatedBatch {
             main_sections: Default::default(),
             reopeners: Default::default(),
             htaccess_compat: Default::default(),
+            htaccess_under: None,
         }
+    }
+
+    /// This batch for the trap of one .htaccess file in `dir` ([`defeated_htaccess`]): only the
+    /// .htaccess files below it are read.
+    pub fn under(self, dir: &Path) -> DefeatedBatch {
+        DefeatedBatch { htaccess_under: Some(dir.to_path_buf()), ..self }
     }
 
     /// The clients tried where `compat` is the Order/Allow/Deny in effect: the batch's, then an
@@ -512,6 +522,7 @@ fn reopening_urls_below(
         let dirs = batch.htaccess_compat.get_or_init(|| {
             found
                 .all_paths()
+                .filter(|p| batch.htaccess_under.as_ref().is_none_or(|d| p.starts_with(d)))
                 .filter(|p| match found.open_text(p) {
                     Some(text) => holds_old_style_text(text),
                     None => holds_old_style_lines(p),
@@ -587,12 +598,15 @@ fn host_reaching(cfg: &Config, s: ServerId) -> Option<Option<String>> {
     }
 }
 
+/// How many servers may read an .htaccess file for [`defeated_htaccess`] to try them all.
+pub const MAX_HTACCESS_SERVERS: usize = 4;
+
 /// The precedence trap in an .htaccess file (`htaccess`, read under `server`): its own Require
 /// lines, where every request of every server reading it is answered first by old-style rules
 /// written outside it, at its directory's URL and below (where sections or .htaccess files with
 /// old-style lines of their own may decide otherwise). No claim when a section of the file
-/// holds old-style lines (a `<Files>` may re-open some names), or a server reading it cannot be
-/// reached by a walk.
+/// holds old-style lines (a `<Files>` may re-open some names), a server reading it cannot be
+/// reached by a walk, or more than [`MAX_HTACCESS_SERVERS`] read it.
 pub fn defeated_htaccess(
     htaccess: &Config,
     server: &Config,
@@ -614,6 +628,11 @@ pub fn defeated_htaccess(
         Some(s) => s.to_vec(),
         None => Readers::of(server).servers(&dir),
     };
+    // Each server is walked at the file's URL and below, for every file: a file many virtual
+    // hosts share would cost a walk per host each (no claim then).
+    if servers.len() > MAX_HTACCESS_SERVERS {
+        return None;
+    }
     let own = Own { cfg: htaccess, file: path.clone(), range: None };
     let mut found: Option<Defeated> = None;
     for s in servers {

@@ -21,7 +21,8 @@ fn check_htaccess_top(cfg: &Config, out: &mut Vec<Diagnostic>) {
     if super::never_read(cfg) {
         return;
     }
-    let batch = DefeatedBatch::new(&[server, cfg], htaccess_view(server));
+    let Some(dir) = cfg.files.first().and_then(|f| f.path.parent()) else { return };
+    let batch = DefeatedBatch::new(&[server, cfg], htaccess_view(server)).under(dir);
     let Some(t) = defeated_htaccess(cfg, server, &batch, &mut RecentWalks::default()) else { return };
     let mut messages = Messages::default();
     for line in &t.lines {
