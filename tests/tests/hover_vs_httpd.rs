@@ -1240,3 +1240,65 @@ fn a_files_section_in_a_wildcard_directory_is_hovered_where_it_applies() {
     assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(403), Some(403)), "{md}");
     assert_eq!(status_of(&outcome, "127.0.0.2"), (Some(200), Some(200)), "{md}");
 }
+
+/// Round 13 H1: a main-server section's table when the virtual hosts listen on one address
+/// family only. A client of the other family connects over that family's loopback, where no
+/// virtual host listens, so the main server answers it (httpd: 200 from the Directory's `Allow`),
+/// while a client of the hosts' family reaches the host, whose `<Location />` refuses (403). The
+/// table showed the host's 403 for both families.
+#[test]
+fn a_main_server_sections_table_sends_the_other_familys_clients_to_the_main_server() {
+    if !require_apache2() || !apache_lsp_e2e::httpd::ipv6_loopback_usable() {
+        eprintln!("skipped: needs apache2 and the ::1 loopback");
+        return;
+    }
+    for (vhost, main_client, host_client) in
+        [("127.0.0.1:@PORT@", "::1", "127.0.0.1"), ("[::1]:@PORT@", "127.0.0.1", "::1")]
+    {
+        let body = format!(
+            "<Directory @DOCROOT@>\n  Order allow,deny\n  Allow from all\n  Allow from ::1\n</Directory>\n\
+<VirtualHost {vhost}>\n  ServerName v1.test\n  DocumentRoot @DOCROOT@\n  <Location />\n    Require all denied\n  </Location>\n</VirtualHost>\n"
+        );
+        let cfg = HttpdConfig::new(body).file("htdocs/index.html", "x\n");
+        let md = hover_via_api(&cfg, "<Directory @DOCROOT@>");
+        let outcome = compare_with_httpd(vhost, cfg, &md);
+        assert_eq!(status_of(&outcome, main_client), (Some(200), Some(200)), "{vhost}: {md}");
+        assert_eq!(status_of(&outcome, host_client), (Some(403), Some(403)), "{vhost}: {md}");
+    }
+}
+
+/// Round 13 H4: the index file's own `Require group` (a `<Files>` naming it) gives the table a
+/// column for the group's member: GET / is answered by mod_dir's subrequest for index.html, which
+/// httpd grants alice (200) and refuses anonymous and other users (401). The table had only
+/// "authenticated", a user outside the group.
+#[test]
+fn the_index_files_require_group_gets_a_column_for_its_member() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  Require all granted\n</Directory>\n<Files \"index.html\">\n  AuthType Basic\n  AuthName r\n  AuthUserFile @ROOT@/htpasswd\n  AuthGroupFile @ROOT@/htgroups\n  Require group admins\n</Files>\n";
+    let cfg = HttpdConfig::new(body).file("htdocs/index.html", "x\n");
+    let md = hover_via_api(&cfg, "<Directory @DOCROOT@>");
+    let outcome = compare_with_httpd("index file's Require group", cfg, &md);
+    assert_eq!(outcome.url, "/", "{md}");
+    assert!(outcome.columns.contains(&"as `alice`".to_string()), "{md}");
+    assert_eq!(outcome.rows[0].cells, [Some(401), Some(200), Some(401)], "{md}");
+}
+
+/// Round 13 H5: `Require group` in an .htaccess file whose own AuthGroupFile names the group: the
+/// table reads that file too (the configuration's files name none), so the member has a column,
+/// which httpd grants (200; the AuthType and AuthUserFile inside `<Limit PUT>` apply to every
+/// method, `<Limit>` restricting access directives only).
+#[test]
+fn an_htaccess_files_own_group_file_gives_its_member_a_column() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  AllowOverride All\n</Directory>\n";
+    let htaccess = "AuthName \"r\"\nAuthGroupFile @ROOT@/htgroups\nRequire group admins\n<Limit PUT>\n  AuthUserFile @ROOT@/htpasswd\n  AuthType Basic\n</Limit>\n";
+    let cfg = HttpdConfig::new(body).file("htdocs/.htaccess", htaccess).file("htdocs/index.html", "x\n");
+    let md = hover_via_stdio(&cfg, "htdocs/.htaccess", "Require group");
+    let outcome = compare_with_httpd("an .htaccess file's Require group", cfg, &md);
+    assert!(outcome.columns.contains(&"as `alice`".to_string()), "{md}");
+    assert_eq!(outcome.rows[0].cells, [Some(401), Some(200), Some(401)], "{md}");
+}
