@@ -1302,3 +1302,19 @@ fn an_htaccess_files_own_group_file_gives_its_member_a_column() {
     assert!(outcome.columns.contains(&"as `alice`".to_string()), "{md}");
     assert_eq!(outcome.rows[0].cells, [Some(401), Some(200), Some(401)], "{md}");
 }
+
+/// Round 13 H2 (the hover's part): an `AuthUserFile` line skipped under `Nonfatal=Override` still
+/// replaces the inherited one (mod_authn_file merges nothing), so a valid user's credentials get
+/// 500 (AH01619) beneath; the table said 200.
+#[test]
+fn a_skipped_auth_user_file_line_is_a_500_for_credentials_in_the_table() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  AllowOverride Limit Nonfatal=Override\n  AuthType Basic\n  AuthName r\n  AuthUserFile @ROOT@/htpasswd\n  Require valid-user\n</Directory>\n";
+    let cfg = HttpdConfig::new(body).file("htdocs/sub/.htaccess", "AuthUserFile @ROOT@/htpasswd\n");
+    let md = hover_via_stdio(&cfg, "htdocs/sub/.htaccess", "AuthUserFile");
+    let outcome = compare_with_httpd("a skipped AuthUserFile", cfg, &md);
+    assert_eq!(outcome.url, "/sub/", "{md}");
+    assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(401), Some(500)), "{md}");
+}
