@@ -1110,10 +1110,13 @@ fn a_directory_missing_from_the_disk_is_said_to_apply_to_nothing() {
         return;
     }
     let body = "<Directory @DOCROOT@/priv>\n  Require all granted\n</Directory>\n\
-<Directory @DOCROOT@/priv/nosub>\n  Require all denied\n</Directory>\n";
+<Directory @DOCROOT@/priv/nosub>\n  Require all denied\n  <Files x.txt>\n    Require all denied\n  </Files>\n</Directory>\n";
     let cfg = HttpdConfig::new(body).file("htdocs/priv/secret.txt", "x\n");
     let md = hover_via_api(&cfg, "<Directory @DOCROOT@/priv/nosub>");
     assert!(md.starts_with("⚠ **Not on this disk**"), "{md}");
+    // Round 13 (minor): a `<Files>` inside it is said to apply to nothing too.
+    let files = hover_via_api(&cfg, "<Files x.txt>");
+    assert!(files.starts_with("⚠ **Not on this disk**"), "{files}");
     let present = hover_via_api(&cfg, "<Directory @DOCROOT@/priv>");
     assert!(!present.contains("Not on this disk"), "{present}");
     let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("{e}"));

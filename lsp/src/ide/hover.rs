@@ -224,7 +224,8 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
             ),
         );
     }
-    if let Some(note) = missing_directory_note(section) {
+    // (The innermost `<Directory>` on the way: a `<Files>` inside it applies to nothing either.)
+    if let Some(note) = sections.iter().rev().find(|s| s.is("Directory")).and_then(|d| missing_directory_note(d)) {
         md.insert_str(0, &note);
     }
     if cfg.top == crate::ide::config::TopLevel::Fragment {
