@@ -1744,6 +1744,45 @@ fn htaccess_lines_httpd_skips_under_nonfatal_take_no_effect() {
     }
 }
 
+/// Round 13 H2: an `AuthUserFile` or `AuthGroupFile` line httpd skips under `AllowOverride Limit
+/// Nonfatal=Override` (AH02295) is not harmless: httpd makes the module's configuration of the
+/// .htaccess file before refusing the line, mod_authn_file and mod_authz_groupfile merge nothing,
+/// so the inherited file no longer applies beneath. alice's credentials get 500 (AH01619,
+/// AuthUserFile not specified) or 401 (AH01664, no group file), where the parent directory
+/// serves her; explain said 200.
+#[test]
+fn a_skipped_auth_file_line_still_replaces_the_inherited_file() {
+    if !require_apache2() {
+        return;
+    }
+    let cases = [
+        ("AuthUserFile", "Require valid-user", "AuthUserFile @ROOT@/htpasswd\n", 500, "AH01619"),
+        (
+            "AuthGroupFile",
+            "AuthGroupFile @ROOT@/htgroups\n    Require group admins",
+            "AuthGroupFile @ROOT@/htgroups\n",
+            401,
+            "AH01664",
+        ),
+    ];
+    for (name, rules, htaccess, beneath, logged) in cases {
+        let body = format!(
+            "<Directory @DOCROOT@>\n    AllowOverride Limit Nonfatal=Override\n    AuthType Basic\n    AuthName r\n    AuthUserFile @ROOT@/htpasswd\n    {rules}\n</Directory>\n"
+        );
+        let cfg = HttpdConfig::new(body).file("htdocs/sub/.htaccess", htaccess);
+        let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let requests = [
+            Request::get("/sub/index.html").user("alice", "apw"),
+            Request::get("/index.html").user("alice", "apw"),
+            Request::get("/sub/index.html"),
+        ];
+        let seen = explain_agrees_with_httpd(&httpd, &requests, true);
+        assert_eq!(seen, [beneath, 200, 401], "{name}");
+        let log = httpd.error_log();
+        assert!(log.contains("AH02295") && log.contains(logged), "{name}: {log}");
+    }
+}
+
 /// httpd's directory walk stops at the first component that is not there (the rest is path
 /// info): a `<Directory>` for a deeper directory that does not exist applies to nothing, and
 /// one naming a file applies only when the walk skipped the stat of it (the whole path exists,

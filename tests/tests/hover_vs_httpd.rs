@@ -1130,10 +1130,13 @@ fn a_directory_missing_from_the_disk_is_said_to_apply_to_nothing() {
         return;
     }
     let body = "<Directory @DOCROOT@/priv>\n  Require all granted\n</Directory>\n\
-<Directory @DOCROOT@/priv/nosub>\n  Require all denied\n</Directory>\n";
+<Directory @DOCROOT@/priv/nosub>\n  Require all denied\n  <Files x.txt>\n    Require all denied\n  </Files>\n</Directory>\n";
     let cfg = HttpdConfig::new(body).file("htdocs/priv/secret.txt", "x\n");
     let md = hover_via_api(&cfg, "<Directory @DOCROOT@/priv/nosub>");
     assert!(md.starts_with("⚠ **Not on this disk**"), "{md}");
+    // Round 13 (minor): a `<Files>` inside it is said to apply to nothing too.
+    let files = hover_via_api(&cfg, "<Files x.txt>");
+    assert!(files.starts_with("⚠ **Not on this disk**"), "{files}");
     let present = hover_via_api(&cfg, "<Directory @DOCROOT@/priv>");
     assert!(!present.contains("Not on this disk"), "{present}");
     let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("{e}"));
@@ -1259,4 +1262,82 @@ fn a_files_section_in_a_wildcard_directory_is_hovered_where_it_applies() {
     assert_eq!(outcome.url, "/a/s.php", "{md}");
     assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(403), Some(403)), "{md}");
     assert_eq!(status_of(&outcome, "127.0.0.2"), (Some(200), Some(200)), "{md}");
+}
+
+/// Round 13 H1: a main-server section's table when the virtual hosts listen on one address
+/// family only. A client of the other family connects over that family's loopback, where no
+/// virtual host listens, so the main server answers it (httpd: 200 from the Directory's `Allow`),
+/// while a client of the hosts' family reaches the host, whose `<Location />` refuses (403). The
+/// table showed the host's 403 for both families.
+#[test]
+fn a_main_server_sections_table_sends_the_other_familys_clients_to_the_main_server() {
+    if !require_apache2() || !apache_lsp_e2e::httpd::ipv6_loopback_usable() {
+        eprintln!("skipped: needs apache2 and the ::1 loopback");
+        return;
+    }
+    for (vhost, main_client, host_client) in
+        [("127.0.0.1:@PORT@", "::1", "127.0.0.1"), ("[::1]:@PORT@", "127.0.0.1", "::1")]
+    {
+        let body = format!(
+            "<Directory @DOCROOT@>\n  Order allow,deny\n  Allow from all\n  Allow from ::1\n</Directory>\n\
+<VirtualHost {vhost}>\n  ServerName v1.test\n  DocumentRoot @DOCROOT@\n  <Location />\n    Require all denied\n  </Location>\n</VirtualHost>\n"
+        );
+        let cfg = HttpdConfig::new(body).file("htdocs/index.html", "x\n");
+        let md = hover_via_api(&cfg, "<Directory @DOCROOT@>");
+        let outcome = compare_with_httpd(vhost, cfg, &md);
+        assert_eq!(status_of(&outcome, main_client), (Some(200), Some(200)), "{vhost}: {md}");
+        assert_eq!(status_of(&outcome, host_client), (Some(403), Some(403)), "{vhost}: {md}");
+    }
+}
+
+/// Round 13 H4: the index file's own `Require group` (a `<Files>` naming it) gives the table a
+/// column for the group's member: GET / is answered by mod_dir's subrequest for index.html, which
+/// httpd grants alice (200) and refuses anonymous and other users (401). The table had only
+/// "authenticated", a user outside the group.
+#[test]
+fn the_index_files_require_group_gets_a_column_for_its_member() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  Require all granted\n</Directory>\n<Files \"index.html\">\n  AuthType Basic\n  AuthName r\n  AuthUserFile @ROOT@/htpasswd\n  AuthGroupFile @ROOT@/htgroups\n  Require group admins\n</Files>\n";
+    let cfg = HttpdConfig::new(body).file("htdocs/index.html", "x\n");
+    let md = hover_via_api(&cfg, "<Directory @DOCROOT@>");
+    let outcome = compare_with_httpd("index file's Require group", cfg, &md);
+    assert_eq!(outcome.url, "/", "{md}");
+    assert!(outcome.columns.contains(&"as `alice`".to_string()), "{md}");
+    assert_eq!(outcome.rows[0].cells, [Some(401), Some(200), Some(401)], "{md}");
+}
+
+/// Round 13 H5: `Require group` in an .htaccess file whose own AuthGroupFile names the group: the
+/// table reads that file too (the configuration's files name none), so the member has a column,
+/// which httpd grants (200; the AuthType and AuthUserFile inside `<Limit PUT>` apply to every
+/// method, `<Limit>` restricting access directives only).
+#[test]
+fn an_htaccess_files_own_group_file_gives_its_member_a_column() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  AllowOverride All\n</Directory>\n";
+    let htaccess = "AuthName \"r\"\nAuthGroupFile @ROOT@/htgroups\nRequire group admins\n<Limit PUT>\n  AuthUserFile @ROOT@/htpasswd\n  AuthType Basic\n</Limit>\n";
+    let cfg = HttpdConfig::new(body).file("htdocs/.htaccess", htaccess).file("htdocs/index.html", "x\n");
+    let md = hover_via_stdio(&cfg, "htdocs/.htaccess", "Require group");
+    let outcome = compare_with_httpd("an .htaccess file's Require group", cfg, &md);
+    assert!(outcome.columns.contains(&"as `alice`".to_string()), "{md}");
+    assert_eq!(outcome.rows[0].cells, [Some(401), Some(200), Some(401)], "{md}");
+}
+
+/// Round 13 H2 (the hover's part): an `AuthUserFile` line skipped under `Nonfatal=Override` still
+/// replaces the inherited one (mod_authn_file merges nothing), so a valid user's credentials get
+/// 500 (AH01619) beneath; the table said 200.
+#[test]
+fn a_skipped_auth_user_file_line_is_a_500_for_credentials_in_the_table() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  AllowOverride Limit Nonfatal=Override\n  AuthType Basic\n  AuthName r\n  AuthUserFile @ROOT@/htpasswd\n  Require valid-user\n</Directory>\n";
+    let cfg = HttpdConfig::new(body).file("htdocs/sub/.htaccess", "AuthUserFile @ROOT@/htpasswd\n");
+    let md = hover_via_stdio(&cfg, "htdocs/sub/.htaccess", "AuthUserFile");
+    let outcome = compare_with_httpd("a skipped AuthUserFile", cfg, &md);
+    assert_eq!(outcome.url, "/sub/", "{md}");
+    assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(401), Some(500)), "{md}");
 }

@@ -143,10 +143,13 @@ fn asked_spec(method: &str, url: &str, host: &Option<String>, client: IpAddr, us
     RequestSpec { path: url.to_string(), host: host.clone(), request: r }
 }
 
-/// A hover's request from `client`, over a loopback connection of its address family.
+/// A hover's request from `client`, over a loopback connection of its address family: a
+/// virtual host on addresses of the other family only never serves it (a main-server section's
+/// table shows what the main server answers such a client).
 pub(crate) fn set_client(r: &mut Request, client: IpAddr) {
     r.client = client;
     r.local_addr = if client.is_ipv4() { "127.0.0.1".parse().unwrap() } else { "::1".parse().unwrap() };
+    r.local_family_known = true;
 }
 
 /// Markdown hover at `offset` of `file`.
@@ -227,7 +230,8 @@ pub fn hover(cfg: &Config, file: FileId, offset: TextSize) -> Option<(TextRange,
             ),
         );
     }
-    if let Some(note) = missing_directory_note(section) {
+    // (The innermost `<Directory>` on the way: a `<Files>` inside it applies to nothing either.)
+    if let Some(note) = sections.iter().rev().find(|s| s.is("Directory")).and_then(|d| missing_directory_note(d)) {
         md.insert_str(0, &note);
     }
     if cfg.top == crate::ide::config::TopLevel::Fragment {
@@ -426,9 +430,16 @@ fn access_file_hover(cfg: &Config, server: &Config, chain: &[&Node], offset: Tex
     Some((range, policy_markdown(server, &fs, &url, &host, &Asked::of(chain), trap, &[cfg, server], None)))
 }
 
-/// Whether a `Require group` line is in the tree.
-fn names_a_group(tree: Option<&policy::AuthzNode>) -> bool {
-    let mut stack: Vec<&policy::AuthzNode> = tree.into_iter().collect();
+/// The evaluations a table's request meets: its own, and those of mod_dir's DirectoryIndex
+/// subrequests for it (whose Require lines, of a `<Files>` naming the index file, decide too).
+fn met_by(e: &Effective) -> Vec<&Effective> {
+    let subrequests = e.index.iter().flat_map(|l| l.tries.iter()).filter_map(|t| t.effective.as_ref());
+    std::iter::once(e).chain(subrequests).collect()
+}
+
+/// Whether a `Require group` line is in the trees.
+fn names_a_group(trees: &[&policy::AuthzNode]) -> bool {
+    let mut stack: Vec<&policy::AuthzNode> = trees.to_vec();
     while let Some(n) = stack.pop() {
         match &n.kind {
             policy::NodeKind::Require(r) if matches!(r.provider, policy::Provider::Group(_)) => return true,
@@ -442,15 +453,15 @@ fn names_a_group(tree: Option<&policy::AuthzNode>) -> bool {
 /// How many users a Require names a table gives a column each, at most.
 const NAMED_USERS_SHOWN: usize = 2;
 
-/// The users a hover's table authenticates as: those the Require lines in `tree` name (`Require
+/// The users a hover's table authenticates as: those the Require lines in `trees` name (`Require
 /// user`, then members of a `Require group` by `groups`, user → groups; at most
 /// [`NAMED_USERS_SHOWN`]), and one name none of them is, for any other valid user.
 fn table_users(
-    tree: Option<&policy::AuthzNode>,
+    trees: &[&policy::AuthzNode],
     groups: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
 ) -> (Vec<String>, String) {
     let (mut users, mut group_names): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
-    let mut stack: Vec<&policy::AuthzNode> = tree.into_iter().collect();
+    let mut stack: Vec<&policy::AuthzNode> = trees.iter().rev().copied().collect();
     // (Words holding an ap_expr reference are not names.)
     let words = |a: &str| -> Vec<String> {
         a.split_whitespace().filter(|w| !w.contains("%{")).map(|w| w.trim_matches('"').to_string()).collect()
@@ -631,11 +642,17 @@ fn policy_markdown(
     }
     // Columns: anonymous, then valid credentials of the users the Require lines name (members of
     // the groups they name, by the group files), then of a user they do not name.
-    let tree = base.authz.as_ref().and_then(|a| a.section.as_ref());
+    let met = met_by(&base);
+    let trees: Vec<&policy::AuthzNode> = met.iter().filter_map(|e| e.authz.as_ref()?.section.as_ref()).collect();
     // (The group files are read only when a Require names a group: finding them walks the
-    // whole configuration.)
-    let groups = if names_a_group(tree) { access::group_memberships(cfg) } else { Default::default() };
-    let (named, other) = table_users(tree, &groups);
+    // whole configuration. The ones in effect are read too: an .htaccess file's are not in it.)
+    let groups = if names_a_group(&trees) {
+        let in_effect = met.iter().filter_map(|e| e.authn.group_file.as_ref()).map(|v| v.value.as_str());
+        access::group_memberships_with(cfg, in_effect)
+    } else {
+        Default::default()
+    };
+    let (named, other) = table_users(&trees, &groups);
     let mut columns: Vec<(String, Option<&str>)> = vec![("anonymous".into(), None)];
     columns.extend(named.iter().map(|u| (format!("as `{u}`"), Some(u.as_str()))));
     let other_label = if named.is_empty() { "authenticated".to_string() } else { "another valid user".to_string() };

@@ -49,6 +49,12 @@ pub struct Skipped {
     /// nobody): the line takes no effect, its absence would. A later skipped line of the
     /// module finds the configuration made and leaves it as the lines before it set it.
     pub resets_compat: bool,
+    /// A line of an authentication module without a merger skipped for the AllowOverride (the
+    /// module, [`crate::ide::policy::authn::no_merger_module`]): likewise httpd made the module's
+    /// configuration of the file, with nothing set, and it replaces the inherited one (an
+    /// inherited AuthUserFile or AuthGroupFile no longer applies beneath: 500 with AH01619, 401
+    /// with AH01664).
+    pub resets_auth: Option<&'static str>,
 }
 
 impl Skipped {
@@ -101,15 +107,21 @@ pub fn skipped(frag: &Config, overrides: &Overrides) -> Vec<Skipped> {
             continue;
         }
         let name = || if n.is_section() { format!("<{}", n.name()) } else { n.name().to_string() };
-        let skip =
-            |why, resets_compat| Skipped { file: n.loc.file, range: n.loc.range, name: name(), why, resets_compat };
+        let skip = |why, resets_compat, resets_auth| Skipped {
+            file: n.loc.file,
+            range: n.loc.range,
+            name: name(),
+            why,
+            resets_compat,
+            resets_auth,
+        };
         let d = n.directive().filter(|d| {
             d.status != catalogue::Status::Removed && d.modules().any(|m| m == "core" || frag.module_loaded(m))
         });
         let Some(d) = d else {
             // (Inside a `<RequireAll>`-type section httpd walks with AuthConfig alone: no Nonfatal.)
             if scope.skips_unknown() {
-                out.push(skip(Why::Unknown, false));
+                out.push(skip(Why::Unknown, false, None));
             }
             continue;
         };
@@ -119,7 +131,9 @@ pub fn skipped(frag: &Config, overrides: &Overrides) -> Vec<Skipped> {
             compat_made.push(vector);
         }
         if scope.check(d).is_some_and(|r| r.kind == Refusal::Warning) && !(n.is_section() && runs_while_read(d)) {
-            out.push(skip(Why::Override, first_compat));
+            let auth = crate::ide::policy::authn::no_merger_module(n.name())
+                .filter(|m| !n.is_section() && frag.module_loaded(m));
+            out.push(skip(Why::Override, first_compat, auth));
             continue;
         }
         if n.is_section() {
@@ -149,14 +163,25 @@ pub fn executed(frag: &Arc<Config>, overrides: &Overrides) -> Arc<Config> {
 
 /// A copy of `cfg` without the nodes `skips` names. A skipped mod_access_compat line becomes
 /// `Satisfy All` at its place (its words say so): what httpd made of it, the module's defaults (no host rule;
-/// `Satisfy All` is what httpd reads an unset Satisfy as), replacing the inherited rules.
+/// `Satisfy All` is what httpd reads an unset Satisfy as), replacing the inherited rules. A
+/// skipped line of an authentication module without a merger stays, its arguments replaced by
+/// words saying what it stands for ([`crate::ide::policy::authn::skipped_line`]): that module's
+/// configuration with nothing set.
 pub fn without(cfg: &Config, skips: &[Skipped]) -> Config {
     let mut pruned = cfg.clone();
     let find = |n: &Node| skips.iter().find(|s| s.file == n.loc.file && s.range == n.loc.range);
     let prune = |body: &mut thin_vec::ThinVec<Node>| {
-        body.retain(|n| find(n).is_none_or(|s| s.resets_compat));
+        body.retain(|n| find(n).is_none_or(|s| s.resets_compat || s.resets_auth.is_some()));
         for n in body.iter_mut() {
-            if find(n).is_some() {
+            if let Some(module) = find(n).and_then(|s| s.resets_auth) {
+                let shown = format!(
+                    "(httpd skips `{} {}` here, AH02295: it only leaves {module}'s defaults, replacing the inherited settings)",
+                    n.name(),
+                    n.raw_args()
+                );
+                let name = n.name().to_string();
+                *n = Node::new(NodeKind::Directive, &name, [] as [&str; 0], &shown, n.loc, thin_vec::ThinVec::new());
+            } else if find(n).is_some() {
                 // (The words shown for the line say what it stands for; the rule reads "All".)
                 let shown = format!(
                     "All (httpd skips `{} {}` here, AH02295: it only resets the inherited rules)",

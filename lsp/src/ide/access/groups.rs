@@ -8,10 +8,20 @@ use std::path::{Path, PathBuf};
 /// user → the groups it belongs to, from every readable `AuthGroupFile` the configuration names
 /// (relative paths under ServerRoot). Files that cannot be read add nothing.
 pub fn group_memberships(cfg: &Config) -> BTreeMap<String, BTreeSet<String>> {
+    group_memberships_with(cfg, std::iter::empty())
+}
+
+/// [`group_memberships`], with the group files `also` names (as written, relative to ServerRoot
+/// when relative) read too: those an .htaccess file sets, which the configuration's own files do
+/// not hold (the AuthGroupFile in effect for a request, [`crate::ide::policy::AuthnConfig`]).
+pub fn group_memberships_with<'a>(
+    cfg: &'a Config,
+    also: impl Iterator<Item = &'a str>,
+) -> BTreeMap<String, BTreeSet<String>> {
     let mut groups: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut read: BTreeSet<PathBuf> = BTreeSet::new();
-    for n in cfg.walk().filter(|n| n.is("AuthGroupFile")) {
-        let Some(p) = n.args().next() else { continue };
+    let named = cfg.walk().filter(|n| n.is("AuthGroupFile")).filter_map(|n| n.args().next());
+    for p in named.chain(also) {
         let p = if Path::new(p).is_absolute() { PathBuf::from(p) } else { cfg.server_root.join(p) };
         if !read.insert(p.clone()) {
             continue;

@@ -23,7 +23,7 @@ mod walk;
 pub(crate) mod witnesses;
 
 pub use fs::{request_filename, FsOverlay, FsView};
-pub use groups::group_memberships;
+pub use groups::{group_memberships, group_memberships_with};
 pub use items::{access_layer_items, body_items, is_access_directive, policy_items};
 pub(crate) use items::{access_layer_key, policy_input};
 pub use patterns::wildcard_match;
@@ -570,8 +570,7 @@ pub fn translated_path(cfg: &Config, spec: &RequestSpec) -> PathBuf {
 /// The server (main, and the virtual host) answering `spec`.
 fn server_of<'c>(cfg: &'c Config, spec: &RequestSpec) -> url::Server<'c> {
     let ix = cfg.index();
-    let local = spec.request.local_port.map(|p| (spec.request.local_addr, p));
-    let vhost = url::pick_vhost(ix, spec.host.as_deref(), local, &mut Vec::new());
+    let vhost = url::pick_vhost(ix, spec.host.as_deref(), url::Connection::of(&spec.request), &mut Vec::new());
     url::Server { main: &ix.main, vhost: vhost.map(|v| &ix.vhosts[v as usize].scope) }
 }
 
@@ -583,8 +582,7 @@ pub fn userdir_redirect(cfg: &Config, spec: &RequestSpec) -> Option<String> {
 /// The DocumentRoot of the server answering `spec` (its Host and connection address).
 pub fn document_root(cfg: &Config, spec: &RequestSpec) -> PathBuf {
     let ix = cfg.index();
-    let local = spec.request.local_port.map(|p| (spec.request.local_addr, p));
-    let vhost = url::pick_vhost(ix, spec.host.as_deref(), local, &mut Vec::new());
+    let vhost = url::pick_vhost(ix, spec.host.as_deref(), url::Connection::of(&spec.request), &mut Vec::new());
     let server = url::Server { main: &ix.main, vhost: vhost.map(|v| &ix.vhosts[v as usize].scope) };
     url::document_root(&server, cfg)
 }
@@ -636,7 +634,7 @@ pub fn walk_and_evaluate(
     decided: Option<&branches::Decided>,
 ) -> Effective {
     let ix = cfg.index();
-    let local = spec.request.local_port.map(|p| (spec.request.local_addr, p));
+    let local = url::Connection::of(&spec.request);
     let walked = walk_request_as(cfg, fs, &spec.path, spec.host.as_deref(), local, main_walk, decided);
     let chains = walked.chains().to_vec();
     let index_condition = walked.index_condition().map(str::to_string);

@@ -81,23 +81,55 @@ pub fn vhost_address(arg: &str) -> Result<(Option<IpAddr>, u16), String> {
     host.parse::<IpAddr>().map(|ip| (Some(ip), port)).map_err(|_| host.to_string())
 }
 
+/// What is known of the connection a request came on, for picking its virtual host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Connection {
+    /// Nothing: every virtual host is a candidate.
+    Unknown,
+    /// Its address family only (that of the address given): the port is not known.
+    Family(IpAddr),
+    /// The server-side address and port.
+    Known(IpAddr, u16),
+}
+
+impl Connection {
+    /// The connection `r` came on, as far as it says ([`crate::ide::policy::Request::local_port`],
+    /// [`crate::ide::policy::Request::local_family_known`]).
+    pub fn of(r: &crate::ide::policy::Request) -> Connection {
+        match (r.local_port, r.local_family_known) {
+            (Some(p), _) => Connection::Known(r.local_addr, p),
+            (None, true) => Connection::Family(r.local_addr),
+            (None, false) => Connection::Unknown,
+        }
+    }
+}
+
+impl From<Option<(IpAddr, u16)>> for Connection {
+    fn from(local: Option<(IpAddr, u16)>) -> Connection {
+        local.map_or(Connection::Unknown, |(a, p)| Connection::Known(a, p))
+    }
+}
+
 /// Picks the virtual host. With a known server port, first the set of virtual hosts for the
 /// connection's address (`server/vhost.c: ap_update_vhost_given_ip`, `find_ipaddr`,
 /// `find_default_server`: those listening on exactly that address and port, else on that
 /// address with any port, else the `*`/`_default_` ones for that port, else for any port;
 /// none → the main server). Then by name when `host` matches a ServerName/ServerAlias, else
 /// the first of the set (the default one for its address). Without a known port every
-/// virtual host is a candidate.
-pub(super) fn pick_vhost(
-    ix: &Index,
-    host: Option<&str>,
-    local: Option<(IpAddr, u16)>,
-    unknown: &mut Vec<String>,
-) -> Option<u32> {
-    let set = local.map(|(addr, port)| {
-        unknown.extend(ix.host_addresses.iter().cloned());
-        ix.vhosts_for_address(addr, port)
-    });
+/// virtual host is a candidate, except, where the connection's address family is known, those
+/// that cannot take a connection of that family ([`crate::ide::config::index::VirtualHost::takes_family_of`]).
+pub(super) fn pick_vhost(ix: &Index, host: Option<&str>, local: Connection, unknown: &mut Vec<String>) -> Option<u32> {
+    let set = match local {
+        Connection::Known(addr, port) => {
+            unknown.extend(ix.host_addresses.iter().cloned());
+            Some(ix.vhosts_for_address(addr, port))
+        }
+        Connection::Family(addr) if ix.vhosts.iter().any(|v| !v.takes_family_of(addr)) => {
+            let takes = (0..ix.vhosts.len() as u32).filter(|&v| ix.vhosts[v as usize].takes_family_of(addr));
+            Some(std::sync::Arc::new(takes.collect::<Vec<u32>>()))
+        }
+        Connection::Family(_) | Connection::Unknown => None,
+    };
     if let Some(h) = host {
         if let Some(v) = ix.vhost_by_name(h, set.as_deref().map(Vec::as_slice)) {
             return Some(v);

@@ -7,7 +7,7 @@ use super::fs::{path_text, request_filename_in, FsView};
 use super::items::body_items;
 use super::patterns::{location_prefix, regex_matches, section_applies, wildcard_match};
 use super::symlinks::{self, SymlinkOptions};
-use super::url::{normalize_url, pick_vhost, translate, Server};
+use super::url::{normalize_url, pick_vhost, translate, Connection, Server};
 use super::Resolved;
 use crate::ide::allow_override::InForce;
 use crate::ide::catalogue::context::Overrides;
@@ -634,7 +634,7 @@ pub enum BeforeMerge {
 
 /// The walk of [`resolve`](super::resolve).
 pub fn walk_request(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local: Option<(IpAddr, u16)>) -> Walked {
-    walk_request_as(cfg, fs, path, host, local, None, None)
+    walk_request_as(cfg, fs, path, host, local.into(), None, None)
 }
 
 /// [`walk_request`]; `main_walk`: for a subrequest, the directory its main request walked
@@ -647,7 +647,7 @@ pub(super) fn walk_request_as(
     fs: &FsView,
     path: &str,
     host: Option<&str>,
-    local: Option<(IpAddr, u16)>,
+    local: Connection,
     main_walk: Option<&Path>,
     decided: Option<&Decided>,
 ) -> Walked {
@@ -931,7 +931,7 @@ mod tests {
         let fs = FsView::fresh();
         let kinds = |url: &str, main_walk: Option<&str>| {
             let parent = main_walk.map(|p| PathBuf::from(format!("{d}/www{p}")));
-            let w = walk_request_as(&cfg, &fs, url, None, None, parent.as_deref(), None);
+            let w = walk_request_as(&cfg, &fs, url, None, Connection::Unknown, parent.as_deref(), None);
             let secs = w.merge(&cfg).sections(&cfg);
             secs.iter().map(|s| format!("{} {}", s.kind, s.args.join(" ").replace(&d, "ROOT"))).collect::<Vec<_>>()
         };

@@ -196,6 +196,21 @@ pub struct VirtualHost {
     pub scope: Scope,
     /// Its addresses: IP (None = `*`/`_default_`) and port (0 = any); host names left out.
     pub addrs: Vec<(Option<IpAddr>, u16)>,
+    /// One of its addresses is a host name (resolved by httpd at startup, to either family).
+    pub names_a_host: bool,
+}
+
+impl VirtualHost {
+    /// Whether a connection over `local`'s address family may reach this host: one of its
+    /// addresses is `*`/`_default_`, an address of that family (an IPv4-mapped IPv6 address
+    /// counting as IPv4, as `sockaddr_equal` compares them), or a host name.
+    pub fn takes_family_of(&self, local: IpAddr) -> bool {
+        self.names_a_host
+            || self
+                .addrs
+                .iter()
+                .any(|(ip, _)| ip.is_none_or(|ip| ip.to_canonical().is_ipv4() == local.to_canonical().is_ipv4()))
+    }
 }
 
 /// Facts of one section that the walk needs ([`Index::allow_override`],
@@ -394,7 +409,9 @@ fn scopes(cfg: &Config, id_of: &IdOf) -> Scopes {
                     )),
                 }
             }
-            Host { vhost: VirtualHost { id: id_of(n).unwrap_or(TOP), scope: scope.finish(), addrs }, names, resolved }
+            let names_a_host = !resolved.is_empty();
+            let vhost = VirtualHost { id: id_of(n).unwrap_or(TOP), scope: scope.finish(), addrs, names_a_host };
+            Host { vhost, names, resolved }
         })
         .collect();
     let mut vhosts = Vec::with_capacity(built.len());

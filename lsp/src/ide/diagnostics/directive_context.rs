@@ -234,7 +234,7 @@ fn across_servers(
         ));
     }
     if !warns.is_empty() {
-        parts.push(format!("for {}, httpd logs a warning and ignores it", join_and(warns)));
+        parts.push(format!("for {}, httpd logs a warning and {}", join_and(warns), skipped_effect(cfg, node)));
     }
     if !allows.is_empty() {
         parts.push(format!("for {}, it is allowed", join_and(allows)));
@@ -280,9 +280,35 @@ fn diagnostic(
                 ),
             )
         }
-        Refusal::Warning => (Severity::Warning, format!("{}; httpd logs a warning and ignores it", refused.message)),
+        Refusal::Warning => {
+            (Severity::Warning, format!("{}; httpd logs a warning and {}", refused.message, skipped_effect(cfg, node)))
+        }
     };
     Diagnostic::new(node.loc.file, name_range(cfg, node), severity, "directive-context", message)
+}
+
+/// What a line httpd skips under `Nonfatal=Override` still does: nothing, except a line of an
+/// authentication module without a merger, whose configuration httpd made for the file before
+/// refusing the line ([`crate::ide::policy::authn::no_merger_module`]).
+fn skipped_effect(cfg: &Config, node: &Node) -> String {
+    let module = crate::ide::policy::authn::no_merger_module(node.name())
+        .filter(|m| node.kind == NodeKind::Directive && cfg.module_loaded(m));
+    let Some(module) = module else { return "ignores it".to_string() };
+    let lost = match module {
+        "authn_file_module" => {
+            "an AuthUserFile set above no longer applies here (Basic authentication with the file provider then answers 500, AH01619)"
+        }
+        "authz_groupfile_module" => {
+            "an AuthGroupFile set above no longer applies here (`Require group` then refuses every user: 401, AH01664)"
+        }
+        "authz_dbm_module" => "an AuthDBMGroupFile set above no longer applies here",
+        "authn_anon_module" => "the Anonymous settings set above no longer apply here",
+        _ => "an AuthDigestProvider set above no longer applies here",
+    };
+    format!(
+        "skips it, yet not harmlessly: httpd makes {module}'s settings for this file before refusing the line, with \
+         nothing set, and that module merges nothing, so they replace the inherited ones: {lost}"
+    )
 }
 
 /// What the AllowOverride would have to grant for `d` to be taken: the option refused, else the

@@ -99,6 +99,31 @@ mod tests {
             .collect()
     }
 
+    /// Round 13 H2: a skipped AuthUserFile or AuthGroupFile is not "ignored": httpd made the
+    /// module's configuration of the file before refusing the line, and those modules merge
+    /// nothing, so the inherited file no longer applies (httpd: 500 with AH01619, 401 with
+    /// AH01664). A skipped AuthType (mod_authn_core merges) is ignored.
+    #[test]
+    fn a_skipped_line_of_a_module_without_a_merger_is_said_to_reset_it() {
+        let root = "LoadModule authz_core_module m\nLoadModule auth_basic_module m\nLoadModule authn_core_module m\nLoadModule authn_file_module m\nLoadModule authz_groupfile_module m\nDocumentRoot /srv/www\n<Directory /srv/www>\n  AllowOverride Limit Nonfatal=Override\n  AuthType Basic\n  AuthName r\n  AuthUserFile /etc/pw\n  Require valid-user\n</Directory>\n";
+        let fx = Fixture::parse(&format!(
+            "//- /etc/httpd/httpd.conf\n{root}//- /srv/www/.htaccess\nAuthUserFile /etc/pw\nAuthGroupFile /etc/groups\nAuthType Basic\n"
+        ));
+        let root = crate::ide::config::load(Path::new("/etc/httpd/httpd.conf"), &fx);
+        let cfg = load_in_context(Path::new("/srv/www/.htaccess"), &fx, std::sync::Arc::new(root));
+        let found: String = crate::ide::diagnostics::all(&cfg)
+            .iter()
+            .map(|d| {
+                format!("{}: {:?}[{}]: {}\n", cfg.file(d.file).line_of(d.range.start()), d.severity, d.code, d.message)
+            })
+            .collect();
+        expect![[r#"
+            1: Warning[directive-context]: AuthUserFile in .htaccess forbidden by AllowOverride; httpd logs a warning and skips it, yet not harmlessly: httpd makes authn_file_module's settings for this file before refusing the line, with nothing set, and that module merges nothing, so they replace the inherited ones: an AuthUserFile set above no longer applies here (Basic authentication with the file provider then answers 500, AH01619)
+            2: Warning[directive-context]: AuthGroupFile in .htaccess forbidden by AllowOverride; httpd logs a warning and skips it, yet not harmlessly: httpd makes authz_groupfile_module's settings for this file before refusing the line, with nothing set, and that module merges nothing, so they replace the inherited ones: an AuthGroupFile set above no longer applies here (`Require group` then refuses every user: 401, AH01664)
+            3: Warning[directive-context]: AuthType in .htaccess forbidden by AllowOverride; httpd logs a warning and ignores it
+        "#]].assert_eq(&found);
+    }
+
     /// Round 11c finding 10: an unknown directive under Nonfatal=Unknown is a warning, not an
     /// error claiming a 500; inside a `<RequireAll>` (walked with AuthConfig alone) it stays one.
     #[test]

@@ -47,6 +47,44 @@ pub struct AuthnConfig {
     /// mod_authn_anon's config: present when the section had an `Anonymous*` directive (and
     /// mod_authn_anon is loaded).
     pub anon: Option<AnonConf>,
+    /// Modules without a merger whose configuration the section has with no value set: an
+    /// .htaccess line httpd skipped ([`skipped_line`]) still made it.
+    pub unset: Unset,
+}
+
+/// The value-holding modules without a merger whose configuration a section has, its value unset
+/// ([`AuthnConfig::unset`]): merged, each replaces the inherited value with none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Unset {
+    /// mod_authn_file's (`AuthUserFile`).
+    pub user_file: bool,
+    /// mod_authz_groupfile's (`AuthGroupFile`).
+    pub group_file: bool,
+    /// mod_authz_dbm's (`AuthDBMGroupFile`).
+    pub dbm_group_file: bool,
+}
+
+/// The module without a merger that a directive of this file makes a configuration of, when the
+/// engine models it: httpd makes it (`ap_set_config_vectors`, its defaults) before it asks
+/// whether the AllowOverride lets the line in, so an .htaccess line skipped under
+/// `Nonfatal=Override` still replaces what the module inherited with those defaults.
+pub fn no_merger_module(name: &str) -> Option<&'static str> {
+    let l = name.to_ascii_lowercase();
+    Some(match l.as_str() {
+        "authuserfile" => "authn_file_module",
+        "authgroupfile" => "authz_groupfile_module",
+        "authdbmgroupfile" => "authz_dbm_module",
+        _ if ANON_DIRECTIVES.iter().any(|d| d.eq_ignore_ascii_case(name)) => "authn_anon_module",
+        _ if DIGEST_DIRECTIVES.iter().any(|d| d.eq_ignore_ascii_case(name)) => "auth_digest_module",
+        _ => return None,
+    })
+}
+
+/// Whether a directive line stands for one httpd skipped, kept for the module configuration it
+/// still made ([`no_merger_module`]): no argument, and words in place of its arguments (a line
+/// of a file cannot have words and no argument). Made by [`crate::ide::nonfatal::without`].
+pub fn skipped_line(args: &[super::items::Word], raw_args: &str) -> bool {
+    args.is_empty() && !raw_args.is_empty()
 }
 
 /// mod_authn_anon's per-directory settings (`authn_anon_config_rec`).
@@ -250,7 +288,7 @@ fn walk(
             Item::Block { name, items: body, .. } if is_require_container(name) => {
                 walk(body, ctx, limited, registered, conf, errors);
             }
-            Item::Directive { name, args, loc, .. } => {
+            Item::Directive { name, args, raw_args, loc } => {
                 if ANON_DIRECTIVES.iter().any(|d| d.eq_ignore_ascii_case(name)) {
                     if ctx.modules.is_loaded("authn_anon_module") {
                         let c = conf.get_or_insert_with(Default::default);
@@ -280,6 +318,16 @@ fn walk(
                 let lname = canon.to_ascii_lowercase();
                 if DIGEST_DIRECTIVES.contains(canon) && ctx.modules.is_loaded("auth_digest_module") {
                     c.digest.get_or_insert_with(Default::default);
+                }
+                if skipped_line(args, raw_args) {
+                    // Its module's configuration, with nothing set (mod_auth_digest's is above).
+                    match lname.as_str() {
+                        "authuserfile" => c.unset.user_file = true,
+                        "authgroupfile" => c.unset.group_file = true,
+                        "authdbmgroupfile" => c.unset.dbm_group_file = true,
+                        _ => {}
+                    }
+                    continue;
                 }
                 let value = |v: &str| Value { value: v.to_string(), loc: loc.clone() };
                 match lname.as_str() {
@@ -360,14 +408,19 @@ pub fn authn_from_items(items: &[Item], ctx: &PolicyCtx) -> (Option<AuthnConfig>
 
 /// Merge `new` (a later section) over `base`, module by module (see the module docs).
 pub fn merge_authn(base: &AuthnConfig, new: &AuthnConfig) -> AuthnConfig {
+    // A module's configuration the section has, its value unset, replaces the inherited value.
+    let or_base = |v: &Option<Value<String>>, unset: bool, b: &Option<Value<String>>| {
+        v.clone().or_else(|| if unset { None } else { b.clone() })
+    };
     AuthnConfig {
         auth_type: new.auth_type.clone().or_else(|| base.auth_type.clone()),
         auth_name: new.auth_name.clone().or_else(|| base.auth_name.clone()),
-        user_file: new.user_file.clone().or_else(|| base.user_file.clone()),
-        group_file: new.group_file.clone().or_else(|| base.group_file.clone()),
-        dbm_group_file: new.dbm_group_file.clone().or_else(|| base.dbm_group_file.clone()),
+        user_file: or_base(&new.user_file, new.unset.user_file, &base.user_file),
+        group_file: or_base(&new.group_file, new.unset.group_file, &base.group_file),
+        dbm_group_file: or_base(&new.dbm_group_file, new.unset.dbm_group_file, &base.dbm_group_file),
         dbm_user_file: new.dbm_user_file.clone().or_else(|| base.dbm_user_file.clone()),
         dbm_type: new.dbm_type.clone().or_else(|| base.dbm_type.clone()),
+        unset: new.unset,
         basic_providers: new.basic_providers.clone().or_else(|| base.basic_providers.clone()),
         digest: new.digest.clone().or_else(|| base.digest.clone()),
         anon: new.anon.clone().or_else(|| base.anon.clone()),

@@ -100,6 +100,11 @@ pub struct Request {
     /// the real address the request arrived on, and the virtual host chosen by address and port
     /// first (`server/vhost.c: ap_update_vhost_given_ip`), then by name.
     pub local_port: Option<u16>,
+    /// Without a port: whether the connection is known to be over `local_addr`'s address family
+    /// (a hover's loopback client). A virtual host none of whose addresses can be of that family
+    /// then cannot serve it (`ap_update_vhost_given_ip` looks the connection's address up), and
+    /// with none left the main server answers.
+    pub local_family_known: bool,
     /// Valid credentials for this user were sent.
     pub user: Option<String>,
     /// Credentials were sent but are wrong (unknown user or bad password).
@@ -140,6 +145,7 @@ impl Request {
             client,
             local_addr,
             local_port: None,
+            local_family_known: false,
             user: None,
             bad_credentials: false,
             env: EnvKnowledge::default(),
