@@ -1121,6 +1121,27 @@ fn a_wildcard_directory_does_not_reach_the_missing_example_file() {
     assert_eq!(outcome.rows[0].cells[0], Some(401), "{md}");
 }
 
+/// The same shape with a file of the pattern on disk: the hover asks for that file (not a
+/// made-up name, which the walk would stop short of), the wildcard `<Directory>` applies to
+/// it, and httpd refuses everyone (403), as the table says.
+#[test]
+fn a_file_on_disk_is_the_example_before_a_made_up_name() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@/*>\n  Order allow,deny\n</Directory>\n<FilesMatch \"\\.php$\">\n  AuthType Basic\n  AuthName r\n  AuthUserFile @ROOT@/htpasswd\n  Require valid-user\n</FilesMatch>\n";
+    let cfg = HttpdConfig::new(body)
+        .with_module("access_compat")
+        .file("htdocs/zeta.php", "<?php\n")
+        .file("htdocs/index.php", "<?php\n")
+        .file("htdocs/notes.txt", "x\n");
+    let md = hover_via_api(&cfg, "<FilesMatch");
+    assert!(!md.contains("Not on this disk"), "{md}");
+    let outcome = compare_with_httpd("wildcard Directory, example file on disk", cfg, &md);
+    assert_eq!(outcome.url, "/index.php", "{md}");
+    assert_eq!(outcome.rows[0].cells[0], Some(403), "{md}");
+}
+
 /// A `<Directory>` for a directory missing from the disk while its parent is there: httpd's
 /// walk stops before it, so it applies to no request (the parent's sections answer); the hover
 /// says so first, and explain answers what httpd answers.

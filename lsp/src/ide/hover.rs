@@ -1035,7 +1035,7 @@ mod tests {
         assert!(md.starts_with("**Effective access** for `GET /sub/deeper/` (a URL this section's pattern"), "{md}");
         assert!(md.contains(&format!("`<Directory {d}/www/*/deeper>`")), "the section is merged: {md}");
         assert!(md.contains("| 127.0.0.2 | 200 | 200 |"), "{md}");
-        for (header, url) in [("<FilesMatch", "/x.txt"), ("<LocationMatch", "/sub/"), ("<DirectoryMatch", "/private/")]
+        for (header, url) in [("<FilesMatch", "/a.txt"), ("<LocationMatch", "/sub/"), ("<DirectoryMatch", "/private/")]
         {
             let md = hover_on(header);
             assert!(md.contains(&format!("for `GET {url}")), "{header}: {md}");

@@ -116,10 +116,17 @@ pub(crate) fn reaching_url(cfg: &Config, chain: &[&Node], fs: &FsView) -> Option
     let id = cfg.index().id(chain[pos])?;
     let reaches = |(u, h): &(String, Option<String>)| access::walk_request(cfg, fs, u, h.as_deref(), None).applies(id);
     let urls = section_urls(cfg, chain);
+    let section = chain[pos];
+    // A `<Files>`-type section: files on disk it applies to come before its made-up names (a
+    // witness such as `x.php` names no real file, where httpd's walk stops short).
+    if section.is("Files") || section.is("FilesMatch") {
+        if let Some(u) = disk_files(cfg, fs, section, &urls).into_iter().find(|u| reaches(u)) {
+            return Some(u);
+        }
+    }
     if let Some(u) = urls.iter().find(|u| reaches(u)) {
         return Some(u.clone());
     }
-    let section = chain[pos];
     let is_dir = |n: &Node| n.is("Directory") || n.is("DirectoryMatch");
     // A `<Files>` inside a pattern `<Directory>`: its names under a directory on disk the pattern
     // matches (a wildcard filled with `x` names none, and the file becomes path info there).
@@ -148,6 +155,49 @@ pub(crate) fn reaching_url(cfg: &Config, chain: &[&Node], fs: &FsView) -> Option
         })
         .map(|u| (u, host.clone()))
         .find(|u| reaches(u))
+}
+
+/// How many entries of a directory [`disk_files`] reads, and how many names it keeps there.
+const DISK_FILES_READ: usize = 1000;
+const DISK_FILES_KEPT: usize = 4;
+
+/// URLs of files on disk that the `<Files>`-type `section` applies to, in the directories its
+/// witness URLs `urls` lead to (first names in byte order, within bounds): each is kept only
+/// when its URL maps to that very file.
+fn disk_files(
+    cfg: &Config,
+    fs: &FsView,
+    section: &Node,
+    urls: &[(String, Option<String>)],
+) -> Vec<(String, Option<String>)> {
+    let mut out = Vec::new();
+    let mut listed = std::collections::HashSet::new();
+    for (u, host) in urls {
+        let Some((dir_url, _)) = u.rsplit_once('/') else { continue };
+        if !listed.insert((dir_url.to_string(), host.clone())) {
+            continue;
+        }
+        let maps_to = |url: &str| access::resolve(cfg, fs, url, host.as_deref(), None).filesystem_path;
+        let Some(dir) = maps_to(u).parent().map(Path::to_path_buf) else { continue };
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let mut names: Vec<String> = entries
+            .take(DISK_FILES_READ)
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_file())
+            .filter_map(|e| e.file_name().into_string().ok())
+            // (Names a URL carries as they are: no escaping to get wrong.)
+            .filter(|name| name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._~-".contains(&b)))
+            .filter(|name| access::witnesses::files_applies(section, name))
+            .collect();
+        names.sort_unstable();
+        for name in names.into_iter().take(DISK_FILES_KEPT) {
+            let url = format!("{dir_url}/{name}");
+            if maps_to(&url) == dir.join(&name) {
+                out.push((url, host.clone()));
+            }
+        }
+    }
+    out
 }
 
 /// The document root of the server `chain` is in, and the directories its URLs map to (the

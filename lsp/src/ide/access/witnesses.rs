@@ -373,6 +373,11 @@ pub(crate) fn files_meeting(a: &Node, b: &Node) -> Vec<String> {
     out
 }
 
+/// Whether the `<Files>`-type section `f` applies to the file name `name`.
+pub(crate) fn files_applies(f: &Node, name: &str) -> bool {
+    section_pattern(f).is_some_and(|p| name_applies(&p, name))
+}
+
 /// Whether a `<Files>`-type pattern applies to the file name `name`.
 fn name_applies(p: &SectionPattern, name: &str) -> bool {
     match p {
