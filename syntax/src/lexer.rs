@@ -101,7 +101,7 @@ fn continuation_at(bytes: &[u8], start: usize, nl: usize) -> Option<usize> {
 
 /// Where httpd's line counter stands when it reports the logical line that holds `offset`:
 /// the start of that line's last physical line (after the backslash continuations that
-/// follow `offset`; a NUL ends the logical line where it stands, as in [`logical_lines`]).
+/// follow `offset`; a NUL ends the logical line where it stands, as in `logical_lines`).
 /// Its errors name that line, whichever physical line the fault is on.
 pub fn reported_line_start(src: &str, offset: usize) -> usize {
     let bytes = src.as_bytes();
