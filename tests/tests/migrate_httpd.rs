@@ -821,7 +821,31 @@ fn cases() -> Vec<Case> {
     v.extend(round_11a_cases());
     v.extend(hidden_pattern_cases());
     v.extend(joined_witness_cases());
+    v.extend(index_subrequest_cases());
     v
+}
+
+/// Black-box round 13: GET / runs mod_dir's subrequest for /index.html on the directory's own
+/// walk (no `<Directory htdocs/*>` there, unlike GET /index.html), so the old-style rules in
+/// force there differ from the same URL asked directly. Each rewrite keeps httpd's answers at
+/// both, or the block is left.
+fn index_subrequest_cases() -> Vec<Case> {
+    vec![case(
+        "DirectoryIndex subrequest: a <Files> block under a wildcard directory and an inherited Satisfy Any",
+        "DirectoryIndex index.html\n<Directory @DOCROOT@>\n  Require ip 127.0.0.0/30 ::1\n  Satisfy Any\n</Directory>\n<Directory @DOCROOT@/*>\n  Allow from all\n</Directory>\n<Files \"index.html\">\n  Order deny,allow\n</Files>\n",
+        "Order deny,allow",
+        &["/", "/index.html", "/x.txt"],
+    )
+    .file("htdocs/x.txt", "x\n")
+    .methods(&["GET"]),
+    case(
+        "DirectoryIndex subrequest: a <Files> Order alone under a wildcard directory's Allow",
+        "DirectoryIndex index.html\n<Directory @DOCROOT@>\n  Require ip 127.0.0.0/30 ::1\n  Satisfy Any\n</Directory>\n<Directory @DOCROOT@/*>\n  Allow from all\n</Directory>\n<Files \"index.html\">\n  Order allow,deny\n</Files>\n",
+        "Order allow,deny",
+        &["/", "/index.html", "/x.txt"],
+    )
+    .file("htdocs/x.txt", "x\n")
+    .methods(&["GET"])]
 }
 
 /// Black-box round 13 (S1-S5): requests the proof never asked, where httpd merges sections that
@@ -1518,6 +1542,7 @@ fn every_case_is_run_by_one_test() {
         LINKS,
         HIDDEN,
         JOINED,
+        INDEX_SUBREQUESTS,
     ];
     for c in cases() {
         let n = groups.iter().flat_map(|g| g.iter()).filter(|p| c.name.starts_with(*p)).count();
@@ -1538,6 +1563,14 @@ const PCRE_ONLY: &[&str] = &["PCRE-only regex"];
 const READERS: &[&str] = &["AllowOverride: "];
 const HIDDEN: &[&str] = &["hidden pattern"];
 const JOINED: &[&str] = &["joined witnesses"];
+const INDEX_SUBREQUESTS: &[&str] = &["DirectoryIndex subrequest"];
+
+/// Directory URLs whose DirectoryIndex subrequest httpd walks on the directory's own walk: the
+/// proof asks each index name that way too.
+#[test]
+fn directory_index_subrequests() {
+    run(INDEX_SUBREQUESTS);
+}
 
 /// Requests where a pattern `<Location>`, an .htaccess directory, a `<Files>` name and a
 /// directory without its slash meet (black-box round 13, S1-S5): each rewrite keeps httpd's

@@ -76,6 +76,17 @@ pub enum IndexEnd {
 /// The server-level and per-directory directives of `names`, grouped by context in merge
 /// order: the main server's, the virtual host's, then each applied section's.
 fn contexts<'a>(cfg: &'a Config, e: &'a Effective, pred: impl Fn(&str) -> bool) -> Vec<Vec<(&'a str, Vec<String>)>> {
+    contexts_of(cfg, e.vhost_node, &e.per_dir, pred)
+}
+
+/// [`contexts`] of a walk's virtual host (its position among the top-level nodes) and
+/// per-directory items.
+fn contexts_of<'a>(
+    cfg: &'a Config,
+    vhost_node: Option<usize>,
+    per_dir: &'a [(usize, Item)],
+    pred: impl Fn(&str) -> bool,
+) -> Vec<Vec<(&'a str, Vec<String>)>> {
     let top = |nodes: &'a [Node]| -> Vec<(&'a str, Vec<String>)> {
         nodes
             .iter()
@@ -84,11 +95,11 @@ fn contexts<'a>(cfg: &'a Config, e: &'a Effective, pred: impl Fn(&str) -> bool) 
             .collect()
     };
     let mut out = vec![top(&cfg.nodes)];
-    if let Some(v) = e.vhost_node.and_then(|i| cfg.nodes.get(i)) {
+    if let Some(v) = vhost_node.and_then(|i| cfg.nodes.get(i)) {
         out.push(top(&v.children));
     }
     let mut last: Option<usize> = None;
-    for (sec, item) in &e.per_dir {
+    for (sec, item) in per_dir {
         if let Item::Directive { name, args, .. } = item {
             if !pred(name) {
                 continue;
@@ -106,8 +117,14 @@ fn contexts<'a>(cfg: &'a Config, e: &'a Effective, pred: impl Fn(&str) -> bool) 
 /// The DirectoryIndex list in effect (`add_index`, `merge_dir_configs`): lines of one context
 /// append, a later context replaces, `disabled` alone empties. None: the default `index.html`.
 fn index_names(cfg: &Config, e: &Effective) -> Vec<String> {
+    names_in(cfg, e.vhost_node, &e.per_dir)
+}
+
+/// [`index_names`] of a walk's virtual host (its position among the top-level nodes) and
+/// per-directory items.
+pub(crate) fn names_in(cfg: &Config, vhost_node: Option<usize>, per_dir: &[(usize, Item)]) -> Vec<String> {
     let mut names: Option<Vec<String>> = None;
-    for ctx in contexts(cfg, e, |n| n.eq_ignore_ascii_case("DirectoryIndex")) {
+    for ctx in contexts_of(cfg, vhost_node, per_dir, |n| n.eq_ignore_ascii_case("DirectoryIndex")) {
         if ctx.is_empty() {
             continue;
         }
@@ -178,7 +195,7 @@ fn section_ids(e: &Effective) -> Vec<(&Path, u32, u32, &str)> {
 }
 
 /// `ap_sub_req_lookup_uri`'s URL for an index name.
-fn sub_url(dir_url: &str, name: &str) -> String {
+pub(crate) fn sub_url(dir_url: &str, name: &str) -> String {
     let name = name.split('?').next().unwrap_or(name);
     if name.starts_with('/') {
         name.to_string()

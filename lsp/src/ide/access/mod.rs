@@ -164,7 +164,28 @@ pub fn resolve(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local:
     walk_request(cfg, fs, path, host, local).merge(cfg)
 }
 
+/// [`resolve`] for mod_dir's subrequest of `path`, a DirectoryIndex name in the directory
+/// `main_walk` its main request walked ([`walk_and_evaluate`]'s `main_walk`).
+pub fn resolve_subrequest(
+    cfg: &Config,
+    fs: &FsView,
+    path: &str,
+    host: Option<&str>,
+    local: Option<(IpAddr, u16)>,
+    main_walk: &Path,
+) -> Resolved {
+    walk_request_as(cfg, fs, path, host, local.into(), Some(main_walk), None).merge(cfg)
+}
+
 impl Resolved {
+    /// The DirectoryIndex names in effect on this walk (the default `index.html` without any).
+    pub fn index_names(&self, cfg: &Config) -> Vec<String> {
+        let ix = cfg.index();
+        let (_, per_dir) = self.sections_and_per_dir(cfg);
+        let vhost_node = self.vhost.and_then(|v| ix.top_position(ix.vhosts[v as usize].id));
+        crate::ide::dir_index::names_in(cfg, vhost_node, &per_dir)
+    }
+
     /// Whether `<Directory>` sections applied because the walk took the request's last
     /// component, no directory, to be there (a view that is neither deployed nor
     /// [`FsView::last_missing`]): for a missing file httpd's walk stops before them, so

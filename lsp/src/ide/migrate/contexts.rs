@@ -47,6 +47,9 @@ pub(super) struct Ctx {
     /// Asked with every `<Location>` path taken to be a directory ([`located_urls`]): a file
     /// below one may be created at any time, and `<Files>`-type sections then apply to it.
     pub located: bool,
+    /// mod_dir's DirectoryIndex subrequest for `url`, a name in the directory its main request
+    /// `.0` walked (`.1`, the directory's file system path, whose Directory phase httpd reuses).
+    pub index_of: Option<(String, PathBuf)>,
 }
 
 /// The servers of a configuration that connections reach, each with the local address and
@@ -838,7 +841,7 @@ pub(super) fn contexts(cfg: &Config, htaccess_dirs: &[HtaccessDir]) -> (Vec<Ctx>
         bounded |= u.bounded;
         let plain = slash_first(u.plain).into_iter().map(|url| (url, false));
         for (url, located) in plain.chain(u.located.into_iter().map(|url| (url, true))) {
-            out.push(Ctx { server: i, host: s.host.clone(), local: s.local, url, located });
+            out.push(Ctx { server: i, host: s.host.clone(), local: s.local, url, located, index_of: None });
         }
     }
     (out, bounded)

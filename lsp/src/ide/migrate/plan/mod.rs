@@ -306,7 +306,12 @@ impl Setup {
     /// names it.
     pub fn located_note(c: &Ctx) -> Option<String> {
         let dir = &c.url[..c.url.rfind('/').map_or(0, |i| i + 1)];
-        c.located.then(|| format!("once {dir} is a directory"))
+        let located = c.located.then(|| format!("once {dir} is a directory"));
+        let sub = c.index_of.as_ref().map(|(main, _)| format!("as mod_dir's DirectoryIndex subrequest of {main}"));
+        match (located, sub) {
+            (Some(a), Some(b)) => Some(format!("{a}, {b}")),
+            (a, b) => a.or(b),
+        }
     }
 
     /// A URL as people read it: requests through a probe alias name the directory instead.
@@ -381,7 +386,28 @@ impl Views {
 
 fn walk_ctx(cfg: &Config, fs: &Views, c: &Ctx) -> Resolved {
     let fs = if c.located { &fs.located } else { &fs.plain };
-    resolve(cfg, fs, &c.url, c.host.as_deref(), c.local)
+    match &c.index_of {
+        Some((_, dir)) => crate::ide::access::resolve_subrequest(cfg, fs, &c.url, c.host.as_deref(), c.local, dir),
+        None => resolve(cfg, fs, &c.url, c.host.as_deref(), c.local),
+    }
+}
+
+/// mod_dir's DirectoryIndex subrequests of a directory URL walked as `r`: one per name in
+/// effect there (asked before and after a rewrite like any context: httpd reuses the
+/// directory's walk for a regular file of it, so the rules in force may differ from the same
+/// URL asked directly).
+fn index_subrequests(cfg: &Config, c: &Ctx, r: &Resolved) -> Vec<Ctx> {
+    if c.index_of.is_some() || !c.url.ends_with('/') {
+        return Vec::new();
+    }
+    let mut names = r.index_names(cfg);
+    names.dedup();
+    names
+        .iter()
+        .map(|n| crate::ide::dir_index::sub_url(&c.url, n))
+        .filter(|u| u.starts_with(&c.url) && !u[c.url.len()..].contains('/'))
+        .map(|url| Ctx { url, index_of: Some((c.url.clone(), r.filesystem_path.clone())), ..c.clone() })
+        .collect()
 }
 
 /// The body a walk applied: a section by the file it is written in (the first of its names,
@@ -472,8 +498,16 @@ impl<'c> Analysis<'c> {
             .into_par_iter()
             .flat_map_iter(|c| {
                 let r = walk_ctx(cfg, &fs, &c);
-                let twin = r.presumes_last_there().then(|| (c.clone(), walk_ctx(cfg, &gone_fs, &c)));
-                std::iter::once(one(c, false, r)).chain(twin.map(|(c, g)| one(c, true, g)))
+                let subs = index_subrequests(cfg, &c, &r);
+                let mut out = Vec::new();
+                let mut main = Some(r);
+                for c in std::iter::once(c).chain(subs) {
+                    let r = main.take().unwrap_or_else(|| walk_ctx(cfg, &fs, &c));
+                    let twin = r.presumes_last_there().then(|| (c.clone(), walk_ctx(cfg, &gone_fs, &c)));
+                    out.push(one(c, false, r));
+                    out.extend(twin.map(|(c, g)| one(c, true, g)));
+                }
+                out
             })
             .collect();
         let mut a = Analysis {
