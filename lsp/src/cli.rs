@@ -393,14 +393,29 @@ fn each_finding(
         // reads them under it, for each server whose requests read them (those no server
         // reads say so; the list is empty unless the configuration is a main one).
         if !htaccess.is_empty() {
+            use rayon::prelude::*;
+            /// Files checked side by side before their findings are reported in order (each
+            /// file's checks are small: run one by one, their set-up outweighs their work).
+            const BATCH: usize = 256;
             let root = std::sync::Arc::new(cfg);
-            for found in htaccess {
-                read_in_context.insert(found.path.clone());
-                // Checked under the AllowOverride of each server that reads it.
-                let mut h = config::load_in_context(&found.path, &config::RealFs, root.clone());
-                h.htaccess_servers = Some(found.servers.into());
-                let diagnostics = ide::diagnostics::in_order_with(&h, |d| reported_span(h.file(d.file), d));
-                report_config(&h, diagnostics, true, &mut kept, emit)?;
+            read_in_context.extend(htaccess.iter().map(|found| found.path.clone()));
+            let mut htaccess = htaccess.into_iter().peekable();
+            while htaccess.peek().is_some() {
+                let batch: Vec<_> = htaccess.by_ref().take(BATCH).collect();
+                let checked: Vec<_> = batch
+                    .into_par_iter()
+                    .map(|found| {
+                        // Checked under the AllowOverride of each server that reads it.
+                        let mut h = config::load_in_context(&found.path, &config::RealFs, root.clone());
+                        h.htaccess_servers = Some(found.servers.into());
+                        let diagnostics: Vec<_> =
+                            ide::diagnostics::in_order_with(&h, |d| reported_span(h.file(d.file), d)).collect();
+                        (h, diagnostics)
+                    })
+                    .collect();
+                for (h, diagnostics) in checked {
+                    report_config(&h, diagnostics.into_iter(), true, &mut kept, emit)?;
+                }
             }
             phases.mark("htaccess");
             if leak {
