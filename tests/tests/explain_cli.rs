@@ -1783,6 +1783,120 @@ fn a_skipped_auth_file_line_still_replaces_the_inherited_file() {
     }
 }
 
+/// Session 22 (helper N): httpd makes a module's per-directory configuration of a vector (the
+/// .htaccess file's, or a `<Files>` section's in it) at the first line of that module there,
+/// whether it then runs the line or skips it (`ap_set_config_vectors` before `invoke_cmd`); a
+/// module without a merger then has only that vector's settings. So under `Nonfatal=Override`
+/// the first line of such a module in its vector resets what it inherited even when skipped,
+/// and a later skipped line of it changes nothing. mod_authn_dbm (`AuthDBMUserFile`,
+/// `AuthDBMType`) and mod_authz_dbm (`AuthDBMGroupFile`, `AuthzDBMType`) are such modules: a
+/// section with only their type line drops the inherited file. alice's credentials get 500
+/// (AH10285, no DBM file named) or 401 (no DBM group file, AH01798) where the inherited file
+/// would serve her (or fail to open: 500); explain inherited the file (200, or a DBM group file it
+/// does not read, so "401 or 500 possible" where httpd's 401 is certain).
+#[test]
+fn only_the_first_line_of_a_module_without_a_merger_resets_it() {
+    if !require_apache2() || !htdbm_available() {
+        return;
+    }
+    let dbm = "AuthType Basic\n    AuthName r\n    AuthBasicProvider dbm\n    AuthDBMUserFile @ROOT@/users.dbm\n    Require valid-user";
+    let file = "AuthType Basic\n    AuthName r\n    AuthUserFile @ROOT@/htpasswd\n    Require valid-user";
+    let groups = "AuthType Basic\n    AuthName r\n    AuthUserFile @ROOT@/htpasswd\n    AuthDBMGroupFile @ROOT@/no-groups\n    Require dbm-group admins";
+    // (name, the document root's rules, its AllowOverride, sub/.htaccess, alice's statuses for
+    // /sub/a.txt, /sub/b.txt and /a.txt, and which of them explain must state as certain: all
+    // but those the inherited DBM group file decides, which explain does not read)
+    type Case<'a> = (&'a str, &'a str, &'a str, &'a str, [u16; 3], [bool; 3]);
+    let cases: [Case; 8] = [
+        (
+            "AuthDBMType let in by AllowOverrideList, then AuthDBMUserFile skipped: the file is gone",
+            dbm,
+            "Limit Nonfatal=Override\n    AllowOverrideList AuthDBMType",
+            "AuthDBMType default\nAuthDBMUserFile @ROOT@/users.dbm\n",
+            [500, 500, 200],
+            [true; 3],
+        ),
+        (
+            "two skipped lines of mod_authn_dbm: the first resets it",
+            dbm,
+            "Limit Nonfatal=Override",
+            "AuthDBMUserFile @ROOT@/users.dbm\nAuthDBMType default\n",
+            [500, 500, 200],
+            [true; 3],
+        ),
+        (
+            "AuthDBMUserFile let in, AuthDBMType skipped in <Files a.txt> (its own vector) and after it at the top",
+            dbm,
+            "Limit Nonfatal=Override\n    AllowOverrideList AuthDBMUserFile",
+            "AuthDBMUserFile @ROOT@/users.dbm\n<Files a.txt>\n  AuthDBMType default\n</Files>\nAuthDBMType SDBM\n",
+            [500, 200, 200],
+            [true; 3],
+        ),
+        (
+            "AuthDBMType alone, let in: mod_authn_dbm merges nothing",
+            dbm,
+            "AuthConfig",
+            "AuthDBMType default\n",
+            [500, 500, 200],
+            [true; 3],
+        ),
+        (
+            "two skipped AuthUserFile lines",
+            file,
+            "Limit Nonfatal=Override",
+            "AuthUserFile @ROOT@/htpasswd\nAuthUserFile @ROOT@/htpasswd\n",
+            [500, 500, 200],
+            [true; 3],
+        ),
+        (
+            "a skipped AuthUserFile in <Files a.txt> resets that section's vector only",
+            file,
+            "Limit Nonfatal=Override",
+            "<Files a.txt>\n  AuthUserFile @ROOT@/htpasswd\n</Files>\n",
+            [500, 200, 200],
+            [true; 3],
+        ),
+        (
+            "AuthzDBMType alone, let in: the inherited AuthDBMGroupFile is gone",
+            groups,
+            "AuthConfig",
+            "AuthzDBMType default\n",
+            [401, 401, 500],
+            [true, true, false],
+        ),
+        (
+            "AuthzDBMType skipped in <Files a.txt>",
+            groups,
+            "Limit Nonfatal=Override",
+            "<Files a.txt>\n  AuthzDBMType default\n</Files>\n",
+            [401, 500, 500],
+            [true, false, false],
+        ),
+    ];
+    for (name, rules, allow, htaccess, expected, certain) in cases {
+        let body = format!("<Directory @DOCROOT@>\n    AllowOverride {allow}\n    {rules}\n</Directory>\n");
+        let cfg = HttpdConfig::new(body)
+            .with_module("authn_dbm")
+            .with_module("authz_dbm")
+            .file("htdocs/sub/.htaccess", htaccess)
+            .file("htdocs/sub/a.txt", "a\n")
+            .file("htdocs/sub/b.txt", "b\n")
+            .file("htdocs/a.txt", "a\n");
+        let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let db = httpd.config().root().join("users.dbm");
+        let made = Command::new("htdbm").arg("-cb").arg(&db).args(["alice", "apw"]).output().unwrap();
+        assert!(made.status.success(), "{made:?}");
+        let mut seen = Vec::new();
+        for (path, certain) in ["/sub/a.txt", "/sub/b.txt", "/a.txt"].into_iter().zip(certain) {
+            let request = [Request::get(path).user("alice", "apw")];
+            seen.extend(match certain {
+                true => explain_states_httpds_status(&httpd, &request),
+                false => explain_agrees_with_httpd(&httpd, &request, true),
+            });
+        }
+        assert_eq!(seen, expected, "{name}: {}", httpd.error_log());
+    }
+}
+
 /// httpd's directory walk stops at the first component that is not there (the rest is path
 /// info): a `<Directory>` for a deeper directory that does not exist applies to nothing, and
 /// one naming a file applies only when the walk skipped the stat of it (the whole path exists,
@@ -2579,17 +2693,22 @@ fn wrong_credentials_mod_authn_anon_takes_without_an_email_check() {
     assert_eq!(seen, [200, 401, 200, 401, 200], "the cases this test is about");
 }
 
+/// Whether htdbm (apache2-utils), which writes the DBM password files, is installed; says so when not.
+fn htdbm_available() -> bool {
+    let there = Command::new("htdbm").arg("-?").output().is_ok();
+    if !there {
+        eprintln!("note: htdbm (apache2-utils) is not installed; skipping");
+    }
+    there
+}
+
 /// `AuthBasicProvider dbm` (mod_authn_dbm), which opens its `AuthDBMUserFile` for every password
 /// it checks: a file that is not there, or none named, is a 500 once credentials come (none: 401);
 /// a DBM file that is there (written by htdbm, the default DBM type) answers as the credentials
 /// are: explain does not read DBM files, and takes `--user` as valid there.
 #[test]
 fn a_dbm_password_file_is_opened_for_every_password_checked() {
-    if !require_apache2() {
-        return;
-    }
-    if Command::new("htdbm").arg("-?").output().is_err() {
-        eprintln!("note: htdbm (apache2-utils) is not installed; skipping");
+    if !require_apache2() || !htdbm_available() {
         return;
     }
     let auth = "    AuthType Basic\n    AuthName d\n    AuthBasicProvider dbm\n    Require valid-user\n";

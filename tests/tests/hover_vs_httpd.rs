@@ -350,6 +350,34 @@ fn htaccess_lines_httpd_skips_under_nonfatal_do_not_count() {
     assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(200), Some(200)));
 }
 
+/// Session 22 (helper N): an .htaccess line of mod_authn_dbm httpd skips under `Nonfatal=Override`
+/// (AH02295) is the first of that module in the file, so httpd made the module's configuration
+/// of the file before refusing it, and the module merges nothing: the inherited AuthDBMUserFile
+/// no longer applies, and every password checked answers 500 (AH10285). The hover said 200.
+#[test]
+fn a_skipped_first_line_of_mod_authn_dbm_drops_the_inherited_dbm_file() {
+    if !require_apache2() {
+        return;
+    }
+    if std::process::Command::new("htdbm").arg("-?").output().is_err() {
+        eprintln!("note: htdbm (apache2-utils) is not installed; skipping");
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  AllowOverride Limit Nonfatal=Override\n  AuthType Basic\n  AuthName r\n  AuthBasicProvider dbm\n  AuthDBMUserFile @ROOT@/users.dbm\n  Require valid-user\n</Directory>\n";
+    let cfg = HttpdConfig::new(body).with_module("authn_dbm").file("htdocs/.htaccess", "AuthDBMType default\n");
+    cfg.write().expect("write the configuration");
+    let db = cfg.root().join("users.dbm");
+    for (i, (user, password)) in USERS.iter().enumerate() {
+        let flags = if i == 0 { "-cb" } else { "-b" };
+        let made = std::process::Command::new("htdbm").arg(flags).arg(&db).args([user, password]).output().unwrap();
+        assert!(made.status.success(), "{made:?}");
+    }
+    let md = hover_via_api(&cfg, "<Directory @DOCROOT@>");
+    assert!(md.contains("`<.htaccess >`"), "the .htaccess is read\n{md}");
+    let outcome = compare_with_httpd("a skipped AuthDBMType", cfg, &md);
+    assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(401), Some(500)));
+}
+
 /// Round-three findings, each held to httpd: the table's authenticated columns are the users the
 /// Require lines name (carol; a member of the named group), not a fixed one the configuration
 /// never mentions; a wildcard `<Directory>` is hovered at a directory it governs; regex sections

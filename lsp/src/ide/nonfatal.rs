@@ -39,22 +39,20 @@ pub struct Skipped {
     /// Its name as written (`<Files` for a section).
     pub name: String,
     pub why: Why,
-    /// A line of mod_access_compat skipped for the AllowOverride, the first of that module in
-    /// its configuration vector (the file's, or a `<Files>`/`<If>` section's; `<Limit>` and
-    /// the `<Require…>` sections share the one around them): httpd still made the module's
+    /// For a line skipped for the AllowOverride, the first of its module in its configuration
+    /// vector (the file's, or a `<Files>`/`<If>` section's; `<Limit>` and the `<Require…>`
+    /// sections share the one around them), when that module has no merger (mod_access_compat,
+    /// or [`crate::ide::policy::authn::no_merger_module`]): the module. httpd made the module's
     /// configuration of that vector before refusing the line (`ap_walk_config_sub` calls
     /// `ap_set_config_vectors`, which creates it only where the vector has none yet, before
-    /// `invoke_cmd`), and that module has no merger, so the Order/Allow/Deny/Satisfy rules
-    /// inherited from the enclosing directories are replaced by its defaults (which refuse
-    /// nobody): the line takes no effect, its absence would. A later skipped line of the
-    /// module finds the configuration made and leaves it as the lines before it set it.
-    pub resets_compat: bool,
-    /// A line of an authentication module without a merger skipped for the AllowOverride (the
-    /// module, [`crate::ide::policy::authn::no_merger_module`]): likewise httpd made the module's
-    /// configuration of the file, with nothing set, and it replaces the inherited one (an
-    /// inherited AuthUserFile or AuthGroupFile no longer applies beneath: 500 with AH01619, 401
-    /// with AH01664).
-    pub resets_auth: Option<&'static str>,
+    /// `invoke_cmd`), with nothing set, and with no merger it replaces what the module
+    /// inherited from the enclosing sections: the line takes no effect, its absence would (an
+    /// inherited Order/Allow/Deny/Satisfy rule, AuthUserFile or AuthGroupFile no longer applies
+    /// beneath). A later line of the module in that vector, run or skipped, finds the
+    /// configuration made: skipped, it changes nothing.
+    pub resets: Option<&'static str>,
+    /// The configuration vector the line is in: 0 for the file's, else a section's.
+    pub vector: usize,
 }
 
 impl Skipped {
@@ -74,8 +72,22 @@ impl Skipped {
     }
 }
 
-/// The module of Order/Allow/Deny/Satisfy: no merger of its own (see [`Skipped::resets_compat`]).
+/// The module of Order/Allow/Deny/Satisfy: no merger of its own (see [`Skipped::resets`]).
 const COMPAT: &str = "access_compat_module";
+
+/// The module without a merger whose configuration directive `d` (the line `n`) makes, when it
+/// is loaded ([`Skipped::resets`]); sections make none.
+fn no_merger(frag: &Config, n: &Node, d: &catalogue::Directive) -> Option<&'static str> {
+    if n.is_section() {
+        return None;
+    }
+    let module = if d.modules().any(|m| m == COMPAT) {
+        Some(COMPAT)
+    } else {
+        crate::ide::policy::authn::no_merger_module(n.name())
+    };
+    module.filter(|m| frag.module_loaded(m))
+}
 
 /// Whether section `n` has a configuration vector of its own (core's `<Files>` and `<If>`
 /// handlers make one), rather than running its body in the one around it (`<Limit>`, the
@@ -97,8 +109,8 @@ pub fn skipped(frag: &Config, overrides: &Overrides) -> Vec<Skipped> {
         return out;
     }
     let top = Scope::htaccess(Some(overrides));
-    // Configuration vectors (0: the file's) that already hold mod_access_compat's configuration.
-    let mut compat_made: Vec<usize> = Vec::new();
+    // The (configuration vector (0: the file's), module without a merger) pairs made so far.
+    let mut made: Vec<(usize, &'static str)> = Vec::new();
     let mut vectors = 0;
     // Depth first with an explicit stack: nesting depth is the file's to choose.
     let mut stack: Vec<(&Node, Scope, usize)> = frag.nodes.iter().rev().map(|n| (n, top.clone(), 0)).collect();
@@ -107,33 +119,24 @@ pub fn skipped(frag: &Config, overrides: &Overrides) -> Vec<Skipped> {
             continue;
         }
         let name = || if n.is_section() { format!("<{}", n.name()) } else { n.name().to_string() };
-        let skip = |why, resets_compat, resets_auth| Skipped {
-            file: n.loc.file,
-            range: n.loc.range,
-            name: name(),
-            why,
-            resets_compat,
-            resets_auth,
-        };
+        let skip = |why, resets| Skipped { file: n.loc.file, range: n.loc.range, name: name(), why, resets, vector };
         let d = n.directive().filter(|d| {
             d.status != catalogue::Status::Removed && d.modules().any(|m| m == "core" || frag.module_loaded(m))
         });
         let Some(d) = d else {
             // (Inside a `<RequireAll>`-type section httpd walks with AuthConfig alone: no Nonfatal.)
             if scope.skips_unknown() {
-                out.push(skip(Why::Unknown, false, None));
+                out.push(skip(Why::Unknown, None));
             }
             continue;
         };
         // httpd makes the module's configuration of the vector whether it then runs the line or not.
-        let first_compat = !n.is_section() && d.modules().any(|m| m == COMPAT) && !compat_made.contains(&vector);
-        if first_compat {
-            compat_made.push(vector);
+        let resets = no_merger(frag, n, d).filter(|m| !made.contains(&(vector, m)));
+        if let Some(m) = resets {
+            made.push((vector, m));
         }
         if scope.check(d).is_some_and(|r| r.kind == Refusal::Warning) && !(n.is_section() && runs_while_read(d)) {
-            let auth = crate::ide::policy::authn::no_merger_module(n.name())
-                .filter(|m| !n.is_section() && frag.module_loaded(m));
-            out.push(skip(Why::Override, first_compat, auth));
+            out.push(skip(Why::Override, resets));
             continue;
         }
         if n.is_section() {
@@ -161,34 +164,39 @@ pub fn executed(frag: &Arc<Config>, overrides: &Overrides) -> Arc<Config> {
     Arc::new(without(frag, &skips))
 }
 
-/// A copy of `cfg` without the nodes `skips` names. A skipped mod_access_compat line becomes
-/// `Satisfy All` at its place (its words say so): what httpd made of it, the module's defaults (no host rule;
-/// `Satisfy All` is what httpd reads an unset Satisfy as), replacing the inherited rules. A
-/// skipped line of an authentication module without a merger stays, its arguments replaced by
-/// words saying what it stands for ([`crate::ide::policy::authn::skipped_line`]): that module's
-/// configuration with nothing set.
+/// A copy of `cfg` without the nodes `skips` names, but those that reset a module without a
+/// merger ([`Skipped::resets`]): a mod_access_compat line becomes `Satisfy All` at its place
+/// (its words say so): what httpd made of it, the module's defaults (no host rule; `Satisfy All`
+/// is what httpd reads an unset Satisfy as), replacing the inherited rules. A line of an
+/// authentication module stays, its arguments replaced by words saying what it stands for
+/// ([`crate::ide::policy::authn::skipped_line`]): that module's configuration with nothing set.
 pub fn without(cfg: &Config, skips: &[Skipped]) -> Config {
     let mut pruned = cfg.clone();
     let find = |n: &Node| skips.iter().find(|s| s.file == n.loc.file && s.range == n.loc.range);
     let prune = |body: &mut thin_vec::ThinVec<Node>| {
-        body.retain(|n| find(n).is_none_or(|s| s.resets_compat || s.resets_auth.is_some()));
+        body.retain(|n| find(n).is_none_or(|s| s.resets.is_some()));
         for n in body.iter_mut() {
-            if let Some(module) = find(n).and_then(|s| s.resets_auth) {
-                let shown = format!(
-                    "(httpd skips `{} {}` here, AH02295: it only leaves {module}'s defaults, replacing the inherited settings)",
-                    n.name(),
-                    n.raw_args()
-                );
-                let name = n.name().to_string();
-                *n = Node::new(NodeKind::Directive, &name, [] as [&str; 0], &shown, n.loc, thin_vec::ThinVec::new());
-            } else if find(n).is_some() {
-                // (The words shown for the line say what it stands for; the rule reads "All".)
-                let shown = format!(
-                    "All (httpd skips `{} {}` here, AH02295: it only resets the inherited rules)",
-                    n.name(),
-                    n.raw_args()
-                );
-                *n = Node::new(NodeKind::Directive, "Satisfy", ["All"], &shown, n.loc, thin_vec::ThinVec::new());
+            match find(n).and_then(|s| s.resets) {
+                None => {}
+                Some(COMPAT) => {
+                    // (The words shown for the line say what it stands for; the rule reads "All".)
+                    let shown = format!(
+                        "All (httpd skips `{} {}` here, AH02295: it only resets the inherited rules)",
+                        n.name(),
+                        n.raw_args()
+                    );
+                    *n = Node::new(NodeKind::Directive, "Satisfy", ["All"], &shown, n.loc, thin_vec::ThinVec::new());
+                }
+                Some(module) => {
+                    let shown = format!(
+                        "(httpd skips `{} {}` here, AH02295: it only leaves {module}'s defaults, replacing the inherited settings)",
+                        n.name(),
+                        n.raw_args()
+                    );
+                    let name = n.name().to_string();
+                    *n =
+                        Node::new(NodeKind::Directive, &name, [] as [&str; 0], &shown, n.loc, thin_vec::ThinVec::new());
+                }
             }
         }
     };

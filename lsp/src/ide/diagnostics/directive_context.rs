@@ -17,6 +17,7 @@ use crate::ide::allow_override::{self, join_and, server_names, Readers};
 use crate::ide::catalogue;
 use crate::ide::catalogue::context::{Overrides, Refusal, Refused, Scope};
 use crate::ide::config::{Config, HtaccessOverrides, Node, NodeKind, ServerId, Severity, TopLevel};
+use crate::ide::nonfatal::{self, Skipped};
 use apache_syntax::{TextRange, TextSize};
 
 #[cfg(test)]
@@ -44,6 +45,8 @@ pub(super) struct Walk {
     /// servers that read it, servers with equal ones grouped; and for those that never do.
     reading: Vec<HtaccessOverrides>,
     unread: Vec<HtaccessOverrides>,
+    /// For each group of `reading`: the lines httpd skips under its AllowOverride.
+    skips: Vec<Vec<Skipped>>,
 }
 
 impl Walk {
@@ -106,13 +109,20 @@ impl Walk {
                         ));
                     }
                     let width = reading.len();
+                    let skips = reading.iter().map(|(_, o)| nonfatal::skipped(cfg, o)).collect();
                     let (reading, scopes): (Vec<_>, Vec<_>) =
                         reading.into_iter().map(|(h, o)| (h, Scope::htaccess(Some(&o)))).unzip();
-                    return Some(Walk { scopes, width, reading, unread });
+                    return Some(Walk { scopes, width, reading, unread, skips });
                 }
             },
         };
-        Some(Walk { scopes: vec![top], width: 1, reading: Vec::new(), unread: Vec::new() })
+        Some(Walk { scopes: vec![top], width: 1, reading: Vec::new(), unread: Vec::new(), skips: Vec::new() })
+    }
+
+    /// What httpd makes of `node` where the servers of group `group` skip it.
+    fn skipped(&self, group: usize, node: &Node) -> Option<&Skipped> {
+        let found = |s: &&Skipped| s.file == node.loc.file && s.range == node.loc.range;
+        self.skips.get(group)?.iter().find(found)
     }
 
     /// Checks `node` (the directive `d` of the catalogue), read in the scope at position
@@ -146,7 +156,7 @@ impl Walk {
         };
         if self.width == 1 && self.unread.is_empty() {
             if let Some(refused) = verdict(&self.scopes[base]) {
-                out.push(diagnostic(cfg, node, d, &refused, self.reading.first()));
+                out.push(diagnostic(cfg, node, d, &refused, self.reading.first(), self.skipped(0, node)));
             }
         } else {
             let verdicts: Vec<Option<Refused>> = self.scopes[base..base + self.width].iter().map(verdict).collect();
@@ -158,9 +168,10 @@ impl Walk {
             };
             if let Some(refused) = agreed {
                 // Every server refuses it alike, whatever its AllowOverride: as for one server.
-                out.push(diagnostic(cfg, node, d, refused, None));
+                out.push(diagnostic(cfg, node, d, refused, None, self.skipped(0, node)));
             } else if verdicts.iter().any(Option::is_some) {
-                out.push(across_servers(cfg, node, d, &verdicts, &self.reading, &self.unread));
+                let skipped: Vec<Option<&Skipped>> = (0..self.width).map(|g| self.skipped(g, node)).collect();
+                out.push(across_servers(cfg, node, d, &verdicts, &self.reading, &self.unread, &skipped));
             }
         }
         if node.kind != NodeKind::Section {
@@ -193,8 +204,8 @@ fn under_each(cfg: &Config, groups: &[HtaccessOverrides]) -> String {
 }
 
 /// The finding on a directive that the servers reading the file do not all take alike: one
-/// finding saying, for each group of servers, what httpd does with it; an error when any
-/// answers 500.
+/// finding saying, for each group of servers, what httpd does with it (`skipped`: what each
+/// group's servers make of it, where they skip it); an error when any answers 500.
 fn across_servers(
     cfg: &Config,
     node: &Node,
@@ -202,6 +213,7 @@ fn across_servers(
     verdicts: &[Option<Refused>],
     reading: &[HtaccessOverrides],
     unread: &[HtaccessOverrides],
+    skipped: &[Option<&Skipped>],
 ) -> Diagnostic {
     let root = cfg.enclosing.as_deref().unwrap_or(cfg);
     let servers = |h: &HtaccessOverrides| server_names(root, &h.servers);
@@ -210,12 +222,19 @@ fn across_servers(
         None => format!("{} (no AllowOverride applies, and httpd then grants nothing in the file)", servers(h)),
         Some(_) => format!("{} ({} does not grant {})", servers(h), allow_override_text(h), grant(d, r)),
     };
-    let (mut answers_500, mut warns, mut allows) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut answers_500, mut allows) = (Vec::new(), Vec::new());
+    // The servers that skip it, grouped by what the skipped line still does.
+    let mut warns: Vec<(String, Vec<String>)> = Vec::new();
     let mut message = None;
-    for (v, h) in verdicts.iter().zip(reading) {
+    for ((v, h), skip) in verdicts.iter().zip(reading).zip(skipped) {
         match v {
             Some(r) if r.kind == Refusal::Warning => {
-                warns.push(format!("{} ({})", servers(h), allow_override_text(h)));
+                let effect = skipped_effect(*skip);
+                let who = format!("{} ({})", servers(h), allow_override_text(h));
+                match warns.iter_mut().find(|(e, _)| *e == effect) {
+                    Some((_, list)) => list.push(who),
+                    None => warns.push((effect, vec![who])),
+                }
                 message.get_or_insert(&r.message);
             }
             Some(r) => {
@@ -233,8 +252,8 @@ fn across_servers(
             join_and(answers_500)
         ));
     }
-    if !warns.is_empty() {
-        parts.push(format!("for {}, httpd logs a warning and {}", join_and(warns), skipped_effect(cfg, node)));
+    for (effect, who) in warns {
+        parts.push(format!("for {}, httpd logs a warning and {effect}", join_and(who)));
     }
     if !allows.is_empty() {
         parts.push(format!("for {}, it is allowed", join_and(allows)));
@@ -254,6 +273,7 @@ fn diagnostic(
     d: &catalogue::Directive,
     refused: &Refused,
     known: Option<&HtaccessOverrides>,
+    skipped: Option<&Skipped>,
 ) -> Diagnostic {
     let allowed_in = d.contexts.to_string();
     let (severity, message) = match refused.kind {
@@ -281,20 +301,19 @@ fn diagnostic(
             )
         }
         Refusal::Warning => {
-            (Severity::Warning, format!("{}; httpd logs a warning and {}", refused.message, skipped_effect(cfg, node)))
+            (Severity::Warning, format!("{}; httpd logs a warning and {}", refused.message, skipped_effect(skipped)))
         }
     };
     Diagnostic::new(node.loc.file, name_range(cfg, node), severity, "directive-context", message)
 }
 
-/// What a line httpd skips under `Nonfatal=Override` still does: nothing, except a line of an
-/// authentication module without a merger, whose configuration httpd made for the file before
-/// refusing the line ([`crate::ide::policy::authn::no_merger_module`]).
-fn skipped_effect(cfg: &Config, node: &Node) -> String {
-    let module = crate::ide::policy::authn::no_merger_module(node.name())
-        .filter(|m| node.kind == NodeKind::Directive && cfg.module_loaded(m));
-    let Some(module) = module else { return "ignores it".to_string() };
+/// What a line httpd skips under `Nonfatal=Override` still does: nothing, but the first line of
+/// a module without a merger in its configuration vector, whose configuration httpd made there
+/// before refusing the line ([`Skipped::resets`]).
+fn skipped_effect(skipped: Option<&Skipped>) -> String {
+    let Some((module, s)) = skipped.and_then(|s| Some((s.resets?, s))) else { return "ignores it".to_string() };
     let lost = match module {
+        "access_compat_module" => "the Order, Allow, Deny and Satisfy rules set above no longer apply here",
         "authn_file_module" => {
             "an AuthUserFile set above no longer applies here (Basic authentication with the file provider then answers 500, AH01619)"
         }
@@ -302,11 +321,15 @@ fn skipped_effect(cfg: &Config, node: &Node) -> String {
             "an AuthGroupFile set above no longer applies here (`Require group` then refuses every user: 401, AH01664)"
         }
         "authz_dbm_module" => "an AuthDBMGroupFile set above no longer applies here",
+        "authn_dbm_module" => {
+            "an AuthDBMUserFile set above no longer applies here (the dbm provider then answers 500, AH10285)"
+        }
         "authn_anon_module" => "the Anonymous settings set above no longer apply here",
         _ => "an AuthDigestProvider set above no longer applies here",
     };
+    let place = if s.vector == 0 { "this file" } else { "the section around it" };
     format!(
-        "skips it, yet not harmlessly: httpd makes {module}'s settings for this file before refusing the line, with \
+        "skips it, yet not harmlessly: httpd makes {module}'s settings for {place} before refusing the line, with \
          nothing set, and that module merges nothing, so they replace the inherited ones: {lost}"
     )
 }

@@ -88,6 +88,11 @@ mod tests {
     /// Every finding of `check` on /srv/www/.htaccess under `AllowOverride allow`.
     fn findings(allow: &str, htaccess: &str) -> String {
         let root = format!("LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nLoadModule auth_basic_module m\nLoadModule authn_core_module m\nDocumentRoot /srv/www\n<Directory /srv/www>\n  AllowOverride {allow}\n  Require all granted\n</Directory>\n");
+        findings_under(&root, htaccess)
+    }
+
+    /// Every finding of `check` on /srv/www/.htaccess read under the server configuration `root`.
+    fn findings_under(root: &str, htaccess: &str) -> String {
         let fx = Fixture::parse(&format!("//- /etc/httpd/httpd.conf\n{root}//- /srv/www/.htaccess\n{htaccess}"));
         let root = crate::ide::config::load(Path::new("/etc/httpd/httpd.conf"), &fx);
         let cfg = load_in_context(Path::new("/srv/www/.htaccess"), &fx, std::sync::Arc::new(root));
@@ -106,21 +111,29 @@ mod tests {
     #[test]
     fn a_skipped_line_of_a_module_without_a_merger_is_said_to_reset_it() {
         let root = "LoadModule authz_core_module m\nLoadModule auth_basic_module m\nLoadModule authn_core_module m\nLoadModule authn_file_module m\nLoadModule authz_groupfile_module m\nDocumentRoot /srv/www\n<Directory /srv/www>\n  AllowOverride Limit Nonfatal=Override\n  AuthType Basic\n  AuthName r\n  AuthUserFile /etc/pw\n  Require valid-user\n</Directory>\n";
-        let fx = Fixture::parse(&format!(
-            "//- /etc/httpd/httpd.conf\n{root}//- /srv/www/.htaccess\nAuthUserFile /etc/pw\nAuthGroupFile /etc/groups\nAuthType Basic\n"
-        ));
-        let root = crate::ide::config::load(Path::new("/etc/httpd/httpd.conf"), &fx);
-        let cfg = load_in_context(Path::new("/srv/www/.htaccess"), &fx, std::sync::Arc::new(root));
-        let found: String = crate::ide::diagnostics::all(&cfg)
-            .iter()
-            .map(|d| {
-                format!("{}: {:?}[{}]: {}\n", cfg.file(d.file).line_of(d.range.start()), d.severity, d.code, d.message)
-            })
-            .collect();
+        let found = findings_under(root, "AuthUserFile /etc/pw\nAuthGroupFile /etc/groups\nAuthType Basic\n");
         expect![[r#"
             1: Warning[directive-context]: AuthUserFile in .htaccess forbidden by AllowOverride; httpd logs a warning and skips it, yet not harmlessly: httpd makes authn_file_module's settings for this file before refusing the line, with nothing set, and that module merges nothing, so they replace the inherited ones: an AuthUserFile set above no longer applies here (Basic authentication with the file provider then answers 500, AH01619)
             2: Warning[directive-context]: AuthGroupFile in .htaccess forbidden by AllowOverride; httpd logs a warning and skips it, yet not harmlessly: httpd makes authz_groupfile_module's settings for this file before refusing the line, with nothing set, and that module merges nothing, so they replace the inherited ones: an AuthGroupFile set above no longer applies here (`Require group` then refuses every user: 401, AH01664)
             3: Warning[directive-context]: AuthType in .htaccess forbidden by AllowOverride; httpd logs a warning and ignores it
+        "#]].assert_eq(&found);
+    }
+
+    /// Session 22: httpd makes a module's configuration of a vector (the file's, a `<Files>`
+    /// section's) at the first line of the module there, run or skipped: only a skipped line
+    /// that is the first of a module without a merger in its vector resets anything (held to
+    /// httpd by explain_cli.rs::only_the_first_line_of_a_module_without_a_merger_resets_it).
+    #[test]
+    fn only_the_first_skipped_line_of_a_module_in_its_vector_is_said_to_reset_it() {
+        let root = "LoadModule authz_core_module m\nLoadModule auth_basic_module m\nLoadModule authn_core_module m\nLoadModule authn_file_module m\nLoadModule authn_dbm_module m\nLoadModule access_compat_module m\nDocumentRoot /srv/www\n<Directory /srv/www>\n  AllowOverride Limit Nonfatal=Override\n  AllowOverrideList AuthDBMType\n  Require all granted\n</Directory>\n";
+        let htaccess = "AuthDBMType default\nAuthDBMUserFile /etc/users.dbm\nAuthUserFile /etc/pw\nAuthUserFile /etc/pw\n<Files a.txt>\n  AuthUserFile /etc/pw\n</Files>\nSatisfy any\n";
+        let found = findings_under(root, htaccess);
+        expect![[r#"
+            2: Warning[directive-context]: AuthDBMUserFile in .htaccess forbidden by AllowOverride; httpd logs a warning and ignores it
+            3: Warning[directive-context]: AuthUserFile in .htaccess forbidden by AllowOverride; httpd logs a warning and skips it, yet not harmlessly: httpd makes authn_file_module's settings for this file before refusing the line, with nothing set, and that module merges nothing, so they replace the inherited ones: an AuthUserFile set above no longer applies here (Basic authentication with the file provider then answers 500, AH01619)
+            4: Warning[directive-context]: AuthUserFile in .htaccess forbidden by AllowOverride; httpd logs a warning and ignores it
+            6: Warning[directive-context]: AuthUserFile in .htaccess forbidden by AllowOverride; httpd logs a warning and skips it, yet not harmlessly: httpd makes authn_file_module's settings for the section around it before refusing the line, with nothing set, and that module merges nothing, so they replace the inherited ones: an AuthUserFile set above no longer applies here (Basic authentication with the file provider then answers 500, AH01619)
+            8: Warning[directive-context]: Satisfy in .htaccess forbidden by AllowOverride; httpd logs a warning and skips it, yet not harmlessly: httpd makes access_compat_module's settings for this file before refusing the line, with nothing set, and that module merges nothing, so they replace the inherited ones: the Order, Allow, Deny and Satisfy rules set above no longer apply here
         "#]].assert_eq(&found);
     }
 

@@ -6,9 +6,11 @@
 //! Invariants:
 //! * No IO: file names are recorded, never opened.
 //! * Merging mirrors each module: mod_authn_core merges AuthType (if set, including `None`) and
-//!   AuthName field by field (`merge_authn_core_dir_config`); mod_authn_file, mod_authz_groupfile
-//!   and mod_authz_dbm have no merger, but each of those fields is the only directive that
-//!   creates its module's config, so "later value wins if set" is exact; mod_auth_basic merges
+//!   AuthName field by field (`merge_authn_core_dir_config`); mod_authn_file, mod_authz_groupfile,
+//!   mod_authz_dbm and mod_authn_dbm have no merger: a section with any line of one of them
+//!   ([`no_merger_module`]) replaces every inherited field of that module, those it does not set
+//!   with the module's defaults ([`AuthnConfig::made`]: `AuthzDBMType` alone drops an inherited
+//!   `AuthDBMGroupFile`, `AuthDBMType` alone an inherited `AuthDBMUserFile`); mod_auth_basic merges
 //!   `providers` as "overrides' list if set" (`merge_auth_basic_dir_config`); mod_auth_digest has
 //!   no merger and also handles `AuthName` (`set_realm`), so any section with AuthName or an
 //!   `AuthDigest*` directive resets the digest provider list; mod_authn_anon has no merger either,
@@ -47,33 +49,47 @@ pub struct AuthnConfig {
     /// mod_authn_anon's config: present when the section had an `Anonymous*` directive (and
     /// mod_authn_anon is loaded).
     pub anon: Option<AnonConf>,
-    /// Modules without a merger whose configuration the section has with no value set: an
-    /// .htaccess line httpd skipped ([`skipped_line`]) still made it.
-    pub unset: Unset,
+    /// The value-holding modules without a merger whose configuration the section made (a line
+    /// of the module, even one httpd skipped: [`skipped_line`]); mod_auth_digest's and
+    /// mod_authn_anon's are [`AuthnConfig::digest`] and [`AuthnConfig::anon`].
+    pub made: Made,
 }
 
-/// The value-holding modules without a merger whose configuration a section has, its value unset
-/// ([`AuthnConfig::unset`]): merged, each replaces the inherited value with none.
+/// Which value-holding modules without a merger a section made the configuration of
+/// ([`AuthnConfig::made`]): merged, each replaces every inherited field of its module, those the
+/// section does not set with none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Unset {
+pub struct Made {
     /// mod_authn_file's (`AuthUserFile`).
-    pub user_file: bool,
+    pub authn_file: bool,
     /// mod_authz_groupfile's (`AuthGroupFile`).
-    pub group_file: bool,
-    /// mod_authz_dbm's (`AuthDBMGroupFile`).
-    pub dbm_group_file: bool,
+    pub authz_groupfile: bool,
+    /// mod_authz_dbm's (`AuthDBMGroupFile`, `AuthzDBMType`).
+    pub authz_dbm: bool,
+    /// mod_authn_dbm's (`AuthDBMUserFile`, `AuthDBMType`).
+    pub authn_dbm: bool,
 }
 
-/// The module without a merger that a directive of this file makes a configuration of, when the
-/// engine models it: httpd makes it (`ap_set_config_vectors`, its defaults) before it asks
-/// whether the AllowOverride lets the line in, so an .htaccess line skipped under
-/// `Nonfatal=Override` still replaces what the module inherited with those defaults.
+/// The authentication module without a merger (it makes a per-directory configuration and
+/// merges none: httpd keeps the nearest section's whole) that directive `name` belongs to, of
+/// those the engine models; read from httpd 2.4's modules/aaa: mod_authn_file (`AuthUserFile`),
+/// mod_authz_groupfile (`AuthGroupFile`), mod_authz_dbm (`AuthDBMGroupFile`, `AuthzDBMType`),
+/// mod_authn_dbm (`AuthDBMUserFile`, `AuthDBMType`), mod_authn_anon (`Anonymous*`) and
+/// mod_auth_digest (`AuthDigest*`, and `AuthName`, which mod_authn_core also handles). Those
+/// with a merger: mod_authn_core, mod_authz_core, mod_auth_basic, mod_auth_form,
+/// mod_authn_socache, mod_authn_dbd, mod_authz_dbd; mod_authz_user has no directive,
+/// mod_authz_owner and mod_authz_host no configuration. (mod_access_compat, also without a
+/// merger, is [`crate::ide::nonfatal`]'s.) httpd makes the module's configuration of the
+/// section for any of its lines (`ap_set_config_vectors`) before it asks whether the
+/// AllowOverride lets the line in, so the first such .htaccess line skipped under
+/// `Nonfatal=Override` still replaces what the module inherited with its defaults.
 pub fn no_merger_module(name: &str) -> Option<&'static str> {
     let l = name.to_ascii_lowercase();
     Some(match l.as_str() {
         "authuserfile" => "authn_file_module",
         "authgroupfile" => "authz_groupfile_module",
-        "authdbmgroupfile" => "authz_dbm_module",
+        "authdbmgroupfile" | "authzdbmtype" => "authz_dbm_module",
+        "authdbmuserfile" | "authdbmtype" => "authn_dbm_module",
         _ if ANON_DIRECTIVES.iter().any(|d| d.eq_ignore_ascii_case(name)) => "authn_anon_module",
         _ if DIGEST_DIRECTIVES.iter().any(|d| d.eq_ignore_ascii_case(name)) => "auth_digest_module",
         _ => return None,
@@ -134,6 +150,10 @@ impl AnonConf {
 
 /// mod_authn_dbm's directives.
 const DBM_DIRECTIVES: &[&str] = &["AuthDBMUserFile", "AuthDBMType"];
+
+/// mod_authz_dbm's directive the engine reads only for the configuration it makes (the DBM
+/// type of the group file is not modelled).
+const AUTHZ_DBM_TYPE: &str = "AuthzDBMType";
 
 /// mod_authn_anon's directives (`authn_anon_cmds`).
 const ANON_DIRECTIVES: &[&str] =
@@ -289,6 +309,19 @@ fn walk(
                 walk(body, ctx, limited, registered, conf, errors);
             }
             Item::Directive { name, args, raw_args, loc } => {
+                if let Some(made) = no_merger_module(name).filter(|m| ctx.modules.is_loaded(m)) {
+                    let made_of = &mut conf.get_or_insert_with(Default::default).made;
+                    match made {
+                        "authn_file_module" => made_of.authn_file = true,
+                        "authz_groupfile_module" => made_of.authz_groupfile = true,
+                        "authz_dbm_module" => made_of.authz_dbm = true,
+                        "authn_dbm_module" => made_of.authn_dbm = true,
+                        _ => {} // (mod_auth_digest's and mod_authn_anon's are their own fields)
+                    }
+                }
+                if name.eq_ignore_ascii_case(AUTHZ_DBM_TYPE) {
+                    continue;
+                }
                 if ANON_DIRECTIVES.iter().any(|d| d.eq_ignore_ascii_case(name)) {
                     if ctx.modules.is_loaded("authn_anon_module") {
                         let c = conf.get_or_insert_with(Default::default);
@@ -320,13 +353,7 @@ fn walk(
                     c.digest.get_or_insert_with(Default::default);
                 }
                 if skipped_line(args, raw_args) {
-                    // Its module's configuration, with nothing set (mod_auth_digest's is above).
-                    match lname.as_str() {
-                        "authuserfile" => c.unset.user_file = true,
-                        "authgroupfile" => c.unset.group_file = true,
-                        "authdbmgroupfile" => c.unset.dbm_group_file = true,
-                        _ => {}
-                    }
+                    // Its module's configuration, with nothing set: made above.
                     continue;
                 }
                 let value = |v: &str| Value { value: v.to_string(), loc: loc.clone() };
@@ -393,6 +420,7 @@ pub fn is_authn_directive(name: &str) -> bool {
         .chain(DIGEST_DIRECTIVES)
         .chain(ANON_DIRECTIVES)
         .chain(DBM_DIRECTIVES)
+        .chain(&[AUTHZ_DBM_TYPE])
         .any(|d| d.eq_ignore_ascii_case(name))
 }
 
@@ -408,19 +436,21 @@ pub fn authn_from_items(items: &[Item], ctx: &PolicyCtx) -> (Option<AuthnConfig>
 
 /// Merge `new` (a later section) over `base`, module by module (see the module docs).
 pub fn merge_authn(base: &AuthnConfig, new: &AuthnConfig) -> AuthnConfig {
-    // A module's configuration the section has, its value unset, replaces the inherited value.
-    let or_base = |v: &Option<Value<String>>, unset: bool, b: &Option<Value<String>>| {
-        v.clone().or_else(|| if unset { None } else { b.clone() })
+    // A module without a merger whose configuration the section made keeps the section's
+    // fields, unset ones too; else the inherited ones go on.
+    let or_base = |v: &Option<Value<String>>, made: bool, b: &Option<Value<String>>| {
+        v.clone().or_else(|| if made { None } else { b.clone() })
     };
+    let made = &new.made;
     AuthnConfig {
         auth_type: new.auth_type.clone().or_else(|| base.auth_type.clone()),
         auth_name: new.auth_name.clone().or_else(|| base.auth_name.clone()),
-        user_file: or_base(&new.user_file, new.unset.user_file, &base.user_file),
-        group_file: or_base(&new.group_file, new.unset.group_file, &base.group_file),
-        dbm_group_file: or_base(&new.dbm_group_file, new.unset.dbm_group_file, &base.dbm_group_file),
-        dbm_user_file: new.dbm_user_file.clone().or_else(|| base.dbm_user_file.clone()),
-        dbm_type: new.dbm_type.clone().or_else(|| base.dbm_type.clone()),
-        unset: new.unset,
+        user_file: or_base(&new.user_file, made.authn_file, &base.user_file),
+        group_file: or_base(&new.group_file, made.authz_groupfile, &base.group_file),
+        dbm_group_file: or_base(&new.dbm_group_file, made.authz_dbm, &base.dbm_group_file),
+        dbm_user_file: or_base(&new.dbm_user_file, made.authn_dbm, &base.dbm_user_file),
+        dbm_type: or_base(&new.dbm_type, made.authn_dbm, &base.dbm_type),
+        made: new.made,
         basic_providers: new.basic_providers.clone().or_else(|| base.basic_providers.clone()),
         digest: new.digest.clone().or_else(|| base.digest.clone()),
         anon: new.anon.clone().or_else(|| base.anon.clone()),
@@ -510,6 +540,21 @@ mod tests {
         let parent = build("AuthDigestProvider dbm").0.unwrap();
         let child = build("AuthName x").0.unwrap();
         assert_eq!(merge_authn(&parent, &child).digest, Some(DigestConf { providers: None }));
+    }
+
+    /// mod_authn_dbm and mod_authz_dbm merge nothing: a section with any line of one of them
+    /// has that module's fields whole, those it does not set unset (httpd: `AuthDBMType` alone
+    /// beneath an `AuthDBMUserFile` answers 500, AH10285, the file name "(null)").
+    #[test]
+    fn a_line_of_a_module_without_a_merger_replaces_every_inherited_field_of_it() {
+        let parent = build("AuthDBMUserFile /p\nAuthDBMType SDBM\nAuthDBMGroupFile /g\nAuthUserFile /u").0.unwrap();
+        let m = merge_authn(&parent, &build("AuthDBMType DB").0.unwrap());
+        assert_eq!((m.dbm_user_file, m.dbm_type.map(|t| t.value)), (None, Some("DB".to_string())));
+        assert_eq!(m.dbm_group_file.map(|g| g.value).as_deref(), Some("/g"));
+        let m = merge_authn(&parent, &build("AuthzDBMType db").0.unwrap());
+        assert_eq!((m.dbm_group_file, m.dbm_user_file.map(|f| f.value)), (None, Some("/p".to_string())));
+        assert_eq!(m.user_file.map(|f| f.value).as_deref(), Some("/u"));
+        assert!(is_authn_directive("authzdbmtype"));
     }
 
     #[test]
