@@ -99,7 +99,8 @@ pub struct ExplainArgs {
     /// The request carries credentials that are wrong.
     #[arg(long, conflicts_with = "user")]
     pub wrong_password: bool,
-    /// The Host header: picks the virtual host by ServerName/ServerAlias.
+    /// The Host header: picks the virtual host by ServerName/ServerAlias (as does a
+    /// `--header "Host: NAME"`, which must then agree with it).
     #[arg(long)]
     pub host: Option<String>,
     #[arg(long, default_value = "GET")]
@@ -109,8 +110,9 @@ pub struct ExplainArgs {
     /// otherwise.
     #[arg(long = "env", value_name = "VAR=VALUE")]
     pub env: Vec<String>,
-    /// A request header NAME:VALUE (for SetEnvIf/BrowserMatch); repeatable. Headers not given
-    /// are unknown, unless --only-headers.
+    /// A request header NAME:VALUE (for SetEnvIf/BrowserMatch, `<If>`; `Host:` picks the
+    /// virtual host, as --host does); repeatable. Headers not given are unknown, unless
+    /// --only-headers.
     #[arg(long = "header", value_name = "NAME:VALUE")]
     pub header: Vec<String>,
     /// The request carries no header besides those of --header (and Host, from --host).
@@ -794,7 +796,7 @@ pub fn request_spec(a: &ExplainArgs, cfg: &config::Config) -> Result<ide::access
     let target = RequestTarget::parse(a.url.as_deref().unwrap_or("/"))?;
     // The connection's port: given, else the absolute URL's, else the one Listen names.
     req.local_port = a.port.or(target.port).or_else(|| ide::explain::listen_port(cfg).ok());
-    let host = host_header(a, &target);
+    let host = host_header(a, &target)?;
     Ok(ide::access::RequestSpec { path: target.path, host, request: req })
 }
 
@@ -853,9 +855,33 @@ impl RequestTarget {
 }
 
 /// The Host header httpd goes by: an absolute URL's host and port (httpd replaces the
-/// header with them, `ap_update_vhost_from_headers`), else --host.
-fn host_header(a: &ExplainArgs, target: &RequestTarget) -> Option<String> {
-    target.authority.clone().or_else(|| a.host.clone())
+/// header with them, `ap_update_vhost_from_headers`), else the request's Host header, given
+/// with --host or `--header "Host: NAME"` (the two must agree, and the header be given once).
+fn host_header(a: &ExplainArgs, target: &RequestTarget) -> Result<Option<String>, String> {
+    let headers: Vec<&str> = a
+        .header
+        .iter()
+        .filter_map(|h| h.split_once(':'))
+        .filter(|(n, _)| n.trim().eq_ignore_ascii_case("Host"))
+        .map(|(_, v)| v.trim())
+        .collect();
+    if headers.len() > 1 {
+        return Err(format!(
+            "--header gives the Host header {} times ({}): a request carries one, give it once",
+            headers.len(),
+            headers.join(", ")
+        ));
+    }
+    let header = headers.first().map(|h| h.to_string());
+    if let (Some(h), Some(given)) = (&a.host, &header) {
+        if !h.eq_ignore_ascii_case(given) {
+            return Err(format!(
+                "--host {h} and --header \"Host: {given}\" name two hosts: a request carries one Host header, give \
+                 one of them"
+            ));
+        }
+    }
+    Ok(target.authority.clone().or_else(|| a.host.clone()).or(header))
 }
 
 /// `--env` values: VAR=VALUE sets, !VAR unsets.
@@ -882,7 +908,7 @@ fn env_overrides(a: &ExplainArgs) -> Result<Vec<(String, Option<String>)>, Strin
 pub fn request_inputs(a: &ExplainArgs) -> Result<ide::setenvif::EnvInputs, String> {
     let mut headers = Vec::new();
     let target = RequestTarget::parse(a.url.as_deref().unwrap_or("/"))?;
-    if let Some(h) = host_header(a, &target) {
+    if let Some(h) = host_header(a, &target)? {
         headers.push(("Host".to_string(), h));
     }
     for h in &a.header {
@@ -891,7 +917,10 @@ pub fn request_inputs(a: &ExplainArgs) -> Result<ide::setenvif::EnvInputs, Strin
         if n.is_empty() || n.contains(char::is_whitespace) {
             return Err(format!("--header {h:?}: expected NAME:VALUE"));
         }
-        headers.push((n.to_string(), v.trim().to_string()));
+        // (The Host header is the one host_header gives, first.)
+        if !n.eq_ignore_ascii_case("Host") {
+            headers.push((n.to_string(), v.trim().to_string()));
+        }
     }
     Ok(ide::setenvif::EnvInputs {
         headers,

@@ -6,8 +6,10 @@
 //! * always with the method GET, the same headers (credentials) and a copy of the request's
 //!   environment as it is by then: SetEnvIf's variables *and* mod_env's `SetEnv` ones (mod_env's
 //!   fixup runs before mod_dir's), without running SetEnvIf again;
-//! * when the subrequest's sections are exactly the request's, httpd reuses the request's
-//!   merged configuration and skips the access checks (`ap_process_request_internal`);
+//! * when the subrequest's sections and `<If>` branches (its conditions evaluated for it: GET,
+//!   its own URI) are exactly the request's, httpd reuses the request's merged configuration and
+//!   skips the access checks (`ap_process_request_internal`), else it checks them again for GET
+//!   ([`crate::ide::subrequest`]);
 //! * the first name that passes and is a regular file is served; a refusal (403, 500, or 401 when
 //!   other names follow) is remembered and answered if no later name is served; a 401 from the
 //!   last name is answered at once. The refusal is logged with the index file's path.
@@ -15,7 +17,7 @@
 //! Invariants: no IO besides what [`crate::ide::access`] does (existence of the index files);
 //! an unknown subrequest outcome makes the request's outcome unknown.
 
-use crate::ide::access::{normalize_url, walk_and_evaluate, Effective, FsView, RequestSpec};
+use crate::ide::access::{normalize_url, Effective, FsView, RequestSpec};
 use crate::ide::alias_redirect::Redirected;
 use crate::ide::config::{Config, Node, NodeKind};
 use crate::ide::policy::{self, EnvVar, Item, TraceStep};
@@ -186,14 +188,6 @@ fn mod_env_vars(cfg: &Config, e: &Effective) -> Vec<(String, EnvVar)> {
     acc
 }
 
-/// The sections' identities: equal lists mean httpd reuses the request's configuration.
-fn section_ids(e: &Effective) -> Vec<(&Path, u32, u32, &str)> {
-    e.sections
-        .iter()
-        .map(|s| (&*s.path, u32::from(s.range.start()), u32::from(s.range.end()), s.kind.as_str()))
-        .collect()
-}
-
 /// `ap_sub_req_lookup_uri`'s URL for an index name.
 pub(crate) fn sub_url(dir_url: &str, name: &str) -> String {
     let name = name.split('?').next().unwrap_or(name);
@@ -328,7 +322,6 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
         env.vars.retain(|n, _| !n.eq_ignore_ascii_case(&k));
         env.vars.insert(k, v);
     }
-    let main_ids = section_ids(e);
     let mut lookup = IndexLookup {
         names: names.clone(),
         tries: vec![],
@@ -346,10 +339,10 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
         req.method = "GET".into();
         req.env = env.clone();
         let sub_spec = RequestSpec { path: sub_url(&url, name), host: spec.host.clone(), request: req };
-        let sub = walk_and_evaluate(cfg, fs, &sub_spec, None, Some(&e.filesystem_path), e.decided.as_ref());
-        let same = section_ids(&sub) == main_ids && sub.refused_symlink.is_none();
+        let crate::ide::subrequest::Sub { effective: sub, same_config: same } =
+            crate::ide::subrequest::walk(cfg, fs, spec, e, &sub_spec, Some(&e.filesystem_path));
         let regular = sub.filesystem_path.is_file();
-        let mut status = if same { Some(200) } else { sub.outcome.status };
+        let mut status = sub.outcome.status;
         let mut answered = None;
         // A name that is a directory without its trailing slash: the subrequest's own fixups
         // redirect it (mod_dir), and mod_dir passes the redirect on when no later name serves.

@@ -287,7 +287,7 @@ fn answer_with(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective, han
             log: Some(LogEntry { ah_code, module: "core", level: LogLevel::Info, message }),
         })
     };
-    match std::fs::symlink_metadata(filename) {
+    match followed_metadata(filename, e) {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
             not_get(method).or_else(|| not_found("AH00128", format!("no such file: {}", filename.display())))
         }
@@ -361,6 +361,18 @@ fn answer_with(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective, han
         }
         Ok(_) => handler(format!("{} is not a regular file", filename.display())),
     }
+}
+
+/// What httpd's walk left in `r->finfo` for `filename`, the request's file: a symbolic link the
+/// walk did not refuse was followed (`resolve_symlink` stats the target), so the target's type
+/// (a link to a directory is a directory: mod_dir redirects it without its slash); a link whose
+/// target cannot be reached stays a link.
+fn followed_metadata(filename: &Path, e: &Effective) -> std::io::Result<std::fs::Metadata> {
+    let m = std::fs::symlink_metadata(filename)?;
+    if m.file_type().is_symlink() && e.refused_symlink.is_none() {
+        return Ok(std::fs::metadata(filename).unwrap_or(m));
+    }
+    Ok(m)
 }
 
 /// The default handler's 404 (AH00130) for a regular file `filename` reached by a URL that
@@ -651,7 +663,7 @@ fn fallback(
         format!("{}{target}", &url[..url.rfind('/').map_or(0, |i| i + 1)])
     };
     let sub = RequestSpec { path, host: spec.host.clone(), request };
-    let x = crate::ide::access::walk_and_evaluate(cfg, fs, &sub, None, None, e.decided.as_ref());
+    let x = crate::ide::subrequest::walk(cfg, fs, spec, e, &sub, None).effective;
     let at = format!("FallbackResource {target} at {}", d.at);
     let passed_on = |status: u16, why: String, log: Option<LogEntry>| {
         if status == 404 {
@@ -724,7 +736,7 @@ fn fallback_subrequest(cfg: &Config, fs: &FsView, spec: &RequestSpec, sub: &Requ
         return redirected(r);
     }
     let file = &x.filesystem_path;
-    match std::fs::symlink_metadata(file) {
+    match followed_metadata(file, x) {
         Ok(m) if m.is_file() => {
             // `ap_internal_fast_redirect`: the request becomes the subrequest, its method kept.
             let taken = RequestSpec { path: sub.path.clone(), host: sub.host.clone(), request: spec.request.clone() };

@@ -50,6 +50,7 @@ pub mod selection_ranges;
 pub mod semantic_tokens;
 pub mod setenvif;
 mod shared_strings;
+pub mod subrequest;
 #[cfg(test)]
 mod test_support;
 pub mod workspace;

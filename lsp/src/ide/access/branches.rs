@@ -133,15 +133,13 @@ pub fn holding(cfg: &Config, b: &Branch) -> Vec<String> {
 
 /// What the `<If>` conditions can know of request `spec` (with headers `inputs`): the client's
 /// address, the method, the path, the headers given; `%{HTTPS}` is off where mod_ssl is not
-/// loaded. At a directory's URL (ending in `/`) mod_dir's DirectoryIndex subrequest walks the same
-/// sections with its own URI and method GET: the path is then unknown, and the method unless GET.
+/// loaded. (mod_dir's subrequests, with their own URI and the method GET, evaluate the
+/// conditions again: [`crate::ide::subrequest`].)
 pub fn expr_request<'a>(cfg: &Config, spec: &'a RequestSpec, inputs: &'a EnvInputs) -> ExprRequest<'a> {
     let not_loaded = |m: &str| cfg.modules_known && !cfg.modules.contains(m);
     let path = &spec.path[..spec.path.find(['?', '#']).unwrap_or(spec.path.len())];
-    let dir = path.ends_with('/');
     // `r->uri` is the path decoded and normalized: known as written when there is nothing to do.
     let plain = path.starts_with('/')
-        && !dir
         && !path.contains(['%', '\\'])
         && !path.contains("//")
         && !path.contains("/./")
@@ -152,7 +150,7 @@ pub fn expr_request<'a>(cfg: &Config, spec: &'a RequestSpec, inputs: &'a EnvInpu
     ExprRequest {
         client: Some(spec.request.client),
         peer: not_loaded("remoteip_module").then_some(spec.request.client),
-        method: (!dir || method == "GET").then_some(method),
+        method: Some(method),
         uri: plain.then_some(path),
         headers: &inputs.headers,
         headers_complete: inputs.headers_complete,

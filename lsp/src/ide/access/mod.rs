@@ -105,9 +105,14 @@ pub struct Effective {
     /// The `<If>` chains on the way whose branches hold what the answer reads
     /// ([`branches`]): the answer may differ with each combination of their branches.
     pub chains: Vec<branches::Chain>,
-    /// The branches this request was walked with, when decided (mod_dir's subrequest takes the
-    /// same).
+    /// The other `<If>` chains on the way, which hold nothing the answer reads.
+    pub other_chains: Vec<branches::Chain>,
+    /// The branches this request was walked with, when decided (mod_dir's subrequests decide
+    /// theirs again: [`crate::ide::subrequest`]).
     pub decided: Option<branches::Decided>,
+    /// The headers the `<If>` conditions were evaluated with (explain's), which a subrequest
+    /// shares.
+    pub inputs: Option<crate::ide::setenvif::EnvInputs>,
     /// The symbolic link on the way that httpd refuses to follow (403 before any access check).
     pub refused_symlink: Option<PathBuf>,
 }
@@ -658,6 +663,7 @@ pub fn walk_and_evaluate(
     let local = url::Connection::of(&spec.request);
     let walked = walk_request_as(cfg, fs, &spec.path, spec.host.as_deref(), local, main_walk, decided);
     let chains = walked.chains().to_vec();
+    let other_chains = walked.other_chains().to_vec();
     let index_condition = walked.index_condition().map(str::to_string);
     let r = walked.clone().merge(cfg);
     let (sections, per_dir) = r.sections_and_per_dir(cfg);
@@ -733,7 +739,9 @@ pub fn walk_and_evaluate(
         index: None,
         index_condition,
         chains,
+        other_chains,
         decided: decided.cloned(),
+        inputs: env_inputs.cloned(),
         refused_symlink: r.symlink.map(|(p, _)| p),
     }
 }

@@ -94,7 +94,7 @@ fn walk(
     startup: &mut Vec<policy::ConfigError>,
     index_conditions: &mut Vec<String>,
     decided: Option<&Decided>,
-    chains: &mut Vec<Chain>,
+    (chains, others): (&mut Vec<Chain>, &mut Vec<Chain>),
     presumed_there: &mut bool,
 ) -> (Vec<Vec<Contribution>>, Option<SymlinkRefusal>) {
     let ix = cfg.index();
@@ -317,7 +317,7 @@ fn walk(
     }
     if_lists.retain(|(_, l)| !l.is_empty());
     for (src, list) in &if_lists {
-        every_chain(cfg, *src, list, startup, chains);
+        every_chain(cfg, *src, list, startup, (chains, others));
     }
     // httpd's If walk (`server/request.c: ap_if_walk_sub`) goes level by level: it merges the
     // branches taken among the sections of the level together, then onto the request's
@@ -400,14 +400,15 @@ fn walk(
 /// nested in their sections at any depth, each before the ones nested in it: the chains holding
 /// what the answer reads go to `chains`, whatever the branches taken (a caller walks each
 /// combination of their branches; [`branches::combinations`] takes a nested chain's branches only
-/// with the branch enclosing it). httpd parses every condition at startup: those it cannot parse
-/// go to `startup`.
+/// with the branch enclosing it), the others to `others` (whether they apply still tells whether
+/// a subrequest's configuration is its main request's). httpd parses every condition at startup:
+/// those it cannot parse go to `startup`.
 fn every_chain(
     cfg: &Config,
     src: IfSource,
     list: &[SecId],
     startup: &mut Vec<policy::ConfigError>,
-    chains: &mut Vec<Chain>,
+    (chains, others): (&mut Vec<Chain>, &mut Vec<Chain>),
 ) {
     let c = src.map_or(cfg, |(_, frag)| &**frag);
     let ix = c.index();
@@ -418,11 +419,15 @@ fn every_chain(
             }
         }
         let nested: Vec<&[SecId]> = chain.iter().map(|&id| ix.ifs_in(id)).filter(|l| !l.is_empty()).collect();
-        if chain.iter().any(|&id| branches::relevant(c, id)) {
-            chains.push(chain.into_iter().map(|id| branch_of(src, id)).collect());
+        let chain_relevant = chain.iter().any(|&id| branches::relevant(c, id));
+        let branches = chain.into_iter().map(|id| branch_of(src, id)).collect();
+        if chain_relevant {
+            chains.push(branches);
+        } else {
+            others.push(branches);
         }
         for list in nested {
-            every_chain(cfg, src, list, startup, chains);
+            every_chain(cfg, src, list, startup, (&mut *chains, &mut *others));
         }
     }
 }
@@ -612,6 +617,8 @@ pub struct Walked {
     symlink: Option<SymlinkRefusal>,
     /// The `<If>` chains on the way whose branches hold what the answer reads, decided or not.
     chains: Vec<Chain>,
+    /// The other `<If>` chains on the way.
+    other_chains: Vec<Chain>,
     /// Startup errors of the `<If>` sections on the way (their conditions), which no section's
     /// policy holds.
     startup: Vec<policy::ConfigError>,
@@ -668,8 +675,8 @@ pub(super) fn walk_request_as(
             && path_text(&translated) == path_text(&filesystem_path)
             && filesystem_path.is_file()
     });
-    let (mut conditional, mut startup, mut index_conditions, mut chains) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut conditional, mut startup, mut index_conditions, mut chains, mut other_chains) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut presumed_there = false;
     let (phases, symlink) = walk(
         cfg,
@@ -684,7 +691,7 @@ pub(super) fn walk_request_as(
         &mut startup,
         &mut index_conditions,
         decided,
-        &mut chains,
+        (&mut chains, &mut other_chains),
         &mut presumed_there,
     );
     Walked {
@@ -696,6 +703,7 @@ pub(super) fn walk_request_as(
         conditional,
         symlink,
         chains,
+        other_chains,
         startup,
         index_conditions,
         presumed_there,
@@ -713,6 +721,12 @@ impl Walked {
     /// (access rules, a directive of the handler, mod_dir, mod_setenvif, ErrorDocument…).
     pub fn chains(&self) -> &[Chain] {
         &self.chains
+    }
+
+    /// The other `<If>` chains on the way, which hold nothing the answer reads: whether they
+    /// apply still tells whether a subrequest's configuration is its main request's.
+    pub fn other_chains(&self) -> &[Chain] {
+        &self.other_chains
     }
 
     /// Whether section `id` is merged on this walk (an `<If>` whose expression the walk could
@@ -757,6 +771,7 @@ impl Walked {
             conditional: _,
             symlink,
             chains: _,
+            other_chains: _,
             startup,
             index_conditions: _,
             presumed_there,
