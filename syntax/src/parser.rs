@@ -307,6 +307,13 @@ pub(crate) fn parse_into<S: Sink>(src: &str, b: &mut S) -> Vec<SyntaxError> {
             // httpd reads `<Name` alone as `<Name>`: an opener with nothing after its name is
             // handed the arguments `>` (`ap_build_config_sub`).
             let bare = !name_gt && skip_space(text, wend) == text.len();
+            // `<Name> words`: httpd hands the handler the words after `<Name>`, where a
+            // section's handler looks for its `>` (only the form without one is judged here).
+            let words_after_gt = name_gt && skip_space(text, wend) < text.len();
+            let gt_then_words = words_after_gt
+                && !text[wend..].contains(&b'>')
+                && (listed(NEEDS_ARGS) || listed(NO_ARGS))
+                && !name.eq_ignore_ascii_case("ifversion");
             let mut header_errors = Vec::new();
             if name_gt || bare {
                 if name_gt {
@@ -342,8 +349,13 @@ pub(crate) fn parse_into<S: Sink>(src: &str, b: &mut S) -> Vec<SyntaxError> {
             if (nargs == 0 && listed(NEEDS_ARGS)) || no_condition() {
                 header_errors.push(format!("<{name}> directive requires additional arguments"));
             }
-            if words > 0 && listed(NO_ARGS) && !name.eq_ignore_ascii_case("else") {
-                header_errors.push(format!("<{name}> directive doesn't take additional arguments"));
+            if words > 0 && listed(NO_ARGS) {
+                // (core.c's `ifsection` says it its own way, whatever case the name is written in.)
+                header_errors.push(if name.eq_ignore_ascii_case("else") {
+                    "<Else> does not take an argument".to_string()
+                } else {
+                    format!("<{name}> directive doesn't take additional arguments")
+                });
             }
             if listed(SINGLE_PATH) {
                 let limit = if first_word(line.joined(), wend) == Some("~") { 2 } else { 1 };
@@ -353,8 +365,11 @@ pub(crate) fn parse_into<S: Sink>(src: &str, b: &mut S) -> Vec<SyntaxError> {
             }
             // mod_version splits its words itself and looks for the `>` at the end of one.
             if name.eq_ignore_ascii_case("ifversion") {
-                let args = if name_gt || bare { ">" } else { &line.joined()[wend..] };
+                let args = if (name_gt && !words_after_gt) || bare { ">" } else { &line.joined()[wend..] };
                 header_errors = if_version_error(args).into_iter().collect();
+            }
+            if gt_then_words {
+                header_errors = vec![format!("<{name}> directive missing closing '>'")];
             }
             errors.extend(header_errors.into_iter().map(|m| err(m, line_range)));
             stack.push(Open { name: name.into(), header: line_range, node, mismatched: false });

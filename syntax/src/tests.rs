@@ -495,3 +495,38 @@ fn a_condition_with_an_empty_first_word_is_refused() {
     assert!(errors("<IfModule \"!\">\n</IfModule>\n<IfModule ! mod_alias.c>\n</IfModule>\n").is_empty());
     assert!(errors("<IfDefine !X>\n</IfDefine>\n<IfModule \"x\"y>\n</IfModule>\n").is_empty());
 }
+
+/// core.c's `ifsection` refuses any text before an `<Else>`'s `>` (a condition written out of
+/// habit, an empty quoted word, a second `>`), in words of its own; blanks alone are nothing.
+#[test]
+fn an_else_takes_no_argument() {
+    let src = "<Else x>\n</Else>\n<Else \"\">\n</Else>\n<ELSE > >\n</ELSE>\n<Else \\\n  \"%{REMOTE_ADDR} == '1.2.3.4'\">\n</Else>\n";
+    expect![[r#"
+        [
+            "<Else> does not take an argument",
+            "<Else> does not take an argument",
+            "<Else> does not take an argument",
+            "<Else> does not take an argument",
+        ]
+    "#]]
+    .assert_debug_eq(&errors(src));
+    assert!(errors("<Else>\n</Else>\n<Else   >\n</Else>\n<Else\n</Else>\n").is_empty());
+}
+
+/// `<Name> words`: httpd hands the section's handler the words after `<Name>`, and with no `>`
+/// among them the handler says the opener misses its `>` (not that it has no argument).
+#[test]
+fn words_after_a_closed_section_name_are_an_opener_without_its_gt() {
+    expect![[r#"
+        [
+            "<Directory> directive missing closing '>'",
+            "<Else> directive missing closing '>'",
+            "<IfVersion> directive missing closing '>'",
+        ]
+    "#]]
+    .assert_debug_eq(&errors(
+        "<Directory> /srv\n</Directory>\n<Else> # otherwise\n</Else>\n<IfVersion> >= 2.4\n</IfVersion>\n",
+    ));
+    // Unknown names are not judged here (httpd: Invalid command), nor a blank after the `>`.
+    assert!(errors("<Foo> x\n</Foo>\n<Directory> \t\n</Directory>\n").iter().all(|e| !e.contains("closing '>'")));
+}

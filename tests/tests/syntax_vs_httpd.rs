@@ -114,6 +114,21 @@ const LINE_CASES: &[(&str, &str)] = &[
     ("if_module_bare", "<IfModule \n</IfModule>\n"),
     ("virtual_host_without_gt", "<VirtualHost *:80\n</VirtualHost>\n"),
     ("if_without_gt_but_one_inside", "<If \"1 > 0\"\n</If>\n"),
+    // `<Else>` takes nothing before its `>` (black-box round 14, F3).
+    ("else_with_a_word", "<If \"true\">\n</If>\n<Else x>\n</Else>\n"),
+    ("else_with_an_empty_word", "<If \"true\">\n</If>\n<Else \"\">\n</Else>\n"),
+    ("else_with_a_second_gt", "<If \"true\">\n</If>\n<ELSE > >\n</ELSE>\n"),
+    (
+        "else_with_a_condition_in_a_directory",
+        "<Directory /srv>\n<If \"true\">\n</If>\n<Else \"%{REMOTE_ADDR} == '1.2.3.4'\">\n</Else>\n</Directory>\n",
+    ),
+    ("else_without_if_with_a_word", "<Else x>\n</Else>\n"),
+    ("else_with_blanks", "<If \"true\">\n</If>\n<Else  \t>\n</Else>\n<If \"true\">\n</If>\n<Else\n</Else>\n"),
+    // `<Name> words`: the words are the opener's arguments, which then lack their `>`.
+    ("else_gt_then_a_comment", "<If \"true\">\n</If>\n<Else> # otherwise\n</Else>\n"),
+    ("directory_gt_then_a_path", "<Directory> /srv\n</Directory>\n"),
+    ("if_module_gt_then_a_name", "<IfModule> mod_alias.c\n</IfModule>\n"),
+    ("if_version_gt_then_words", "<IfVersion> >= 2.4\n</IfVersion>\n"),
 ];
 
 #[test]

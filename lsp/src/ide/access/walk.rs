@@ -575,6 +575,7 @@ fn walk_time_error(message: &str) -> bool {
         && !message.starts_with("</")
         && (message.ends_with("requires additional arguments")
             || message.ends_with("doesn't take additional arguments")
+            || message.ends_with("does not take an argument")
             || message.ends_with("missing closing '>'")
             || message.ends_with("arguments not (yet) supported."))
 }

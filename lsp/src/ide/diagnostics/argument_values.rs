@@ -258,6 +258,7 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         "ServerAlias" if in_main_server(cfg, place) => Some("ServerAlias only used in <VirtualHost>".to_string()),
         "Listen" if in_main_server(cfg, place) => listen_refusal(n.arg_strings()),
+        "Error" => Some(error_directive_message(n.raw_args())),
         "Mutex" if in_main_server(cfg, place) => module_words::mutex_refusal(cfg, &n.arg_strings()),
         "IndexOptions" if arity_ok(n) && cfg.module_loaded("autoindex_module") => {
             module_words::index_options_refusal(n, &n.arg_strings(), place)
@@ -586,9 +587,25 @@ fn authn_provider_refusal(cfg: &Config, name: &str, args: &[String]) -> Option<S
     })
 }
 
+/// core.c's `generate_error`: an `Error` line stops httpd wherever it is read, with its text
+/// (RAW_ARGS, one pair of enclosing quotes taken off) as the message.
+fn error_directive_message(raw: &str) -> String {
+    if raw.is_empty() {
+        return "The Error directive was used with no message.".to_string();
+    }
+    let b = raw.as_bytes();
+    let message = match b[0] {
+        q @ (b'"' | b'\'') if b[b.len() - 1] == q => raw.get(1..raw.len() - 1).unwrap_or(""),
+        _ => raw,
+    };
+    if message.is_empty() {
+        return "an empty message (this Error line stops httpd wherever it is read)".to_string();
+    }
+    format!("{message} (the message of this Error line, which stops httpd wherever it is read)")
+}
+
 /// `ap_set_listener` on the words `invoke_cmd` hands a `TAKE_ARGV` handler (a last empty word
-/// dropped): one or two, the first an address `apr_parse_addr_port` reads (only an empty one
-/// is judged here).
+/// dropped): one or two, the first an address [`listen_address`] reads, with a port.
 fn listen_refusal(mut args: Vec<String>) -> Option<String> {
     if args.last().is_some_and(String::is_empty) {
         args.pop();
@@ -596,14 +613,60 @@ fn listen_refusal(mut args: Vec<String>) -> Option<String> {
     if args.is_empty() || args.len() > 2 {
         return Some("Listen requires 1 or 2 arguments.".to_string());
     }
-    let addr = &args[0];
-    if addr.is_empty() {
-        return Some("Invalid address or port".to_string());
+    listen_address(&args[0]).err()
+}
+
+/// What a `Listen` word listens on: host (None for any, `*` or none), scope and port, as
+/// `ap_set_listener` reads it with `apr_parse_addr_port`; or the words httpd refuses it with.
+/// A host with a colon that is no IPv6 address (`Listen ::1` reads as host `:`, port 1) is
+/// refused when `alloc_listener` looks it up (AH00077); other names are not looked up here.
+pub(super) fn listen_address(word: &str) -> Result<(Option<&str>, Option<&str>, u16), String> {
+    let invalid = || "Invalid address or port".to_string();
+    let (host, scope, port) = apr_parse_addr_port(word).ok_or_else(invalid)?;
+    let host = host.filter(|h| *h != "*");
+    if port == 0 {
+        return Err("Port must be specified".to_string());
     }
-    // `apr_parse_addr_port`: a port alone is digits; else it follows the last colon. Only the
-    // plainest case is judged: a host without any colon (`localhost`, `10.0.0.1`, `*`).
-    (!addr.bytes().all(|b| b.is_ascii_digit()) && !addr.contains(':') && !addr.starts_with('['))
-        .then(|| "Port must be specified".to_string())
+    if let Some(h) = host {
+        if h.contains(':') && !word.starts_with('[') && h.parse::<std::net::Ipv6Addr>().is_err() {
+            return Err(format!(
+                "alloc_listener: failed to set up sockaddr for {h} (AH00077; `{word}` reads as host `{h}`, port {port}: an IPv6 address needs brackets, [::1]:80): Listen setup failed"
+            ));
+        }
+    }
+    Ok((host, scope, port))
+}
+
+/// APR's `apr_parse_addr_port`: the port is the digits ending the word, alone or after a colon
+/// (`atoi`, 1..65535); without them the whole word is the host and the port 0; a host in
+/// brackets must be an IPv6 address, with an optional `%scope`. None where APR refuses it.
+fn apr_parse_addr_port(s: &str) -> Option<(Option<&str>, Option<&str>, u16)> {
+    let digits = s.len() - s.bytes().rev().take_while(u8::is_ascii_digit).count();
+    let in_range = |p: &str| u16::try_from(atoi(p)).ok().filter(|&p| p >= 1);
+    if digits == 0 {
+        return Some((None, None, in_range(s)?));
+    }
+    let (host, port) = match s[..digits].strip_suffix(':') {
+        Some(host) if digits < s.len() => {
+            if host.is_empty() {
+                return None;
+            }
+            (host, in_range(&s[digits..])?)
+        }
+        _ => (s, 0),
+    };
+    let Some(inner) = host.strip_prefix('[') else { return Some((Some(host), None, port)) };
+    let inner = inner.strip_suffix(']')?;
+    if inner.contains(']') {
+        return None;
+    }
+    let (addr, scope) = match inner.split_once('%') {
+        Some((_, "")) => return None,
+        Some((a, z)) => (a, Some(z)),
+        None => (inner, None),
+    };
+    addr.parse::<std::net::Ipv6Addr>().ok()?;
+    Some((Some(addr), scope, port))
 }
 
 /// mod_ssl's `ssl_cmd_protocol_parse` (`SSLProtocol`, `SSLProxyProtocol`): each word, after an
@@ -1985,6 +2048,26 @@ mod tests {
             "ExpiresDefault \"n p 1 mo 2 mi 3 y\"\n",
             "ExpiresByType text A300\n",
             "ExpiresByType text/html \"modification 5 hours\"\n",
+        )));
+    }
+
+    /// An `Error` line stops httpd wherever it is read, with its message (one pair of enclosing
+    /// quotes taken off), or core.c's words when it has none; not where a false conditional
+    /// skips it.
+    #[test]
+    fn an_error_line_stops_httpd() {
+        expect![[r#"
+            /etc/httpd.conf:1: Error[argument-value]: httpd 2.4 will not start: The Error directive was used with no message.
+            /etc/httpd.conf:3: Error[argument-value]: httpd 2.4 will not start: mod_ssl is needed (the message of this Error line, which stops httpd wherever it is read)
+            /etc/httpd.conf:5: Error[argument-value]: httpd 2.4 will not start: 'x" (the message of this Error line, which stops httpd wherever it is read)
+            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: an empty message (this Error line stops httpd wherever it is read)
+        "#]].assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "Error\n",
+            "<Directory /srv>\nError \"mod_ssl is needed\"\n</Directory>\n",
+            "Error 'x\"\n",
+            "Error ''\n",
+            "<IfModule mod_nosuch.c>\nError \"skipped\"\n</IfModule>\n",
         )));
     }
 

@@ -10,6 +10,7 @@ mod defeated_require;
 pub mod deprecated_access;
 mod deprecated_directive;
 pub mod directive_context;
+mod duplicate_listen;
 mod else_without_if;
 pub(crate) mod expr_syntax;
 mod htaccess_conditionals;
@@ -317,6 +318,9 @@ pub(crate) fn never_read(cfg: &Config) -> bool {
 /// Checks that evaluate requests across the whole configuration.
 pub(crate) fn engine(cfg: &Config, out: &mut Vec<Diagnostic>) {
     defeated_require::check(cfg, out);
+    // (Not about requests, but about every `Listen` line at once: `Listen` is among the
+    // directives whose edit runs this group again, `incremental::read_by_engine`.)
+    duplicate_listen::check(cfg, out);
     htaccess_skipped::retain_run(cfg, out);
 }
 

@@ -29,6 +29,7 @@ fn skipped_header(cfg: &Config, file: FileId, e: &apache_syntax::SyntaxError) ->
         && !m.starts_with("</")
         && (m.ends_with("requires additional arguments")
             || m.ends_with("doesn't take additional arguments")
+            || m.ends_with("does not take an argument")
             || m.ends_with("missing closing '>'")
             || m.ends_with("(and a delimiter)"));
     // (What mod_version says of an `<IfVersion` opener's operator and version.)
