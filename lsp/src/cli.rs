@@ -377,17 +377,21 @@ fn each_finding(
         let mut cfg = config::load_for_batch(path, &config::RealFs, *main);
         phases.mark("load");
         // The .htaccess files of the directories a main configuration serves: found before the
-        // checks, since the precedence check asks whether theirs re-open access.
-        let htaccess: Vec<ide::htaccess_files::Found> =
-            if *main { ide::htaccess_files::htaccess_files(&cfg) } else { Vec::new() };
-        if !htaccess.is_empty() {
-            let paths = htaccess.iter().map(|f| f.path.clone()).collect();
-            cfg.htaccess_found = Some(std::sync::Arc::new(config::HtaccessFound { paths, open: Vec::new() }));
-        }
-        phases.mark("htaccess scan");
-        // The section index is built by the checks, beside the one that reads none. Where each
-        // finding starts and ends, as the report prints it, is found by the check's worker.
-        let diagnostics = ide::diagnostics::in_order_with(&cfg, |d| reported_span(cfg.file(d.file), d));
+        // checks that read them (the precedence check asks whether theirs re-open access), beside
+        // the nodes check, which reads neither them nor the section index the scan builds. Where
+        // each finding starts and ends, as the report prints it, is found by the check's worker.
+        let (htaccess, diagnostics) = ide::diagnostics::in_order_after(
+            &mut cfg,
+            |cfg| if *main { ide::htaccess_files::htaccess_files(cfg) } else { Vec::new() },
+            |cfg, htaccess: &Vec<ide::htaccess_files::Found>| {
+                phases.mark("scan + nodes");
+                if !htaccess.is_empty() {
+                    let paths = htaccess.iter().map(|f| f.path.clone()).collect();
+                    cfg.htaccess_found = Some(std::sync::Arc::new(config::HtaccessFound { paths, open: Vec::new() }));
+                }
+            },
+            |cfg, d| reported_span(cfg.file(d.file), d),
+        );
         phases.mark("diagnostics");
         report_config(&cfg, diagnostics, targets.len() > 1, &mut kept, emit)?;
         phases.mark("report");

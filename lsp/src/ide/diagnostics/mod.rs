@@ -92,55 +92,122 @@ pub fn in_order(cfg: &Config) -> impl Iterator<Item = Diagnostic> + use<> {
 /// running, rather than one after the other as the findings are taken.
 pub fn in_order_with<A: Send>(cfg: &Config, annotate: impl Fn(&Diagnostic) -> A + Sync) -> Merged<A> {
     use rayon::prelude::*;
-    const OTHERS: &[(&str, Check)] = &[
-        ("syntax", |cfg, out| (0..cfg.files.len()).for_each(|file| syntax(cfg, file, out))),
-        ("problems", problems),
-        ("engine", engine),
-    ];
-    // The checks are independent: run them side by side, each sorting its own findings;
-    // then merge them in file order.
-    let checks: Vec<(&str, Check)> = OTHERS.iter().chain(LOCAL).copied().collect();
-    let phases = std::env::var_os("APACHE_LSP_PHASES").is_some();
+    let checks = Checks::new();
     // An .htaccess file with lines httpd skips: the checks of what a block's lines do together
     // read it as httpd runs it.
     let as_run = htaccess_skipped::as_run(cfg);
-    let run = |i: usize| {
-        let (name, check) = checks[i];
+    let run = |i: usize| checks.run(cfg, as_run.as_ref(), i, &annotate);
+    // The section index is built once, before the checks that read it; the nodes check reads
+    // none, so it runs meanwhile (building the index leaves a core idle part of the time).
+    let (early, rest) = rayon::join(
+        || run(checks.first),
+        || {
+            checks.build_index(cfg);
+            (0..checks.list.len()).into_par_iter().filter(|&i| i != checks.first).map(run).collect::<Vec<_>>()
+        },
+    );
+    checks.merge(early, rest)
+}
+
+/// [`in_order_with`] for a configuration that has to be completed before most checks can run:
+/// `prepare` runs beside the nodes check (the one check that reads neither the section index
+/// nor what `prepare` makes; the scan for .htaccess files in `check`, which builds the index
+/// and lets a core idle part of its time), then `apply` takes its result into the
+/// configuration, and the other checks run on both cores. Gives back what `prepare` made.
+pub fn in_order_after<A: Send, P: Send>(
+    cfg: &mut Config,
+    prepare: impl FnOnce(&Config) -> P + Send,
+    apply: impl FnOnce(&mut Config, &P),
+    annotate: impl Fn(&Config, &Diagnostic) -> A + Sync,
+) -> (P, Merged<A>) {
+    use rayon::prelude::*;
+    let checks = Checks::new();
+    let (early, prepared) = {
+        let cfg = &*cfg;
+        // (The nodes check reads no block as httpd runs it: see `reads_blocks`.)
+        rayon::join(
+            || checks.run(cfg, None, checks.first, &|d| annotate(cfg, d)),
+            || {
+                let prepared = prepare(cfg);
+                checks.build_index(cfg);
+                prepared
+            },
+        )
+    };
+    apply(cfg, &prepared);
+    let cfg = &*cfg;
+    let as_run = htaccess_skipped::as_run(cfg);
+    let rest = (0..checks.list.len())
+        .into_par_iter()
+        .filter(|&i| i != checks.first)
+        .map(|i| checks.run(cfg, as_run.as_ref(), i, &|d| annotate(cfg, d)))
+        .collect::<Vec<_>>();
+    (prepared, checks.merge(early, rest))
+}
+
+/// The checks [`in_order_with`] runs, by name, and where the nodes check is among them.
+struct Checks {
+    list: Vec<(&'static str, Check)>,
+    first: usize,
+    phases: bool,
+}
+
+impl Checks {
+    fn new() -> Checks {
+        const OTHERS: &[(&str, Check)] = &[
+            ("syntax", |cfg, out| (0..cfg.files.len()).for_each(|file| syntax(cfg, file, out))),
+            ("problems", problems),
+            ("engine", engine),
+        ];
+        let list: Vec<(&str, Check)> = OTHERS.iter().chain(LOCAL).copied().collect();
+        let first = list.iter().position(|(name, _)| *name == "nodes").unwrap_or_default();
+        Checks { list, first, phases: std::env::var_os("APACHE_LSP_PHASES").is_some() }
+    }
+
+    /// Check `i`'s findings, sorted, each with what `annotate` makes of it (`as_run`: the
+    /// configuration as httpd runs it, for the checks that read blocks).
+    fn run<A>(
+        &self,
+        cfg: &Config,
+        as_run: Option<&Config>,
+        i: usize,
+        annotate: &(dyn Fn(&Diagnostic) -> A + Sync),
+    ) -> (Vec<Diagnostic>, Vec<A>) {
+        let (name, check) = self.list[i];
         let mut out = Vec::new();
         let t = std::time::Instant::now();
-        check(if reads_blocks(name) { as_run.as_ref().unwrap_or(cfg) } else { cfg }, &mut out);
+        check(if reads_blocks(name) { as_run.unwrap_or(cfg) } else { cfg }, &mut out);
         htaccess_skipped::retain_run(cfg, &mut out);
         // Most checks find in file order already: a stable sort would still take a
         // scratch copy of their findings (8 MB for 100 000) at the busiest moment.
         if !out.is_sorted_by(|a, b| order(a, b).is_le()) {
             out.sort_by(order);
         }
-        if phases {
+        if self.phases {
             eprintln!("check #{i:<2} {name:<16} {:>8.1} ms  {} findings", t.elapsed().as_secs_f64() * 1e3, out.len());
         }
-        let notes: Vec<A> = out.iter().map(&annotate).collect();
+        let notes: Vec<A> = out.iter().map(annotate).collect();
         (out, notes)
-    };
-    // The section index is built once, before the checks that read it; the nodes check reads
-    // none, so it runs meanwhile (building the index leaves a core idle part of the time).
-    let first = checks.iter().position(|(name, _)| *name == "nodes");
-    let (mut early, rest) = rayon::join(
-        || first.map(run),
-        || {
-            let t = std::time::Instant::now();
-            cfg.index();
-            if phases {
-                eprintln!("index built          {:>8.1} ms", t.elapsed().as_secs_f64() * 1e3);
-            }
-            (0..checks.len()).into_par_iter().filter(|&i| Some(i) != first).map(run).collect::<Vec<_>>()
-        },
-    );
-    // Back in the checks' order: among findings that order alike, the earlier check's come first.
-    let mut rest = rest.into_iter();
-    let found: Vec<(Vec<Diagnostic>, Vec<A>)> = (0..checks.len())
-        .map(|i| if Some(i) == first { early.take() } else { rest.next() }.unwrap_or_default())
-        .collect();
-    Merged::new(found)
+    }
+
+    fn build_index(&self, cfg: &Config) {
+        let t = std::time::Instant::now();
+        cfg.index();
+        if self.phases {
+            eprintln!("index built          {:>8.1} ms", t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+
+    /// The nodes check's findings and the others' (in the checks' order), merged in file order.
+    fn merge<A>(&self, early: (Vec<Diagnostic>, Vec<A>), rest: Vec<(Vec<Diagnostic>, Vec<A>)>) -> Merged<A> {
+        // Back in the checks' order: among findings that order alike, the earlier check's come first.
+        let mut early = Some(early);
+        let mut rest = rest.into_iter();
+        let found: Vec<(Vec<Diagnostic>, Vec<A>)> = (0..self.list.len())
+            .map(|i| if i == self.first { early.take() } else { rest.next() }.unwrap_or_default())
+            .collect();
+        Merged::new(found)
+    }
 }
 
 /// Sorted runs merged as `sort` would order and deduplicate their concatenation:
@@ -510,6 +577,53 @@ pub(crate) mod tests {
             assert_eq!(&runs[*i][*j], d);
         }
         assert_eq!(merged.into_iter().map(|(d, _)| d).collect::<Vec<_>>(), sorted);
+    }
+
+    /// `check`'s order (the scan for .htaccess files beside the nodes check, its result taken
+    /// into the configuration before the other checks: `in_order_after`) finds what the checks
+    /// find when the files were set before them: here a refusal the precedence check finds only
+    /// in an .htaccess file the scan found below a Require.
+    #[test]
+    fn checks_after_the_scan_see_what_it_found() {
+        use crate::ide::config::HtaccessFound;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        std::fs::create_dir_all(dir.path().join("www/sub/deeper")).unwrap();
+        std::fs::write(dir.path().join("www/sub/.htaccess"), "Satisfy Any\nAllow from all\n").unwrap();
+        std::fs::write(dir.path().join("www/sub/deeper/.htaccess"), "Order deny,allow\nDeny from all\n").unwrap();
+        let main = dir.path().join("httpd.conf");
+        std::fs::write(
+            &main,
+            format!(
+                "LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\n\
+DocumentRoot {d}/www\n<Directory {d}/www>\n AllowOverride All\n Order deny,allow\n Deny from all\n</Directory>\n\
+<Directory {d}/www/sub>\n Require ip 127.0.0.1\n</Directory>\n"
+            ),
+        )
+        .unwrap();
+        let found = |cfg: &crate::ide::Config| {
+            let paths: Vec<_> = crate::ide::htaccess_files::htaccess_files(cfg).into_iter().map(|f| f.path).collect();
+            Arc::new(HtaccessFound { paths: paths.into(), open: Vec::new() })
+        };
+        let rendered = |cfg: &crate::ide::Config, merged: super::Merged<()>| {
+            render_diagnostics(cfg, &merged.map(|(d, ())| d).collect::<Vec<_>>())
+        };
+        let mut cfg = load(&main, &crate::ide::config::RealFs);
+        let (scanned, merged) = super::in_order_after(
+            &mut cfg,
+            |cfg| found(cfg),
+            |cfg, found: &Arc<HtaccessFound>| cfg.htaccess_found = Some(found.clone()),
+            |_, _| (),
+        );
+        assert_eq!(scanned.paths.len(), 2);
+        let after = rendered(&cfg, merged);
+        let mut before = load(&main, &crate::ide::config::RealFs);
+        let without = rendered(&before, super::in_order_with(&before, |_| ()));
+        before.htaccess_found = Some(found(&before));
+        assert_eq!(after, rendered(&before, super::in_order_with(&before, |_| ())));
+        // (The finding names the refusal below only when the files are known.)
+        assert!(after.contains("`Deny from all` refuses some"), "{after}");
+        assert_ne!(after, without);
     }
 
     /// Diagnostics as `file:line: severity[code]: message` lines.
