@@ -1362,3 +1362,22 @@ fn a_skipped_auth_user_file_line_is_a_500_for_credentials_in_the_table() {
     assert_eq!(outcome.url, "/sub/", "{md}");
     assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(401), Some(500)), "{md}");
 }
+
+/// Round 14 F4: the DirectoryIndex name `index.php` is missing from the directory, which is on
+/// this disk; httpd's walk of mod_dir's subrequest stops at the missing file, so the wildcard
+/// `<Directory …/*>` (credentials required) does not apply to it: anonymous clients are granted,
+/// and with no index file and no mod_autoindex httpd answers 404. The table said 401, walking the
+/// subrequest as if the file were there.
+#[test]
+fn a_wildcard_directory_does_not_reach_a_missing_directory_index_name() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  DirectoryIndex index.php\n  Require all granted\n</Directory>\n<Directory @DOCROOT@/*>\n  AuthType Basic\n  AuthName r\n  AuthUserFile @ROOT@/htpasswd\n  Require valid-user\n</Directory>\n";
+    let cfg = HttpdConfig::new(body).file("htdocs/index.html", "x\n");
+    let md = hover_via_api(&cfg, "<Directory @DOCROOT@>");
+    let outcome = compare_with_httpd("wildcard Directory, missing index name", cfg, &md);
+    assert_eq!(outcome.url, "/", "{md}");
+    assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(200), Some(200)), "{md}");
+    assert!(outcome.handled.iter().any(|(s, _)| *s == 404), "{md}");
+}

@@ -346,7 +346,20 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
         req.method = "GET".into();
         req.env = env.clone();
         let sub_spec = RequestSpec { path: sub_url(&url, name), host: spec.host.clone(), request: req };
-        let sub = walk_and_evaluate(cfg, fs, &sub_spec, None, Some(&e.filesystem_path), e.decided.as_ref());
+        let mut sub = walk_and_evaluate(cfg, fs, &sub_spec, None, Some(&e.filesystem_path), e.decided.as_ref());
+        // The directory is on this disk: a name missing from it is missing for httpd's walk too,
+        // which stops at it, so the `<Directory>` sections of its depth (a wildcard `…/*`) do not
+        // apply, as a view presuming the last component there would have them.
+        if !fs.stats_last() && sub.filesystem_path.symlink_metadata().is_err() {
+            sub = walk_and_evaluate(
+                cfg,
+                &fs.last_missing(),
+                &sub_spec,
+                None,
+                Some(&e.filesystem_path),
+                e.decided.as_ref(),
+            );
+        }
         let same = section_ids(&sub) == main_ids && sub.refused_symlink.is_none();
         let regular = sub.filesystem_path.is_file();
         let mut status = if same { Some(200) } else { sub.outcome.status };
