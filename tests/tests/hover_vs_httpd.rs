@@ -873,12 +873,16 @@ fn directory_index_is_asked_with_each_cells_credentials() {
         }
     }
     // The index file in a section of its own: its subrequest is checked again, with the
-    // request's credentials, and refuses the valid user it does not name (httpd: 401).
+    // request's credentials, and refuses the valid user it does not name (httpd: 401). Round 14
+    // F1: the user it names has a column, which httpd grants (the subrequest is walked only for
+    // credentials the directory lets through, so the columns come from every cell's walk; the
+    // table had "authenticated" alone, 401).
     let body = format!("<Directory @DOCROOT@>\n{AUTH}  Require valid-user\n</Directory>\n<Files index.html>\n  Require user bob\n</Files>\n");
     let cfg = HttpdConfig::new(body);
     let md = hover_via_api(&cfg, "<Directory @DOCROOT@>");
     let outcome = compare_with_httpd("index.html for bob only", cfg, &md);
-    assert_eq!(local_cell(&outcome, "authenticated"), (Some(401), 401), "{md}");
+    assert_eq!(local_cell(&outcome, "another valid user"), (Some(401), 401), "{md}");
+    assert_eq!(local_cell(&outcome, "as `bob`"), (Some(200), 200), "{md}");
 
     // The same in an .htaccess file, through the binary.
     let body = "<Directory @DOCROOT@>\n  AllowOverride AuthConfig\n  Require all granted\n</Directory>\n";
@@ -1389,4 +1393,41 @@ fn a_skipped_auth_user_file_line_is_a_500_for_credentials_in_the_table() {
     let outcome = compare_with_httpd("a skipped AuthUserFile", cfg, &md);
     assert_eq!(outcome.url, "/sub/", "{md}");
     assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(401), Some(500)), "{md}");
+}
+
+/// Round 14 F2: `Require user bob` inside the `<Else>` that 127.0.0.1 takes: httpd grants bob
+/// (200) and refuses the others (401). The table's columns came from the request walked with the
+/// branches untold, where neither branch applies: no column for bob, 401 for every user.
+#[test]
+fn a_require_user_in_the_else_a_client_takes_gets_a_column() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@/sub>\n  <If \"-R '10.0.0.0/8'\">\n  </If>\n  <Else>\n    AuthType Basic\n    AuthName r\n    AuthUserFile @ROOT@/htpasswd\n    Require user bob\n  </Else>\n</Directory>\n";
+    let cfg = HttpdConfig::new(body);
+    let md = hover_via_api(&cfg, "<Directory @DOCROOT@/sub>");
+    let outcome = compare_with_httpd("Require user in an <Else>", cfg, &md);
+    assert_eq!(outcome.url, "/sub/", "{md}");
+    assert!(outcome.columns.contains(&"as `bob`".to_string()), "{md}");
+    assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(401), Some(401)), "{md}");
+    assert_eq!(outcome.rows[0].cells[1], Some(200), "{md}");
+}
+
+/// Round 14 F4: the DirectoryIndex name `index.php` is missing from the directory, which is on
+/// this disk; httpd's walk of mod_dir's subrequest stops at the missing file, so the wildcard
+/// `<Directory …/*>` (credentials required) does not apply to it: anonymous clients are granted,
+/// and with no index file and no mod_autoindex httpd answers 404. The table said 401, walking the
+/// subrequest as if the file were there.
+#[test]
+fn a_wildcard_directory_does_not_reach_a_missing_directory_index_name() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  DirectoryIndex index.php\n  Require all granted\n</Directory>\n<Directory @DOCROOT@/*>\n  AuthType Basic\n  AuthName r\n  AuthUserFile @ROOT@/htpasswd\n  Require valid-user\n</Directory>\n";
+    let cfg = HttpdConfig::new(body).file("htdocs/index.html", "x\n");
+    let md = hover_via_api(&cfg, "<Directory @DOCROOT@>");
+    let outcome = compare_with_httpd("wildcard Directory, missing index name", cfg, &md);
+    assert_eq!(outcome.url, "/", "{md}");
+    assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(200), Some(200)), "{md}");
+    assert!(outcome.handled.iter().any(|(s, _)| *s == 404), "{md}");
 }

@@ -339,8 +339,14 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
         req.method = "GET".into();
         req.env = env.clone();
         let sub_spec = RequestSpec { path: sub_url(&url, name), host: spec.host.clone(), request: req };
-        let crate::ide::subrequest::Sub { effective: sub, same_config: same } =
-            crate::ide::subrequest::walk(cfg, fs, spec, e, &sub_spec, Some(&e.filesystem_path));
+        let mut walked = crate::ide::subrequest::walk(cfg, fs, spec, e, &sub_spec, Some(&e.filesystem_path));
+        // The directory is on this disk: a name missing from it is missing for httpd's walk too,
+        // which stops at it, so the `<Directory>` sections of its depth (a wildcard `…/*`) do not
+        // apply, as a view presuming the last component there would have them.
+        if !fs.stats_last() && walked.effective.filesystem_path.symlink_metadata().is_err() {
+            walked = crate::ide::subrequest::walk(cfg, &fs.last_missing(), spec, e, &sub_spec, Some(&e.filesystem_path));
+        }
+        let crate::ide::subrequest::Sub { effective: sub, same_config: same } = walked;
         let regular = sub.filesystem_path.is_file();
         let mut status = sub.outcome.status;
         let mut answered = None;

@@ -456,10 +456,7 @@ const NAMED_USERS_SHOWN: usize = 2;
 /// The users a hover's table authenticates as: those the Require lines in `trees` name (`Require
 /// user`, then members of a `Require group` by `groups`, user → groups; at most
 /// [`NAMED_USERS_SHOWN`]), and one name none of them is, for any other valid user.
-fn table_users(
-    trees: &[&policy::AuthzNode],
-    groups: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
-) -> (Vec<String>, String) {
+fn table_users(trees: &[&policy::AuthzNode], groups: &Memberships) -> (Vec<String>, String) {
     let (mut users, mut group_names): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
     let mut stack: Vec<&policy::AuthzNode> = trees.iter().rev().copied().collect();
     // (Words holding an ap_expr reference are not names.)
@@ -640,23 +637,6 @@ fn policy_markdown(
         let _ =
             writeln!(md, "\nEffective Order/Allow/Deny: {}", crate::ide::diagnostics::deprecated_access::describe(c));
     }
-    // Columns: anonymous, then valid credentials of the users the Require lines name (members of
-    // the groups they name, by the group files), then of a user they do not name.
-    let met = met_by(&base);
-    let trees: Vec<&policy::AuthzNode> = met.iter().filter_map(|e| e.authz.as_ref()?.section.as_ref()).collect();
-    // (The group files are read only when a Require names a group: finding them walks the
-    // whole configuration. The ones in effect are read too: an .htaccess file's are not in it.)
-    let groups = if names_a_group(&trees) {
-        let in_effect = met.iter().filter_map(|e| e.authn.group_file.as_ref()).map(|v| v.value.as_str());
-        access::group_memberships_with(cfg, in_effect)
-    } else {
-        Default::default()
-    };
-    let (named, other) = table_users(&trees, &groups);
-    let mut columns: Vec<(String, Option<&str>)> = vec![("anonymous".into(), None)];
-    columns.extend(named.iter().map(|u| (format!("as `{u}`"), Some(u.as_str()))));
-    let other_label = if named.is_empty() { "authenticated".to_string() } else { "another valid user".to_string() };
-    columns.push((other_label, Some(other.as_str())));
     let mut clients = representative_clients(mentioned);
     let mut unreached = Vec::new();
     clients.retain(|(label, ip)| {
@@ -666,7 +646,26 @@ fn policy_markdown(
         }
         reaches
     });
-    let mut asked_table = Table::of(cfg, fs, method, url, host, &columns, &groups, &clients);
+    // Columns: anonymous, then valid credentials of the users the Require lines name (members of
+    // the groups they name, by the group files), then of a user they do not name. The lines are
+    // those of every walk the table makes, not only 127.0.0.1's anonymous one: a user named in an
+    // `<Else>` another client takes, or by the index file's own section, which mod_dir's
+    // subrequest reaches only once the directory let the credentials through. Each new column
+    // walks again, until the names settle.
+    let (mut named, mut other, mut groups) = table_users_of(cfg, &[&base]);
+    let mut round = 0;
+    let mut asked_table = loop {
+        let columns = table_columns(&named, &other);
+        let table = Table::of(cfg, fs, method, url, host, &columns, &groups, &clients);
+        let walks: Vec<&Effective> = std::iter::once(&base).chain(&table.walked).collect();
+        let found = table_users_of(cfg, &walks);
+        round += 1;
+        if found == (named.clone(), other.clone(), groups.clone()) || round == MAX_COLUMN_ROUNDS {
+            break table;
+        }
+        (named, other, groups) = found;
+    };
+    let columns = table_columns(&named, &other);
     asked_table.said_after = base.outcome.reason_unknown.clone();
     md.push_str(&asked_table.markdown);
     if !unreached.is_empty() {
@@ -709,6 +708,39 @@ fn policy_markdown(
     md
 }
 
+/// How many times a hover's table is walked at most while its columns settle
+/// ([`table_users_of`]).
+const MAX_COLUMN_ROUNDS: usize = 3;
+
+/// A table's columns: anonymous, `named`'s credentials, then `other`'s (a user no rule names).
+fn table_columns<'a>(named: &'a [String], other: &'a str) -> Vec<(String, Option<&'a str>)> {
+    let mut columns: Vec<(String, Option<&str>)> = vec![("anonymous".into(), None)];
+    columns.extend(named.iter().map(|u| (format!("as `{u}`"), Some(u.as_str()))));
+    let other_label = if named.is_empty() { "authenticated".to_string() } else { "another valid user".to_string() };
+    columns.push((other_label, Some(other)));
+    columns
+}
+
+/// Group memberships, user → groups.
+type Memberships = std::collections::BTreeMap<String, std::collections::BTreeSet<String>>;
+
+/// [`table_users`] of the Require lines in effect in `walks` and in their DirectoryIndex
+/// subrequests, with the group memberships read for them.
+fn table_users_of(cfg: &Config, walks: &[&Effective]) -> (Vec<String>, String, Memberships) {
+    let met: Vec<&Effective> = walks.iter().flat_map(|e| met_by(e)).collect();
+    let trees: Vec<&policy::AuthzNode> = met.iter().filter_map(|e| e.authz.as_ref()?.section.as_ref()).collect();
+    // (The group files are read only when a Require names a group: finding them walks the
+    // whole configuration. The ones in effect are read too: an .htaccess file's are not in it.)
+    let groups = if names_a_group(&trees) {
+        let in_effect = met.iter().filter_map(|e| e.authn.group_file.as_ref()).map(|v| v.value.as_str());
+        access::group_memberships_with(cfg, in_effect)
+    } else {
+        Default::default()
+    };
+    let (named, other) = table_users(&trees, &groups);
+    (named, other, groups)
+}
+
 /// One method's outcome table: a row per client, a cell per column (anonymous, users).
 struct Table {
     /// The table in markdown, its header first.
@@ -730,6 +762,9 @@ struct Table {
     unknown: Vec<(String, Vec<String>)>,
     /// The reason said after the tables, that of the request the hover evaluates first.
     said_after: Option<String>,
+    /// Every walk of the cells (each combination of `<If>` branches too): the users their
+    /// Require lines name are the columns ([`table_users`]).
+    walked: Vec<Effective>,
 }
 
 /// One cell of a [`Table`]: the request walked with the `<If>` branches untold, and the answer
@@ -745,6 +780,8 @@ struct Cell {
     /// Per combination (in words): the status, and what the handler answers other than 200
     /// where access is granted.
     variants: Vec<Variant>,
+    /// The walks of the combinations, when there are several.
+    combined: Vec<Effective>,
 }
 
 /// A combination of `<If>` branches (in words), the access status it gives, and what the
@@ -799,24 +836,24 @@ impl Cell {
         let Some(combos) = combos else {
             // (Too many combinations: the cells are unknown where a chain holds anything read.)
             let status = if e.chains.is_empty() { status } else { None };
-            return Cell { e, status, redirect, variants: vec![(String::new(), status, handled)] };
+            return Cell { e, status, redirect, variants: vec![(String::new(), status, handled)], combined: vec![] };
         };
         if let [d] = &combos[..] {
             // Every condition on the way is known: the branches httpd takes.
             let x = translated(cfg, &sp, access::effective_decided(cfg, fs, &sp, Some(&inputs), Some(d)));
             let (status, redirect, handled) = answered(&x);
-            return Cell { e: x, status, redirect, variants: vec![(String::new(), status, handled)] };
+            return Cell { e: x, status, redirect, variants: vec![(String::new(), status, handled)], combined: vec![] };
         }
-        let variants: Vec<Variant> = combos
+        let (variants, combined): (Vec<Variant>, Vec<Effective>) = combos
             .iter()
             .map(|d| {
                 let x = translated(cfg, &sp, access::effective_decided(cfg, fs, &sp, Some(&inputs), Some(d)));
                 let (st, _, handled) = answered(&x);
-                (access::branches::describe(cfg, d), st, handled)
+                ((access::branches::describe(cfg, d), st, handled), x)
             })
-            .collect();
+            .unzip();
         let agree = variants.iter().all(|(_, st, _)| *st == status);
-        Cell { status: if agree { status } else { None }, redirect: redirect.filter(|_| agree), e, variants }
+        Cell { status: if agree { status } else { None }, redirect: redirect.filter(|_| agree), e, variants, combined }
     }
 }
 
@@ -838,7 +875,7 @@ impl Table {
         url: &str,
         host: &Option<String>,
         columns: &[(String, Option<&str>)],
-        groups: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+        groups: &Memberships,
         clients: &[(String, IpAddr)],
     ) -> Table {
         let mut t = Table {
@@ -850,6 +887,7 @@ impl Table {
             branches: vec![],
             unknown: vec![],
             said_after: None,
+            walked: vec![],
         };
         let _ = writeln!(
             t.markdown,
@@ -932,6 +970,7 @@ impl Table {
                     None => t.refused.push((key, vec![row], *ip)),
                 }
             }
+            t.walked.extend(cells.into_iter().flat_map(|c| std::iter::once(c.e).chain(c.combined)));
         }
         t
     }

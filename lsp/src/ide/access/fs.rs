@@ -178,7 +178,7 @@ impl FsView {
     }
     /// Whether the walk stops before the last component when it is no directory: a deployed
     /// tree (where it is a file the walk may skip that stat), or [`FsView::last_missing`].
-    pub(super) fn stats_last(&self) -> bool {
+    pub(crate) fn stats_last(&self) -> bool {
         self.deployed || self.last_missing
     }
     pub(super) fn is_dir(&self, p: &Path) -> bool {
