@@ -822,6 +822,7 @@ fn cases() -> Vec<Case> {
     v.extend(hidden_pattern_cases());
     v.extend(joined_witness_cases());
     v.extend(index_subrequest_cases());
+    v.extend(unnamed_file_cases());
     v
 }
 
@@ -846,6 +847,39 @@ fn index_subrequest_cases() -> Vec<Case> {
     )
     .file("htdocs/x.txt", "x\n")
     .methods(&["GET"])]
+}
+
+/// Black-box round 14 (editor's quick fixes, F5 and F9): a `<Directory>` whose URL a regex
+/// section picks out (`<DirectoryMatch "…/d1/?$">` reaches the directory request, not its files)
+/// and whose index file another section picks out: only a file of it that no section names shows
+/// the directory's own rules meeting the inherited ones.
+fn unnamed_file_cases() -> Vec<Case> {
+    vec![
+        // GET/POST /d1/x.txt: 403 (the `<Limit POST> Allow from all` grants nothing under the
+        // inherited `Require all denied`); main's preferred fix wrote `Require all granted`
+        // in its place: 200. (Asked at /d1/x.txt, the proof finds `Require all denied`.)
+        case(
+            "unnamed file: a <Limit POST> Allow under an inherited Require all denied",
+            "<Directory />\n  Require all denied\n</Directory>\n<DirectoryMatch \"^@DOCROOT@/d1/?$\">\n  Require valid-user\n</DirectoryMatch>\n<Directory @DOCROOT@/d1>\n  <Limit POST>\n    Allow from all\n  </Limit>\n</Directory>\n<Location /d1/index.html>\n  <LimitExcept GET POST>\n    Require user alice\n  </LimitExcept>\n</Location>\n",
+            "Allow from all",
+            &["/d1/x.txt", "/d1/index.php", "/d1/", "/d1/index.html"],
+        )
+        .file("htdocs/d1/index.html", "i\n")
+        .file("htdocs/d1/index.php", "p\n")
+        .file("htdocs/d1/x.txt", "x\n"),
+        // GET /d1/x.txt: 403 (`<Directory d1>`'s Order allow,deny denies; the .htaccess
+        // Require all granted does not help under Satisfy All); main's preferred fix wrote
+        // `Require all denied`, which the .htaccess Require replaces: 200.
+        case(
+            "unnamed file: an Order beside a DirectoryMatch and an .htaccess <FilesMatch ^index>",
+            "<DirectoryMatch \"^@DOCROOT@/d1/?$\">\n  Order deny,allow\n</DirectoryMatch>\n<Directory @DOCROOT@/d1>\n  Order allow,deny\n</Directory>\n<Directory @DOCROOT@>\n  AllowOverride All\n</Directory>\n",
+            "Order allow,deny",
+            &["/d1/x.txt", "/d1/", "/d1/index.html"],
+        )
+        .file("htdocs/d1/.htaccess", "Require all granted\n<FilesMatch \"^index\">\n  Allow from 127.0.0.0/30\n</FilesMatch>\n")
+        .file("htdocs/d1/index.html", "i\n")
+        .file("htdocs/d1/x.txt", "x\n"),
+    ]
 }
 
 /// Black-box round 13 (S1-S5): requests the proof never asked, where httpd merges sections that
@@ -1543,6 +1577,7 @@ fn every_case_is_run_by_one_test() {
         HIDDEN,
         JOINED,
         INDEX_SUBREQUESTS,
+        UNNAMED_FILES,
     ];
     for c in cases() {
         let n = groups.iter().flat_map(|g| g.iter()).filter(|p| c.name.starts_with(*p)).count();
@@ -1564,6 +1599,14 @@ const READERS: &[&str] = &["AllowOverride: "];
 const HIDDEN: &[&str] = &["hidden pattern"];
 const JOINED: &[&str] = &["joined witnesses"];
 const INDEX_SUBREQUESTS: &[&str] = &["DirectoryIndex subrequest"];
+const UNNAMED_FILES: &[&str] = &["unnamed file"];
+
+/// A directory whose URL and index file other sections pick out: the proof asks a file of it
+/// that none names (black-box round 14, F5 and F9).
+#[test]
+fn a_file_of_a_directory_no_section_names() {
+    run(UNNAMED_FILES);
+}
 
 /// Directory URLs whose DirectoryIndex subrequest httpd walks on the directory's own walk: the
 /// proof asks each index name that way too.

@@ -8,7 +8,8 @@
 //! the directories it can apply to, and each directory holding an .htaccess file.
 
 use crate::ide::access::witnesses::{
-    directory_examples, files_apart, files_meeting, files_witnesses, regex_is_match, regex_witnesses, wildcard_witness,
+    directory_examples, files_apart, files_applies, files_meeting, files_witnesses, regex_is_match, regex_witnesses,
+    wildcard_witness,
 };
 use crate::ide::access::{
     section_pattern, user_dirs_on_disk, userdir_parts, vhost_address, wildcard_match, SectionPattern,
@@ -443,6 +444,7 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         cfg.nodes.iter().chain(server.vhost.map(|v| v.children.iter()).into_iter().flatten()).collect();
     let mut files: Vec<(&Node, Vec<String>)> = Vec::new();
     let mut directories: Vec<&Node> = Vec::new();
+    let mut locations: Vec<&Node> = Vec::new();
     // Regex and wildcard `<Location>` patterns with their witnesses, tried again below where
     // the other sections' URLs lead once those are all known.
     let mut location_patterns: Vec<(SectionPattern, Vec<String>)> = Vec::new();
@@ -456,6 +458,9 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         if n.is_section() && !n.is("VirtualHost") {
             if n.is("Directory") || n.is("DirectoryMatch") {
                 directories.push(n);
+            }
+            if n.is("Location") || n.is("LocationMatch") {
+                locations.push(n);
             }
             stack.extend(n.children.iter());
         }
@@ -670,6 +675,14 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     for (pat, u) in &pattern_locations {
         urls.extend(location_joins(pat, u, &htaccess_dir_urls, &name_scopes));
     }
+    // A plain file of each directory sections name, one no other section picks out.
+    let all_files: Vec<&Node> =
+        server_files.iter().copied().chain(htaccess_dirs.iter().flat_map(|h| &h.files)).collect();
+    for d in &named_dir_urls {
+        let u = plain_file_url(d, &all_files, &locations);
+        own_urls.insert(u.clone());
+        urls.insert(u);
+    }
     // Every directory also without its trailing slash: httpd checks access on the directory
     // itself before mod_dir redirects (or, with `DirectorySlash Off`, serves) the request, with
     // the sections that apply to the directory (its .htaccess file) and not those that need
@@ -685,6 +698,34 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     let (plain, bounded) = within_budget(own_urls, urls, meetings);
     let (located, cut) = located_urls(&access_locations, &located_names);
     Urls { plain, located, bounded: bounded || cut }
+}
+
+/// Names tried for [`plain_file_url`], in order.
+const PLAIN_NAMES: &[&str] = &["x.txt", "plain.txt", "a", "zq9.dat", "_.bin"];
+
+/// A file in the directory URL `d` that none of the `<Files>`-type sections `files` and none of
+/// the `<Location>`-type sections `locations` applies to (the first name tried when every one
+/// is taken: sections applying to every name pick none out).
+/// The directory's own rules meet the inherited ones there alone: `d` itself may be picked out
+/// by a regex `<DirectoryMatch "…/d1/?$">` (which reaches the directory request, not its files)
+/// and `d`index.html by a `<Location>` or `<Files>` section. Asked only at those two, a
+/// `<Directory d1>` whose `<Limit POST> Allow from all` grants nothing under an inherited
+/// `Require all denied` was rewritten to `Require all granted` (GET /d1/x.txt 403 → 200,
+/// black-box round 14 F9).
+fn plain_file_url(d: &str, files: &[&Node], locations: &[&Node]) -> String {
+    let location_applies = |l: &Node, u: &str| match section_pattern(l) {
+        Some(SectionPattern::Regex(p)) => regex_is_match(p, u),
+        Some(SectionPattern::Wildcard(p)) => wildcard_match(p, u, true),
+        // (A prefix: taken as applying whether or not the match ends at a slash.)
+        Some(SectionPattern::Plain(p)) => p != "/" && u.starts_with(p),
+        None => false,
+    };
+    let free = |name: &&str| {
+        let u = format!("{d}{name}");
+        !files.iter().any(|f| files_applies(f, name)) && !locations.iter().any(|l| location_applies(l, &u))
+    };
+    let name = PLAIN_NAMES.iter().find(|n| free(n)).unwrap_or(&PLAIN_NAMES[0]);
+    format!("{d}{name}")
 }
 
 /// URLs [`location_joins`] gives at most per URL a `<Location>` is asked at.
