@@ -8,7 +8,8 @@
 //! the directories it can apply to, and each directory holding an .htaccess file.
 
 use crate::ide::access::witnesses::{
-    directory_examples, files_apart, files_meeting, files_witnesses, regex_is_match, regex_witnesses, wildcard_witness,
+    directory_examples, files_apart, files_applies, files_meeting, files_witnesses, regex_is_match, regex_witnesses,
+    wildcard_witness,
 };
 use crate::ide::access::{
     section_pattern, user_dirs_on_disk, userdir_parts, vhost_address, wildcard_match, SectionPattern,
@@ -508,6 +509,19 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
                 let regex = matches!(section_pattern(n), Some(SectionPattern::Regex(_)));
                 let (examples, own) = examples_of(n);
                 for (k, p) in examples.iter().enumerate() {
+                    // A name the regex matches that no section names as a directory: the
+                    // walk of a missing last component, where the regex applies and a wildcard
+                    // `<Directory …/*>` does not (the proof takes the directories sections
+                    // name to be there, so their own URLs never ask it).
+                    if let (Some(SectionPattern::Regex(pat)), true) = (section_pattern(n), k < own) {
+                        if let Some(q) = missing_sibling(pat, p) {
+                            for u in fs_to_urls(&q, &m).into_iter().filter(|u| u != "/") {
+                                let u = u.trim_end_matches('/').to_string();
+                                own_urls.insert(u.clone());
+                                urls.insert(u);
+                            }
+                        }
+                    }
                     for u in fs_to_urls(p, &m) {
                         // A regex is matched against the whole file name: it may name files.
                         if regex && u != "/" {
@@ -615,6 +629,21 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
             htaccess_files.push((d, names.clone()));
         }
     }
+    // A file of each directory sections name that no `<Files>`-type section (the server's or an
+    // .htaccess file's) applies to: there the directory's own rules meet the inherited ones
+    // alone, while its URL and its index file may each be covered by another section (a
+    // `<LocationMatch "^/a/?$">` and a `<Files index.html>` hid `<Directory a>`'s Require from
+    // the proof, and rewriting htdocs's `Order allow,deny` alone turned GET /a/x.txt 403 → 200:
+    // black-box round 14 F5).
+    let all_files: Vec<&Node> =
+        server_files.iter().copied().chain(htaccess_dirs.iter().flat_map(|h| &h.files)).collect();
+    if let Some(plain) = plain_name(&all_files) {
+        for d in &named_dir_urls {
+            let u = format!("{d}{plain}");
+            own_urls.insert(u.clone());
+            urls.insert(u);
+        }
+    }
     // Files an .htaccess file's <Files> sections apply to (and, above, ones they do not): in
     // its directory and in every directory below it that other sections name (a deeper
     // .htaccess, a <Directory>, a <Location>). httpd merges those sections after the whole
@@ -685,6 +714,22 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     let (plain, bounded) = within_budget(own_urls, urls, meetings);
     let (located, cut) = located_urls(&access_locations, &located_names);
     Urls { plain, located, bounded: bounded || cut }
+}
+
+/// A file name none of the `<Files>`-type sections `files` applies to, if one of a few does.
+fn plain_name(files: &[&Node]) -> Option<&'static str> {
+    const NAMES: &[&str] = &["x.txt", "x", "apache-lsp-x.dat", "X-9", ".x", "~"];
+    NAMES.iter().copied().find(|name| !files.iter().any(|f| files_applies(f, name)))
+}
+
+/// The file system path `p` (an example of the regex `pat`) with its last component grown, when
+/// the regex still matches it: a name no section names, so the walk takes it to be missing.
+fn missing_sibling(pat: &str, p: &str) -> Option<String> {
+    let p = p.trim_end_matches('/');
+    if p.is_empty() {
+        return None;
+    }
+    ["zq", "-zq", ".zq", "_zq", "0"].iter().map(|s| format!("{p}{s}")).find(|q| regex_is_match(pat, q))
 }
 
 /// URLs [`location_joins`] gives at most per URL a `<Location>` is asked at.
