@@ -823,6 +823,8 @@ fn cases() -> Vec<Case> {
     v.extend(joined_witness_cases());
     v.extend(index_subrequest_cases());
     v.extend(unnamed_file_cases());
+    v.extend(plain_file_cases());
+    v.extend(missing_name_cases());
     v
 }
 
@@ -846,7 +848,93 @@ fn index_subrequest_cases() -> Vec<Case> {
         &["/", "/index.html", "/x.txt"],
     )
     .file("htdocs/x.txt", "x\n")
-    .methods(&["GET"])]
+    .methods(&["GET"]),
+    // Black-box round 14 F2b: the subrequest /a/index.html reuses htdocs/a's walk, so the
+    // DirectoryMatch's Deny applies there and the LocationMatch (which needs the bare /a/) does
+    // not: GET /a/ from 127.0.0.2 is 403. Rewritten alone, the DirectoryMatch's Require lines
+    // lose to the `<Files index.html>` Require there: 403 → 200 (fbb984f's proof, which never
+    // asked the subrequest, wrote that).
+    case(
+        "DirectoryIndex subrequest: a DirectoryMatch Deny the LocationMatch of the directory URL hides",
+        "DirectoryIndex index.html\n<Directory @DOCROOT@>\n  Require all granted\n</Directory>\n<DirectoryMatch \"^@DOCROOT@/a/?$\">\n  Order deny,allow\n  Deny from 127.0.0.2\n</DirectoryMatch>\n<LocationMatch \"^/a/$\">\n  Order allow,deny\n  Allow from all\n</LocationMatch>\n<Files index.html>\n  Require all granted\n</Files>\n",
+        "Deny from",
+        &["/a/", "/a/index.html", "/a"],
+    )
+    .file("htdocs/a/index.html", "i\n")
+    .methods(&["GET"])
+    .not_preferred(),
+    // Black-box round 14 F2: AuthType with no authorization in the subrequest (the
+    // LocationMatch with the Require does not apply to /a/index.html): GET /a/ as a user is 500
+    // before; a DirectoryMatch `Require all granted` there would make it 200.
+    case(
+        "DirectoryIndex subrequest: a DirectoryMatch Allow where only the subrequest lacks a Require",
+        format!("DirectoryIndex index.html\n<Directory @DOCROOT@>\n  AuthType Basic\n</Directory>\n<DirectoryMatch \"^@DOCROOT@/a/?$\">\n  Allow from all\n</DirectoryMatch>\n<LocationMatch \"^/a/?$\">\n  AuthName x\n  AuthUserFile @ROOT@/users\n  Require valid-user\n</LocationMatch>\n"),
+        "Allow from",
+        &["/a/", "/a/index.html", "/a"],
+    )
+    .file("htdocs/a/index.html", "i\n")
+    .methods(&["GET"])
+    .not_preferred()]
+}
+
+/// Black-box round 14 F5: a directory a section names is asked at a file of it that no
+/// `<Files>`-type section applies to, where that directory's own rules meet the inherited ones
+/// (its URL and its index file may both be covered by other sections).
+fn plain_file_cases() -> Vec<Case> {
+    let body = |rule: &str| {
+        format!("DirectoryIndex index.html\n<Directory @DOCROOT@>\n  Order allow,deny\n</Directory>\n<LocationMatch \"^/a/?$\">\n  {rule}\n</LocationMatch>\n<Files index.html>\n  Order allow,deny\n</Files>\n<Directory @DOCROOT@/a>\n  {rule}\n</Directory>\n")
+    };
+    vec![
+        // GET /a/x.txt from 127.0.0.1: 403 (the inherited Order allow,deny); rewriting
+        // htdocs's rules alone lets <Directory a>'s Require replace them: 200.
+        case(
+            "a plain file of a directory: Require ip under an inherited Order",
+            body("Require ip 127.0.0.1"),
+            "Order allow,deny",
+            &["/a/x.txt", "/a/", "/a/index.html", "/a"],
+        )
+        .file("htdocs/a/x.txt", "x\n")
+        .methods(&["GET"]),
+        // The same with `Require valid-user` and no AuthType: 403 → 500.
+        case(
+            "a plain file of a directory: Require valid-user under an inherited Order",
+            body("Require valid-user"),
+            "Order allow,deny",
+            &["/a/x.txt", "/a/", "/a/index.html", "/a"],
+        )
+        .file("htdocs/a/x.txt", "x\n")
+        .methods(&["GET"]),
+    ]
+}
+
+/// Black-box round 14 F7: a regex `<Directory ~>` applies to a missing name's walk, where a
+/// wildcard `<Directory …/*>` does not (httpd's walk stops at the missing component).
+fn missing_name_cases() -> Vec<Case> {
+    let body = |extra: &str| {
+        format!("<Directory @DOCROOT@>\n  Order allow,deny\n  Allow from all\n  Satisfy Any\n{extra}</Directory>\n<Directory @DOCROOT@/*>\n  Order allow,deny\n  Allow from all\n</Directory>\n<Directory ~ \"@DOCROOT@/[ab]\">\n  Require ip 127.0.0.1\n</Directory>\n")
+    };
+    let urls = &["/about", "/bz", "/a/x.txt", "/index.html", "/zz"];
+    vec![
+        // GET /about, /bz from 127.0.0.2: 404 (htdocs's Satisfy Any with Allow from all skips
+        // the regex section's Require); dropping Satisfy Any makes them 403.
+        // (Both rewrites are refused: the proof now asks a missing name the regex matches.)
+        case("a missing name a regex Directory matches: 404", body(""), "Satisfy Any", urls)
+            .not_preferred()
+            .file("htdocs/index.html", "root\n")
+            .file("htdocs/a/x.txt", "x\n")
+            .methods(&["GET"]),
+        // With a front controller: 200 (the fallback page) → 403.
+        case(
+            "a missing name a regex Directory matches: FallbackResource",
+            body("  FallbackResource /index.html\n"),
+            "Satisfy Any",
+            urls,
+        )
+        .not_preferred()
+        .file("htdocs/index.html", "root\n")
+        .file("htdocs/a/x.txt", "x\n")
+        .methods(&["GET"]),
+    ]
 }
 
 /// Black-box round 14 (editor's quick fixes, F5 and F9): a `<Directory>` whose URL a regex
@@ -1578,6 +1666,8 @@ fn every_case_is_run_by_one_test() {
         JOINED,
         INDEX_SUBREQUESTS,
         UNNAMED_FILES,
+        PLAIN_FILES,
+        MISSING_NAMES,
     ];
     for c in cases() {
         let n = groups.iter().flat_map(|g| g.iter()).filter(|p| c.name.starts_with(*p)).count();
@@ -1606,6 +1696,21 @@ const UNNAMED_FILES: &[&str] = &["unnamed file"];
 #[test]
 fn a_file_of_a_directory_no_section_names() {
     run(UNNAMED_FILES);
+}
+
+const PLAIN_FILES: &[&str] = &["a plain file of a directory"];
+const MISSING_NAMES: &[&str] = &["a missing name"];
+
+/// A directory's own rules asked at a file of it no `<Files>`-type section applies to.
+#[test]
+fn a_plain_file_of_each_named_directory() {
+    run(PLAIN_FILES);
+}
+
+/// Names a regex `<Directory>` matches where the walk stops at the missing component.
+#[test]
+fn missing_names_a_regex_directory_matches() {
+    run(MISSING_NAMES);
 }
 
 /// Directory URLs whose DirectoryIndex subrequest httpd walks on the directory's own walk: the

@@ -344,7 +344,8 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
         // which stops at it, so the `<Directory>` sections of its depth (a wildcard `…/*`) do not
         // apply, as a view presuming the last component there would have them.
         if !fs.stats_last() && walked.effective.filesystem_path.symlink_metadata().is_err() {
-            walked = crate::ide::subrequest::walk(cfg, &fs.last_missing(), spec, e, &sub_spec, Some(&e.filesystem_path));
+            walked =
+                crate::ide::subrequest::walk(cfg, &fs.last_missing(), spec, e, &sub_spec, Some(&e.filesystem_path));
         }
         let crate::ide::subrequest::Sub { effective: sub, same_config: same } = walked;
         let regular = sub.filesystem_path.is_file();

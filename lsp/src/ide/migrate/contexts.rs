@@ -513,6 +513,19 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
                 let regex = matches!(section_pattern(n), Some(SectionPattern::Regex(_)));
                 let (examples, own) = examples_of(n);
                 for (k, p) in examples.iter().enumerate() {
+                    // A name the regex matches that no section names as a directory: the
+                    // walk of a missing last component, where the regex applies and a wildcard
+                    // `<Directory …/*>` does not (the proof takes the directories sections
+                    // name to be there, so their own URLs never ask it).
+                    if let (Some(SectionPattern::Regex(pat)), true) = (section_pattern(n), k < own) {
+                        if let Some(q) = missing_sibling(pat, p) {
+                            for u in fs_to_urls(&q, &m).into_iter().filter(|u| u != "/") {
+                                let u = u.trim_end_matches('/').to_string();
+                                own_urls.insert(u.clone());
+                                urls.insert(u);
+                            }
+                        }
+                    }
                     for u in fs_to_urls(p, &m) {
                         // A regex is matched against the whole file name: it may name files.
                         if regex && u != "/" {
@@ -726,6 +739,16 @@ fn plain_file_url(d: &str, files: &[&Node], locations: &[&Node]) -> String {
     };
     let name = PLAIN_NAMES.iter().find(|n| free(n)).unwrap_or(&PLAIN_NAMES[0]);
     format!("{d}{name}")
+}
+
+/// The file system path `p` (an example of the regex `pat`) with its last component grown, when
+/// the regex still matches it: a name no section names, so the walk takes it to be missing.
+fn missing_sibling(pat: &str, p: &str) -> Option<String> {
+    let p = p.trim_end_matches('/');
+    if p.is_empty() {
+        return None;
+    }
+    ["zq", "-zq", ".zq", "_zq", "0"].iter().map(|s| format!("{p}{s}")).find(|q| regex_is_match(pat, q))
 }
 
 /// URLs [`location_joins`] gives at most per URL a `<Location>` is asked at.
