@@ -868,7 +868,7 @@ fn index_subrequest_cases() -> Vec<Case> {
     // before; a DirectoryMatch `Require all granted` there would make it 200.
     case(
         "DirectoryIndex subrequest: a DirectoryMatch Allow where only the subrequest lacks a Require",
-        format!("DirectoryIndex index.html\n<Directory @DOCROOT@>\n  AuthType Basic\n</Directory>\n<DirectoryMatch \"^@DOCROOT@/a/?$\">\n  Allow from all\n</DirectoryMatch>\n<LocationMatch \"^/a/?$\">\n  AuthName x\n  AuthUserFile @ROOT@/users\n  Require valid-user\n</LocationMatch>\n"),
+        "DirectoryIndex index.html\n<Directory @DOCROOT@>\n  AuthType Basic\n</Directory>\n<DirectoryMatch \"^@DOCROOT@/a/?$\">\n  Allow from all\n</DirectoryMatch>\n<LocationMatch \"^/a/?$\">\n  AuthName x\n  AuthUserFile @ROOT@/users\n  Require valid-user\n</LocationMatch>\n".to_string(),
         "Allow from",
         &["/a/", "/a/index.html", "/a"],
     )
