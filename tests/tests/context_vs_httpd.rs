@@ -298,6 +298,15 @@ fn htaccess_refusals_are_the_500s_httpd_answers() {
     assert_eq!(status, 200);
     assert_eq!(diags.len(), 1, "{diags:?}");
     assert_eq!(diags[0].code, "htaccess-ignored");
+    // Black-box round 15 F5: nor does a section left open there (a 500 under AllowOverride All):
+    // a warning, no error, so `check` does not fail on it.
+    for (allow, want) in [("None", 200), ("All", 500)] {
+        let (status, diags) = htaccess_served(allow, "<Files x.txt>\nRequire all denied\n");
+        assert_eq!(status, want, "AllowOverride {allow}");
+        let errors = diags.iter().filter(|d| d.severity == config::Severity::Error).count();
+        assert_eq!(errors, usize::from(want == 500), "AllowOverride {allow}: {diags:?}");
+        assert!(diags.iter().any(|d| d.code == "syntax" && d.message.contains("<Files> was not closed")), "{diags:?}");
+    }
 }
 
 /// Rounds 11c findings 10 and 11: under `AllowOverride … Nonfatal=Unknown|Override|All` httpd

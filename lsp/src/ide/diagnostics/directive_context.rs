@@ -390,7 +390,7 @@ pub fn overrides_in_force(cfg: &Config) -> Option<Vec<HtaccessOverrides>> {
 /// Whether an .htaccess file read under a known server configuration is read by none of its
 /// servers: only the main server would read it ([`Readers::servers`]), and no request reaches
 /// the main server. (`check` scans no such file; an editor may open one.)
-fn read_by_no_server(cfg: &Config) -> bool {
+pub(super) fn read_by_no_server(cfg: &Config) -> bool {
     let (Some(root), None) = (cfg.enclosing.as_deref(), &cfg.htaccess_servers) else { return false };
     let Some(dir) = cfg.files.first().and_then(|f| f.path.parent()) else { return false };
     Readers::of(root).servers(&dir.to_string_lossy()).is_empty()
@@ -513,7 +513,6 @@ mod tests {
         };
         expect![[r#"
             htaccess-ignored: httpd never reads this file: no virtual host serves its directory (by DocumentRoot or Alias, or a <Directory> opening it to overrides), and the main server, which would read it, answers no request (every address and port httpd listens on has a <VirtualHost>), so nothing here takes effect
-            deprecated-access: `Order` is deprecated (mod_access_compat); this block allows everyone (no Deny line; Order deny,allow defaults to allow)
         "#]].assert_eq(&all(root));
         // With a Listen the virtual host does not take, the main server reads it.
         let reachable = all(&format!("Listen 127.0.0.2:80\n{root}"));

@@ -267,9 +267,31 @@ pub(crate) type Messages = crate::ide::shared_strings::SharedStrings;
 
 /// One file's syntax.
 pub(crate) fn syntax(cfg: &Config, file: FileId, out: &mut Vec<Diagnostic>) {
+    let from = out.len();
     syntax_errors::check(cfg, file, out);
     htaccess_skipped::retain_run(cfg, out);
     htaccess_line_length::check(cfg, file, out);
+    unread_errors_as_warnings(cfg, &mut out[from..]);
+}
+
+/// In an .htaccess file no server reads, what httpd would refuse costs nothing as the
+/// configuration stands (`apache2 -t` and every request are unaffected): said as a warning
+/// that names what reading it would cost, so that `check` does not fail on it.
+fn unread_errors_as_warnings(cfg: &Config, found: &mut [Diagnostic]) {
+    if cfg.top != crate::ide::config::TopLevel::Htaccess
+        || !found.iter().any(|d| d.severity == Severity::Error)
+        || !never_read(cfg)
+    {
+        return;
+    }
+    for d in found.iter_mut().filter(|d| d.severity == Severity::Error) {
+        d.severity = Severity::Warning;
+        let said = d.message.strip_prefix(consequence(cfg)).map_or(&*d.message, |rest| rest.trim_start_matches(": "));
+        d.message = format!(
+            "{said} (httpd never reads this file as the configuration stands, so this costs nothing now; were it read, every request it applies to would get 500)"
+        )
+        .into();
+    }
 }
 
 /// What loading reported ([`Config::problems`]), and the findings that, like those, only
@@ -376,10 +398,11 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
 }
 
 /// Whether `cfg` is an .htaccess file no server reads (each under an AllowOverride that grants
-/// nothing for its directory): nothing in it takes effect, so no check but the one saying so
+/// nothing for its directory, or only the main server, which answers no request, would): nothing in it takes effect, so no check but the one saying so
 /// has anything to say.
 pub(crate) fn never_read(cfg: &Config) -> bool {
-    directive_context::overrides_read(cfg).is_some_and(|groups| groups.iter().all(|(_, o)| !o.reads_htaccess()))
+    directive_context::read_by_no_server(cfg)
+        || directive_context::overrides_read(cfg).is_some_and(|groups| groups.iter().all(|(_, o)| !o.reads_htaccess()))
 }
 
 /// Checks that evaluate requests across the whole configuration.

@@ -45,6 +45,36 @@ mod tests {
     use crate::ide::diagnostics::tests::render;
     use expect_test::expect;
 
+    /// What httpd would refuse in an .htaccess file it never reads (AllowOverride None for its
+    /// directory) costs nothing now: a warning saying what reading it would cost, not an error
+    /// that fails `check`. Read under AllowOverride All, the same file is an error.
+    #[test]
+    fn syntax_errors_in_an_htaccess_file_httpd_never_reads_are_warnings() {
+        use crate::ide::config::{load, load_in_context};
+        use crate::ide::diagnostics::tests::{render_diagnostics, Fixture};
+        use std::path::Path;
+        let found = |allow: &str| {
+            let text = format!(
+                "//- /etc/httpd/httpd.conf\n<Directory />\n  AllowOverride {allow}\n</Directory>\n//- /srv/www/.htaccess\n<Files x.txt>\nRequire all denied\nAuthName {}\n",
+                "a".repeat(8200)
+            );
+            let fx = Fixture::parse(&text);
+            let root = load(Path::new("/etc/httpd/httpd.conf"), &fx);
+            let cfg = load_in_context(Path::new("/srv/www/.htaccess"), &fx, std::sync::Arc::new(root));
+            let mut out = Vec::new();
+            crate::ide::diagnostics::syntax(&cfg, 0, &mut out);
+            render_diagnostics(&cfg, &out)
+        };
+        expect![[r#"
+            /srv/www/.htaccess:1: Warning[syntax]: <Files> was not closed. (httpd never reads this file as the configuration stands, so this costs nothing now; were it read, every request it applies to would get 500)
+            /srv/www/.htaccess:3: Warning[syntax]: Line too long: this line is 8209 bytes, and httpd reads .htaccess lines shorter than 8192 bytes (httpd never reads this file as the configuration stands, so this costs nothing now; were it read, every request it applies to would get 500)
+        "#]]
+        .assert_eq(&found("None"));
+        let read = found("All");
+        assert_eq!(read.matches("Error[syntax]").count(), 2, "{read}");
+        assert!(!read.contains("never reads"), "{read}");
+    }
+
     #[test]
     fn unclosed_section_reported_on_opener_line() {
         expect![[r#"
