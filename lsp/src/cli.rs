@@ -374,21 +374,22 @@ fn each_finding(
         }
         // Diagnostics need no syntax tree once the nodes are built.
         let phases = Phases::new();
-        let mut cfg = config::load_for_batch(path, &config::RealFs, *main);
+        let cfg = config::load_for_batch(path, &config::RealFs, *main);
         phases.mark("load");
         // The .htaccess files of the directories a main configuration serves: found before the
-        // checks that read them (the precedence check asks whether theirs re-open access), beside
-        // the nodes check, which reads neither them nor the section index the scan builds. Where
-        // each finding starts and ends, as the report prints it, is found by the check's worker.
+        // check that reads them (the precedence check asks whether theirs re-open access), while
+        // the others run. Where each finding starts and ends, as the report prints it, is found
+        // by the check's worker.
         let (htaccess, diagnostics) = ide::diagnostics::in_order_after(
-            &mut cfg,
-            |cfg| if *main { ide::htaccess_files::htaccess_files(cfg) } else { Vec::new() },
-            |cfg, htaccess: &Vec<ide::htaccess_files::Found>| {
-                phases.mark("scan + nodes");
-                if !htaccess.is_empty() {
-                    let paths = htaccess.iter().map(|f| f.path.clone()).collect();
-                    cfg.htaccess_found = Some(std::sync::Arc::new(config::HtaccessFound { paths, open: Vec::new() }));
-                }
+            &cfg,
+            |cfg| {
+                let found = if *main { ide::htaccess_files::htaccess_files(cfg) } else { Vec::new() };
+                phases.mark("scan");
+                found
+            },
+            |htaccess: &Vec<ide::htaccess_files::Found>| {
+                let paths: std::sync::Arc<[std::path::PathBuf]> = htaccess.iter().map(|f| f.path.clone()).collect();
+                (!paths.is_empty()).then(|| std::sync::Arc::new(config::HtaccessFound { paths, open: Vec::new() }))
             },
             |cfg, d| reported_span(cfg.file(d.file), d),
         );

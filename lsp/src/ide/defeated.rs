@@ -169,7 +169,7 @@ pub fn defeated_require(cfg: &Config, chain: &[&Node]) -> Option<Defeated> {
 /// The file system as the precedence check reads a configuration's .htaccess files: the
 /// editor's text of those it has open over the disk ([`crate::ide::config::HtaccessFound::fs_view`]).
 pub fn htaccess_view(cfg: &Config) -> FsView {
-    cfg.htaccess_found.as_ref().map_or_else(FsView::cached, |f| f.fs_view())
+    cfg.htaccess_found().map_or_else(FsView::cached, |f| f.fs_view())
 }
 
 /// What a batch of [`defeated_require`] checks shares: the clients to try
@@ -518,7 +518,7 @@ fn reopening_urls_below(
     }
     // The directories below whose .htaccess files hold old-style lines (they replace the
     // inherited ones there), when the caller found the files.
-    if let Some(found) = &cfg.htaccess_found {
+    if let Some(found) = cfg.htaccess_found() {
         let dirs = batch.htaccess_compat.get_or_init(|| {
             found
                 .all_paths()
@@ -1008,8 +1008,10 @@ mod tests {
         let found = crate::ide::htaccess_files::htaccess_files(&cfg);
         let paths: Vec<_> = found.iter().map(|f| f.path.clone()).collect();
         if !paths.is_empty() {
-            cfg.htaccess_found =
-                Some(Arc::new(crate::ide::config::HtaccessFound { paths: paths.into(), open: Vec::new() }));
+            cfg.set_htaccess_found(Some(Arc::new(crate::ide::config::HtaccessFound {
+                paths: paths.into(),
+                open: Vec::new(),
+            })));
         }
         (dir, cfg, found)
     }

@@ -90,14 +90,14 @@ impl Analysis {
     /// texts changed, those of the sections the changed files can reach
     /// (`recheck_readers_of`); else all of them, on demand.
     pub fn set_htaccess_found(&mut self, found: Option<Arc<crate::ide::config::HtaccessFound>>, disk_unchanged: bool) {
-        let changed = match (&self.cfg.htaccess_found, &found) {
+        let changed = match (self.cfg.htaccess_found(), &found) {
             (Some(old), Some(new)) if disk_unchanged && Arc::ptr_eq(&old.paths, &new.paths) => {
                 Some(new.dirs_changed_from(old))
             }
             _ => None,
         };
         // (Unshared here: the callers' copies of the configuration live for one request.)
-        Arc::make_mut(&mut self.cfg).htaccess_found = found;
+        Arc::make_mut(&mut self.cfg).set_htaccess_found(found);
         if self.engine_stale {
             return;
         }

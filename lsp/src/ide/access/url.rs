@@ -124,11 +124,8 @@ pub(super) fn pick_vhost(ix: &Index, host: Option<&str>, local: Connection, unkn
             unknown.extend(ix.host_addresses.iter().cloned());
             Some(ix.vhosts_for_address(addr, port))
         }
-        Connection::Family(addr) if ix.vhosts.iter().any(|v| !v.takes_family_of(addr)) => {
-            let takes = (0..ix.vhosts.len() as u32).filter(|&v| ix.vhosts[v as usize].takes_family_of(addr));
-            Some(std::sync::Arc::new(takes.collect::<Vec<u32>>()))
-        }
-        Connection::Family(_) | Connection::Unknown => None,
+        Connection::Family(addr) => ix.vhosts_of_family(addr),
+        Connection::Unknown => None,
     };
     if let Some(h) = host {
         if let Some(v) = ix.vhost_by_name(h, set.as_deref().map(Vec::as_slice)) {

@@ -289,6 +289,8 @@ pub struct Index {
     pub host_addresses: Vec<String>,
     /// Virtual hosts for a connection's address and port, computed on demand.
     by_address: Mutex<HashMap<(IpAddr, u16), VhostList>>,
+    /// [`Index::vhosts_of_family`], IPv6 then IPv4: found on first use.
+    by_family: [OnceLock<Option<VhostList>>; 2],
     /// The main server's own `Options` as the directory walk starts from them, made on first
     /// use (a pass over the top level, which holds every virtual host).
     pub(crate) main_symlinks: std::sync::OnceLock<crate::ide::access::symlinks::SymlinkOptions>,
@@ -529,6 +531,7 @@ impl Index {
             wild_names,
             host_addresses,
             by_address: Mutex::new(HashMap::new()),
+            by_family: Default::default(),
             main_symlinks: std::sync::OnceLock::new(),
             ctx,
             alias_targets,
@@ -809,6 +812,20 @@ impl Index {
             .or_insert_with(|| {
                 let addrs: Vec<&[(Option<IpAddr>, u16)]> = self.vhosts.iter().map(|v| v.addrs.as_slice()).collect();
                 Arc::new(vhosts_serving(&addrs, local, port))
+            })
+            .clone()
+    }
+
+    /// The virtual hosts that can take a connection of `local`'s address family
+    /// ([`VirtualHost::takes_family_of`], ascending); None when every one can. Found once per
+    /// family: a batch asks for each of its requests.
+    pub fn vhosts_of_family(&self, local: IpAddr) -> Option<VhostList> {
+        let family = usize::from(local.to_canonical().is_ipv4());
+        self.by_family[family]
+            .get_or_init(|| {
+                let takes: Vec<u32> =
+                    (0..self.vhosts.len() as u32).filter(|&v| self.vhosts[v as usize].takes_family_of(local)).collect();
+                (takes.len() < self.vhosts.len()).then(|| Arc::new(takes))
             })
             .clone()
     }

@@ -360,8 +360,9 @@ pub struct Config {
     /// For a main configuration checked with the .htaccess files below the directories it
     /// serves ([`crate::ide::htaccess_files`]), when the caller found them first (`check`, the
     /// editor's workspace index). The precedence check asks at their directories whether their
-    /// rules re-open access.
-    pub htaccess_found: Option<Arc<HtaccessFound>>,
+    /// rules re-open access. Given once ([`Config::found_htaccess`], beside the checks that do
+    /// not read it) or replaced ([`Config::set_htaccess_found`]).
+    htaccess_found: std::sync::OnceLock<Arc<HtaccessFound>>,
     /// Built on first use: nodes never change after loading (incremental analysis,
     /// which edits them in place, starts a new index with [`Config::nodes_changed`]).
     index: std::sync::OnceLock<Index>,
@@ -399,6 +400,21 @@ impl Clone for Config {
 }
 
 impl Config {
+    /// The .htaccess files found below the directories this main configuration serves, when
+    /// the caller gave them.
+    pub fn htaccess_found(&self) -> Option<&Arc<HtaccessFound>> {
+        self.htaccess_found.get()
+    }
+    /// Gives (or takes back, `None`) the .htaccess files found.
+    pub fn set_htaccess_found(&mut self, found: Option<Arc<HtaccessFound>>) {
+        self.htaccess_found = found.map(std::sync::OnceLock::from).unwrap_or_default();
+    }
+    /// Gives the .htaccess files found through a shared reference, while checks that do not
+    /// read them run (`check`'s scan: [`crate::ide::diagnostics::in_order_after`]). Only once:
+    /// false (and the files already given kept) when the configuration has some.
+    pub fn found_htaccess(&self, found: Arc<HtaccessFound>) -> bool {
+        self.htaccess_found.set(found).is_ok()
+    }
     /// After nodes were changed in place (incremental analysis): the index is built
     /// again on next use. The files' paths must not have changed.
     pub(crate) fn nodes_changed(&mut self) {

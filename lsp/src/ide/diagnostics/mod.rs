@@ -93,62 +93,68 @@ pub fn in_order(cfg: &Config) -> impl Iterator<Item = Diagnostic> + use<> {
 pub fn in_order_with<A: Send>(cfg: &Config, annotate: impl Fn(&Diagnostic) -> A + Sync) -> Merged<A> {
     use rayon::prelude::*;
     let checks = Checks::new();
+    // The section index first, on both cores (its parts are built side by side): every check
+    // but two small ones reads it, the nodes check at its first <Limit>, and a worker waiting
+    // for another to build it could not help.
+    checks.build_index(cfg);
     // An .htaccess file with lines httpd skips: the checks of what a block's lines do together
     // read it as httpd runs it.
     let as_run = htaccess_skipped::as_run(cfg);
-    let run = |i: usize| checks.run(cfg, as_run.as_ref(), i, &annotate);
-    // The section index is built once, before the checks that read it; the nodes check reads
-    // none, so it runs meanwhile (building the index leaves a core idle part of the time).
-    let (early, rest) = rayon::join(
-        || run(checks.first),
-        || {
-            checks.build_index(cfg);
-            (0..checks.list.len()).into_par_iter().filter(|&i| i != checks.first).map(run).collect::<Vec<_>>()
-        },
-    );
-    checks.merge(early, rest)
+    let found = (0..checks.list.len())
+        .into_par_iter()
+        .map(|i| checks.run(cfg, as_run.as_ref(), i, &annotate))
+        .collect::<Vec<_>>();
+    Merged::new(found)
 }
 
-/// [`in_order_with`] for a configuration that has to be completed before most checks can run:
-/// `prepare` runs beside the nodes check (the one check that reads neither the section index
-/// nor what `prepare` makes; the scan for .htaccess files in `check`, which builds the index
-/// and lets a core idle part of its time), then `apply` takes its result into the
-/// configuration, and the other checks run on both cores. Gives back what `prepare` made.
+/// [`in_order_with`] for a main configuration whose .htaccess files are still to be found:
+/// `prepare` finds them (`check`'s scan) and `found` names those it gives the configuration
+/// ([`Config::found_htaccess`], unless it has some already); the engine check, the one that
+/// reads them and the longest, runs right after on the same worker, while the other checks
+/// run on the other from the start (each worker helps the other once its own work is done).
+/// Gives back what `prepare` made.
 pub fn in_order_after<A: Send, P: Send>(
-    cfg: &mut Config,
+    cfg: &Config,
     prepare: impl FnOnce(&Config) -> P + Send,
-    apply: impl FnOnce(&mut Config, &P),
+    found: impl FnOnce(&P) -> Option<Arc<crate::ide::config::HtaccessFound>> + Send,
     annotate: impl Fn(&Config, &Diagnostic) -> A + Sync,
 ) -> (P, Merged<A>) {
     use rayon::prelude::*;
     let checks = Checks::new();
-    let (early, prepared) = {
-        let cfg = &*cfg;
-        // (The nodes check reads no block as httpd runs it: see `reads_blocks`.)
-        rayon::join(
-            || checks.run(cfg, None, checks.first, &|d| annotate(cfg, d)),
-            || {
-                let prepared = prepare(cfg);
-                checks.build_index(cfg);
-                prepared
-            },
-        )
-    };
-    apply(cfg, &prepared);
-    let cfg = &*cfg;
+    // (As in `in_order_with`: the scan reads the index too.)
+    checks.build_index(cfg);
+    // (The checks that read it do not read the files found: taken before they are given.)
     let as_run = htaccess_skipped::as_run(cfg);
-    let rest = (0..checks.list.len())
-        .into_par_iter()
-        .filter(|&i| i != checks.first)
-        .map(|i| checks.run(cfg, as_run.as_ref(), i, &|d| annotate(cfg, d)))
-        .collect::<Vec<_>>();
-    (prepared, checks.merge(early, rest))
+    let annotate = |d: &Diagnostic| annotate(cfg, d);
+    let ((prepared, late), rest) = rayon::join(
+        || {
+            let prepared = prepare(cfg);
+            if let Some(files) = found(&prepared) {
+                cfg.found_htaccess(files);
+            }
+            (prepared, checks.run(cfg, as_run.as_ref(), checks.late, &annotate))
+        },
+        || {
+            (0..checks.list.len())
+                .into_par_iter()
+                .filter(|&i| i != checks.late)
+                .map(|i| checks.run(cfg, as_run.as_ref(), i, &annotate))
+                .collect::<Vec<_>>()
+        },
+    );
+    // Back in the checks' order: among findings that order alike, the earlier check's come first.
+    let (mut late, mut rest) = (Some(late), rest.into_iter());
+    let found: Vec<(Vec<Diagnostic>, Vec<A>)> = (0..checks.list.len())
+        .map(|i| if i == checks.late { late.take() } else { rest.next() }.unwrap_or_default())
+        .collect();
+    (prepared, Merged::new(found))
 }
 
-/// The checks [`in_order_with`] runs, by name, and where the nodes check is among them.
+/// The checks [`in_order_with`] runs, by name, and where the engine check (the one that reads
+/// the .htaccess files found, [`in_order_after`]) is among them.
 struct Checks {
     list: Vec<(&'static str, Check)>,
-    first: usize,
+    late: usize,
     phases: bool,
 }
 
@@ -160,8 +166,8 @@ impl Checks {
             ("engine", engine),
         ];
         let list: Vec<(&str, Check)> = OTHERS.iter().chain(LOCAL).copied().collect();
-        let first = list.iter().position(|(name, _)| *name == "nodes").unwrap_or_default();
-        Checks { list, first, phases: std::env::var_os("APACHE_LSP_PHASES").is_some() }
+        let late = list.iter().position(|(name, _)| *name == "engine").unwrap_or_default();
+        Checks { list, late, phases: std::env::var_os("APACHE_LSP_PHASES").is_some() }
     }
 
     /// Check `i`'s findings, sorted, each with what `annotate` makes of it (`as_run`: the
@@ -196,17 +202,6 @@ impl Checks {
         if self.phases {
             eprintln!("index built          {:>8.1} ms", t.elapsed().as_secs_f64() * 1e3);
         }
-    }
-
-    /// The nodes check's findings and the others' (in the checks' order), merged in file order.
-    fn merge<A>(&self, early: (Vec<Diagnostic>, Vec<A>), rest: Vec<(Vec<Diagnostic>, Vec<A>)>) -> Merged<A> {
-        // Back in the checks' order: among findings that order alike, the earlier check's come first.
-        let mut early = Some(early);
-        let mut rest = rest.into_iter();
-        let found: Vec<(Vec<Diagnostic>, Vec<A>)> = (0..self.list.len())
-            .map(|i| if i == self.first { early.take() } else { rest.next() }.unwrap_or_default())
-            .collect();
-        Merged::new(found)
     }
 }
 
@@ -631,18 +626,14 @@ DocumentRoot {d}/www\n<Directory {d}/www>\n AllowOverride All\n Order deny,allow
         let rendered = |cfg: &crate::ide::Config, merged: super::Merged<()>| {
             render_diagnostics(cfg, &merged.map(|(d, ())| d).collect::<Vec<_>>())
         };
-        let mut cfg = load(&main, &crate::ide::config::RealFs);
-        let (scanned, merged) = super::in_order_after(
-            &mut cfg,
-            |cfg| found(cfg),
-            |cfg, found: &Arc<HtaccessFound>| cfg.htaccess_found = Some(found.clone()),
-            |_, _| (),
-        );
+        let cfg = load(&main, &crate::ide::config::RealFs);
+        let (scanned, merged) =
+            super::in_order_after(&cfg, |cfg| found(cfg), |found: &Arc<HtaccessFound>| Some(found.clone()), |_, _| ());
         assert_eq!(scanned.paths.len(), 2);
         let after = rendered(&cfg, merged);
         let mut before = load(&main, &crate::ide::config::RealFs);
         let without = rendered(&before, super::in_order_with(&before, |_| ()));
-        before.htaccess_found = Some(found(&before));
+        before.set_htaccess_found(Some(found(&before)));
         assert_eq!(after, rendered(&before, super::in_order_with(&before, |_| ())));
         // (The finding names the refusal below only when the files are known.)
         assert!(after.contains("`Deny from all` refuses some"), "{after}");
