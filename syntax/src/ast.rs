@@ -171,6 +171,11 @@ impl SectionCloser {
     pub fn name(&self) -> Option<Name> {
         self.0.children().find_map(Name::cast)
     }
+    /// The logical line, continuations removed and blanks trimmed (what httpd compares with
+    /// the closer it looks for).
+    pub fn logical_text(&self) -> String {
+        trim_blanks(&logical(&self.0)).to_string()
+    }
 }
 
 impl Name {

@@ -127,6 +127,11 @@ impl FlatParse {
         crate::ast::trim_blanks(&self.logical_keep_newlines(src, n.start, n.end)).to_string()
     }
 
+    /// [`crate::ast::SectionCloser::logical_text`] of the SECTION_CLOSER node `i`.
+    pub fn closer_logical_text(&self, src: &str, i: usize) -> String {
+        self.directive_logical_text(src, i)
+    }
+
     /// [`crate::ast::Name::text`] of the NAME node `i`.
     pub fn name_text(&self, src: &str, i: usize) -> String {
         let n = &self.nodes[i];
@@ -145,6 +150,10 @@ impl FlatParse {
         if n.r_angle == u32::MAX {
             let keep = s.trim_end_matches(['\n', '\r']).len();
             s.truncate(keep);
+        }
+        // (`<Name> words>`: the name's `>` is a TRAILING token the tree's accessor leaves out.)
+        if let Some(rest) = s.strip_prefix('>') {
+            s = rest.to_string();
         }
         crate::ast::trim_blanks(&s).to_string()
     }
@@ -199,6 +208,9 @@ mod tests {
             }
             if let Some(h) = ast::SectionHeader::cast(n.clone()) {
                 prop_assert_eq!(h.raw_args(), flat.header_raw_args(src, i));
+            }
+            if let Some(c) = ast::SectionCloser::cast(n.clone()) {
+                prop_assert_eq!(c.logical_text(), flat.closer_logical_text(src, i));
             }
         }
         Ok(())

@@ -314,13 +314,20 @@ pub(crate) fn parse_into<S: Sink>(src: &str, b: &mut S) -> Vec<SyntaxError> {
                 && !text[wend..].contains(&b'>')
                 && (listed(NEEDS_ARGS) || listed(NO_ARGS))
                 && !name.eq_ignore_ascii_case("ifversion");
+            // `<Name> words>`: the handler is handed the same words as for `<Name words>` (the
+            // name's `>` is taken off, `ap_build_config_sub`), and finds its `>` at the end; the
+            // first `>` is then no more than a TRAILING token before the arguments.
+            let gt_then_args = words_after_gt && text[wend..].contains(&b'>');
             let mut header_errors = Vec::new();
-            if name_gt || bare {
+            if (name_gt && !gt_then_args) || bare {
                 if name_gt {
                     em.token(b, R_ANGLE, wend - 1, wend);
                 }
                 trailing(&mut em, b, text, wend);
             } else {
+                if gt_then_args {
+                    em.token(b, TRAILING, wend - 1, wend);
+                }
                 let rest = &text[wend..];
                 match memchr::memrchr(b'>', rest) {
                     Some(q) => {

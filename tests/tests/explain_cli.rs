@@ -2880,3 +2880,35 @@ fn an_auth_user_file_inside_limit_applies_to_every_method() {
     let seen = explain_states_httpds_status(&httpd, &requests);
     assert_eq!(seen, [200, 401, 401, 200, 401, 401], "the cases this test is about");
 }
+
+/// Session 23 (black-box round 14, F9 and the `Error` line): what httpd refuses as it reads an
+/// .htaccess file is a 500 for each request the file applies to, and explain says so: the closer
+/// of a true conditional section with words after it (a false one's is fine), an `Error` line.
+/// And `<Directory> path>` is the section of that path, as `<Directory path>` is.
+#[test]
+fn htaccess_lines_httpd_refuses_as_it_reads_them_are_500s() {
+    if !require_apache2() {
+        return;
+    }
+    let dir = "<Directory @DOCROOT@>\n    AllowOverride All\n    Require all granted\n</Directory>\n";
+    let ht = |text: &str| HttpdConfig::new(dir).file("htdocs/sub/.htaccess", text);
+    let asked: &[Asked] =
+        &[("GET", "/sub/index.html", "127.0.0.1", "a.test"), ("GET", "/a.txt", "127.0.0.1", "a.test")];
+    let cases: Vec<(&str, HttpdConfig)> = vec![
+        ("true closer with a comment", ht("<IfModule mod_authz_core.c>\n  Require all granted\n</IfModule> # note\n")),
+        ("true IfDefine closer with a word", ht("<IfDefine !NOPE>\n  Require all granted\n</IfDefine> x\n")),
+        (
+            "false closer with a comment",
+            ht("<IfModule !mod_authz_core.c>\n  deny from all\n</IfModule> # note\nRequire all granted\n"),
+        ),
+        ("an Error line", ht("Require all granted\nError \"stop here\"\n")),
+        ("an Error line in a false conditional", ht("<IfDefine NOPE>\nError x\n</IfDefine>\n")),
+        (
+            "<Directory> path>",
+            HttpdConfig::new(format!("{dir}<Directory> @DOCROOT@/sub>\n    Require all denied\n</Directory>\n")),
+        ),
+    ];
+    for (name, config) in cases {
+        assert_eq!(explain_agrees_under_if(name, config, asked, true), 0, "{name}");
+    }
+}

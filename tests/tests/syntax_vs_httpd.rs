@@ -129,6 +129,15 @@ const LINE_CASES: &[(&str, &str)] = &[
     ("directory_gt_then_a_path", "<Directory> /srv\n</Directory>\n"),
     ("if_module_gt_then_a_name", "<IfModule> mod_alias.c\n</IfModule>\n"),
     ("if_version_gt_then_words", "<IfVersion> >= 2.4\n</IfVersion>\n"),
+    // ... and with a `>` after them, the opener's arguments, as for `<Name words>`.
+    ("directory_gt_then_a_path_and_gt", "<Directory> /srv>\n</Directory>\n"),
+    ("if_version_gt_then_words_and_gt", "<IfVersion> < 2.4>\nFoo\n</IfVersion>\n"),
+    ("else_gt_then_a_word_and_gt", "<If \"true\">\n</If>\n<Else> x>\n</Else>\n"),
+    // The closer of a true conditional section alone on its line (F9), without its `>` too.
+    ("if_module_true_closer_with_a_comment", "<IfModule mpm_prefork_module>\n</IfModule> # end\n"),
+    ("if_module_true_closer_without_gt", "<IfModule mpm_prefork_module>\n</IfModule\n"),
+    ("if_module_true_closer_with_a_blank_before_gt", "<IfModule mpm_prefork_module>\n</IfModule >\n"),
+    ("if_version_true_closer_with_a_word", "<IfVersion >= 2.4>\n</IfVersion> x\n"),
 ];
 
 #[test]

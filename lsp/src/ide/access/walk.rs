@@ -534,8 +534,10 @@ fn htaccess_walk_error(
         if !n.is_section() {
             // The handler runs: `set_options` refuses a line it cannot read or an option the
             // AllowOverride in force does not list; an ap_expr it cannot parse fails its line.
+            // An `Error` line stops the reading wherever it stands (check's `argument-value`).
             let refused = match d.name {
                 "Options" => scope.check_options(n.args()).map(|r| r.message),
+                "Error" => Some(crate::ide::diagnostics::error_directive::message(n.raw_args())),
                 _ => crate::ide::diagnostics::expr_syntax::refusal(frag, n)
                     .or_else(|| crate::ide::diagnostics::regex_compile::refusal(frag, n, true)),
             };
@@ -584,12 +586,17 @@ fn walk_time_error(message: &str) -> bool {
 /// structure, before any line runs: a closer without its section, of another section, without
 /// its `>`, or sections left open at the end (all of them, innermost first, each with its file
 /// and line). The bodies of `<IfModule>` sections httpd skips are read for nesting too.
-fn htaccess_build_error(fd: &FileData) -> Option<String> {
+fn htaccess_build_error(fd: &FileData, frag: &Config) -> Option<String> {
     let path = fd.path.display();
     let errors = fd.parse.errors.iter().filter(|e| e.is_error);
     let structural = |m: &str| m.starts_with("</") || m.starts_with("Expected </");
-    if let Some(e) = errors.clone().find(|e| structural(&e.message)) {
-        return Some(format!("{path}: {}", e.message));
+    // (And the closers of true conditional sections with words after them, which only the
+    // loader, knowing the conditions, tells.)
+    let closer = frag.problems.iter().filter(|p| p.file == 0);
+    let closer = closer.filter_map(|p| Some((p.range.start(), config::true_closer_refusal(p)?)));
+    let parsed = errors.clone().filter(|e| structural(&e.message)).map(|e| (e.range.start(), e.message.as_str()));
+    if let Some((_, message)) = parsed.chain(closer).min_by_key(|(at, _)| *at) {
+        return Some(format!("{path}: {message}"));
     }
     let unclosed: Vec<String> = errors
         .filter(|e| e.message.ends_with("was not closed."))
@@ -869,7 +876,7 @@ fn htaccess(
 ) -> (Arc<Built>, Vec<Item>, Option<String>) {
     let mut sctx = ctx.clone();
     sctx.htaccess = true;
-    let build_error = htaccess_build_error(fd).or_else(|| {
+    let build_error = htaccess_build_error(fd, frag).or_else(|| {
         crate::ide::nonfatal::refused_conditional(fd, frag, overrides)
             .map(|(_, m)| format!("{}: {m}", fd.path.display()))
     });

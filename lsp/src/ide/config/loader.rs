@@ -202,6 +202,17 @@ impl Drop for PooledTexts {
 /// it then gives way: `diagnostics::syntax_errors`).
 pub(crate) const UNCLOSED_FALSE: &str = "syntax";
 
+/// What the loader adds to httpd's words on the closer of a true conditional section with words
+/// after it ([`true_closer_refusal`]).
+const TRUE_CLOSER_WHY: &str =
+    ": httpd ends the body of a true conditional section only at a line that is exactly its closer, nothing after it";
+
+/// httpd's words, when `p` is the loader's error on the closer of a true conditional section
+/// with words after it (in an .htaccess file, a 500 as httpd reads it).
+pub(crate) fn true_closer_refusal(p: &Problem) -> Option<&str> {
+    (p.code == UNCLOSED_FALSE && p.severity == Severity::Error).then(|| p.message.strip_suffix(TRUE_CLOSER_WHY))?
+}
+
 /// The conditional sections, as httpd names them.
 const CONDITIONAL_SECTIONS: &[&str] = &["IfModule", "IfDefine", "IfVersion", "IfFile", "IfDirective", "IfSection"];
 
@@ -735,7 +746,8 @@ impl Loader<'_> {
                             self.cfg.compat_guarded.push((file, TextRange::new(focus.end(), body_end)));
                         }
                     }
-                    self.body_items(file, &body, out)
+                    self.body_items(file, &body, out);
+                    self.closer_of_true_conditional(file, &name, &body);
                 }
                 Some(false) => {
                     let body_start = focus.end();
@@ -784,6 +796,42 @@ impl Loader<'_> {
             children = exact;
         }
         out.push(Node::of_line_in(NodeKind::Section, &name, &raw, loc, children, Some(&mut self.texts.texts)));
+    }
+
+    /// httpd reads the body of a true conditional section (`ap_build_cont_config`) up to a
+    /// line that is exactly its closer, `</IfModule>` in any case, blanks around it: a closer
+    /// with words after it (`</IfModule> # end`) or without its `>` is read as a line of the
+    /// body, a closer with no section open there, and refused in the words of
+    /// `ap_build_config_sub`. (A false one is skipped by its closer's first word alone.)
+    fn closer_of_true_conditional(&mut self, file: FileId, name: &str, body: &Body<'_>) {
+        use apache_syntax::SyntaxKind::SECTION_CLOSER;
+        let (range, text) = match *body {
+            Body::Tree(s) => match s.closer() {
+                Some(c) => (c.syntax().text_range(), c.logical_text()),
+                None => return,
+            },
+            Body::Flat(flat, src, i) => match flat.child(i, SECTION_CLOSER) {
+                Some(c) => (flat.range(c), flat.closer_logical_text(src, c)),
+                None => return,
+            },
+        };
+        let exact = text.len() == name.len() + 3
+            && text.starts_with("</")
+            && text.ends_with('>')
+            && text.get(2..text.len() - 1).is_some_and(|n| n.eq_ignore_ascii_case(name));
+        if exact {
+            return;
+        }
+        let word = text.split(|c: char| c.is_ascii() && apache_syntax::is_space(c as u8)).next().unwrap_or("");
+        let opened = word.get(2..).unwrap_or("");
+        // (Under the same code as an unclosed false one: a guess too where modules are assumed.)
+        self.problem(
+            file,
+            range,
+            Severity::Error,
+            UNCLOSED_FALSE,
+            format!("{word} without matching <{opened} section{TRUE_CLOSER_WHY}"),
+        );
     }
 
     fn body_items(&mut self, file: FileId, body: &Body<'_>, out: &mut ThinVec<Node>) {

@@ -19,13 +19,13 @@ pub(crate) mod modules;
 mod node_text;
 
 pub use index::{Index, SecId, ServerId};
-pub(crate) use loader::standalone_directive;
 #[cfg(test)]
 pub(crate) use loader::LOADER_DIRECTIVES;
 pub use loader::{
     decode, file_kind, load, load_for_batch, load_fragment, load_fragment_from, load_fragment_under, load_in_context,
     read_regular, resolve_include, FileSource, IncludeError, RealFs, Text,
 };
+pub(crate) use loader::{standalone_directive, true_closer_refusal};
 pub use modules::{ModuleSet, HTTPD_VERSION};
 pub use node_text::{Args, NodeText};
 

@@ -258,7 +258,7 @@ pub(crate) fn refusal(cfg: &Config, n: &Node, place: Place, loaded: &mut super::
         }
         "ServerAlias" if in_main_server(cfg, place) => Some("ServerAlias only used in <VirtualHost>".to_string()),
         "Listen" if in_main_server(cfg, place) => listen_refusal(n.arg_strings()),
-        "Error" => Some(error_directive_message(n.raw_args())),
+        "Error" => Some(super::error_directive::message(n.raw_args())),
         "Mutex" if in_main_server(cfg, place) => module_words::mutex_refusal(cfg, &n.arg_strings()),
         "IndexOptions" if arity_ok(n) && cfg.module_loaded("autoindex_module") => {
             module_words::index_options_refusal(n, &n.arg_strings(), place)
@@ -585,23 +585,6 @@ fn authn_provider_refusal(cfg: &Config, name: &str, args: &[String]) -> Option<S
             Some(format!("Unknown Authn provider: {w}"))
         }
     })
-}
-
-/// core.c's `generate_error`: an `Error` line stops httpd wherever it is read, with its text
-/// (RAW_ARGS, one pair of enclosing quotes taken off) as the message.
-fn error_directive_message(raw: &str) -> String {
-    if raw.is_empty() {
-        return "The Error directive was used with no message.".to_string();
-    }
-    let b = raw.as_bytes();
-    let message = match b[0] {
-        q @ (b'"' | b'\'') if b[b.len() - 1] == q => raw.get(1..raw.len() - 1).unwrap_or(""),
-        _ => raw,
-    };
-    if message.is_empty() {
-        return "an empty message (this Error line stops httpd wherever it is read)".to_string();
-    }
-    format!("{message} (the message of this Error line, which stops httpd wherever it is read)")
 }
 
 /// `ap_set_listener` on the words `invoke_cmd` hands a `TAKE_ARGV` handler (a last empty word
@@ -1829,7 +1812,7 @@ fn parse_authority(url: &str) -> Result<Option<&str>, ()> {
 }
 
 /// C's `atoi` as glibc has it (`(int) strtol`).
-fn atoi(s: &str) -> i64 {
+pub(super) fn atoi(s: &str) -> i64 {
     read_number(Read::Atoi, s).unwrap_or(0)
 }
 

@@ -12,6 +12,7 @@ mod deprecated_directive;
 pub mod directive_context;
 mod duplicate_listen;
 mod else_without_if;
+pub(crate) mod error_directive;
 pub(crate) mod expr_syntax;
 mod htaccess_conditionals;
 mod htaccess_line_length;
@@ -23,6 +24,7 @@ mod options_syntax;
 pub(crate) mod regex_compile;
 mod removed_directive;
 mod rewrite_flags;
+mod startup_accounts;
 mod startup_paths;
 mod syntax_errors;
 mod unknown_directive;
@@ -333,6 +335,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let mut loaded = ModulesLoaded::new(cfg);
     let mut auth_files = missing_auth_file::Seen::default();
     let mut startup = startup_paths::Seen::default();
+    let mut accounts = startup_accounts::Seen::default();
     // The context check reads each node in the scope its parents make, and skips what
     // httpd would not read that far (`None`).
     let mut context = Walk::start(cfg, out);
@@ -379,6 +382,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
             }
             compat_guarded_require::node(cfg, &guards, node, out);
             startup_paths::node(cfg, node, place, &mut startup, out);
+            startup_accounts::node(cfg, node, &mut accounts, out);
         }
         let inner_limit = in_limit || limit_methods::is_limit(node);
         let inner_path = in_path
