@@ -2912,3 +2912,60 @@ fn htaccess_lines_httpd_refuses_as_it_reads_them_are_500s() {
         assert_eq!(explain_agrees_under_if(name, config, asked, true), 0, "{name}");
     }
 }
+
+/// FallbackResource inside mod_dir's DirectoryIndex subrequest (black-box round 14, F4/F4b): a
+/// missing index name runs its FallbackResource inside the index subrequest, and mod_dir serves
+/// the fallback, or passes its refusal or AH00125's 500 on (not mod_autoindex's listing).
+#[test]
+fn fallback_inside_the_index_subrequest_is_answered_as_httpd_does() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Options Indexes\n    Require all granted\n    FallbackResource /front.html\n</Directory>\n\
+<Files front.html>\n    Require ip 127.0.0.2\n</Files>\n\
+<Directory @DOCROOT@/fb2>\n    FallbackResource /fb2/missing.html\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .with_module("autoindex")
+        .file("htdocs/front.html", "f\n")
+        .file("htdocs/sub/x.txt", "x\n")
+        .file("htdocs/fb2/x.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+    let requests = vec![
+        // /sub/index.html falls back to /front.html, which mod_dir serves.
+        Request::get("/sub/").source(ip("127.0.0.1")),
+        Request::get("/sub/").source(ip("127.0.0.2")),
+        Request::new("POST", "/sub/").source(ip("127.0.0.2")),
+        Request::new("HEAD", "/sub/").source(ip("127.0.0.1")),
+        // A fallback to a missing name of its own directory: AH00125 inside the index subrequest.
+        Request::get("/fb2/").source(ip("127.0.0.1")),
+        Request::get("/fb2/nothing").source(ip("127.0.0.1")),
+    ];
+    let seen = explain_agrees_with_httpd(&httpd, &requests, true);
+    assert_eq!(seen, [200, 200, 200, 200, 500, 500], "the cases this test is about");
+}
+
+/// FallbackResource's subrequest reuses the missing name's Directory walk (black-box round 14,
+/// F13): the wildcard `<Directory htdocs/*>` never applied to the missing `htdocs/api`, so only
+/// `<Directory htdocs>` is in force for the fallback `/index.html`, which asked directly gets
+/// the wildcard.
+#[test]
+fn the_fallback_subrequest_reuses_the_missing_names_walk() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all denied\n    FallbackResource /index.html\n</Directory>\n\
+<Directory @DOCROOT@/*>\n    Require all granted\n</Directory>\n\
+<Location /api>\n    Require all granted\n</Location>\n";
+    let config = HttpdConfig::new(body).file("htdocs/index.html", "i\n").file("htdocs/a/x.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let requests = vec![
+        Request::get("/api/users"),
+        Request::get("/api"),
+        Request::get("/index.html"),
+        Request::get("/a/missing"),
+        Request::get("/other"),
+    ];
+    let seen = explain_agrees_with_httpd(&httpd, &requests, true);
+    assert_eq!(seen, [403, 403, 200, 200, 403], "the cases this test is about");
+}

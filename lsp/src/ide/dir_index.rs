@@ -42,8 +42,39 @@ pub struct IndexTry {
     pub effective: Option<Effective>,
     /// Its access status (200 = passes), or the status its own mod_alias or mod_dir answers.
     pub status: Option<u16>,
-    /// Why the subrequest's own fixups or translation answer `status` (a redirect), if they do.
+    /// Why the subrequest's own fixups or translation answer `status` (a redirect, what its
+    /// FallbackResource answers), if they do.
     pub answered: Option<String>,
+    /// The name is not there, and the subrequest's own FallbackResource took it over: mod_dir
+    /// serves the fallback ([`crate::ide::handler::index_fallback`]).
+    pub taken_over: Option<TakenOver>,
+}
+
+/// A DirectoryIndex subrequest taken over by its FallbackResource's subrequest.
+#[derive(Debug)]
+pub struct TakenOver {
+    /// The fallback URL.
+    pub url: String,
+    pub why: String,
+    /// The fallback's subrequest, walked.
+    pub effective: Box<Effective>,
+}
+
+impl IndexTry {
+    /// The URL mod_dir serves when this try is served: the index name's, or its fallback's.
+    pub fn served_url(&self) -> &str {
+        self.taken_over.as_ref().map_or(&self.url, |t| &t.url)
+    }
+
+    /// The file served: the index file, or the fallback's.
+    pub fn served_path(&self) -> &Path {
+        self.taken_over.as_ref().map_or(&self.filesystem_path, |t| &t.effective.filesystem_path)
+    }
+
+    /// The walk whose sections the served file has, where it is not the request's.
+    pub fn served_effective(&self) -> Option<&Effective> {
+        self.taken_over.as_ref().map(|t| &*t.effective).or(self.effective.as_ref())
+    }
 }
 
 /// What mod_dir did for a directory URL.
@@ -219,6 +250,12 @@ pub fn apply(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &mut Effective) {
             o.trace.extend(s.outcome.trace.iter().map(|st| TraceStep { depth: st.depth + 1, ..st.clone() }));
             o.log.extend(s.outcome.log.iter().cloned());
         }
+        if let Some(f) = &t.taken_over {
+            o.trace.push(TraceStep { depth: 1, text: format!("it finds no file: {}:", f.why), loc: None });
+            let s = &f.effective.outcome;
+            o.trace.extend(s.trace.iter().map(|st| TraceStep { depth: st.depth + 2, ..st.clone() }));
+            o.log.extend(s.log.iter().cloned());
+        }
     }
     if let Some(reason) = unknown {
         // Each way mod_dir may end gives its status; where no name serves nor refuses, what
@@ -385,6 +422,31 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
             }
             None => {}
         }
+        // A name that is not there, with no handler set: the subrequest's own mod_dir fixup runs
+        // its FallbackResource (`dir_fixups`), whose subrequest takes it over (served), or whose
+        // answer becomes the index subrequest's (a 404: it steps aside, the name is not there).
+        let mut serves = regular;
+        let mut taken_over = None;
+        if status == Some(200) && answered.is_none() && sub.filesystem_path.symlink_metadata().is_err() {
+            use crate::ide::handler::IndexFallback;
+            match crate::ide::handler::index_fallback(cfg, fs, &sub_spec, &sub) {
+                None | Some(IndexFallback::Answers { status: 404, .. }) => {}
+                Some(IndexFallback::TakesOver { url, why, effective }) => {
+                    serves = true;
+                    taken_over = Some(TakenOver { url, why, effective });
+                }
+                Some(IndexFallback::Answers { status: s, why }) => {
+                    status = Some(s);
+                    answered =
+                        Some(format!("the DirectoryIndex subrequest GET {} finds no file: {why}", sub_spec.path));
+                }
+                Some(IndexFallback::Unknown { why, may, serves: s }) => {
+                    status = None;
+                    serves = s;
+                    redirect_unknown = Some((format!("it finds no file: {why}"), may));
+                }
+            }
+        }
         let statuses = match status {
             Some(s) => vec![s],
             None => {
@@ -405,6 +467,7 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
             status,
             answered,
             effective: (!same).then_some(sub),
+            taken_over,
         });
         // The try as each way takes it (`fixup_dir`): served, a 401 of the last name answered
         // at once, a refusal remembered, or on to the next name.
@@ -412,8 +475,9 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
         for way in &ways {
             for &s in &statuses {
                 match s {
-                    200 if regular => lookup.ends.push(IndexEnd::Served),
-                    200 => next.push(*way),
+                    200 if serves => lookup.ends.push(IndexEnd::Served),
+                    // (Not remembered: `fixup_dir` keeps no 404.)
+                    200 | 404 => next.push(*way),
                     // A redirect is passed on at once, as is the last name's 401.
                     300..=399 => lookup.ends.push(IndexEnd::Refused(s)),
                     401 if last => lookup.ends.push(IndexEnd::Refused(401)),
@@ -426,10 +490,10 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
         ways = next;
         if unknown.is_none() {
             match status {
-                Some(200) if regular => lookup.served = Some(i),
+                Some(200) if serves => lookup.served = Some(i),
                 Some(401) if last => lookup.refused_by = Some(i),
                 Some(300..=399) => lookup.refused_by = Some(i),
-                Some(200) => {}
+                Some(200 | 404) => {}
                 _ => lookup.refused_by = Some(i),
             }
         }

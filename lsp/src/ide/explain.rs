@@ -640,6 +640,7 @@ pub fn to_json(spec: &RequestSpec, e: &Explained) -> Value {
                 "regular_file": t.regular_file,
                 "access_checked": !t.same_config,
                 "status": t.status,
+                "fallback": t.taken_over.as_ref().map(|f| f.url.clone()),
                 "sections": t.effective.as_ref().map(|s| s.sections.iter().map(section_json).collect::<Vec<_>>()),
             })).collect::<Vec<_>>(),
         })
@@ -760,7 +761,9 @@ pub fn to_text(spec: &RequestSpec, e: &Explained) -> String {
         let _ = writeln!(s, "\nmod_dir: DirectoryIndex {} (subrequests with GET):", ix.names.join(" "));
         for (i, t) in ix.tries.iter().enumerate() {
             let st = t.status.map(|x| x.to_string()).unwrap_or_else(|| "unknown".into());
-            let what = if ix.served == Some(i) {
+            let what = if ix.served == Some(i) && t.taken_over.is_some() {
+                "no such file: its FallbackResource is served"
+            } else if ix.served == Some(i) {
                 "served"
             } else if ix.refused_by == Some(i) {
                 "refused: this is the answer"

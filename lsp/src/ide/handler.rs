@@ -131,13 +131,13 @@ fn answer_with(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective, han
     let request_directives = directives.len();
     if let Some(index) = index {
         // The DirectoryIndex file served is a subrequest with sections of its own.
-        let served = index.served.and_then(|i| index.tries[i].effective.as_ref());
+        let served = index.served.and_then(|i| index.tries[i].served_effective());
         directives.extend(served.into_iter().flat_map(per_dir_directives));
     }
     // The file names mod_mime reads extensions from: the request's, and the index file's.
     let mut names = vec![basename(&e.filesystem_path)];
     if let Some(index) = index {
-        names.extend(index.served.map(|i| basename(&index.tries[i].filesystem_path)));
+        names.extend(index.served.map(|i| basename(index.tries[i].served_path())));
     }
     if handlers {
         // mod_negotiation, mod_speling and mod_dir's FallbackResource act only on a name that is
@@ -265,12 +265,14 @@ fn answer_with(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective, han
                 // mod_dir hands the request over to the subrequest, path info included (an index
                 // name `n.txt/`), but not the AcceptPathInfo core's fixup took from the request's
                 // own sections (`r->used_path_info`, which `ap_internal_fast_redirect` keeps).
-                let sub = RequestSpec { path: t.url.clone(), ..spec.clone() };
+                let sub = RequestSpec { path: t.served_url().to_string(), ..spec.clone() };
                 let translated = translated_path(cfg, &sub);
-                path_info_refused(&directives[..request_directives], &translated, &t.filesystem_path).or_else(|| {
+                let file = t.served_path();
+                path_info_refused(&directives[..request_directives], &translated, file).or_else(|| {
+                    let taken = t.taken_over.as_ref().map(|f| format!(" ({} finds no file: {})", t.url, f.why));
                     Some(Answer::File {
                         status: 200,
-                        why: format!("DirectoryIndex serves the file {}", t.filesystem_path.display()),
+                        why: format!("DirectoryIndex serves the file {}{}", file.display(), taken.unwrap_or_default()),
                         log: None,
                     })
                 })
@@ -648,23 +650,7 @@ fn fallback(
     directives: &[Directive],
     missing: bool,
 ) -> Option<Fallback> {
-    let d = directives.iter().rev().find(|d| d.name.eq_ignore_ascii_case("FallbackResource"))?;
-    let target = d.args.first()?;
-    if !missing || target.eq_ignore_ascii_case("disabled") || !cfg.module_loaded("dir_module") {
-        return None;
-    }
-    let mut request = spec.request.clone();
-    request.method = "GET".into();
-    // (`ap_sub_req_lookup_uri` takes a relative URL from the request's directory.)
-    let path = if target.starts_with('/') {
-        target.clone()
-    } else {
-        let url = normalize_url(&spec.path);
-        format!("{}{target}", &url[..url.rfind('/').map_or(0, |i| i + 1)])
-    };
-    let sub = RequestSpec { path, host: spec.host.clone(), request };
-    let x = crate::ide::subrequest::walk(cfg, fs, spec, e, &sub, None).effective;
-    let at = format!("FallbackResource {target} at {}", d.at);
+    let (at, sub, x) = fallback_request(cfg, fs, spec, e, directives, missing)?;
     let passed_on = |status: u16, why: String, log: Option<LogEntry>| {
         if status == 404 {
             // mod_dir steps aside: what answers the missing name without it.
@@ -697,11 +683,113 @@ fn fallback(
     }
 }
 
+/// The FallbackResource in force among `directives` (`spec`'s, walked: `e`) where it acts on
+/// the missing name: where it is written, its subrequest (GET, `spec`'s credentials and
+/// environment), and that subrequest walked, the missing name's Directory walk reused where httpd
+/// does ([`crate::ide::subrequest::walk`]: a fallback file in the directory holding the name).
+fn fallback_request(
+    cfg: &Config,
+    fs: &FsView,
+    spec: &RequestSpec,
+    e: &Effective,
+    directives: &[Directive],
+    missing: bool,
+) -> Option<(String, RequestSpec, Effective)> {
+    let d = directives.iter().rev().find(|d| d.name.eq_ignore_ascii_case("FallbackResource"))?;
+    let target = d.args.first()?;
+    if !missing || target.eq_ignore_ascii_case("disabled") || !cfg.module_loaded("dir_module") {
+        return None;
+    }
+    let mut request = spec.request.clone();
+    request.method = "GET".into();
+    // (`ap_sub_req_lookup_uri` takes a relative URL from the request's directory.)
+    let path = if target.starts_with('/') {
+        target.clone()
+    } else {
+        let url = normalize_url(&spec.path);
+        format!("{}{target}", &url[..url.rfind('/').map_or(0, |i| i + 1)])
+    };
+    let sub = RequestSpec { path, host: spec.host.clone(), request };
+    let x = crate::ide::subrequest::walk(cfg, fs, spec, e, &sub, Some(&e.filesystem_path)).effective;
+    Some((format!("FallbackResource {target} at {}", d.at), sub, x))
+}
+
+/// What mod_dir's FallbackResource makes of a DirectoryIndex subrequest that finds no file
+/// ([`index_fallback`]).
+pub enum IndexFallback {
+    /// Its subrequest for this URL takes the index subrequest over (`ap_internal_fast_redirect`):
+    /// mod_dir serves it; why, and the fallback walked.
+    TakesOver { url: String, why: String, effective: Box<Effective> },
+    /// The index subrequest ends with this status (a refusal, a redirect, AH00125's 500; 404:
+    /// mod_dir steps aside and the name is not there).
+    Answers { status: u16, why: String },
+    /// Not known: why, the statuses it may end with, and whether a 200 among them serves the
+    /// fallback file.
+    Unknown { why: String, may: Vec<u16>, serves: bool },
+}
+
+/// mod_dir's own fixup in the DirectoryIndex subrequest `spec` (walked: `e`) for a name that is
+/// not there (`dir_fixups`): where no handler is set, its FallbackResource runs inside that
+/// subrequest, and what the fallback's subrequest answers becomes the index subrequest's answer.
+/// None where it does not run.
+pub fn index_fallback(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> Option<IndexFallback> {
+    let mut directives = server_directives(cfg, e);
+    directives.extend(per_dir_directives(e));
+    let url = normalize_url(&spec.path);
+    let names = [basename(&e.filesystem_path)];
+    if directives.iter().filter(|d| acts(cfg, d, true, "GET")).any(|d| other_handler(d, &url, &names).is_some()) {
+        return None;
+    }
+    let (at, sub, x) = fallback_request(cfg, fs, spec, e, &directives, true)?;
+    Some(match fixup_dflt(cfg, fs, &sub, &x) {
+        Dflt::TakesOver => IndexFallback::TakesOver {
+            why: format!("{at}: its subrequest GET {} takes it over", normalize_url(&sub.path)),
+            url: sub.path,
+            effective: Box::new(x),
+        },
+        Dflt::Answer(Answer::File { status, why, .. }) => {
+            IndexFallback::Answers { status, why: format!("{at}: {why}") }
+        }
+        Dflt::Answer(Answer::Handler { why, may }) => {
+            let serves = followed_metadata(&x.filesystem_path, &x).is_ok_and(|m| m.is_file());
+            let may = may.into_iter().chain(x.outcome.status).chain(x.outcome.possible_statuses.iter().copied());
+            IndexFallback::Unknown { why: format!("{at}: {why}"), may: may.collect(), serves }
+        }
+    })
+}
+
+/// What `fixup_dflt` makes of the fallback's subrequest short of answering the request: the
+/// fallback file takes the request over, or this answer (a File answer's status passed on, but a
+/// 404: mod_dir steps aside; a Handler answer where it is not known).
+enum Dflt {
+    TakesOver,
+    Answer(Answer),
+}
+
 /// What FallbackResource's subrequest `sub` (walked: `x`) makes of the request `spec`, as
 /// `fixup_dflt` takes it: a File answer with the subrequest's status (200: the file it serves,
 /// answered as the request's method gets it; any other is passed on, but a 404); a Handler
 /// answer where it is not known.
 fn fallback_subrequest(cfg: &Config, fs: &FsView, spec: &RequestSpec, sub: &RequestSpec, x: &Effective) -> Answer {
+    if let Dflt::Answer(a) = fixup_dflt(cfg, fs, sub, x) {
+        return a;
+    }
+    let gets = format!("its subrequest GET {}", normalize_url(&sub.path));
+    // `ap_internal_fast_redirect`: the request becomes the subrequest, its method kept.
+    let taken = RequestSpec { path: sub.path.clone(), host: sub.host.clone(), request: spec.request.clone() };
+    match answer_with(cfg, fs, &taken, x, true) {
+        Some(Answer::File { status, why, log }) => {
+            Answer::File { status, why: format!("{gets} takes the request over: {why}"), log }
+        }
+        Some(Answer::Handler { why, may }) => {
+            Answer::Handler { why: format!("{gets} takes the request over: {why}"), may }
+        }
+        None => Answer::Handler { why: format!("{gets} takes the request over"), may: vec![] },
+    }
+}
+
+/// [`fallback_subrequest`] up to the fallback file taking the request over.
+fn fixup_dflt(cfg: &Config, fs: &FsView, sub: &RequestSpec, x: &Effective) -> Dflt {
     use crate::ide::alias_redirect::{at_fixup, at_translation, Redirected};
     let unknown = |why: String, may: Vec<u16>| Answer::Handler { why, may };
     let url = normalize_url(&sub.path);
@@ -714,40 +802,30 @@ fn fallback_subrequest(cfg: &Config, fs: &FsView, spec: &RequestSpec, sub: &Requ
     };
     // mod_alias at translate_name, before the walk and access control.
     if let Some(r) = at_translation(cfg, x, &url) {
-        return redirected(r);
+        return Dflt::Answer(redirected(r));
     }
     match x.outcome.status {
         Some(200) => {}
         Some(status) => {
             let rule = x.outcome.deciding.as_ref().map_or_else(String::new, |d| format!(": {}", d.rule));
-            return Answer::File {
+            return Dflt::Answer(Answer::File {
                 status,
                 why: format!("{gets} is refused ({status}{rule})"),
                 log: x.outcome.log.first().cloned(),
-            };
+            });
         }
         None => {
             let why = x.outcome.reason_unknown.clone().unwrap_or_default();
-            return unknown(format!("{gets}: {why}"), x.outcome.possible_statuses.clone());
+            return Dflt::Answer(unknown(format!("{gets}: {why}"), x.outcome.possible_statuses.clone()));
         }
     }
     // The subrequest's fixups: mod_alias's redirects in its sections, then mod_dir's.
     if let Some(r) = at_fixup(cfg, x, &url) {
-        return redirected(r);
+        return Dflt::Answer(redirected(r));
     }
     let file = &x.filesystem_path;
-    match followed_metadata(file, x) {
-        Ok(m) if m.is_file() => {
-            // `ap_internal_fast_redirect`: the request becomes the subrequest, its method kept.
-            let taken = RequestSpec { path: sub.path.clone(), host: sub.host.clone(), request: spec.request.clone() };
-            match answer_with(cfg, fs, &taken, x, true) {
-                Some(Answer::File { status, why, log }) => {
-                    Answer::File { status, why: format!("{gets} takes the request over: {why}"), log }
-                }
-                Some(Answer::Handler { why, may }) => unknown(format!("{gets} takes the request over: {why}"), may),
-                None => unknown(format!("{gets} takes the request over"), vec![]),
-            }
-        }
+    Dflt::Answer(match followed_metadata(file, x) {
+        Ok(m) if m.is_file() => return Dflt::TakesOver,
         Ok(m) if m.is_dir() && !url.ends_with('/') => match answer_with(cfg, fs, sub, x, false) {
             // mod_dir's redirect of the subrequest is passed on.
             Some(Answer::File { status: status @ 300..=399, why, log }) => {
@@ -767,7 +845,7 @@ fn fallback_subrequest(cfg: &Config, fs: &FsView, spec: &RequestSpec, sub: &Requ
             if let Some(why) =
                 own.iter().filter(|d| acts(cfg, d, true, "GET")).find_map(|d| other_handler(d, &url, &names))
             {
-                return unknown(format!("{gets} finds no file, and {why} may answer it"), vec![404, 500]);
+                return Dflt::Answer(unknown(format!("{gets} finds no file, and {why} may answer it"), vec![404, 500]));
             }
             let again = own.iter().rev().find(|d| d.name.eq_ignore_ascii_case("FallbackResource"));
             match again.and_then(|d| d.args.first()) {
@@ -789,7 +867,7 @@ fn fallback_subrequest(cfg: &Config, fs: &FsView, spec: &RequestSpec, sub: &Requ
                 Some(t) => unknown(format!("{gets} finds no file, and falls back to {t} in turn"), vec![404, 500]),
             }
         }
-    }
+    })
 }
 
 /// Why `d` may make something other than the default handler answer `url` (whose file names

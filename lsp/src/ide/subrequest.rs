@@ -62,7 +62,8 @@ pub fn section_ids(e: &Effective) -> Vec<(&Path, u32, u32, &str)> {
 }
 
 /// Walks `sub` (a GET of its own URI) made by the request `spec` walked as `main`; `main_walk`:
-/// the directory whose walk a DirectoryIndex subrequest reuses.
+/// the filename whose Directory walk the subrequest may reuse (`main`'s: a DirectoryIndex
+/// name's directory, a FallbackResource's missing name).
 pub fn walk(
     cfg: &Config,
     fs: &FsView,

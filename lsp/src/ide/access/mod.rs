@@ -169,8 +169,8 @@ pub fn resolve(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, local:
     walk_request(cfg, fs, path, host, local).merge(cfg)
 }
 
-/// [`resolve`] for mod_dir's subrequest of `path`, a DirectoryIndex name in the directory
-/// `main_walk` its main request walked ([`walk_and_evaluate`]'s `main_walk`).
+/// [`resolve`] for mod_dir's subrequest of `path` (a DirectoryIndex name, a FallbackResource)
+/// made by a main request that walked the filename `main_walk` ([`walk_and_evaluate`]'s).
 pub fn resolve_subrequest(
     cfg: &Config,
     fs: &FsView,
@@ -649,7 +649,8 @@ pub fn effective_decided(
 }
 
 /// One request without mod_dir's subrequest: what a subrequest itself is (`main_walk`: the
-/// directory its main request walked, whose Directory phase httpd reuses for a regular file of it), with
+/// filename its main request walked, whose Directory phase httpd reuses for a regular file of
+/// the directory it names or is in: [`walk::walk_request_as`]), with
 /// the `<If>` branches of `decided` taken as applying or not.
 pub fn walk_and_evaluate(
     cfg: &Config,

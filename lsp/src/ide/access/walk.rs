@@ -76,9 +76,9 @@ pub(super) type Applied = (Contribution, Arc<Built>, Option<Vec<Item>>);
 pub(super) type SymlinkRefusal = (PathBuf, &'static str);
 
 /// The sections that apply to a request, in merge order, grouped by phase; and the symbolic
-/// link the walk refuses (it stops there: 403). `familiar`: the directory whose walk a subrequest
-/// for one of its regular files reuses ([`walk_request_as`]): its Directory phase is that
-/// directory's, and only the file itself is checked for a link
+/// link the walk refuses (it stops there: 403). `familiar`: the filename whose walk a subrequest
+/// for a regular file of its directory reuses ([`walk_request_as`]): its Directory phase is that
+/// walk's, and only the file itself is checked for a link
 /// ([`symlinks::refuses_in_parent_directory`]).
 #[allow(clippy::too_many_arguments)]
 fn walk(
@@ -652,10 +652,12 @@ pub fn walk_request(cfg: &Config, fs: &FsView, path: &str, host: Option<&str>, l
     walk_request_as(cfg, fs, path, host, local.into(), None, None)
 }
 
-/// [`walk_request`]; `main_walk`: for a subrequest, the directory its main request walked
-/// (`r->main`'s filename). httpd copies the main request's walk cache into the subrequest, and
-/// reuses its Directory phase when the subrequest's file is a regular file of that very
-/// directory with no path info (`ap_directory_walk`: `entry_dir` equals the cached name);
+/// [`walk_request`]; `main_walk`: for a subrequest, the filename its main request walked
+/// (`r->main`'s, up to a missing component). httpd copies the main request's walk cache into the
+/// subrequest, and reuses its Directory phase when the subrequest's file is a regular file, with
+/// no path info, of the directory that cache names: the walked filename itself when it is a
+/// directory, else the directory holding it, a missing name's too (`ap_directory_walk`:
+/// `entry_dir` equals `cache->cached`);
 /// `decided`: the `<If>` branches taken as applying or not (the others are untold).
 pub(super) fn walk_request_as(
     cfg: &Config,
@@ -673,16 +675,20 @@ pub(super) fn walk_request_as(
     let url = normalize_url(path);
     let translated = translate(&server, cfg, &url, &mut unknown);
     let filesystem_path = request_filename_in(fs, &translated);
-    // httpd's walk skips the lstat() of each component when the whole path exists (and links are
-    // followed without a question): the last component is then walked as a directory.
-    let whole_exists = fs.is_deployed() && std::fs::metadata(&translated).is_ok();
-    // The options the walk starts from: the main server's, merged with the virtual host's.
-    let options = symlinks::server_options(cfg, vhost.map_or(ServerId::Main, ServerId::Vhost));
-    let familiar = main_walk.filter(|dir| {
-        filesystem_path.parent() == Some(dir)
+    // The directory httpd's cache names: the main walk's filename when that is a directory, else
+    // the one holding it (`cache->cached`); the Directory phase reused is the main walk's own.
+    let familiar = main_walk.filter(|walked| {
+        let cached = if walked.is_dir() { Some(*walked) } else { walked.parent() };
+        filesystem_path.parent().is_some_and(|p| Some(p) == cached)
             && path_text(&translated) == path_text(&filesystem_path)
             && filesystem_path.is_file()
     });
+    // httpd's walk skips the lstat() of each component when the whole path exists (and links are
+    // followed without a question): the last component is then walked as a directory. (A reused
+    // walk is the main request's, on its own name.)
+    let whole_exists = fs.is_deployed() && std::fs::metadata(familiar.unwrap_or(&translated)).is_ok();
+    // The options the walk starts from: the main server's, merged with the virtual host's.
+    let options = symlinks::server_options(cfg, vhost.map_or(ServerId::Main, ServerId::Vhost));
     let (mut conditional, mut startup, mut index_conditions, mut chains, mut other_chains) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut presumed_there = false;
