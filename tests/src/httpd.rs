@@ -68,7 +68,7 @@ pub const DEFAULT_MODULES: &[&str] = &[
     "mime",
 ];
 /// The users in `ROOT/htpasswd`, as (name, password).
-pub const USERS: &[(&str, &str)] = &[("alice", "apw"), ("bob", "bpw"), ("carol", "cpw")];
+pub const USERS: &[(&str, &str)] = &[("alice", "apw"), ("bob", "bpw"), ("carol", "cpw"), ("dave", "dpw")];
 /// `ROOT/htgroups`.
 pub const GROUPS: &str = "admins: alice\nstaff: alice bob\n";
 /// Source addresses a test may send from; `::1` is dropped by [`sources`] when unusable.
@@ -81,7 +81,8 @@ pub const CREDENTIALS: &[Option<(&str, &str)>] =
 /// Constant so that the harness does not depend on apache2-utils; the auth tests check them.
 const HTPASSWD: &str = "alice:{SHA}tGWP3X+9ZFwoWbDjnXEBjzIFjRI=\n\
                         bob:{SHA}1Hfnvouvt1+kHkP0znUIGxDyfYc=\n\
-                        carol:{SHA}7n+SwjQNdcKKdTKU96n1ejIzqmc=\n";
+                        carol:{SHA}7n+SwjQNdcKKdTKU96n1ejIzqmc=\n\
+                        dave:{SHA}6b35GwsOKUYxj2WkVeFO2CpWKYs=\n";
 
 /// The document tree every instance gets (relative to the document root). There is deliberately
 /// no `server-status`, so that requests for it go down the non-existent-file path.

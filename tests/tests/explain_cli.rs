@@ -658,6 +658,22 @@ fn explain_predicts_what_the_default_handler_answers_each_method() {
     assert_eq!(seen, [200, 301, 403, 404, 405, 501].into(), "every answer reached");
 }
 
+/// Sends `method path` to httpd and asserts that explain states httpd's status as what the file
+/// system and the handler answer, with each error-log entry it names found in httpd's log;
+/// returns the status.
+fn explain_states_the_files_answer(httpd: &Httpd, conf: &str, method: &str, path: &str) -> u16 {
+    let (real, log) = httpd.send_logged(&Request::new(method, path)).unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+    let v = json(&["explain", conf, path, "--method", method, "--format", "json"]);
+    assert_eq!(v["status"], real, "{method} {path}:\n{v:#}\nerror log: {log}");
+    assert_eq!(v["status_from"], "file", "{method} {path}:\n{v:#}");
+    for e in v["error_log"].as_array().unwrap() {
+        let (code, message) = (e["code"].as_str().unwrap(), e["message"].as_str().unwrap());
+        let found = log.lines().any(|l| l.ends_with(&format!("{code}: {message}")));
+        assert!(found, "{method} {path}: explain's {e} not in httpd's log {log:?}");
+    }
+    real
+}
+
 /// mod_autoindex (loaded, as in Debian's default) answers a GET for a directory with no index
 /// file: a listing (200) where the `Options` merged for the request hold Indexes — from a
 /// `<Directory>`, a `<DirectoryMatch>` merged after it, an .htaccess file, also with
@@ -691,20 +707,63 @@ fn explain_predicts_mod_autoindex() {
     let mut seen = std::collections::BTreeSet::new();
     for method in ["GET", "HEAD", "POST"] {
         for path in ["/e/", "/ix/", "/dis/", "/rx/", "/ht/", "/ht/no/", "/all/", "/sub/"] {
-            let (real, log) =
-                httpd.send_logged(&Request::new(method, path)).unwrap_or_else(|e| panic!("{method} {path}: {e}"));
-            seen.insert(real);
-            let v = json(&["explain", conf, path, "--method", method, "--format", "json"]);
-            assert_eq!(v["status"], real, "{method} {path}:\n{v:#}");
-            assert_eq!(v["status_from"], "file", "{method} {path}:\n{v:#}");
-            for e in v["error_log"].as_array().unwrap() {
-                let (code, message) = (e["code"].as_str().unwrap(), e["message"].as_str().unwrap());
-                let found = log.lines().any(|l| l.ends_with(&format!("{code}: {message}")));
-                assert!(found, "{method} {path}: explain's {e} not in httpd's log {log:?}");
-            }
+            seen.insert(explain_states_the_files_answer(&httpd, conf, method, path));
         }
     }
     assert_eq!(seen, [200, 403, 404].into(), "listing, refusal and POST's 404 all reached");
+}
+
+/// Round 15 F2: `ScriptAlias` gives its requests the handler `cgi-script` (as `SetHandler
+/// cgi-script` does); with neither mod_cgi nor mod_cgid loaded no module serves it, so
+/// mod_autoindex (which serves only the directory type) declines a directory with no index file
+/// and the default handler answers 404 (AH00129), whatever Options says; a `SetHandler none` below
+/// leaves the ScriptAlias's handler. An index file or a plain file is served by the default
+/// handler (200). explain said 403 (autoindex's refusal) or 200 (a listing).
+#[test]
+fn a_cgi_handler_no_module_serves_is_not_answered_by_mod_autoindex() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "ScriptAlias /cg/ @ROOT@/cgi/
+<Directory @ROOT@/cgi>
+    Require all granted
+</Directory>
+<Directory @ROOT@/cgi/ix>
+    Options +Indexes
+</Directory>
+<Directory @ROOT@/cgi/none>
+    Options +Indexes
+    SetHandler none
+</Directory>
+<Directory @DOCROOT@>
+    Require all granted
+    Options +Indexes
+</Directory>
+<Directory @DOCROOT@/sh>
+    SetHandler cgi-script
+</Directory>
+";
+    let config = HttpdConfig::new(body)
+        .with_module("autoindex")
+        .log_level("info")
+        .file("cgi/x.txt", "x\n")
+        .file("cgi/ix/x.txt", "x\n")
+        .file("cgi/none/x.txt", "x\n")
+        .file("cgi/idx/index.html", "x\n")
+        .file("htdocs/sh/x.txt", "x\n")
+        .file("htdocs/ls/x.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    for method in ["GET", "POST"] {
+        for path in ["/cg/", "/cg/ix/", "/cg/none/", "/cg/idx/", "/cg/x.txt", "/sh/", "/ls/"] {
+            seen.insert((method, path, explain_states_the_files_answer(&httpd, conf, method, path)));
+        }
+    }
+    // The directories the handler takes from mod_autoindex are 404, the listing beside them 200.
+    assert!(seen.contains(&("GET", "/cg/", 404)) && seen.contains(&("GET", "/sh/", 404)), "{seen:?}");
+    assert!(seen.contains(&("GET", "/ls/", 200)), "{seen:?}");
 }
 
 /// With two `Listen` ports and no `--port`, each port picks its own virtual host: explain gives

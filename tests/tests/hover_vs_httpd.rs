@@ -1431,3 +1431,21 @@ fn a_wildcard_directory_does_not_reach_a_missing_directory_index_name() {
     assert_eq!(status_of(&outcome, "127.0.0.1"), (Some(200), Some(200)), "{md}");
     assert!(outcome.handled.iter().any(|(s, _)| *s == 404), "{md}");
 }
+
+/// Round 15 F6: `Require user alice bob carol`: httpd grants each of the three (200) and refuses
+/// a valid user none names (dave, 401). The table had columns for the first two names only, so
+/// carol read as "another valid user", 401.
+#[test]
+fn each_user_a_require_user_names_gets_a_column() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@/sub>\n  AuthType Basic\n  AuthName r\n  AuthUserFile @ROOT@/htpasswd\n  Require user alice bob\n  Require user carol\n</Directory>\n";
+    let cfg = HttpdConfig::new(body);
+    let md = hover_via_api(&cfg, "<Directory @DOCROOT@/sub>");
+    let outcome = compare_with_httpd("three named users", cfg, &md);
+    let columns = ["anonymous", "as `alice`", "as `bob`", "as `carol`", "another valid user"];
+    assert_eq!(outcome.columns, columns, "{md}");
+    assert_eq!(outcome.rows[0].cells, [Some(401), Some(200), Some(200), Some(200), Some(401)], "{md}");
+    assert_eq!(outcome.rows[0].httpd, [401, 200, 200, 200, 401], "{md}");
+}

@@ -5,7 +5,7 @@
 use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
-use apache_lsp_e2e::httpd::{config_test, credentials, sources, Httpd, HttpdConfig, Request};
+use apache_lsp_e2e::httpd::{config_test, credentials, sources, Httpd, HttpdConfig, Request, USERS};
 
 fn ip(s: &str) -> IpAddr {
     s.parse().unwrap()
@@ -83,7 +83,9 @@ fn basic_auth_valid_user_asks_for_and_checks_passwords() {
             assert_eq!(got, expected, "{creds:?} from {source}");
         }
     }
-    assert_eq!(status(&httpd, Request::get("/").user("carol", "cpw")), 200);
+    for (user, password) in USERS {
+        assert_eq!(status(&httpd, Request::get("/").user(user, password)), 200, "{user}'s htpasswd line");
+    }
     let challenge = httpd.fetch(&Request::get("/")).unwrap();
     assert_eq!(challenge.header("WWW-Authenticate"), Some("Basic realm=\"harness\""));
 }

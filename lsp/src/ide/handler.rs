@@ -213,6 +213,22 @@ fn answer_with(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective, han
     // from the Options merged for the request; the default handler refuses a directory.
     // (`names`: those mod_dir tried, its note `dir-index-names`, else "none".)
     let no_index = |names: String| -> Answer {
+        if let Some(set) = unserved_cgi_handler(cfg, spec, &directives[..request_directives]) {
+            return Answer::File {
+                status: 404,
+                why: format!(
+                    "a directory with no DirectoryIndex file, whose handler is cgi-script ({set}), which no \
+                     loaded module serves (neither mod_cgi nor mod_cgid): mod_autoindex, which lists only \
+                     the directory type, declines, and the default handler refuses a directory"
+                ),
+                log: Some(LogEntry {
+                    ah_code: "AH00129",
+                    module: "core",
+                    level: LogLevel::Info,
+                    message: format!("Attempt to serve directory: {text}"),
+                }),
+            };
+        }
         if method == Method::Get && cfg.module_loaded("autoindex_module") {
             if request_options(cfg, e).indexes() {
                 return Answer::File {
@@ -611,11 +627,33 @@ fn has_extension(names: &[String], ext: &str) -> bool {
     names.iter().any(|n| n.split('.').skip(1).any(|part| part.eq_ignore_ascii_case(ext)))
 }
 
+/// Whether mod_cgi or mod_cgid, which serve the handler `cgi-script`, is loaded.
+fn cgi_loaded(cfg: &Config) -> bool {
+    cfg.module_loaded("cgi_module") || cfg.module_loaded("cgid_module")
+}
+
+/// What gives the request the handler `cgi-script` (a SetHandler, else the ScriptAlias that
+/// mapped it) where no loaded module serves it, if something does. mod_alias sets the handler at
+/// translate_name; core's fixup then takes the last SetHandler merged (`directives`, the
+/// request's own), `SetHandler none` leaving mod_alias's.
+fn unserved_cgi_handler(cfg: &Config, spec: &RequestSpec, directives: &[Directive]) -> Option<String> {
+    if cgi_loaded(cfg) {
+        return None;
+    }
+    let set = directives.iter().rev().find(|d| d.name.eq_ignore_ascii_case("SetHandler"));
+    match set.and_then(|d| Some((d.args.first()?, d))) {
+        Some((h, d)) if !h.eq_ignore_ascii_case("none") => {
+            h.eq_ignore_ascii_case("cgi-script").then(|| format!("SetHandler {h} at {}", d.at))
+        }
+        _ => crate::ide::access::script_alias(cfg, spec),
+    }
+}
+
 /// Whether `d` acts on this request where its module decides from the request alone: mod_speling
 /// only on a GET of a missing name, the CGI handler only with mod_cgi or mod_cgid loaded (else
 /// core's default handler answers); MultiViews and FallbackResource are asked apart.
 fn acts(cfg: &Config, d: &Directive, missing: bool, method: &str) -> bool {
-    let cgi = || cfg.module_loaded("cgi_module") || cfg.module_loaded("cgid_module");
+    let cgi = || cgi_loaded(cfg);
     match d.name.to_ascii_lowercase().as_str() {
         "checkspelling" => {
             missing
@@ -892,6 +930,8 @@ fn other_handler(d: &Directive, url: &str, names: &[String]) -> Option<String> {
         }
         "forcetype" => arg(0).to_ascii_lowercase().contains("x-httpd"),
         "scriptalias" => url.starts_with(arg(0).trim_end_matches('/')),
+        // (`none` sets no handler: core's fixup leaves the one the request has.)
+        "sethandler" => !arg(0).eq_ignore_ascii_case("none"),
         _ => true,
     };
     applies.then(|| format!("{} {} at {}", d.name, d.args.join(" "), d.at))
@@ -1008,6 +1048,37 @@ mod tests {
             "{:?}",
             answer_if_granted(&cfg, &FsView::fresh(), &spec, &e)
         );
+    }
+
+    /// The handler `cgi-script` (ScriptAlias, SetHandler) with no CGI module loaded takes a
+    /// directory from mod_autoindex: the default handler refuses it, 404 (round-15 F2, httpd's
+    /// answer held by explain_cli's a_cgi_handler_no_module_serves_is_not_answered_by_mod_autoindex);
+    /// with mod_cgid loaded the handler answers.
+    #[test]
+    fn a_cgi_handler_no_module_serves_leaves_a_directory_to_the_default_handler() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        for sub in ["cgi/ix", "www/sh", "www/ls"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        let head = "LoadModule authz_core_module m\nLoadModule dir_module m\nLoadModule alias_module m\nLoadModule autoindex_module m\n";
+        let body = format!("DocumentRoot {d}/www\nScriptAlias /cg/ {d}/cgi/\n<Directory {d}>\n Require all granted\n Options Indexes\n</Directory>\n<Directory {d}/www/sh>\n SetHandler cgi-script\n</Directory>\n<Directory {d}/cgi/ix>\n SetHandler none\n</Directory>\n");
+        let answer = |cfg: &Config, url: &str| {
+            let spec = crate::ide::hover::spec(url, &None, "127.0.0.1".parse().unwrap(), None);
+            let e = crate::ide::hover::effective(cfg, &FsView::fresh(), &spec);
+            match answer(cfg, &FsView::fresh(), &spec, &e) {
+                Some(Answer::File { status, .. }) => status.to_string(),
+                other => format!("{other:?}"),
+            }
+        };
+        let main = dir.path().join("httpd.conf");
+        std::fs::write(&main, format!("{head}{body}")).unwrap();
+        let cfg = crate::ide::config::load(&main, &crate::ide::config::RealFs);
+        let got: Vec<String> = ["/cg/", "/cg/ix/", "/sh/", "/ls/"].iter().map(|u| answer(&cfg, u)).collect();
+        assert_eq!(got, ["404", "404", "404", "200"]);
+        std::fs::write(&main, format!("{head}LoadModule cgid_module m\n{body}")).unwrap();
+        let cfg = crate::ide::config::load(&main, &crate::ide::config::RealFs);
+        assert!(answer(&cfg, "/cg/").starts_with("Some(Handler"), "{}", answer(&cfg, "/cg/"));
     }
 
     /// Methods as the default handler tells them apart; case-sensitive, as httpd compares them.

@@ -450,12 +450,13 @@ fn names_a_group(trees: &[&policy::AuthzNode]) -> bool {
     false
 }
 
-/// How many users a Require names a table gives a column each, at most.
-const NAMED_USERS_SHOWN: usize = 2;
+/// How many named users a table gives a column each, at most; the others named are listed under
+/// it ([`table_columns`]), never folded silently into "another valid user".
+const NAMED_USERS_SHOWN: usize = 8;
 
-/// The users a hover's table authenticates as: those the Require lines in `trees` name (`Require
-/// user`, then members of a `Require group` by `groups`, user → groups; at most
-/// [`NAMED_USERS_SHOWN`]), and one name none of them is, for any other valid user.
+/// The users a hover's table authenticates as: every user the Require lines in `trees` name
+/// (`Require user`, then a member of each `Require group` by `groups`, user → groups), and one
+/// name none of them is, for any other valid user.
 fn table_users(trees: &[&policy::AuthzNode], groups: &Memberships) -> (Vec<String>, String) {
     let (mut users, mut group_names): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
     let mut stack: Vec<&policy::AuthzNode> = trees.iter().rev().copied().collect();
@@ -484,7 +485,7 @@ fn table_users(trees: &[&policy::AuthzNode], groups: &Memberships) -> (Vec<Strin
     }
     let mut named: Vec<String> = Vec::new();
     for u in users {
-        if !named.contains(&u) && named.len() < NAMED_USERS_SHOWN {
+        if !named.contains(&u) {
             named.push(u);
         }
     }
@@ -668,6 +669,15 @@ fn policy_markdown(
     let columns = table_columns(&named, &other);
     asked_table.said_after = base.outcome.reason_unknown.clone();
     md.push_str(&asked_table.markdown);
+    if let Some(unshown) = named.get(NAMED_USERS_SHOWN..).filter(|u| !u.is_empty()) {
+        let names: Vec<String> = unshown.iter().map(|u| format!("`{u}`")).collect();
+        let _ = writeln!(
+            md,
+            "\nNo column for {} (named too, but a table shows at most {NAMED_USERS_SHOWN} named users): \
+             \"another valid user\" is a user no rule names.",
+            names.join(", ")
+        );
+    }
     if !unreached.is_empty() {
         let _ = writeln!(
             md,
@@ -712,10 +722,11 @@ fn policy_markdown(
 /// ([`table_users_of`]).
 const MAX_COLUMN_ROUNDS: usize = 3;
 
-/// A table's columns: anonymous, `named`'s credentials, then `other`'s (a user no rule names).
+/// A table's columns: anonymous, the credentials of `named` (the first [`NAMED_USERS_SHOWN`]),
+/// then `other`'s (a user no rule names).
 fn table_columns<'a>(named: &'a [String], other: &'a str) -> Vec<(String, Option<&'a str>)> {
     let mut columns: Vec<(String, Option<&str>)> = vec![("anonymous".into(), None)];
-    columns.extend(named.iter().map(|u| (format!("as `{u}`"), Some(u.as_str()))));
+    columns.extend(named.iter().take(NAMED_USERS_SHOWN).map(|u| (format!("as `{u}`"), Some(u.as_str()))));
     let other_label = if named.is_empty() { "authenticated".to_string() } else { "another valid user".to_string() };
     columns.push((other_label, Some(other)));
     columns
@@ -1103,6 +1114,26 @@ mod tests {
         let md = hover_on("<Location /g>");
         assert!(md.contains("| client | anonymous | as `alice` | another valid user |"), "{md}");
         assert!(md.contains("| local (127.0.0.1) | 401 | 200 | 401 |"), "{md}");
+    }
+
+    /// Every user the Require lines name gets a column (round-15 F6: a third name, `dave`, had
+    /// none and read as "another valid user", 401, where httpd grants him); past
+    /// [`NAMED_USERS_SHOWN`] the others are named under the table.
+    #[test]
+    fn every_named_user_gets_a_column_up_to_the_bound() {
+        let head = "LoadModule authz_core_module m\nLoadModule authz_user_module m\nLoadModule auth_basic_module m\nLoadModule authn_core_module m\nLoadModule authn_file_module m\nDocumentRoot {d}/www\n<Directory {d}/www>\n AuthType Basic\n AuthName x\n AuthUserFile {d}/pw\n";
+        let conf = format!("{head} Require user alice bob\n Require user dave\n</Directory>\n");
+        let md = OnDisk::new(&["www"], &[], &conf).hover_on("<Directory {d}/www>");
+        assert!(md.contains("| client | anonymous | as `alice` | as `bob` | as `dave` | another valid user |"), "{md}");
+        assert!(md.contains("| local (127.0.0.1) | 401 | 200 | 200 | 200 | 401 |"), "{md}");
+        assert!(!md.contains("No column for"), "{md}");
+        let many: Vec<String> = (1..=NAMED_USERS_SHOWN + 2).map(|i| format!("u{i}")).collect();
+        let conf = format!("{head} Require user {}\n</Directory>\n", many.join(" "));
+        let md = OnDisk::new(&["www"], &[], &conf).hover_on("<Directory {d}/www>");
+        let header = md.lines().find(|l| l.starts_with("| client")).unwrap();
+        assert_eq!(header.matches("| as `").count(), NAMED_USERS_SHOWN, "{md}");
+        let (last, past) = (NAMED_USERS_SHOWN + 1, NAMED_USERS_SHOWN + 2);
+        assert!(md.contains(&format!("No column for `u{last}`, `u{past}` (named too")), "{md}");
     }
 
     /// A file analysed without its main configuration says so before its table: a tester saw a

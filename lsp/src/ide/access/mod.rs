@@ -600,6 +600,12 @@ fn server_of<'c>(cfg: &'c Config, spec: &RequestSpec) -> url::Server<'c> {
     url::Server { main: &ix.main, vhost: vhost.map(|v| &ix.vhosts[v as usize].scope) }
 }
 
+/// The `ScriptAlias` or `ScriptAliasMatch` line that maps `spec`'s URL (giving it the handler
+/// `cgi-script`), if one does.
+pub fn script_alias(cfg: &Config, spec: &RequestSpec) -> Option<String> {
+    url::script_alias(&server_of(cfg, spec), &normalize_url(&spec.path))
+}
+
 /// Where mod_userdir redirects `spec`'s URL (302, at translate_name), if it does.
 pub fn userdir_redirect(cfg: &Config, spec: &RequestSpec) -> Option<String> {
     url::userdir_redirect(&server_of(cfg, spec), cfg, &normalize_url(&spec.path))

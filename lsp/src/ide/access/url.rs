@@ -172,22 +172,44 @@ pub(super) fn userdir_redirect(server: &Server, cfg: &Config, url: &str) -> Opti
     }
 }
 
-/// The file name mod_alias, mod_userdir or core's translate_name gives `url`, as written.
-fn translate_as_written(server: &Server, cfg: &Config, url: &str, unknown: &mut Vec<String>) -> PathBuf {
-    for (from, to) in server.aliases(0).chain(server.aliases(1)) {
-        if let Some(rest) = alias_match(url, from) {
-            return PathBuf::from(format!("{}{}", to, rest));
+/// The alias of mod_alias that maps `url` and the file name it gives: its kind (the index of
+/// `Scope::aliases`: 0 `Alias`, 1 `ScriptAlias`, 2 `AliasMatch`, 3 `ScriptAliasMatch`) and its
+/// (from, to).
+fn alias_of<'a>(server: &Server<'a>, url: &str) -> Option<(usize, &'a (String, String), String)> {
+    let kinds =
+        |a: usize, b: usize| server.aliases(a).map(move |x| (a, x)).chain(server.aliases(b).map(move |x| (b, x)));
+    for (k, alias) in kinds(0, 1) {
+        if let Some(rest) = alias_match(url, &alias.0) {
+            return Some((k, alias, format!("{}{}", alias.1, rest)));
         }
     }
-    for (re, to) in server.aliases(2).chain(server.aliases(3)) {
-        let expanded = with_regex(re, false, |r| {
+    for (k, alias) in kinds(2, 3) {
+        let expanded = with_regex(&alias.0, false, |r| {
             r.captures(url.as_bytes())
                 .filter(|caps| !caps.is_empty())
-                .map(|caps| crate::ide::pcre_match::pregsub(to, url.as_bytes(), &caps))
+                .map(|caps| crate::ide::pcre_match::pregsub(&alias.1, url.as_bytes(), &caps))
         });
         if let Some(Some(out)) = expanded {
-            return PathBuf::from(out);
+            return Some((k, alias, out));
         }
+    }
+    None
+}
+
+/// The `ScriptAlias` or `ScriptAliasMatch` line (as written) that maps `url`, where one does:
+/// mod_alias gives the request the handler `cgi-script` at translate_name.
+pub(super) fn script_alias(server: &Server, url: &str) -> Option<String> {
+    match alias_of(server, url)? {
+        (1, (from, to), _) => Some(format!("ScriptAlias {from} {to}")),
+        (3, (from, to), _) => Some(format!("ScriptAliasMatch {from} {to}")),
+        _ => None,
+    }
+}
+
+/// The file name mod_alias, mod_userdir or core's translate_name gives `url`, as written.
+fn translate_as_written(server: &Server, cfg: &Config, url: &str, unknown: &mut Vec<String>) -> PathBuf {
+    if let Some((_, _, out)) = alias_of(server, url) {
+        return PathBuf::from(out);
     }
     match super::userdir::map(server, cfg, url) {
         UserDirMap::File(p) => return p,
