@@ -6,7 +6,8 @@
 //!   /proc, /sys, /dev): nothing else, not a file beside an Include glob's matches;
 //! - no program is executed;
 //! - no socket is made and the resolver's files (/etc/hosts, nsswitch.conf, resolv.conf, gai.conf)
-//!   are never read, although the configuration holds host-name rules;
+//!   are never read, although the configuration holds host-name rules and `User`/`Group` lines
+//!   (looked up in /etc/passwd and /etc/group themselves);
 //! - `explain --no-dns` stays off the network too, and `explain` without it is the one command
 //!   that asks the resolver (the positive control that shows the trace sees a lookup).
 //!
@@ -66,7 +67,7 @@ impl Tree {
         write(
             ws.join("apache2.conf"),
             &format!(
-                "ServerRoot \"{ws}\"\nListen 8080\nInclude conf.d/*.conf\nIncludeOptional \"{o}/extra/*.conf\"\n\
+                "ServerRoot \"{ws}\"\nListen 8080\nUser www-data\nGroup no-such-group-here\nInclude conf.d/*.conf\nIncludeOptional \"{o}/extra/*.conf\"\n\
                  DocumentRoot \"{o}/www\"\n<Directory \"{o}/www\">\n    AllowOverride All\n    Order deny,allow\n    \
                  Deny from all\n    Allow from .example.org 10.1.0.0/16\n</Directory>\n\
                  <Location /status>\n    Require host status.example.com\n</Location>\n",
@@ -105,6 +106,11 @@ impl Tree {
         let system = ["/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/", "/etc/ld.so.", "/proc/", "/sys/", "/dev/"];
         let s = path.to_string_lossy();
         if system.iter().any(|p| s.starts_with(p)) {
+            return true;
+        }
+        // The account files `User` and `Group` are looked up in (read directly: the name
+        // service, which may ask a directory server, is not used).
+        if ["/etc/passwd", "/etc/group"].iter().any(|f| path == Path::new(f)) {
             return true;
         }
         let named = [
@@ -199,6 +205,8 @@ fn check_reads_only_what_the_configuration_names_and_never_the_network() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     // The run did its job: the inherited old-style rules and the .htaccess were read.
     assert!(stdout.contains("deprecated"), "check found nothing:\n{stdout}");
+    // The accounts were looked up, without the name service (no nsswitch.conf, no socket, below).
+    assert!(stdout.contains("bad group name no-such-group-here"), "{stdout}");
     let t = read_trace(&log);
     for named in [tree.outside.join("extra/more.conf"), tree.outside.join("www/.htaccess")] {
         assert!(t.opened.contains(&named), "check did not read {}: {:#?}", named.display(), t.opened);

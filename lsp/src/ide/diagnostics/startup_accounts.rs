@@ -5,7 +5,8 @@
 //! never looked up), and `User` must not be uid 0 (`User root`, `User #0`, or `#abc`, which
 //! `atoi` reads as 0): httpd refuses to serve pages as root.
 //!
-//! Names are matched as the system's `getpwnam`/`getgrnam` match them (exactly, case and all).
+//! Names are matched in /etc/passwd and /etc/group (exactly, case and all), not through the name
+//! service, which may ask a directory server over the network ([`lookup`]).
 //! Only for a configuration whose paths are this machine's ([`Config::disk_paths`]), and only
 //! names without an unresolved `${VAR}` (Debian's envvars are resolved by the loader); each
 //! distinct name is looked up once.
@@ -13,7 +14,6 @@
 use super::Diagnostic;
 use crate::ide::config::{Config, Node, TopLevel};
 use rustc_hash::FxHashMap;
-use std::ffi::CString;
 
 /// What has been learnt of each account named so far: its id, None when the system has none
 /// of that name (Err when it could not tell).
@@ -66,33 +66,31 @@ fn refusal(user: bool, name: &str, seen: &mut Seen) -> Option<String> {
     }
 }
 
-/// The id of the user (`user`) or group `name` as the system's name service gives it.
+/// The id of the user (`user`) or group `name` in the system's account files, /etc/passwd and
+/// /etc/group (their name, password and id fields). The name service (`getpwnam`) is not asked:
+/// besides those files it may ask a directory server over the network (LDAP, sssd, NIS), and no
+/// diagnostic may reach the network. So a name those files lack is unknown here (`Err`, nothing
+/// said) when a file defers to NIS (`+`/`-` lines), or cannot be read.
 fn lookup(user: bool, name: &str) -> Result<Option<u32>, ()> {
-    let Ok(c_name) = CString::new(name) else { return Ok(None) };
-    let mut buf = vec![0u8; 4096];
-    loop {
-        // SAFETY: the reentrant lookups write only into `entry` and `buf`, whose sizes are
-        // given; `result` is set to point at `entry` or to null.
-        let (rc, id) = unsafe {
-            if user {
-                let mut entry: libc::passwd = std::mem::zeroed();
-                let mut result: *mut libc::passwd = std::ptr::null_mut();
-                let rc = libc::getpwnam_r(c_name.as_ptr(), &mut entry, buf.as_mut_ptr().cast(), buf.len(), &mut result);
-                (rc, (!result.is_null()).then_some(entry.pw_uid))
-            } else {
-                let mut entry: libc::group = std::mem::zeroed();
-                let mut result: *mut libc::group = std::ptr::null_mut();
-                let rc = libc::getgrnam_r(c_name.as_ptr(), &mut entry, buf.as_mut_ptr().cast(), buf.len(), &mut result);
-                (rc, (!result.is_null()).then_some(entry.gr_gid))
-            }
-        };
-        match rc {
-            0 => return Ok(id),
-            libc::ERANGE if buf.len() < 1 << 20 => buf.resize(buf.len() * 4, 0),
-            // Not found is 0 with no entry; other codes say the lookup failed.
-            libc::ENOENT | libc::ESRCH | libc::EBADF | libc::EPERM => return Ok(None),
-            _ => return Err(()),
+    let path = if user { "/etc/passwd" } else { "/etc/group" };
+    let text = std::fs::read(path).map_err(|_| ())?;
+    id_in(&String::from_utf8_lossy(&text), name)
+}
+
+/// [`lookup`] in the text of an account file.
+fn id_in(text: &str, name: &str) -> Result<Option<u32>, ()> {
+    let mut defers = false;
+    for line in text.lines() {
+        defers |= line.starts_with(['+', '-']);
+        let mut fields = line.split(':');
+        if fields.next() == Some(name) {
+            return Ok(fields.nth(1).and_then(|id| id.trim().parse().ok()));
         }
+    }
+    if defers {
+        Err(())
+    } else {
+        Ok(None)
     }
 }
 
@@ -117,5 +115,16 @@ mod tests {
         );
         assert!(refusal(false, bad, &mut seen).unwrap().starts_with("bad group name"));
         assert_eq!(refusal(true, "${APACHE_RUN_USER}", &mut seen), None);
+    }
+
+    #[test]
+    fn account_files_are_read_field_by_field() {
+        let text = "root:x:0:0:root:/root:/bin/bash\nwww-data:x:33:33::/var/www:/usr/sbin/nologin\n";
+        assert_eq!(id_in(text, "www-data"), Ok(Some(33)));
+        assert_eq!(id_in(text, "WWW-DATA"), Ok(None));
+        assert_eq!(id_in(text, "www"), Ok(None));
+        // A file that defers to NIS cannot say a name is missing.
+        assert_eq!(id_in(&format!("{text}+::::::\n"), "www"), Err(()));
+        assert_eq!(id_in(&format!("{text}+::::::\n"), "root"), Ok(Some(0)));
     }
 }
