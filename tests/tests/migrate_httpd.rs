@@ -984,6 +984,21 @@ fn regex_depth_cases() -> Vec<Case> {
         .file("htdocs/a/b/x.txt", "x\n")
         .file("htdocs/a/b/c/x.txt", "x\n")
         .file("htdocs/a/q/c/x.txt", "x\n"),
+        // Black-box round 15 C F3: GET /a/ from 127.0.0.2: 500 (`<Directory htdocs/*>`'s deny
+        // list, though only for other methods, replaces htdocs's Deny from 127.0.0.2; the
+        // LocationMatch's Require valid-user replaces the Location's and has no AuthType);
+        // main rewrote all four blocks, adding AuthMerging And to the LocationMatch: 403. The
+        // wildcard is filled with the Location's name, so the proof asks /a/ and leaves both
+        // Directory blocks.
+        case(
+            "regex depth: a wildcard Directory filled with a Location's name",
+            "<Directory @DOCROOT@>\n  Deny from 127.0.0.2\n</Directory>\n<Location /a>\n  Require ip 127.0.0.1\n</Location>\n<LocationMatch \"/$\">\n  Require valid-user\n</LocationMatch>\n<Directory @DOCROOT@/*>\n  <LimitExcept GET>\n    Deny from all\n  </LimitExcept>\n</Directory>\n",
+            "Deny from all",
+            &["/a/", "/a/x.txt", "/"],
+        )
+        .not_preferred()
+        .file("htdocs/a/x.txt", "x\n")
+        .file("htdocs/index.html", "i\n"),
         // GET /d1/cache (a file the regex matches by its name): 200 (the Location's Order
         // resets the regex's Deny); either block rewritten alone: 403, both together: 200 (the
         // Location's Require all granted replaces the regex's Require all denied).
