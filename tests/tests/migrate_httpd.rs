@@ -999,6 +999,21 @@ fn regex_depth_cases() -> Vec<Case> {
         .not_preferred()
         .file("htdocs/a/x.txt", "x\n")
         .file("htdocs/index.html", "i\n"),
+        // Black-box round 15 C (r80253): GET /a/b/c/x.txt from 127.0.0.1: 403 (`[a-z]/b`,
+        // fewer slashes so merged before `a/.*/c`, replaces a/.htaccess's allow list with its
+        // Deny from all); rewritten to Require env tagged, `a/.*/c`'s Require merged after it
+        // decides and the .htaccess's Allow stands alone: 200. Both regexes meet only there.
+        case(
+            "regex depth: two regexes meeting below an .htaccess",
+            "<Directory ~ \"@DOCROOT@/a/.*/c\">\n  Require ip 127.0.0.1 ::1\n</Directory>\n<Directory ~ \"@DOCROOT@/[a-z]/b\">\n  Order deny,allow\n  Deny from all\n  Allow from env=tagged\n</Directory>\n<Directory @DOCROOT@/a>\n  AllowOverride Limit\n</Directory>\n",
+            "Deny from all",
+            &["/a/b/c/x.txt", "/a/b/x.txt", "/a/x.txt"],
+        )
+        .not_preferred()
+        .file("htdocs/a/.htaccess", "Allow from 127.0.0.1\n")
+        .file("htdocs/a/b/x.txt", "x\n")
+        .file("htdocs/a/b/c/x.txt", "x\n")
+        .file("htdocs/a/x.txt", "x\n"),
         // GET /d1/cache (a file the regex matches by its name): 200 (the Location's Order
         // resets the regex's Deny); either block rewritten alone: 403, both together: 200 (the
         // Location's Require all granted replaces the regex's Require all denied).

@@ -363,17 +363,33 @@ fn directory_examples_meeting(
             }
         }
     }
-    for (n, out) in sections.iter().zip(each.iter_mut()) {
-        let Some(SectionPattern::Regex(pat)) = section_pattern(n) else { continue };
-        for w in regex_witnesses(pat) {
-            let whole = if w.starts_with('/') { w.clone() } else { format!("/{w}") };
-            for tail in std::iter::once(whole.as_str()).chain(last_components(&w, 3)) {
-                for b in &regex_bases {
-                    let p = format!("{b}{tail}");
-                    let applies = regex_is_match(pat, &p);
-                    add(out, p, applies);
+    // Twice: the second time beneath where the first grew the regexes, so that two regexes
+    // meet below an .htaccess directory (`[a-z]/b` grown to `…/a/b` beneath `…/a`, then
+    // `a/.*/c` grown to `…/a/b/c` beneath that, where both apply).
+    for round in 0..2 {
+        let mut grown: Vec<String> = Vec::new();
+        for ((n, out), k) in sections.iter().zip(each.iter_mut()).zip(&own) {
+            let Some(SectionPattern::Regex(pat)) = section_pattern(n) else { continue };
+            let before = out.len();
+            for w in regex_witnesses(pat) {
+                let whole = if w.starts_with('/') { w.clone() } else { format!("/{w}") };
+                let tails: Vec<&str> = match round {
+                    0 => std::iter::once(whole.as_str()).chain(last_components(&w, 3)).collect(),
+                    _ => last_components(&w, 3).collect(),
+                };
+                for tail in tails {
+                    for b in &regex_bases {
+                        let p = format!("{b}{tail}");
+                        let applies = regex_is_match(pat, &p);
+                        add(out, p, applies);
+                    }
                 }
             }
+            grown.extend(out[before.max(*k)..].iter().cloned());
+        }
+        regex_bases.clear();
+        for p in grown.iter().take(MAX_MEETINGS) {
+            add_base(&mut regex_bases, p);
         }
     }
     (each, own)
