@@ -825,6 +825,7 @@ fn cases() -> Vec<Case> {
     v.extend(unnamed_file_cases());
     v.extend(plain_file_cases());
     v.extend(missing_name_cases());
+    v.extend(regex_depth_cases());
     v
 }
 
@@ -933,6 +934,122 @@ fn missing_name_cases() -> Vec<Case> {
         .not_preferred()
         .file("htdocs/index.html", "root\n")
         .file("htdocs/a/x.txt", "x\n")
+        .methods(&["GET"]),
+    ]
+}
+
+/// Black-box round 15 (C15 F1, F2; B15 F3): a regex `<Directory ~>` or `<DirectoryMatch>`
+/// reaches directories deeper than the example its pattern spells, and meets there an .htaccess
+/// file, a wildcard `<Directory>` or a `<Location>`. httpd merges regex sections after every
+/// plain and wildcard one and after every .htaccess file; `<Location>`-type sections come after
+/// all of them. The proof asks the regex grown beneath each of those, or leaves the block.
+fn regex_depth_cases() -> Vec<Case> {
+    let below_htaccess = |name: &str, middle: &str| {
+        let body = format!("<Directory ~ \"@DOCROOT@/a/{middle}/c\">\n  Allow from all\n</Directory>\n<Directory @DOCROOT@/a>\n  AllowOverride Limit\n</Directory>\n");
+        case(name, body, "Allow from all", &["/a/b/c/x.txt", "/a/b/x.txt"])
+            .not_preferred()
+            .file("htdocs/a/b/.htaccess", "Order Deny,Allow\nDeny from All\n")
+            .file("htdocs/a/b/x.txt", "x\n")
+            .file("htdocs/a/b/c/x.txt", "x\n")
+            .methods(&["GET"])
+    };
+    vec![
+        // GET /a/b/c/x.txt: 200 (the regex's Allow from all replaces the allow list of
+        // a/b/.htaccess, merged before it); rewritten to Require all granted, the .htaccess's
+        // Deny from All stands alone: 403. The same with a one-character class for the
+        // component the .htaccess is in.
+        below_htaccess("regex depth: below an .htaccess holding Order and Deny", ".*"),
+        below_htaccess("regex depth: a class below an .htaccess holding Order and Deny", "[a-z]"),
+        // GET /a/b/c/x.txt: 200 (the wildcard's Satisfy any with an allowing Order skips the
+        // regex's Require all denied); rewritten, the regex's Require decides: 403.
+        case(
+            "regex depth: below a wildcard Directory's Satisfy any",
+            "<Directory ~ \"@DOCROOT@/a/.*/c\">\n  Require all denied\n</Directory>\n<Directory @DOCROOT@/*/b>\n  Satisfy any\n  Allow from 127.0.0.2\n</Directory>\n",
+            "Satisfy any",
+            &["/a/b/c/x.txt", "/a/b/x.txt"],
+        )
+        .not_preferred()
+        .file("htdocs/a/b/x.txt", "x\n")
+        .file("htdocs/a/b/c/x.txt", "x\n")
+        .methods(&["GET"]),
+        // GET /a/b/c/x.txt from 127.0.0.1: 403 (the regex's Deny); rewritten to Require lines,
+        // the Location's (for other methods only) replace them: 200.
+        case(
+            "regex depth: below a Location's Require lines",
+            "<Directory ~ \"@DOCROOT@/a/.*/c\">\n  Order allow,deny\n  Allow from all\n  Deny from 127.0.0.0/255.255.255.0\n</Directory>\n<Location /a/b>\n  <LimitExcept GET HEAD>\n    Require all denied\n  </LimitExcept>\n</Location>\n",
+            "Order allow,deny",
+            &["/a/b/c/x.txt", "/a/b/x.txt", "/a/q/c/x.txt"],
+        )
+        .not_preferred()
+        .file("htdocs/a/b/x.txt", "x\n")
+        .file("htdocs/a/b/c/x.txt", "x\n")
+        .file("htdocs/a/q/c/x.txt", "x\n"),
+        // Black-box round 15 C F3: GET /a/ from 127.0.0.2: 500 (`<Directory htdocs/*>`'s deny
+        // list, though only for other methods, replaces htdocs's Deny from 127.0.0.2; the
+        // LocationMatch's Require valid-user replaces the Location's and has no AuthType);
+        // main rewrote all four blocks, adding AuthMerging And to the LocationMatch: 403. The
+        // wildcard is filled with the Location's name, so the proof asks /a/ and leaves both
+        // Directory blocks.
+        case(
+            "regex depth: a wildcard Directory filled with a Location's name",
+            "<Directory @DOCROOT@>\n  Deny from 127.0.0.2\n</Directory>\n<Location /a>\n  Require ip 127.0.0.1\n</Location>\n<LocationMatch \"/$\">\n  Require valid-user\n</LocationMatch>\n<Directory @DOCROOT@/*>\n  <LimitExcept GET>\n    Deny from all\n  </LimitExcept>\n</Directory>\n",
+            "Deny from all",
+            &["/a/", "/a/x.txt", "/"],
+        )
+        .not_preferred()
+        .file("htdocs/a/x.txt", "x\n")
+        .file("htdocs/index.html", "i\n"),
+        // Black-box round 15 C (r80253): GET /a/b/c/x.txt from 127.0.0.1: 403 (`[a-z]/b`,
+        // fewer slashes so merged before `a/.*/c`, replaces a/.htaccess's allow list with its
+        // Deny from all); rewritten to Require env tagged, `a/.*/c`'s Require merged after it
+        // decides and the .htaccess's Allow stands alone: 200. Both regexes meet only there.
+        case(
+            "regex depth: two regexes meeting below an .htaccess",
+            "<Directory ~ \"@DOCROOT@/a/.*/c\">\n  Require ip 127.0.0.1 ::1\n</Directory>\n<Directory ~ \"@DOCROOT@/[a-z]/b\">\n  Order deny,allow\n  Deny from all\n  Allow from env=tagged\n</Directory>\n<Directory @DOCROOT@/a>\n  AllowOverride Limit\n</Directory>\n",
+            "Deny from all",
+            &["/a/b/c/x.txt", "/a/b/x.txt", "/a/x.txt"],
+        )
+        .not_preferred()
+        .file("htdocs/a/.htaccess", "Allow from 127.0.0.1\n")
+        .file("htdocs/a/b/x.txt", "x\n")
+        .file("htdocs/a/b/c/x.txt", "x\n")
+        .file("htdocs/a/x.txt", "x\n"),
+        // GET /d1/cache (a file the regex matches by its name): 200 (the Location's Order
+        // resets the regex's Deny); either block rewritten alone: 403, both together: 200 (the
+        // Location's Require all granted replaces the regex's Require all denied).
+        case(
+            "regex depth: a file below a Location whose Order resets it",
+            "<Location /d1>\n  Order deny,allow\n</Location>\n<Directory ~ \"/cache$\">\n  Deny from all\n</Directory>\n",
+            "Deny from all",
+            &["/d1/cache", "/d1/x.txt", "/cache"],
+        )
+        .title("together with <Location /d1>")
+        .file("htdocs/d1/cache", "c\n")
+        .file("htdocs/d1/x.txt", "x\n")
+        .methods(&["GET"]),
+        // The same directory-only: GET /d1/cache/ 200 (its index) → 403 alone, 200 together.
+        case(
+            "regex depth: a directory below a Location whose Order resets it",
+            "<Location /d1>\n  Order deny,allow\n</Location>\n<DirectoryMatch \"/cache/$\">\n  Deny from all\n</DirectoryMatch>\n",
+            "Deny from all",
+            &["/d1/cache/", "/d1/cache/x.txt", "/d1/x.txt"],
+        )
+        .title("together with <Location /d1>")
+        .file("htdocs/d1/cache/index.html", "i\n")
+        .file("htdocs/d1/cache/x.txt", "x\n")
+        .file("htdocs/d1/x.txt", "x\n")
+        .methods(&["GET"]),
+        // GET /d1/s/n/x.txt (n missing, where the walk stops and the regex matches): 404 (the
+        // LocationMatch's Order resets the Deny); rewritten alone to Require all denied: 403;
+        // together with the LocationMatch (Require all granted, which replaces it): 404.
+        case(
+            "regex depth: a missing name below a LocationMatch whose Order resets it",
+            "<LocationMatch \"^/d1/.*/x\">\n  Order deny,allow\n</LocationMatch>\n<Directory ~ \"/[nt]$\">\n  Deny from all\n</Directory>\n",
+            "Deny from all",
+            &["/d1/s/n/x.txt", "/d1/s/t/x.txt", "/d1/n/x"],
+        )
+        .title("together with <LocationMatch")
+        .file("htdocs/d1/s/t/x.txt", "x\n")
         .methods(&["GET"]),
     ]
 }
@@ -1668,6 +1785,7 @@ fn every_case_is_run_by_one_test() {
         UNNAMED_FILES,
         PLAIN_FILES,
         MISSING_NAMES,
+        REGEX_DEPTH,
     ];
     for c in cases() {
         let n = groups.iter().flat_map(|g| g.iter()).filter(|p| c.name.starts_with(*p)).count();
@@ -1700,6 +1818,13 @@ fn a_file_of_a_directory_no_section_names() {
 
 const PLAIN_FILES: &[&str] = &["a plain file of a directory"];
 const MISSING_NAMES: &[&str] = &["a missing name"];
+const REGEX_DEPTH: &[&str] = &["regex depth"];
+
+/// A regex `<Directory>` grown beneath the other contexts it reaches deeper than its example.
+#[test]
+fn regex_directories_below_other_contexts() {
+    run(REGEX_DEPTH);
+}
 
 /// A directory's own rules asked at a file of it no `<Files>`-type section applies to.
 #[test]

@@ -284,20 +284,33 @@ pub(super) fn maps_to_url(m: &Mapping, p: &str) -> bool {
 const MAX_MEETINGS: usize = 64;
 
 /// [`directory_examples`] of each of `sections`, plus where pattern sections meet the others: a
-/// regex is also tried beneath every other section's example, and each wildcard component
-/// filled with every name the other examples hold. `<DirectoryMatch "/deeper">` and
-/// `<DirectoryMatch "/sub">` both apply to `…/sub/deeper`, which neither gives alone, and where
-/// httpd merges both: a proof that never asks there misses how they combine. Each section's own
+/// regex is also tried beneath every other section's example (and beneath `meet_at`, the other
+/// contexts' directories: those holding .htaccess files, those `<Location>` paths map to), and
+/// each wildcard component filled with every name the other examples hold. `<DirectoryMatch
+/// "/deeper">` and `<DirectoryMatch "/sub">` both apply to `…/sub/deeper`, which neither gives
+/// alone, and where httpd merges both: a proof that never asks there misses how they combine.
+/// httpd merges regex sections after every plain and wildcard one and after every .htaccess
+/// file, so one reaching deeper than its own example meets them there: beneath each base the
+/// regex is tried with its witness whole and with each of the witness's last components
+/// (`<Directory ~ "…/a/.*/c">` beneath an .htaccess in `…/a/b` is `…/a/b/c`), and beneath the
+/// wildcard sections' filled examples too (`…/*/b` filled to `…/a/b`). Each section's own
 /// examples come first in its list; the second value holds how many there are.
-fn directory_examples_meeting(sections: &[&Node], roots: &[&str]) -> (Vec<Vec<String>>, Vec<usize>) {
+fn directory_examples_meeting(
+    sections: &[&Node],
+    roots: &[&str],
+    meet_at: &[String],
+) -> (Vec<Vec<String>>, Vec<usize>) {
     let mut each: Vec<Vec<String>> = sections.iter().map(|n| directory_examples(n, roots)).collect();
     let own: Vec<usize> = each.iter().map(Vec::len).collect();
     let mut bases: Vec<String> = roots.iter().map(|r| r.trim_end_matches('/').to_string()).collect();
-    for p in each.iter().flatten() {
+    let add_base = |bases: &mut Vec<String>, p: &str| {
         let p = p.trim_end_matches('/').to_string();
-        if !bases.contains(&p) {
+        if !p.is_empty() && !bases.contains(&p) {
             bases.push(p);
         }
+    };
+    for p in each.iter().flatten().chain(meet_at) {
+        add_base(&mut bases, p);
     }
     bases.truncate(MAX_MEETINGS);
     let mut names: Vec<&str> = Vec::new();
@@ -309,50 +322,84 @@ fn directory_examples_meeting(sections: &[&Node], roots: &[&str]) -> (Vec<Vec<St
         }
     }
     names.truncate(MAX_MEETINGS);
+    let add = |out: &mut Vec<String>, p: String, applies: bool| {
+        if applies && !out.contains(&p) {
+            out.push(p);
+        }
+    };
+    // Wildcards first: their filled examples are bases the regexes are tried beneath.
     for (n, out) in sections.iter().zip(each.iter_mut()) {
-        let mut add = |p: String, applies: bool| {
-            if applies && !out.contains(&p) {
-                out.push(p);
+        if let Some(SectionPattern::Wildcard(pat)) = section_pattern(n) {
+            // One wildcard component at a time filled with each name it matches, the
+            // others as the plain witness fills them.
+            let comps: Vec<&str> = pat.split('/').collect();
+            for (k, comp) in comps.iter().enumerate() {
+                if !crate::ide::access::has_wildcard(comp) {
+                    continue;
+                }
+                for name in names.iter().filter(|w| wildcard_match(comp, w, true)) {
+                    let filled: Vec<String> = comps
+                        .iter()
+                        .enumerate()
+                        .map(|(i, c)| match i == k {
+                            true => (*name).to_string(),
+                            false => wildcard_witness(c, true).unwrap_or_else(|| (*c).to_string()),
+                        })
+                        .collect();
+                    let p = filled.join("/");
+                    let applies = wildcard_match(pat, &p, true);
+                    add(out, p, applies);
+                }
             }
-        };
-        match section_pattern(n) {
-            Some(SectionPattern::Regex(pat)) => {
-                for w in regex_witnesses(pat) {
-                    let tail = if w.starts_with('/') { w } else { format!("/{w}") };
-                    for b in &bases {
+        }
+    }
+    let mut regex_bases = bases.clone();
+    for (n, ex) in sections.iter().zip(&each) {
+        if matches!(section_pattern(n), Some(SectionPattern::Wildcard(_))) {
+            for p in ex {
+                if regex_bases.len() < 2 * MAX_MEETINGS {
+                    add_base(&mut regex_bases, p);
+                }
+            }
+        }
+    }
+    // Twice: the second time beneath where the first grew the regexes, so that two regexes
+    // meet below an .htaccess directory (`[a-z]/b` grown to `…/a/b` beneath `…/a`, then
+    // `a/.*/c` grown to `…/a/b/c` beneath that, where both apply).
+    for round in 0..2 {
+        let mut grown: Vec<String> = Vec::new();
+        for ((n, out), k) in sections.iter().zip(each.iter_mut()).zip(&own) {
+            let Some(SectionPattern::Regex(pat)) = section_pattern(n) else { continue };
+            let before = out.len();
+            for w in regex_witnesses(pat) {
+                let whole = if w.starts_with('/') { w.clone() } else { format!("/{w}") };
+                let tails: Vec<&str> = match round {
+                    0 => std::iter::once(whole.as_str()).chain(last_components(&w, 3)).collect(),
+                    _ => last_components(&w, 3).collect(),
+                };
+                for tail in tails {
+                    for b in &regex_bases {
                         let p = format!("{b}{tail}");
                         let applies = regex_is_match(pat, &p);
-                        add(p, applies);
+                        add(out, p, applies);
                     }
                 }
             }
-            Some(SectionPattern::Wildcard(pat)) => {
-                // One wildcard component at a time filled with each name it matches, the
-                // others as the plain witness fills them.
-                let comps: Vec<&str> = pat.split('/').collect();
-                for (k, comp) in comps.iter().enumerate() {
-                    if !crate::ide::access::has_wildcard(comp) {
-                        continue;
-                    }
-                    for name in names.iter().filter(|w| wildcard_match(comp, w, true)) {
-                        let filled: Vec<String> = comps
-                            .iter()
-                            .enumerate()
-                            .map(|(i, c)| match i == k {
-                                true => (*name).to_string(),
-                                false => wildcard_witness(c, true).unwrap_or_else(|| (*c).to_string()),
-                            })
-                            .collect();
-                        let p = filled.join("/");
-                        let applies = wildcard_match(pat, &p, true);
-                        add(p, applies);
-                    }
-                }
-            }
-            _ => {}
+            grown.extend(out[before.max(*k)..].iter().cloned());
+        }
+        regex_bases.clear();
+        for p in grown.iter().take(MAX_MEETINGS) {
+            add_base(&mut regex_bases, p);
         }
     }
     (each, own)
+}
+
+/// The last `k` (at most) suffixes of `w` that begin at a component: `/c`, `/b/c`, … of
+/// `x/a/b/c` (a trailing slash kept, the whole string left out).
+fn last_components(w: &str, k: usize) -> impl Iterator<Item = &str> {
+    let body = w.trim_end_matches('/');
+    body.rmatch_indices('/').filter(|(i, _)| *i > 0 && !w[i + 1..].starts_with('/')).take(k).map(move |(i, _)| &w[i..])
 }
 
 /// The URLs a `<Location>` or `<LocationMatch>` section is asked at: its path, or a witness of
@@ -465,7 +512,22 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
             stack.extend(n.children.iter());
         }
     }
-    let (examples, own) = directory_examples_meeting(&directories, &m.roots());
+    // The other contexts a regex `<Directory>` may reach deeper than its own example: the
+    // directories holding .htaccess files, those `<Location>` paths map to, and their parents
+    // (`<LocationMatch "^/d1/.*/x">` meets `<Directory ~ "/n$">` at /d1/n/x, n a directory
+    // of /d1, or a missing name where the walk stops).
+    let location_paths: Vec<String> = locations
+        .iter()
+        .flat_map(|n| location_urls(n))
+        .flat_map(|u| {
+            let parent = u.trim_end_matches('/').rsplit_once('/').map(|(p, _)| p.trim_end_matches('/').to_string());
+            std::iter::once(u).chain(parent.filter(|p| !p.is_empty()))
+        })
+        .map(|u| url_to_fs(&u, &m))
+        .collect();
+    let meet_at: Vec<String> =
+        htaccess_dirs.iter().map(|h| h.dir.to_string_lossy().into_owned()).chain(location_paths).collect();
+    let (examples, own) = directory_examples_meeting(&directories, &m.roots(), &meet_at);
     let examples_of = |n: &Node| {
         directories
             .iter()
@@ -968,7 +1030,7 @@ pub(super) fn named_dirs(cfg: &Config) -> BTreeSet<PathBuf> {
     let roots: Vec<&str> = mappings.iter().flat_map(Mapping::roots).collect();
     let directories: Vec<&Node> =
         cfg.walk().filter(|n| n.is_section() && (n.is("Directory") || n.is("DirectoryMatch"))).collect();
-    for p in directory_examples_meeting(&directories, &roots).0.iter().flatten() {
+    for p in directory_examples_meeting(&directories, &roots, &[]).0.iter().flatten() {
         out.insert(PathBuf::from(p.trim_end_matches('/')));
     }
     // Their ancestors too: the walk stops at the first missing component.
