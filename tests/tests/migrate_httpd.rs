@@ -826,7 +826,95 @@ fn cases() -> Vec<Case> {
     v.extend(plain_file_cases());
     v.extend(missing_name_cases());
     v.extend(regex_depth_cases());
+    v.extend(regex_alias_cases());
+    v.extend(unanchored_location_cases());
+    v.extend(trailing_slash_cases());
     v
+}
+
+/// Black-box round 15 (B F1): URLs an `AliasMatch` or `ScriptAliasMatch` maps into a directory,
+/// where other `<Location>` sections apply than at the plain `Alias` into it. Rewriting
+/// `<Directory out>`'s `Allow from 127.0.0.2` alone hands `x.txt` (whose `<Files>` resets
+/// Order/Allow/Deny) the directory's new Require: GET /am/x.txt from 127.0.0.9 200 → 403; the
+/// proof asked the directory only at /al/…, where `<Location /al>` denies everything.
+fn regex_alias_cases() -> Vec<Case> {
+    let body = |directive: &str| {
+        format!("Alias /al @ROOT@/out\n{directive} \"^/am/(.*)$\" \"@ROOT@/out/$1\"\n<Location /al>\n  Require all denied\n</Location>\n<Directory @ROOT@/out>\n  Order allow,deny\n  Allow from 127.0.0.2\n  <Files x.txt>\n    Order deny,allow\n    Deny from 127.0.0.1\n  </Files>\n</Directory>\n")
+    };
+    let urls = &["/am/x.txt", "/am/sub/x.txt", "/am/y.txt", "/al/x.txt", "/am/"];
+    let files = |c: Case| c.file("out/x.txt", "x\n").file("out/y.txt", "y\n").file("out/sub/x.txt", "x\n");
+    let mut v: Vec<Case> = ["AliasMatch", "ScriptAliasMatch"]
+        .iter()
+        .map(|d| files(case(format!("a regex alias: {d}"), body(d), "Allow from 127.0.0.2", urls)).methods(&["GET"]))
+        .collect();
+    // A server-level RewriteRule to a file system path, which the proof does not follow: no
+    // rewrite is proven (the refusal names the rule).
+    let rewrite = body("RewriteEngine On\nRewriteRule").replace("/am/", "/rw/");
+    v.push(
+        files(case(
+            "a regex alias: RewriteRule to a path",
+            rewrite,
+            "Allow from 127.0.0.2",
+            &["/rw/x.txt", "/rw/y.txt", "/al/x.txt"],
+        ))
+        .module("rewrite")
+        .not_preferred()
+        .methods(&["GET"]),
+    );
+    v
+}
+
+/// Black-box round 15 (B F5): a `<LocationMatch>` (or `<Location ~>`) whose regex is not
+/// anchored at its end, or at its start, reaches names beside its own example (`^/sub` reaches
+/// /subway.txt, `/private/` reaches /d1/private/x.txt) where the directory resetting the
+/// inherited rules at the example does not apply: rewriting htdocs's `Deny from 127.0.0.1` lets
+/// the Location's `Require all granted` replace it there (403 → 200).
+fn unanchored_location_cases() -> Vec<Case> {
+    let body = |dir: &str, location: &str| {
+        format!("<Directory @DOCROOT@>\n  Order deny,allow\n  Deny from 127.0.0.1\n</Directory>\n<Directory @DOCROOT@/{dir}>\n  Order allow,deny\n  Allow from all\n</Directory>\n<{location}>\n  Require all granted\n</{}>\n", location.split(' ').next().unwrap())
+    };
+    let mut v = vec![case(
+        "an unanchored Location regex: its end",
+        body("sub", "LocationMatch \"^/sub\""),
+        "Deny from 127.0.0.1",
+        &["/subway.txt", "/sub/x.txt", "/sub2/x.txt"],
+    )
+    .file("htdocs/sub/x.txt", "x\n")
+    .file("htdocs/subway.txt", "x\n")
+    .methods(&["GET"])];
+    for (what, location) in [("its start", "LocationMatch \"/private/\""), ("Location ~", "Location ~ \"/private/\"")] {
+        let urls = &["/d1/private/x.txt", "/private/x.txt", "/d1/x.txt"];
+        v.push(
+            case(
+                format!("an unanchored Location regex: {what}"),
+                body("private", location),
+                "Deny from 127.0.0.1",
+                urls,
+            )
+            .file("htdocs/private/x.txt", "x\n")
+            .file("htdocs/d1/private/x.txt", "x\n")
+            .methods(&["GET"]),
+        );
+    }
+    v
+}
+
+/// Black-box round 15 (C F4): a missing name with a trailing slash (`/al/`): the walk stops at
+/// `htdocs/al` (path info `/`), so `<FilesMatch "^[ab]">` applies to `al` and `<LocationMatch
+/// "/$">` to the URL. The FilesMatch's `Satisfy Any` with `Allow from 127.0.0.1` lets GET /al/
+/// through (404); rewritten beside the others, the LocationMatch's Require decides: 403. The
+/// FilesMatch's rewrite is not proven (GET /azq/ changes), and the tree's rewrite keeps it.
+fn trailing_slash_cases() -> Vec<Case> {
+    vec![case(
+        "a trailing slash on a missing name: FilesMatch and LocationMatch",
+        "<Directory @DOCROOT@>\n  Order allow,deny\n</Directory>\n<FilesMatch \"^[ab]\">\n  Satisfy Any\n  Allow from 127.0.0.1\n</FilesMatch>\n<LocationMatch \"/$\">\n  Require valid-user\n</LocationMatch>\n",
+        "Satisfy Any",
+        &["/al/", "/al", "/a/", "/bq/x", "/a/x.txt"],
+    )
+    .file("htdocs/a/x.txt", "x\n")
+    .file("htdocs/index.html", "x\n")
+    .not_preferred()
+    .methods(&["GET"])]
 }
 
 /// Black-box round 13: GET / runs mod_dir's subrequest for /index.html on the directory's own
@@ -1786,6 +1874,9 @@ fn every_case_is_run_by_one_test() {
         PLAIN_FILES,
         MISSING_NAMES,
         REGEX_DEPTH,
+        REGEX_ALIASES,
+        UNANCHORED_LOCATIONS,
+        TRAILING_SLASHES,
     ];
     for c in cases() {
         let n = groups.iter().flat_map(|g| g.iter()).filter(|p| c.name.starts_with(*p)).count();
@@ -1830,6 +1921,28 @@ fn regex_directories_below_other_contexts() {
 #[test]
 fn a_plain_file_of_each_named_directory() {
     run(PLAIN_FILES);
+}
+
+const REGEX_ALIASES: &[&str] = &["a regex alias"];
+const UNANCHORED_LOCATIONS: &[&str] = &["an unanchored Location regex"];
+const TRAILING_SLASHES: &[&str] = &["a trailing slash on a missing name"];
+
+/// Directories `AliasMatch`/`ScriptAliasMatch` map URLs into, asked through those URLs.
+#[test]
+fn urls_through_regex_aliases() {
+    run(REGEX_ALIASES);
+}
+
+/// Names a `<Location>` regex reaches beside its own example.
+#[test]
+fn names_an_unanchored_location_regex_reaches() {
+    run(UNANCHORED_LOCATIONS);
+}
+
+/// A missing name asked with a trailing slash, where `<Files>`-type sections apply to it.
+#[test]
+fn a_missing_name_with_a_trailing_slash() {
+    run(TRAILING_SLASHES);
 }
 
 /// Names a regex `<Directory>` matches where the walk stops at the missing component.

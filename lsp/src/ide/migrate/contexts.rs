@@ -149,6 +149,8 @@ fn parse_address(arg: &str) -> Option<(Option<IpAddr>, u16)> {
 pub(super) struct Mapping {
     docroot: String,
     aliases: Vec<(String, String)>,
+    /// `AliasMatch`/`ScriptAliasMatch` pairs (regex, substitution).
+    regex_aliases: Vec<(String, String)>,
     userdir: Vec<String>,
     user_dirs: Vec<String>,
 }
@@ -211,21 +213,119 @@ fn mapping(cfg: &Config, server: &Server) -> Mapping {
             aliases.push((from.to_string(), to.to_string()));
         }
     }
+    let mut regex_aliases = Vec::new();
+    for d in own("AliasMatch").into_iter().chain(own("ScriptAliasMatch")) {
+        if let (Some(from), Some(to)) = (d.arg(0), d.arg(1)) {
+            regex_aliases.push((from.to_string(), to.to_string()));
+        }
+    }
     let userdir: Vec<String> =
         userdir_words(cfg, server).into_iter().filter(|w| w.starts_with('/') && !w.contains(':')).collect();
     let user_dirs = userdir.iter().flat_map(|e| user_dirs_on_disk(e)).map(|(_, d)| d).collect();
-    Mapping { docroot: root.trim_end_matches('/').to_string(), aliases, userdir, user_dirs }
+    Mapping { docroot: root.trim_end_matches('/').to_string(), aliases, regex_aliases, userdir, user_dirs }
 }
 
 impl Mapping {
-    /// The directories URLs map to: the document root, the alias targets and the users'
-    /// directories found.
+    /// The directories URLs map to: the document root, the alias targets (of a regex alias,
+    /// the directory its substitution names before its first group) and the users' directories
+    /// found.
     fn roots(&self) -> Vec<&str> {
         std::iter::once(self.docroot.as_str())
             .chain(self.aliases.iter().map(|(_, to)| to.as_str()))
+            .chain(self.regex_aliases.iter().filter_map(|(_, to)| regex_alias_root(to)))
             .chain(self.user_dirs.iter().map(String::as_str))
             .collect()
     }
+}
+
+/// The directory a regex alias's substitution names before its first group reference
+/// (`/srv/out/` of `/srv/out/$1`), when it is an absolute path.
+fn regex_alias_root(to: &str) -> Option<&str> {
+    let dir = match group_ref(to) {
+        Some((i, _)) => &to[..to[..i].rfind('/')? + 1],
+        // (No group: the substitution names one path.)
+        None => to,
+    };
+    (dir.starts_with('/') && !dir.contains('\\')).then_some(dir)
+}
+
+/// The first `$N` reference of a substitution: its byte offset and group number.
+fn group_ref(to: &str) -> Option<(usize, usize)> {
+    let b = to.as_bytes();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'$' if b[i + 1].is_ascii_digit() => return Some((i, usize::from(b[i + 1] - b'0'))),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Regex aliases' URLs tried per path, at most.
+const MAX_REGEX_ALIAS_URLS: usize = 4;
+
+/// URLs an `AliasMatch`/`ScriptAliasMatch` (`re` → `to`) maps to the file system path `p` (a
+/// directory, or a file): each of the regex's examples with the text of the group `to` names
+/// replaced by what `p` holds there, kept only where httpd's own substitution of it gives `p`
+/// (with or without a trailing slash). `AliasMatch "^/am/(.*)$" "/srv/out/$1"` reaches
+/// `/srv/out/sub` at `/am/sub`; a proof asking only the plain aliases missed those URLs, where
+/// other `<Location>` sections apply (black-box round 15 F1: a `<Directory /srv/out>` rewrite
+/// asked only through an `Alias /al` that a `<Location /al>` denied turned GET /am/x.txt 200 → 403).
+fn regex_alias_urls(re: &str, to: &str, p: &str) -> Vec<String> {
+    let p = p.trim_end_matches('/');
+    let mut out: Vec<String> = Vec::new();
+    // What the referenced group must hold, for `p` and for `p/`.
+    let middles: Vec<(usize, String)> = match group_ref(to) {
+        Some((i, no)) => {
+            let (head, tail) = (&to[..i], &to[i + 2..]);
+            if group_ref(tail).is_some() {
+                return out;
+            }
+            let tail = crate::ide::pcre_match::pregsub(tail, b"", &[]);
+            let head = crate::ide::pcre_match::pregsub(head, b"", &[]);
+            [p.to_string(), format!("{p}/")]
+                .into_iter()
+                .filter_map(|q| {
+                    let mid = q.strip_prefix(head.as_str())?.strip_suffix(tail.as_str())?;
+                    Some((no, mid.to_string()))
+                })
+                .collect()
+        }
+        None => vec![(usize::MAX, String::new())],
+    };
+    let gives_p = |u: &str| -> bool {
+        crate::ide::access::patterns::with_regex(re, false, |r| {
+            r.captures(u.as_bytes())
+                .filter(|c| !c.is_empty())
+                .map(|c| crate::ide::pcre_match::pregsub(to, u.as_bytes(), &c))
+        })
+        .flatten()
+        .is_some_and(|got| got.trim_end_matches('/') == p)
+    };
+    // (`p/` only where `p` gives none: the callers ask a directory with its slash anyway.)
+    for (no, mid) in &middles {
+        if !out.is_empty() {
+            break;
+        }
+        for w in regex_witnesses(re) {
+            let w = if w.starts_with('/') { w } else { format!("/{w}") };
+            let caps = crate::ide::access::patterns::with_regex(re, false, |r| r.captures(w.as_bytes())).flatten();
+            // (A group may end inside a character of a byte-wise pattern: nothing is built then.)
+            let u = match caps.as_ref().and_then(|c| c.get(*no).copied().flatten()) {
+                Some((s, e)) => match (w.get(..s), w.get(e..)) {
+                    (Some(a), Some(b)) => format!("{a}{mid}{b}"),
+                    _ => continue,
+                },
+                None => w.clone(),
+            };
+            if out.len() < MAX_REGEX_ALIAS_URLS && u.starts_with('/') && !out.contains(&u) && gives_p(&u) {
+                out.push(u);
+            }
+        }
+    }
+    out
 }
 
 /// URLs that map to the file system path `p` (a directory or file), through the document
@@ -254,6 +354,9 @@ fn fs_to_urls(p: &str, m: &Mapping) -> Vec<String> {
             // "/" already reaches).
             out.push(from.clone());
         }
+    }
+    for (re, to) in &m.regex_aliases {
+        out.extend(regex_alias_urls(re, to, p));
     }
     // A user's directory (`/~user/…`), by the name the path holds where the entry has `*`.
     for entry in &m.userdir {
@@ -420,6 +523,24 @@ fn location_urls(n: &Node) -> Vec<String> {
     }
 }
 
+/// Names a `<Location>` regex `pat` reaches beside its example URL `u`, where other directories'
+/// rules apply than at `u`: `u`'s last component grown (`^/sub` reaches /subzq), and `u` below
+/// another directory (`/private/` reaches /zq/private/), each kept only where the regex still
+/// matches. Both are names no section names, so the walk takes them to be missing. Asked only at
+/// its example, a `<LocationMatch "^/sub">` whose `Require all granted` met htdocs's old-style
+/// `Deny` only at /sub…, under a `<Directory htdocs/sub>` resetting it, let a rewrite of htdocs
+/// turn GET /subway.txt 403 → 200 (black-box round 15 F5).
+fn grown_location_urls(pat: &str, u: &str) -> Vec<String> {
+    let bare = u.trim_end_matches('/');
+    let mut out: Vec<String> = Vec::new();
+    for c in [format!("{bare}zq"), format!("{bare}-zq"), format!("/zq{u}")] {
+        if c.starts_with('/') && c != u && !out.contains(&c) && regex_is_match(pat, &c) {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Whether a section's pattern matches `text` (a URL, or a file name for `<Files>`; a plain
 /// pattern only when equal: a `<Location>` prefix is asked at its own path elsewhere).
 fn applies(pat: &SectionPattern, text: &str) -> bool {
@@ -480,6 +601,17 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     for (from, to) in &m.aliases {
         if to.ends_with('/') || !Path::new(to).is_file() {
             let d = format!("{}/", from.trim_end_matches('/'));
+            urls.insert(d.clone());
+            own_urls.insert(d.clone());
+            dir_urls.insert(d);
+        }
+    }
+    // Each regex alias's directory (the one its substitution names before its first group),
+    // as the regex reaches it: the same tree of its own.
+    for (re, to) in &m.regex_aliases {
+        let root = regex_alias_root(to).filter(|r| r.ends_with('/') || !Path::new(r).is_file());
+        for u in root.map(|root| regex_alias_urls(re, to, root)).unwrap_or_default() {
+            let d = format!("{}/", u.trim_end_matches('/'));
             urls.insert(d.clone());
             own_urls.insert(d.clone());
             dir_urls.insert(d);
@@ -558,7 +690,14 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
                     _ => {}
                 }
                 let pattern = section_pattern(n).filter(|p| !matches!(p, SectionPattern::Plain(_)));
-                for u in location_urls(n) {
+                let asked = location_urls(n);
+                if let Some(SectionPattern::Regex(pat)) = section_pattern(n) {
+                    for g in asked.iter().flat_map(|u| grown_location_urls(pat, u)) {
+                        own_urls.insert(g.clone());
+                        urls.insert(g);
+                    }
+                }
+                for u in asked {
                     location_dirs.insert(format!("{}/", u.trim_end_matches('/')));
                     if let Some(p) = &pattern {
                         pattern_locations.push((*p, u.clone()));
@@ -717,6 +856,20 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         if has_access_lines(f) {
             // (Inside a <Directory>, the walk decides where it applies.)
             located_names.push(("/".to_string(), names.clone()));
+            // Each name, and a missing one the section applies to, asked with a trailing
+            // slash: the walk stops at the missing name (path info `/`), so the section applies
+            // to it beside the `<Location>`-type sections that need the slash. Never asked, a
+            // `<FilesMatch "^[ab]">` whose `Satisfy Any` let GET /al/ through (404) was
+            // rewritten beside a `<LocationMatch "/$">` whose Require then decided: 403
+            // (black-box round 15, C F4).
+            // (The name itself only where no missing one is found: an existing file asked
+            // with a slash is walked as the file.)
+            for name in files_witnesses(f) {
+                let missing = ["zq", "-zq", ".zq"].iter().map(|s| format!("{name}{s}")).find(|m| files_applies(f, m));
+                let u = format!("{home}{}/", missing.unwrap_or(name));
+                own_urls.insert(u.clone());
+                urls.insert(u);
+            }
         }
         // A <Files> section inside a <Directory> applies below it too, where other sections
         // (a deeper Directory, a DirectoryMatch, an .htaccess, a Location) may set other rules:
@@ -1235,6 +1388,7 @@ mod tests {
         let m = Mapping {
             docroot: "/srv/www".into(),
             aliases: vec![("/static/".into(), "/srv/static/".into())],
+            regex_aliases: vec![("^/am/(.*)$".into(), "/srv/out/$1".into()), ("^/one$".into(), "/srv/one".into())],
             userdir: vec!["/home/*/public_html".into(), "/srv/users".into()],
             user_dirs: vec![],
         };
@@ -1247,6 +1401,20 @@ mod tests {
         assert_eq!(fs_to_urls("/home/alice/public_html", &m), vec!["/~alice"]);
         assert!(fs_to_urls("/home/alice/private", &m).is_empty());
         assert_eq!(fs_to_urls("/srv/users/bob/x", &m), vec!["/~bob/x"]);
+        // Through a regex alias: its example with the group replaced, where the substitution
+        // gives the path back.
+        assert_eq!(fs_to_urls("/srv/out/sub", &m), vec!["/am/sub"]);
+        assert_eq!(fs_to_urls("/srv/out", &m), vec!["/am/"]);
+        assert_eq!(fs_to_urls("/srv/one", &m), vec!["/one"]);
+        assert_eq!(m.roots(), vec!["/srv/www", "/srv/static/", "/srv/out/", "/srv/one"]);
+    }
+
+    /// A `<Location>` regex is also asked where it reaches beyond its example.
+    #[test]
+    fn location_regexes_are_asked_beside_their_examples() {
+        assert_eq!(grown_location_urls("^/sub", "/sub"), vec!["/subzq", "/sub-zq"]);
+        assert_eq!(grown_location_urls("/private/", "/private/"), vec!["/zq/private/"]);
+        assert!(grown_location_urls("^/sub/?$", "/sub").is_empty());
     }
 
     #[test]

@@ -31,6 +31,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 mod edits;
+mod rewrites;
 mod unsampled;
 mod verify;
 pub(super) use verify::Blame;
@@ -365,7 +366,8 @@ pub(super) struct Analysis<'c> {
     /// Some context list was cut short.
     pub bounded: bool,
     /// Why no rewrite can be proven at all: a section with access rules no request the proof
-    /// can build reaches ([`unsampled`]).
+    /// can build reaches ([`unsampled`]), or a RewriteRule mapping URLs where the proof does
+    /// not follow ([`rewrites`]).
     unsampled: Option<String>,
 }
 
@@ -583,7 +585,7 @@ impl<'c> Analysis<'c> {
             }
             a.walks.push(Walk { ctx: c, gone, secs, eff: e });
         }
-        a.unsampled = unsampled::unsampled(&a);
+        a.unsampled = unsampled::unsampled(&a).or_else(|| rewrites::unfollowed(a.cfg));
         a
     }
 
