@@ -656,7 +656,7 @@ pub fn effective_decided(
 
 /// One request without mod_dir's subrequest: what a subrequest itself is (`main_walk`: the
 /// filename its main request walked, whose Directory phase httpd reuses for a regular file of
-/// the directory it names or is in: [`walk::walk_request_as`]), with
+/// the directory it names or is in: `walk::walk_request_as`), with
 /// the `<If>` branches of `decided` taken as applying or not.
 pub fn walk_and_evaluate(
     cfg: &Config,
