@@ -740,11 +740,11 @@ type Memberships = std::collections::BTreeMap<String, std::collections::BTreeSet
 fn table_users_of(cfg: &Config, walks: &[&Effective]) -> (Vec<String>, String, Memberships) {
     let met: Vec<&Effective> = walks.iter().flat_map(|e| met_by(e)).collect();
     let trees: Vec<&policy::AuthzNode> = met.iter().filter_map(|e| e.authz.as_ref()?.section.as_ref()).collect();
-    // (The group files are read only when a Require names a group: finding them walks the
-    // whole configuration. The ones in effect are read too: an .htaccess file's are not in it.)
+    // (The group files are read only when a Require names a group, and only those in effect
+    // on the table's walks, an .htaccess file's included: httpd reads no other for them.)
     let groups = if names_a_group(&trees) {
         let in_effect = met.iter().filter_map(|e| e.authn.group_file.as_ref()).map(|v| v.value.as_str());
-        access::group_memberships_with(cfg, in_effect)
+        access::group_memberships_in(cfg, in_effect)
     } else {
         Default::default()
     };

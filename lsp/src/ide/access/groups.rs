@@ -18,10 +18,21 @@ pub fn group_memberships_with<'a>(
     cfg: &'a Config,
     also: impl Iterator<Item = &'a str>,
 ) -> BTreeMap<String, BTreeSet<String>> {
+    let named = cfg.walk().filter(|n| n.is("AuthGroupFile")).filter_map(|n| n.args().next());
+    group_memberships_in(cfg, named.chain(also))
+}
+
+/// user → the groups it belongs to in the group files `files` names (as written, relative to
+/// ServerRoot when relative) and no others: the AuthGroupFile in effect for the requests at
+/// hand, which are all httpd reads for them. (Finding every file the configuration names walks
+/// all of it: a hover of a section in a 10 000-host configuration spent most of its time there.)
+pub fn group_memberships_in<'a>(
+    cfg: &Config,
+    files: impl Iterator<Item = &'a str>,
+) -> BTreeMap<String, BTreeSet<String>> {
     let mut groups: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut read: BTreeSet<PathBuf> = BTreeSet::new();
-    let named = cfg.walk().filter(|n| n.is("AuthGroupFile")).filter_map(|n| n.args().next());
-    for p in named.chain(also) {
+    for p in files {
         let p = if Path::new(p).is_absolute() { PathBuf::from(p) } else { cfg.server_root.join(p) };
         if !read.insert(p.clone()) {
             continue;
