@@ -1,31 +1,14 @@
-//! Group membership as mod_authz_groupfile reads it: each `AuthGroupFile` the configuration
-//! names, read from disk (`group: user user …` lines; `groups_for_user` splits on blanks).
+//! Group membership as mod_authz_groupfile reads it: the `AuthGroupFile` in effect, read from
+//! disk (`group: user user …` lines; `groups_for_user` splits on blanks).
 
 use crate::ide::config::{self, Config};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// user → the groups it belongs to, from every readable `AuthGroupFile` the configuration names
-/// (relative paths under ServerRoot). Files that cannot be read add nothing.
-pub fn group_memberships(cfg: &Config) -> BTreeMap<String, BTreeSet<String>> {
-    group_memberships_with(cfg, std::iter::empty())
-}
-
-/// [`group_memberships`], with the group files `also` names (as written, relative to ServerRoot
-/// when relative) read too: those an .htaccess file sets, which the configuration's own files do
-/// not hold (the AuthGroupFile in effect for a request, [`crate::ide::policy::AuthnConfig`]).
-pub fn group_memberships_with<'a>(
-    cfg: &'a Config,
-    also: impl Iterator<Item = &'a str>,
-) -> BTreeMap<String, BTreeSet<String>> {
-    let named = cfg.walk().filter(|n| n.is("AuthGroupFile")).filter_map(|n| n.args().next());
-    group_memberships_in(cfg, named.chain(also))
-}
-
 /// user → the groups it belongs to in the group files `files` names (as written, relative to
 /// ServerRoot when relative) and no others: the AuthGroupFile in effect for the requests at
-/// hand, which are all httpd reads for them. (Finding every file the configuration names walks
-/// all of it: a hover of a section in a 10 000-host configuration spent most of its time there.)
+/// hand, which are all httpd reads for them. (Reading every file the configuration names instead
+/// meant walking all of it: a hover in a 10 000-host configuration spent most of its time there.)
 pub fn group_memberships_in<'a>(
     cfg: &Config,
     files: impl Iterator<Item = &'a str>,

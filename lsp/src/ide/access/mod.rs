@@ -23,7 +23,7 @@ mod walk;
 pub(crate) mod witnesses;
 
 pub use fs::{request_filename, FsOverlay, FsView};
-pub use groups::{group_memberships, group_memberships_in, group_memberships_with};
+pub use groups::group_memberships_in;
 pub use items::{access_layer_items, body_items, is_access_directive, policy_items};
 pub(crate) use items::{access_layer_key, policy_input};
 pub use patterns::wildcard_match;
