@@ -131,6 +131,11 @@ impl<'a> Body<'a> {
                 return Err("its lines hold bytes that are not UTF-8; it is never rewritten".into());
             }
         }
+        // Access lines in a conditional whose test depends on how httpd is started: a rewrite
+        // would move them out of it, or write Require lines beside old-style lines it skips.
+        if let Some(why) = super::startup::startup_dependent(text, self.node.map(|n| n.loc.range)) {
+            return Err(why);
+        }
         let lines = |n: &Node| whole_lines(text, self.cfg.trimmed(&n.loc));
         let mut parts =
             Parts { compat: vec![], rules: vec![], rule_lines: vec![], rules_have_limit: false, anchors: vec![] };

@@ -85,6 +85,21 @@ fn version_excludes_24(args: &[String]) -> bool {
     }
 }
 
+/// `<IfVersion [[!]op] version>` is true for every 2.4.x: its comparison turned around
+/// excludes them all (plain ordering comparisons only).
+pub(super) fn version_holds_on_24(args: &[String]) -> bool {
+    let [op, v] = args else { return false };
+    let (neg, plain) = match op.strip_prefix('!') {
+        Some(o) => (true, o),
+        None => (false, op.as_str()),
+    };
+    if !matches!(plain, "<" | "<=" | ">" | ">=") {
+        return false;
+    }
+    let turned = if neg { plain.to_string() } else { format!("!{plain}") };
+    version_excludes_24(&[turned, v.clone()])
+}
+
 /// The dead 2.2 branches of `text` that hold old-style lines: outermost conditional sections
 /// whose bodies httpd skips (`skipped`, the loader's inactive ranges) and whose condition
 /// [`names_pre_24`].

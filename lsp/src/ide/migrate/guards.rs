@@ -22,7 +22,7 @@ pub(super) struct CompatGuard {
 
 /// Whether `<IfModule arg>` tests mod_access_compat (httpd matches the source file name or the
 /// identifier exactly, `server/core.c: find_module`): Some(negated).
-fn tests_compat(arg: &str) -> Option<bool> {
+pub(super) fn tests_compat(arg: &str) -> Option<bool> {
     let (negated, name) = match arg.strip_prefix('!') {
         Some(n) => (true, n),
         None => (false, arg),

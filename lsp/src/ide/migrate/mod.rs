@@ -22,6 +22,7 @@ mod describe;
 mod formula;
 mod guards;
 mod plan;
+mod startup;
 
 pub use describe::{summarize, Change};
 
