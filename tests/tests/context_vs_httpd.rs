@@ -183,6 +183,63 @@ fn load_module_lines_match_apache2_t() {
     assert!(reported.iter().all(|r| r.severity != "error"), "httpd accepts the file; we report {reported:?}");
 }
 
+/// A LoadModule line for a module that calls another module's functions, against `apache2 -t`:
+/// alone httpd stops at it ("undefined symbol"), and check reports `module-dependency` on that
+/// line; after a line loading the other module both pass. A second MPM: AH00534, reported as
+/// `more-than-one-mpm` on its line. Every pair of check's table is asked.
+#[test]
+fn modules_loaded_before_what_they_need_match_apache2_t() {
+    if !require_apache2() {
+        return;
+    }
+    let modules = std::path::Path::new("/usr/lib/apache2/modules");
+    let file = |id: &str| modules.join(format!("mod_{}.so", id.trim_end_matches("_module")));
+    let line_of = |cfg: &HttpdConfig, needle: &str| {
+        let text = std::fs::read_to_string(cfg.main_config_path()).unwrap();
+        text.lines().position(|l| l.contains(needle)).map(|i| i as u32 + 1).unwrap()
+    };
+    for (id, needed) in diagnostics::module_loads::NEEDS {
+        if !file(id).exists() || !file(needed).exists() {
+            println!(
+                "note: {} or {} is not on this machine; pair not asked",
+                file(id).display(),
+                file(needed).display()
+            );
+            continue;
+        }
+        let alone = HttpdConfig::new(format!("LoadModule {id} {}\n", file(id).display()));
+        let (ok, output) = config_test(&alone);
+        assert!(!ok && output.contains("undefined symbol"), "{id} alone: apache2 -t says {output}");
+        let line = line_of(&alone, &format!("LoadModule {id}"));
+        assert!(output.contains(&format!("Syntax error on line {line} ")), "{id}: {output}");
+        let reported = apache_lsp::cli::check_paths(&[alone.main_config_path()]).unwrap();
+        assert!(
+            reported.iter().any(|r| r.code == "module-dependency" && r.line == line && r.severity == "error"),
+            "{id}: httpd refuses line {line}; we report {reported:?}"
+        );
+        let after = HttpdConfig::new(format!(
+            "LoadModule {needed} {}\nLoadModule {id} {}\n",
+            file(needed).display(),
+            file(id).display()
+        ));
+        let (ok, output) = config_test(&after);
+        assert!(ok, "{id} after {needed}: apache2 -t refuses it: {output}");
+        let reported = apache_lsp::cli::check_paths(&[after.main_config_path()]).unwrap();
+        assert!(reported.iter().all(|r| r.code != "module-dependency"), "{id} after {needed}: {reported:?}");
+    }
+    // The harness loads one MPM; a second one.
+    let cfg =
+        HttpdConfig::new("LoadModule mpm_worker_module /usr/lib/apache2/modules/mod_mpm_worker.so\n").mpm("event");
+    let (ok, output) = config_test(&cfg);
+    assert!(!ok && output.contains("AH00534") && output.contains("More than one MPM loaded"), "{output}");
+    let line = line_of(&cfg, "mpm_worker_module");
+    let reported = apache_lsp::cli::check_paths(&[cfg.main_config_path()]).unwrap();
+    assert!(
+        reported.iter().any(|r| r.code == "more-than-one-mpm" && r.line == line && r.severity == "error"),
+        "httpd refuses a second MPM (line {line}); we report {reported:?}"
+    );
+}
+
 /// Deprecated directives httpd 2.4 still reads, against `apache2 -t`: the file passes, and
 /// httpd's startup warning (AH00548, AH00117) is there exactly where ours is a warning.
 #[test]

@@ -20,6 +20,7 @@ mod htaccess_skipped;
 mod limit_methods;
 mod load_problems;
 mod missing_auth_file;
+pub mod module_loads;
 mod options_syntax;
 pub(crate) mod regex_compile;
 mod removed_directive;
@@ -336,6 +337,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let mut auth_files = missing_auth_file::Seen::default();
     let mut startup = startup_paths::Seen::default();
     let mut accounts = startup_accounts::Seen::default();
+    let mut module_loads = module_loads::Seen::default();
     // The context check reads each node in the scope its parents make, and skips what
     // httpd would not read that far (`None`).
     let mut context = Walk::start(cfg, out);
@@ -383,6 +385,7 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
             compat_guarded_require::node(cfg, &guards, node, out);
             startup_paths::node(cfg, node, place, &mut startup, out);
             startup_accounts::node(cfg, node, &mut accounts, out);
+            module_loads::node(cfg, node, &mut module_loads, out);
         }
         let inner_limit = in_limit || limit_methods::is_limit(node);
         let inner_path = in_path
