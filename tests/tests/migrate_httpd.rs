@@ -226,6 +226,22 @@ fn cases() -> Vec<Case> {
         "Order",
         &["/"],
     ));
+    // A client address only a `Require expr` names is asked from there: never asked, a
+    // rewrite carried `AuthMerging And` into the regex section (for a path below /b that spells
+    // its pattern), and GET /a/ from 127.0.0.2 turned 200 → 403 (black-box round 16, C F15).
+    v.push(
+        case(
+            "address forms: a client only a Require expr names",
+            "<Directory />\n  Require all denied\n</Directory>\n<Directory @ROOT@/>\n  Order allow,deny\n  Allow from all\n</Directory>\n<Directory ~ \"@DOCROOT@/a/.*\">\n  Require expr \"%{REMOTE_ADDR} == '127.0.0.2'\"\n</Directory>\n<Directory @DOCROOT@/b>\n  Order deny,allow\n  Deny from 127.1.2.3\n</Directory>\n",
+            "Allow from all",
+            &["/a/", "/a/x.txt", "/b/x.txt"],
+        )
+        .not_preferred()
+        .file("htdocs/a/index.html", "a\n")
+        .file("htdocs/a/x.txt", "x\n")
+        .file("htdocs/b/x.txt", "x\n")
+        .methods(&["GET"]),
+    );
     v.push(case(
         "environment tests (address and header SetEnvIf, negated env=)",
         format!("{ENV}SetEnvIf Remote_Addr \"^127\\.0\\.0\\.2$\" from_two\n<Directory @DOCROOT@>\n  Order deny,allow\n  Deny from env=!from_two\n  Allow from env=pass\n</Directory>\n<Directory @DOCROOT@/sub>\n  Order allow,deny\n  Allow from env=from_two env=pass\n  Deny from env=block\n</Directory>\n"),

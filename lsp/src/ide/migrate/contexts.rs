@@ -554,6 +554,16 @@ fn applies(pat: &SectionPattern, text: &str) -> bool {
 /// The file system path a URL path maps to: through the first Alias whose URL prefix it
 /// starts with (whole components), else below the document root.
 fn url_to_fs(u: &str, m: &Mapping) -> String {
+    // A user's URL (`/~alice/…`) through the first file-system UserDir entry: mod_userdir
+    // translates before mod_alias, and where the user's directory is not there yet this is the
+    // path it has once made.
+    if let (Some(after), Some(entry)) = (u.strip_prefix("/~"), m.userdir.first()) {
+        let (user, tail) = after.split_at(after.find('/').unwrap_or(after.len()));
+        if !matches!(user, "" | "." | "..") {
+            let (prefix, rest) = userdir_parts(entry);
+            return format!("{prefix}{user}{}{tail}", rest.trim_end_matches('/'));
+        }
+    }
     for (from, to) in &m.aliases {
         let from = from.trim_end_matches('/');
         if let Some(rest) = u.strip_prefix(from).filter(|r| r.is_empty() || r.starts_with('/')) {
@@ -924,7 +934,17 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         .collect();
     urls.extend(bare);
     let (plain, bounded) = within_budget(own_urls, urls, meetings);
-    let (located, cut) = located_urls(&access_locations, &located_names);
+    let (mut located, mut cut) = located_urls(&access_locations, &located_names);
+    // Where a wildcard or regex <Directory> meets a Location with access lines once the
+    // Location's path is a directory: the directory and a plain file in it.
+    for (_, d, _) in location_pattern_meetings(cfg, server) {
+        if located.len() + 2 > MAX_LOCATED_URLS {
+            cut = true;
+            break;
+        }
+        located.insert(plain_file_url(&d, &all_files, &locations));
+        located.insert(d);
+    }
     Urls { plain, located, bounded: bounded || cut }
 }
 
@@ -1161,6 +1181,74 @@ fn location_paths(cfg: &Config, patterns_only: bool) -> BTreeSet<PathBuf> {
                 }
             }
             stack.extend(n.children.iter());
+        }
+    }
+    out
+}
+
+/// Where a wildcard or regex `<Directory>` meets a `<Location>` holding access lines once the
+/// Location's path is a directory: the Location's own path when the pattern matches it, and the
+/// examples the pattern is filled or grown to beneath it (`<Directory htdocs/*/sub>` beneath
+/// `<Location /newd>` is `htdocs/newd/sub`), under `server`, each as (the Location's pattern,
+/// None for a plain path; the URL of the directory; its path). On this machine's disk the
+/// Location's path may not be there, and the walk never reaches the pattern beneath it; once it
+/// is, httpd merges the Location's rules with the pattern's there. Proven only on the disk as it
+/// is, a `Deny from all` in `<Directory htdocs/*/sub>` rewritten to `Require all denied`, which
+/// the Location's `Require ip` then replaces, turned GET /newd/sub/x.txt 403 into 200 once
+/// htdocs/newd/sub was made (black-box round 16, C F10). The located contexts ask there.
+pub(super) fn location_pattern_meetings<'c>(
+    cfg: &'c Config,
+    server: &Server<'c>,
+) -> Vec<(Option<SectionPattern<'c>>, String, String)> {
+    let m = mapping(cfg, server);
+    let scope: Vec<&Node> =
+        cfg.nodes.iter().chain(server.vhost.map(|v| v.children.iter()).into_iter().flatten()).collect();
+    let (mut patterns, mut locations): (Vec<&Node>, Vec<&Node>) = (Vec::new(), Vec::new());
+    let mut stack = scope;
+    while let Some(n) = stack.pop() {
+        if !n.is_section() || n.is("VirtualHost") {
+            continue;
+        }
+        let pattern = matches!(section_pattern(n), Some(SectionPattern::Regex(_) | SectionPattern::Wildcard(_)));
+        if (n.is("Directory") || n.is("DirectoryMatch")) && pattern {
+            patterns.push(n);
+        }
+        if (n.is("Location") || n.is("LocationMatch")) && has_access_lines(n) {
+            locations.push(n);
+        }
+        stack.extend(n.children.iter());
+    }
+    if patterns.is_empty() || locations.is_empty() {
+        return Vec::new();
+    }
+    // Each Location's URLs and the paths they map to (the document root itself is a directory
+    // in every proof).
+    let asked: Vec<(Option<SectionPattern<'c>>, String, String)> = locations
+        .iter()
+        .flat_map(|n| {
+            let pat = section_pattern(n).filter(|p| !matches!(p, SectionPattern::Plain(_)));
+            location_urls(n).into_iter().map(move |u| (pat, u))
+        })
+        .filter_map(|(pat, u)| {
+            let base = u.trim_end_matches('/').to_string();
+            (!base.is_empty()).then(|| (pat, base.clone(), url_to_fs(&base, &m)))
+        })
+        .collect();
+    let meet_at: Vec<String> = asked.iter().map(|(_, _, p)| p.clone()).collect();
+    let (examples, _) = directory_examples_meeting(&patterns, &m.roots(), &meet_at);
+    let mut out = Vec::new();
+    for (pat, base, l) in &asked {
+        let here = patterns.iter().filter_map(|n| section_pattern(n)).any(|p| applies(&p, l));
+        let below =
+            examples.iter().flatten().map(|p| p.trim_end_matches('/')).filter(|p| {
+                p.strip_prefix(l.as_str()).is_some_and(|rest| rest.starts_with('/') && !rest.contains("//"))
+            });
+        for p in here.then_some(l.as_str()).into_iter().chain(below) {
+            let url = format!("{base}{}/", &p[l.len()..]);
+            let still = |u: &str| pat.as_ref().is_none_or(|pt| applies(pt, u) || applies(pt, u.trim_end_matches('/')));
+            if still(&url) && !out.iter().any(|(_, u, _): &(_, String, _)| *u == url) {
+                out.push((*pat, url, p.to_string()));
+            }
         }
     }
     out

@@ -201,8 +201,16 @@ impl Setup {
         // Every Location path may become a directory, and files appear in it (the proof
         // must not hang on what this machine's disk holds today): the located contexts ask
         // there ([`contexts::located_urls`]).
+        // So may the directories a wildcard or regex <Directory> reaches beneath one
+        // ([`contexts::location_pattern_meetings`]).
+        let meetings: Vec<PathBuf> = contexts::servers(cfg)
+            .iter()
+            .flat_map(|s| contexts::location_pattern_meetings(cfg, s))
+            .map(|(_, _, p)| PathBuf::from(p))
+            .collect();
         let located: BTreeSet<PathBuf> = contexts::location_dirs(cfg)
             .iter()
+            .chain(&meetings)
             .flat_map(|d| d.ancestors().map(Path::to_path_buf))
             .filter(|d| !dirs.contains(d))
             .collect();
