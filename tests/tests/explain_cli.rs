@@ -1345,7 +1345,9 @@ fn section_regexes_are_matched_as_httpds_pcre2() {
 /// mod_userdir maps `/~user/rest` before the DocumentRoot: each form of `UserDir` (absolute with
 /// `*`, absolute without, a name under the home directory from the passwd database, several
 /// entries with the last taken even when missing, the enabled/disabled lists) is walked through
-/// the directory it maps to, and explain answers what httpd answers, from each client.
+/// the directory it maps to, and explain answers what httpd answers, from each client. A user
+/// the passwd database lacks (bob, alice) is mapped by the DocumentRoot under `UserDir
+/// public_html`.
 #[test]
 fn explain_maps_userdir_urls_as_mod_userdir_does() {
     if !require_apache2() {
@@ -1381,25 +1383,18 @@ fn explain_maps_userdir_urls_as_mod_userdir_does() {
                 let ip: IpAddr = client.parse().unwrap();
                 let real = httpd.send(&Request::get(target).source(ip)).unwrap_or_else(|e| panic!("{target}: {e}"));
                 let v = json(&["explain", conf, target, "--client", client, "--format", "json"]);
-                // A user the passwd database lacks, under a last entry relative to the home
-                // directory: httpd maps to an empty file name (its AH00030 "Module bug?"), which
-                // explain does not follow.
-                if form == "UserDir public_html" && ["/~bob/a.txt", "/~alice/a.txt", "/~bob"].contains(&target) {
-                    assert!(v["status"].is_null(), "{form}: GET {target}:\n{v:#}");
-                    assert!(v["reason"].as_str().is_some_and(|r| r.contains("passwd database")), "{v:#}");
-                    continue;
-                }
                 assert_eq!(v["status"], real, "{form}: GET {target} from {client}:\n{v:#}");
             }
         }
     }
 }
 
-/// A user the passwd database does not know, under a last `UserDir` entry
-/// relative to the home directory: httpd maps to an empty file name; explain says unknown, never
-/// the DocumentRoot's walk.
+/// A user the passwd database does not know, under a `UserDir` entry relative to the home
+/// directory: mod_userdir finds no directory for the entry and goes on to the next, and after the
+/// last declines, so the DocumentRoot maps the URL (httpd's answer is held by
+/// `explain_maps_userdir_urls_as_mod_userdir_does`).
 #[test]
-fn a_userdir_user_without_a_home_directory_is_unknown() {
+fn a_userdir_user_without_a_home_directory_is_mapped_by_the_document_root() {
     let dir = tempfile::tempdir().unwrap();
     let conf = dir.path().join("httpd.conf");
     let docroot = dir.path().join("htdocs");
@@ -1407,13 +1402,84 @@ fn a_userdir_user_without_a_home_directory_is_unknown() {
     std::fs::write(docroot.join("~no-such-user-apache-lsp/a.txt"), "x\n").unwrap();
     let text = format!(
         "LoadModule userdir_module /usr/lib/apache2/modules/mod_userdir.so\nDocumentRoot {0}\n\
-<Directory {0}>\n    Require all granted\n</Directory>\nUserDir public_html\n",
+<Directory {0}>\n    Require all granted\n</Directory>\n<Directory {0}/~no-such-user-apache-lsp>\n    \
+Require all denied\n</Directory>\nUserDir public_html\n",
         docroot.display()
     );
     std::fs::write(&conf, text).unwrap();
     let v = json(&["explain", conf.to_str().unwrap(), "/~no-such-user-apache-lsp/a.txt", "--format", "json"]);
-    assert!(v["status"].is_null(), "{v:#}");
-    assert!(v["reason"].as_str().is_some_and(|r| r.contains("home directory")), "{v:#}");
+    assert_eq!(v["status"], 403, "{v:#}");
+}
+
+/// The enabled and disabled lists of mod_userdir in a `<VirtualHost>`: one with no `UserDir` line
+/// of its own shares the main server's whole configuration of the module, lists included; one
+/// with a `UserDir` line has only its own lists (the global `UserDir disabled` and the entries
+/// are still the main server's). explain maps each user as httpd does, from each client
+/// (black-box round 16, F1).
+#[test]
+fn userdir_lists_in_virtual_hosts_as_httpd_merges_them() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "UserDir @ROOT@/home/*/public_html\nUserDir disabled\nUserDir enabled alice carol\nUserDir disabled carol\n\
+<Directory @DOCROOT@/~carol>\n    Require all denied\n</Directory>\n\
+<Directory @ROOT@/home>\n    Require ip 127.0.0.2\n</Directory>\n\
+<VirtualHost 127.0.0.1:@PORT@>\n    ServerName plain.test\n    DocumentRoot @DOCROOT@\n</VirtualHost>\n\
+<VirtualHost 127.0.0.1:@PORT@>\n    ServerName own.test\n    DocumentRoot @DOCROOT@\n    UserDir enabled carol\n</VirtualHost>\n";
+    let mut config = HttpdConfig::new(body).with_module("userdir");
+    for user in ["alice", "bob", "carol"] {
+        config = config
+            .file(format!("htdocs/~{user}/x.txt"), "doc\n")
+            .file(format!("home/{user}/public_html/x.txt"), "home\n");
+    }
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let mut requests = Vec::new();
+    for host in ["plain.test", "own.test"] {
+        for user in ["alice", "bob", "carol"] {
+            for client in ["127.0.0.1", "127.0.0.2"] {
+                requests.push(Request::get(&format!("/~{user}/x.txt")).host(host).source(client.parse().unwrap()));
+            }
+        }
+    }
+    let seen = explain_states_httpds_status(&httpd, &requests);
+    // plain.test: alice enabled (her home, 127.0.0.2 only), bob globally disabled (the document
+    // root), carol disabled by name (the document root's ~carol, denied). own.test: only carol is
+    // enabled, by its own list, and nobody is disabled by name.
+    assert_eq!(seen, [403, 200, 200, 200, 403, 403, 200, 200, 200, 200, 403, 200], "the cases this test is about");
+}
+
+/// Several `UserDir` entries: httpd takes the first whose user's directory exists, whatever the
+/// rest of the URL names in it (a file missing there is not looked for under the next entry), and
+/// the last when none exists (black-box round 16, F2).
+#[test]
+fn userdir_takes_the_first_entry_whose_user_directory_exists() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "UserDir @ROOT@/home/*/www @ROOT@/alt/\n\
+<Directory @ROOT@/home>\n    Require all denied\n</Directory>\n\
+<Directory @ROOT@/alt>\n    Require ip 127.0.0.1\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .with_module("userdir")
+        .dir("home/alice/www")
+        .file("alt/alice/y.txt", "alt\n")
+        .file("alt/bob/y.txt", "alt\n")
+        .file("home/carol/www/sub/x.txt", "home\n")
+        .file("alt/carol/y.txt", "alt\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let paths = ["/~alice/y.txt", "/~alice/zz", "/~alice", "/~bob/y.txt", "/~bob", "/~carol/y.txt", "/~dave/y.txt"];
+    let mut requests = Vec::new();
+    for path in paths {
+        for client in ["127.0.0.1", "127.0.0.2"] {
+            requests.push(Request::get(path).source(client.parse().unwrap()));
+        }
+    }
+    let seen = explain_states_httpds_status(&httpd, &requests);
+    assert_eq!(
+        seen,
+        [403, 403, 403, 403, 403, 403, 200, 403, 301, 403, 403, 403, 404, 403],
+        "the cases this test is about"
+    );
 }
 
 /// mod_rewrite's fixup refuses (403, AH00670) every request in a directory whose merged

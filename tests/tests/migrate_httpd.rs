@@ -1420,6 +1420,20 @@ fn round_11a_cases() -> Vec<Case> {
         .file("home/alice/public_html/y.txt", "y\n")
         .module("userdir")
         .fix_in("home/alice/public_html/sub/.htaccess"),
+        // A virtual host with no UserDir line shares the main server's disabled list: /~carol/
+        // is the document root's ~carol there too, whose Require replaces the compat rules
+        // inherited from the document root only once they are Require lines (black-box round
+        // 16, F1).
+        case(
+            "UserDir: a virtual host without UserDir lines keeps the main server's disabled users",
+            "UserDir @ROOT@/home/*/public_html\nUserDir disabled carol\n<VirtualHost *:@PORT@>\n  DocumentRoot @DOCROOT@\n</VirtualHost>\n<Directory @DOCROOT@>\n  Order deny,allow\n  Deny from all\n  Allow from 127.0.0.1\n</Directory>\n<Directory @DOCROOT@/~carol>\n  Require all granted\n</Directory>\n",
+            "Deny from",
+            &["/~carol/x.txt", "/~carol/", "/~alice/x.txt"],
+        )
+        .file("htdocs/~carol/x.txt", "doc\n")
+        .file("home/carol/public_html/x.txt", "home\n")
+        .file("home/alice/public_html/x.txt", "home\n")
+        .module("userdir"),
     ]
 }
 

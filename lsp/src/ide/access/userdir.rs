@@ -1,7 +1,9 @@
 //! mod_userdir's translation of `/~user/rest` to a file (its translate_name hook, which runs
 //! after mod_alias's and before the DocumentRoot): each word of the `UserDir` in effect is
-//! tried in turn, the first whose file exists is taken, and the last is taken even when its
-//! file does not exist.
+//! tried in turn, the first whose user's directory exists is taken (httpd 2.4 looks at the
+//! directory, not at the file the rest of the URL names in it), and the last is taken even when
+//! its directory does not exist; a user the passwd database does not know skips a word that is
+//! relative to home directories.
 
 use super::url::Server;
 use crate::ide::config::Config;
@@ -31,6 +33,36 @@ struct Level {
     disabled: Vec<String>,
 }
 
+/// The mod_userdir configuration `vhost` gets (None: the main server's own), as httpd merges
+/// server configurations: a virtual host without any `UserDir` line of its own has no
+/// configuration of this module and shares the main server's whole, its lists of enabled and
+/// disabled users included; one with a `UserDir` line gets its own, where the global switch and
+/// the entries are its own else the main server's, and the lists are only its own (not merged).
+fn merged(main: &[Vec<String>], vhost: Option<&[Vec<String>]>) -> Level {
+    let main = level(main);
+    match vhost.filter(|v| !v.is_empty()) {
+        None => main,
+        Some(own) => {
+            let own = level(own);
+            Level {
+                globally_disabled: own.globally_disabled.or(main.globally_disabled),
+                userdir: own.userdir.or(main.userdir),
+                enabled: own.enabled,
+                disabled: own.disabled,
+            }
+        }
+    }
+}
+
+impl Level {
+    /// Whether mod_userdir maps `/~user/` (the user is not disabled by name, nor by a global
+    /// `UserDir disabled` without being enabled by name).
+    fn serves(&self, user: &str) -> bool {
+        let named = |list: &[String]| list.iter().any(|u| u == user);
+        !named(&self.disabled) && (self.globally_disabled != Some(true) || named(&self.enabled))
+    }
+}
+
 fn level(directives: &[Vec<String>]) -> Level {
     let mut l = Level::default();
     for words in directives {
@@ -55,15 +87,8 @@ pub(super) fn map(server: &Server, cfg: &Config, url: &str) -> UserDirMap {
     if server.scopes().all(|s| s.userdir.is_empty()) || !cfg.module_loaded("userdir_module") {
         return UserDirMap::Declined;
     }
-    let main = level(&server.main.userdir);
-    let vhost = server.vhost.map(|v| level(&v.userdir));
-    // The server merge: a virtual host's own setting wins, else the main server's; the lists
-    // of enabled and disabled users are not merged (a virtual host has only its own).
-    let (globally_disabled, userdir, lists) = match &vhost {
-        Some(v) => (v.globally_disabled.or(main.globally_disabled), v.userdir.as_ref().or(main.userdir.as_ref()), v),
-        None => (main.globally_disabled, main.userdir.as_ref(), &main),
-    };
-    let Some(entries) = userdir else { return UserDirMap::Declined };
+    let conf = merged(&server.main.userdir, server.vhost.map(|v| v.userdir.as_slice()));
+    let Some(entries) = &conf.userdir else { return UserDirMap::Declined };
     let (user, dname) = match after.find('/') {
         Some(i) => (&after[..i], &after[i..]),
         None => (after, ""),
@@ -74,10 +99,7 @@ pub(super) fn map(server: &Server, cfg: &Config, url: &str) -> UserDirMap {
     if b.is_empty() || (b.len() >= 2 && b[1] == b'.' && (b.len() == 2 || (b[2] == b'.' && b.len() == 3))) {
         return UserDirMap::Declined;
     }
-    if lists.disabled.iter().any(|u| u == user) {
-        return UserDirMap::Declined;
-    }
-    if globally_disabled == Some(true) && !lists.enabled.iter().any(|u| u == user) {
+    if !conf.serves(user) {
         return UserDirMap::Declined;
     }
     for (i, entry) in entries.iter().enumerate() {
@@ -104,20 +126,21 @@ pub(super) fn map(server: &Server, cfg: &Config, url: &str) -> UserDirMap {
                 ));
             }
             match home_directory(user) {
-                Some(home) => format!("{home}/{rest}"),
-                // httpd goes on to the next entry (its file name is empty, found nowhere).
-                None if !last => continue,
-                None => {
+                Ok(Some(home)) => format!("{home}/{rest}"),
+                // No such user: no file name, so httpd goes on to the next entry, and after
+                // the last declines (the DocumentRoot maps the URL).
+                Ok(None) => continue,
+                Err(e) => {
                     return UserDirMap::Unknown(format!(
-                        "UserDir {entry}: user {user} has no home directory in the passwd database (httpd maps \
-                         the request to an empty file name)"
+                        "UserDir {entry}: user {user}'s home directory could not be looked up in the passwd \
+                         database ({e})"
                     ))
                 }
             }
         };
-        let filename = format!("{base}{dname}");
-        if last || std::fs::metadata(&filename).is_ok() {
-            return UserDirMap::File(PathBuf::from(filename));
+        // httpd looks at the user's directory (not at the file `dname` names in it).
+        if last || std::fs::metadata(&base).is_ok() {
+            return UserDirMap::File(PathBuf::from(format!("{base}{dname}")));
         }
     }
     UserDirMap::Declined
@@ -165,26 +188,22 @@ pub(crate) fn user_dirs_on_disk(entry: &str) -> Vec<(String, String)> {
 pub(crate) fn user_directories(cfg: &Config, server: crate::ide::config::ServerId) -> Vec<String> {
     let ix = cfg.index();
     let mut scopes = server.scopes(ix);
-    let main = scopes.next().map(|s| level(&s.userdir)).unwrap_or_default();
-    let own = scopes.next().map(|s| level(&s.userdir));
-    if own.as_ref().map_or(&main, |o| o).userdir.is_none() && main.userdir.is_none()
-        || !cfg.module_loaded("userdir_module")
-    {
-        return vec![];
-    }
-    let globally_disabled = own.as_ref().and_then(|o| o.globally_disabled).or(main.globally_disabled);
-    let lists = own.as_ref().unwrap_or(&main);
-    let Some(entries) = own.as_ref().and_then(|o| o.userdir.as_ref()).or(main.userdir.as_ref()) else {
+    let Some(main) = scopes.next() else { return vec![] };
+    let conf = merged(&main.userdir, scopes.next().map(|v| v.userdir.as_slice()));
+    let Some(entries) = conf.userdir.as_ref().filter(|_| cfg.module_loaded("userdir_module")) else {
         return vec![];
     };
     let mut out: Vec<String> = Vec::new();
-    for entry in entries.iter().filter(|e| e.starts_with('/') && !e.contains(':')) {
+    for (i, entry) in entries.iter().enumerate().filter(|(_, e)| e.starts_with('/') && !e.contains(':')) {
         for (user, dir) in user_dirs_on_disk(entry) {
-            let enabled = lists.enabled.contains(&user);
-            if lists.disabled.contains(&user) || (globally_disabled == Some(true) && !enabled) {
-                continue;
-            }
-            if !out.contains(&dir) {
+            // A user whose directory under an earlier (file-system) entry exists is served
+            // from there.
+            let mut earlier = entries[..i].iter().filter(|e| e.starts_with('/') && !e.contains(':'));
+            let shadowed = earlier.any(|e| {
+                let (prefix, rest) = userdir_parts(e);
+                std::path::Path::new(&format!("{prefix}{user}{rest}")).exists()
+            });
+            if conf.serves(&user) && !shadowed && !out.contains(&dir) {
                 out.push(dir);
             }
         }
@@ -203,20 +222,34 @@ pub fn allow_passwd_lookups() {
 }
 
 /// `user`'s home directory from the passwd database, looked up as httpd does when the
-/// request comes (`apr_uid_homepath_get`: getpwnam_r).
-fn home_directory(user: &str) -> Option<String> {
-    let name = std::ffi::CString::new(user).ok()?;
-    let mut buf = vec![0u8; 16 * 1024];
-    // SAFETY: every pointer given is valid for the call; `pwd`'s strings point into `buf`,
-    // which outlives their use here.
-    unsafe {
-        let mut pwd: libc::passwd = std::mem::zeroed();
-        let mut found: *mut libc::passwd = std::ptr::null_mut();
-        let rc = libc::getpwnam_r(name.as_ptr(), &mut pwd, buf.as_mut_ptr().cast(), buf.len(), &mut found);
-        if rc != 0 || found.is_null() || pwd.pw_dir.is_null() {
-            return None;
+/// request comes (`apr_uid_homepath_get`: getpwnam_r): None when the database has no such user,
+/// an error when the lookup itself failed (which says nothing of httpd's own lookup).
+fn home_directory(user: &str) -> Result<Option<String>, String> {
+    let Ok(name) = std::ffi::CString::new(user) else { return Ok(None) };
+    let mut size = 16 * 1024;
+    loop {
+        let mut buf = vec![0u8; size];
+        // SAFETY: every pointer given is valid for the call; `pwd`'s strings point into `buf`,
+        // which outlives their use here.
+        let rc = unsafe {
+            let mut pwd: libc::passwd = std::mem::zeroed();
+            let mut found: *mut libc::passwd = std::ptr::null_mut();
+            let rc = libc::getpwnam_r(name.as_ptr(), &mut pwd, buf.as_mut_ptr().cast(), buf.len(), &mut found);
+            if rc == 0 {
+                if found.is_null() || pwd.pw_dir.is_null() {
+                    return Ok(None);
+                }
+                return Ok(Some(std::ffi::CStr::from_ptr(pwd.pw_dir).to_string_lossy().into_owned()));
+            }
+            rc
+        };
+        match rc {
+            // The entry does not fit: a bigger buffer, up to 1 MiB.
+            libc::ERANGE if size < 1 << 20 => size *= 4,
+            // What getpwnam_r may answer for a name it does not know.
+            libc::ENOENT | libc::ESRCH | libc::EBADF | libc::EPERM => return Ok(None),
+            _ => return Err(std::io::Error::from_raw_os_error(rc).to_string()),
         }
-        Some(std::ffi::CStr::from_ptr(pwd.pw_dir).to_string_lossy().into_owned())
     }
 }
 
@@ -253,7 +286,7 @@ mod tests {
 
     #[test]
     fn home_directories_come_from_the_passwd_database() {
-        assert_eq!(home_directory("root").as_deref(), Some("/root"));
-        assert_eq!(home_directory("no-such-user-apache-lsp"), None);
+        assert_eq!(home_directory("root"), Ok(Some("/root".to_string())));
+        assert_eq!(home_directory("no-such-user-apache-lsp"), Ok(None));
     }
 }
