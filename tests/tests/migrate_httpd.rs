@@ -1434,6 +1434,21 @@ fn round_11a_cases() -> Vec<Case> {
         .file("home/carol/public_html/x.txt", "home\n")
         .file("home/alice/public_html/x.txt", "home\n")
         .module("userdir"),
+        // .htaccess files in the directories above the users' ones (home/, home/alice/): every
+        // /~alice/ walk reads them. The proof asked no URL through them, so migrate neither
+        // rewrote nor listed them and exited 0, and without mod_access_compat each /~alice/
+        // request was a 500 (black-box round 16, C F14).
+        case(
+            "UserDir: .htaccess files above the users' directories",
+            "UserDir @ROOT@/home/*/pub\n<Directory @ROOT@>\n  AllowOverride All\n</Directory>\n",
+            "Deny from",
+            &["/~alice/x.txt", "/~alice/"],
+        )
+        .file("home/.htaccess", "Order deny,allow\nDeny from 127.0.0.2\n")
+        .file("home/alice/.htaccess", "Deny from 127.1.2.3\n")
+        .file("home/alice/pub/x.txt", "x\n")
+        .module("userdir")
+        .fix_in("home/.htaccess"),
     ]
 }
 

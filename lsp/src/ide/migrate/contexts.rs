@@ -359,16 +359,29 @@ fn fs_to_urls(p: &str, m: &Mapping) -> Vec<String> {
         out.extend(regex_alias_urls(re, to, p));
     }
     // A user's directory (`/~user/…`), by the name the path holds where the entry has `*`.
-    for entry in &m.userdir {
-        let (prefix, rest) = userdir_parts(entry);
-        let Some(after) = p.strip_prefix(prefix.as_str()) else { continue };
-        let user = after.split('/').next().unwrap_or_default();
-        let user = user.strip_suffix(rest).filter(|_| !rest.contains('/')).unwrap_or(user);
-        let tail = after[user.len()..].strip_prefix(rest.trim_end_matches('/'));
-        if let Some(tail) = tail.filter(|t| !user.is_empty() && (t.is_empty() || t.starts_with('/'))) {
-            out.push(format!("/~{user}{tail}"));
+    let user_urls = |p: &str| -> Vec<String> {
+        let mut out = Vec::new();
+        for entry in &m.userdir {
+            let (prefix, rest) = userdir_parts(entry);
+            let Some(after) = p.strip_prefix(prefix.as_str()) else { continue };
+            let user = after.split('/').next().unwrap_or_default();
+            let user = user.strip_suffix(rest).filter(|_| !rest.contains('/')).unwrap_or(user);
+            let tail = after[user.len()..].strip_prefix(rest.trim_end_matches('/'));
+            if let Some(tail) = tail.filter(|t| !user.is_empty() && (t.is_empty() || t.starts_with('/'))) {
+                out.push(format!("/~{user}{tail}"));
+            }
+        }
+        out
+    };
+    let own = user_urls(p);
+    if own.is_empty() && !above_docroot {
+        // A directory above users' directories (`/home/alice` above `/home/alice/public_html`):
+        // their walks pass through it, and read its .htaccess file (black-box round 16, C F14).
+        for d in m.user_dirs.iter().filter(|d| under(d, p).is_some_and(|r| !r.is_empty())) {
+            out.extend(user_urls(d));
         }
     }
+    out.extend(own);
     out.into_iter().map(|u| if u.starts_with('/') { u } else { format!("/{u}") }).collect()
 }
 
