@@ -19,6 +19,7 @@ mod lexer;
 mod line_index;
 mod parser;
 mod reparse;
+mod soak;
 
 pub use flat::{parse_flat, FlatNode, FlatParse};
 pub use kind::{ApacheLanguage, SyntaxElement, SyntaxKind, SyntaxNode, SyntaxToken};
@@ -27,6 +28,7 @@ pub use line_index::{Encoding, LineColumn, LineIndex};
 pub use parser::{parse, Parse, SyntaxError, MAX_DEPTH, MAX_LINE};
 pub use reparse::{LocalChange, Reparsed};
 pub use rowan::{GreenNode, TextRange, TextSize};
+pub use soak::{soak, Soaked};
 
 impl Parse {
     pub fn syntax_node(&self) -> SyntaxNode {

@@ -946,8 +946,9 @@ fn explain_reads_access_lines_in_httpds_order_and_names_each_deciding_line() {
 type Asked = (&'static str, &'static str, &'static str, &'static str);
 
 /// Asks httpd (started on `config`) each request `(method, path, client, Host)` and explain the
-/// same: a status explain states is httpd's; an unknown one lists httpd's among those possible.
-/// Returns how many were unknown.
+/// same: a status explain states is httpd's; an unknown one lists httpd's among those possible;
+/// a 500 httpd gives for an .htaccess file it could not read comes with the words httpd logs
+/// (its `[core:alert]`). Returns how many were unknown.
 fn explain_agrees_under_if(
     name: &str,
     config: HttpdConfig,
@@ -963,10 +964,20 @@ fn explain_agrees_under_if(
         if ip.is_ipv6() && !apache_lsp_e2e::httpd::ipv6_loopback_usable() {
             continue;
         }
+        let logged = httpd.error_log_len();
         let real = httpd.send(&Request::new(method, path).source(ip).host(host)).unwrap();
         let args = ["explain", conf, path, "--method", method, "--client", client, "--host", host, "--format", "json"];
         let v = json(&args);
         let what = format!("{name}: {method} {path} from {client} on {host}: httpd {real}");
+        let log = httpd.error_log_since(logged);
+        let alert = log.lines().filter(|l| l.contains("[core:alert]")).find_map(|l| l.split_once("/.htaccess: "));
+        if let (500, Some((_, words))) = (real, alert) {
+            // (httpd's words, then what explain adds; or their start, as an argument count's help
+            // text after them is not kept.)
+            let said = htaccess_words(&v).filter(|s| !s.is_empty());
+            let agree = said.is_some_and(|s| s.starts_with(words) || words.starts_with(s));
+            assert!(agree, "{what}: httpd logs {words}\n{v:#}");
+        }
         if v["status"].is_null() {
             assert!(!known, "{name}: every condition is known, so explain must give httpd's status\n{what}\n{v:#}");
             unknown += 1;
@@ -980,6 +991,16 @@ fn explain_agrees_under_if(
         }
     }
     unknown
+}
+
+/// What explain says an .htaccess file it could not read is refused with (after `….htaccess: `).
+fn htaccess_words(v: &Value) -> Option<&str> {
+    match v {
+        Value::String(s) => s.split_once("/.htaccess: ").map(|(_, w)| w),
+        Value::Array(a) => a.iter().find_map(htaccess_words),
+        Value::Object(o) => o.values().find_map(htaccess_words),
+        _ => None,
+    }
 }
 
 /// Round 7 bugs 4 and 6: directives inside `<If>`/`<ElseIf>`/`<Else>` that the answer reads
@@ -3028,6 +3049,24 @@ fn htaccess_lines_httpd_refuses_as_it_reads_them_are_500s() {
         ),
         ("an Error line", ht("Require all granted\nError \"stop here\"\n")),
         ("an Error line in a false conditional", ht("<IfDefine NOPE>\nError x\n</IfDefine>\n")),
+        // Session 24: what stops httpd's skipping reader in a false conditional's body, and the
+        // lines check refuses under argument-value and argument-count.
+        (
+            "a closer of another section in a false conditional",
+            ht("<IfModule !mod_authz_core.c>\n<Limit GET>\n</Files>\n</Limit>\n</IfModule>\nRequire all granted\n"),
+        ),
+        (
+            "<Files> x> in a false conditional",
+            ht("<IfDefine NOPE>\n<Files> x>\n</Files>\n</IfDefine>\nRequire all granted\n"),
+        ),
+        (
+            "<Files> x> closed by </Files>> there",
+            ht("<IfDefine NOPE>\n<Files> x>\n</Files>>\n</IfDefine>\nRequire all granted\n"),
+        ),
+        ("a false conditional left open", ht("Require all granted\n<IfModule !mod_authz_core.c>\n")),
+        ("an ErrorDocument status", ht("Require all granted\nErrorDocument On /e.html\n")),
+        ("a word count", ht("Require all granted\nAuthName a b\n")),
+        ("a keyword", ht("Require all granted\nDirectorySlash maybe\n")),
         (
             "<Directory> path>",
             HttpdConfig::new(format!("{dir}<Directory> @DOCROOT@/sub>\n    Require all denied\n</Directory>\n")),

@@ -334,6 +334,21 @@ fn cases() -> Vec<Case> {
         .methods(&["GET"])
         .not_preferred(),
     );
+    // An .htaccess file httpd refuses as it reads it (an ErrorDocument status check reports
+    // under argument-value) answers 500 whatever the access rules say: the `Deny from all` its
+    // `Require all granted` cannot open under Satisfy All becomes `Require all denied`, which it
+    // would replace (403 -> 200) but for the 500 before and after. Proven so (session 24; the
+    // refusal was not counted, and the rewrite refused).
+    v.push(
+        case(
+            ".htaccess refused as httpd reads it (ErrorDocument On) keeps its 500 across the rewrite",
+            "<Directory @DOCROOT@>\n  AllowOverride All\n  Order deny,allow\n  Deny from all\n</Directory>\n",
+            "Deny from all",
+            &["/", "/index.html", "/sub/"],
+        )
+        .file("htdocs/.htaccess", "Require all granted\nErrorDocument On /e.html\n")
+        .methods(&["GET"]),
+    );
     // What the AllowOverride of the servers reading an .htaccess file lets in (rounds 11a/11b).
     // Bug 7: under `Nonfatal=Override` httpd skips (AH02295) the Order/Deny that AuthConfig
     // does not let in; they were rewritten into Require lines httpd then enforced (200 → 403).

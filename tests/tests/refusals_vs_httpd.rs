@@ -160,6 +160,11 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("ifmodule_true_closer_any_case_and_blanks", "", "<IfModule mod_alias.c>\nServerAdmin a@b\n  </IFMODULE> \t\n", "syntax"),
     // `<Name> words>`: the handler is handed the words as for `<Name words>` (session 23).
     ("directory_gt_then_a_path_and_gt", "", "<Directory> @D/htdocs>\nRequire all granted\n</Directory>\n<Files> x>\n</Files>\n", "syntax"),
+    // ... inside a false conditional section, a section `Directory>` for the skipping reader;
+    // a closer of another name there names the conditional's line (session 24).
+    ("false_directory_gt_then_a_path_and_gt", "", "<IfModule mod_nosuch.c>\n<Directory> @D/htdocs>\n</Directory>\n</IfModule>\n", "syntax"),
+    ("false_directory_gt_closed_by_its_gt_gt", "", "<IfDefine NOPE>\n<Directory> @D/htdocs>\n</Directory>>\n</IfDefine>\n", "syntax"),
+    ("false_closer_of_another_section", "", "ServerAdmin a@b\n<IfModule mod_nosuch.c>\n<Limit GET>\n</Files>\n</Limit>\n</IfModule>\n", "syntax"),
     // Accounts User and Group name must be this machine's (session 23, F12).
     ("user_unknown", "", "User nosuchuser\n", "startup-account"),
     ("group_unknown", "", "Group www\n", "startup-account"),

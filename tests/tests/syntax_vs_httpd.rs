@@ -138,6 +138,29 @@ const LINE_CASES: &[(&str, &str)] = &[
     ("if_module_true_closer_without_gt", "<IfModule mpm_prefork_module>\n</IfModule\n"),
     ("if_module_true_closer_with_a_blank_before_gt", "<IfModule mpm_prefork_module>\n</IfModule >\n"),
     ("if_version_true_closer_with_a_word", "<IfVersion >= 2.4>\n</IfVersion> x\n"),
+    // In the body of a false conditional section httpd's skipping reader stops at a closer of
+    // another name, or at the end of the file, and names the false section's line (F8).
+    ("false_closer_of_another_section", "<IfModule mod_nosuch.c>\n<Limit GET>\n</Files>\n</Limit>\n</IfModule>\n"),
+    ("false_closer_of_another_name_alone", "<IfModule mod_nosuch.c>\n</Files>\n</IfModule>\n"),
+    ("false_section_closed_by_the_conditional", "<IfDefine NOPE>\n<Limit GET>\n</IfDefine>\n"),
+    ("false_closer_without_gt", "<IfDefine NOPE>\n<Limit GET>\n</Limit\n</IfDefine>\n"),
+    ("false_closer_with_another_last_byte", "<IfModule mod_nosuch.c>\n<limit GET>\n</LIMITx\n</IfModule>\n"),
+    ("false_section_unclosed", "<IfModule mod_nosuch.c>\n<Directory /srv>\n"),
+    (
+        "false_in_true_closer_of_another_section",
+        "<IfModule mpm_prefork_module>\n<IfDefine NOPE>\n<Files x>\n</Limit>\n</Files>\n</IfDefine>\n</IfModule>\n",
+    ),
+    ("false_in_a_directory", "<Directory /srv>\n<IfModule mod_nosuch.c>\n</Files>\n</IfModule>\n</Directory>\n"),
+    // `<Name> words>` there names a section `Name>`, which only `</Name>>` closes.
+    (
+        "false_directory_gt_then_a_path_and_gt",
+        "<IfModule mod_nosuch.c>\n<Directory> /srv>\n</Directory>\n</IfModule>\n",
+    ),
+    ("false_files_gt_then_a_word_and_gt", "<IfDefine NOPE>\n<Files> x>\n</Files>\n</IfDefine>\n"),
+    (
+        "false_directory_gt_closed_by_its_gt_gt",
+        "<IfModule mod_nosuch.c>\n<Directory> /srv>\n</directory>>\n</IfModule>\n",
+    ),
 ];
 
 #[test]

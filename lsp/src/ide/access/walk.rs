@@ -14,7 +14,7 @@ use crate::ide::catalogue::context::Overrides;
 use crate::ide::config::index::{components, Built, ServerId};
 use crate::ide::config::{self, Config, FileData, FileId, Node, NodeKind, SecId};
 use crate::ide::policy::{self, fold_phase, merge_authn, AuthnConfig, AuthzConfig, Item, PolicyCtx};
-use apache_syntax::TextRange;
+use apache_syntax::{TextRange, TextSize};
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -495,6 +495,7 @@ fn htaccess_walk_error(
     fd: &FileData,
     frag: &Config,
     overrides: &Overrides,
+    ctx: &PolicyCtx,
     uncertain: &mut Vec<String>,
 ) -> Option<(u32, u8, String)> {
     use crate::ide::catalogue::context::{Refusal, Scope};
@@ -505,6 +506,9 @@ fn htaccess_walk_error(
         frag.modules_known && frag.modules.iter().all(|m| crate::ide::catalogue::module_by_identifier(m).is_some());
     let top = Scope::htaccess(Some(overrides));
     let mut stack: Vec<(&Node, Scope)> = frag.nodes.iter().rev().map(|n| (n, top.clone())).collect();
+    // The words of the lines `check` refuses besides (`argument-value`, `argument-count`), from
+    // the file's own diagnostics, taken once a line is run.
+    let mut refused_words: Option<Vec<(TextSize, String)>> = None;
     while let Some((n, scope)) = stack.pop() {
         if n.canonical().is_empty() {
             continue;
@@ -541,6 +545,13 @@ fn htaccess_walk_error(
                 _ => crate::ide::diagnostics::expr_syntax::refusal(frag, n)
                     .or_else(|| crate::ide::diagnostics::regex_compile::refusal(frag, n, true)),
             };
+            let refused = refused.or_else(|| {
+                let words = refused_words.get_or_insert_with(|| {
+                    crate::ide::diagnostics::htaccess_refusals::of(frag, &ctx.extra_authn_providers)
+                });
+                let line = n.loc.range;
+                words.iter().find(|(at, _)| line.contains(*at)).map(|(_, m)| m.clone())
+            });
             if let Some(m) = refused {
                 return Some((at, 1, format!("{path}: {m}")));
             }
@@ -588,12 +599,14 @@ fn walk_time_error(message: &str) -> bool {
 /// and line). The bodies of `<IfModule>` sections httpd skips are read for nesting too.
 fn htaccess_build_error(fd: &FileData, frag: &Config) -> Option<String> {
     let path = fd.path.display();
-    let errors = fd.parse.errors.iter().filter(|e| e.is_error);
+    // (Not those inside the body of a false conditional section, which httpd reads only for
+    // how sections open and close: the loader tells what stops it there.)
+    let errors = fd.parse.errors.iter().filter(|e| e.is_error && !frag.skipped_error(0, e));
     let structural = |m: &str| m.starts_with("</") || m.starts_with("Expected </");
-    // (And the closers of true conditional sections with words after them, which only the
-    // loader, knowing the conditions, tells.)
+    // (And the closers of true conditional sections with words after them, and the bodies of
+    // false ones, which only the loader, knowing the conditions, tells.)
     let closer = frag.problems.iter().filter(|p| p.file == 0);
-    let closer = closer.filter_map(|p| Some((p.range.start(), config::true_closer_refusal(p)?)));
+    let closer = closer.filter_map(|p| Some((p.range.start(), config::read_refusal(p)?)));
     let parsed = errors.clone().filter(|e| structural(&e.message)).map(|e| (e.range.start(), e.message.as_str()));
     if let Some((_, message)) = parsed.chain(closer).min_by_key(|(at, _)| *at) {
         return Some(format!("{path}: {message}"));
@@ -886,7 +899,7 @@ fn htaccess(
         crate::ide::nonfatal::refused_conditional(fd, frag, overrides)
             .map(|(_, m)| format!("{}: {m}", fd.path.display()))
     });
-    let violation = htaccess_walk_error(fd, frag, overrides, uncertain);
+    let violation = htaccess_walk_error(fd, frag, overrides, ctx, uncertain);
     let loc = config::Loc { file: 0, range: TextRange::default(), focus: TextRange::default() };
     let top = Node::new(NodeKind::Section, ".htaccess", [""; 0], "", loc, frag.nodes.clone());
     let items = body_items(frag, &top);

@@ -207,10 +207,32 @@ pub(crate) const UNCLOSED_FALSE: &str = "syntax";
 const TRUE_CLOSER_WHY: &str =
     ": httpd ends the body of a true conditional section only at a line that is exactly its closer, nothing after it";
 
+/// What the loader adds to httpd's words where its skipping reader, in the body of a false
+/// conditional section, stops httpd ([`read_refusal`]).
+const SKIPPED_WHY: &str = ": httpd skips the body of this conditional section, its condition false here, reading only how the sections in it open and close, and names this line";
+
+/// What the loader says of a false conditional section left open, before httpd's words.
+const UNCLOSED_WHY: &str =
+    ", and its condition is false here: httpd looks for its closer to the end of the configuration";
+
 /// httpd's words, when `p` is the loader's error on the closer of a true conditional section
 /// with words after it (in an .htaccess file, a 500 as httpd reads it).
-pub(crate) fn true_closer_refusal(p: &Problem) -> Option<&str> {
+fn true_closer_refusal(p: &Problem) -> Option<&str> {
     (p.code == UNCLOSED_FALSE && p.severity == Severity::Error).then(|| p.message.strip_suffix(TRUE_CLOSER_WHY))?
+}
+
+/// httpd's words, when `p` is the loader's error on what httpd refuses as it reads a file's
+/// structure: the closer of a true conditional section with words after it
+/// ([`true_closer_refusal`]), or the body of a false one its skipping reader stops in (a closer
+/// of another name, the end of the file). In an .htaccess file, a 500 as httpd reads it.
+pub(crate) fn read_refusal(p: &Problem) -> Option<&str> {
+    if p.code != UNCLOSED_FALSE || p.severity != Severity::Error {
+        return None;
+    }
+    let unclosed = p.message.rsplit_once(" (").and_then(|(head, m)| head.ends_with(UNCLOSED_WHY).then_some(m));
+    true_closer_refusal(p)
+        .or_else(|| p.message.strip_suffix(SKIPPED_WHY))
+        .or_else(|| unclosed.and_then(|m| m.strip_suffix(')')))
 }
 
 /// The conditional sections, as httpd names them.
@@ -752,20 +774,16 @@ impl Loader<'_> {
                 Some(false) => {
                     let body_start = focus.end();
                     let body_end = closer.unwrap_or(range.end());
-                    // Skipping a false body, httpd reads on to the end of the configuration
-                    // for its closer and stops there. (Where the modules are only assumed,
-                    // `load_main` makes this a warning again.)
-                    if closer.is_none() {
-                        let canonical = CONDITIONAL_SECTIONS.iter().find(|c| c.eq_ignore_ascii_case(&name));
-                        let shown = canonical.copied().unwrap_or(&name);
-                        self.problem(
-                            file,
-                            focus,
-                            Severity::Error,
-                            UNCLOSED_FALSE,
-                            format!("<{shown}> was not closed, and its condition is false here: httpd looks for its closer to the end of the configuration (Expected </{shown}> before end of configuration)"),
-                        );
-                    }
+                    // (A file read in a parallel run is not among the configuration's files yet.)
+                    let tree_text;
+                    let text: &str = match body {
+                        Body::Flat(_, src, _) => src,
+                        Body::Tree(_) => {
+                            tree_text = self.cfg.files[file].text.clone();
+                            &tree_text
+                        }
+                    };
+                    self.skipped_body(file, text, focus, &name, closer);
                     if body_start <= body_end {
                         self.cfg.inactive.push((file, TextRange::new(body_start, body_end)));
                     }
@@ -796,6 +814,55 @@ impl Loader<'_> {
             children = exact;
         }
         out.push(Node::of_line_in(NodeKind::Section, &name, &raw, loc, children, Some(&mut self.texts.texts)));
+    }
+
+    /// The body of the conditional section `name` whose condition is false (its header at
+    /// `focus`, its closer as parsed at `closer`), read as httpd skips it
+    /// ([`apache_syntax::soak`]): where that reading stops httpd, httpd names the section's own
+    /// line, in the words of the skipping reader. Where it ends the body on another line than the
+    /// parsed closer, the lines between are not read as httpd reads them: a warning says so.
+    /// (Where the modules are only assumed, `load_main` makes the error a warning again.)
+    fn skipped_body(
+        &mut self,
+        file: FileId,
+        text: &str,
+        focus: TextRange,
+        name: &str,
+        closer: Option<apache_syntax::TextSize>,
+    ) {
+        let canonical = CONDITIONAL_SECTIONS.iter().find(|c| c.eq_ignore_ascii_case(name));
+        let shown = canonical.copied().unwrap_or(name);
+        // The body starts on the line after the header (which ends with its newline).
+        let from = usize::from(focus.end());
+        let from = match text.as_bytes().get(..from) {
+            Some(b) if b.is_empty() || b.ends_with(b"\n") => from,
+            _ => memchr::memchr(b'\n', &text.as_bytes()[from.min(text.len())..]).map_or(text.len(), |i| from + i + 1),
+        };
+        match apache_syntax::soak(text, from, shown) {
+            apache_syntax::Soaked::Refused { message, .. } => {
+                let message = if message == format!("Expected </{shown}> before end of configuration") {
+                    format!("<{shown}> was not closed{UNCLOSED_WHY} ({message})")
+                } else {
+                    format!("{message}{SKIPPED_WHY}")
+                };
+                self.problem(file, focus, Severity::Error, UNCLOSED_FALSE, message);
+            }
+            apache_syntax::Soaked::Closed { closer: ends } if closer != Some(ends.start()) => {
+                let line = text[ends].trim();
+                let (order, after) = match closer {
+                    Some(c) if c < ends.start() => ("later", "the lines before it, after the closer, are skipped too"),
+                    _ => ("earlier", "the lines after it are read as configuration"),
+                };
+                self.problem(
+                    file,
+                    focus,
+                    Severity::Warning,
+                    UNCLOSED_FALSE,
+                    format!("httpd, skipping the body of this section (its condition false here), ends it {order}, at `{line}`: {after}, which this tool does not model"),
+                );
+            }
+            apache_syntax::Soaked::Closed { .. } => {}
+        }
     }
 
     /// httpd reads the body of a true conditional section (`ap_build_cont_config`) up to a

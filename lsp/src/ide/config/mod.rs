@@ -25,7 +25,7 @@ pub use loader::{
     decode, file_kind, load, load_for_batch, load_fragment, load_fragment_from, load_fragment_under, load_in_context,
     read_regular, resolve_include, FileSource, IncludeError, RealFs, Text,
 };
-pub(crate) use loader::{standalone_directive, true_closer_refusal};
+pub(crate) use loader::{read_refusal, standalone_directive};
 pub use modules::{ModuleSet, HTTPD_VERSION};
 pub use node_text::{Args, NodeText};
 
@@ -510,5 +510,25 @@ impl Config {
 
     pub fn is_inactive(&self, file: FileId, offset: apache_syntax::TextSize) -> bool {
         self.inactive.iter().any(|(f, r)| *f == file && r.contains(offset))
+    }
+
+    /// Whether parse error `e` of `file` lies inside the body of a conditional section httpd
+    /// skips (its condition false): skipping, httpd looks at each line's first word only, for
+    /// the sections that open and close there (`ap_soak_end_container`), not at their
+    /// arguments, their `>` nor at how the parser paired them. The loader reads such a body as
+    /// httpd does and reports what stops httpd there on the section's own line, where httpd
+    /// names it. So is the parser's error on the closer's own line (what it says of the sections
+    /// left open there, or of the closer). (A line too long for httpd's reader is still one, and
+    /// the parser's notes on NUL bytes and deep nesting stand.)
+    pub fn skipped_error(&self, file: FileId, e: &apache_syntax::SyntaxError) -> bool {
+        let m = &e.message;
+        let kept =
+            m.starts_with("Line too long") || m.starts_with("a NUL byte") || m.starts_with("sections are nested");
+        let text = &self.file(file).text;
+        let closer_line = |body: &TextRange| {
+            let at = apache_syntax::reported_line_start(text, usize::from(body.end()));
+            e.range.start() == TextSize::from(at as u32)
+        };
+        !kept && self.inactive.iter().any(|(f, body)| *f == file && (body.contains_range(e.range) || closer_line(body)))
     }
 }
