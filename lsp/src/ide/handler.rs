@@ -748,7 +748,14 @@ fn fallback_request(
         format!("{}{target}", &url[..url.rfind('/').map_or(0, |i| i + 1)])
     };
     let sub = RequestSpec { path, host: spec.host.clone(), request };
-    let x = crate::ide::subrequest::walk(cfg, fs, spec, e, &sub, Some(&e.filesystem_path)).effective;
+    let x = crate::ide::subrequest::walk(
+        cfg,
+        fs,
+        &crate::ide::subrequest::MainRequest::new(spec, e),
+        &sub,
+        Some(&e.filesystem_path),
+    )
+    .effective;
     Some((format!("FallbackResource {target} at {}", d.at), sub, x))
 }
 
