@@ -229,6 +229,35 @@ pub(crate) fn sub_url(dir_url: &str, name: &str) -> String {
     }
 }
 
+/// The subrequest `sub` for the index name `name` of `main`'s directory, walked under `fs`, or
+/// under `missing` (`fs`'s [`FsView::last_missing`], None where `fs` stats the last component
+/// itself) when the name is not there: the directory is on this disk, and a name missing from it
+/// is missing for httpd's walk too, which stops at it, so the `<Directory>` sections of its depth
+/// (a wildcard `…/*`) do not apply, as a view presuming the last component there would have them.
+/// A relative name's file is known before the walk (`<directory>/<name>`): one walk, under the
+/// view it needs; an absolute name's file is known from its walk, walked again when missing. (The
+/// walk's file is the judge: a name the walk maps elsewhere is walked again as well.)
+fn walk_name(
+    cfg: &Config,
+    (fs, missing): (&FsView, Option<&FsView>),
+    main: &crate::ide::subrequest::MainRequest,
+    sub: &RequestSpec,
+    name: &str,
+) -> crate::ide::subrequest::Sub {
+    let dir = &main.effective.filesystem_path;
+    let walk = |view: &FsView| crate::ide::subrequest::walk(cfg, view, main, sub, Some(dir));
+    let Some(missing) = missing else { return walk(fs) };
+    let gone = |p: &Path| p.symlink_metadata().is_err();
+    let name = name.split('?').next().unwrap_or(name);
+    let predicted_gone = !name.starts_with('/') && gone(&dir.join(name));
+    let walked = walk(if predicted_gone { missing } else { fs });
+    if gone(&walked.effective.filesystem_path) == predicted_gone {
+        walked
+    } else {
+        walk(if predicted_gone { fs } else { missing })
+    }
+}
+
 /// Runs mod_dir's fixup on a request that passed access control, updating its outcome.
 pub fn apply(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &mut Effective) {
     if e.outcome.status != Some(200) {
@@ -367,6 +396,8 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
         unknown: None,
         ends: vec![],
     };
+    let main = crate::ide::subrequest::MainRequest::new(spec, e);
+    let missing = (!fs.stats_last()).then(|| fs.last_missing());
     let mut unknown: Option<String> = None;
     // The refusal remembered so far, on each way the subrequests not known may take.
     let mut ways: Vec<Option<u16>> = vec![None];
@@ -376,15 +407,8 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
         req.method = "GET".into();
         req.env = env.clone();
         let sub_spec = RequestSpec { path: sub_url(&url, name), host: spec.host.clone(), request: req };
-        let mut walked = crate::ide::subrequest::walk(cfg, fs, spec, e, &sub_spec, Some(&e.filesystem_path));
-        // The directory is on this disk: a name missing from it is missing for httpd's walk too,
-        // which stops at it, so the `<Directory>` sections of its depth (a wildcard `…/*`) do not
-        // apply, as a view presuming the last component there would have them.
-        if !fs.stats_last() && walked.effective.filesystem_path.symlink_metadata().is_err() {
-            walked =
-                crate::ide::subrequest::walk(cfg, &fs.last_missing(), spec, e, &sub_spec, Some(&e.filesystem_path));
-        }
-        let crate::ide::subrequest::Sub { effective: sub, same_config: same } = walked;
+        let crate::ide::subrequest::Sub { effective: sub, same_config: same } =
+            walk_name(cfg, (fs, missing.as_ref()), &main, &sub_spec, name);
         let regular = sub.filesystem_path.is_file();
         let mut status = sub.outcome.status;
         let mut answered = None;

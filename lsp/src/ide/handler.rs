@@ -154,7 +154,7 @@ fn answer_with(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective, han
                 vec![404],
             ));
         }
-        match fallback(cfg, fs, spec, e, &directives, missing) {
+        match fallback(&FallbackOf { cfg, fs, spec, e, directives: &directives, missing }) {
             // FallbackResource alone: its subrequest tells the answer.
             Some(Fallback::Known(answer)) if hits.is_empty() => return Some(answer),
             Some(Fallback::Known(Answer::File { status, why, .. })) => hits.push((why, vec![status])),
@@ -676,19 +676,24 @@ enum Fallback {
     Maybe(String, Vec<u16>),
 }
 
+/// A request FallbackResource may act on: `spec`, walked (`e`), the directives in force for it,
+/// and whether its name is missing (`r->finfo` NOFILE: only then does it act).
+struct FallbackOf<'a> {
+    cfg: &'a Config,
+    fs: &'a FsView,
+    spec: &'a RequestSpec,
+    e: &'a Effective,
+    directives: &'a [Directive],
+    missing: bool,
+}
+
 /// mod_dir's FallbackResource on a missing name (`fixup_dflt`): the one in force (the last
 /// merged; `disabled` turns it off), when it acts. Its subrequest (GET, the request's credentials)
 /// for the fallback URL decides: a refusal or redirect there is the answer, a regular file takes
 /// the request over (answered as it answers the request's method), a 404 steps aside.
-fn fallback(
-    cfg: &Config,
-    fs: &FsView,
-    spec: &RequestSpec,
-    e: &Effective,
-    directives: &[Directive],
-    missing: bool,
-) -> Option<Fallback> {
-    let (at, sub, x) = fallback_request(cfg, fs, spec, e, directives, missing)?;
+fn fallback(m: &FallbackOf) -> Option<Fallback> {
+    let (at, sub, x) = fallback_request(m)?;
+    let FallbackOf { cfg, fs, spec, e, .. } = *m;
     let passed_on = |status: u16, why: String, log: Option<LogEntry>| {
         if status == 404 {
             // mod_dir steps aside: what answers the missing name without it.
@@ -721,18 +726,12 @@ fn fallback(
     }
 }
 
-/// The FallbackResource in force among `directives` (`spec`'s, walked: `e`) where it acts on
-/// the missing name: where it is written, its subrequest (GET, `spec`'s credentials and
-/// environment), and that subrequest walked, the missing name's Directory walk reused where httpd
-/// does ([`crate::ide::subrequest::walk`]: a fallback file in the directory holding the name).
-fn fallback_request(
-    cfg: &Config,
-    fs: &FsView,
-    spec: &RequestSpec,
-    e: &Effective,
-    directives: &[Directive],
-    missing: bool,
-) -> Option<(String, RequestSpec, Effective)> {
+/// The FallbackResource in force among `m`'s directives where it acts on the missing name:
+/// where it is written, its subrequest (GET, the request's credentials and environment), and that
+/// subrequest walked, the missing name's Directory walk reused where httpd does
+/// ([`crate::ide::subrequest::walk`]: a fallback file in the directory holding the name).
+fn fallback_request(m: &FallbackOf) -> Option<(String, RequestSpec, Effective)> {
+    let FallbackOf { cfg, fs, spec, e, directives, missing } = *m;
     let d = directives.iter().rev().find(|d| d.name.eq_ignore_ascii_case("FallbackResource"))?;
     let target = d.args.first()?;
     if !missing || target.eq_ignore_ascii_case("disabled") || !cfg.module_loaded("dir_module") {
@@ -748,7 +747,14 @@ fn fallback_request(
         format!("{}{target}", &url[..url.rfind('/').map_or(0, |i| i + 1)])
     };
     let sub = RequestSpec { path, host: spec.host.clone(), request };
-    let x = crate::ide::subrequest::walk(cfg, fs, spec, e, &sub, Some(&e.filesystem_path)).effective;
+    let x = crate::ide::subrequest::walk(
+        cfg,
+        fs,
+        &crate::ide::subrequest::MainRequest::new(spec, e),
+        &sub,
+        Some(&e.filesystem_path),
+    )
+    .effective;
     Some((format!("FallbackResource {target} at {}", d.at), sub, x))
 }
 
@@ -778,7 +784,7 @@ pub fn index_fallback(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effecti
     if directives.iter().filter(|d| acts(cfg, d, true, "GET")).any(|d| other_handler(d, &url, &names).is_some()) {
         return None;
     }
-    let (at, sub, x) = fallback_request(cfg, fs, spec, e, &directives, true)?;
+    let (at, sub, x) = fallback_request(&FallbackOf { cfg, fs, spec, e, directives: &directives, missing: true })?;
     Some(match fixup_dflt(cfg, fs, &sub, &x) {
         Dflt::TakesOver => IndexFallback::TakesOver {
             why: format!("{at}: its subrequest GET {} takes it over", normalize_url(&sub.path)),

@@ -179,18 +179,13 @@ fn disk_files(
         }
         let maps_to = |url: &str| access::resolve(cfg, fs, url, host.as_deref(), None).filesystem_path;
         let Some(dir) = maps_to(u).parent().map(Path::to_path_buf) else { continue };
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        let mut names: Vec<String> = entries
-            .take(DISK_FILES_READ)
-            .filter_map(|e| e.ok())
-            .filter(|e| e.path().is_file())
+        let names = listed_entries(&dir, DISK_FILES_READ, |e| e.path().is_file())
+            .into_iter()
             .filter_map(|e| e.file_name().into_string().ok())
             // (Names a URL carries as they are: no escaping to get wrong.)
             .filter(|name| name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._~-".contains(&b)))
-            .filter(|name| access::witnesses::files_applies(section, name))
-            .collect();
-        names.sort_unstable();
-        for name in names.into_iter().take(DISK_FILES_KEPT) {
+            .filter(|name| access::witnesses::files_applies(section, name));
+        for name in names.take(DISK_FILES_KEPT) {
             let url = format!("{dir_url}/{name}");
             if maps_to(&url) == dir.join(&name) {
                 out.push((url, host.clone()));
@@ -198,6 +193,15 @@ fn disk_files(
         }
     }
     out
+}
+
+/// The entries of directory `dir` that `keep` keeps among the first `read` it lists, in byte
+/// order of their names (none when it cannot be read).
+fn listed_entries(dir: &Path, read: usize, keep: impl Fn(&std::fs::DirEntry) -> bool) -> Vec<std::fs::DirEntry> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return vec![] };
+    let mut kept: Vec<std::fs::DirEntry> = entries.take(read).filter_map(|e| e.ok()).filter(keep).collect();
+    kept.sort_unstable_by_key(std::fs::DirEntry::file_name);
+    kept
 }
 
 /// The document root of the server `chain` is in, and the directories its URLs map to (the
@@ -245,14 +249,8 @@ fn disk_examples(section: &Node, roots: &[String]) -> Vec<String> {
             break;
         }
         read += 1;
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        let mut subdirs: Vec<std::path::PathBuf> = entries
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-            .map(|e| e.path())
-            .collect();
-        subdirs.sort();
-        for d in subdirs {
+        let subdirs = listed_entries(&dir, usize::MAX, |e| e.file_type().is_ok_and(|t| t.is_dir()));
+        for d in subdirs.iter().map(std::fs::DirEntry::path) {
             if matches(&d.to_string_lossy()) {
                 out.push(d.to_string_lossy().into_owned());
             }

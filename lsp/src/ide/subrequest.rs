@@ -61,17 +61,27 @@ pub fn section_ids(e: &Effective) -> Vec<(&Path, u32, u32, &str)> {
         .collect()
 }
 
-/// Walks `sub` (a GET of its own URI) made by the request `spec` walked as `main`; `main_walk`:
-/// the filename whose Directory walk the subrequest may reuse (`main`'s: a DirectoryIndex
-/// name's directory, a FallbackResource's missing name).
-pub fn walk(
-    cfg: &Config,
-    fs: &FsView,
-    spec: &RequestSpec,
-    main: &Effective,
-    sub: &RequestSpec,
-    main_walk: Option<&Path>,
-) -> Sub {
+/// The request whose subrequests are walked, with what each of them is compared with, computed
+/// once for all of them (mod_dir makes one per DirectoryIndex name).
+pub struct MainRequest<'a> {
+    pub spec: &'a RequestSpec,
+    /// `spec` walked.
+    pub effective: &'a Effective,
+    /// Its sections' identities ([`section_ids`]).
+    ids: Vec<(&'a Path, u32, u32, &'a str)>,
+}
+
+impl<'a> MainRequest<'a> {
+    pub fn new(spec: &'a RequestSpec, effective: &'a Effective) -> MainRequest<'a> {
+        MainRequest { spec, effective, ids: section_ids(effective) }
+    }
+}
+
+/// Walks `sub` (a GET of its own URI) made by the request `main`; `main_walk`: the filename
+/// whose Directory walk the subrequest may reuse (`main`'s: a DirectoryIndex name's directory, a
+/// FallbackResource's missing name).
+pub fn walk(cfg: &Config, fs: &FsView, main: &MainRequest, sub: &RequestSpec, main_walk: Option<&Path>) -> Sub {
+    let (spec, main_ids, main) = (main.spec, &main.ids, main.effective);
     let untold = EnvInputs::default();
     let inputs = main.inputs.as_ref().unwrap_or(&untold);
     let main_known = branches::expr_request(cfg, spec, inputs);
@@ -101,13 +111,12 @@ pub fn walk(
             }
         }
     }
-    let main_ids = section_ids(main);
     // Per way: its access step's statuses, and whether its configuration is the main request's.
     let mut statuses: Vec<u16> = Vec::new();
     let mut same_all = true;
     let mut reasons: Vec<String> = Vec::new();
     for w in &ways {
-        let same = if section_ids(w) != main_ids || w.refused_symlink.is_some() {
+        let same = if section_ids(w) != *main_ids || w.refused_symlink.is_some() {
             Some(false)
         } else {
             same_branches(cfg, &w.other_chains, &main_known, &sub_known)

@@ -79,7 +79,7 @@ pub(super) type SymlinkRefusal = (PathBuf, &'static str);
 /// link the walk refuses (it stops there: 403). `familiar`: the filename whose walk a subrequest
 /// for a regular file of its directory reuses ([`walk_request_as`]): its Directory phase is that
 /// walk's, and only the file itself is checked for a link
-/// ([`symlinks::refuses_in_parent_directory`]).
+/// ([`symlinks::refuses_in_parent_directory`]). What else it finds on its way goes to `found`.
 #[allow(clippy::too_many_arguments)]
 fn walk(
     cfg: &Config,
@@ -89,14 +89,10 @@ fn walk(
     familiar: Option<&Path>,
     url: &str,
     (fs_path, whole_exists): (&Path, bool),
-    unknown: &mut Vec<String>,
-    conditional: &mut Vec<SecId>,
-    startup: &mut Vec<policy::ConfigError>,
-    index_conditions: &mut Vec<String>,
     decided: Option<&Decided>,
-    (chains, others): (&mut Vec<Chain>, &mut Vec<Chain>),
-    presumed_there: &mut bool,
+    found: &mut Found,
 ) -> (Vec<Vec<Contribution>>, Option<SymlinkRefusal>) {
+    let Found { unknown, conditional, startup, index_conditions, chains, other_chains: others, presumed_there } = found;
     let ix = cfg.index();
     let file_text = path_text(fs_path);
     // The directory phase is walked on the reused directory's name when there is one: its
@@ -618,6 +614,19 @@ fn htaccess_build_error(fd: &FileData, frag: &Config) -> Option<String> {
     (!unclosed.is_empty()).then(|| format!("{path}: {}", unclosed.join("\n")))
 }
 
+/// What [`walk`] finds on its way besides the sections merged: [`Walked`]'s fields of the same
+/// names.
+#[derive(Default)]
+struct Found {
+    unknown: Vec<String>,
+    conditional: Vec<SecId>,
+    startup: Vec<policy::ConfigError>,
+    index_conditions: Vec<String>,
+    chains: Vec<Chain>,
+    other_chains: Vec<Chain>,
+    presumed_there: bool,
+}
+
 /// One request's walk: the sections it meets, in merge order, before their policies are
 /// merged ([`Walked::merge`]). A batch that needs only which section's Order/Allow/Deny is in
 /// effect asks [`Walked::before_merge`] and merges only when that does not tell.
@@ -682,11 +691,11 @@ pub(super) fn walk_request_as(
     decided: Option<&Decided>,
 ) -> Walked {
     let ix = cfg.index();
-    let mut unknown = Vec::new();
-    let vhost = pick_vhost(ix, host, local, &mut unknown);
+    let mut found = Found::default();
+    let vhost = pick_vhost(ix, host, local, &mut found.unknown);
     let server = Server { main: &ix.main, vhost: vhost.map(|v| &ix.vhosts[v as usize].scope) };
     let url = normalize_url(path);
-    let translated = translate(&server, cfg, &url, &mut unknown);
+    let translated = translate(&server, cfg, &url, &mut found.unknown);
     let filesystem_path = request_filename_in(fs, &translated);
     // The directory httpd's cache names: the main walk's filename when that is a directory, else
     // the one holding it (`cache->cached`); the Directory phase reused is the main walk's own.
@@ -702,25 +711,9 @@ pub(super) fn walk_request_as(
     let whole_exists = fs.is_deployed() && std::fs::metadata(familiar.unwrap_or(&translated)).is_ok();
     // The options the walk starts from: the main server's, merged with the virtual host's.
     let options = symlinks::server_options(cfg, vhost.map_or(ServerId::Main, ServerId::Vhost));
-    let (mut conditional, mut startup, mut index_conditions, mut chains, mut other_chains) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut presumed_there = false;
-    let (phases, symlink) = walk(
-        cfg,
-        fs,
-        &server,
-        options,
-        familiar,
-        &url,
-        (&filesystem_path, whole_exists),
-        &mut unknown,
-        &mut conditional,
-        &mut startup,
-        &mut index_conditions,
-        decided,
-        (&mut chains, &mut other_chains),
-        &mut presumed_there,
-    );
+    let (phases, symlink) =
+        walk(cfg, fs, &server, options, familiar, &url, (&filesystem_path, whole_exists), decided, &mut found);
+    let Found { unknown, conditional, startup, index_conditions, chains, other_chains, presumed_there } = found;
     Walked {
         vhost,
         url,
