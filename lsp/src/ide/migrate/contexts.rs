@@ -1088,7 +1088,7 @@ fn located_urls(
         }
     }
     let cut = out.len() > MAX_LOCATED_URLS;
-    out.sort_by_key(|u| (u.matches('/').count(), u.clone()));
+    shallowest_first(&mut out);
     out.truncate(MAX_LOCATED_URLS);
     (out.into_iter().collect(), cut)
 }
@@ -1115,16 +1115,22 @@ fn within_budget(
     urls: BTreeSet<String>,
     meetings: BTreeSet<String>,
 ) -> (BTreeSet<String>, bool) {
-    let depth = |u: &String| (u.matches('/').count(), u.clone());
     let mut others: Vec<String> = urls.into_iter().filter(|u| !own.contains(u)).collect();
-    others.sort_by_key(depth);
+    shallowest_first(&mut others);
     let mut later: Vec<String> = meetings.into_iter().filter(|u| !own.contains(u)).collect();
-    later.sort_by_key(depth);
+    shallowest_first(&mut later);
     let room = MAX_URLS_PER_SERVER.saturating_sub(own.len());
     let bounded = others.len() + later.len() > room;
     let mut out = own;
     out.extend(others.into_iter().chain(later).take(room));
     (out, bounded)
+}
+
+/// Sorts URLs by depth (how many `/` they hold), then by name. (A key holding a copy of each
+/// URL, made at every comparison, took a quarter of migrate's instructions.)
+fn shallowest_first(urls: &mut [String]) {
+    urls.sort_unstable();
+    urls.sort_by_cached_key(|u| u.matches('/').count());
 }
 
 /// `urls` in order, but each directory asked without its slash right after the one with it:
