@@ -205,10 +205,10 @@ impl Resolved {
         }
         let vhost = self.vhost.and_then(|v| ix.top_position(ix.vhosts[v as usize].id)).and_then(|i| cfg.nodes.get(i));
         let server = cfg.nodes.iter().chain(vhost.map(|v| v.children.as_slice()).unwrap_or_default());
-        let mut found: Option<Option<&str>> = server.filter_map(of_node).last();
+        let mut found: Option<Option<&str>> = server.rev().find_map(of_node);
         for (c, _, items) in &self.applied {
             let last = match c {
-                Contribution::Section(id) => ix.node(cfg, *id).children.iter().filter_map(of_node).last(),
+                Contribution::Section(id) => ix.node(cfg, *id).children.iter().rev().find_map(of_node),
                 _ => items
                     .iter()
                     .flatten()
@@ -216,7 +216,7 @@ impl Resolved {
                         Item::Directive { name, args, .. } if is_it(name) => Some(args.first().map(|a| &**a)),
                         _ => None,
                     })
-                    .last(),
+                    .next_back(),
             };
             found = last.or(found);
         }
