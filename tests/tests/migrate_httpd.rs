@@ -860,6 +860,7 @@ fn cases() -> Vec<Case> {
     v.extend(regex_alias_cases());
     v.extend(unanchored_location_cases());
     v.extend(trailing_slash_cases());
+    v.extend(fallback_subrequest_cases());
     v
 }
 
@@ -1023,6 +1024,83 @@ fn plain_file_cases() -> Vec<Case> {
             &["/a/x.txt", "/a/", "/a/index.html", "/a"],
         )
         .file("htdocs/a/x.txt", "x\n")
+        .methods(&["GET"]),
+    ]
+}
+
+/// Black-box round 14 (r9036) and session 24: mod_dir's FallbackResource answers a missing name
+/// with a subrequest for the fallback URL, which reuses the missing name's Directory walk when the
+/// fallback file is in the same directory: a regex `<Directory>` that matched the missing name
+/// applies there, the `<Location>` sections of the missing URL do not. The proof asks that
+/// subrequest before and after each rewrite (of a name asked directly, and of each DirectoryIndex
+/// name that finds no file), or leaves the block.
+fn fallback_subrequest_cases() -> Vec<Case> {
+    // FallbackResource /index.html written in htdocs's <Directory>, its parent's, or htdocs/.htaccess.
+    let regex = |written_in: &str| {
+        let parent = match written_in {
+            "parent" => "<Directory @ROOT@>\n  FallbackResource /index.html\n</Directory>\n",
+            _ => "",
+        };
+        let own = match written_in {
+            "docroot" => "  FallbackResource /index.html\n",
+            "htaccess" => "  AllowOverride All\n",
+            _ => "",
+        };
+        format!(
+            "{parent}<Directory @DOCROOT@>\n  Require ip 127.0.0.1\n{own}</Directory>\n<DirectoryMatch \"/b[^/]*$\">\n  Order allow,deny\n  Allow from all\n</DirectoryMatch>\n<LocationMatch \"^/(a|b)\">\n  Require all granted\n</LocationMatch>\n"
+        )
+    };
+    let urls = &["/bz", "/b", "/az", "/index.html", "/a/x.txt", "/zz"];
+    vec![
+        // r9036 reduced: GET /bz from 127.0.0.2 passes its own checks (the LocationMatch's
+        // Require all granted), then the fallback /index.html on htdocs/bz's walk meets the
+        // DirectoryMatch's Allow with the inherited Require ip: 403. A `Require all granted` in
+        // the DirectoryMatch (what main wrote) makes it 200.
+        case("FallbackResource subrequest: a regex Directory of the missing name", regex("docroot"), "Allow from", urls)
+            .file("htdocs/index.html", "root\n")
+            .file("htdocs/a/x.txt", "x\n")
+            .methods(&["GET"]),
+        // The same FallbackResource in force from a parent directory.
+        case(
+            "FallbackResource subrequest: set in a parent directory",
+            regex("parent"),
+            "Allow from",
+            urls,
+        )
+        .file("htdocs/index.html", "root\n")
+        .file("htdocs/a/x.txt", "x\n")
+        .methods(&["GET"]),
+        // The same FallbackResource written in htdocs/.htaccess.
+        case("FallbackResource subrequest: set in .htaccess", regex("htaccess"), "Allow from", urls)
+            .file("htdocs/index.html", "root\n")
+            .file("htdocs/.htaccess", "FallbackResource /index.html\n")
+            .file("htdocs/a/x.txt", "x\n")
+            .methods(&["GET"]),
+        // A wildcard `<Directory htdocs/b*>` never applies to the missing htdocs/bz (the walk
+        // stops at the missing component), so the fallback does not meet it: rewriting it alone
+        // keeps every answer.
+        case(
+            "FallbackResource subrequest: a wildcard Directory the missing name does not meet",
+            "<Directory @DOCROOT@>\n  Require ip 127.0.0.1\n  FallbackResource /index.html\n</Directory>\n<Directory @DOCROOT@/b*>\n  Order allow,deny\n  Allow from all\n</Directory>\n<LocationMatch \"^/b\">\n  Require all granted\n</LocationMatch>\n",
+            "Allow from",
+            &["/bz", "/bf", "/b/x.txt", "/b/zz", "/index.html"],
+        )
+        .file("htdocs/index.html", "root\n")
+        .file("htdocs/bf", "f\n")
+        .file("htdocs/b/x.txt", "x\n")
+        .methods(&["GET"]),
+        // DirectoryIndex naming several missing names: the index subrequest for the missing
+        // /d/index.php runs FallbackResource inside it, whose subrequest for /d/front.html reuses
+        // htdocs/d/index.php's walk (the DirectoryMatch applies, the LocationMatch does not).
+        // GET /d/ from 127.0.0.2 is 403 before; a `Require all granted` there makes it 200.
+        case(
+            "FallbackResource subrequest: inside the DirectoryIndex subrequest of a missing name",
+            "DirectoryIndex index.php default.htm index.html\n<Directory @DOCROOT@>\n  Require ip 127.0.0.1\n</Directory>\n<Directory @DOCROOT@/d>\n  FallbackResource front.html\n</Directory>\n<DirectoryMatch \"^@DOCROOT@/d/index[^/]*$\">\n  Order allow,deny\n  Allow from all\n</DirectoryMatch>\n<LocationMatch \"^/d/(index|$)\">\n  Require all granted\n</LocationMatch>\n",
+            "Allow from",
+            &["/d/", "/d/index.php", "/d/front.html", "/d/zz", "/d"],
+        )
+        .file("htdocs/d/front.html", "front\n")
+        .file("htdocs/d/x.txt", "x\n")
         .methods(&["GET"]),
     ]
 }
@@ -1937,6 +2015,7 @@ fn every_case_is_run_by_one_test() {
         REGEX_ALIASES,
         UNANCHORED_LOCATIONS,
         TRAILING_SLASHES,
+        FALLBACKS,
     ];
     for c in cases() {
         let n = groups.iter().flat_map(|g| g.iter()).filter(|p| c.name.starts_with(*p)).count();
@@ -2003,6 +2082,15 @@ fn names_an_unanchored_location_regex_reaches() {
 #[test]
 fn a_missing_name_with_a_trailing_slash() {
     run(TRAILING_SLASHES);
+}
+
+const FALLBACKS: &[&str] = &["FallbackResource subrequest"];
+
+/// FallbackResource's subrequest for a missing name, on that name's Directory walk: the proof
+/// asks it before and after each rewrite.
+#[test]
+fn fallback_subrequests_of_missing_names() {
+    run(FALLBACKS);
 }
 
 /// Names a regex `<Directory>` matches where the walk stops at the missing component.

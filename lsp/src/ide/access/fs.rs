@@ -181,7 +181,7 @@ impl FsView {
     pub(crate) fn stats_last(&self) -> bool {
         self.deployed || self.last_missing
     }
-    pub(super) fn is_dir(&self, p: &Path) -> bool {
+    pub(crate) fn is_dir(&self, p: &Path) -> bool {
         let told = self
             .cache
             .as_ref()

@@ -191,6 +191,38 @@ impl Resolved {
         crate::ide::dir_index::names_in(cfg, vhost_node, &per_dir)
     }
 
+    /// The FallbackResource in force on this walk, as written (the last one merged: the main
+    /// server's, the virtual host's, then the sections' and .htaccess files' in merge order);
+    /// None where none is, it is `disabled`, or mod_dir is not loaded.
+    pub fn fallback_resource(&self, cfg: &Config) -> Option<String> {
+        if !cfg.module_loaded("dir_module") {
+            return None;
+        }
+        let ix = cfg.index();
+        let is_it = |name: &str| name.eq_ignore_ascii_case("FallbackResource");
+        fn of_node(n: &config::Node) -> Option<Option<&str>> {
+            (n.kind == NodeKind::Directive && n.name().eq_ignore_ascii_case("FallbackResource")).then(|| n.arg(0))
+        }
+        let vhost = self.vhost.and_then(|v| ix.top_position(ix.vhosts[v as usize].id)).and_then(|i| cfg.nodes.get(i));
+        let server = cfg.nodes.iter().chain(vhost.map(|v| v.children.as_slice()).unwrap_or_default());
+        let mut found: Option<Option<&str>> = server.rev().find_map(of_node);
+        for (c, _, items) in &self.applied {
+            let last = match c {
+                Contribution::Section(id) => ix.node(cfg, *id).children.iter().rev().find_map(of_node),
+                _ => items
+                    .iter()
+                    .flatten()
+                    .filter_map(|it| match it {
+                        Item::Directive { name, args, .. } if is_it(name) => Some(args.first().map(|a| &**a)),
+                        _ => None,
+                    })
+                    .next_back(),
+            };
+            found = last.or(found);
+        }
+        found.flatten().filter(|t| !t.eq_ignore_ascii_case("disabled")).map(str::to_string)
+    }
+
     /// Whether `<Directory>` sections applied because the walk took the request's last
     /// component, no directory, to be there (a view that is neither deployed nor
     /// [`FsView::last_missing`]): for a missing file httpd's walk stops before them, so

@@ -99,6 +99,9 @@ fn walk(
     // sections (a regex matched against `…/dir/`, no wildcard reaching the file) are what httpd
     // merges, the file's `<Files>` and the URL's `<Location>` sections coming on top.
     let path = familiar.map_or_else(|| file_text.clone(), path_text);
+    // A reused walk that is no directory's is a missing name's (FallbackResource runs only for
+    // one): httpd's walk stopped at it, whatever a view takes an unknown last component to be.
+    let familiar_missing = familiar.is_some_and(|f| !fs.is_dir(f));
     let comps = components(&path);
     // How far the walk goes: the deepest existing directory, plus a final component that is a
     // file or does not exist. `fs_path` ([`request_filename_in`]) ends there, every component
@@ -135,14 +138,14 @@ fn walk(
         // it skipped that stat (`whole_exists`, links followed without a question). The path
         // from a missing component on is path info.
         // ([`FsView::last_missing`] takes a last component that is no directory to be missing.)
-        let stops_before = fs.stats_last()
+        let stops_before = (fs.stats_last() || familiar_missing)
             && k > 0
             && k == depth
             && !(whole_exists && options.follows_all())
             && !fs.is_dir(Path::new(&prefix));
         // Elsewhere such a component is taken to be there: whether its sections apply then
         // depends on it ([`Resolved::presumes_last_there`]).
-        let last_unknown = !fs.stats_last() && k > 0 && k == depth;
+        let last_unknown = !fs.stats_last() && !familiar_missing && k > 0 && k == depth;
         for scope in server.scopes().filter(|_| !stops_before) {
             for id in scope.dirs_at(k, &prefix, |pat, text| wildcard_match(pat, text, true)) {
                 if last_unknown && !*presumed_there && !fs.is_dir(Path::new(&prefix)) {

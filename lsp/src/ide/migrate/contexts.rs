@@ -48,9 +48,42 @@ pub(super) struct Ctx {
     /// Asked with every `<Location>` path taken to be a directory ([`located_urls`]): a file
     /// below one may be created at any time, and `<Files>`-type sections then apply to it.
     pub located: bool,
-    /// mod_dir's DirectoryIndex subrequest for `url`, a name in the directory its main request
-    /// `.0` walked (`.1`, the directory's file system path, whose Directory phase httpd reuses).
-    pub index_of: Option<(String, PathBuf)>,
+    /// The subrequest of mod_dir's that `url` is asked as, on the walk of the request making it.
+    pub sub: Option<Subrequest>,
+}
+
+/// A subrequest mod_dir makes, asked as httpd walks it: its Directory phase is the walk of the
+/// request making it where the file it maps to is a regular file of the directory that walk
+/// ended in ([`crate::ide::access::resolve_subrequest`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) enum Subrequest {
+    /// The DirectoryIndex subrequest for a name in the directory the main request `main` (a
+    /// directory URL) walked: `dir`, that directory's file system path.
+    Index { main: String, dir: PathBuf },
+    /// FallbackResource's subrequest for a name that is not there: `missing`, that request as a
+    /// change names it (a DirectoryIndex subrequest's own missing name among them); `walked`, the
+    /// file system path its walk stopped at, missing.
+    Fallback { missing: String, walked: PathBuf },
+}
+
+impl Subrequest {
+    /// The path whose Directory walk the subrequest may reuse.
+    pub fn main_walk(&self) -> &Path {
+        match self {
+            Subrequest::Index { dir, .. } => dir,
+            Subrequest::Fallback { walked, .. } => walked,
+        }
+    }
+
+    /// How a change names it.
+    pub fn note(&self) -> String {
+        match self {
+            Subrequest::Index { main, .. } => format!("as mod_dir's DirectoryIndex subrequest of {main}"),
+            Subrequest::Fallback { missing, .. } => {
+                format!("as FallbackResource's subrequest for the missing {missing}")
+            }
+        }
+    }
 }
 
 /// The servers of a configuration that connections reach, each with the local address and
@@ -1159,7 +1192,7 @@ pub(super) fn contexts(cfg: &Config, htaccess_dirs: &[HtaccessDir]) -> (Vec<Ctx>
         bounded |= u.bounded;
         let plain = slash_first(u.plain).into_iter().map(|url| (url, false));
         for (url, located) in plain.chain(u.located.into_iter().map(|url| (url, true))) {
-            out.push(Ctx { server: i, host: s.host.clone(), local: s.local, url, located, index_of: None });
+            out.push(Ctx { server: i, host: s.host.clone(), local: s.local, url, located, sub: None });
         }
     }
     (out, bounded)

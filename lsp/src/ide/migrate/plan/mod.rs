@@ -19,7 +19,7 @@
 //! walked again on the edited configuration and every request class compared.
 
 use super::body::Body;
-use super::contexts::{self, Ctx};
+use super::contexts::{self, Ctx, Subrequest};
 use crate::ide::access::{policy_ctx, resolve, wildcard_match, FsOverlay, FsView, Origin, Resolved};
 use crate::ide::catalogue::context::Overrides;
 use crate::ide::config::{self, Config, FileData, FileId, Node, NodeKind};
@@ -315,8 +315,10 @@ impl Setup {
     /// names it.
     pub fn located_note(c: &Ctx) -> Option<String> {
         let dir = &c.url[..c.url.rfind('/').map_or(0, |i| i + 1)];
-        let located = c.located.then(|| format!("once {dir} is a directory"));
-        let sub = c.index_of.as_ref().map(|(main, _)| format!("as mod_dir's DirectoryIndex subrequest of {main}"));
+        // (A fallback's missing name says where it was asked.)
+        let fallback = matches!(c.sub, Some(Subrequest::Fallback { .. }));
+        let located = (c.located && !fallback).then(|| format!("once {dir} is a directory"));
+        let sub = c.sub.as_ref().map(Subrequest::note);
         match (located, sub) {
             (Some(a), Some(b)) => Some(format!("{a}, {b}")),
             (a, b) => a.or(b),
@@ -396,8 +398,10 @@ impl Views {
 
 fn walk_ctx(cfg: &Config, fs: &Views, c: &Ctx) -> Resolved {
     let fs = if c.located { &fs.located } else { &fs.plain };
-    match &c.index_of {
-        Some((_, dir)) => crate::ide::access::resolve_subrequest(cfg, fs, &c.url, c.host.as_deref(), c.local, dir),
+    match &c.sub {
+        Some(sub) => {
+            crate::ide::access::resolve_subrequest(cfg, fs, &c.url, c.host.as_deref(), c.local, sub.main_walk())
+        }
         None => resolve(cfg, fs, &c.url, c.host.as_deref(), c.local),
     }
 }
@@ -407,7 +411,7 @@ fn walk_ctx(cfg: &Config, fs: &Views, c: &Ctx) -> Resolved {
 /// directory's walk for a regular file of it, so the rules in force may differ from the same
 /// URL asked directly).
 fn index_subrequests(cfg: &Config, c: &Ctx, r: &Resolved) -> Vec<Ctx> {
-    if c.index_of.is_some() || !c.url.ends_with('/') {
+    if c.sub.is_some() || !c.url.ends_with('/') {
         return Vec::new();
     }
     let mut names = r.index_names(cfg);
@@ -416,8 +420,43 @@ fn index_subrequests(cfg: &Config, c: &Ctx, r: &Resolved) -> Vec<Ctx> {
         .iter()
         .map(|n| crate::ide::dir_index::sub_url(&c.url, n))
         .filter(|u| u.starts_with(&c.url) && !u[c.url.len()..].contains('/'))
-        .map(|url| Ctx { url, index_of: Some((c.url.clone(), r.filesystem_path.clone())), ..c.clone() })
+        .map(|url| {
+            let sub = Subrequest::Index { main: c.url.clone(), dir: r.filesystem_path.clone() };
+            Ctx { url, sub: Some(sub), ..c.clone() }
+        })
         .collect()
+}
+
+/// Fallbacks of fallbacks asked, at most: each one deeper is a subrequest of the one before
+/// (a relative FallbackResource in a missing directory names a new URL at every depth).
+const MAX_FALLBACK_DEPTH: usize = 3;
+
+/// mod_dir's FallbackResource subrequest for the request `c` walked as `r` (its walk with the
+/// last component missing, where that differs), if `r` is a missing name's walk and a
+/// FallbackResource is in force there: the fallback URL asked on `r`'s Directory walk, which
+/// httpd reuses for a regular file of the directory holding the missing name (asked before and
+/// after a rewrite like any context: the rules in force there may differ from the same URL asked
+/// directly). `fs`: the view `r` was walked with.
+fn fallback_subrequest(cfg: &Config, setup: &Setup, fs: &FsView, c: &Ctx, r: &Resolved) -> Option<Ctx> {
+    let walked = &r.filesystem_path;
+    if walked.as_os_str().to_string_lossy().ends_with('/') || fs.is_dir(walked) {
+        return None;
+    }
+    let target = r.fallback_resource(cfg)?;
+    // (The path alone: a query string is the subrequest's arguments.)
+    let target = target.split('?').next().unwrap_or_default();
+    // `ap_sub_req_lookup_uri` takes a relative URL from the request's directory.
+    let url = if target.starts_with('/') {
+        target.to_string()
+    } else {
+        let url = crate::ide::access::normalize_url(&c.url);
+        format!("{}{target}", &url[..url.rfind('/').map_or(0, |i| i + 1)])
+    };
+    let mut missing = setup.display_url(&c.url);
+    if let Some(note) = Setup::located_note(c) {
+        missing = format!("{missing} ({note})");
+    }
+    Some(Ctx { url, sub: Some(Subrequest::Fallback { missing, walked: walked.clone() }), ..c.clone() })
 }
 
 /// The body a walk applied: a section by the file it is written in (the first of its names,
@@ -504,18 +543,27 @@ impl<'c> Analysis<'c> {
         };
         // A request whose last component the walk took to be there is also walked with it
         // missing: httpd answers a request for a file that is not there too.
+        // Each context's subrequests are asked after it: its DirectoryIndex names, and the
+        // FallbackResource of its walk for a missing name (and of theirs, to a depth).
         let walked: Vec<Walked> = ctxs
             .into_par_iter()
             .flat_map_iter(|c| {
-                let r = walk_ctx(cfg, &fs, &c);
-                let subs = index_subrequests(cfg, &c, &r);
                 let mut out = Vec::new();
-                let mut main = Some(r);
-                for c in std::iter::once(c).chain(subs) {
-                    let r = main.take().unwrap_or_else(|| walk_ctx(cfg, &fs, &c));
-                    let twin = r.presumes_last_there().then(|| (c.clone(), walk_ctx(cfg, &gone_fs, &c)));
-                    out.push(one(c, false, r));
-                    out.extend(twin.map(|(c, g)| one(c, true, g)));
+                let mut todo = std::collections::VecDeque::from([(c, 0usize)]);
+                while let Some((c, depth)) = todo.pop_front() {
+                    let r = walk_ctx(cfg, &fs, &c);
+                    todo.extend(index_subrequests(cfg, &c, &r).into_iter().map(|s| (s, depth)));
+                    let twin = r.presumes_last_there().then(|| walk_ctx(cfg, &gone_fs, &c));
+                    if depth < MAX_FALLBACK_DEPTH {
+                        let (missing, view) = match &twin {
+                            Some(g) => (g, &gone_fs),
+                            None => (&r, &fs),
+                        };
+                        let view = if c.located { &view.located } else { &view.plain };
+                        todo.extend(fallback_subrequest(cfg, &setup, view, &c, missing).map(|f| (f, depth + 1)));
+                    }
+                    out.push(one(c.clone(), false, r));
+                    out.extend(twin.map(|g| one(c, true, g)));
                 }
                 out
             })
