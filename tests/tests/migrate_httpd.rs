@@ -1150,7 +1150,7 @@ fn regex_depth_cases() -> Vec<Case> {
             .file("htdocs/a/b/c/x.txt", "x\n")
             .methods(&["GET"])
     };
-    vec![
+    let mut v = vec![
         // GET /a/b/c/x.txt: 200 (the regex's Allow from all replaces the allow list of
         // a/b/.htaccess, merged before it); rewritten to Require all granted, the .htaccess's
         // Deny from All stands alone: 403. The same with a one-character class for the
@@ -1248,7 +1248,56 @@ fn regex_depth_cases() -> Vec<Case> {
         .title("together with <LocationMatch")
         .file("htdocs/d1/s/t/x.txt", "x\n")
         .methods(&["GET"]),
-    ]
+    ];
+    v.extend(unrelated_section_cases());
+    v
+}
+
+/// Black-box round 15, seed 1026 (session 23, reduced): the same missing name below a
+/// `<LocationMatch>` whose Order (inside an `<If>`, so never rewritten) resets the regex's Deny,
+/// beside sections that apply to neither: an `Alias` and an `AliasMatch` into `out`, an empty
+/// wildcard `<Directory out/*>`, and an empty `<Directory cgi>` no URL maps to. POST
+/// /d1/s/n/x.txt and /d1/n/x.txt: 404; main proved the regex's rewrite alone once the empty
+/// section was there (its probe alias and its name filled into `out/*` put the Location's
+/// meeting with the regex at /d1/n/ past the first 64 directory URLs in name order) and turned
+/// both into 403. Refused without it, and so now with it, and with the section elsewhere, with
+/// a second wildcard instead of the `AliasMatch`, and with a Location regex without `.*`.
+fn unrelated_section_cases() -> Vec<Case> {
+    let location = |re: &str| {
+        format!("<LocationMatch \"{re}\">\n  <If \"%{{REQUEST_METHOD}} == 'POST'\">\n    Order deny,allow\n  </If>\n</LocationMatch>\n")
+    };
+    let aliases =
+        "Alias /al @ROOT@/out\nAliasMatch \"^/am/(.*)$\" \"@ROOT@/out/$1\"\n<Directory @ROOT@/out/*>\n</Directory>\n";
+    let regex = "<Directory ~ \"/[nt]$\">\n  Deny from all\n</Directory>\n";
+    let cgi = "<Directory @ROOT@/cgi>\n</Directory>\n";
+    let shapes = [
+        ("beside an empty Directory", format!("{aliases}{}{regex}{cgi}", location("^/d1/.*/x"))),
+        ("with the empty Directory first", format!("{cgi}{aliases}{}{regex}", location("^/d1/.*/x"))),
+        (
+            "with a second wildcard instead of the AliasMatch",
+            format!(
+                "Alias /al @ROOT@/out\n<Directory @ROOT@/out/*>\n</Directory>\n<Directory @ROOT@/out/*/*>\n</Directory>\n{}{regex}{cgi}",
+                location("^/d1/.*/x")
+            ),
+        ),
+        ("with a Location regex without .*", format!("{aliases}{}{regex}{cgi}", location("^/d1/[a-z]+/x"))),
+    ];
+    shapes
+        .into_iter()
+        .map(|(name, body)| {
+            case(
+                format!("regex depth: a missing name below a LocationMatch, {name}"),
+                body,
+                "Deny from all",
+                &["/d1/s/n/x.txt", "/d1/n/x.txt", "/d1/s/t/x.txt"],
+            )
+            .not_preferred()
+            .file("htdocs/d1/s/t/x.txt", "x\n")
+            .file("out/x.txt", "x\n")
+            .file("out/sub/x.txt", "x\n")
+            .file("cgi/x.txt", "x\n")
+        })
+        .collect()
 }
 
 /// Black-box round 14 (editor's quick fixes, F5 and F9): a `<Directory>` whose URL a regex

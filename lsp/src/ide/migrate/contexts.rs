@@ -701,18 +701,21 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         }
     }
     // The other contexts a regex `<Directory>` may reach deeper than its own example: the
-    // directories holding .htaccess files, those `<Location>` paths map to, and their parents
-    // (`<LocationMatch "^/d1/.*/x">` meets `<Directory ~ "/n$">` at /d1/n/x, n a directory
-    // of /d1, or a missing name where the walk stops).
-    let location_paths: Vec<String> = locations
-        .iter()
-        .flat_map(|n| location_urls(n))
-        .flat_map(|u| {
-            let parent = u.trim_end_matches('/').rsplit_once('/').map(|(p, _)| p.trim_end_matches('/').to_string());
-            std::iter::once(u).chain(parent.filter(|p| !p.is_empty()))
-        })
-        .map(|u| url_to_fs(&u, &m))
-        .collect();
+    // directories holding .htaccess files, those `<Location>` paths map to, and each of their
+    // ancestors (`<LocationMatch "^/d1/.*/x">` meets `<Directory ~ "/n$">` at /d1/n/x, n a
+    // directory of /d1, or a missing name where the walk stops; `<LocationMatch
+    // "^/d1/[a-z]+/x">`, asked at /d1/a/x, meets it there too, two components up).
+    let mut location_paths: Vec<String> = Vec::new();
+    for u in locations.iter().flat_map(|n| location_urls(n)) {
+        let mut p = u.trim_end_matches('/');
+        while !p.is_empty() {
+            let fs = url_to_fs(p, &m);
+            if !location_paths.contains(&fs) {
+                location_paths.push(fs);
+            }
+            p = p.rsplit_once('/').map_or("", |(a, _)| a.trim_end_matches('/'));
+        }
+    }
     let meet_at: Vec<String> =
         htaccess_dirs.iter().map(|h| h.dir.to_string_lossy().into_owned()).chain(location_paths).collect();
     let (examples, own) = directory_examples_meeting(&directories, &m.roots(), &meet_at);
@@ -813,10 +816,20 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     // component, below each other section's URL (`<LocationMatch "/c150/.*index">` and
     // `<Location /c150/sub>` both apply to /c150/sub/index, which neither gives alone; a proof
     // that never asks there missed a rewrite letting PUT through, found by migrate_generated).
+    // Every directory URL is a base, and only the URLs the pattern matches count against its
+    // bound: taking the first few bases in name order let sections the pattern never reaches
+    // decide which it was asked under (an empty `<Directory cgi>` no URL maps to, asked through a
+    // probe alias, put `/__apache-lsp-probe-0__/…` and `/al/cgi/…` before `/d1/n/`, and
+    // `<LocationMatch "^/d1/.*/x">` was no longer asked at /d1/n/x, where a regex `<Directory ~
+    // "/[nt]$">` meets it on the missing name: its rewrite was proven and turned POST
+    // /d1/s/n/x.txt 404 → 403, black-box round 15 seed 1026). When a pattern matches more, the
+    // proof says it was bounded.
     // (Kept apart: when a server has more URLs than the proof takes, these go last, and every
     // section's own URLs stay.)
     let mut meetings: BTreeSet<String> = BTreeSet::new();
-    let bases: Vec<String> = location_dirs.iter().chain(&dir_urls).take(MAX_MEETINGS).cloned().collect();
+    let mut meetings_cut = false;
+    let bases: Vec<&String> =
+        location_dirs.iter().chain(dir_urls.iter().filter(|d| !location_dirs.contains(*d))).collect();
     for (pat, witnesses) in &location_patterns {
         let mut added = 0;
         let applies = |u: &str| match pat {
@@ -824,19 +837,20 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
             SectionPattern::Wildcard(p) => wildcard_match(p, u, true),
             SectionPattern::Plain(_) => false,
         };
-        for w in witnesses {
+        'pattern: for w in witnesses {
             let last = w.rsplit('/').find(|c| !c.is_empty()).unwrap_or_default();
             for b in &bases {
                 for tail in [w.trim_start_matches('/'), last] {
                     let u = format!("{}/{tail}", b.trim_end_matches('/'));
-                    if !tail.is_empty()
-                        && added < MAX_MEETINGS
-                        && !urls.contains(&u)
-                        && applies(&u)
-                        && meetings.insert(u)
-                    {
-                        added += 1;
+                    if tail.is_empty() || urls.contains(&u) || meetings.contains(&u) || !applies(&u) {
+                        continue;
                     }
+                    if added == MAX_MEETINGS {
+                        meetings_cut = true;
+                        break 'pattern;
+                    }
+                    meetings.insert(u);
+                    added += 1;
                 }
             }
         }
@@ -991,7 +1005,7 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
         located.insert(plain_file_url(&d, &all_files, &locations));
         located.insert(d);
     }
-    Urls { plain, located, bounded: bounded || cut }
+    Urls { plain, located, bounded: bounded || cut || meetings_cut }
 }
 
 /// Names tried for [`plain_file_url`], in order.
