@@ -3133,3 +3133,144 @@ fn the_fallback_subrequest_reuses_the_missing_names_walk() {
     let seen = explain_agrees_with_httpd(&httpd, &requests, true);
     assert_eq!(seen, [403, 403, 200, 200, 403], "the cases this test is about");
 }
+
+/// mod_alias keeps `Alias`, `ScriptAlias`, `AliasMatch` and `ScriptAliasMatch` in one list and
+/// maps a URL through the first entry that matches it, in configuration order; a virtual host's
+/// own entries come before the main server's (black-box round 16 G1: Debian's nagios3 layout,
+/// `ScriptAlias /nagios/cgi-bin` before `Alias /nagios`, was mapped through the Alias into
+/// share/cgi-bin, "granted, 404", where httpd answers 403 from the ScriptAlias's directory).
+#[test]
+fn the_first_alias_of_mod_alias_list_maps_the_url() {
+    if !require_apache2() {
+        return;
+    }
+    let deny = "<Directory @ROOT@/nagios/cgi>\n    Order deny,allow\n    Deny from all\n</Directory>\n";
+    let script = "ScriptAlias /nagios/cgi-bin @ROOT@/nagios/cgi\n";
+    let alias = "Alias /nagios @ROOT@/nagios/share\n";
+    let vhost = |inner: &str| format!("<VirtualHost *:@PORT@>\n    ServerName localhost\n    {inner}</VirtualHost>\n");
+    // (configuration, where /nagios/cgi-bin/x.txt maps: the ScriptAlias's directory or share's)
+    let cases: Vec<(String, &str)> = vec![
+        (format!("{script}{alias}{deny}"), "cgi"),
+        (
+            format!("ScriptAlias /nagios/cgi-bin/ @ROOT@/nagios/cgi/\nAlias /nagios/ @ROOT@/nagios/share/\n{deny}"),
+            "cgi",
+        ),
+        (format!("AliasMatch \"^/nagios/cgi-bin/(.*)$\" \"@ROOT@/nagios/cgi/$1\"\n{alias}{deny}"), "cgi"),
+        (format!("{alias}{script}{deny}"), "share"),
+        (format!("{alias}AliasMatch \"^/nagios/cgi-bin/(.*)$\" \"@ROOT@/nagios/cgi/$1\"\n{deny}"), "share"),
+        (format!("{alias}{}{deny}", vhost(script)), "cgi"),
+        (format!("{script}{}{deny}", vhost(alias)), "share"),
+    ];
+    for (body, into) in cases {
+        let config = HttpdConfig::new(body.as_str())
+            .file("nagios/cgi/x.txt", "cgi\n")
+            .file("nagios/share/index.html", "share\n")
+            .file("nagios/share/cgi-bin/x.txt", "share\n");
+        let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+        let requests: Vec<Request> =
+            ["/nagios/cgi-bin/x.txt", "/nagios/cgi-bin/", "/nagios//cgi-bin/x.txt", "/nagios/index.html"]
+                .iter()
+                .map(|u| Request::get(u))
+                .collect();
+        let seen = explain_agrees_with_httpd(&httpd, &requests, false);
+        assert_eq!(seen[0], if into == "cgi" { 403 } else { 200 }, "{body}");
+        let conf = httpd.config().main_config_path();
+        let port = httpd.port().to_string();
+        let v =
+            json(&["explain", conf.to_str().unwrap(), "/nagios/cgi-bin/x.txt", "--port", &port, "--format", "json"]);
+        let fs = v["filesystem_path"].as_str().unwrap_or_default().to_string();
+        assert!(
+            fs.ends_with(&format!("nagios/{into}{}", if into == "cgi" { "/x.txt" } else { "/cgi-bin/x.txt" })),
+            "{body}\n{v:#}"
+        );
+    }
+}
+
+/// Under `MergeSlashes Off` httpd keeps runs of `/` in the path: a `<LocationMatch>` or an
+/// `AliasMatch` regex is matched against the path as sent (`/c//d/x.txt` is not `^/c/d`), while a
+/// `<Location>` prefix is compared with the slashes merged (`ap_location_walk`); a virtual host
+/// takes the main server's setting unless it has its own (black-box round 16 F7: explain 403
+/// where httpd 200).
+#[test]
+fn merge_slashes_off_keeps_the_slashes_regexes_see() {
+    if !require_apache2() {
+        return;
+    }
+    let sections = "<LocationMatch \"^/c/d\">\n    Require all denied\n</LocationMatch>\n\
+<LocationMatch \"/e/x\">\n    Require all denied\n</LocationMatch>\n\
+<Location /f/g>\n    Require all denied\n</Location>\n\
+AliasMatch \"^/am/d/(.*)$\" \"@ROOT@/other/$1\"\n\
+<Directory @ROOT@/other>\n    Require all denied\n</Directory>\n";
+    let targets = [
+        "/c//d/x.txt",
+        "/c/d/x.txt",
+        "/c/d//x.txt",
+        "/e//x.txt",
+        "//e/x.txt",
+        "/e/x.txt",
+        "/f//g/x.txt",
+        "/f/g/x.txt",
+        "/am//d/x.txt",
+        "/am/d/x.txt",
+        "/c//x/../d/x.txt",
+        "/c/./d/x.txt",
+    ];
+    // (configuration, whether the server answering has MergeSlashes Off)
+    let bodies = [
+        (format!("MergeSlashes Off\n{sections}"), true),
+        (sections.to_string(), false),
+        (format!("MergeSlashes Off\n{sections}<VirtualHost *:@PORT@>\n    ServerName localhost\n</VirtualHost>\n"), true),
+        (
+            format!("<VirtualHost *:@PORT@>\n    ServerName localhost\n    MergeSlashes Off\n</VirtualHost>\n{sections}"),
+            true,
+        ),
+        (
+            format!(
+                "MergeSlashes Off\n<VirtualHost *:@PORT@>\n    ServerName localhost\n    MergeSlashes On\n</VirtualHost>\n{sections}"
+            ),
+            false,
+        ),
+    ];
+    for (body, off) in &bodies {
+        let config = HttpdConfig::new(body.as_str())
+            .file("htdocs/c/d/x.txt", "x\n")
+            .file("htdocs/c/x/x.txt", "x\n")
+            .file("htdocs/e/x.txt", "x\n")
+            .file("htdocs/f/g/x.txt", "x\n")
+            .file("htdocs/am/d/x.txt", "x\n")
+            .file("other/x.txt", "x\n");
+        let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+        let requests: Vec<Request> = targets.iter().map(|u| Request::get(u)).collect();
+        let seen = explain_states_httpds_status(&httpd, &requests);
+        // Under Off the regexes miss the unmerged paths (200 there); merged, every target is refused.
+        assert_eq!(seen.contains(&200), *off, "{body}: {seen:?}");
+    }
+}
+
+/// A request target holding `#` is answered 400 while httpd reads the request line, under
+/// `HttpProtocolOptions Strict` (the default); under `Unsafe` the fragment is dropped (black-box
+/// round 16 F8).
+#[test]
+fn a_fragment_in_the_target_is_refused_unless_unsafe() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@/sub>\n    Require all denied\n</Directory>\n";
+    let vhost = "<VirtualHost *:@PORT@>\n    ServerName localhost\n    HttpProtocolOptions Unsafe\n</VirtualHost>\n";
+    for (options, want) in [("", 400), ("HttpProtocolOptions Unsafe\n", 200), (vhost, 200)] {
+        let config = HttpdConfig::new(format!("{options}{body}"))
+            .file("htdocs/index.html", "x\n")
+            .file("htdocs/sub/index.html", "x\n");
+        let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+        let requests: Vec<Request> =
+            ["/index.html#f", "/sub/index.html#f", "/index.html?q#f"].iter().map(|u| Request::get(u)).collect();
+        let seen = explain_states_httpds_status(&httpd, &requests);
+        assert_eq!(seen[0], want, "{options}");
+        if want == 400 {
+            let conf = httpd.config().main_config_path();
+            let v = json(&["explain", conf.to_str().unwrap(), "/index.html#f", "--format", "json"]);
+            assert_eq!(v["rejected_before_walk"], "fragment", "{v:#}");
+            assert_eq!(v["sections"], Value::Array(vec![]), "{v:#}");
+        }
+    }
+}

@@ -861,7 +861,39 @@ fn cases() -> Vec<Case> {
     v.extend(unanchored_location_cases());
     v.extend(trailing_slash_cases());
     v.extend(fallback_subrequest_cases());
+    v.extend(alias_order_cases());
     v
+}
+
+/// Black-box round 16 (B G1): mod_alias maps a URL through the first entry of its one list, in
+/// configuration order, whatever the directive. With Debian's nagios3 layout (`ScriptAlias
+/// /nagios/cgi-bin` before `Alias /nagios`) the proof walked /nagios/cgi-bin/x.txt into
+/// share/cgi-bin, so it never met the ScriptAlias's directory there: rewriting that
+/// `<Directory>` alone turned GET /nagios/cgi-bin/x.txt 200 → 403 (the `<Files>` or the
+/// `<Location /nagios>` resets the directory's Order/Allow/Deny only before the rewrite).
+fn alias_order_cases() -> Vec<Case> {
+    let files = |c: Case| {
+        c.file("nagios/cgi/x.txt", "x\n").file("nagios/cgi/y.txt", "y\n").file("nagios/share/index.html", "i\n")
+    };
+    let masked = "ScriptAlias /nagios/cgi-bin @ROOT@/nagios/cgi\nAlias /nagios @ROOT@/nagios/share\nAlias /al @ROOT@/nagios/cgi\n\
+<Location /al>\n  Require all denied\n</Location>\n<Directory @ROOT@/nagios/cgi>\n  Order allow,deny\n  Allow from 127.0.0.2\n\
+  <Files x.txt>\n    Order deny,allow\n    Deny from 127.0.0.1\n  </Files>\n</Directory>\n";
+    let debian = "ScriptAlias /cgi-bin/nagios @ROOT@/nagios/cgi\nScriptAlias /nagios/cgi-bin @ROOT@/nagios/cgi\n\
+Alias /nagios @ROOT@/nagios/share\n<Location /nagios>\n  Order deny,allow\n  Deny from 127.0.0.9\n</Location>\n\
+<Directory @ROOT@/nagios/cgi>\n  Order allow,deny\n  Allow from 127.0.0.2 127.0.0.9\n</Directory>\n";
+    let urls =
+        &["/nagios/cgi-bin/x.txt", "/nagios/cgi-bin/y.txt", "/cgi-bin/nagios/x.txt", "/al/x.txt", "/nagios/index.html"];
+    vec![
+        files(case(
+            "mod_alias order: a ScriptAlias before an Alias, reached elsewhere only through a denied Location",
+            masked,
+            "Allow from 127.0.0.2",
+            urls,
+        ))
+        .methods(&["GET"]),
+        files(case("mod_alias order: Debian's nagios3 layout", debian, "Allow from 127.0.0.2 127.0.0.9", urls))
+            .methods(&["GET"]),
+    ]
 }
 
 /// Black-box round 15 (B F1): URLs an `AliasMatch` or `ScriptAliasMatch` maps into a directory,
@@ -2065,6 +2097,7 @@ fn every_case_is_run_by_one_test() {
         UNANCHORED_LOCATIONS,
         TRAILING_SLASHES,
         FALLBACKS,
+        ALIAS_ORDER,
     ];
     for c in cases() {
         let n = groups.iter().flat_map(|g| g.iter()).filter(|p| c.name.starts_with(*p)).count();
@@ -2112,6 +2145,13 @@ fn a_plain_file_of_each_named_directory() {
 }
 
 const REGEX_ALIASES: &[&str] = &["a regex alias"];
+const ALIAS_ORDER: &[&str] = &["mod_alias order"];
+
+/// Directories reached through the first alias of mod_alias's list that matches.
+#[test]
+fn urls_through_the_first_alias_in_configuration_order() {
+    run(ALIAS_ORDER);
+}
 const UNANCHORED_LOCATIONS: &[&str] = &["an unanchored Location regex"];
 const TRAILING_SLASHES: &[&str] = &["a trailing slash on a missing name"];
 

@@ -256,7 +256,8 @@ pub fn served_dirs(ix: &Index, server: ServerId) -> impl Iterator<Item = &str> {
         ServerId::Main => None,
     };
     let root = own.and_then(|v| v.document_root.as_deref()).or(ix.main.document_root.as_deref());
-    let aliases = server.scopes(ix).flat_map(|s| s.aliases[0].iter().chain(&s.aliases[1]).map(|(_, to)| to.as_str()));
+    let aliases =
+        server.scopes(ix).flat_map(|s| s.aliases.iter().filter(|a| !a.kind.is_regex()).map(|a| a.to.as_str()));
     root.into_iter().chain(aliases)
 }
 

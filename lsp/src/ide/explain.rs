@@ -313,6 +313,7 @@ fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided
     let connect = (spec.request.method == "CONNECT").then_some(Rejected::ConnectTarget);
     let rejected = line_too_long(cfg, spec)
         .or(connect)
+        .or_else(|| fragment(cfg, spec))
         .or_else(|| rejected_target(&spec.path, slashes))
         .or_else(|| trace(cfg, spec, effective.vhost_node));
     if let Some(why) = rejected {
@@ -463,6 +464,11 @@ fn answer_before_walk(spec: &RequestSpec, e: &mut Effective, why: Rejected, slas
         Rejected::Trace { enabled: false } => ("TRACE is refused before any section is walked (TraceEnable Off)", None),
         Rejected::LineTooLong { .. } => ("the request line is longer than LimitRequestLine (read_request_line)", None),
         Rejected::ConnectTarget => ("CONNECT names a host:port, not a path (ap_parse_uri)", None),
+        Rejected::Fragment => (
+            "the request target holds a fragment (`#`), which HttpProtocolOptions Strict (the default) refuses \
+             (ap_parse_request_line, logged at debug level only); clients strip it before sending",
+            None,
+        ),
     };
     e.outcome = Outcome {
         status: Some(status),
@@ -500,20 +506,45 @@ fn line_too_long(cfg: &Config, spec: &RequestSpec) -> Option<Rejected> {
     (line > limit + 1).then_some(Rejected::LineTooLong { limit })
 }
 
+/// `Rejected::Fragment` when the target holds `#` and `HttpProtocolOptions` is not `Unsafe` for
+/// the server reading the request line (the virtual host the connection reaches by address,
+/// else the main server; a virtual host without the directive takes the main server's).
+fn fragment(cfg: &Config, spec: &RequestSpec) -> Option<Rejected> {
+    if !spec.path.contains('#') {
+        return None;
+    }
+    let vhost = crate::ide::access::connection_vhost_node(cfg, spec);
+    let strict = server_level(cfg, vhost, "HttpProtocolOptions", |n| {
+        n.args().find_map(|w| match w.to_ascii_lowercase().as_str() {
+            "strict" => Some(true),
+            "unsafe" => Some(false),
+            _ => None,
+        })
+    });
+    strict.unwrap_or(true).then_some(Rejected::Fragment)
+}
+
+/// What the last `name` line that `value` reads something of says at the level of the virtual
+/// host at `vhost` (its index in `cfg.nodes`), else at the main server's.
+fn server_level<T>(
+    cfg: &Config,
+    vhost: Option<usize>,
+    name: &str,
+    value: impl Fn(&crate::ide::config::Node) -> Option<T>,
+) -> Option<T> {
+    let last = |nodes: &[crate::ide::config::Node]| {
+        nodes.iter().rev().filter(|n| n.kind == crate::ide::config::NodeKind::Directive && n.is(name)).find_map(&value)
+    };
+    vhost.and_then(|v| cfg.nodes.get(v)).and_then(|v| last(&v.children)).or_else(|| last(&cfg.nodes))
+}
+
 /// `Rejected::Trace` for a TRACE request: `TraceEnable` of the virtual host (`vhost`: its index in
 /// `cfg.nodes`), else of the main server.
 fn trace(cfg: &Config, spec: &RequestSpec, vhost: Option<usize>) -> Option<Rejected> {
     if spec.request.method != "TRACE" {
         return None;
     }
-    let last = |nodes: &[crate::ide::config::Node]| {
-        nodes
-            .iter()
-            .rev()
-            .filter(|n| n.kind == crate::ide::config::NodeKind::Directive && n.is("TraceEnable"))
-            .find_map(|n| n.args().next().map(str::to_ascii_lowercase))
-    };
-    let value = vhost.and_then(|v| cfg.nodes.get(v)).and_then(|v| last(&v.children)).or_else(|| last(&cfg.nodes));
+    let value = server_level(cfg, vhost, "TraceEnable", |n| n.args().next().map(str::to_ascii_lowercase));
     Some(Rejected::Trace { enabled: value.as_deref() != Some("off") })
 }
 
@@ -671,6 +702,7 @@ pub fn to_json(spec: &RequestSpec, e: &Explained) -> Value {
             Rejected::Trace { .. } => "trace",
             Rejected::LineTooLong { .. } => "request-line-too-long",
             Rejected::ConnectTarget => "connect-target",
+            Rejected::Fragment => "fragment",
         }),
         "url": spec.path,
         "method": spec.request.method,

@@ -485,11 +485,13 @@ const ENGINE_DIRECTIVES: &[&str] = &[
     "group",
     "header",
     "hostnamelookups",
+    "httpprotocoloptions",
     "limitrequestbody",
     "limitrequestline",
     "listen",
     "loglevel",
     "logmessage",
+    "mergeslashes",
     "options",
     "order",
     "passenv",
@@ -644,7 +646,7 @@ fn vhosts_passing(cfg: &Config, dir: &str) -> Option<std::collections::HashSet<S
     let mut out = std::collections::HashSet::new();
     for (v, host) in ix.vhosts.iter().enumerate() {
         let server = ServerId::Vhost(v as u32);
-        if server.scopes(ix).any(|s| !s.aliases[2].is_empty() || !s.aliases[3].is_empty())
+        if server.scopes(ix).any(|s| s.aliases.iter().any(|a| a.kind.is_regex()))
             || host.scope.document_root.is_none() && ix.main.document_root.is_none()
         {
             return None;

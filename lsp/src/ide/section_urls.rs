@@ -46,7 +46,7 @@ pub fn section_urls(cfg: &Config, chain: &[&Node]) -> Vec<(String, Option<String
         let scope = vhost.and_then(|v| ix.id(v)).and_then(|id| ix.vhosts.iter().find(|h| h.id == id)).map(|h| &h.scope);
         let mut roots: Vec<&str> = docroot.as_deref().into_iter().collect();
         for s in std::iter::once(&ix.main).chain(scope) {
-            roots.extend(s.aliases[0].iter().chain(&s.aliases[1]).map(|(_, to)| to.as_str()));
+            roots.extend(s.aliases.iter().filter(|a| !a.kind.is_regex()).map(|a| a.to.as_str()));
         }
         roots
     };
@@ -217,7 +217,7 @@ pub(crate) fn url_roots(cfg: &Config, chain: &[&Node]) -> (Option<String>, Vec<S
     let scope = vhost.and_then(|v| ix.id(v)).and_then(|id| ix.vhosts.iter().find(|h| h.id == id)).map(|h| &h.scope);
     let mut roots: Vec<String> = docroot.iter().cloned().collect();
     for sc in std::iter::once(&ix.main).chain(scope) {
-        roots.extend(sc.aliases[0].iter().chain(&sc.aliases[1]).map(|(_, to)| to.trim_end_matches('/').to_string()));
+        roots.extend(sc.aliases.iter().filter(|a| !a.kind.is_regex()).map(|a| a.to.trim_end_matches('/').to_string()));
     }
     (docroot, roots)
 }

@@ -28,6 +28,7 @@ pub use items::{access_layer_items, body_items, is_access_directive, policy_item
 pub(crate) use items::{access_layer_key, policy_input};
 pub use patterns::wildcard_match;
 pub(crate) use patterns::{compile as compile_regex, has_wildcard, regex_matches, section_pattern, SectionPattern};
+pub(crate) use url::alias_target;
 pub use url::{listen_word_port, normalize_url, rejected_target, vhost_address, EncodedSlashes, Rejected};
 pub use walk::{walk_request, BeforeMerge, Origin, Walked};
 
@@ -622,7 +623,9 @@ pub fn is_per_dir_input(name: &str) -> bool {
 /// The file-system path `spec`'s URL translates to (Alias family or DocumentRoot), before the
 /// directory walk splits it into `r->filename` ([`Effective::filesystem_path`]) and PATH_INFO.
 pub fn translated_path(cfg: &Config, spec: &RequestSpec) -> PathBuf {
-    url::translate(&server_of(cfg, spec), cfg, &normalize_url(&spec.path), &mut Vec::new())
+    let server = server_of(cfg, spec);
+    let url = normalize_url(&spec.path);
+    url::translate(&server, cfg, (&url, &server.regex_url(&spec.path, &url)), &mut Vec::new())
 }
 
 /// The server (main, and the virtual host) answering `spec`.
@@ -635,12 +638,21 @@ fn server_of<'c>(cfg: &'c Config, spec: &RequestSpec) -> url::Server<'c> {
 /// The `ScriptAlias` or `ScriptAliasMatch` line that maps `spec`'s URL (giving it the handler
 /// `cgi-script`), if one does.
 pub fn script_alias(cfg: &Config, spec: &RequestSpec) -> Option<String> {
-    url::script_alias(&server_of(cfg, spec), &normalize_url(&spec.path))
+    url::script_alias(&server_of(cfg, spec), &spec.path)
 }
 
 /// Where mod_userdir redirects `spec`'s URL (302, at translate_name), if it does.
 pub fn userdir_redirect(cfg: &Config, spec: &RequestSpec) -> Option<String> {
-    url::userdir_redirect(&server_of(cfg, spec), cfg, &normalize_url(&spec.path))
+    url::userdir_redirect(&server_of(cfg, spec), cfg, &spec.path)
+}
+
+/// The position in `cfg.nodes` of the virtual host a connection for `spec` reaches before its
+/// Host header is read (the first of those set for the connection's address and port: httpd
+/// reads the request line with its configuration), None for the main server.
+pub fn connection_vhost_node(cfg: &Config, spec: &RequestSpec) -> Option<usize> {
+    let ix = cfg.index();
+    let vhost = url::pick_vhost(ix, None, url::Connection::of(&spec.request), &mut Vec::new());
+    vhost.and_then(|v| ix.top_position(ix.vhosts[v as usize].id))
 }
 
 /// The DocumentRoot of the server answering `spec` (its Host and connection address).

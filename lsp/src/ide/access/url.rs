@@ -5,7 +5,7 @@
 use super::fs::path_text;
 use super::patterns::with_regex;
 use super::userdir::UserDirMap;
-use crate::ide::config::index::Scope;
+use crate::ide::config::index::{AliasLine, Scope};
 use crate::ide::config::{Config, Index, Node, NodeKind};
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
@@ -21,10 +21,26 @@ impl<'a> Server<'a> {
     pub(super) fn scopes(&self) -> impl Iterator<Item = &'a Scope> {
         std::iter::once(self.main).chain(self.vhost)
     }
-    /// Alias-like directives of kind `k` ([`Scope::aliases`]) in order: the vhost's first
-    /// (mod_alias merges the vhost's aliases before the main server's), then the main server's.
-    fn aliases(&self, k: usize) -> impl Iterator<Item = &'a (String, String)> {
-        self.vhost.into_iter().flat_map(move |v| v.aliases[k].iter()).chain(self.main.aliases[k].iter())
+    /// mod_alias's list of aliases for this server ([`Scope::aliases`]): the virtual host's own
+    /// lines first, then the main server's (`merge_alias_config` appends the base server's list
+    /// to the virtual host's), each in configuration order, `Alias`, `ScriptAlias`, `AliasMatch`
+    /// and `ScriptAliasMatch` alike.
+    fn aliases(&self) -> impl Iterator<Item = &'a AliasLine> {
+        self.vhost.into_iter().flat_map(|v| v.aliases.iter()).chain(self.main.aliases.iter())
+    }
+    /// Whether httpd merges runs of `/` in the request's path before the walk (`MergeSlashes`:
+    /// the virtual host's, else the main server's; on by default).
+    pub(super) fn merge_slashes(&self) -> bool {
+        self.vhost.and_then(|v| v.merge_slashes).or(self.main.merge_slashes).unwrap_or(true)
+    }
+    /// The request's path as regexes see it (`r->uri`): `url`, the normalised `path`, except
+    /// under `MergeSlashes Off` ([`unmerged_url`]).
+    pub(super) fn regex_url(&self, path: &str, url: &str) -> String {
+        if self.merge_slashes() {
+            url.to_string()
+        } else {
+            unmerged_url(path)
+        }
     }
 }
 
@@ -139,10 +155,15 @@ pub(super) fn pick_vhost(ix: &Index, host: Option<&str>, local: Connection, unkn
 }
 
 /// URL path → file system path, through Alias/AliasMatch/ScriptAlias, mod_userdir or
-/// DocumentRoot. When the mapping cannot be told (a user's home directory, a redirect), why is
-/// put in `unknown`.
-pub(super) fn translate(server: &Server, cfg: &Config, url: &str, unknown: &mut Vec<String>) -> PathBuf {
-    let p = translate_as_written(server, cfg, url, unknown);
+/// DocumentRoot. `url` is the normalised path, `regex_url` the one regexes see ([`Server::regex_url`]).
+/// When the mapping cannot be told (a user's home directory, a redirect), why is put in `unknown`.
+pub(super) fn translate(
+    server: &Server,
+    cfg: &Config,
+    (url, regex_url): (&str, &str),
+    unknown: &mut Vec<String>,
+) -> PathBuf {
+    let p = translate_as_written(server, cfg, (url, regex_url), unknown);
     // The directory walk starts by making the name canonical (`apr_filepath_merge`): an Alias
     // target ending in `/` before a rest starting with one gives `//`, walked as one `/`.
     match path_text(&p) {
@@ -161,54 +182,52 @@ pub(super) fn translate(server: &Server, cfg: &Config, url: &str, unknown: &mut 
 
 /// Where mod_userdir redirects `url` (a `UserDir` naming a URL), where no Alias of mod_alias
 /// maps it first.
-pub(super) fn userdir_redirect(server: &Server, cfg: &Config, url: &str) -> Option<String> {
-    let aliased = server.aliases(0).chain(server.aliases(1)).any(|(from, _)| alias_match(url, from).is_some())
-        || server.aliases(2).chain(server.aliases(3)).any(|(re, _)| {
-            with_regex(re, false, |r| r.captures(url.as_bytes()).is_some_and(|c| !c.is_empty())).unwrap_or(false)
-        });
+pub(super) fn userdir_redirect(server: &Server, cfg: &Config, path: &str) -> Option<String> {
+    let url = normalize_url(path);
+    let aliased = alias_of(server, (&url, &server.regex_url(path, &url))).is_some();
+    let url = url.as_str();
     match super::userdir::map(server, cfg, url) {
         UserDirMap::Redirect(to) if !aliased => Some(to),
         _ => None,
     }
 }
 
-/// The alias of mod_alias that maps `url` and the file name it gives: its kind (the index of
-/// `Scope::aliases`: 0 `Alias`, 1 `ScriptAlias`, 2 `AliasMatch`, 3 `ScriptAliasMatch`) and its
-/// (from, to).
-fn alias_of<'a>(server: &Server<'a>, url: &str) -> Option<(usize, &'a (String, String), String)> {
-    let kinds =
-        |a: usize, b: usize| server.aliases(a).map(move |x| (a, x)).chain(server.aliases(b).map(move |x| (b, x)));
-    for (k, alias) in kinds(0, 1) {
-        if let Some(rest) = alias_match(url, &alias.0) {
-            return Some((k, alias, format!("{}{}", alias.1, rest)));
-        }
+/// The alias of mod_alias that maps `url`, with the file name it gives: the first entry of the
+/// server's list that matches (`try_alias_list`), whatever its kind. A `ScriptAlias
+/// /nagios/cgi-bin` written before `Alias /nagios` maps /nagios/cgi-bin/x, and one written after
+/// it never matches (httpd warns of it, AH00671).
+fn alias_of<'a>(server: &Server<'a>, (url, regex_url): (&str, &str)) -> Option<(&'a AliasLine, String)> {
+    server.aliases().find_map(|alias| {
+        let text = if alias.kind.is_regex() { regex_url } else { url };
+        Some((alias, alias_target(alias, text)?))
+    })
+}
+
+/// The file name one alias gives `url`, where it matches it.
+pub(crate) fn alias_target(alias: &AliasLine, url: &str) -> Option<String> {
+    if !alias.kind.is_regex() {
+        return alias_match(url, &alias.from).map(|rest| format!("{}{rest}", alias.to));
     }
-    for (k, alias) in kinds(2, 3) {
-        let expanded = with_regex(&alias.0, false, |r| {
-            r.captures(url.as_bytes())
-                .filter(|caps| !caps.is_empty())
-                .map(|caps| crate::ide::pcre_match::pregsub(&alias.1, url.as_bytes(), &caps))
-        });
-        if let Some(Some(out)) = expanded {
-            return Some((k, alias, out));
-        }
-    }
-    None
+    with_regex(&alias.from, false, |r| {
+        r.captures(url.as_bytes())
+            .filter(|caps| !caps.is_empty())
+            .map(|caps| crate::ide::pcre_match::pregsub(&alias.to, url.as_bytes(), &caps))
+    })
+    .flatten()
 }
 
 /// The `ScriptAlias` or `ScriptAliasMatch` line (as written) that maps `url`, where one does:
 /// mod_alias gives the request the handler `cgi-script` at translate_name.
-pub(super) fn script_alias(server: &Server, url: &str) -> Option<String> {
-    match alias_of(server, url)? {
-        (1, (from, to), _) => Some(format!("ScriptAlias {from} {to}")),
-        (3, (from, to), _) => Some(format!("ScriptAliasMatch {from} {to}")),
-        _ => None,
-    }
+pub(super) fn script_alias(server: &Server, path: &str) -> Option<String> {
+    let url = normalize_url(path);
+    let (alias, _) = alias_of(server, (&url, &server.regex_url(path, &url)))?;
+    alias.kind.is_script().then(|| format!("{} {} {}", alias.kind.name(), alias.from, alias.to))
 }
 
 /// The file name mod_alias, mod_userdir or core's translate_name gives `url`, as written.
-fn translate_as_written(server: &Server, cfg: &Config, url: &str, unknown: &mut Vec<String>) -> PathBuf {
-    if let Some((_, _, out)) = alias_of(server, url) {
+fn translate_as_written(server: &Server, cfg: &Config, urls: (&str, &str), unknown: &mut Vec<String>) -> PathBuf {
+    let url = urls.0;
+    if let Some((_, out)) = alias_of(server, urls) {
         return PathBuf::from(out);
     }
     match super::userdir::map(server, cfg, url) {
@@ -298,12 +317,15 @@ pub enum Rejected {
     /// 400: CONNECT with a target that is not `host:port` (`apr_uri_parse_hostinfo` fails
     /// on a path, `ap_parse_uri`).
     ConnectTarget,
+    /// 400: a target holding `#` (a fragment) under `HttpProtocolOptions Strict`, the default
+    /// (`ap_parse_request_line`, AH02421); clients never send one.
+    Fragment,
 }
 
 impl Rejected {
     pub fn status(self) -> u16 {
         match self {
-            Rejected::InvalidPath | Rejected::ConnectTarget => 400,
+            Rejected::InvalidPath | Rejected::ConnectTarget | Rejected::Fragment => 400,
             Rejected::EncodedSlash | Rejected::EncodedNul => 404,
             Rejected::Trace { enabled: true } => 200,
             Rejected::Trace { enabled: false } => 405,
@@ -437,15 +459,13 @@ pub fn normalize_url(u: &str) -> String {
     normalized(u)
 }
 
-/// [`normalize_url`] for any URL.
-fn normalized(u: &str) -> String {
-    let u = u.split(['?', '#']).next().unwrap_or("");
+/// `u` with each `%` and two hex digits decoded (as `ap_unescape_url` wants them: bytes, the
+/// next ones may be part of a multibyte character, and a sign is not a digit).
+fn decoded(u: &str) -> String {
     let mut bytes = Vec::new();
     let b = u.as_bytes();
     let mut i = 0;
     while i < b.len() {
-        // Two hex digits, as `ap_unescape_url` wants (bytes: the next ones may be part of a
-        // multibyte character, and a sign is not a digit).
         let hex = |at: usize| b.get(at).and_then(|&c| char::from(c).to_digit(16));
         if b[i] == b'%' {
             if let (Some(high), Some(low)) = (hex(i + 1), hex(i + 2)) {
@@ -457,7 +477,12 @@ fn normalized(u: &str) -> String {
         bytes.push(b[i]);
         i += 1;
     }
-    let s = String::from_utf8_lossy(&bytes).to_string();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// [`normalize_url`] for any URL.
+fn normalized(u: &str) -> String {
+    let s = decoded(u.split(['?', '#']).next().unwrap_or(""));
     let trailing = s.ends_with('/') && s.len() > 1;
     let mut out: Vec<&str> = Vec::new();
     for seg in s.split('/') {
@@ -471,6 +496,35 @@ fn normalized(u: &str) -> String {
     }
     let mut r = format!("/{}", out.join("/"));
     if trailing && r != "/" {
+        r.push('/');
+    }
+    r
+}
+
+/// The request's path as httpd walks it under `MergeSlashes Off`: [`normalize_url`]'s, except that
+/// runs of `/` stay as sent (`ap_normalize_path` without `AP_NORMALIZE_MERGE_SLASHES`; a `..`
+/// takes back one segment, an empty one too). `<LocationMatch>` and `AliasMatch` regexes are
+/// matched against it, while `<Location>` prefixes are compared with the slashes merged.
+pub(super) fn unmerged_url(u: &str) -> String {
+    let merged = normalize_url(u);
+    let path = u.split(['?', '#']).next().unwrap_or("");
+    if !path.starts_with('/') || !path.contains("//") {
+        return merged;
+    }
+    let s = decoded(path);
+    let segs: Vec<&str> = s[1..].split('/').collect();
+    let mut out: Vec<&str> = Vec::new();
+    for seg in &segs {
+        match *seg {
+            "." => {}
+            ".." => {
+                out.pop();
+            }
+            x => out.push(x),
+        }
+    }
+    let mut r = format!("/{}", out.join("/"));
+    if matches!(segs.last(), Some(&".") | Some(&"..")) && !r.ends_with('/') {
         r.push('/');
     }
     r
@@ -502,6 +556,18 @@ mod tests {
                 proptest::prop_assert_eq!(normalized(&u), u);
             }
         }
+    }
+
+    /// Under `MergeSlashes Off` runs of `/` stay; `.` and `..` are resolved as ever, a `..`
+    /// taking back an empty segment too.
+    #[test]
+    fn unmerged_paths_keep_their_runs_of_slashes() {
+        assert_eq!(unmerged_url("/c//d/x.txt"), "/c//d/x.txt");
+        assert_eq!(unmerged_url("//e/x.txt?q=//"), "//e/x.txt");
+        assert_eq!(unmerged_url("/a//../b"), "/a/b");
+        assert_eq!(unmerged_url("/c//x/../d/%78.txt"), "/c//d/x.txt");
+        assert_eq!(unmerged_url("/a//b/."), "/a//b/");
+        assert_eq!(unmerged_url("/c/d/x.txt"), "/c/d/x.txt");
     }
 
     /// `%XX` needs two hex digits; anything else stays as written, multibyte text included

@@ -7,8 +7,9 @@ use super::fs::{path_text, request_filename_in, FsView};
 use super::items::body_items;
 use super::patterns::{location_prefix, regex_matches, section_applies, wildcard_match};
 use super::symlinks::{self, SymlinkOptions};
-use super::url::{normalize_url, pick_vhost, translate, Connection, Server};
+use super::url::{normalize_url, pick_vhost, translate, unmerged_url, Connection, Server};
 use super::Resolved;
+use super::{section_pattern, SectionPattern};
 use crate::ide::allow_override::InForce;
 use crate::ide::catalogue::context::Overrides;
 use crate::ide::config::index::{components, Built, ServerId};
@@ -87,7 +88,7 @@ fn walk(
     server: &Server,
     mut options: SymlinkOptions,
     familiar: Option<&Path>,
-    url: &str,
+    (url, regex_url): (&str, &str),
     (fs_path, whole_exists): (&Path, bool),
     decided: Option<&Decided>,
     found: &mut Found,
@@ -279,11 +280,17 @@ fn walk(
             None => unknown.push(regex_not_evaluated(in_cfg, f)),
         }
     }
-    // Location: main server's then the vhost's, in config order, against the URL.
+    // Location: main server's then the vhost's, in config order, against the URL: a prefix or
+    // wildcard with its slashes merged, a regex as the request's path stands (`ap_location_walk`;
+    // under `MergeSlashes Off` runs of `/` stay in it).
     let mut loc_phase = Vec::new();
     for id in server.scopes().flat_map(|s| s.locations.iter().copied()) {
         let n = ix.node(cfg, id);
-        match section_applies(n, url, location_prefix) {
+        let text = match section_pattern(n) {
+            Some(SectionPattern::Regex(_)) if regex_url != url => regex_url,
+            _ => url,
+        };
+        match section_applies(n, text, location_prefix) {
             Some(true) => loc_phase.push(Contribution::Section(id)),
             Some(false) => {}
             None => unknown.push(regex_not_evaluated(cfg, n)),
@@ -698,7 +705,10 @@ pub(super) fn walk_request_as(
     let vhost = pick_vhost(ix, host, local, &mut found.unknown);
     let server = Server { main: &ix.main, vhost: vhost.map(|v| &ix.vhosts[v as usize].scope) };
     let url = normalize_url(path);
-    let translated = translate(&server, cfg, &url, &mut found.unknown);
+    // The path as the regexes of `<LocationMatch>` and `AliasMatch` see it (`r->uri`).
+    let unmerged = if server.merge_slashes() { None } else { Some(unmerged_url(path)) };
+    let regex_url = unmerged.as_deref().unwrap_or(&url);
+    let translated = translate(&server, cfg, (&url, regex_url), &mut found.unknown);
     let filesystem_path = request_filename_in(fs, &translated);
     // The directory httpd's cache names: the main walk's filename when that is a directory, else
     // the one holding it (`cache->cached`); the Directory phase reused is the main walk's own.
@@ -714,8 +724,17 @@ pub(super) fn walk_request_as(
     let whole_exists = fs.is_deployed() && std::fs::metadata(familiar.unwrap_or(&translated)).is_ok();
     // The options the walk starts from: the main server's, merged with the virtual host's.
     let options = symlinks::server_options(cfg, vhost.map_or(ServerId::Main, ServerId::Vhost));
-    let (phases, symlink) =
-        walk(cfg, fs, &server, options, familiar, &url, (&filesystem_path, whole_exists), decided, &mut found);
+    let (phases, symlink) = walk(
+        cfg,
+        fs,
+        &server,
+        options,
+        familiar,
+        (&url, regex_url),
+        (&filesystem_path, whole_exists),
+        decided,
+        &mut found,
+    );
     let Found { unknown, conditional, startup, index_conditions, chains, other_chains, presumed_there } = found;
     Walked {
         vhost,

@@ -34,8 +34,12 @@ pub struct Scope {
     /// The last `DocumentRoot` / `AccessFileName` at this level.
     pub document_root: Option<String>,
     pub access_file_name: Option<Vec<String>>,
-    /// (from, to) of `Alias`, `ScriptAlias`, `AliasMatch`, `ScriptAliasMatch`, in order.
-    pub aliases: [Vec<(String, String)>; 4],
+    /// `Alias`, `ScriptAlias`, `AliasMatch` and `ScriptAliasMatch` lines in configuration order:
+    /// mod_alias keeps them in one list and takes the first entry that matches.
+    pub aliases: Vec<AliasLine>,
+    /// The last `MergeSlashes` at this level: false for `Off` (core's per-server flag: a
+    /// virtual host without one takes the main server's; on by default).
+    pub merge_slashes: Option<bool>,
     /// The words of each `UserDir` directive at this level, in order (read by
     /// `access::userdir`).
     pub userdir: Vec<Vec<String>>,
@@ -53,6 +57,54 @@ pub struct Scope {
     pub files: Vec<SecId>,
     pub locations: Vec<SecId>,
     pub ifs: Vec<SecId>,
+}
+
+/// The four directives of mod_alias's one list of aliases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AliasKind {
+    Alias,
+    ScriptAlias,
+    AliasMatch,
+    ScriptAliasMatch,
+}
+
+impl AliasKind {
+    /// Its URL side is a regular expression (`AliasMatch`, `ScriptAliasMatch`).
+    pub fn is_regex(self) -> bool {
+        matches!(self, AliasKind::AliasMatch | AliasKind::ScriptAliasMatch)
+    }
+    /// It gives the request the handler `cgi-script` (`ScriptAlias`, `ScriptAliasMatch`).
+    pub fn is_script(self) -> bool {
+        matches!(self, AliasKind::ScriptAlias | AliasKind::ScriptAliasMatch)
+    }
+    /// The directive's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            AliasKind::Alias => "Alias",
+            AliasKind::ScriptAlias => "ScriptAlias",
+            AliasKind::AliasMatch => "AliasMatch",
+            AliasKind::ScriptAliasMatch => "ScriptAliasMatch",
+        }
+    }
+    /// The kind of a directive named as the catalogue spells it.
+    pub fn of(known: &str) -> Option<AliasKind> {
+        Some(match known {
+            "Alias" => AliasKind::Alias,
+            "ScriptAlias" => AliasKind::ScriptAlias,
+            "AliasMatch" => AliasKind::AliasMatch,
+            "ScriptAliasMatch" => AliasKind::ScriptAliasMatch,
+            _ => return None,
+        })
+    }
+}
+
+/// One entry of mod_alias's list: its directive, its URL side (a prefix, or a regular
+/// expression) and its file-system side (a path, or a substitution).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AliasLine {
+    pub kind: AliasKind,
+    pub from: String,
+    pub to: String,
 }
 
 #[derive(Debug)]
@@ -111,14 +163,19 @@ impl Scope {
                         self.userdir.push(n.arg_strings());
                         None
                     }
-                    "Alias" => Some(0),
-                    "ScriptAlias" => Some(1),
-                    "AliasMatch" => Some(2),
-                    "ScriptAliasMatch" => Some(3),
-                    _ => None,
+                    "MergeSlashes" => {
+                        // (Neither On nor Off: httpd refuses to start; the last valid one is kept.)
+                        match n.arg(0) {
+                            Some(a) if a.eq_ignore_ascii_case("on") => self.merge_slashes = Some(true),
+                            Some(a) if a.eq_ignore_ascii_case("off") => self.merge_slashes = Some(false),
+                            _ => {}
+                        }
+                        None
+                    }
+                    other => AliasKind::of(other),
                 };
-                if let (Some(k), Some(from), Some(to)) = (alias, n.arg(0), n.arg(1)) {
-                    self.aliases[k].push((from.to_string(), to.to_string()));
+                if let (Some(kind), Some(from), Some(to)) = (alias, n.arg(0), n.arg(1)) {
+                    self.aliases.push(AliasLine { kind, from: from.to_string(), to: to.to_string() });
                 }
             }
             (NodeKind::Section, Some(id)) => {

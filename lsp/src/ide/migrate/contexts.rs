@@ -14,7 +14,7 @@ use crate::ide::access::witnesses::{
 use crate::ide::access::{
     section_pattern, user_dirs_on_disk, userdir_parts, vhost_address, wildcard_match, SectionPattern,
 };
-use crate::ide::config::index::vhosts_serving;
+use crate::ide::config::index::{vhosts_serving, AliasKind, AliasLine};
 use crate::ide::config::{Config, Node, NodeKind};
 use crate::ide::policy::addr::sockaddr_equal;
 use std::collections::BTreeSet;
@@ -176,14 +176,15 @@ fn parse_address(arg: &str) -> Option<(Option<IpAddr>, u16)> {
     vhost_address(arg).ok()
 }
 
-/// Where a server maps URLs: its DocumentRoot, its Alias/ScriptAlias pairs, and the
+/// Where a server maps URLs: its DocumentRoot, mod_alias's list of aliases, and the
 /// file-system `UserDir` entries in force (`/home/*/public_html`, `/home`) with the users'
 /// directories found on disk under them.
 pub(super) struct Mapping {
     docroot: String,
-    aliases: Vec<(String, String)>,
-    /// `AliasMatch`/`ScriptAliasMatch` pairs (regex, substitution).
-    regex_aliases: Vec<(String, String)>,
+    /// `Alias`, `ScriptAlias`, `AliasMatch` and `ScriptAliasMatch` lines as mod_alias tries them
+    /// (the first that matches maps the URL): the virtual host's own, then the main server's,
+    /// each in configuration order.
+    aliases: Vec<AliasLine>,
     userdir: Vec<String>,
     user_dirs: Vec<String>,
 }
@@ -240,22 +241,21 @@ fn mapping(cfg: &Config, server: &Server) -> Mapping {
         .unwrap_or_else(|| "/var/www/html".to_string());
     let root =
         if Path::new(&root).is_absolute() { root } else { cfg.server_root.join(root).to_string_lossy().to_string() };
-    let mut aliases = Vec::new();
-    for d in own("Alias").into_iter().chain(own("ScriptAlias")) {
-        if let (Some(from), Some(to)) = (d.arg(0), d.arg(1)) {
-            aliases.push((from.to_string(), to.to_string()));
-        }
-    }
-    let mut regex_aliases = Vec::new();
-    for d in own("AliasMatch").into_iter().chain(own("ScriptAliasMatch")) {
-        if let (Some(from), Some(to)) = (d.arg(0), d.arg(1)) {
-            regex_aliases.push((from.to_string(), to.to_string()));
-        }
-    }
+    let lines = |nodes: &mut dyn Iterator<Item = &Node>| -> Vec<AliasLine> {
+        nodes
+            .filter(|n| n.kind == NodeKind::Directive)
+            .filter_map(|n| {
+                let kind = AliasKind::of(n.known())?;
+                Some(AliasLine { kind, from: n.arg(0)?.to_string(), to: n.arg(1)?.to_string() })
+            })
+            .collect()
+    };
+    let mut aliases = server.vhost.map(|v| lines(&mut v.children.iter())).unwrap_or_default();
+    aliases.extend(lines(&mut cfg.nodes.iter()));
     let userdir: Vec<String> =
         userdir_words(cfg, server).into_iter().filter(|w| w.starts_with('/') && !w.contains(':')).collect();
     let user_dirs = userdir.iter().flat_map(|e| user_dirs_on_disk(e)).map(|(_, d)| d).collect();
-    Mapping { docroot: root.trim_end_matches('/').to_string(), aliases, regex_aliases, userdir, user_dirs }
+    Mapping { docroot: root.trim_end_matches('/').to_string(), aliases, userdir, user_dirs }
 }
 
 impl Mapping {
@@ -264,10 +264,35 @@ impl Mapping {
     /// found.
     fn roots(&self) -> Vec<&str> {
         std::iter::once(self.docroot.as_str())
-            .chain(self.aliases.iter().map(|(_, to)| to.as_str()))
-            .chain(self.regex_aliases.iter().filter_map(|(_, to)| regex_alias_root(to)))
+            .chain(self.plain_aliases().map(|(_, to)| to))
+            .chain(self.regex_aliases().filter_map(|(_, to)| regex_alias_root(to)))
             .chain(self.user_dirs.iter().map(String::as_str))
             .collect()
+    }
+
+    /// (from, to) of the `Alias` and `ScriptAlias` lines, in order.
+    fn plain_aliases(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.aliases.iter().filter(|a| !a.kind.is_regex()).map(|a| (a.from.as_str(), a.to.as_str()))
+    }
+
+    /// (regex, substitution) of the `AliasMatch` and `ScriptAliasMatch` lines, in order.
+    fn regex_aliases(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.aliases.iter().filter(|a| a.kind.is_regex()).map(|a| (a.from.as_str(), a.to.as_str()))
+    }
+
+    /// The position in `aliases` of the alias that maps URL `u` (the first that matches it),
+    /// with the file name it gives; None when none does.
+    fn alias_of(&self, u: &str) -> Option<(usize, String)> {
+        self.aliases.iter().enumerate().find_map(|(i, a)| Some((i, crate::ide::access::alias_target(a, u)?)))
+    }
+
+    /// Whether a URL made for the alias at `i` (None: for the document root) reaches what it was
+    /// made for: that alias is the first to match it, as the URL or as a directory's (with a
+    /// final slash). An `Alias /nagios` written before `ScriptAlias /nagios/cgi-bin` takes
+    /// every URL below /nagios, and the ScriptAlias's directory is reached by none of them.
+    fn leads_through(&self, u: &str, i: Option<usize>) -> bool {
+        let slashed = format!("{}/", u.trim_end_matches('/'));
+        [u, slashed.as_str()].iter().any(|v| self.alias_of(v).map(|(k, _)| k) == i)
     }
 }
 
@@ -379,17 +404,22 @@ fn fs_to_urls(p: &str, m: &Mapping) -> Vec<String> {
     } else if above_docroot {
         out.push("/".to_string());
     }
-    for (from, to) in &m.aliases {
-        if let Some(rest) = under(p, to) {
-            out.push(format!("{}{}", from.trim_end_matches('/'), rest));
+    // (Each only where no other alias takes it first.)
+    out.retain(|u| m.leads_through(u, None));
+    for (i, a) in m.aliases.iter().enumerate() {
+        let (from, to) = (a.from.as_str(), a.to.as_str());
+        let urls = if a.kind.is_regex() {
+            regex_alias_urls(from, to, p)
+        } else if let Some(rest) = under(p, to) {
+            vec![format!("{}{}", from.trim_end_matches('/'), rest)]
         } else if under(to, p).is_some() && !above_docroot {
             // A directory above an alias target (and not above the document root, which
             // "/" already reaches).
-            out.push(from.clone());
-        }
-    }
-    for (re, to) in &m.regex_aliases {
-        out.extend(regex_alias_urls(re, to, p));
+            vec![from.to_string()]
+        } else {
+            vec![]
+        };
+        out.extend(urls.into_iter().filter(|u| m.leads_through(u, Some(i))));
     }
     // A user's directory (`/~user/…`), by the name the path holds where the entry has `*`.
     let user_urls = |p: &str| -> Vec<String> {
@@ -597,8 +627,8 @@ fn applies(pat: &SectionPattern, text: &str) -> bool {
     }
 }
 
-/// The file system path a URL path maps to: through the first Alias whose URL prefix it
-/// starts with (whole components), else below the document root.
+/// The file system path a URL path maps to: through the first alias of mod_alias's list that
+/// matches it, else below the document root (runs of `/` made one, as the walk takes them).
 fn url_to_fs(u: &str, m: &Mapping) -> String {
     // A user's URL (`/~alice/…`) through the first file-system UserDir entry: mod_userdir
     // translates before mod_alias, and where the user's directory is not there yet this is the
@@ -610,13 +640,17 @@ fn url_to_fs(u: &str, m: &Mapping) -> String {
             return format!("{prefix}{user}{}{tail}", rest.trim_end_matches('/'));
         }
     }
-    for (from, to) in &m.aliases {
-        let from = from.trim_end_matches('/');
-        if let Some(rest) = u.strip_prefix(from).filter(|r| r.is_empty() || r.starts_with('/')) {
-            return format!("{}{rest}", to.trim_end_matches('/'));
+    let path = match m.alias_of(u) {
+        Some((_, p)) => p,
+        None => format!("{}{u}", m.docroot),
+    };
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        if !(c == '/' && out.ends_with('/')) {
+            out.push(c);
         }
     }
-    format!("{}{u}", m.docroot)
+    out
 }
 
 /// A directory holding an .htaccess file, and the file names its `<Files>` sections apply to.
@@ -654,7 +688,7 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     // top-level <Files>) meet other rules there (a server-level <FilesMatch> rewritten beside a
     // virtual host's old-style <Location />, which replaces its Order/Allow/Deny before the
     // rewrite and not after, changed POST /al/x.txt 401 → 403 where only the alias led).
-    for (from, to) in &m.aliases {
+    for (from, to) in m.plain_aliases() {
         if to.ends_with('/') || !Path::new(to).is_file() {
             let d = format!("{}/", from.trim_end_matches('/'));
             urls.insert(d.clone());
@@ -664,7 +698,7 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     }
     // Each regex alias's directory (the one its substitution names before its first group),
     // as the regex reaches it: the same tree of its own.
-    for (re, to) in &m.regex_aliases {
+    for (re, to) in m.regex_aliases() {
         let root = regex_alias_root(to).filter(|r| r.ends_with('/') || !Path::new(r).is_file());
         for u in root.map(|root| regex_alias_urls(re, to, root)).unwrap_or_default() {
             let d = format!("{}/", u.trim_end_matches('/'));
@@ -1327,7 +1361,7 @@ pub(super) fn named_dirs(cfg: &Config) -> BTreeSet<PathBuf> {
     for s in servers(cfg) {
         let m = mapping(cfg, &s);
         out.insert(PathBuf::from(&m.docroot));
-        for (_, to) in &m.aliases {
+        for (_, to) in m.plain_aliases() {
             if to.ends_with('/') || !Path::new(to).is_file() {
                 out.insert(PathBuf::from(to.trim_end_matches('/')));
             }
@@ -1385,7 +1419,7 @@ pub(super) fn find_htaccess(cfg: &Config) -> HtaccessScan {
     for s in servers(cfg) {
         let m = mapping(cfg, &s);
         roots.insert(PathBuf::from(&m.docroot));
-        roots.extend(m.aliases.iter().map(|(_, t)| PathBuf::from(t)));
+        roots.extend(m.plain_aliases().map(|(_, t)| PathBuf::from(t)));
         roots.extend(m.user_dirs.iter().map(PathBuf::from));
     }
     for n in cfg.walk().filter(|n| n.is_section() && n.is("Directory")) {
@@ -1537,12 +1571,19 @@ fn scan_root(
 mod tests {
     use super::*;
 
+    fn line(kind: AliasKind, from: &str, to: &str) -> AliasLine {
+        AliasLine { kind, from: from.into(), to: to.into() }
+    }
+
     #[test]
     fn paths_map_back_to_urls() {
         let m = Mapping {
             docroot: "/srv/www".into(),
-            aliases: vec![("/static/".into(), "/srv/static/".into())],
-            regex_aliases: vec![("^/am/(.*)$".into(), "/srv/out/$1".into()), ("^/one$".into(), "/srv/one".into())],
+            aliases: vec![
+                line(AliasKind::Alias, "/static/", "/srv/static/"),
+                line(AliasKind::AliasMatch, "^/am/(.*)$", "/srv/out/$1"),
+                line(AliasKind::AliasMatch, "^/one$", "/srv/one"),
+            ],
             userdir: vec!["/home/*/public_html".into(), "/srv/users".into()],
             user_dirs: vec![],
         };
@@ -1561,6 +1602,37 @@ mod tests {
         assert_eq!(fs_to_urls("/srv/out", &m), vec!["/am/"]);
         assert_eq!(fs_to_urls("/srv/one", &m), vec!["/one"]);
         assert_eq!(m.roots(), vec!["/srv/www", "/srv/static/", "/srv/out/", "/srv/one"]);
+    }
+
+    /// mod_alias tries its one list in configuration order, whatever the directive: a
+    /// `ScriptAlias /nagios/cgi-bin` before `Alias /nagios` maps the URLs below it (Debian's
+    /// nagios3 layout), one after it maps none (black-box round 16 G1).
+    #[test]
+    fn aliases_are_tried_in_configuration_order() {
+        let script = line(AliasKind::ScriptAlias, "/nagios/cgi-bin", "/srv/cgi");
+        let alias = line(AliasKind::Alias, "/nagios", "/srv/share");
+        let regex = line(AliasKind::AliasMatch, "^/nagios/cgi-bin/(.*)$", "/srv/cgi/$1");
+        let m = |aliases: Vec<AliasLine>| Mapping {
+            docroot: "/srv/www".into(),
+            aliases,
+            userdir: vec![],
+            user_dirs: vec![],
+        };
+        let first = m(vec![script.clone(), alias.clone()]);
+        assert_eq!(fs_to_urls("/srv/cgi/sub", &first), vec!["/nagios/cgi-bin/sub"]);
+        assert_eq!(url_to_fs("/nagios/cgi-bin/x", &first), "/srv/cgi/x");
+        assert_eq!(url_to_fs("/nagios/x", &first), "/srv/share/x");
+        let after = m(vec![alias.clone(), script]);
+        assert!(fs_to_urls("/srv/cgi/sub", &after).is_empty());
+        assert_eq!(url_to_fs("/nagios/cgi-bin/x", &after), "/srv/share/cgi-bin/x");
+        let regex_first = m(vec![regex.clone(), alias.clone()]);
+        assert_eq!(url_to_fs("/nagios/cgi-bin/x", &regex_first), "/srv/cgi/x");
+        assert_eq!(fs_to_urls("/srv/cgi/sub", &regex_first), vec!["/nagios/cgi-bin/sub"]);
+        assert!(fs_to_urls("/srv/cgi/sub", &m(vec![alias, regex])).is_empty());
+        // The document root's URL too, where an alias takes it.
+        let over_root = m(vec![line(AliasKind::Alias, "/sub", "/srv/other")]);
+        assert!(fs_to_urls("/srv/www/sub", &over_root).is_empty());
+        assert_eq!(fs_to_urls("/srv/www/subway", &over_root), vec!["/subway"]);
     }
 
     /// A `<Location>` regex is also asked where it reaches beyond its example.
