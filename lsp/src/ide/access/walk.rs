@@ -538,8 +538,14 @@ fn htaccess_walk_error(
             ));
             continue;
         };
-        if let Some(r) = scope.check(d).filter(|r| r.kind == Refusal::Request) {
+        let refused = scope.check(d);
+        if let Some(r) = refused.as_ref().filter(|r| r.kind == Refusal::Request) {
             return Some((at, 0, format!("{path}: {}", r.message)));
+        }
+        // A line `AllowOverride Nonfatal=Override` lets httpd skip (logged): its handler never
+        // runs, so nothing it would refuse counts (the skipped line's node keeps no words).
+        if refused.is_some() && !n.is_section() {
+            continue;
         }
         if !n.is_section() {
             // The handler runs: `set_options` refuses a line it cannot read or an option the
