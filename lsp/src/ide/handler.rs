@@ -980,7 +980,7 @@ mod tests {
         let status = |dirs: &[Directive], translated: &str| {
             path_info_refused(dirs, Path::new(translated), file).map(|a| match a {
                 Answer::File { status, .. } => status,
-                Answer::Handler { .. } => 0,
+                Answer::Handler { .. } | Answer::Unknown { .. } => 0,
             })
         };
         // A trailing slash is path info too.

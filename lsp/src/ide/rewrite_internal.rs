@@ -300,3 +300,60 @@ fn follow(cfg: &Config, fs: &FsView, spec: &RequestSpec, url: &str) -> Answer {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ide::config::load;
+    use crate::ide::diagnostics::tests::Fixture;
+
+    /// The redirects of GET `url` from 127.0.0.1 under `body` (DocumentRoot /nonexistent, so
+    /// every `-f`/`-d` test fails), as (target, certain).
+    fn redirects_of(body: &str, url: &str) -> Vec<(Option<String>, bool)> {
+        let text = format!(
+            "//- /srv/httpd.conf\nLoadModule authz_core_module m\nLoadModule rewrite_module m\n\
+             DocumentRoot /nonexistent\n{body}"
+        );
+        let fx = Fixture::parse(&text);
+        let main = std::path::PathBuf::from(&fx.0[0].0);
+        let cfg = load(&main, &fx);
+        let spec = crate::ide::hover::spec(url, &None, "127.0.0.1".parse().unwrap(), None);
+        let e = crate::ide::access::effective(&cfg, &spec);
+        redirects(&cfg, &spec, &e).into_iter().map(|i| (i.url, i.certain)).collect()
+    }
+
+    const WORDPRESS: &str = "<Directory /nonexistent>\nRewriteEngine On\nRewriteBase /\n\
+        RewriteRule ^index\\.php$ - [L]\nRewriteCond %{REQUEST_FILENAME} !-f\n\
+        RewriteCond %{REQUEST_FILENAME} !-d\nRewriteRule . /index.php [L]\n</Directory>\n";
+
+    #[test]
+    fn wordpress_front_controller_is_followed() {
+        assert_eq!(redirects_of(WORDPRESS, "/blog/post"), [(Some("/index.php".into()), true)]);
+        // `^index\.php$ - [L]` ends the rules; `.` does not match the directory itself.
+        assert_eq!(redirects_of(WORDPRESS, "/index.php"), []);
+        assert_eq!(redirects_of(WORDPRESS, "/"), []);
+        // Off: no redirect.
+        assert_eq!(redirects_of(&WORDPRESS.replace("Engine On", "Engine Off"), "/blog/post"), []);
+    }
+
+    #[test]
+    fn relative_targets_and_back_references_are_expanded() {
+        // (The walk stops at the first missing directory: the DocumentRoot's section applies.)
+        let body = "<Directory /nonexistent>\nRewriteEngine On\nRewriteRule ^app/data/(.*)$ x/$1 [L]\n</Directory>\n";
+        assert_eq!(redirects_of(body, "/app/data/f.txt"), [(Some("/x/f.txt".into()), true)]);
+        assert_eq!(redirects_of(body, "/app/other"), []);
+        let based = body.replace("On\n", "On\nRewriteBase /b\n");
+        assert_eq!(redirects_of(&based, "/app/data/f.txt"), [(Some("/b/x/f.txt".into()), true)]);
+    }
+
+    #[test]
+    fn conditions_not_evaluated_leave_a_possible_redirect() {
+        let body = "<Directory /nonexistent>\nRewriteEngine On\nRewriteCond %{HTTP_HOST} ^www\n\
+            RewriteRule ^(.*)$ /%1/$1 [L]\n</Directory>\n";
+        assert_eq!(redirects_of(body, "/a"), [(None, false)]);
+        let body =
+            "<Directory /nonexistent>\nRewriteEngine On\nRewriteRule ^a$ /b\nRewriteRule ^c$ /d [L]\n</Directory>\n";
+        // Without [L] the next rules see the rewritten path: neither is certain.
+        assert_eq!(redirects_of(body, "/a"), [(Some("/b".into()), false), (Some("/d".into()), false)]);
+    }
+}
