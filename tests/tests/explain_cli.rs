@@ -3274,3 +3274,55 @@ fn a_fragment_in_the_target_is_refused_unless_unsafe() {
         }
     }
 }
+
+/// A per-directory RewriteRule to a local URL (WordPress's front controller in .htaccess, a
+/// Nextcloud-like `RewriteRule ^data/(.*)$ /x.txt` in a sub-directory's): mod_rewrite redirects
+/// internally at the fixups, after the access checks of the request, and httpd answers the new
+/// request, whose own sections may refuse it. Where the rules are decided (the patterns, the
+/// `%{REQUEST_FILENAME} !-f/!-d` conditions, RewriteBase), explain states httpd's status (403
+/// from `<Files index.php>` for 127.0.0.3, 403 for the target outside the granted directory;
+/// 200 where the file is there or the rule `^index\.php$ - [L]` stops the rules). Where a
+/// condition it does not evaluate stands in the way, the status is unknown, with httpd's among
+/// the possible ones and the target named.
+#[test]
+fn a_per_directory_rewrite_to_a_local_url_is_answered_by_the_target() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  AllowOverride All\n</Directory>\n\
+<Files index.php>\n  Order deny,allow\n  Deny from 127.0.0.3\n</Files>\n\
+<Directory @DOCROOT@/nc>\n  Require all denied\n</Directory>\n\
+<Directory @DOCROOT@/nc/app>\n  Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/host>\n  RewriteEngine On\n  RewriteCond %{HTTP_HOST} ^localhost\n  RewriteRule . /index.php [L]\n</Directory>\n";
+    let wp = "RewriteEngine On\nRewriteBase /\nRewriteRule ^index\\.php$ - [L]\n\
+RewriteCond %{REQUEST_FILENAME} !-f\nRewriteCond %{REQUEST_FILENAME} !-d\nRewriteRule . /index.php [L]\n";
+    let config = HttpdConfig::new(body)
+        .with_module("rewrite")
+        .file("htdocs/index.php", "x\n")
+        .file("htdocs/.htaccess", wp)
+        .file("htdocs/d1/x.txt", "x\n")
+        .file("htdocs/nc/x.txt", "x\n")
+        .file("htdocs/nc/app/.htaccess", "RewriteEngine On\nRewriteRule ^data/(.*)$ /nc/x.txt [L]\n")
+        .file("htdocs/nc/app/data/f.txt", "x\n")
+        .file("htdocs/nc/app/other.txt", "x\n")
+        .file("htdocs/host/y.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let three: IpAddr = "127.0.0.3".parse().unwrap();
+    let mut requests = Vec::new();
+    for path in ["/blog/some-post", "/index.php", "/d1/x.txt", "/d1/missing", "/nc/app/data/f.txt", "/nc/app/other.txt"]
+    {
+        requests.push(Request::get(path));
+        requests.push(Request::get(path).source(three));
+    }
+    let seen = explain_states_httpds_status(&httpd, &requests);
+    // httpd: the front controller refuses 127.0.0.3 only; the Nextcloud-like target is denied.
+    assert_eq!(seen, [200, 403, 200, 403, 200, 200, 200, 403, 403, 403, 200, 200]);
+    // A condition on the Host header is not evaluated: unknown, httpd's answer among the possible.
+    let seen = explain_agrees_with_httpd(&httpd, &[Request::get("/host/y.txt").source(three)], false);
+    assert_eq!(seen, [403]);
+    let conf = httpd.config().main_config_path();
+    let v = json(&["explain", conf.to_str().unwrap(), "/host/y.txt", "--client", "127.0.0.3", "--format", "json"]);
+    assert!(v["status"].is_null(), "{v:#}");
+    let reason = v["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("mod_rewrite may redirect internally to /index.php"), "{v:#}");
+}

@@ -1449,3 +1449,29 @@ fn each_user_a_require_user_names_gets_a_column() {
     assert_eq!(outcome.rows[0].cells, [Some(401), Some(200), Some(200), Some(200), Some(401)], "{md}");
     assert_eq!(outcome.rows[0].httpd, [401, 200, 200, 200, 401], "{md}");
 }
+
+/// A per-directory RewriteRule to a local URL (a Nextcloud-like `RewriteRule ^data/(.*)$ /nc/x.txt`
+/// in the parent's .htaccess): httpd redirects internally after the access checks of the section's
+/// URL, and the target's own `Require all denied` refuses it. Under the table (access control's
+/// answer: granted), the hover says httpd answers 403, naming the rule (round-16 G3).
+#[test]
+fn a_per_directory_rewrite_is_answered_by_its_target() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n  AllowOverride All\n</Directory>\n\
+<Directory @DOCROOT@/nc>\n  Require all denied\n</Directory>\n\
+<Directory @DOCROOT@/nc/app>\n  Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/nc/app/data>\n  Require all granted\n</Directory>\n";
+    let cfg = HttpdConfig::new(body)
+        .with_module("rewrite")
+        .file("htdocs/nc/x.txt", "x\n")
+        .file("htdocs/nc/app/.htaccess", "RewriteEngine On\nRewriteRule ^data/(.*)$ /nc/x.txt [L]\n")
+        .file("htdocs/nc/app/data/index.html", "x\n");
+    let md = hover_via_api(&cfg, "<Directory @DOCROOT@/nc/app/data>");
+    // The table is access control's answer (granted); the note under it says what httpd answers.
+    let note = "httpd answers `GET /nc/app/data/` with 403: mod_rewrite redirects internally to /nc/x.txt";
+    assert!(md.contains(note), "{md}");
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(httpd.send(&Request::get("/nc/app/data/")), Ok(403));
+}

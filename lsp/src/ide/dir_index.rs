@@ -310,6 +310,7 @@ pub fn apply(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &mut Effective) {
                             possible.push(200);
                             possible.extend(may);
                         }
+                        Some(crate::ide::handler::Answer::Unknown { may, .. }) => possible.extend(may),
                         None => possible.push(200),
                     }
                     e.index = None;

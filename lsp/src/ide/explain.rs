@@ -366,6 +366,13 @@ fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided
         possible.sort_unstable();
         possible.dedup();
     }
+    if let Some(Answer::Unknown { why, may }) = &answer {
+        // Granted, but what answers is not known (mod_rewrite may redirect internally).
+        let o = &mut effective.outcome;
+        o.status = None;
+        o.possible_statuses = may.clone();
+        o.reason_unknown = Some(format!("access granted, then {why}"));
+    }
     // Unknown, with access granted among the possible answers: what the file system answers then
     // (404, 301…) is the status that is possible, as it is when access is known to pass.
     if rejected.is_none() && effective.outcome.status.is_none() && effective.outcome.possible_statuses.contains(&200) {
@@ -377,7 +384,7 @@ fn explain_decided(cfg: &Config, spec: &RequestSpec, inputs: &EnvInputs, decided
                 possible.push(status);
             }
             // What the handler may answer instead of its 200.
-            Some(Answer::Handler { may, .. }) => possible.extend(may),
+            Some(Answer::Handler { may, .. } | Answer::Unknown { may, .. }) => possible.extend(may),
             None => {}
         }
         possible.sort_unstable();
@@ -559,7 +566,7 @@ fn status_from(e: &Explained) -> Option<&'static str> {
         (Some(_), _) => "request",
         (None, Some(_)) if e.translated => "request",
         (None, Some(Answer::File { .. })) => "file",
-        (None, Some(Answer::Handler { .. })) => "access-granted",
+        (None, Some(Answer::Handler { .. } | Answer::Unknown { .. })) => "access-granted",
         (None, None) => "access",
     })
 }
@@ -680,7 +687,7 @@ pub fn to_json(spec: &RequestSpec, e: &Explained) -> Value {
         "status": e.outcome.status,
         "status_from": status_from(e),
         "handler_unknown_because": match &e.answer {
-            Some(Answer::Handler { why, .. }) => Some(why.clone()),
+            Some(Answer::Handler { why, .. } | Answer::Unknown { why, .. }) => Some(why.clone()),
             _ => None,
         },
         "reason": e.outcome.reason_unknown,
@@ -846,7 +853,7 @@ pub fn to_text(spec: &RequestSpec, e: &Explained) -> String {
                 r.status, r.location, r.status, r.file, r.line
             );
         }
-        (Some(st), Some(Answer::Handler { why, .. })) => {
+        (Some(st), Some(Answer::Handler { why, .. } | Answer::Unknown { why, .. })) => {
             let _ = writeln!(s, "\nStatus: {st} (access granted: {st} unless the handler answers otherwise: {why})");
         }
         (Some(st), Some(Answer::File { why, .. })) if e.translated => {

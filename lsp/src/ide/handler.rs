@@ -60,6 +60,9 @@ pub enum Answer {
     /// otherwise), for this reason; `may`: the other statuses it may answer, where the
     /// directive tells them (a Redirect's status, a RewriteRule's `[F]`…).
     Handler { why: String, may: Vec<u16> },
+    /// Not known: the answer may be any of `may` (200 among them where the request may be
+    /// served), for this reason (mod_rewrite may redirect internally: [`crate::ide::rewrite_internal`]).
+    Unknown { why: String, may: Vec<u16> },
 }
 
 /// What answers `spec` once access control passed (`e.outcome.status` 200); None otherwise.
@@ -83,6 +86,27 @@ fn answer_with(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective, han
     if let Some(forbidden) = crate::ide::rewrite_symlinks::forbidden(cfg, e) {
         return Some(forbidden);
     }
+    use crate::ide::rewrite_internal::Rewritten;
+    match handlers.then(|| crate::ide::rewrite_internal::answer(cfg, fs, spec, e)).flatten() {
+        None => answer_unrewritten(cfg, fs, spec, e, handlers),
+        Some(Rewritten::Known(answer)) => Some(answer),
+        Some(Rewritten::Maybe { why, mut may }) => {
+            // Where no rule fires, the request goes on as it was.
+            match answer_unrewritten(cfg, fs, spec, e, handlers) {
+                Some(Answer::File { status, .. }) => may.push(status),
+                Some(Answer::Handler { may: m, .. }) => may.extend(std::iter::once(200).chain(m)),
+                Some(Answer::Unknown { may: m, .. }) => may.extend(m),
+                None => {}
+            }
+            may.sort_unstable();
+            may.dedup();
+            Some(Answer::Unknown { why, may })
+        }
+    }
+}
+
+/// [`answer_with`] past mod_rewrite's per-directory rules.
+fn answer_unrewritten(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective, handlers: bool) -> Option<Answer> {
     let handler = |why: String| Some(Answer::Handler { why, may: Vec::new() });
     let url = normalize_url(&spec.path);
     // mod_alias answers before mod_dir and the handler: at translate_name for the server's
@@ -158,9 +182,8 @@ fn answer_with(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective, han
             // FallbackResource alone: its subrequest tells the answer.
             Some(Fallback::Known(answer)) if hits.is_empty() => return Some(answer),
             Some(Fallback::Known(Answer::File { status, why, .. })) => hits.push((why, vec![status])),
-            Some(Fallback::Known(Answer::Handler { why, may })) | Some(Fallback::Maybe(why, may)) => {
-                hits.push((why, may))
-            }
+            Some(Fallback::Known(Answer::Handler { why, may } | Answer::Unknown { why, may }))
+            | Some(Fallback::Maybe(why, may)) => hits.push((why, may)),
             None => {}
         }
         if let Some((why, _)) = hits.first() {
@@ -168,7 +191,7 @@ fn answer_with(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective, han
             let mut may: Vec<u16> = hits.iter().flat_map(|(_, m)| m.iter().copied()).collect();
             match answer_with(cfg, fs, spec, e, false) {
                 Some(Answer::File { status, .. }) => may.push(status),
-                Some(Answer::Handler { may: m, .. }) => may.extend(m),
+                Some(Answer::Handler { may: m, .. } | Answer::Unknown { may: m, .. }) => may.extend(m),
                 None => {}
             }
             may.sort_unstable();
@@ -703,7 +726,9 @@ fn fallback(m: &FallbackOf) -> Option<Fallback> {
                     why: format!("{at}: {why}, and mod_dir steps aside: {plain}"),
                     log,
                 }),
-                Some(Answer::Handler { why: plain, may }) => Fallback::Maybe(format!("{at}: {why}; {plain}"), may),
+                Some(Answer::Handler { why: plain, may } | Answer::Unknown { why: plain, may }) => {
+                    Fallback::Maybe(format!("{at}: {why}; {plain}"), may)
+                }
                 None => Fallback::Maybe(format!("{at}: {why}"), vec![404]),
             };
         }
@@ -714,7 +739,7 @@ fn fallback(m: &FallbackOf) -> Option<Fallback> {
             Some(Fallback::Known(Answer::File { status: 200, why: format!("{at}: {why}"), log }))
         }
         Answer::File { status, why, log } => Some(passed_on(status, why, log)),
-        Answer::Handler { why, may } => {
+        Answer::Handler { why, may } | Answer::Unknown { why, may } => {
             let mut may: Vec<u16> =
                 may.into_iter().chain(x.outcome.status).chain(x.outcome.possible_statuses.iter().copied()).collect();
             // Served, the method meets the fallback file (405, 501 for what the default handler refuses).
@@ -794,7 +819,7 @@ pub fn index_fallback(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effecti
         Dflt::Answer(Answer::File { status, why, .. }) => {
             IndexFallback::Answers { status, why: format!("{at}: {why}") }
         }
-        Dflt::Answer(Answer::Handler { why, may }) => {
+        Dflt::Answer(Answer::Handler { why, may } | Answer::Unknown { why, may }) => {
             let serves = followed_metadata(&x.filesystem_path, &x).is_ok_and(|m| m.is_file());
             let may = may.into_iter().chain(x.outcome.status).chain(x.outcome.possible_statuses.iter().copied());
             IndexFallback::Unknown { why: format!("{at}: {why}"), may: may.collect(), serves }
@@ -827,6 +852,9 @@ fn fallback_subrequest(cfg: &Config, fs: &FsView, spec: &RequestSpec, sub: &Requ
         }
         Some(Answer::Handler { why, may }) => {
             Answer::Handler { why: format!("{gets} takes the request over: {why}"), may }
+        }
+        Some(Answer::Unknown { why, may }) => {
+            Answer::Unknown { why: format!("{gets} takes the request over: {why}"), may }
         }
         None => Answer::Handler { why: format!("{gets} takes the request over"), may: vec![] },
     }
@@ -958,7 +986,7 @@ mod tests {
         let status = |dirs: &[Directive], translated: &str| {
             path_info_refused(dirs, Path::new(translated), file).map(|a| match a {
                 Answer::File { status, .. } => status,
-                Answer::Handler { .. } => 0,
+                Answer::Handler { .. } | Answer::Unknown { .. } => 0,
             })
         };
         // A trailing slash is path info too.

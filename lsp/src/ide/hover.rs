@@ -829,6 +829,16 @@ impl Cell {
                                 let may = if may.is_empty() { String::new() } else { format!(", it may with {may}") };
                                 Some((200, format!("unless `{why}` answers otherwise{may}")))
                             }
+                            // Not known at all (mod_rewrite may redirect internally): the cell is
+                            // unknown, with the reason (status 0).
+                            Some(crate::ide::handler::Answer::Unknown { why, may }) => {
+                                let may = may.iter().map(u16::to_string).collect::<Vec<_>>().join(", ");
+                                return (
+                                    None,
+                                    None,
+                                    Some((0, format!("access is granted, then {why} (possible: {may})"))),
+                                );
+                            }
                         };
                         (Some(200), None, handled)
                     }
@@ -933,6 +943,7 @@ impl Table {
                         .iter()
                         .map(|(d, st, handled)| {
                             let st = match (st, handled) {
+                                (_, Some((0, why))) => format!("unknown ({why})"),
                                 (_, Some((h, why))) => format!("{h} ({why})"),
                                 (Some(s), None) => s.to_string(),
                                 (None, None) => "unknown".into(),
@@ -947,7 +958,8 @@ impl Table {
                     }
                     continue;
                 }
-                if let (None, Some(why)) = (c.status, &c.e.outcome.reason_unknown) {
+                let handled = c.variants.first().and_then(|v| v.2.as_ref()).filter(|(st, _)| *st == 0);
+                if let (None, Some(why)) = (c.status, c.e.outcome.reason_unknown.as_ref().or(handled.map(|(_, w)| w))) {
                     match t.unknown.iter_mut().find(|(k, _)| k == why) {
                         Some((_, v)) => v.push(row),
                         None => t.unknown.push((why.clone(), vec![row])),

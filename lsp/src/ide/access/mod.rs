@@ -616,6 +616,7 @@ pub fn is_per_dir_input(name: &str) -> bool {
         || name.eq_ignore_ascii_case("HostnameLookups")
         || crate::ide::handler::reads(name)
         || crate::ide::rewrite_symlinks::reads(name)
+        || crate::ide::rewrite_internal::reads(name)
         || crate::ide::error_document::reads(name)
         || crate::ide::allow_methods::reads(name)
 }
