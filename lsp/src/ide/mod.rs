@@ -45,6 +45,7 @@ pub mod references;
 mod regex_cache;
 pub mod remote_ip;
 pub mod rewrite_symlinks;
+mod row_server;
 pub mod section_urls;
 pub mod selection_ranges;
 pub mod semantic_tokens;
