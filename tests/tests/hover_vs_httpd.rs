@@ -26,6 +26,8 @@ struct Row {
     label: String,
     client: Option<IpAddr>,
     cells: Vec<Option<u16>>,
+    /// The server the table says answers the row (its `server` column, when it has one).
+    server: Option<String>,
     /// httpd's own statuses for the cells, once compared (`compare_with_httpd`).
     httpd: Vec<u16>,
 }
@@ -39,6 +41,8 @@ struct Outcome {
     method: String,
     url: String,
     columns: Vec<String>,
+    /// Whether the table has a `server` column (after `client`).
+    server_column: bool,
     rows: Vec<Row>,
     /// What the handler answers where access is granted: the status, and the cells it is said
     /// of (`label, column`), None for every granted cell.
@@ -63,8 +67,12 @@ fn parse_hover(md: &str) -> Outcome {
     for line in md.lines() {
         if line.starts_with("| client") {
             let (method, url) = next_request.clone();
-            let columns = split(line).into_iter().skip(1).collect();
-            tables.push(Outcome { method, url, columns, rows: vec![], handled: vec![], get: None });
+            let mut columns: Vec<String> = split(line).into_iter().skip(1).collect();
+            let server_column = columns.first().is_some_and(|c| c == "server");
+            if server_column {
+                columns.remove(0);
+            }
+            tables.push(Outcome { method, url, columns, server_column, rows: vec![], handled: vec![], get: None });
         } else if line.starts_with("For `GET ") && line.contains("does not apply to") {
             next_request = request_in(line).expect("GET's request");
         } else if let (Some(t), Some(rest)) = (tables.last_mut(), line.strip_prefix("Where access is granted ")) {
@@ -74,7 +82,8 @@ fn parse_hover(md: &str) -> Outcome {
             let cells = whom.strip_prefix("for ").map(|w| w.split("; ").map(str::to_string).collect());
             t.handled.push((status.unwrap_or_else(|| panic!("no status in {line:?}")), cells));
         } else if let (Some(t), true) = (tables.last_mut(), line.starts_with("| ") && !line.starts_with("|---")) {
-            let cells = split(line);
+            let mut cells = split(line);
+            let server = t.server_column.then(|| cells.remove(1).trim_matches('`').to_string());
             assert_eq!(cells.len(), t.columns.len() + 1, "odd table row {line:?}");
             let label = cells[0].as_str();
             // "local (127.0.0.1)", "any other (192.0.2.1)", or the address a rule names.
@@ -84,6 +93,7 @@ fn parse_hover(md: &str) -> Outcome {
                 label: label.to_string(),
                 client: addr.parse().ok(),
                 cells: cells[1..].iter().map(|c| c.parse().ok()).collect(),
+                server,
                 httpd: vec![],
             });
         }
@@ -1474,4 +1484,45 @@ fn a_per_directory_rewrite_is_answered_by_its_target() {
     assert!(md.contains(note), "{md}");
     let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(httpd.send(&Request::get("/nc/app/data/")), Ok(403));
+}
+
+/// Round 16 G2: httpd sends a connection to the virtual host naming its local address before any
+/// `*` one (`<VirtualHost [::1]>`, `<VirtualHost 127.0.0.1>`), and picks by name only among the
+/// hosts of that address. A loopback client connects over the loopback of its family, so every
+/// `::1` (or 127.0.0.1) row of a main-server section's table, and of a section inside the `*`
+/// host, is answered by the host on that address: httpd refuses them by the main server's `Deny`,
+/// which the `*` host's `<Location>` would have reopened. The tables answered them in the `*` host
+/// (200). Each row now says which server answers it.
+#[test]
+fn a_loopback_row_is_answered_by_the_virtual_host_on_its_address() {
+    if !require_apache2() || !apache_lsp_e2e::httpd::ipv6_loopback_usable() {
+        eprintln!("skipped: needs apache2 and the ::1 loopback");
+        return;
+    }
+    for (addr, denied, other) in [("[::1]", "::1", "127.0.0.1"), ("127.0.0.1", "127.0.0.1", "::1")] {
+        let body = format!(
+            "<VirtualHost *>\n  ServerName v1.test\n  DocumentRoot @DOCROOT@\n  <Location /d1>\n    Order allow,deny\n    Allow from all\n  </Location>\n</VirtualHost>\n\
+<VirtualHost {addr}>\n  ServerName v2.test\n  DocumentRoot @DOCROOT@\n</VirtualHost>\n\
+<Directory @DOCROOT@/d1>\n  Order deny,allow\n  Deny from {denied}\n</Directory>\n"
+        );
+        let cfg = || HttpdConfig::new(body.clone()).file("htdocs/d1/x.txt", "x\n");
+        for header in ["<Directory @DOCROOT@/d1>", "<Location /d1>"] {
+            let name = format!("{addr} {header}");
+            let cfg = cfg();
+            let md = hover_via_api(&cfg, header);
+            let outcome = compare_with_httpd(&name, cfg, &md);
+            assert_eq!(status_of(&outcome, denied).0, Some(403), "{name}: {md}");
+            let row = outcome.rows.iter().find(|r| r.client == Some(denied.parse().unwrap())).unwrap();
+            assert_eq!(row.server.as_deref(), Some(format!("{addr} (v2.test)").as_str()), "{name}: {md}");
+            if let Some(row) = outcome.rows.iter().find(|r| r.client == Some(other.parse().unwrap())) {
+                assert_eq!(row.server.as_deref(), Some("* (v1.test)"), "{name}: {md}");
+                assert_eq!(row.cells[0], Some(200), "{name}: {md}");
+            }
+        }
+        // Naming the `*` host in the Host header changes nothing: httpd picks by name only among
+        // the hosts of the connection's address.
+        let httpd = Httpd::start(cfg()).unwrap_or_else(|e| panic!("{e}"));
+        let req = Request::get("/d1/x.txt").source(denied.parse().unwrap()).host("v1.test");
+        assert_eq!(httpd.send(&req).unwrap(), 403, "{addr}");
+    }
 }

@@ -6,6 +6,7 @@ use crate::ide::catalogue;
 use crate::ide::config::{Config, FileId, Node, NodeKind};
 use crate::ide::defeated::{defeated, defeated_require, Defeated, DefeatedBatch, Own, RecentWalks};
 use crate::ide::policy::{self, HostKnowledge, Request};
+use crate::ide::row_server::{other_named_hosts, row_connection, RowConnection};
 use crate::ide::section_urls::{access_file_url, is_container, reaching_url, url_for};
 use apache_syntax::{TextRange, TextSize};
 use std::fmt::Write as _;
@@ -141,6 +142,21 @@ fn asked_spec(method: &str, url: &str, host: &Option<String>, client: IpAddr, us
     r.client_host = HostKnowledge::Unknown;
     r.groups = Some(Default::default());
     RequestSpec { path: url.to_string(), host: host.clone(), request: r }
+}
+
+/// [`asked_spec`] over the connection `client`'s request reaches the server on
+/// ([`crate::ide::row_server::row_connection`]): its virtual host is the one httpd picks for it.
+fn row_spec(
+    conn: &RowConnection,
+    method: &str,
+    url: &str,
+    host: &Option<String>,
+    client: IpAddr,
+    user: Option<&str>,
+) -> RequestSpec {
+    let mut sp = asked_spec(method, url, host, client, user);
+    conn.apply(&mut sp.request);
+    sp
 }
 
 /// A hover's request from `client`, over a loopback connection of its address family: a
@@ -596,13 +612,14 @@ fn policy_markdown(
         host.as_ref().map(|h| format!(" on `{h}`")).unwrap_or_default()
     );
     let local: IpAddr = "127.0.0.1".parse().unwrap();
-    let base = effective(cfg, fs, &asked_spec(method, url, host, local, None));
+    let local_conn = row_connection(cfg, local);
+    let base = effective(cfg, fs, &row_spec(&local_conn, method, url, host, local, None));
     // httpd stops at a line it refuses before any request: no rule decides, and the rules left
     // once that line is dropped are not ones httpd runs.
     let refuses = !base.errors.is_empty();
     // .htaccess files are named by their directory, from the request's DocumentRoot.
     let per_dir: Vec<&std::path::Path> = base.sections.iter().filter(|s| s.file.is_none()).map(|s| &*s.path).collect();
-    let docroot = crate::ide::access::document_root(cfg, &asked_spec(method, url, host, local, None));
+    let docroot = crate::ide::access::document_root(cfg, &row_spec(&local_conn, method, url, host, local, None));
     let place = |path: &std::path::Path, line: u32| place(path, line, &per_dir, Some(&docroot));
     if refuses {
         let _ =
@@ -669,6 +686,7 @@ fn policy_markdown(
     let columns = table_columns(&named, &other);
     asked_table.said_after = base.outcome.reason_unknown.clone();
     md.push_str(&asked_table.markdown);
+    server_notes(&mut md, cfg, host, &asked_table.servers);
     if let Some(unshown) = named.get(NAMED_USERS_SHOWN..).filter(|u| !u.is_empty()) {
         let names: Vec<String> = unshown.iter().map(|u| format!("`{u}`")).collect();
         let _ = writeln!(
@@ -716,6 +734,77 @@ fn policy_markdown(
         let _ = writeln!(md, "\nSome outcomes cannot be known: {r}");
     }
     md
+}
+
+/// Said under a table whose rows virtual hosts answer: the server address taken for clients off
+/// this machine, a port that is not known, and (for a section no virtual host holds) the other
+/// virtual hosts the Host header picks on a row's connection.
+fn server_notes(
+    md: &mut String,
+    cfg: &Config,
+    host: &Option<String>,
+    servers: &[(String, RowConnection, Option<String>)],
+) {
+    if cfg.index().vhosts.is_empty() {
+        return;
+    }
+    let join = |rows: &[&str]| rows.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ");
+    let mut assumed: Vec<(RowConnection, Vec<&str>)> = Vec::new();
+    for (label, conn, _) in servers.iter().filter(|(_, c, _)| c.assumed) {
+        match assumed.iter_mut().find(|(c, _)| c == conn) {
+            Some((_, rows)) => rows.push(label),
+            None => assumed.push((*conn, vec![label])),
+        }
+    }
+    for (conn, rows) in &assumed {
+        let at = match conn.port {
+            Some(p) if conn.local.is_ipv6() => format!("[{}]:{p}", conn.local),
+            Some(p) => format!("{}:{p}", conn.local),
+            None => conn.local.to_string(),
+        };
+        let named = crate::ide::explain::listen_addresses(cfg).iter().any(|(a, _)| *a == Some(conn.local));
+        let what = if named { "the address `Listen` names" } else { "an address no `<VirtualHost>` names" };
+        let _ = writeln!(
+            md,
+            "\nRow {}: a client off this machine is taken to connect to {at}, {what}; the server address it really \
+             connects to may pick another virtual host.",
+            join(rows)
+        );
+    }
+    let unported: Vec<&str> = servers.iter().filter(|(_, c, _)| c.port.is_none()).map(|(l, ..)| l.as_str()).collect();
+    // (Without any `Listen`, a fragment's, nothing tells the port: the family picks.)
+    if !unported.is_empty() && !crate::ide::explain::listen_addresses(cfg).is_empty() {
+        let _ = writeln!(
+            md,
+            "\nRow {}: the port is not known (no `Listen` covers the address, or several pick different virtual \
+             hosts), so the server is picked among every virtual host of the address family.",
+            join(&unported)
+        );
+    }
+    if host.is_some() {
+        return;
+    }
+    let mut by_name: Vec<(&str, Vec<String>, Vec<&str>)> = Vec::new();
+    for (label, conn, on) in servers {
+        let Some(on) = on else { continue };
+        let others = other_named_hosts(cfg, conn, Some(on));
+        if others.is_empty() {
+            continue;
+        }
+        match by_name.iter_mut().find(|(o, x, _)| o == on && *x == others) {
+            Some((_, _, rows)) => rows.push(label),
+            None => by_name.push((on, others, vec![label])),
+        }
+    }
+    for (on, others, rows) in by_name {
+        let _ = writeln!(
+            md,
+            "\nRow {}: `{on}` answers a request whose Host header names no other virtual host of its address; one \
+             naming {} is answered by that host instead, whose sections may differ.",
+            join(&rows),
+            join(&others.iter().map(String::as_str).collect::<Vec<_>>())
+        );
+    }
 }
 
 /// How many times a hover's table is walked at most while its columns settle
@@ -776,6 +865,9 @@ struct Table {
     /// Every walk of the cells (each combination of `<If>` branches too): the users their
     /// Require lines name are the columns ([`table_users`]).
     walked: Vec<Effective>,
+    /// Per row: its label, its connection, and the virtual host answering it (None: the main
+    /// server).
+    servers: Vec<(String, RowConnection, Option<String>)>,
 }
 
 /// One cell of a [`Table`]: the request walked with the `<If>` branches untold, and the answer
@@ -909,18 +1001,15 @@ impl Table {
             unknown: vec![],
             said_after: None,
             walked: vec![],
+            servers: vec![],
         };
-        let _ = writeln!(
-            t.markdown,
-            "\n| client | {} |\n|---|{}",
-            columns.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>().join(" | "),
-            "---|".repeat(columns.len())
-        );
+        let mut rows: Vec<(String, String)> = Vec::new();
         for (label, ip) in clients {
+            let conn = row_connection(cfg, *ip);
             let cells: Vec<Cell> = columns
                 .iter()
                 .map(|(_, user)| {
-                    let mut sp = asked_spec(method, url, host, *ip, *user);
+                    let mut sp = row_spec(&conn, method, url, host, *ip, *user);
                     if user.is_some() {
                         sp.request.groups = Some(groups.clone());
                     }
@@ -928,11 +1017,8 @@ impl Table {
                 })
                 .collect();
             let show = |s: Option<u16>| s.map(|s| s.to_string()).unwrap_or_else(|| "unknown".into());
-            let _ = writeln!(
-                t.markdown,
-                "| {label} | {} |",
-                cells.iter().map(|c| show(c.status)).collect::<Vec<_>>().join(" | ")
-            );
+            rows.push((label.clone(), cells.iter().map(|c| show(c.status)).collect::<Vec<_>>().join(" | ")));
+            t.servers.push((label.clone(), conn, cells.first().and_then(|c| c.e.virtual_host.clone())));
             t.statuses.push(cells.iter().map(|c| c.status).collect());
             for (c, (who, _)) in cells.iter().zip(columns) {
                 let row = format!("{label}, {who}");
@@ -994,6 +1080,26 @@ impl Table {
                 }
             }
             t.walked.extend(cells.into_iter().flat_map(|c| std::iter::once(c.e).chain(c.combined)));
+        }
+        // Which server answers each row, where the rows are not all answered by the one the
+        // heading names: by different servers, or a main-server section's by a virtual host.
+        let first = t.servers.first().map(|(_, _, s)| s);
+        let labelled = t.servers.iter().any(|(_, _, s)| Some(s) != first)
+            || (host.is_none() && t.servers.iter().any(|(_, _, s)| s.is_some()));
+        let server = if labelled { "server | " } else { "" };
+        let _ = writeln!(
+            t.markdown,
+            "\n| client | {server}{} |\n|---|{}",
+            columns.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>().join(" | "),
+            "---|".repeat(columns.len() + usize::from(labelled))
+        );
+        for ((label, cells), (_, _, on)) in rows.iter().zip(&t.servers) {
+            let on = if labelled {
+                format!("{} | ", on.as_deref().map_or_else(|| "main server".to_string(), |v| format!("`{v}`")))
+            } else {
+                String::new()
+            };
+            let _ = writeln!(t.markdown, "| {label} | {on}{cells} |");
         }
         t
     }
@@ -1373,17 +1479,30 @@ mod tests {
     }
 
     #[test]
+    fn a_loopback_row_is_answered_by_the_host_on_its_address_before_a_wildcard_one() {
+        let md = check(
+            "//- /srv/httpd.conf\nLoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nListen 127.0.0.1:8000\nListen [::1]:8000\nDocumentRoot /nonexistent-docroot\n<VirtualHost *>\nServerName v1.test\n<Location /d1>\nOrder allow,deny\nAllow from all\n</Location>\n</VirtualHost>\n<VirtualHost [::1]>\nServerName v2.test\n</VirtualHost>\n<VirtualHost *>\nServerName v3.test\n</VirtualHost>\n<Loc█ation /d1>\nOrder deny,allow\nDeny from ::1\n</Location>\n",
+        );
+        assert!(md.contains("| local (127.0.0.1) | `* (v1.test)` | 200 | 200 |"), "{md}");
+        assert!(md.contains("| ::1 | `[::1] (v2.test)` | 403 | 403 |"), "{md}");
+        assert!(md.contains("taken to connect to 192.0.2.254:8000, an address no `<VirtualHost>` names"), "{md}");
+        // Name-based hosts of the row's address the Host header may pick instead.
+        assert!(md.contains("one naming `* (v3.test)` is answered by that host instead"), "{md}");
+    }
+
+    #[test]
     fn a_virtual_host_on_one_address_family_has_rows_of_that_family_only() {
         let md = check(
             "//- /srv/httpd.conf\nLoadModule authz_core_module m\nLoadModule authz_host_module m\nDocumentRoot /nonexistent-docroot\n<VirtualHost 127.0.0.1:80>\n<Loc█ation /x>\n  Require ip ::1 127.0.0.2\n</Location>\n</VirtualHost>\n",
         );
         assert!(!md.contains("| ::1 |"), "{md}");
-        assert!(md.contains("| 127.0.0.2 | 200 | 200 |"), "{md}");
+        // (The heading names no host, this one having no ServerName: each row says it.)
+        assert!(md.contains("| 127.0.0.2 | `127.0.0.1:80` | 200 | 200 |"), "{md}");
         assert!(md.contains("No row for ::1: this virtual host's addresses are all IPv4"), "{md}");
         let both = check(
             "//- /srv/httpd.conf\nLoadModule authz_core_module m\nLoadModule authz_host_module m\nDocumentRoot /nonexistent-docroot\n<VirtualHost 127.0.0.1:80 [::1]:80>\n<Loc█ation /x>\n  Require ip ::1\n</Location>\n</VirtualHost>\n",
         );
-        assert!(both.contains("| ::1 | 200 | 200 |"), "{both}");
+        assert!(both.contains("| ::1 | `127.0.0.1:80 [::1]:80` | 200 | 200 |"), "{both}");
     }
 
     #[test]

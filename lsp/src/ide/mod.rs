@@ -46,6 +46,7 @@ mod regex_cache;
 pub mod remote_ip;
 pub mod rewrite_internal;
 pub mod rewrite_symlinks;
+mod row_server;
 pub mod section_urls;
 pub mod selection_ranges;
 pub mod semantic_tokens;

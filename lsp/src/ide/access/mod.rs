@@ -39,7 +39,7 @@ use items::{access_lines, directive_item};
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use url::vhost_label;
+pub(crate) use url::vhost_label;
 use walk::{
     walk_request_as, Applied, Contribution, SymlinkRefusal, HTACCESS_IF, HTACCESS_IF_AUTH, MAYBE_INVALID_HTACCESS,
     UNREADABLE_HTACCESS,

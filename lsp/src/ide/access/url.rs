@@ -44,7 +44,7 @@ impl<'a> Server<'a> {
     }
 }
 
-pub(super) fn vhost_label(n: &Node) -> String {
+pub(crate) fn vhost_label(n: &Node) -> String {
     let names: Vec<&str> = n
         .children
         .iter()
