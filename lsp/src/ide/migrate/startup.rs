@@ -97,8 +97,8 @@ pub(super) fn startup_dependent(text: &str, within: Option<TextRange>) -> Option
     None
 }
 
-/// Whether `node` belongs to the body itself: every section between it and the body's own
-/// (`outer`, or the file's top level) is a conditional or a `<Limit>`.
+/// Whether `node` belongs to the body whose own node is `outer` (or the file's top level): every
+/// section between them is a conditional or a `<Limit>`.
 fn own(node: &SyntaxNode, outer: Option<&SyntaxNode>) -> bool {
     node.ancestors().skip(1).filter_map(ast::Section::cast).take_while(|a| Some(a.syntax()) != outer).all(|a| {
         let n = a.name_text();
@@ -110,12 +110,6 @@ fn own(node: &SyntaxNode, outer: Option<&SyntaxNode>) -> bool {
 /// Require line or container, not counting those of nested bodies.
 fn first_access_line(section: &SyntaxNode) -> Option<TextSize> {
     section.descendants().find_map(|n| {
-        let inner_own = || {
-            n.ancestors().skip(1).filter_map(ast::Section::cast).take_while(|a| a.syntax() != section).all(|a| {
-                let n = a.name_text();
-                is_conditional(&n) || is_limit(&n)
-            })
-        };
         let access = if let Some(d) = ast::Directive::cast(n.clone()) {
             d.name().is_some_and(|name| {
                 let t = name.text();
@@ -126,7 +120,7 @@ fn first_access_line(section: &SyntaxNode) -> Option<TextSize> {
         } else {
             false
         };
-        (access && inner_own()).then(|| n.text_range().start())
+        (access && own(&n, Some(section))).then(|| n.text_range().start())
     })
 }
 
