@@ -269,6 +269,10 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("rewrite_map_files_present", "rewrite", "RewriteMap a txt:@D/htdocs\nRewriteMap b DBM=DB:@D/htdocs\nRewriteMap c dbm=gdbm:htdocs\nRewriteMap d prg:htdocs\nRewriteMap e \"prg:/bin/cat -u\"\n", "startup-path"),
     ("mutex_directory_missing", "", "Mutex file:@D/nodir default\n", "startup-path"),
     ("mutex_directory_present", "", "Mutex fcntl:@D/htdocs default\nMutex flock:@D/htdocs\n", "startup-path"),
+    // A semaphore's name is looked at as a directory too (`ap_set_mutex` after `ap_parse_mutex`).
+    ("mutex_semaphore_name_missing", "", "Mutex sem:@D/nodir default\n", "startup-path"),
+    ("mutex_posix_semaphore_name_missing", "", "Mutex POSIXSEM:@D/nodir\n", "startup-path"),
+    ("mutex_semaphore_name_a_directory", "", "Mutex sem:@D/htdocs default\nMutex sem: default\n", "startup-path"),
     ("ssl_random_seed_file_missing", "socache_shmcb ssl", "SSLRandomSeed startup file:@D/nofile 512\n", "startup-path"),
     ("ssl_random_seed_exec_missing", "socache_shmcb ssl", "SSLRandomSeed connect exec:@D/noprog\n", "startup-path"),
     ("ssl_random_seed_present", "socache_shmcb ssl", "SSLRandomSeed startup /dev/urandom\nSSLRandomSeed connect exec:/bin/true\n", "startup-path"),

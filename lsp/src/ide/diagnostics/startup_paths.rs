@@ -16,7 +16,9 @@
 //!   `dbm=TYPE` must be a DBM driver of this machine's APR (sdbm is built in, the others are
 //!   `apr_dbm_TYPE.so` files);
 //! - a `Mutex` `MECH:DIR` names a directory (`ap_set_mutex`; a relative one lies under the
-//!   runtime directory, and is not judged; `sem`/`posixsem` take a name, not a directory);
+//!   runtime directory, and is not judged; the name after `sem`/`posixsem` is kept as written,
+//!   not put under the runtime directory, and must be a directory all the same: httpd 2.4.71
+//!   refuses `Mutex sem:/nowhere`);
 //! - `SSLRandomSeed`'s `file:`/`exec:` source (or a bare path) and `SSLPassPhraseDialog`'s
 //!   `exec:` program must exist (`ssl_cmd_SSLRandomSeed`, `ssl_cmd_SSLPassPhraseDialog`).
 //!
@@ -160,8 +162,9 @@ fn refusal(cfg: &Config, node: &Node, name: &str, place: Place, seen: &mut Seen)
         "RewriteMap" if cfg.module_loaded("rewrite_module") => rewrite_map(cfg, first, args.get(1)?, seen),
         "Mutex" => {
             let (mech, dir) = first.split_once(':')?;
-            let names_a_file = !["none", "no", "posixsem", "sem"].iter().any(|m| m.eq_ignore_ascii_case(mech));
-            (names_a_file && Path::new(dir).is_absolute() && !dir.contains("${") && !seen.is_dir(Path::new(dir)))
+            // A semaphore's name is kept as written, and looked at as a directory all the same.
+            let names_a_dir = !["none", "no"].iter().any(|m| m.eq_ignore_ascii_case(mech));
+            (names_a_dir && Path::new(dir).is_absolute() && !dir.contains("${") && !seen.is_dir(Path::new(dir)))
                 .then(|| format!("Invalid Mutex directory in argument {first}"))
         }
         "SSLRandomSeed" if cfg.module_loaded("ssl_module") => {
@@ -345,15 +348,16 @@ mod tests {
             D/main.conf:9: Error[startup-path]: httpd 2.4 will not start: RewriteMap: file for map e not found:D/noprog (on this machine)
             D/main.conf:10: Error[startup-path]: httpd 2.4 will not start: RewriteMap: file for map f not found:D/plain (on this machine)
             D/main.conf:12: Error[startup-path]: httpd 2.4 will not start: Invalid Mutex directory in argument file:D/nodir (on this machine)
-            D/main.conf:15: Error[startup-path]: httpd 2.4 will not start: SSLRandomSeed: source path 'D/noseed' does not exist (on this machine)
-            D/main.conf:17: Error[startup-path]: httpd 2.4 will not start: SSLPassPhraseDialog: file 'D/nodialog' does not exist (on this machine)
+            D/main.conf:15: Error[startup-path]: httpd 2.4 will not start: Invalid Mutex directory in argument posixsem:D/nosem (on this machine)
+            D/main.conf:16: Error[startup-path]: httpd 2.4 will not start: SSLRandomSeed: source path 'D/noseed' does not exist (on this machine)
+            D/main.conf:18: Error[startup-path]: httpd 2.4 will not start: SSLPassPhraseDialog: file 'D/nodialog' does not exist (on this machine)
         "#]]
         .assert_eq(&on_disk(concat!(
             "LoadModule rewrite_module /usr/lib/apache2/modules/mod_rewrite.so\n",
             "LoadModule ssl_module /usr/lib/apache2/modules/mod_ssl.so\n",
             "RewriteMap a txt:no.txt\nRewriteMap b rnd:@D/main.conf\nRewriteMap c dbm=SDBM:no.db\nRewriteMap d dbm=ndbm:no.db\n",
             "RewriteMap e \"prg:noprog -u\"\nRewriteMap f plain\nRewriteMap g prg:htdocs\n",
-            "Mutex file:@D/nodir default\nMutex sem:nowhere\nMutex flock:@D/htdocs\n",
+            "Mutex file:@D/nodir default\nMutex sem:nowhere\nMutex flock:@D/htdocs\nMutex posixsem:@D/nosem\n",
             "SSLRandomSeed startup noseed\nSSLRandomSeed connect builtin\nSSLPassPhraseDialog exec:nodialog\n",
         )));
     }
