@@ -181,6 +181,9 @@ pub fn severity_name(s: Severity) -> &'static str {
     }
 }
 
+/// Where a directory holds its main configuration, as `check`, `explain` and `migrate` look.
+const MAIN_NAMES: [&str; 3] = ["apache2.conf", "httpd.conf", "conf/httpd.conf"];
+
 /// The configurations to load for the given paths: (path, is_main). Each path is made absolute
 /// (against the working directory, as the loader reads it; `..` and symbolic links are kept),
 /// so that a file named relatively is the same file as when a configuration reaches it: an
@@ -193,9 +196,7 @@ pub fn targets(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, String> {
         let absolute = absolute_path(given).map_err(|e| format!("{}: {e}", given.display()))?;
         let p = &absolute;
         if meta.is_dir() {
-            if let Some(main) =
-                ["apache2.conf", "httpd.conf", "conf/httpd.conf"].iter().map(|n| p.join(n)).find(|m| m.is_file())
-            {
+            if let Some(main) = MAIN_NAMES.iter().map(|n| p.join(n)).find(|m| m.is_file()) {
                 out.push((main, true));
             } else {
                 let mut files = Vec::new();
@@ -209,7 +210,10 @@ pub fn targets(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, String> {
                 return Err(format!("{}: not a regular file ({})", given.display(), config::file_kind(&meta)));
             }
             std::fs::File::open(p).map_err(|e| format!("{}: {e}", given.display()))?;
-            let main = crate::server::looks_like_main(p, &config::RealFs);
+            // A file that loads modules is still a fragment of a main configuration above that
+            // includes it (Red Hat's `conf.d/wsgi.conf`).
+            let main = crate::server::looks_like_main(p, &config::RealFs)
+                && (ide::workspace::has_main_name(p) || including_main_above(p).is_none());
             out.push((p.clone(), main));
         }
     }
@@ -222,7 +226,6 @@ pub fn targets(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, String> {
 /// is refused, naming that configuration, since httpd reads the fragment only with everything
 /// around it (as `migrate` proves nothing in a fragment read alone).
 pub fn explained_config(given: &Path) -> Result<PathBuf, String> {
-    const MAIN_NAMES: [&str; 3] = ["apache2.conf", "httpd.conf", "conf/httpd.conf"];
     let meta = std::fs::metadata(given).map_err(|e| format!("cannot read {}: {e}", given.display()))?;
     if meta.is_dir() {
         return MAIN_NAMES.iter().map(|n| given.join(n)).find(|m| m.is_file()).ok_or_else(|| {
@@ -233,24 +236,30 @@ pub fn explained_config(given: &Path) -> Result<PathBuf, String> {
             )
         });
     }
-    if crate::server::looks_like_main(given, &config::RealFs) {
+    // (A file that loads modules may still be one: Red Hat's `conf.d/wsgi.conf`.)
+    if ide::workspace::has_main_name(given) {
         return Ok(given.to_path_buf());
     }
-    let absolute = absolute_path(given).map_err(|e| format!("{}: {e}", given.display()))?;
-    let above = absolute.ancestors().skip(1).flat_map(|dir| MAIN_NAMES.iter().map(move |n| dir.join(n)));
-    for main in above.filter(|m| m.is_file() && *m != absolute) {
-        let cfg = config::load(&main, &config::RealFs);
-        if ide::workspace::find_file(&cfg, &absolute).is_some() {
-            return Err(format!(
-                "{} is a fragment of {}, which includes it: httpd reads it only with the rest of that \
-                 configuration, so explain the request through that one (apache-lsp explain {} …)",
-                given.display(),
-                main.display(),
-                main.display()
-            ));
-        }
+    absolute_path(given).map_err(|e| format!("{}: {e}", given.display()))?;
+    if let Some(main) = including_main_above(given) {
+        return Err(format!(
+            "{} is a fragment of {}, which includes it: httpd reads it only with the rest of that \
+             configuration, so explain the request through that one (apache-lsp explain {} …)",
+            given.display(),
+            main.display(),
+            main.display()
+        ));
     }
     Ok(given.to_path_buf())
+}
+
+/// The main configuration in a directory above `given` (its `apache2.conf`, `httpd.conf` or
+/// `conf/httpd.conf`) that includes it, where one does.
+fn including_main_above(given: &Path) -> Option<PathBuf> {
+    let absolute = absolute_path(given).ok()?;
+    let above = absolute.ancestors().skip(1).flat_map(|dir| MAIN_NAMES.iter().map(move |n| dir.join(n)));
+    let mut mains = above.filter(|m| m.is_file() && *m != absolute);
+    mains.find(|main| ide::workspace::find_file(&config::load(main, &config::RealFs), &absolute).is_some())
 }
 
 /// `path` made absolute against the working directory. A path with `..` in it is resolved

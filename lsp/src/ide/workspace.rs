@@ -273,8 +273,21 @@ fn file_name(path: &Path) -> String {
     path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default()
 }
 
-fn has_main_name(path: &Path) -> bool {
+/// Whether `path` is named as httpd's main configurations are (`httpd.conf`, `apache2.conf`).
+pub fn has_main_name(path: &Path) -> bool {
     matches!(file_name(path).as_str(), "httpd.conf" | "apache2.conf")
+}
+
+/// The directories Debian's and Red Hat's layouts include wholesale.
+const INCLUDED_WHOLESALE: &[&str] =
+    &["sites-enabled", "sites-available", "conf-enabled", "conf-available", "conf.d", "conf.modules.d"];
+
+/// Whether `path` lies in a directory a packaged layout includes wholesale (those of
+/// [`INCLUDED_WHOLESALE`], and Debian's `mods-enabled`/`mods-available`): a fragment, whatever
+/// it holds (Red Hat's `conf.d/wsgi.conf` and `conf.modules.d/*.conf` load modules).
+fn in_included_directory(path: &Path) -> bool {
+    let parent = path.parent().map(file_name).unwrap_or_default();
+    INCLUDED_WHOLESALE.contains(&parent.as_str()) || parent.starts_with("mods-")
 }
 
 fn is_conf(path: &Path) -> bool {
@@ -289,15 +302,11 @@ fn is_access_file(path: &Path) -> bool {
 /// Debian and Red Hat include wholesale (`sites-enabled/`, `conf.d/`…).
 pub fn looks_like_configuration(path: &Path) -> bool {
     let parent = path.parent().map(file_name).unwrap_or_default();
-    is_conf(path)
-        || is_access_file(path)
-        || matches!(
-            parent.as_str(),
-            "sites-enabled" | "sites-available" | "conf-enabled" | "conf-available" | "conf.d" | "conf.modules.d"
-        )
+    is_conf(path) || is_access_file(path) || INCLUDED_WHOLESALE.contains(&parent.as_str())
 }
 
-/// A main configuration by name, or by content (it loads modules or sets ServerRoot).
+/// A main configuration by name, or by content: it sets ServerRoot, or it loads modules and
+/// does not lie where packaged layouts keep included fragments ([`in_included_directory`]).
 pub fn is_main_config(path: &Path, fs: &dyn FileSource) -> bool {
     if has_main_name(path) {
         return true;
@@ -305,11 +314,12 @@ pub fn is_main_config(path: &Path, fs: &dyn FileSource) -> bool {
     if is_access_file(path) {
         return false;
     }
+    let fragment_place = in_included_directory(path);
     fs.read(path)
         .map(|(t, _)| {
             t.lines().any(|l| {
                 let l = l.trim_start().to_ascii_lowercase();
-                l.starts_with("loadmodule ") || l.starts_with("serverroot ")
+                (l.starts_with("loadmodule ") && !fragment_place) || l.starts_with("serverroot ")
             })
         })
         .unwrap_or(false)
@@ -392,6 +402,59 @@ mod tests {
 
     fn rel(root: &Path, p: &Path) -> String {
         p.strip_prefix(root).unwrap_or(p).display().to_string()
+    }
+
+    /// Which files are main configurations: by name, by ServerRoot, or by LoadModule outside
+    /// the directories packaged layouts include wholesale (round 17 T17 F1: Red Hat's
+    /// `conf.d/wsgi.conf` loads its module and is a fragment all the same).
+    #[test]
+    fn modules_loaded_in_an_included_directory_make_no_main_configuration() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let load = "LoadModule wsgi_module modules/mod_wsgi.so\n";
+        write(
+            root,
+            &[
+                ("conf/httpd.conf", "# nothing\n"),
+                ("custom.conf", load),
+                ("rooted.conf", "ServerRoot /etc/httpd\n"),
+                ("conf.d/wsgi.conf", load),
+                ("conf.modules.d/00-base.conf", load),
+                ("mods-enabled/wsgi.load", load),
+                ("sites-available/app.conf", load),
+                ("conf.d/rooted.conf", "ServerRoot /etc/httpd\n"),
+                ("conf.d/.htaccess", load),
+            ],
+        );
+        let paths = [
+            "conf/httpd.conf",
+            "custom.conf",
+            "rooted.conf",
+            "conf.d/wsgi.conf",
+            "conf.modules.d/00-base.conf",
+            "mods-enabled/wsgi.load",
+            "sites-available/app.conf",
+            "conf.d/rooted.conf",
+            "conf.d/.htaccess",
+        ];
+        let (main, fragment): (Vec<&str>, Vec<&str>) =
+            paths.iter().partition(|p| is_main_config(&root.join(p), &RealFs));
+        let main: Vec<String> =
+            fragment.iter().map(|p| format!("-{p}")).chain(main.iter().map(|p| format!("+{p}"))).collect();
+        expect_test::expect![[r#"
+            [
+                "-conf.d/wsgi.conf",
+                "-conf.modules.d/00-base.conf",
+                "-mods-enabled/wsgi.load",
+                "-sites-available/app.conf",
+                "-conf.d/.htaccess",
+                "+conf/httpd.conf",
+                "+custom.conf",
+                "+rooted.conf",
+                "+conf.d/rooted.conf",
+            ]
+        "#]]
+        .assert_debug_eq(&main);
     }
 
     #[test]

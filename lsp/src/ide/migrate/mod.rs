@@ -532,11 +532,18 @@ fn migrate_in(
     if a.bounded {
         out.notes.push("the configuration has more URLs than the proof enumerates; some were not compared".into());
     }
-    if ws.unproven_alone().is_some() && !ws.standalone_htaccess() && !allow_changes {
-        out.notes.push(format!(
-            "{} was read without the main configuration that includes it: no rewrite of it can be proven (the sections of that configuration which apply with its own are not known), so nothing in it is rewritten; migrate the main configuration instead",
-            ws.main.display()
-        ));
+    if ws.unproven_alone().is_some() && !ws.standalone_htaccess() {
+        out.notes.push(if allow_changes {
+            format!(
+                "{} was read without the main configuration that includes it: the rewrite does not see the Require and AuthType lines its sections inherit from that configuration, nor the sections merged after its own (the access changes listed leave them out: a rewrite may open password-protected content)",
+                ws.main.display()
+            )
+        } else {
+            format!(
+                "{} was read without the main configuration that includes it: no rewrite of it can be proven (the sections of that configuration which apply with its own are not known), so nothing in it is rewritten; migrate the main configuration instead",
+                ws.main.display()
+            )
+        });
     }
     if ws.standalone_htaccess() {
         out.notes.push(if allow_changes {
