@@ -62,8 +62,10 @@ pub enum Command {
 pub struct ExplainArgs {
     /// The main configuration file (httpd.conf, apache2.conf), or a directory with one at its
     /// top (as `check` takes it). A file that a main configuration above it includes (a
-    /// sites-enabled fragment) is refused (exit 2), naming that configuration: httpd reads
-    /// a fragment only with the rest of it.
+    /// sites-enabled fragment, even one that loads modules or is named httpd.conf) is refused
+    /// (exit 2), naming that configuration: httpd reads a fragment only with the rest of it. So is
+    /// an .htaccess file. Any other file that does not look like a main configuration is
+    /// explained as a whole server on its own, with a note saying so.
     pub config: PathBuf,
     /// The request: a URL path (/server-status), or an absolute URL
     /// (http://www.example.test:8080/server-status) whose host replaces --host, as httpd
@@ -210,10 +212,10 @@ pub fn targets(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, String> {
                 return Err(format!("{}: not a regular file ({})", given.display(), config::file_kind(&meta)));
             }
             std::fs::File::open(p).map_err(|e| format!("{}: {e}", given.display()))?;
-            // A file that loads modules is still a fragment of a main configuration above that
-            // includes it (Red Hat's `conf.d/wsgi.conf`).
-            let main = crate::server::looks_like_main(p, &config::RealFs)
-                && (ide::workspace::has_main_name(p) || including_main_above(p).is_none());
+            // A file that loads modules, or is named httpd.conf, is still a fragment of a main
+            // configuration above that includes it (Red Hat's `conf.d/wsgi.conf`, the
+            // `httpd.conf` Debian's apache2.conf once included beside it).
+            let main = crate::server::looks_like_main(p, &config::RealFs) && including_main_above(p).is_none();
             out.push((p.clone(), main));
         }
     }
@@ -222,9 +224,10 @@ pub fn targets(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, String> {
 
 /// The main configuration to explain a request through, from what `explain` was given: a
 /// directory is read through the apache2.conf/httpd.conf at its top (as `check` reads it); a
-/// file that a main configuration in a directory above includes (a `sites-enabled` fragment)
-/// is refused, naming that configuration, since httpd reads the fragment only with everything
-/// around it (as `migrate` proves nothing in a fragment read alone).
+/// file that a main configuration in a directory above includes (a `sites-enabled` fragment,
+/// whatever its name or content) is refused, naming that configuration, since httpd reads the
+/// fragment only with everything around it (as `migrate` proves nothing in a fragment read
+/// alone); so is an access file, which httpd reads per directory.
 pub fn explained_config(given: &Path) -> Result<PathBuf, String> {
     let meta = std::fs::metadata(given).map_err(|e| format!("cannot read {}: {e}", given.display()))?;
     if meta.is_dir() {
@@ -236,11 +239,17 @@ pub fn explained_config(given: &Path) -> Result<PathBuf, String> {
             )
         });
     }
-    // (A file that loads modules may still be one: Red Hat's `conf.d/wsgi.conf`.)
-    if ide::workspace::has_main_name(given) {
-        return Ok(given.to_path_buf());
+    // An .htaccess file is read per directory, by the server that serves the directory.
+    if ide::workspace::is_access_file(given) {
+        return Err(format!(
+            "{} is an access file: httpd reads it for the directory it lies in, under the server that serves \
+             that directory, so explain the request through that server's main configuration",
+            given.display()
+        ));
     }
     absolute_path(given).map_err(|e| format!("{}: {e}", given.display()))?;
+    // (A file that loads modules or is named httpd.conf may still be one: Red Hat's
+    // `conf.d/wsgi.conf`, Debian's old `Include httpd.conf`.)
     if let Some(main) = including_main_above(given) {
         return Err(format!(
             "{} is a fragment of {}, which includes it: httpd reads it only with the rest of that \
@@ -1204,6 +1213,14 @@ pub fn main() -> i32 {
                     return 2;
                 }
             };
+            if !crate::server::looks_like_main(&main, &config::RealFs) {
+                eprintln!(
+                    "note: {} does not look like a main configuration (not named httpd.conf or apache2.conf, no \
+                     ServerRoot, no LoadModule): it is explained as a whole server on its own, with httpd's defaults \
+                     for all it does not set; where a main configuration includes it, httpd may answer otherwise",
+                    main.display()
+                );
+            }
             let cfg = config::load(&main, &config::RealFs);
             if a.host.is_some() && a.url.as_deref().is_some_and(|u| !u.starts_with('/')) {
                 eprintln!(

@@ -88,3 +88,46 @@ fn a_conf_d_snippet_alone_is_migrated_only_with_what_it_assumes_said() {
     let (_, report) = run(&["check", s]);
     assert!(!report.contains("error[access-compat-not-loaded]"), "{report}");
 }
+
+/// A fragment named `httpd.conf` that an `apache2.conf` beside it includes (Debian's 2.2-era
+/// `Include httpd.conf`; T17 F12) is that tree's fragment too: migrate rewrites nothing in it and
+/// explain names apache2.conf. An access file is refused by explain (httpd reads it per
+/// directory), and any other file that does not look like a main configuration is explained
+/// with a note that it was taken for a whole server (T17 F13).
+#[test]
+fn explain_and_migrate_refuse_what_is_no_main_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let main = root.join("apache2.conf");
+    std::fs::write(
+        &main,
+        "<Directory /srv/www>\n    AuthType Basic\n    AuthName staff\n    AuthUserFile /etc/htpasswd\n    \
+Require valid-user\n</Directory>\nInclude httpd.conf\n",
+    )
+    .unwrap();
+    let user = root.join("httpd.conf");
+    let old = "<Directory /srv/www/app>\n    Order allow,deny\n    Allow from all\n</Directory>\n";
+    std::fs::write(&user, old).unwrap();
+    let u = user.to_str().unwrap();
+    let (code, out, err) = apache_lsp(&["migrate", "--write", u]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(err.contains("read without the main configuration that includes it"), "{err}");
+    assert_eq!(std::fs::read_to_string(&user).unwrap(), old, "nothing written");
+    let (code, _, err) = apache_lsp(&["explain", u, "/app/x.txt"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("fragment") && err.contains(main.to_str().unwrap()), "{err}");
+
+    let htaccess = root.join(".htaccess");
+    std::fs::write(&htaccess, "Order deny,allow\nDeny from all\n").unwrap();
+    let (code, out, err) = apache_lsp(&["explain", htaccess.to_str().unwrap(), "/x.txt"]);
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(out.is_empty() && err.contains("access file"), "{out}{err}");
+
+    let loose = root.join("other/app.conf");
+    std::fs::create_dir_all(loose.parent().unwrap()).unwrap();
+    std::fs::write(&loose, old).unwrap();
+    let (code, out, err) = apache_lsp(&["explain", loose.to_str().unwrap(), "/app/x.txt"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("Status:"), "{out}");
+    assert!(err.contains("does not look like a main configuration"), "{err}");
+}

@@ -274,7 +274,7 @@ fn file_name(path: &Path) -> String {
 }
 
 /// Whether `path` is named as httpd's main configurations are (`httpd.conf`, `apache2.conf`).
-pub fn has_main_name(path: &Path) -> bool {
+fn has_main_name(path: &Path) -> bool {
     matches!(file_name(path).as_str(), "httpd.conf" | "apache2.conf")
 }
 
@@ -294,7 +294,8 @@ fn is_conf(path: &Path) -> bool {
     file_name(path).ends_with(".conf")
 }
 
-fn is_access_file(path: &Path) -> bool {
+/// Whether `path` is named like an access file (`.htaccess`, `foo.htaccess`, `htaccess.txt`).
+pub fn is_access_file(path: &Path) -> bool {
     file_name(path).contains("htaccess")
 }
 
