@@ -606,8 +606,8 @@ fn walk_time_error(message: &str) -> bool {
 }
 
 /// The first error `server/config.c: ap_build_config` meets reading an .htaccess file's
-/// structure, before any line runs: a closer without its section, of another section, without
-/// its `>`, or sections left open at the end (all of them, innermost first, each with its file
+/// structure, before any line runs: a line too long for its buffer, a closer without its
+/// section, of another section, without its `>`, or sections left open at the end (all of them, innermost first, each with its file
 /// and line). The bodies of `<IfModule>` sections httpd skips are read for nesting too.
 fn htaccess_build_error(fd: &FileData, frag: &Config) -> Option<String> {
     let path = fd.path.display();
@@ -620,7 +620,9 @@ fn htaccess_build_error(fd: &FileData, frag: &Config) -> Option<String> {
     let closer = frag.problems.iter().filter(|p| p.file == 0);
     let closer = closer.filter_map(|p| Some((p.range.start(), config::read_refusal(p)?)));
     let parsed = errors.clone().filter(|e| structural(&e.message)).map(|e| (e.range.start(), e.message.as_str()));
-    if let Some((_, message)) = parsed.chain(closer).min_by_key(|(at, _)| *at) {
+    // A line too long for httpd's buffer stops the reading where it stands.
+    let long = crate::ide::diagnostics::htaccess_line_length::first_too_long(&fd.text);
+    if let Some((_, message)) = parsed.chain(long).chain(closer).min_by_key(|(at, _)| *at) {
         return Some(format!("{path}: {message}"));
     }
     let unclosed: Vec<String> = errors

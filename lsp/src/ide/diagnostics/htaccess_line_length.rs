@@ -5,6 +5,7 @@
 
 use super::Diagnostic;
 use crate::ide::config::{Config, FileId, TopLevel};
+use apache_syntax::{TextRange, TextSize};
 
 /// httpd's `MAX_STRING_LEN`, the buffer an .htaccess line is read into.
 const HTACCESS_LINE: usize = 8192;
@@ -13,26 +14,42 @@ pub(super) fn check(cfg: &Config, file: FileId, out: &mut Vec<Diagnostic>) {
     if cfg.top != TopLevel::Htaccess {
         return;
     }
-    let text = &cfg.file(file).text;
-    let mut start = 0;
-    while start < text.len() {
-        let end = memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |i| start + i);
-        if end - start >= HTACCESS_LINE {
-            let range = apache_syntax::TextRange::new((start as u32).into(), (end as u32).into());
-            out.push(Diagnostic::new(
-                file,
-                range,
-                crate::ide::config::Severity::Error,
-                "syntax",
-                format!(
-                    "{}: Line too long: this line is {} bytes, and httpd reads .htaccess lines shorter than {HTACCESS_LINE} bytes",
-                    super::consequence(cfg),
-                    end - start
-                ),
-            ));
-        }
-        start = end + 1;
+    for (range, len) in long_lines(&cfg.file(file).text) {
+        out.push(Diagnostic::new(
+            file,
+            range,
+            crate::ide::config::Severity::Error,
+            "syntax",
+            format!(
+                "{}: Line too long: this line is {len} bytes, and httpd reads .htaccess lines shorter than {HTACCESS_LINE} bytes",
+                super::consequence(cfg),
+            ),
+        ));
     }
+}
+
+/// Where httpd stops reading .htaccess text `text`, if it does: the first line too long for
+/// its buffer, with httpd's words. (The request engine counts it as the file's 500, before
+/// any line runs.)
+pub(crate) fn first_too_long(text: &str) -> Option<(TextSize, &'static str)> {
+    long_lines(text).next().map(|(range, _)| (range.start(), "Line too long"))
+}
+
+/// The physical lines of `text` of [`HTACCESS_LINE`] bytes or more (their newline aside), with
+/// their length.
+fn long_lines(text: &str) -> impl Iterator<Item = (TextRange, usize)> + '_ {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        while start < text.len() {
+            let end = memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |i| start + i);
+            let line = start;
+            start = end + 1;
+            if end - line >= HTACCESS_LINE {
+                return Some((TextRange::new((line as u32).into(), (end as u32).into()), end - line));
+            }
+        }
+        None
+    })
 }
 
 #[cfg(test)]

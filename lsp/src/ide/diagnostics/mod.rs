@@ -15,7 +15,7 @@ mod else_without_if;
 pub(crate) mod error_directive;
 pub(crate) mod expr_syntax;
 mod htaccess_conditionals;
-mod htaccess_line_length;
+pub(crate) mod htaccess_line_length;
 pub(crate) mod htaccess_refusals;
 mod htaccess_skipped;
 mod limit_methods;
