@@ -127,3 +127,55 @@ fn the_editor_sees_the_htaccess_files_below_a_section_as_httpd_reads_them() {
     let md = hover(&mut c, &conf_uri, &text);
     assert!(md.contains("`Require ip 127.0.0.1` has no effect here"), "{md}");
 }
+
+/// Whether `m` publishes `uri`'s diagnostics, and if so whether one has code `code`.
+fn has_code(m: &Value, uri: &str, code: &str) -> Option<bool> {
+    (m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri)
+        .then(|| m["params"]["diagnostics"].as_array().is_some_and(|d| d.iter().any(|d| d["code"] == code)))
+}
+
+/// Editing the main configuration re-publishes the diagnostics of the other open documents of
+/// its tree: the AllowOverride that lets an open .htaccess file's `Require` in is narrowed in
+/// the editor (not saved), and the .htaccess gets its error at once, then loses it when the edit
+/// is undone (black-box round 17 L1: they stayed as first published until a file changed on disk).
+#[test]
+fn an_edit_of_the_main_configuration_republishes_the_open_files_it_concerns() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let conf = root.join("httpd.conf");
+    let open_to = |overrides: &str| {
+        format!(
+            "# Überblick\nDocumentRoot {d}/htdocs\n<Directory {d}/htdocs>\n  AllowOverride {overrides}\n  Require all granted\n</Directory>\n",
+            d = root.display()
+        )
+    };
+    let text = open_to("All");
+    std::fs::write(&conf, &text).unwrap();
+    let ht = root.join("htdocs/s/.htaccess");
+    std::fs::create_dir_all(ht.parent().unwrap()).unwrap();
+    let require = "Require ip 127.0.0.2\n";
+    std::fs::write(&ht, require).unwrap();
+    let (conf_uri, ht_uri) = (file_uri(&conf), file_uri(&ht));
+
+    let mut c = Client::spawn();
+    let r = c.initialize_with(json!({"window": {"workDoneProgress": true}}), &[root], json!({}));
+    assert!(r.get("result").is_some(), "{r}");
+    c.wait_for(WAIT, |m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end").expect("indexed");
+    c.open(&conf_uri, &text);
+    c.open(&ht_uri, require);
+    let diags = c.diagnostics(&ht_uri, Some(1), WAIT).expect("diagnostics");
+    assert!(!diags.iter().any(|d| d["code"] == "directive-context"), "{diags:#?}");
+
+    for (version, overrides, refused) in [(2, "Limit", true), (3, "All", false)] {
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": conf_uri, "version": version}, "contentChanges": [{"text": open_to(overrides)}]}),
+        );
+        c.wait_for(WAIT, |m| has_code(m, &ht_uri, "directive-context") == Some(refused)).unwrap_or_else(|| {
+            panic!(
+                "no publication of the .htaccess after AllowOverride {overrides}: {:#?}",
+                c.backlog().collect::<Vec<_>>()
+            )
+        });
+    }
+}

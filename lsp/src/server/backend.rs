@@ -168,12 +168,15 @@ impl Backend {
 }
 
 impl Backend {
-    /// After the editor's text of an access file changed (opened, edited, closed): re-analyses
-    /// the other open documents of the roots serving it, whose precedence check reads it
-    /// ([`super::cache`] gives their analyses the editor's text).
+    /// After the editor's text of a file changed (opened, edited, closed): re-analyses the other
+    /// open documents of the roots that read it, an access file they serve or a file of their
+    /// tree (an AllowOverride or LoadModule edited in apache2.conf changes what an open
+    /// .htaccess or included file is told; [`super::cache`] gives their analyses the editor's
+    /// text).
     async fn refresh_readers_of(&self, path: &Path) {
         let ws = self.state.workspace.lock().unwrap().clone();
-        let roots: Vec<&PathBuf> = ws.roots.iter().filter(|r| r.has_access_file(path)).map(|r| &r.main).collect();
+        let reads = |r: &&ide::workspace::Root| r.has_access_file(path) || r.reaches(path);
+        let roots: Vec<&PathBuf> = ws.roots.iter().filter(reads).map(|r| &r.main).collect();
         if roots.is_empty() {
             return;
         }
