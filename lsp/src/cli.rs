@@ -816,6 +816,7 @@ pub fn request_spec(a: &ExplainArgs, cfg: &config::Config) -> Result<ide::access
     };
     // The AuthUserFile and AuthGroupFile in force, as httpd opens them for the request.
     req.auth_files_from_disk = true;
+    req.check_user_listed = true;
     let target = RequestTarget::parse(a.url.as_deref().unwrap_or("/"))?;
     // The connection's port: given, else the absolute URL's, else the one Listen names.
     req.local_port = a.port.or(target.port).or_else(|| ide::explain::listen_port(cfg).ok());

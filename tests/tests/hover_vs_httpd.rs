@@ -1526,3 +1526,25 @@ fn a_loopback_row_is_answered_by_the_virtual_host_on_its_address() {
         assert_eq!(httpd.send(&req).unwrap(), 403, "{addr}");
     }
 }
+
+/// The password file in force, as httpd reads it per request (black-box round 17 B17 H1, H3): a
+/// user a Require line names but the file does not list is refused (401, AH01618), and a missing
+/// file makes every request with credentials a 500 (AH01620). The hover's columns say the same.
+#[test]
+fn a_password_file_missing_or_not_listing_a_user_as_httpd_reads_it() {
+    if !require_apache2() {
+        return;
+    }
+    for (file, carol, zed) in [("htpasswd", 200, 401), ("no-such-file", 500, 500)] {
+        let body = format!(
+            "<Directory @DOCROOT@>\n  AuthType Basic\n  AuthName x\n  AuthUserFile @ROOT@/{file}\n  Require user carol zed\n</Directory>\n"
+        );
+        let cfg = HttpdConfig::new(body).file("htdocs/index.html", "x\n");
+        let md = hover_via_api(&cfg, "<Directory @DOCROOT@>");
+        let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("httpd did not start: {e}"));
+        let get = |u: &str, p: &str| httpd.send(&Request::get("/").user(u, p)).unwrap();
+        assert_eq!((get("carol", "cpw"), get("zed", "zpw")), (carol, zed), "{file}");
+        assert!(md.contains("| client | anonymous | as `carol` | as `zed` |"), "{md}");
+        assert!(md.contains(&format!("| local (127.0.0.1) | 401 | {carol} | {zed} |")), "{file}: {md}");
+    }
+}

@@ -1008,10 +1008,16 @@ impl Table {
             let conn = row_connection(cfg, *ip);
             let cells: Vec<Cell> = columns
                 .iter()
-                .map(|(_, user)| {
+                .enumerate()
+                .map(|(i, (_, user))| {
                     let mut sp = row_spec(&conn, method, url, host, *ip, *user);
                     if user.is_some() {
                         sp.request.groups = Some(groups.clone());
+                        // The password file in force as httpd opens it (a missing one is a 500),
+                        // and whether it lists a user a column names (the last column stands
+                        // for any user it lists).
+                        sp.request.auth_files_from_disk = cfg.disk_paths;
+                        sp.request.check_user_listed = i + 1 < columns.len();
                     }
                     Cell::of(cfg, fs, sp)
                 })
@@ -1216,6 +1222,24 @@ mod tests {
         }
     }
 
+    /// The password file in force is read as httpd reads it per request: missing, every cell with
+    /// credentials is a 500 (AH01620); a user a Require line names but the file does not list is
+    /// refused like a wrong password (AH01618: 401), while a listed one gets in (black-box round 17
+    /// B17 H1, H3; hover_vs_httpd::a_password_file_missing_or_not_listing_a_user_as_httpd_reads_it).
+    #[test]
+    fn the_password_file_in_force_is_read_for_the_columns() {
+        let conf = |file: &str| {
+            format!("{AUTH_MODULES}DocumentRoot {{d}}/www\n<Directory {{d}}/www>\n AuthType Basic\n AuthName x\n AuthUserFile {{d}}/{file}\n Require user carol zed\n</Directory>\n")
+        };
+        let t = OnDisk::new(&["www"], &[("pw", "carol:x\n")], &conf("pw"));
+        let md = t.hover_on("<Directory {d}/www>");
+        assert!(md.contains("| local (127.0.0.1) | 401 | 200 | 401 | 401 |"), "{md}");
+        assert!(md.contains("AH01618: user zed not found"), "{md}");
+        let t = OnDisk::new(&["www"], &[], &conf("missing"));
+        let md = t.hover_on("<Directory {d}/www>");
+        assert!(md.contains("| local (127.0.0.1) | 401 | 500 | 500 | 500 |"), "{md}");
+    }
+
     /// The table's authenticated columns are the users the Require lines name (members of the
     /// groups they name, by the group file) and one they do not: a fixed "alice" showed
     /// `Require user carol` and `Require group admins` closed to everyone, where httpd lets carol
@@ -1223,7 +1247,8 @@ mod tests {
     #[test]
     fn authenticated_columns_are_the_users_the_rules_name() {
         let conf = "LoadModule authz_core_module m\nLoadModule authz_user_module m\nLoadModule authz_groupfile_module m\nLoadModule auth_basic_module m\nLoadModule authn_core_module m\nLoadModule authn_file_module m\nDocumentRoot {d}/www\n<Directory {d}/www>\n AuthType Basic\n AuthName x\n AuthUserFile {d}/pw\n AuthGroupFile {d}/groups\n Require user carol\n</Directory>\n<Location /g>\n Require group admins\n</Location>\n";
-        let t = OnDisk::new(&["www"], &[("groups", "admins: alice\nstaff: alice bob\n")], conf);
+        let files = [("groups", "admins: alice\nstaff: alice bob\n"), ("pw", "alice:x\nbob:x\ncarol:x\n")];
+        let t = OnDisk::new(&["www"], &files, conf);
         let hover_on = |h: &str| t.hover_on(h);
         let md = hover_on("<Directory {d}/www>");
         assert!(md.contains("| client | anonymous | as `carol` | another valid user |"), "{md}");
@@ -1241,7 +1266,7 @@ mod tests {
     fn every_named_user_gets_a_column_up_to_the_bound() {
         let head = "LoadModule authz_core_module m\nLoadModule authz_user_module m\nLoadModule auth_basic_module m\nLoadModule authn_core_module m\nLoadModule authn_file_module m\nDocumentRoot {d}/www\n<Directory {d}/www>\n AuthType Basic\n AuthName x\n AuthUserFile {d}/pw\n";
         let conf = format!("{head} Require user alice bob\n Require user dave\n</Directory>\n");
-        let md = OnDisk::new(&["www"], &[], &conf).hover_on("<Directory {d}/www>");
+        let md = OnDisk::new(&["www"], &[("pw", "alice:x\nbob:x\ndave:x\n")], &conf).hover_on("<Directory {d}/www>");
         assert!(md.contains("| client | anonymous | as `alice` | as `bob` | as `dave` | another valid user |"), "{md}");
         assert!(md.contains("| local (127.0.0.1) | 401 | 200 | 200 | 200 | 401 |"), "{md}");
         assert!(!md.contains("No column for"), "{md}");
@@ -1293,7 +1318,7 @@ mod tests {
     #[test]
     fn the_directory_index_is_looked_up_with_each_cells_credentials() {
         let conf = format!("{AUTH_MODULES}DocumentRoot {{d}}/www\n<Directory {{d}}/www>\n AuthType Basic\n AuthName x\n AuthUserFile {{d}}/pw\n Require valid-user\n</Directory>\n<Directory {{d}}/www/empty>\n Options None\n</Directory>\n");
-        let t = OnDisk::new(&["www/empty"], &[("www/index.html", "x")], &conf);
+        let t = OnDisk::new(&["www/empty"], &[("www/index.html", "x"), ("pw", "alice:x\n")], &conf);
         let md = t.hover_on("<Directory {d}/www>");
         expect_test::expect![[r#"
             | client | anonymous | authenticated |

@@ -49,6 +49,10 @@ pub fn in_force(cfg: &Config, authn: &AuthnConfig, request: &mut Request) {
         let path = resolved(cfg, &f.value);
         if !path.exists() {
             request.missing_user_files.insert(f.value.clone(), path.to_string_lossy().into_owned());
+        } else if request.check_user_listed {
+            let unlisted =
+                request.user.as_ref().is_some_and(|u| users_in(&path).is_some_and(|users| !users.contains(u)));
+            request.unlisted_user_file = unlisted.then(|| path.to_string_lossy().into_owned());
         }
     }
     if let Some(f) = &authn.dbm_user_file {
@@ -66,6 +70,15 @@ pub fn in_force(cfg: &Config, authn: &AuthnConfig, request: &mut Request) {
     }
 }
 
+/// The users a password file lists, as mod_authn_file reads it (`check_password`): each line's
+/// text up to its first `:`, blank and `#` lines aside. None where it cannot be read.
+fn users_in(path: &Path) -> Option<std::collections::BTreeSet<String>> {
+    let bytes = crate::ide::config::read_regular(path).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let lines = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'));
+    Some(lines.map(|l| l.split(':').next().unwrap_or(l).to_string()).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use crate::ide::access::{resolve, FsView};
@@ -74,12 +87,14 @@ mod tests {
 
     /// The status of GET `url` as `user` (None: anonymous; Some(None): a wrong password) where
     /// `www/.htaccess` holds `htaccess` and ROOT holds `groups` (`alice` in `admins`, `bob` in
-    /// `staff`), the files read as explain reads them (or not, `from_disk` false).
+    /// `staff`) and `users` (alice, bob), the files read as explain reads them (or not,
+    /// `from_disk` false).
     fn status(htaccess: &str, user: Option<Option<&str>>, from_disk: bool) -> Option<u16> {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path().display().to_string();
         std::fs::create_dir_all(dir.path().join("www")).unwrap();
         std::fs::write(dir.path().join("groups"), "admins: alice\nstaff: bob\n").unwrap();
+        std::fs::write(dir.path().join("users"), "# the team\nalice:{SHA}x\n\n  bob:y\n").unwrap();
         std::fs::write(dir.path().join("www/.htaccess"), htaccess).unwrap();
         let main = dir.path().join("httpd.conf");
         let modules =
@@ -94,6 +109,7 @@ mod tests {
         let r = resolve(&cfg, &FsView::fresh(), "/", None, None);
         let mut req = policy::Request::new("GET", "127.0.0.1".parse().unwrap(), "127.0.0.1".parse().unwrap());
         req.auth_files_from_disk = from_disk;
+        req.check_user_listed = from_disk;
         match user {
             Some(Some(u)) => req.user = Some(u.to_string()),
             Some(None) => req.bad_credentials = true,
@@ -112,14 +128,18 @@ mod tests {
         assert_eq!(status(&missing, Some(None), true), Some(500));
         // Not asked to look: taken as readable (the hover, check).
         assert_eq!(status(&missing, Some(Some("alice")), false), Some(200));
-        let there = format!("{BASIC}AuthUserFile groups\nRequire valid-user\n");
+        let there = format!("{BASIC}AuthUserFile users\nRequire valid-user\n");
         assert_eq!(status(&there, Some(Some("alice")), true), Some(200));
+        assert_eq!(status(&there, Some(Some("bob")), true), Some(200));
+        // A user the file does not list: "user not found" (AH01618), 401 (round 17 H1, C17 F14).
+        assert_eq!(status(&there, Some(Some("zed")), true), Some(401));
+        assert_eq!(status(&there, Some(Some("zed")), false), Some(200), "not looked at");
     }
 
     #[test]
     fn require_group_reads_the_group_file_in_force() {
         let group = |file: &str, group: &str| {
-            format!("{BASIC}AuthUserFile groups\nAuthGroupFile {file}\nRequire group {group}\n")
+            format!("{BASIC}AuthUserFile users\nAuthGroupFile {file}\nRequire group {group}\n")
         };
         assert_eq!(status(&group("groups", "admins"), Some(Some("alice")), true), Some(200));
         assert_eq!(status(&group("groups", "ADMINS"), Some(Some("alice")), true), Some(200));

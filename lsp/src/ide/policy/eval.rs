@@ -133,6 +133,12 @@ pub struct Request {
     /// and `unreadable_group_file` are then filled in for those files
     /// (`crate::ide::access::auth_files::in_force`).
     pub auth_files_from_disk: bool,
+    /// With [`Request::auth_files_from_disk`], `user` is also looked up in the `AuthUserFile` in
+    /// force (explain's `--user`, a hover column naming a user), as mod_authn_file does.
+    pub check_user_listed: bool,
+    /// The `AuthUserFile` in force (the path httpd opens) exists and does not list `user`:
+    /// mod_authn_file answers "user not found" (AH01618) and the request gets 401.
+    pub unlisted_user_file: Option<String>,
 }
 
 impl Request {
@@ -156,6 +162,8 @@ impl Request {
             missing_dbm_user_file: None,
             unreadable_group_file: None,
             auth_files_from_disk: false,
+            check_user_listed: false,
+            unlisted_user_file: None,
         }
     }
 }
@@ -481,8 +489,20 @@ impl<'a> Eval<'a> {
     /// `find_allowdeny`: does any entry for this method match? Returns the deciding entry.
     fn find_allowdeny<'e>(&mut self, kind: &str, entries: Vec<&'e AccessEntry>) -> (Tri, Option<&'e AccessEntry>) {
         let mut first_unknown = None;
-        for e in &entries {
+        // Entries past the first TRACED that do not match are counted, not traced one by one
+        // (a blocklist of thousands of lines is evaluated for every client the proof asks).
+        const TRACED: usize = 16;
+        let mut untraced = 0;
+        for (i, e) in entries.iter().enumerate() {
             let t = self.entry_matches(e);
+            if i >= TRACED && t == Tri::False {
+                untraced += 1;
+                continue;
+            }
+            if untraced > 0 {
+                self.step(2, format!("{kind} from: {untraced} more entries do not match"), None);
+                untraced = 0;
+            }
             self.step(
                 2,
                 format!(
@@ -501,6 +521,9 @@ impl<'a> Eval<'a> {
                 Tri::Unknown if first_unknown.is_none() => first_unknown = Some(*e),
                 _ => {}
             }
+        }
+        if untraced > 0 {
+            self.step(2, format!("{kind} from: {untraced} more entries do not match"), None);
         }
         match first_unknown {
             Some(e) => {
@@ -1391,6 +1414,21 @@ impl<'a> Eval<'a> {
                 format!("AuthUserFile {} does not exist", file.value),
                 Some(file.loc.clone()),
                 vec![log("AH01620", "authn_file", LogLevel::Error, format!("Could not open password file: {path}"))],
+            )];
+        }
+        let unlisted = self.req.unlisted_user_file.as_ref().zip(self.req.user.as_ref());
+        if let (true, Some((path, u))) = (first_is_file, unlisted) {
+            let file = self.authn.user_file.as_ref().map(|f| f.loc.clone());
+            self.step(
+                0,
+                format!("authentication ({name}): {path} does not list the user {u} → 401 (AH01618)"),
+                file.as_ref(),
+            );
+            return vec![status(
+                401,
+                format!("AuthUserFile {path} does not list {u}"),
+                file,
+                vec![log("AH01618", "auth_basic", LogLevel::Error, format!("user {u} not found: {}", self.req.uri))],
             )];
         }
         match &self.req.user {
