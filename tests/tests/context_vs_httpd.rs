@@ -242,6 +242,13 @@ fn modules_loaded_before_what_they_need_match_apache2_t() {
             reported.iter().any(|r| r.code == "module-dependency" && r.line == line && r.severity == "error"),
             "{id} in <Foo>: httpd refuses line {line}; we report {reported:?}"
         );
+        // A <Macro> body mod_macro keeps for Use runs nothing where it stands.
+        let kept = HttpdConfig::new(format!("<Macro P>\n    LoadModule {id} {}\n</Macro>\n", file(id).display()))
+            .with_module("macro");
+        let (ok, output) = config_test(&kept);
+        assert!(ok, "{id} in <Macro>: apache2 -t refuses it: {output}");
+        let reported = apache_lsp::cli::check_paths(&[kept.main_config_path()]).unwrap();
+        assert!(reported.iter().all(|r| r.severity != "error"), "{id} in <Macro>: {reported:?}");
     }
     // The harness loads one MPM; a second one.
     let cfg =

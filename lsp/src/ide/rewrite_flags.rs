@@ -199,9 +199,9 @@ impl RuleFlags {
 
     /// The status each `R` flag sets, as `cmd_rewriterule_setflag` reads its value and httpd
     /// answers it: `permanent` 301, `temp` 302, `seeother` 303 (case aside), a value starting
-    /// with a digit its leading number (C's `atoi`, `301x` is 301); without a value, or with
-    /// any other word (`gone` among them: Redirect's word, not mod_rewrite's), the status is
-    /// not a redirect's and httpd answers 302.
+    /// with a digit its leading number (C's `atoi`, `301x` is 301); without a value the rule's
+    /// default, 302; any other word (`gone` among them: Redirect's word, not mod_rewrite's)
+    /// sets the status 0, not a redirect's, and httpd answers 302 in its place.
     pub fn redirect_statuses(&self) -> impl Iterator<Item = u16> + '_ {
         self.values(RuleFlag::Redirect).map(|value| {
             let status = match value {

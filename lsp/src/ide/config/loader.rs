@@ -171,6 +171,9 @@ struct Loader<'a> {
     identity: HashMap<FileId, Option<Identity>>,
     /// What the LoadModule lines read so far have loaded.
     module_lines: super::module_lines::ModuleLines,
+    /// How many `<Macro>` bodies (mod_macro loaded) the lines being read are in: httpd keeps
+    /// such a body for `Use`, and runs none of its LoadModule lines where it stands.
+    macro_bodies: usize,
     /// The node texts made so far, each once: equal lines share one ([`Node::of_line_in`]).
     texts: PooledTexts,
 }
@@ -328,6 +331,7 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool)
         real: HashMap::new(),
         identity: HashMap::new(),
         module_lines: Default::default(),
+        macro_bodies: 0,
         texts: PooledTexts::from(Arc::default()),
     };
     l.cfg.disk_paths = fs.disk_paths();
@@ -690,7 +694,7 @@ impl Loader<'_> {
                 }
             }
             Some("loadmodule") => {
-                if let Some(id) = args.first() {
+                if let (Some(id), 0) = (args.first(), self.macro_bodies) {
                     self.load_module(loc, id, args.get(1).map_or("", |so| so));
                 }
             }
@@ -791,7 +795,10 @@ impl Loader<'_> {
             Body::Tree(_) => 0,
         };
         let mut children = ThinVec::with_capacity(guess);
+        let macro_body = usize::from(name.eq_ignore_ascii_case("Macro") && self.module_loaded("macro_module"));
+        self.macro_bodies += macro_body;
         self.body_items(file, &body, &mut children);
+        self.macro_bodies -= macro_body;
         // The guess misses when an Include or a conditional section is spliced in: then moved
         // into a block of their length (shrinking in place may keep the old block).
         if children.capacity() != children.len() {
@@ -1169,6 +1176,7 @@ impl Loader<'_> {
             real: HashMap::new(),
             identity: HashMap::new(),
             module_lines: Default::default(),
+            macro_bodies: self.macro_bodies,
             texts: PooledTexts::from(self.texts.pool.clone()),
         }
     }

@@ -1,7 +1,9 @@
 //! `LoadModule` lines as mod_so reads them, one after the other as the configuration is read:
 //! `load_module` runs when httpd reads the line (`EXEC_ON_READ`), wherever it stands, even in
 //! a section httpd refuses only later (`<Foo>` unknown: `apache2 -t` names the LoadModule line
-//! inside it first). What httpd says of each line:
+//! inside it first); only a `<Macro>` body, which mod_macro keeps for `Use`, runs none of its
+//! lines where it stands (the loader reads no LoadModule line there). What httpd says of each
+//! line:
 //!
 //! - module-loaded-twice: a module an earlier line loaded is skipped with a warning (AH01574).
 //! - builtin-module: one Debian's apache2 has compiled in stops httpd there (a warning: other
@@ -139,6 +141,26 @@ mod tests {
             /etc/httpd/httpd.conf:3: Error[module-dependency]: httpd 2.4 will not start: Cannot load m/http.so into server: undefined symbol: proxy_http_module calls functions of proxy_module, which no earlier LoadModule line loads (load it first)
         "#]]
         .assert_eq(&render("//- /etc/httpd/httpd.conf\nLoadModule mpm_event_module m/e.so\n<Foo>\n  LoadModule proxy_http_module m/http.so\n</Foo>\n"));
+    }
+
+    /// mod_macro keeps a `<Macro>` body for `Use`: its LoadModule lines load nothing where they
+    /// stand (`apache2 -t`: Syntax OK). Without mod_macro, `<Macro>` is a section httpd does
+    /// not know, and the line is read as in any other.
+    #[test]
+    fn a_macro_body_loads_nothing_where_it_stands() {
+        let body =
+            "<Macro P>\n  LoadModule proxy_http_module m/h.so\n  LoadModule mpm_prefork_module m/p.so\n</Macro>\n";
+        assert_eq!(
+            render(&format!(
+                "//- /etc/httpd/httpd.conf\nLoadModule mpm_event_module m/e.so\nLoadModule macro_module m/m.so\n{body}"
+            )),
+            ""
+        );
+        let found = render(&format!("//- /etc/httpd/httpd.conf\nLoadModule mpm_event_module m/e.so\n{body}"));
+        assert!(
+            found.contains(":3: Error[module-dependency]") && found.contains(":4: Error[more-than-one-mpm]"),
+            "{found}"
+        );
     }
 
     #[test]
