@@ -186,7 +186,9 @@ fn load_module_lines_match_apache2_t() {
 /// A LoadModule line for a module that calls another module's functions, against `apache2 -t`:
 /// alone httpd stops at it ("undefined symbol"), and check reports `module-dependency` on that
 /// line; after a line loading the other module both pass. A second MPM: AH00534, reported as
-/// `more-than-one-mpm` on its line. Every pair of check's table is asked.
+/// `more-than-one-mpm` on its line. Every pair of check's table is asked, and one inside a
+/// section httpd does not know (it loads the module as it reads the line, before it refuses the
+/// section).
 #[test]
 fn modules_loaded_before_what_they_need_match_apache2_t() {
     if !require_apache2() {
@@ -198,7 +200,7 @@ fn modules_loaded_before_what_they_need_match_apache2_t() {
         let text = std::fs::read_to_string(cfg.main_config_path()).unwrap();
         text.lines().position(|l| l.contains(needle)).map(|i| i as u32 + 1).unwrap()
     };
-    for (id, needed) in diagnostics::module_loads::NEEDS {
+    for (id, needed) in apache_lsp::ide::config::module_lines::NEEDS {
         if !file(id).exists() || !file(needed).exists() {
             println!(
                 "note: {} or {} is not on this machine; pair not asked",
@@ -226,6 +228,27 @@ fn modules_loaded_before_what_they_need_match_apache2_t() {
         assert!(ok, "{id} after {needed}: apache2 -t refuses it: {output}");
         let reported = apache_lsp::cli::check_paths(&[after.main_config_path()]).unwrap();
         assert!(reported.iter().all(|r| r.code != "module-dependency"), "{id} after {needed}: {reported:?}");
+    }
+    // httpd runs LoadModule as it reads it: inside a section it refuses only afterwards, the
+    // line is still the one it names.
+    let (id, needed) = ("proxy_http_module", "proxy_module");
+    if file(id).exists() && file(needed).exists() {
+        let inside = HttpdConfig::new(format!("<Foo>\n    LoadModule {id} {}\n</Foo>\n", file(id).display()));
+        let (ok, output) = config_test(&inside);
+        let line = line_of(&inside, &format!("LoadModule {id}"));
+        assert!(!ok && output.contains(&format!("Syntax error on line {line} ")), "{id} in <Foo>: {output}");
+        let reported = apache_lsp::cli::check_paths(&[inside.main_config_path()]).unwrap();
+        assert!(
+            reported.iter().any(|r| r.code == "module-dependency" && r.line == line && r.severity == "error"),
+            "{id} in <Foo>: httpd refuses line {line}; we report {reported:?}"
+        );
+        // A <Macro> body mod_macro keeps for Use runs nothing where it stands.
+        let kept = HttpdConfig::new(format!("<Macro P>\n    LoadModule {id} {}\n</Macro>\n", file(id).display()))
+            .with_module("macro");
+        let (ok, output) = config_test(&kept);
+        assert!(ok, "{id} in <Macro>: apache2 -t refuses it: {output}");
+        let reported = apache_lsp::cli::check_paths(&[kept.main_config_path()]).unwrap();
+        assert!(reported.iter().all(|r| r.severity != "error"), "{id} in <Macro>: {reported:?}");
     }
     // The harness loads one MPM; a second one.
     let cfg =

@@ -2344,6 +2344,38 @@ RewriteRule ^/go$ http://example.invalid/ [R=302,L]\n\
     assert_eq!(seen, [200, 301, 302, 403, 404, 405, 410, 501].into(), "every kind of answer reached");
 }
 
+/// A RewriteRule's `[R=…]` status as mod_rewrite reads it: `permanent`, `temp` and `seeother`
+/// by name (case aside), a value starting with a digit by its leading number (`301x` is 301),
+/// and any other word (`gone`, which Redirect knows but mod_rewrite does not) leaves a 302.
+/// Each rule in a directory of its own, so that explain's possible statuses (every rule that
+/// applies) are those of one rule: they hold httpd's answer.
+#[test]
+fn a_rewrite_redirects_status_is_read_as_mod_rewrite_reads_it() {
+    if !require_apache2() {
+        return;
+    }
+    let rules = [
+        ("gone", "R=gone"),
+        ("gone-upper", "redirect=GONE"),
+        ("digits", "R=301x"),
+        ("permanent", "r=Permanent"),
+        ("seeother", "R=seeother,L"),
+        ("plain", "R"),
+    ];
+    let mut body = String::from("<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n");
+    for (dir, flags) in rules {
+        body.push_str(&format!(
+            "<Directory @DOCROOT@/{dir}>\n    RewriteEngine On\n    RewriteRule ^ http://example.invalid/ [{flags}]\n</Directory>\n"
+        ));
+    }
+    let config =
+        rules.iter().fold(HttpdConfig::new(body).with_module("rewrite"), |c, (dir, _)| c.dir(format!("htdocs/{dir}")));
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let requests: Vec<Request> = rules.iter().map(|(dir, _)| Request::get(&format!("/{dir}/x"))).collect();
+    let seen = explain_agrees_with_httpd(&httpd, &requests, true);
+    assert_eq!(seen, [302, 302, 301, 301, 303, 302], "httpd's answers, rule by rule");
+}
+
 /// A target refused before the walk (a bad path, `%2F`, `%00`, TRACE under TraceEnable Off) gets
 /// the server's ErrorDocument: a full URL makes it a 302.
 #[test]

@@ -597,8 +597,8 @@ fn per_dir_directives(e: &Effective) -> impl Iterator<Item = Directive> + '_ {
 
 /// The statuses besides 200 a directive that hands the request elsewhere ([`other_handler`])
 /// may answer with, where its arguments tell: a redirect's status (`Redirect [status] …`, 302
-/// by default), a RewriteRule's `[F]` (403), `[G]` (410), `[R=n]` (n, 302 without a number)
-/// or a substitution (whose target may not exist: 404), MultiViews' 404 where no variant is
+/// by default), a RewriteRule's `[F]` (403), `[G]` (410), `[R…]` (the status mod_rewrite reads
+/// from it: [`crate::ide::rewrite_flags::RuleFlags::redirect_statuses`]) or a substitution (whose target may not exist: 404), MultiViews' 404 where no variant is
 /// found.
 fn may_answer(d: &Directive) -> Vec<u16> {
     let name = d.name.to_ascii_lowercase();
@@ -616,17 +616,11 @@ fn may_answer(d: &Directive) -> Vec<u16> {
         "redirectpermanent" => vec![301],
         "redirecttemp" => vec![302],
         "rewriterule" => {
-            let flags = d.args.get(2).map(|f| f.trim_start_matches('[').trim_end_matches(']').to_string());
-            let mut out = Vec::new();
-            for flag in flags.iter().flat_map(|f| f.split(',')) {
-                let (key, value) = flag.split_once('=').unwrap_or((flag, ""));
-                match key.trim().to_ascii_lowercase().as_str() {
-                    "f" | "forbidden" => out.push(403),
-                    "g" | "gone" => out.push(410),
-                    "r" | "redirect" => out.push(redirect_status(if value.is_empty() { "302" } else { value })),
-                    _ => {}
-                }
-            }
+            use crate::ide::rewrite_flags::{RuleFlag, RuleFlags};
+            let flags = RuleFlags::read(d.args.get(2).map(String::as_str));
+            let mut out: Vec<u16> = flags.redirect_statuses().collect();
+            out.extend(flags.any(&[RuleFlag::Forbidden]).then_some(403));
+            out.extend(flags.any(&[RuleFlag::Gone]).then_some(410));
             if d.args.get(1).is_some_and(|s| s != "-") && out.is_empty() {
                 out.push(404);
             }
@@ -1032,6 +1026,9 @@ mod tests {
         assert_eq!(may_answer(&d("RewriteRule ^ - [L,G]")), [410]);
         assert_eq!(may_answer(&d("RewriteRule ^(.*)$ http://x/$1 [R=301,L]")), [301]);
         assert_eq!(may_answer(&d("RewriteRule ^(.*)$ /y/$1 [R]")), [302]);
+        // (mod_rewrite's words: `gone` is not one, a leading number is read as C's atoi.)
+        assert_eq!(may_answer(&d("RewriteRule ^ http://x/ [redirect=GONE]")), [302]);
+        assert_eq!(may_answer(&d("RewriteRule ^ http://x/ [R=301x]")), [301]);
         assert_eq!(may_answer(&d("RewriteRule ^(.*)$ /y/$1")), [404]);
         assert!(other_handler(&d("AcceptPathInfo On"), "/x", &[]).is_none());
         assert!(may_answer(&d("SetHandler server-status")).is_empty());

@@ -44,6 +44,7 @@ pub mod policy;
 pub mod references;
 mod regex_cache;
 pub mod remote_ip;
+pub mod rewrite_flags;
 pub mod rewrite_internal;
 pub mod rewrite_symlinks;
 mod row_server;

@@ -14,6 +14,7 @@ use crate::ide::handler::Answer;
 use crate::ide::pcre_match::{pregsub, Pcre};
 use crate::ide::policy::items::Word;
 use crate::ide::policy::Item;
+use crate::ide::rewrite_flags::{RuleFlag, RuleFlags};
 use std::path::Path;
 
 /// mod_rewrite's directives read per directory (RewriteEngine: [`crate::ide::rewrite_symlinks`];
@@ -110,13 +111,10 @@ pub fn redirects(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Vec<Interna
     let mut rewritten = false;
     for rule in &rules {
         let (Some(pattern), Some(subst)) = (rule.args.first(), rule.args.get(1)) else { continue };
-        let flags: Vec<String> = rule.args.get(2).map_or_else(Vec::new, |f| {
-            f.trim_start_matches('[').trim_end_matches(']').split(',').map(|s| s.trim().to_ascii_lowercase()).collect()
-        });
-        let flag = |f: &[&str]| flags.iter().any(|x| f.contains(&x.split('=').next().unwrap_or("")));
-        let nocase = flag(&["nc", "nocase"]);
-        let last_rule = flag(&["l", "last", "end"]);
-        let odd = flag(&["c", "chain", "s", "skip", "n", "next"]);
+        let flags = RuleFlags::read(rule.args.get(2).map(|f| f.as_str()));
+        let nocase = flags.any(&[RuleFlag::NoCase]);
+        let last_rule = flags.any(&[RuleFlag::Last, RuleFlag::End]);
+        let odd = flags.any(&[RuleFlag::Chain, RuleFlag::Skip, RuleFlag::Next]);
         let (negated, pattern) = match pattern.strip_prefix('!') {
             Some(p) => (true, p),
             None => (false, &pattern[..]),
@@ -140,7 +138,7 @@ pub fn redirects(cfg: &Config, spec: &RequestSpec, e: &Effective) -> Vec<Interna
         if fires == Tri::No {
             continue;
         }
-        let external = flag(&["r", "redirect", "f", "forbidden", "g", "gone", "p", "proxy"])
+        let external = flags.any(&[RuleFlag::Redirect, RuleFlag::Forbidden, RuleFlag::Gone, RuleFlag::Proxy])
             || subst.contains("://")
             || subst.starts_with("proxy:");
         if subst.as_str() == "-" || external {

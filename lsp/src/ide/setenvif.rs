@@ -604,7 +604,7 @@ pub fn access_env(
         let top = main.rewrite_rules.iter().map(|&i| &cfg.nodes[i]);
         let top = top.chain(vhost.map(|v| &v.children[..]).unwrap_or(&[]).iter().filter(|n| n.is("RewriteRule")));
         for n in top.filter(|n| n.kind == NodeKind::Directive) {
-            for var in rewrite_env_vars(n.arg(2).unwrap_or("")) {
+            for var in rewrite_env_vars(n.arg(2)) {
                 let loc = Loc {
                     file: cfg.file(n.loc.file).path.clone(),
                     line: cfg.line(&n.loc),
@@ -656,17 +656,13 @@ pub fn access_env(
 }
 
 /// The variables a RewriteRule's flags set (`E=VAR:value`, `env=VAR`, `E=!VAR`).
-fn rewrite_env_vars(flags: &str) -> Vec<String> {
-    let inner = flags.trim().trim_start_matches('[').trim_end_matches(']');
-    inner
-        .split(',')
-        .filter_map(|f| {
-            let f = f.trim();
-            let (k, v) = f.split_once('=')?;
-            (k.eq_ignore_ascii_case("E") || k.eq_ignore_ascii_case("env"))
-                .then(|| v.trim_start_matches('!').split(':').next().unwrap_or("").to_string())
-        })
+fn rewrite_env_vars(flags: Option<&str>) -> Vec<String> {
+    let flags = crate::ide::rewrite_flags::RuleFlags::read(flags);
+    flags
+        .values(crate::ide::rewrite_flags::RuleFlag::Env)
+        .map(|v| v.trim_start_matches('!').split(':').next().unwrap_or(""))
         .filter(|v| !v.is_empty())
+        .map(str::to_string)
         .collect()
 }
 

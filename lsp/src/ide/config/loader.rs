@@ -169,9 +169,11 @@ struct Loader<'a> {
     real: HashMap<FileId, PathBuf>,
     /// Device and inode of files being read, by id ([`file_identity`], cached).
     identity: HashMap<FileId, Option<Identity>>,
-    /// The modules LoadModule lines have loaded so far (mod_so's own list: not the modules
-    /// compiled in, nor those a fragment is assumed to run with).
-    module_lines: std::collections::HashSet<String>,
+    /// What the LoadModule lines read so far have loaded.
+    module_lines: super::module_lines::ModuleLines,
+    /// How many `<Macro>` bodies (mod_macro loaded) the lines being read are in: httpd keeps
+    /// such a body for `Use`, and runs none of its LoadModule lines where it stands.
+    macro_bodies: usize,
     /// The node texts made so far, each once: equal lines share one ([`Node::of_line_in`]).
     texts: PooledTexts,
 }
@@ -284,9 +286,10 @@ pub fn load_fragment(path: &Path, fs: &dyn FileSource) -> Config {
 }
 
 fn load_fragment_with(path: &Path, fs: &dyn FileSource, keep_trees: bool) -> Config {
-    let mut cfg = load_with(path, fs, ModuleSet::debian_default(), false, keep_trees);
-    cfg.top = if super::is_htaccess(path) { TopLevel::Htaccess } else { TopLevel::Fragment };
-    cfg
+    // (Known while reading: LoadModule lines are checked in a main configuration only.)
+    let top = if super::is_htaccess(path) { TopLevel::Htaccess } else { TopLevel::Fragment };
+    let seed = Config { modules: ModuleSet::debian_default(), modules_known: false, top, ..Config::default() };
+    load_seeded_at(path, fs, seed, keep_trees)
 }
 
 /// Loads an .htaccess file (or another per-directory fragment) as httpd reads it
@@ -304,10 +307,6 @@ pub fn load_in_context(path: &Path, fs: &dyn FileSource, enclosing: Arc<Config>)
         ..Config::default()
     };
     load_seeded(path, fs, seed, true)
-}
-
-fn load_with(path: &Path, fs: &dyn FileSource, modules: ModuleSet, modules_known: bool, keep_trees: bool) -> Config {
-    load_seeded_at(path, fs, Config { modules, modules_known, ..Config::default() }, keep_trees)
 }
 
 /// [`load_seeded`], ServerRoot taken as the file's directory until a ServerRoot line says.
@@ -332,6 +331,7 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool)
         real: HashMap::new(),
         identity: HashMap::new(),
         module_lines: Default::default(),
+        macro_bodies: 0,
         texts: PooledTexts::from(Arc::default()),
     };
     l.cfg.disk_paths = fs.disk_paths();
@@ -579,27 +579,17 @@ impl Loader<'_> {
         self.cfg.problems.push(Problem { file, range, severity, code, message });
     }
 
-    /// `LoadModule id …` at `file`:`range`, as mod_so reads it (`load_module`): a module already
-    /// loaded by an earlier line is skipped with a warning (AH01574); one compiled into
-    /// Debian's apache2 stops httpd there (a warning: other builds load it).
-    fn load_module(&mut self, file: FileId, range: TextRange, id: &str) {
-        if !self.module_lines.insert(id.to_string()) {
-            self.problem(
-                file,
-                range,
-                Severity::Warning,
-                "module-loaded-twice",
-                format!("module {id} is already loaded, skipping (AH01574): an earlier LoadModule line loads it"),
-            );
-        } else if let Some(source) = super::modules::compiled_in_source(id) {
-            self.problem(
-                file,
-                range,
-                // Only as Debian builds httpd: Red Hat's and upstream's ship these as modules.
-                Severity::Warning,
-                "builtin-module",
-                format!("module {id} is built-in and can't be loaded: Debian's apache2 has {source} compiled in (`apache2 -l`) and will not start; builds that ship it as a loadable module accept this line"),
-            );
+    /// `LoadModule id so` at `loc`, as mod_so reads it (`load_module`): what httpd says of the
+    /// line ([`super::module_lines`]).
+    fn load_module(&mut self, loc: Loc, id: &str, so: &str) {
+        let main = self.cfg.top == TopLevel::Main;
+        for said in self.module_lines.line(id, so, main) {
+            let range = match said.from_name {
+                // (The file is among the configuration's: LoadModule is never read in a parallel run.)
+                true if loc.file < self.cfg.files.len() => self.cfg.trimmed(&loc),
+                _ => loc.range,
+            };
+            self.problem(loc.file, range, said.severity, said.code, said.message);
         }
         self.cfg.modules.insert(id);
     }
@@ -704,8 +694,8 @@ impl Loader<'_> {
                 }
             }
             Some("loadmodule") => {
-                if let Some(id) = args.first() {
-                    self.load_module(file, range, id);
+                if let (Some(id), 0) = (args.first(), self.macro_bodies) {
+                    self.load_module(loc, id, args.get(1).map_or("", |so| so));
                 }
             }
             Some(lname @ ("include" | "includeoptional")) => {
@@ -805,7 +795,10 @@ impl Loader<'_> {
             Body::Tree(_) => 0,
         };
         let mut children = ThinVec::with_capacity(guess);
+        let macro_body = usize::from(name.eq_ignore_ascii_case("Macro") && self.module_loaded("macro_module"));
+        self.macro_bodies += macro_body;
         self.body_items(file, &body, &mut children);
+        self.macro_bodies -= macro_body;
         // The guess misses when an Include or a conditional section is spliced in: then moved
         // into a block of their length (shrinking in place may keep the old block).
         if children.capacity() != children.len() {
@@ -1183,6 +1176,7 @@ impl Loader<'_> {
             real: HashMap::new(),
             identity: HashMap::new(),
             module_lines: Default::default(),
+            macro_bodies: self.macro_bodies,
             texts: PooledTexts::from(self.texts.pool.clone()),
         }
     }

@@ -15,6 +15,7 @@
 mod envvars;
 pub mod index;
 mod loader;
+pub mod module_lines;
 pub(crate) mod modules;
 mod node_text;
 

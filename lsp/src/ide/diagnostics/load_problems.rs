@@ -30,13 +30,4 @@ mod tests {
         "#]]
         .assert_eq(&render("//- /srv/a.conf\nInclude /srv/b.conf\n//- /srv/b.conf\nInclude /srv/a.conf\n"));
     }
-
-    #[test]
-    fn load_module_of_a_compiled_in_or_loaded_module() {
-        expect![[r#"
-            /etc/httpd/httpd.conf:1: Warning[builtin-module]: module unixd_module is built-in and can't be loaded: Debian's apache2 has mod_unixd.c compiled in (`apache2 -l`) and will not start; builds that ship it as a loadable module accept this line
-            /etc/httpd/httpd.conf:6: Warning[module-loaded-twice]: module alias_module is already loaded, skipping (AH01574): an earlier LoadModule line loads it
-        "#]]
-        .assert_eq(&render("//- /etc/httpd/httpd.conf\nLoadModule unixd_module m.so\nLoadModule alias_module m.so\n<IfModule !mod_version.c>\n  LoadModule version_module m.so\n</IfModule>\nLoadModule alias_module m.so\nLoadModule core_module m.so\n"));
-    }
 }

@@ -21,7 +21,6 @@ mod htaccess_skipped;
 mod limit_methods;
 mod load_problems;
 mod missing_auth_file;
-pub mod module_loads;
 mod options_syntax;
 pub(crate) mod regex_compile;
 mod removed_directive;
@@ -338,7 +337,6 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
     let mut auth_files = missing_auth_file::Seen::default();
     let mut startup = startup_paths::Seen::default();
     let mut accounts = startup_accounts::Seen::default();
-    let mut module_loads = module_loads::Seen::default();
     // The context check reads each node in the scope its parents make, and skips what
     // httpd would not read that far (`None`).
     let mut context = Walk::start(cfg, out);
@@ -386,7 +384,6 @@ fn nodes(cfg: &Config, out: &mut Vec<Diagnostic>) {
             compat_guarded_require::node(cfg, &guards, node, out);
             startup_paths::node(cfg, node, place, &mut startup, out);
             startup_accounts::node(cfg, node, &mut accounts, out);
-            module_loads::node(cfg, node, &mut module_loads, out);
         }
         let inner_limit = in_limit || limit_methods::is_limit(node);
         let inner_path = in_path
@@ -455,7 +452,7 @@ pub(crate) fn consequence(cfg: &Config) -> &'static str {
     if cfg.top == crate::ide::config::TopLevel::Htaccess {
         "httpd answers 500 Internal Server Error to every request this .htaccess file applies to"
     } else {
-        "httpd 2.4 will not start"
+        crate::ide::config::module_lines::WILL_NOT_START
     }
 }
 

@@ -10,6 +10,7 @@
 //! configuration is not proven; the refusal names the rule.
 
 use crate::ide::config::{Config, Node, NodeKind};
+use crate::ide::rewrite_flags::RuleFlags;
 
 /// Whether `n` is the directive `name`.
 fn directive(n: &Node, name: &str) -> bool {
@@ -20,14 +21,8 @@ fn directive(n: &Node, name: &str) -> bool {
 /// another name: not a redirect, a refusal, a gone, a proxy, nor a pass-through (which maps a
 /// new URL the proof may ask as it is).
 fn maps_to_a_path(flags: Option<&str>) -> bool {
-    let flags = flags.unwrap_or_default().trim_start_matches('[').trim_end_matches(']');
-    !flags.split(',').any(|f| {
-        let key = f.split_once('=').map_or(f, |(k, _)| k).trim().to_ascii_lowercase();
-        matches!(
-            key.as_str(),
-            "r" | "redirect" | "f" | "forbidden" | "g" | "gone" | "p" | "proxy" | "pt" | "passthrough"
-        )
-    })
+    use crate::ide::rewrite_flags::RuleFlag::*;
+    !RuleFlags::read(flags).any(&[Redirect, Forbidden, Gone, Proxy, PassThrough])
 }
 
 /// The first server-level `RewriteRule` (where `RewriteEngine On` is in force in the same
