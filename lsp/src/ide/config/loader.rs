@@ -699,7 +699,9 @@ impl Loader<'_> {
                 }
             }
             Some("serverroot") => {
-                if let Some(r) = args.first() {
+                // A line of other than one word is refused ("ServerRoot takes one argument",
+                // reported with the other argument counts): httpd keeps the server root it had.
+                if let [r] = &args[..] {
                     self.cfg.server_root = PathBuf::from(&**r);
                 }
             }
