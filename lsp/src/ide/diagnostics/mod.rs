@@ -4,6 +4,7 @@
 //! will do, in its own words where it has them.
 
 mod access_rules;
+mod alias_overlap;
 mod argument_values;
 mod compat_guarded_require;
 mod defeated_require;
@@ -414,6 +415,9 @@ pub(crate) fn engine(cfg: &Config, out: &mut Vec<Diagnostic>) {
     // (Not about requests, but about every `Listen` line at once: `Listen` is among the
     // directives whose edit runs this group again, `incremental::read_by_engine`.)
     duplicate_listen::check(cfg, out);
+    // (Likewise about every server-level alias at once: `Alias…`/`Script…` are read by the
+    // engine group.)
+    alias_overlap::check(cfg, out);
     htaccess_skipped::retain_run(cfg, out);
 }
 
