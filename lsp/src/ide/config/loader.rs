@@ -795,8 +795,7 @@ impl Loader<'_> {
                 // refuses stops httpd on this line.
                 None => {
                     if name.eq_ignore_ascii_case("ifversion") && if_version_refuses(&raw) {
-                        let consequence = crate::ide::diagnostics::consequence(&self.cfg);
-                        let message = format!("{consequence}: Unable to compile regular expression");
+                        let message = format!("{}: Unable to compile regular expression", self.cfg.consequence());
                         self.problem(file, focus, Severity::Error, "regex-syntax", message);
                     }
                 }

@@ -453,14 +453,9 @@ pub(crate) fn htaccess_top(cfg: &Config) -> Option<crate::ide::config::Node> {
     })
 }
 
-/// What httpd does about an error in `cfg`'s files: a server configuration stops it at
-/// startup; an .htaccess file is read for each request, which then gets 500.
+/// What httpd does about an error in `cfg`'s files ([`Config::consequence`]).
 pub(crate) fn consequence(cfg: &Config) -> &'static str {
-    if cfg.top == crate::ide::config::TopLevel::Htaccess {
-        "httpd answers 500 Internal Server Error to every request this .htaccess file applies to"
-    } else {
-        "httpd 2.4 will not start"
-    }
+    cfg.consequence()
 }
 
 /// A line httpd refuses as it reads it (`refusal`, in its words): an error on the line that
