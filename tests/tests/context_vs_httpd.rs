@@ -62,8 +62,11 @@ fn syntax_error(output: &str) -> (u32, String) {
     let mut lines = output.lines().skip_while(|l| !l.contains("Syntax error on line "));
     let first = lines.next().unwrap_or_else(|| panic!("apache2 -t failed without naming a line: {output}"));
     let line = first.split("Syntax error on line ").nth(1).and_then(|r| r.split_whitespace().next());
-    // (httpd's log escapes a backslash as two.)
-    let message = lines.next().unwrap_or("").trim().replace("\\\\", "\\");
+    // The message on the next line, or after the file's name on the same one (a section's
+    // handler run as it is read, `<IfVersion>`'s). (httpd's log escapes a backslash as two.)
+    let same = first.split_once(" of ").and_then(|(_, r)| r.split_once(": ")).map(|(_, m)| m.trim());
+    let message =
+        same.filter(|m| !m.is_empty()).unwrap_or_else(|| lines.next().unwrap_or("")).trim().replace("\\\\", "\\");
     (line.and_then(|n| n.parse().ok()).unwrap(), message)
 }
 
@@ -294,6 +297,62 @@ fn deprecated_directives_match_apache2_t_warnings() {
             assert!(ours[0].message.contains(c), "{body:?}: {ours:?}");
         }
     }
+}
+
+/// mod_alias's startup warning AH00671 (a path `Alias`/`ScriptAlias` whose URL path an earlier
+/// alias of the same server takes), against `apache2 -t`: our `alias-overlap` warnings are on
+/// exactly the lines httpd names, and the file passes. Each server's own list (a virtual host's
+/// lines are not compared with the main server's), path and regex aliases as the earlier line,
+/// runs of slashes, and a path that shares only part of a segment.
+#[test]
+fn overlapping_aliases_are_the_ones_apache2_t_warns_of() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "Alias /a @ROOT@/a\n\
+Alias /ab @ROOT@/ab\n\
+Alias /a/b @ROOT@/b\n\
+ScriptAlias /a//c/ @ROOT@/c/\n\
+AliasMatch ^/x @ROOT@/x\n\
+Alias /xyz @ROOT@/xyz\n\
+AliasMatch ^/a/d @ROOT@/d\n\
+ScriptAliasMatch ^/s(.*) @ROOT@/s$1\n\
+Alias /s/t @ROOT@/t\n\
+Alias /q/ @ROOT@/q/\n\
+Alias /q @ROOT@/q\n\
+<VirtualHost 127.0.0.1:@PORT@>\n\
+  LogLevel warn\n\
+  Alias /a/b @ROOT@/b\n\
+  Alias /v @ROOT@/v\n\
+  Alias /v/w @ROOT@/w\n\
+  Alias / @ROOT@/\n\
+  Alias /z @ROOT@/z\n\
+</VirtualHost>\n\
+<VirtualHost 127.0.0.1:@PORT@>\n\
+  Alias /v @ROOT@/v\n\
+  Alias /v/w @ROOT@/w\n\
+</VirtualHost>\n";
+    let cfg = HttpdConfig::new(body).with_module("alias");
+    let (ok, output) = config_test(&cfg);
+    assert!(ok, "apache2 -t refuses it: {output}");
+    let main = cfg.main_config_path();
+    let named = format!("in {} at line ", main.display());
+    let mut httpd: Vec<u32> = output
+        .lines()
+        .filter(|l| l.contains("AH00671"))
+        .filter_map(|l| l.split(&named).nth(1)?.split_whitespace().next()?.parse().ok())
+        .collect();
+    httpd.sort();
+    let reported = apache_lsp::cli::check_paths(&[main]).unwrap();
+    let ours: Vec<u32> = reported.iter().filter(|r| r.code == "alias-overlap").map(|r| r.line).collect();
+    assert!(reported.iter().filter(|r| r.code == "alias-overlap").all(|r| r.severity == "warning"), "{reported:?}");
+    // The lines this test is about (the preamble's length aside): /a/b, /a//c/, /xyz, /s/t, /v/w
+    // and /z of the first host (whose LogLevel lets httpd show its warning); the second host's
+    // /v/w overlaps alike, and httpd says nothing of it (no LogLevel of its own as it is read).
+    let preamble = cfg.main_config_text().lines().position(|l| l == "# END OF PREAMBLE").unwrap() as u32 + 1;
+    assert_eq!(httpd.iter().map(|l| l - preamble).collect::<Vec<_>>(), [3, 4, 6, 9, 16, 18], "{output}");
+    let silent = preamble + 22;
+    assert_eq!(ours, httpd.iter().copied().chain([silent]).collect::<Vec<_>>(), "apache2 -t says {output}");
 }
 
 /// mod_alias checks a two-argument `Alias` more strictly than a one-argument
@@ -1214,6 +1273,14 @@ fn regexes_httpd_cannot_compile_match_apache2_t() {
                 .into(),
             true,
         ),
+        // A version regex PCRE2 refuses stops httpd on the opener's line, in every regex form
+        // (black-box round 16, F5); not where a false section around it is skipped.
+        ("<IfVersion ~ (>\n</IfVersion>".into(), false),
+        ("<IfVersion = /(/>\n</IfVersion>".into(), false),
+        ("<IfVersion !~ a{2,1}>\nServerName x\n</IfVersion>".into(), false),
+        ("<IfVersion /[z-a]/>\n</IfVersion>".into(), false),
+        ("<IfDefine NOPE>\n<IfVersion ~ (>\n</IfVersion>\n</IfDefine>".into(), true),
+        ("<IfVersion ~ 2\\.4(\\.\\d+)?>\n</IfVersion>".into(), true),
     ];
     // What PCRE2 refuses beyond unbalanced text (policy::pcre), each in a <LocationMatch>, and
     // what it accepts that a stricter reading might refuse.

@@ -1503,6 +1503,39 @@ fn userdir_takes_the_first_entry_whose_user_directory_exists() {
     );
 }
 
+/// The user names mod_userdir declines: httpd 2.4.71 leaves `/~./x` and `/~../x` to the
+/// DocumentRoot and maps every other name with dots (`a.`, `a..`, `...`, `.a`) into the `UserDir`
+/// (black-box round 16, F11). Each name has a file both under the DocumentRoot and in its user
+/// directory, and each place lets in one client only, so the status tells which place served it.
+#[test]
+fn userdir_declines_only_the_names_dot_and_dot_dot() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "UserDir @ROOT@/home/*/pub\n\
+<Directory @ROOT@/home>\n    Require ip 127.0.0.1\n</Directory>\n\
+<Directory @DOCROOT@>\n    Require ip 127.0.0.2\n</Directory>\n";
+    let names = [".", "..", "a.", "a..", "...", ".a"];
+    let mut config = HttpdConfig::new(body).with_module("userdir");
+    for name in names {
+        config = config.file(format!("htdocs/~{name}/x"), "doc\n");
+        // (`..`'s would be outside home; `.`'s is home/pub/x, where a walk of `/~./x` would go.)
+        if name != ".." {
+            config = config.file(format!("home/{name}/pub/x"), "home\n");
+        }
+    }
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let mut requests = Vec::new();
+    for name in names {
+        for client in ["127.0.0.1", "127.0.0.2"] {
+            requests.push(Request::get(&format!("/~{name}/x")).source(client.parse().unwrap()));
+        }
+    }
+    let seen = explain_states_httpds_status(&httpd, &requests);
+    // `.` and `..`: the DocumentRoot (127.0.0.2 only); the others: the user's directory (127.0.0.1).
+    assert_eq!(seen, [403, 200, 403, 200, 200, 403, 200, 403, 200, 403, 200, 403], "the cases this test is about");
+}
+
 /// mod_rewrite's fixup refuses (403, AH00670) every request in a directory whose merged
 /// per-directory configuration turns the engine on while Options have neither FollowSymLinks
 /// nor SymLinksIfOwnerMatch, whether a rule matches or not; elsewhere the rules run.

@@ -152,3 +152,47 @@ fn include_globs_read_what_httpd_reads() {
     }
     assert!(wrong.is_empty(), "{} of {} cases differ:\n{}", wrong.len(), cases.len(), wrong.join("\n"));
 }
+
+/// A `ServerRoot` line of two words (Debian's tree, whose modules come from an `IncludeOptional`
+/// relative to the server root): httpd refuses that line, whatever modules are loaded, and reads
+/// nothing after it. check says so on that line as an error, with or without modules found, and
+/// takes no server root from the refused line, so the includes after it raise no error httpd
+/// would not give (black-box round 16, F6).
+#[test]
+fn a_refused_server_root_is_an_error_and_moves_no_include() {
+    if !require_apache2() {
+        return;
+    }
+    for with_modules in [true, false] {
+        let tree = Tree::new(&["ports.conf"], &[]);
+        let root = tree.root.path();
+        if with_modules {
+            std::fs::create_dir_all(root.join("mods")).unwrap();
+            std::fs::write(
+                root.join("mods/mpm_event.load"),
+                "LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so\n",
+            )
+            .unwrap();
+        }
+        let main = root.join("apache2.conf");
+        std::fs::write(
+            &main,
+            format!(
+                "# Debian-ish\nServerRoot Define {0}\nServerName localhost\nErrorLog /dev/null\nPidFile {0}/pid\n\
+                 IncludeOptional mods/*.load\nInclude ports.conf\n",
+                root.display()
+            ),
+        )
+        .unwrap();
+        let out = Command::new("apache2").args(["-t", "-f"]).arg(&main).arg("-d").arg(root).output().unwrap();
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(!out.status.success(), "{said}");
+        assert!(said.contains("Syntax error on line 2 of") && said.contains("ServerRoot takes one argument"), "{said}");
+        let reported = apache_lsp::cli::check_paths(std::slice::from_ref(&main)).unwrap();
+        let errors: Vec<_> = reported.iter().filter(|r| r.severity == "error").collect();
+        assert!(
+            errors.len() == 1 && errors[0].line == 2 && said.contains(&errors[0].message),
+            "with modules {with_modules}: httpd says {said}; we report {reported:?}"
+        );
+    }
+}

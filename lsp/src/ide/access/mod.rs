@@ -28,7 +28,7 @@ pub use items::{access_layer_items, body_items, is_access_directive, policy_item
 pub(crate) use items::{access_layer_key, policy_input};
 pub use patterns::wildcard_match;
 pub(crate) use patterns::{compile as compile_regex, has_wildcard, regex_matches, section_pattern, SectionPattern};
-pub(crate) use url::alias_target;
+pub(crate) use url::{alias_match, alias_target};
 pub use url::{listen_word_port, normalize_url, rejected_target, vhost_address, EncodedSlashes, Rejected};
 pub use walk::{walk_request, BeforeMerge, Origin, Walked};
 

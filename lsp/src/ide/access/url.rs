@@ -259,7 +259,7 @@ pub(super) fn document_root(server: &Server, cfg: &Config) -> PathBuf {
 
 /// mod_alias's `alias_matches`: segment-wise prefix match where runs of `/` match
 /// each other; returns the rest of the URL.
-fn alias_match<'u>(url: &'u str, alias: &str) -> Option<&'u str> {
+pub(crate) fn alias_match<'u>(url: &'u str, alias: &str) -> Option<&'u str> {
     let (u, a) = (url.as_bytes(), alias.as_bytes());
     let (mut i, mut j) = (0, 0);
     while j < a.len() {

@@ -93,10 +93,10 @@ pub(super) fn map(server: &Server, cfg: &Config, url: &str) -> UserDirMap {
         Some(i) => (&after[..i], &after[i..]),
         None => (after, ""),
     };
-    // httpd ignores an empty name and, as its test is written (on the name's second and third
-    // characters), a name of two or three characters whose second is a dot (`x.`, `x..`).
-    let b = user.as_bytes();
-    if b.is_empty() || (b.len() >= 2 && b[1] == b'.' && (b.len() == 2 || (b[2] == b'.' && b.len() == 3))) {
+    // httpd 2.4.71 declines an empty name and the names `.` and `..`; other names with dots
+    // (`a.`, `a..`, `...`, `.a`) are users like any other (tested against httpd: `/~a./x` is
+    // served from `a.`'s directory).
+    if matches!(user, "" | "." | "..") {
         return UserDirMap::Declined;
     }
     if !conf.serves(user) {

@@ -689,7 +689,9 @@ impl Loader<'_> {
                 }
             }
             Some("serverroot") => {
-                if let Some(r) = args.first() {
+                // A line of other than one word is refused ("ServerRoot takes one argument",
+                // reported with the other argument counts): httpd keeps the server root it had.
+                if let [r] = &args[..] {
                     self.cfg.server_root = PathBuf::from(&**r);
                 }
             }
@@ -779,8 +781,14 @@ impl Loader<'_> {
                     }
                 }
                 // Not known whether httpd reads the body: it is not read here (nothing in it
-                // is claimed to stop httpd), nor shown as skipped.
-                None => {}
+                // is claimed to stop httpd), nor shown as skipped. A version regex PCRE2
+                // refuses stops httpd on this line.
+                None => {
+                    if name.eq_ignore_ascii_case("ifversion") && if_version_refuses(&raw) {
+                        let message = format!("{}: Unable to compile regular expression", self.cfg.consequence());
+                        self.problem(file, focus, Severity::Error, "regex-syntax", message);
+                    }
+                }
             }
             return;
         }
@@ -1467,23 +1475,7 @@ fn split_name(line: &str) -> (Cow<'_, str>, &str) {
 /// None when the truth is not known here: a regex that PCRE2 refuses (then httpd does not
 /// start, and what the block holds is beside the point).
 fn if_version(args: &[Cow<'_, str>]) -> Option<bool> {
-    let (op, ver) = match args {
-        [v] => ("=", &**v),
-        [op, v, ..] => (&**op, &**v),
-        [] => return Some(false),
-    };
-    let (neg, op) = match op.strip_prefix('!') {
-        Some(o) if !o.is_empty() => (true, o),
-        _ => (false, op),
-    };
-    let regex = match op {
-        "~" => Some(ver),
-        "=" | "==" if ver.starts_with('/') => match ver.strip_prefix('/').and_then(|v| v.strip_suffix('/')) {
-            Some(re) => Some(re),
-            None => return Some(false), // "Missing delimiting / of regular expression."
-        },
-        _ => None,
-    };
+    let Some((neg, op, ver, regex)) = if_version_words(args) else { return Some(false) };
     let result = if let Some(re) = regex {
         version_regex_matches(re)?
     } else {
@@ -1504,6 +1496,41 @@ fn if_version(args: &[Cow<'_, str>]) -> Option<bool> {
         }
     };
     Some(result != neg)
+}
+
+/// An `<IfVersion>` opener's words as mod_version reads them: whether it is negated, the
+/// operator, the version word and, for the regex forms (`~ re`, `[=|==] /re/`), the regex.
+/// None where the section is read as false without a regex (no words; a `/re` without its
+/// closing `/`: "Missing delimiting / of regular expression.").
+#[allow(clippy::type_complexity)]
+fn if_version_words<'a>(args: &'a [Cow<'_, str>]) -> Option<(bool, &'a str, &'a str, Option<&'a str>)> {
+    let (op, ver) = match args {
+        [v] => ("=", &**v),
+        [op, v, ..] => (&**op, &**v),
+        [] => return None,
+    };
+    let (neg, op) = match op.strip_prefix('!') {
+        Some(o) if !o.is_empty() => (true, o),
+        _ => (false, op),
+    };
+    let regex = match op {
+        "~" => Some(ver),
+        "=" | "==" if ver.starts_with('/') => Some(ver.strip_prefix('/').and_then(|v| v.strip_suffix('/'))?),
+        _ => None,
+    };
+    Some((neg, op, ver, regex))
+}
+
+/// Whether the regex of an `<IfVersion>` opener (raw arguments `raw_args`) is one PCRE2 surely refuses:
+/// mod_version compiles it as it reads the line, and httpd stops there ("Unable to compile
+/// regular expression").
+fn if_version_refuses(raw_args: &str) -> bool {
+    let args: Vec<Cow<'_, str>> = words(raw_args).collect();
+    if args.len() > 2 {
+        return false; // "<IfVersion> takes one or two arguments" first
+    }
+    let regex = if_version_words(&args).and_then(|(_, _, _, re)| re);
+    regex.is_some_and(crate::ide::policy::pcre::pcre_refuses)
 }
 
 /// Whether httpd's PCRE2 finds `re` in the version string (mod_version compiles it with

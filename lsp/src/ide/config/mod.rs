@@ -458,6 +458,16 @@ impl Config {
         let _ = view.index.set(index);
         view
     }
+    /// What httpd does about an error in these files: a server configuration stops it at
+    /// startup; an .htaccess file is read for each request, which then gets 500.
+    pub fn consequence(&self) -> &'static str {
+        if self.top == TopLevel::Htaccess {
+            "httpd answers 500 Internal Server Error to every request this .htaccess file applies to"
+        } else {
+            module_lines::WILL_NOT_START
+        }
+    }
+
     /// Whether httpd runs with module `id` (`setenvif_module`); without any LoadModule line
     /// (a fragment), Debian's default modules are assumed.
     pub fn module_loaded(&self, id: &str) -> bool {

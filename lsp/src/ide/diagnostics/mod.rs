@@ -4,6 +4,7 @@
 //! will do, in its own words where it has them.
 
 mod access_rules;
+mod alias_overlap;
 mod argument_values;
 mod compat_guarded_require;
 mod defeated_require;
@@ -411,6 +412,9 @@ pub(crate) fn engine(cfg: &Config, out: &mut Vec<Diagnostic>) {
     // (Not about requests, but about every `Listen` line at once: `Listen` is among the
     // directives whose edit runs this group again, `incremental::read_by_engine`.)
     duplicate_listen::check(cfg, out);
+    // (Likewise about every server-level alias at once: `Alias…`/`Script…` are read by the
+    // engine group.)
+    alias_overlap::check(cfg, out);
     htaccess_skipped::retain_run(cfg, out);
 }
 
@@ -446,14 +450,9 @@ pub(crate) fn htaccess_top(cfg: &Config) -> Option<crate::ide::config::Node> {
     })
 }
 
-/// What httpd does about an error in `cfg`'s files: a server configuration stops it at
-/// startup; an .htaccess file is read for each request, which then gets 500.
+/// What httpd does about an error in `cfg`'s files ([`Config::consequence`]).
 pub(crate) fn consequence(cfg: &Config) -> &'static str {
-    if cfg.top == crate::ide::config::TopLevel::Htaccess {
-        "httpd answers 500 Internal Server Error to every request this .htaccess file applies to"
-    } else {
-        crate::ide::config::module_lines::WILL_NOT_START
-    }
+    cfg.consequence()
 }
 
 /// A line httpd refuses as it reads it (`refusal`, in its words): an error on the line that

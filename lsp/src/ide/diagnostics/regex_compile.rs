@@ -278,4 +278,24 @@ mod tests {
             "BrowserMatch (a\\ old\n",
         )));
     }
+
+    /// mod_version compiles an `<IfVersion>` regex as it reads the opener (the loader's, which
+    /// judges conditional sections): one PCRE2 refuses stops httpd on that line, in each regex
+    /// form; a false section around it is skipped unread.
+    #[test]
+    fn if_version_regexes_pcre2_refuses_stop_httpd() {
+        expect![[r#"
+            /etc/httpd.conf:1: Error[regex-syntax]: httpd 2.4 will not start: Unable to compile regular expression
+            /etc/httpd.conf:3: Error[regex-syntax]: httpd 2.4 will not start: Unable to compile regular expression
+            /etc/httpd.conf:5: Error[regex-syntax]: httpd 2.4 will not start: Unable to compile regular expression
+        "#]]
+        .assert_eq(&render(concat!(
+            "//- /etc/httpd.conf\n",
+            "<IfVersion ~ (>\n</IfVersion>\n",
+            "<IfVersion = /(/>\n</IfVersion>\n",
+            "<IfVersion !~ a{2,1}>\n</IfVersion>\n",
+            "<IfVersion ~ ^2\\.4>\n</IfVersion>\n",
+            "<IfDefine NOPE>\n<IfVersion ~ (>\n</IfVersion>\n</IfDefine>\n",
+        )));
+    }
 }

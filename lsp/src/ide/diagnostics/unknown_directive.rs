@@ -112,7 +112,9 @@ impl Known {
                     && !VALIDATED_ELSEWHERE.contains(&d.name)
                 {
                     if let Some(msg) = catalogue::check_arg_words(d.args, node.args()) {
-                        let severity = if cfg.modules_known { Severity::Error } else { Severity::Warning };
+                        // The core's directives are there whatever modules are loaded.
+                        let severity =
+                            if cfg.modules_known || d.module == "core" { Severity::Error } else { Severity::Warning };
                         out.push(Diagnostic::new(
                             node.loc.file,
                             node.loc.range,
@@ -205,5 +207,16 @@ mod tests {
         .assert_eq(&render(
             "//- /etc/httpd/httpd.conf\nLoadModule authz_core_module modules/mod_authz_core.so\nServerName a b c\n",
         ));
+    }
+
+    /// The core's directives are there whatever modules are loaded: a wrong count is an error
+    /// where the modules are not known too (a fragment, a tree whose LoadModule lines were not
+    /// found; black-box round 16, F6).
+    #[test]
+    fn a_core_directives_argument_count_does_not_depend_on_the_modules() {
+        expect![[r#"
+            /srv/site.conf:1: Error[argument-count]: ServerRoot takes one argument
+        "#]]
+        .assert_eq(&render("//- /srv/site.conf\nServerRoot a b\n"));
     }
 }
