@@ -3326,3 +3326,167 @@ RewriteCond %{REQUEST_FILENAME} !-f\nRewriteCond %{REQUEST_FILENAME} !-d\nRewrit
     let reason = v["reason"].as_str().unwrap_or_default();
     assert!(reason.contains("mod_rewrite may redirect internally to /index.php"), "{v:#}");
 }
+
+/// Session 25 (E), round 13 CLI E2 in general: a symbolic link the walk follows is walked under
+/// its own path, not its target's (the target's `<Directory>` does not apply), however it is
+/// reached (through an Alias, through a link to a link, in the middle of the path); named without
+/// its slash it is mod_dir's 301; not followed (`Options -FollowSymLinks`) it is a 403; a link to
+/// a file with a slash after it is a 404. Holds on main (explain_cli's earlier test covers the plain
+/// case); here so that it keeps holding.
+#[test]
+fn symbolic_links_are_walked_under_their_own_path() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/real>\n    Require all denied\n</Directory>\n\
+<Directory @DOCROOT@/nofollow>\n    Options -FollowSymLinks\n</Directory>\n\
+Alias /al @ROOT@/aliased\n<Directory @ROOT@/aliased>\n    Require all granted\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .file("htdocs/real/index.html", "x\n")
+        .file("htdocs/real3/sub/index.html", "x\n")
+        .symlink("htdocs/lreal", "htdocs/real")
+        .symlink("htdocs/lreal3", "htdocs/real3")
+        .symlink("htdocs/llreal3", "htdocs/lreal3")
+        .symlink("htdocs/nofollow/l", "htdocs/real3")
+        .symlink("aliased/link", "htdocs/real3")
+        .symlink("htdocs/lfile", "htdocs/real3/sub/index.html");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let paths = [
+        "/real/",
+        "/lreal",
+        "/lreal/",
+        "/lreal/index.html",
+        "/lreal3/sub",
+        "/llreal3",
+        "/llreal3/sub/",
+        "/nofollow/l",
+        "/nofollow/l/",
+        "/al/link",
+        "/al/link/sub",
+        "/al/link/sub/",
+        "/lfile",
+        "/lfile/",
+    ];
+    let expected = [403, 301, 200, 200, 301, 301, 200, 403, 403, 301, 301, 200, 200, 404];
+    for method in ["GET", "POST"] {
+        let requests: Vec<Request> = paths.iter().map(|p| Request::new(method, p)).collect();
+        let seen = explain_states_httpds_status(&httpd, &requests);
+        assert_eq!(seen, expected, "{method}: the cases this test is about");
+    }
+}
+
+/// Session 25 (E), round 13 H5 in general: `<Limit>`/`<LimitExcept>` restrict only the access
+/// lines, so an `AuthUserFile`, `AuthGroupFile`, `AuthType` or `AuthName` inside one applies to
+/// every method, in an .htaccess file and in the server's configuration alike. Holds on main.
+#[test]
+fn auth_settings_inside_limit_apply_to_every_method() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/h5>\n    AllowOverride AuthConfig Limit\n</Directory>\n\
+<Directory @DOCROOT@/h6>\n    AllowOverride AuthConfig Limit\n</Directory>\n\
+<Directory @DOCROOT@/h7>\n    AuthType Basic\n    AuthName h7\n    <LimitExcept PUT>\n        AuthUserFile @ROOT@/htpasswd\n        AuthGroupFile @ROOT@/htgroups\n    </LimitExcept>\n    Require group admins\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .file("htdocs/h5/a.txt", "x\n")
+        .file(
+            "htdocs/h5/.htaccess",
+            "AuthType Basic\nAuthName h\n<LimitExcept GET>\nAuthGroupFile htgroups\n</LimitExcept>\n<Limit PUT>\nAuthUserFile htpasswd\n</Limit>\nRequire group admins\n",
+        )
+        .file("htdocs/h6/a.txt", "x\n")
+        .file("htdocs/h6/.htaccess", "<Limit POST>\nAuthType Basic\nAuthName h\nAuthUserFile htpasswd\n</Limit>\nRequire valid-user\n")
+        .file("htdocs/h7/a.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    for method in ["GET", "POST"] {
+        let mut requests = Vec::new();
+        for path in ["/h5/a.txt", "/h6/a.txt", "/h7/a.txt"] {
+            requests.push(Request::new(method, path).user("alice", "apw"));
+            requests.push(Request::new(method, path).user("bob", "bpw"));
+            requests.push(Request::new(method, path));
+        }
+        let seen = explain_states_httpds_status(&httpd, &requests);
+        assert_eq!(seen, [200, 401, 401, 200, 200, 401, 200, 401, 401], "{method}: the cases this test is about");
+    }
+}
+
+/// Session 25 (E), round 13 CLI E3/E6 in general: mod_dir's subrequest is a GET of its own URI
+/// with the request's headers, so an `<If>` on the method (`!= 'GET'` too) or on the URI is not
+/// taken there and its access is checked again (a `<Limit GET>` refusing it, a `<Files>`'s or an
+/// .htaccess file's `<If>`, a FallbackResource into another directory), while one on a header the
+/// request carries is taken alike and the request is served. Holds on main.
+#[test]
+fn subrequests_take_the_requests_headers_but_their_own_method_and_uri() {
+    if !require_apache2() {
+        return;
+    }
+    let post = "<If \"%{REQUEST_METHOD} == 'POST'\">";
+    let body = format!(
+        "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/limget>\n    <Limit GET>\n        Require all denied\n    </Limit>\n    {post}\n        AddType text/plain .post\n    </If>\n</Directory>\n\
+<Directory @DOCROOT@/ne>\n    Require all denied\n    <If \"%{{REQUEST_METHOD}} != 'GET'\">\n        Require all granted\n    </If>\n</Directory>\n\
+<Directory @DOCROOT@/fbo>\n    FallbackResource /other/index.html\n</Directory>\n\
+<Directory @DOCROOT@/other>\n    Require all denied\n    {post}\n        Require all granted\n    </If>\n</Directory>\n\
+<Directory @DOCROOT@/hdr>\n    FallbackResource /hdr/index.html\n    Require all denied\n    <If \"%{{HTTP:X-A}} == 'y'\">\n        Require all granted\n    </If>\n</Directory>\n\
+<Directory @DOCROOT@/furi>\n    FallbackResource /furi/index.html\n    Require all denied\n    <If \"%{{REQUEST_URI}} == '/furi/missing'\">\n        Require all granted\n    </If>\n</Directory>\n\
+<Directory @DOCROOT@/filesif>\n    <Files index.html>\n        Require all denied\n        {post}\n            Require all granted\n        </If>\n    </Files>\n</Directory>\n\
+<Directory @DOCROOT@/ht>\n    AllowOverride All\n</Directory>\n"
+    );
+    let mut config = HttpdConfig::new(body).dir("htdocs/fbo").file(
+        "htdocs/ht/.htaccess",
+        "Require all denied\n<Limit POST>\nRequire all granted\n</Limit>\n<If \"%{REQUEST_METHOD} == 'POST'\">\nAddType text/plain .post\n</If>\n",
+    );
+    for d in ["limget", "ne", "other", "hdr", "furi", "filesif", "ht"] {
+        config = config.file(format!("htdocs/{d}/index.html"), "x\n");
+    }
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    for (method, expected) in [
+        ("GET", [403, 403, 403, 403, 403, 403, 200, 403]),
+        ("POST", [403, 403, 403, 403, 403, 403, 200, 403]),
+        ("PUT", [405, 403, 403, 403, 403, 403, 405, 403]),
+    ] {
+        let mut requests: Vec<Request> = ["/limget/", "/ne/", "/fbo/missing", "/furi/missing", "/filesif/", "/ht/"]
+            .iter()
+            .map(|p| Request::new(method, p))
+            .collect();
+        requests.push(Request::new(method, "/hdr/missing").header("X-A", "y"));
+        requests.push(Request::new(method, "/hdr/missing"));
+        let seen = explain_states_httpds_status(&httpd, &requests);
+        assert_eq!(seen, expected, "{method}: the cases this test is about");
+    }
+}
+
+/// Session 25 (E): the Host header given with `--header` picks the virtual host whatever the
+/// header name's case and spacing, with a port, a trailing dot, any case, or a ServerAlias
+/// wildcard, as `--host` does; an absolute URL's host is taken over it. Holds on main.
+#[test]
+fn a_host_header_given_with_header_is_read_as_httpd_reads_it() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<VirtualHost *:@PORT@>\n    ServerName a.test\n    DocumentRoot @DOCROOT@\n</VirtualHost>\n\
+<VirtualHost *:@PORT@>\n    ServerName b.test\n    ServerAlias *.w.test\n    DocumentRoot @DOCROOT@\n    <Location />\n        Require all denied\n    </Location>\n</VirtualHost>\n";
+    let httpd = Httpd::start(HttpdConfig::new(body).file("htdocs/index.html", "x\n")).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    let port = httpd.port().to_string();
+    let with_port = format!("b.test:{port}");
+    for (host, status) in
+        [("b.test", 403), ("B.TEST.", 403), ("x.w.test", 403), (&*with_port, 403), ("b.test:1", 403), ("a.test", 200)]
+    {
+        let real = httpd.send(&Request::get("/").host(host)).unwrap();
+        assert_eq!(real, status, "Host {host}");
+        for form in [format!("Host: {host}"), format!("host:{host}"), format!("HOST:  {host} ")] {
+            let v = json(&["explain", conf, "/", "--format", "json", "--port", &port, "--header", &form]);
+            assert_eq!(v["status"], real, "{form:?}: httpd {real}\n{v:#}");
+        }
+    }
+    for (url, host, status) in [("http://a.test/", "b.test", 200), ("http://b.test/", "a.test", 403)] {
+        let real = httpd.send(&Request::get(url).host(host)).unwrap();
+        assert_eq!(real, status, "{url} with Host {host}");
+        let form = format!("Host: {host}");
+        let v = json(&["explain", conf, url, "--format", "json", "--port", &port, "--header", &form]);
+        assert_eq!(v["status"], real, "{url} {form:?}: httpd {real}\n{v:#}");
+    }
+}
