@@ -3327,6 +3327,73 @@ RewriteCond %{REQUEST_FILENAME} !-f\nRewriteCond %{REQUEST_FILENAME} !-d\nRewrit
     assert!(reason.contains("mod_rewrite may redirect internally to /index.php"), "{v:#}");
 }
 
+/// Session 25 (E): httpd reuses a merged configuration for mod_dir's subrequests only while every
+/// module hooked into the access phase says its answer depends on the configuration alone
+/// (`ap_setup_auth_internal`, `cached &= auth_internal_per_conf` in each walk). mod_allowmethods,
+/// mod_log_debug and mod_lua do not, and with one loaded (no directive of theirs needed) a
+/// subrequest whose walk meets a `<Location>`, a `<Files>`/`<FilesMatch>` or an `<If>` that
+/// applies, or whose Directory walk is not the main request's (an index name in a subdirectory,
+/// a missing one), has a configuration of its own: its access is checked again, as GET, and a
+/// `<Limit POST>` that let the POST in does not apply there (403). Without them, or where the
+/// subrequest is a file of the same directory meeting none of those, the POST is served. explain
+/// said 200 for each with the modules loaded.
+#[test]
+fn subrequests_are_checked_again_where_a_module_turns_the_walk_caches_off() {
+    if !require_apache2() {
+        return;
+    }
+    let lim = "    Require all denied\n    <Limit POST>\n        Require all granted\n    </Limit>\n";
+    let ours = "<If \"%{REMOTE_ADDR} == '127.0.0.1'\">";
+    let body = format!(
+        "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Location /loc/>\n    AddType text/plain .zz\n</Location>\n\
+<Directory @DOCROOT@/loc>\n{lim}</Directory>\n\
+<Directory @DOCROOT@/star>\n{lim}    <Files *>\n        AddType text/plain .zz\n    </Files>\n</Directory>\n\
+<Directory @DOCROOT@/fm>\n{lim}    <FilesMatch .*>\n        AddType text/plain .zz\n    </FilesMatch>\n</Directory>\n\
+<Directory @DOCROOT@/ifother>\n{lim}    {ours}\n        AddType text/plain .zz\n    </If>\n</Directory>\n\
+<Directory @DOCROOT@/ifread>\n{lim}    {ours}\n        SetEnvIf Remote_Addr . E=1\n    </If>\n</Directory>\n\
+<Directory @DOCROOT@/fb>\n{lim}    FallbackResource /fb/index.html\n    {ours}\n        AddType text/plain .zz\n    </If>\n</Directory>\n\
+<Directory @DOCROOT@/fbplain>\n{lim}    FallbackResource /fbplain/index.html\n</Directory>\n\
+<Directory @DOCROOT@/deep>\n{lim}    DirectoryIndex sub/index.html\n</Directory>\n\
+<Directory @DOCROOT@/noindex>\n{lim}</Directory>\n\
+<Directory @DOCROOT@/plain>\n{lim}</Directory>\n"
+    );
+    let make = || {
+        let mut c = HttpdConfig::new(body.clone()).file("htdocs/deep/sub/index.html", "x\n").dir("htdocs/noindex");
+        for d in ["loc", "star", "fm", "ifother", "ifread", "fb", "fbplain", "plain"] {
+            c = c.file(format!("htdocs/{d}/index.html"), "x\n");
+        }
+        c
+    };
+    let paths = [
+        "/loc/",
+        "/star/",
+        "/fm/",
+        "/ifother/",
+        "/ifread/",
+        "/fb/missing",
+        "/fbplain/missing",
+        "/deep/",
+        "/noindex/",
+        "/plain/",
+    ];
+    let mut requests: Vec<Request> = paths.iter().map(|p| Request::new("POST", p)).collect();
+    requests.extend(paths.iter().map(|p| Request::get(p)));
+    let get: Vec<u16> = vec![403; paths.len()];
+    for module in ["", "allowmethods", "log_debug", "lua"] {
+        let config = if module.is_empty() { make() } else { make().with_module(module) };
+        let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+        let seen = explain_states_httpds_status(&httpd, &requests);
+        let post: &[u16] = if module.is_empty() {
+            &[200, 200, 200, 200, 200, 200, 200, 200, 404, 200]
+        } else {
+            &[403, 403, 403, 403, 403, 403, 200, 403, 403, 200]
+        };
+        assert_eq!(seen[..paths.len()], *post, "POST with {module:?}: the cases this test is about");
+        assert_eq!(seen[paths.len()..], *get, "GET with {module:?}");
+    }
+}
+
 /// Session 25 (E), round 13 CLI E2 in general: a symbolic link the walk follows is walked under
 /// its own path, not its target's (the target's `<Directory>` does not apply), however it is
 /// reached (through an Alias, through a link to a link, in the middle of the path); named without
