@@ -3419,4 +3419,234 @@ fn an_htaccess_line_too_long_for_httpd_is_a_500_to_explain_and_migrate() {
     let conf = httpd.config().main_config_path();
     let (_, diff) = run(&["migrate", conf.to_str().unwrap()]);
     assert!(!diff.contains("d/.htaccess"), "the long Deny line is left as it is:\n{diff}");
+
+/// Session 25 (E): httpd reuses a merged configuration for mod_dir's subrequests only while every
+/// module hooked into the access phase says its answer depends on the configuration alone
+/// (`ap_setup_auth_internal`, `cached &= auth_internal_per_conf` in each walk). mod_allowmethods,
+/// mod_log_debug and mod_lua do not, and with one loaded (no directive of theirs needed) a
+/// subrequest whose walk meets a `<Location>`, a `<Files>`/`<FilesMatch>` or an `<If>` that
+/// applies, or whose Directory walk is not the main request's (an index name in a subdirectory,
+/// a missing one), has a configuration of its own: its access is checked again, as GET, and a
+/// `<Limit POST>` that let the POST in does not apply there (403). Without them, or where the
+/// subrequest is a file of the same directory meeting none of those, the POST is served. explain
+/// said 200 for each with the modules loaded.
+#[test]
+fn subrequests_are_checked_again_where_a_module_turns_the_walk_caches_off() {
+    if !require_apache2() {
+        return;
+    }
+    let lim = "    Require all denied\n    <Limit POST>\n        Require all granted\n    </Limit>\n";
+    let ours = "<If \"%{REMOTE_ADDR} == '127.0.0.1'\">";
+    let body = format!(
+        "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Location /loc/>\n    AddType text/plain .zz\n</Location>\n\
+<Directory @DOCROOT@/loc>\n{lim}</Directory>\n\
+<Directory @DOCROOT@/star>\n{lim}    <Files *>\n        AddType text/plain .zz\n    </Files>\n</Directory>\n\
+<Directory @DOCROOT@/fm>\n{lim}    <FilesMatch .*>\n        AddType text/plain .zz\n    </FilesMatch>\n</Directory>\n\
+<Directory @DOCROOT@/ifother>\n{lim}    {ours}\n        AddType text/plain .zz\n    </If>\n</Directory>\n\
+<Directory @DOCROOT@/ifread>\n{lim}    {ours}\n        SetEnvIf Remote_Addr . E=1\n    </If>\n</Directory>\n\
+<Directory @DOCROOT@/fb>\n{lim}    FallbackResource /fb/index.html\n    {ours}\n        AddType text/plain .zz\n    </If>\n</Directory>\n\
+<Directory @DOCROOT@/fbplain>\n{lim}    FallbackResource /fbplain/index.html\n</Directory>\n\
+<Directory @DOCROOT@/deep>\n{lim}    DirectoryIndex sub/index.html\n</Directory>\n\
+<Directory @DOCROOT@/noindex>\n{lim}</Directory>\n\
+<Directory @DOCROOT@/plain>\n{lim}</Directory>\n"
+    );
+    let make = || {
+        let mut c = HttpdConfig::new(body.clone()).file("htdocs/deep/sub/index.html", "x\n").dir("htdocs/noindex");
+        for d in ["loc", "star", "fm", "ifother", "ifread", "fb", "fbplain", "plain"] {
+            c = c.file(format!("htdocs/{d}/index.html"), "x\n");
+        }
+        c
+    };
+    let paths = [
+        "/loc/",
+        "/star/",
+        "/fm/",
+        "/ifother/",
+        "/ifread/",
+        "/fb/missing",
+        "/fbplain/missing",
+        "/deep/",
+        "/noindex/",
+        "/plain/",
+    ];
+    let mut requests: Vec<Request> = paths.iter().map(|p| Request::new("POST", p)).collect();
+    requests.extend(paths.iter().map(|p| Request::get(p)));
+    let get: Vec<u16> = vec![403; paths.len()];
+    for module in ["", "allowmethods", "log_debug", "lua"] {
+        let config = if module.is_empty() { make() } else { make().with_module(module) };
+        let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+        let seen = explain_states_httpds_status(&httpd, &requests);
+        let post: &[u16] = if module.is_empty() {
+            &[200, 200, 200, 200, 200, 200, 200, 200, 404, 200]
+        } else {
+            &[403, 403, 403, 403, 403, 403, 200, 403, 403, 200]
+        };
+        assert_eq!(seen[..paths.len()], *post, "POST with {module:?}: the cases this test is about");
+        assert_eq!(seen[paths.len()..], *get, "GET with {module:?}");
+    }
+}
+
+/// Session 25 (E), round 13 CLI E2 in general: a symbolic link the walk follows is walked under
+/// its own path, not its target's (the target's `<Directory>` does not apply), however it is
+/// reached (through an Alias, through a link to a link, in the middle of the path); named without
+/// its slash it is mod_dir's 301; not followed (`Options -FollowSymLinks`) it is a 403; a link to
+/// a file with a slash after it is a 404. Holds on main (explain_cli's earlier test covers the plain
+/// case); here so that it keeps holding.
+#[test]
+fn symbolic_links_are_walked_under_their_own_path() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/real>\n    Require all denied\n</Directory>\n\
+<Directory @DOCROOT@/nofollow>\n    Options -FollowSymLinks\n</Directory>\n\
+Alias /al @ROOT@/aliased\n<Directory @ROOT@/aliased>\n    Require all granted\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .file("htdocs/real/index.html", "x\n")
+        .file("htdocs/real3/sub/index.html", "x\n")
+        .symlink("htdocs/lreal", "htdocs/real")
+        .symlink("htdocs/lreal3", "htdocs/real3")
+        .symlink("htdocs/llreal3", "htdocs/lreal3")
+        .symlink("htdocs/nofollow/l", "htdocs/real3")
+        .symlink("aliased/link", "htdocs/real3")
+        .symlink("htdocs/lfile", "htdocs/real3/sub/index.html");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let paths = [
+        "/real/",
+        "/lreal",
+        "/lreal/",
+        "/lreal/index.html",
+        "/lreal3/sub",
+        "/llreal3",
+        "/llreal3/sub/",
+        "/nofollow/l",
+        "/nofollow/l/",
+        "/al/link",
+        "/al/link/sub",
+        "/al/link/sub/",
+        "/lfile",
+        "/lfile/",
+    ];
+    let expected = [403, 301, 200, 200, 301, 301, 200, 403, 403, 301, 301, 200, 200, 404];
+    for method in ["GET", "POST"] {
+        let requests: Vec<Request> = paths.iter().map(|p| Request::new(method, p)).collect();
+        let seen = explain_states_httpds_status(&httpd, &requests);
+        assert_eq!(seen, expected, "{method}: the cases this test is about");
+    }
+}
+
+/// Session 25 (E), round 13 H5 in general: `<Limit>`/`<LimitExcept>` restrict only the access
+/// lines, so an `AuthUserFile`, `AuthGroupFile`, `AuthType` or `AuthName` inside one applies to
+/// every method, in an .htaccess file and in the server's configuration alike. Holds on main.
+#[test]
+fn auth_settings_inside_limit_apply_to_every_method() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/h5>\n    AllowOverride AuthConfig Limit\n</Directory>\n\
+<Directory @DOCROOT@/h6>\n    AllowOverride AuthConfig Limit\n</Directory>\n\
+<Directory @DOCROOT@/h7>\n    AuthType Basic\n    AuthName h7\n    <LimitExcept PUT>\n        AuthUserFile @ROOT@/htpasswd\n        AuthGroupFile @ROOT@/htgroups\n    </LimitExcept>\n    Require group admins\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .file("htdocs/h5/a.txt", "x\n")
+        .file(
+            "htdocs/h5/.htaccess",
+            "AuthType Basic\nAuthName h\n<LimitExcept GET>\nAuthGroupFile htgroups\n</LimitExcept>\n<Limit PUT>\nAuthUserFile htpasswd\n</Limit>\nRequire group admins\n",
+        )
+        .file("htdocs/h6/a.txt", "x\n")
+        .file("htdocs/h6/.htaccess", "<Limit POST>\nAuthType Basic\nAuthName h\nAuthUserFile htpasswd\n</Limit>\nRequire valid-user\n")
+        .file("htdocs/h7/a.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    for method in ["GET", "POST"] {
+        let mut requests = Vec::new();
+        for path in ["/h5/a.txt", "/h6/a.txt", "/h7/a.txt"] {
+            requests.push(Request::new(method, path).user("alice", "apw"));
+            requests.push(Request::new(method, path).user("bob", "bpw"));
+            requests.push(Request::new(method, path));
+        }
+        let seen = explain_states_httpds_status(&httpd, &requests);
+        assert_eq!(seen, [200, 401, 401, 200, 200, 401, 200, 401, 401], "{method}: the cases this test is about");
+    }
+}
+
+/// Session 25 (E), round 13 CLI E3/E6 in general: mod_dir's subrequest is a GET of its own URI
+/// with the request's headers, so an `<If>` on the method (`!= 'GET'` too) or on the URI is not
+/// taken there and its access is checked again (a `<Limit GET>` refusing it, a `<Files>`'s or an
+/// .htaccess file's `<If>`, a FallbackResource into another directory), while one on a header the
+/// request carries is taken alike and the request is served. Holds on main.
+#[test]
+fn subrequests_take_the_requests_headers_but_their_own_method_and_uri() {
+    if !require_apache2() {
+        return;
+    }
+    let post = "<If \"%{REQUEST_METHOD} == 'POST'\">";
+    let body = format!(
+        "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<Directory @DOCROOT@/limget>\n    <Limit GET>\n        Require all denied\n    </Limit>\n    {post}\n        AddType text/plain .post\n    </If>\n</Directory>\n\
+<Directory @DOCROOT@/ne>\n    Require all denied\n    <If \"%{{REQUEST_METHOD}} != 'GET'\">\n        Require all granted\n    </If>\n</Directory>\n\
+<Directory @DOCROOT@/fbo>\n    FallbackResource /other/index.html\n</Directory>\n\
+<Directory @DOCROOT@/other>\n    Require all denied\n    {post}\n        Require all granted\n    </If>\n</Directory>\n\
+<Directory @DOCROOT@/hdr>\n    FallbackResource /hdr/index.html\n    Require all denied\n    <If \"%{{HTTP:X-A}} == 'y'\">\n        Require all granted\n    </If>\n</Directory>\n\
+<Directory @DOCROOT@/furi>\n    FallbackResource /furi/index.html\n    Require all denied\n    <If \"%{{REQUEST_URI}} == '/furi/missing'\">\n        Require all granted\n    </If>\n</Directory>\n\
+<Directory @DOCROOT@/filesif>\n    <Files index.html>\n        Require all denied\n        {post}\n            Require all granted\n        </If>\n    </Files>\n</Directory>\n\
+<Directory @DOCROOT@/ht>\n    AllowOverride All\n</Directory>\n"
+    );
+    let mut config = HttpdConfig::new(body).dir("htdocs/fbo").file(
+        "htdocs/ht/.htaccess",
+        "Require all denied\n<Limit POST>\nRequire all granted\n</Limit>\n<If \"%{REQUEST_METHOD} == 'POST'\">\nAddType text/plain .post\n</If>\n",
+    );
+    for d in ["limget", "ne", "other", "hdr", "furi", "filesif", "ht"] {
+        config = config.file(format!("htdocs/{d}/index.html"), "x\n");
+    }
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    for (method, expected) in [
+        ("GET", [403, 403, 403, 403, 403, 403, 200, 403]),
+        ("POST", [403, 403, 403, 403, 403, 403, 200, 403]),
+        ("PUT", [405, 403, 403, 403, 403, 403, 405, 403]),
+    ] {
+        let mut requests: Vec<Request> = ["/limget/", "/ne/", "/fbo/missing", "/furi/missing", "/filesif/", "/ht/"]
+            .iter()
+            .map(|p| Request::new(method, p))
+            .collect();
+        requests.push(Request::new(method, "/hdr/missing").header("X-A", "y"));
+        requests.push(Request::new(method, "/hdr/missing"));
+        let seen = explain_states_httpds_status(&httpd, &requests);
+        assert_eq!(seen, expected, "{method}: the cases this test is about");
+    }
+}
+
+/// Session 25 (E): the Host header given with `--header` picks the virtual host whatever the
+/// header name's case and spacing, with a port, a trailing dot, any case, or a ServerAlias
+/// wildcard, as `--host` does; an absolute URL's host is taken over it. Holds on main.
+#[test]
+fn a_host_header_given_with_header_is_read_as_httpd_reads_it() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    Require all granted\n</Directory>\n\
+<VirtualHost *:@PORT@>\n    ServerName a.test\n    DocumentRoot @DOCROOT@\n</VirtualHost>\n\
+<VirtualHost *:@PORT@>\n    ServerName b.test\n    ServerAlias *.w.test\n    DocumentRoot @DOCROOT@\n    <Location />\n        Require all denied\n    </Location>\n</VirtualHost>\n";
+    let httpd = Httpd::start(HttpdConfig::new(body).file("htdocs/index.html", "x\n")).unwrap_or_else(|e| panic!("{e}"));
+    let conf = httpd.config().main_config_path();
+    let conf = conf.to_str().unwrap();
+    let port = httpd.port().to_string();
+    let with_port = format!("b.test:{port}");
+    for (host, status) in
+        [("b.test", 403), ("B.TEST.", 403), ("x.w.test", 403), (&*with_port, 403), ("b.test:1", 403), ("a.test", 200)]
+    {
+        let real = httpd.send(&Request::get("/").host(host)).unwrap();
+        assert_eq!(real, status, "Host {host}");
+        for form in [format!("Host: {host}"), format!("host:{host}"), format!("HOST:  {host} ")] {
+            let v = json(&["explain", conf, "/", "--format", "json", "--port", &port, "--header", &form]);
+            assert_eq!(v["status"], real, "{form:?}: httpd {real}\n{v:#}");
+        }
+    }
+    for (url, host, status) in [("http://a.test/", "b.test", 200), ("http://b.test/", "a.test", 403)] {
+        let real = httpd.send(&Request::get(url).host(host)).unwrap();
+        assert_eq!(real, status, "{url} with Host {host}");
+        let form = format!("Host: {host}");
+        let v = json(&["explain", conf, url, "--format", "json", "--port", &port, "--header", &form]);
+        assert_eq!(v["status"], real, "{url} {form:?}: httpd {real}\n{v:#}");
+    }
 }

@@ -10,6 +10,15 @@
 //! the access checks are skipped (`r->main->per_dir_config == r->per_dir_config`). Otherwise they
 //! run again, for GET: a `<Limit POST>` does not apply, a `<LimitExcept POST>` does.
 //!
+//! The walks reuse a merged configuration only while every module hooked into the access phase
+//! says its answer depends on the configuration alone (`ap_setup_auth_internal`): mod_allowmethods,
+//! mod_log_debug and mod_lua hook in without saying so, and where one is loaded each walk that
+//! meets a section for a new key merges afresh (`walk_caches_off` below). The subrequest's URI and
+//! file name are never the main request's, so any `<Location>`-type, `<Files>`-type or
+//! `<If>`-family section it meets, or a Directory walk it does not share with the main request
+//! (a regular file in the directory the main request's walk ended in), makes its configuration a
+//! new one, and its access is checked again.
+//!
 //! Invariants: no IO besides what [`crate::ide::access`] does; a branch whose condition cannot be
 //! evaluated for the subrequest is walked both ways, and a configuration that may or may not be
 //! the main request's leaves both answers possible.
@@ -115,9 +124,18 @@ pub fn walk(cfg: &Config, fs: &FsView, main: &MainRequest, sub: &RequestSpec, ma
     let mut statuses: Vec<u16> = Vec::new();
     let mut same_all = true;
     let mut reasons: Vec<String> = Vec::new();
+    let caches_off = walk_caches_off(cfg);
     for w in &ways {
         let same = if section_ids(w) != *main_ids || w.refused_symlink.is_some() {
             Some(false)
+        } else if caches_off {
+            merged_alike_without_caches(cfg, fs, w, main_walk, &sub_known).and_then(|alike| {
+                if alike {
+                    same_branches(cfg, &w.other_chains, &main_known, &sub_known)
+                } else {
+                    Some(false)
+                }
+            })
         } else {
             same_branches(cfg, &w.other_chains, &main_known, &sub_known)
         };
@@ -222,4 +240,56 @@ fn same_branches(
             _ => !reads_the_request_line(cfg, b),
         })
         .then_some(true)
+}
+
+/// Whether httpd's walks merge every configuration afresh for a new key: a module is loaded whose
+/// access-phase hook is not registered as depending on the configuration alone (mod_allowmethods
+/// and mod_lua hook `access_checker` directly, mod_log_debug says "per URI"), so
+/// `ap_setup_auth_internal` leaves the walk caches off (`cached &= auth_internal_per_conf`).
+/// (mod_auth_form hooks `check_user_id` directly too, yet httpd 2.4.71 was seen to keep the caches
+/// with it: not counted.)
+fn walk_caches_off(cfg: &Config) -> bool {
+    ["allowmethods_module", "log_debug_module", "lua_module"].iter().any(|m| cfg.module_loaded(m))
+}
+
+/// With the walk caches off ([`walk_caches_off`]), whether way `w` of a subrequest still ends with
+/// the main request's merged configuration: its Directory walk is the main request's, taken over
+/// without a merge (a regular file in the directory where `main_walk`'s walk ended: the
+/// "familiar" path of `ap_directory_walk`), and it meets no `<Location>`-type, `<Files>`-type
+/// or `<If>`-family section, each of which the walk merges again for the subrequest's URI or file
+/// name. None where an `<If>` holding nothing the answer reads may or may not apply to it.
+fn merged_alike_without_caches(
+    cfg: &Config,
+    fs: &FsView,
+    w: &Effective,
+    main_walk: Option<&Path>,
+    sub_known: &crate::ide::policy::expr_eval::ExprRequest,
+) -> Option<bool> {
+    let per_uri = |k: &str| {
+        ["Location", "LocationMatch", "Files", "FilesMatch", "If", "ElseIf", "Else"]
+            .iter()
+            .any(|x| k.eq_ignore_ascii_case(x))
+    };
+    if w.sections.iter().any(|s| per_uri(&s.kind)) || w.decided.as_ref().is_some_and(|d| !d.applying.is_empty()) {
+        return Some(false);
+    }
+    let ended_in = main_walk.and_then(|p| p.ancestors().find(|a| fs.is_dir(a)));
+    let file = &w.filesystem_path;
+    let shared = ended_in.is_some_and(|d| file.parent() == Some(d)) && file.is_file();
+    let dir_sections = w.sections.iter().any(|s| !per_uri(&s.kind));
+    if !shared && dir_sections {
+        return Some(false);
+    }
+    if w.other_chains.is_empty() {
+        return Some(true);
+    }
+    let in_sub = |b: &Branch| branches::condition(cfg, b, sub_known);
+    let combos = branches::combinations(cfg, &w.other_chains, &in_sub)?;
+    let none = combos.iter().all(|d| d.applying.is_empty());
+    let some = combos.iter().all(|d| !d.applying.is_empty());
+    match (none, some) {
+        (true, _) => Some(true),
+        (_, true) => Some(false),
+        _ => None,
+    }
 }
