@@ -3419,6 +3419,7 @@ fn an_htaccess_line_too_long_for_httpd_is_a_500_to_explain_and_migrate() {
     let conf = httpd.config().main_config_path();
     let (_, diff) = run(&["migrate", conf.to_str().unwrap()]);
     assert!(!diff.contains("d/.htaccess"), "the long Deny line is left as it is:\n{diff}");
+}
 
 /// Session 25 (E): httpd reuses a merged configuration for mod_dir's subrequests only while every
 /// module hooked into the access phase says its answer depends on the configuration alone

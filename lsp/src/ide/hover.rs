@@ -6,7 +6,7 @@ use crate::ide::catalogue;
 use crate::ide::config::{Config, FileId, Node, NodeKind};
 use crate::ide::defeated::{defeated, defeated_require, Defeated, DefeatedBatch, Own, RecentWalks};
 use crate::ide::policy::{self, HostKnowledge, Request};
-use crate::ide::row_server::{other_named_hosts, row_connection, RowConnection};
+use crate::ide::row_server::{other_named_hosts, RowConnection, RowConnections};
 use crate::ide::section_urls::{access_file_url, is_container, reaching_url, url_for};
 use apache_syntax::{TextRange, TextSize};
 use std::fmt::Write as _;
@@ -145,7 +145,7 @@ fn asked_spec(method: &str, url: &str, host: &Option<String>, client: IpAddr, us
 }
 
 /// [`asked_spec`] over the connection `client`'s request reaches the server on
-/// ([`crate::ide::row_server::row_connection`]): its virtual host is the one httpd picks for it.
+/// ([`RowConnections::of`]): its virtual host is the one httpd picks for it.
 fn row_spec(
     conn: &RowConnection,
     method: &str,
@@ -612,7 +612,7 @@ fn policy_markdown(
         host.as_ref().map(|h| format!(" on `{h}`")).unwrap_or_default()
     );
     let local: IpAddr = "127.0.0.1".parse().unwrap();
-    let local_conn = row_connection(cfg, local);
+    let local_conn = RowConnections::new(cfg).of(local);
     let base = effective(cfg, fs, &row_spec(&local_conn, method, url, host, local, None));
     // httpd stops at a line it refuses before any request: no rule decides, and the rules left
     // once that line is dropped are not ones httpd runs.
@@ -1004,8 +1004,9 @@ impl Table {
             servers: vec![],
         };
         let mut rows: Vec<(String, String)> = Vec::new();
+        let connections = RowConnections::new(cfg);
         for (label, ip) in clients {
-            let conn = row_connection(cfg, *ip);
+            let conn = connections.of(*ip);
             let cells: Vec<Cell> = columns
                 .iter()
                 .enumerate()

@@ -37,39 +37,52 @@ const ASSUMED_V4: [Ipv4Addr; 3] =
 const ASSUMED_V6: [Ipv6Addr; 2] =
     [Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0xfe), Ipv6Addr::new(0x2001, 0xdb8, 1, 0, 0, 0, 0, 0xfe)];
 
-/// The connection a request from `client` comes on. A loopback client connects to the loopback
-/// address of its family. Another connects to the address a `Listen` of its family names (the
-/// first), else to an address no `<VirtualHost>` names (so its `*` hosts answer): `assumed`.
-pub(crate) fn row_connection(cfg: &Config, client: IpAddr) -> RowConnection {
-    let v4 = client.to_canonical().is_ipv4();
-    let listens = crate::ide::explain::listen_addresses(cfg);
-    let (local, assumed) = if client.to_canonical().is_loopback() {
-        (if v4 { IpAddr::V4(Ipv4Addr::LOCALHOST) } else { IpAddr::V6(Ipv6Addr::LOCALHOST) }, false)
-    } else {
-        let named = listens
-            .iter()
-            .filter_map(|(a, _)| *a)
-            .find(|a| a.to_canonical().is_ipv4() == v4 && !a.to_canonical().is_loopback());
-        (named.unwrap_or_else(|| unnamed_address(cfg, v4)), true)
-    };
-    let mut ports: Vec<u16> =
-        listens.iter().filter(|(a, _)| a.is_none_or(|a| sockaddr_equal(a, local))).map(|(_, p)| *p).collect();
-    if ports.is_empty() && assumed {
-        // (The address such a client really reaches the server on is not known either.)
-        ports = listens.iter().map(|(_, p)| *p).collect();
+/// The connections of a table's rows under one configuration: its `Listen` lines read once.
+pub(crate) struct RowConnections<'c> {
+    cfg: &'c Config,
+    listens: Vec<(Option<IpAddr>, u16)>,
+}
+
+impl<'c> RowConnections<'c> {
+    pub fn new(cfg: &'c Config) -> RowConnections<'c> {
+        RowConnections { cfg, listens: crate::ide::explain::listen_addresses(cfg) }
     }
-    ports.sort_unstable();
-    ports.dedup();
-    let ix = cfg.index();
-    let port = match ports.split_first() {
-        Some((&first, rest))
-            if rest.iter().all(|&p| ix.vhosts_for_address(local, p) == ix.vhosts_for_address(local, first)) =>
-        {
-            Some(first)
+
+    /// The connection a request from `client` comes on. A loopback client connects to the
+    /// loopback address of its family. Another connects to the address a `Listen` of its family
+    /// names (the first), else to an address no `<VirtualHost>` names (so its `*` hosts
+    /// answer): `assumed`.
+    pub fn of(&self, client: IpAddr) -> RowConnection {
+        let (cfg, listens) = (self.cfg, &self.listens);
+        let v4 = client.to_canonical().is_ipv4();
+        let (local, assumed) = if client.to_canonical().is_loopback() {
+            (if v4 { IpAddr::V4(Ipv4Addr::LOCALHOST) } else { IpAddr::V6(Ipv6Addr::LOCALHOST) }, false)
+        } else {
+            let named = listens
+                .iter()
+                .filter_map(|(a, _)| *a)
+                .find(|a| a.to_canonical().is_ipv4() == v4 && !a.to_canonical().is_loopback());
+            (named.unwrap_or_else(|| unnamed_address(cfg, v4)), true)
+        };
+        let mut ports: Vec<u16> =
+            listens.iter().filter(|(a, _)| a.is_none_or(|a| sockaddr_equal(a, local))).map(|(_, p)| *p).collect();
+        if ports.is_empty() && assumed {
+            // (The address such a client really reaches the server on is not known either.)
+            ports = listens.iter().map(|(_, p)| *p).collect();
         }
-        _ => None,
-    };
-    RowConnection { local, port, assumed }
+        ports.sort_unstable();
+        ports.dedup();
+        let ix = cfg.index();
+        let port = match ports.split_first() {
+            Some((&first, rest))
+                if rest.iter().all(|&p| ix.vhosts_for_address(local, p) == ix.vhosts_for_address(local, first)) =>
+            {
+                Some(first)
+            }
+            _ => None,
+        };
+        RowConnection { local, port, assumed }
+    }
 }
 
 /// An address of the family `v4` that no `<VirtualHost>` names.

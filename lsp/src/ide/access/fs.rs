@@ -2,7 +2,7 @@
 //! `.htaccess` files, asked of the disk (once per batch when cached) or of an overlay, and
 //! the `r->filename` httpd's directory walk ends on.
 
-use super::walk::HtaccessSlot;
+use super::walk::{HtaccessSlot, Refusals};
 use crate::ide::catalogue::context::Overrides;
 use crate::ide::config::index::components;
 use crate::ide::config::{self, FileData};
@@ -92,6 +92,9 @@ struct FsCache {
     fragments: rustc_hash::FxHashMap<(usize, usize), Arc<config::Config>>,
     /// Their policies, by the same key and the AllowOverride in force ([`FsView::htaccess_built`]).
     built: rustc_hash::FxHashMap<(usize, usize, Overrides), Arc<HtaccessSlot>>,
+    /// The lines httpd's handlers refuse of the smaller ones, by the same key: a short list,
+    /// where the check of every line of the file that gives it costs more than the walk.
+    refusals: rustc_hash::FxHashMap<(usize, usize, Overrides), Arc<Refusals>>,
 }
 
 /// From this size on, an .htaccess file parsed by a cached view is kept parsed: a blocklist of
@@ -256,8 +259,9 @@ impl FsView {
             return f.clone();
         }
         let f = read();
-        c.lock().unwrap_or_else(|e| e.into_inner()).files.insert(p.as_os_str().to_os_string(), f.clone());
-        f
+        // (The first read kept, should two walks read it at once: the caches below are keyed by
+        // its address, which must not be freed and reused while the view lives.)
+        c.lock().unwrap_or_else(|e| e.into_inner()).files.entry(p.as_os_str().to_os_string()).or_insert(f).clone()
     }
 }
 
@@ -281,18 +285,25 @@ impl FsView {
     }
 
     /// Where the policy of `fd` under `cfg` and `overrides` is built once merged: shared by
-    /// every walk of a cached view for a large file ([`KEEP_PARSED_FROM`]), the walk's own otherwise.
+    /// every walk of a cached view for a large file ([`KEEP_PARSED_FROM`]), the walk's own otherwise
+    /// (but for the lines httpd's handlers refuse, shared by every walk of a cached view: the
+    /// file read is kept by the view, so its address is not reused).
     pub(super) fn htaccess_built(
         &self,
         fd: &Arc<FileData>,
         cfg: &config::Config,
         overrides: &Overrides,
     ) -> Arc<HtaccessSlot> {
-        let Some(c) = self.cache.as_ref().filter(|_| fd.text.len() >= KEEP_PARSED_FROM) else {
+        let Some(c) = self.cache.as_ref() else {
             return Arc::default();
         };
         let key = (Arc::as_ptr(fd) as usize, cfg as *const config::Config as usize, overrides.clone());
-        c.lock().unwrap_or_else(|e| e.into_inner()).built.entry(key).or_default().clone()
+        let mut c = c.lock().unwrap_or_else(|e| e.into_inner());
+        if fd.text.len() >= KEEP_PARSED_FROM {
+            return c.built.entry(key).or_default().clone();
+        }
+        let refusals = c.refusals.entry(key).or_default().clone();
+        Arc::new(HtaccessSlot { built: Default::default(), refusals })
     }
 }
 

@@ -65,9 +65,23 @@ fn htaccess_files_sections(frag: &Config) -> impl Iterator<Item = (usize, &Node)
     frag.nodes.iter().enumerate().filter(|(_, n)| n.is_section() && (n.is("Files") || n.is("FilesMatch")))
 }
 
-/// An .htaccess file's policy under some AllowOverride, built when a merge first needs it: its
-/// policy, body, first error, and the reasons its outcome may be unknown (see [`htaccess`]).
-pub(super) type HtaccessSlot = std::sync::OnceLock<(Arc<Built>, Vec<Item>, Option<String>, Vec<String>)>;
+/// What is found of an .htaccess file under some AllowOverride when a merge first needs it.
+#[derive(Debug, Default)]
+pub(super) struct HtaccessSlot {
+    /// Its policy, body, first error, and the reasons its outcome may be unknown (see
+    /// [`htaccess`]).
+    pub built: std::sync::OnceLock<HtaccessBuilt>,
+    /// The words of its lines httpd's handlers refuse ([`htaccess_walk_error`]).
+    pub refusals: Arc<Refusals>,
+}
+
+/// An .htaccess file's policy, body, first error, and the reasons its outcome may be unknown.
+pub(super) type HtaccessBuilt = (Arc<Built>, Vec<Item>, Option<String>, Vec<String>);
+
+/// The lines of an .htaccess file httpd's handlers refuse, found when a handler check first
+/// needs them ([`crate::ide::diagnostics::htaccess_refusals::of`]): where each line starts, and
+/// httpd's words.
+pub(super) type Refusals = std::sync::OnceLock<Vec<(TextSize, String)>>;
 
 /// An applied section: what it is, its policy, and (for an .htaccess file, which has no
 /// node to re-read) its body.
@@ -496,11 +510,13 @@ fn known_directive(cfg: &Config, name: &str) -> bool {
 /// no `>`). httpd answers 500 and logs `"<file>: <message>"`. Each as (offset, rank among the
 /// errors of one line, message). Violations `AllowOverride Nonfatal=…` lets pass are skipped.
 /// Directives that only may be unknown (the modules loaded are not all known) are added to
-/// `uncertain`.
+/// `uncertain`. `refusals`: the words of the lines the other checks refuse, once found (for the
+/// same file, configuration and AllowOverride).
 fn htaccess_walk_error(
     fd: &FileData,
     frag: &Config,
     overrides: &Overrides,
+    refusals: &Refusals,
     ctx: &PolicyCtx,
     uncertain: &mut Vec<String>,
 ) -> Option<(u32, u8, String)> {
@@ -512,9 +528,6 @@ fn htaccess_walk_error(
         frag.modules_known && frag.modules.iter().all(|m| crate::ide::catalogue::module_by_identifier(m).is_some());
     let top = Scope::htaccess(Some(overrides));
     let mut stack: Vec<(&Node, Scope)> = frag.nodes.iter().rev().map(|n| (n, top.clone())).collect();
-    // The words of the lines `check` refuses besides (`argument-value`, `argument-count`), from
-    // the file's own diagnostics, taken once a line is run.
-    let mut refused_words: Option<Vec<(TextSize, String)>> = None;
     while let Some((n, scope)) = stack.pop() {
         if n.canonical().is_empty() {
             continue;
@@ -558,9 +571,10 @@ fn htaccess_walk_error(
                     .or_else(|| crate::ide::diagnostics::regex_compile::refusal(frag, n, true)),
             };
             let refused = refused.or_else(|| {
-                let words = refused_words.get_or_insert_with(|| {
-                    crate::ide::diagnostics::htaccess_refusals::of(frag, &ctx.extra_authn_providers)
-                });
+                // The words of the lines `check` refuses besides (`argument-value`,
+                // `argument-count`), from the file's own diagnostics, taken once a line is run.
+                let words = refusals
+                    .get_or_init(|| crate::ide::diagnostics::htaccess_refusals::of(frag, &ctx.extra_authn_providers));
                 let line = n.loc.range;
                 words.iter().find(|(at, _)| line.contains(*at)).map(|(_, m)| m.clone())
             });
@@ -840,9 +854,10 @@ impl Walked {
                 let (built, items) = match &c {
                     Contribution::Section(id) => (ix.built(cfg, *id), None),
                     Contribution::Htaccess(fd, overrides, frag, slot) => {
-                        let (built, items, first_error, uncertain) = slot.get_or_init(|| {
+                        let (built, items, first_error, uncertain) = slot.built.get_or_init(|| {
                             let mut uncertain = Vec::new();
-                            let (built, items, first_error) = htaccess(fd, frag, overrides, &ix.ctx, &mut uncertain);
+                            let (built, items, first_error) =
+                                htaccess(fd, frag, overrides, &slot.refusals, &ix.ctx, &mut uncertain);
                             (built, items, first_error, uncertain)
                         });
                         unknown.extend(uncertain.iter().cloned());
@@ -913,6 +928,7 @@ fn htaccess(
     fd: &Arc<FileData>,
     frag: &Config,
     overrides: &Overrides,
+    refusals: &Refusals,
     ctx: &PolicyCtx,
     uncertain: &mut Vec<String>,
 ) -> (Arc<Built>, Vec<Item>, Option<String>) {
@@ -922,7 +938,7 @@ fn htaccess(
         crate::ide::nonfatal::refused_conditional(fd, frag, overrides)
             .map(|(_, m)| format!("{}: {m}", fd.path.display()))
     });
-    let violation = htaccess_walk_error(fd, frag, overrides, ctx, uncertain);
+    let violation = htaccess_walk_error(fd, frag, overrides, refusals, ctx, uncertain);
     let loc = config::Loc { file: 0, range: TextRange::default(), focus: TextRange::default() };
     let top = Node::new(NodeKind::Section, ".htaccess", [""; 0], "", loc, frag.nodes.clone());
     let items = body_items(frag, &top);
@@ -1183,17 +1199,25 @@ mod tests {
         assert_eq!(status(&gone, "/sub/x.txt"), (Some(403), false));
     }
 
-    /// The walk stops at a symbolic link the Options of its directory do not let httpd follow:
-    /// 403 with AH00037 naming the link, before any access check; an .htaccess file's Options
-    /// count for its own directory.
-    #[test]
-    fn a_large_htaccess_is_parsed_and_built_once_per_cached_view() {
+    /// A configuration letting .htaccess files override everything below `www`, which holds the
+    /// directories `a` and `b` and, above them, the .htaccess file `htaccess`; the temporary
+    /// directory (and its path).
+    fn two_directories_below(htaccess: &str) -> (tempfile::TempDir, String, Config) {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path().display().to_string();
         std::fs::create_dir_all(dir.path().join("www/a")).unwrap();
         std::fs::create_dir_all(dir.path().join("www/b")).unwrap();
         let main = dir.path().join("httpd.conf");
-        std::fs::write(&main, format!("LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nDocumentRoot {d}/www\n<Directory {d}/www>\n  AllowOverride All\n</Directory>\n")).unwrap();
+        std::fs::write(&main, format!("LoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nLoadModule authn_core_module m\nDocumentRoot {d}/www\n<Directory {d}/www>\n  AllowOverride All\n</Directory>\n")).unwrap();
+        std::fs::write(dir.path().join("www/.htaccess"), htaccess).unwrap();
+        let cfg = config::load(&main, &config::RealFs);
+        (dir, d, cfg)
+    }
+
+    /// An .htaccess file past [`super::super::fs::KEEP_PARSED_FROM`] is parsed and built once
+    /// for every walk of a cached view, which answer as a fresh view does.
+    #[test]
+    fn a_large_htaccess_is_parsed_and_built_once_per_cached_view() {
         // A blocklist: thousands of Deny lines, above both directories.
         let mut blocklist = String::from("Order allow,deny\nAllow from all\n");
         for i in 0..2000 {
@@ -1201,8 +1225,7 @@ mod tests {
         }
         blocklist.push_str("Deny from 127.0.0.2\n");
         assert!(blocklist.len() >= super::super::fs::KEEP_PARSED_FROM);
-        std::fs::write(dir.path().join("www/.htaccess"), &blocklist).unwrap();
-        let cfg = config::load(&main, &config::RealFs);
+        let (_dir, _, cfg) = two_directories_below(&blocklist);
         let fs = FsView::cached();
         let frag = |w: &Walked| {
             w.phases.iter().flatten().find_map(|c| match c {
@@ -1223,13 +1246,40 @@ mod tests {
                 .to_vec()
         };
         let (ra, rb) = (a.merge(&cfg), b.merge(&cfg));
-        assert!(sa.get().is_some(), "built by the first merge, for both");
+        assert!(sa.built.get().is_some(), "built by the first merge, for both");
         let (ra, rb) = (answers(ra), answers(rb));
         assert_eq!(ra, vec![Some(200), Some(403), Some(403)]);
         assert_eq!(ra, answers(resolve(&cfg, &FsView::fresh(), "/a/", None, None)));
         assert_eq!(rb, answers(resolve(&cfg, &FsView::fresh(), "/b/", None, None)));
     }
 
+    /// A small .htaccess file is built for each walk, but the lines its handlers refuse are found
+    /// once per cached view: every walk reading it shares them, and answers as a fresh view does.
+    #[test]
+    fn a_small_htaccess_refusals_are_found_once_per_cached_view() {
+        let (_dir, d, cfg) = two_directories_below("Order allow,deny\nAllow from all\nAuthName a b\n");
+        let fs = FsView::cached();
+        let slot = |w: &Walked| {
+            w.phases.iter().flatten().find_map(|c| match c {
+                Contribution::Htaccess(_, _, _, slot) => Some(slot.clone()),
+                _ => None,
+            })
+        };
+        let (a, b) = (walk_request(&cfg, &fs, "/a/", None, None), walk_request(&cfg, &fs, "/b/", None, None));
+        let (sa, sb) = (slot(&a).unwrap(), slot(&b).unwrap());
+        assert!(!Arc::ptr_eq(&sa, &sb), "built by each walk");
+        assert!(Arc::ptr_eq(&sa.refusals, &sb.refusals), "its refusals found once for both");
+        let error = |r: Resolved| r.htaccess_error().map(|e| e.replace(&d, "ROOT"));
+        let (ea, eb) = (error(a.merge(&cfg)), error(b.merge(&cfg)));
+        assert_eq!(sa.refusals.get().map(Vec::len), Some(1), "found by the first merge");
+        assert_eq!(ea.as_deref(), Some("ROOT/www/.htaccess: AuthName takes one argument"));
+        assert_eq!(ea, eb);
+        assert_eq!(ea, error(resolve(&cfg, &FsView::fresh(), "/a/", None, None)));
+    }
+
+    /// The walk stops at a symbolic link the Options of its directory do not let httpd follow:
+    /// 403 with AH00037 naming the link, before any access check; an .htaccess file's Options
+    /// count for its own directory.
     #[test]
     fn symbolic_link_refused_by_the_options_of_its_directory() {
         let dir = tempfile::tempdir().unwrap();

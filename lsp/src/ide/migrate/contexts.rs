@@ -674,8 +674,9 @@ pub(super) struct Urls {
     pub bounded: bool,
 }
 
-/// URLs that reach the sections of one server.
-pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir]) -> Urls {
+/// URLs that reach the sections of one server; `pattern_meetings`, the URLs of its directories where a
+/// wildcard or regex `<Directory>` meets a `<Location>` ([`location_pattern_meetings`]).
+pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir], pattern_meetings: &[String]) -> Urls {
     let m = mapping(cfg, server);
     let mut urls: BTreeSet<String> = ["/".to_string(), "/index.html".to_string()].into();
     // The URLs at which each section is asked at all (its path, its directory's, a file it
@@ -1031,13 +1032,13 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir])
     let (mut located, mut cut) = located_urls(&access_locations, &located_names);
     // Where a wildcard or regex <Directory> meets a Location with access lines once the
     // Location's path is a directory: the directory and a plain file in it.
-    for (_, d, _) in location_pattern_meetings(cfg, server) {
+    for d in pattern_meetings {
         if located.len() + 2 > MAX_LOCATED_URLS {
             cut = true;
             break;
         }
-        located.insert(plain_file_url(&d, &all_files, &locations));
-        located.insert(d);
+        located.insert(plain_file_url(d, &all_files, &locations));
+        located.insert(d.clone());
     }
     Urls { plain, located, bounded: bounded || cut || meetings_cut }
 }
@@ -1231,12 +1232,14 @@ fn slash_first(urls: BTreeSet<String>) -> Vec<String> {
     out
 }
 
-/// Every context of the configuration.
-pub(super) fn contexts(cfg: &Config, htaccess_dirs: &[HtaccessDir]) -> (Vec<Ctx>, bool) {
+/// Every context of the configuration; `meetings`, each server's URLs where pattern
+/// `<Directory>` sections meet `<Location>` ones ([`location_pattern_meetings`]), in the order of
+/// [`servers`].
+pub(super) fn contexts(cfg: &Config, htaccess_dirs: &[HtaccessDir], meetings: &[Vec<String>]) -> (Vec<Ctx>, bool) {
     let mut out = Vec::new();
     let mut bounded = false;
     for (i, s) in servers(cfg).iter().enumerate() {
-        let u = urls(cfg, s, htaccess_dirs);
+        let u = urls(cfg, s, htaccess_dirs, meetings.get(i).map_or(&[], Vec::as_slice));
         bounded |= u.bounded;
         let plain = slash_first(u.plain).into_iter().map(|url| (url, false));
         for (url, located) in plain.chain(u.located.into_iter().map(|url| (url, true))) {
@@ -1289,17 +1292,14 @@ fn location_paths(cfg: &Config, patterns_only: bool) -> BTreeSet<PathBuf> {
 /// Where a wildcard or regex `<Directory>` meets a `<Location>` holding access lines once the
 /// Location's path is a directory: the Location's own path when the pattern matches it, and the
 /// examples the pattern is filled or grown to beneath it (`<Directory htdocs/*/sub>` beneath
-/// `<Location /newd>` is `htdocs/newd/sub`), under `server`, each as (the Location's pattern,
-/// None for a plain path; the URL of the directory; its path). On this machine's disk the
+/// `<Location /newd>` is `htdocs/newd/sub`), under `server`, each as (the URL of the directory,
+/// its path). On this machine's disk the
 /// Location's path may not be there, and the walk never reaches the pattern beneath it; once it
 /// is, httpd merges the Location's rules with the pattern's there. Proven only on the disk as it
 /// is, a `Deny from all` in `<Directory htdocs/*/sub>` rewritten to `Require all denied`, which
 /// the Location's `Require ip` then replaces, turned GET /newd/sub/x.txt 403 into 200 once
 /// htdocs/newd/sub was made (black-box round 16, C F10). The located contexts ask there.
-pub(super) fn location_pattern_meetings<'c>(
-    cfg: &'c Config,
-    server: &Server<'c>,
-) -> Vec<(Option<SectionPattern<'c>>, String, String)> {
+pub(super) fn location_pattern_meetings(cfg: &Config, server: &Server) -> Vec<(String, String)> {
     let m = mapping(cfg, server);
     let scope: Vec<&Node> =
         cfg.nodes.iter().chain(server.vhost.map(|v| v.children.iter()).into_iter().flatten()).collect();
@@ -1323,7 +1323,7 @@ pub(super) fn location_pattern_meetings<'c>(
     }
     // Each Location's URLs and the paths they map to (the document root itself is a directory
     // in every proof).
-    let asked: Vec<(Option<SectionPattern<'c>>, String, String)> = locations
+    let asked: Vec<(Option<SectionPattern>, String, String)> = locations
         .iter()
         .flat_map(|n| {
             let pat = section_pattern(n).filter(|p| !matches!(p, SectionPattern::Plain(_)));
@@ -1346,8 +1346,8 @@ pub(super) fn location_pattern_meetings<'c>(
         for p in here.then_some(l.as_str()).into_iter().chain(below) {
             let url = format!("{base}{}/", &p[l.len()..]);
             let still = |u: &str| pat.as_ref().is_none_or(|pt| applies(pt, u) || applies(pt, u.trim_end_matches('/')));
-            if still(&url) && !out.iter().any(|(_, u, _): &(_, String, _)| *u == url) {
-                out.push((*pat, url, p.to_string()));
+            if still(&url) && !out.iter().any(|(u, _): &(String, _)| *u == url) {
+                out.push((url, p.to_string()));
             }
         }
     }

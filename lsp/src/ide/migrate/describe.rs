@@ -1,7 +1,7 @@
 //! Saying which requests change outcome: client class, credentials, method, before → after.
 
 use crate::ide::policy::{HostKnowledge, IpSubnet};
-use std::collections::BTreeMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::net::IpAddr;
 
@@ -82,25 +82,33 @@ pub(super) fn host_extra(h: &HostKnowledge) -> String {
 /// Changes merged where only the client class differs, as readable lines. A directory asked
 /// without its slash that changes exactly as with it is named once, with the slash.
 pub fn summarize(changes: &[Change]) -> Vec<String> {
-    let key_at = |c: &Change, url: &str| {
-        format!("{:?}|{}|{:?}|{:?}|{}|{:?}|{:?}|{}", c.host, url, c.method, c.extra, c.who, c.before, c.after, c.client)
-    };
-    let all: std::collections::HashSet<String> = changes.iter().map(|c| key_at(c, &c.url)).collect();
-    let mut groups: BTreeMap<String, (Vec<String>, &Change)> = BTreeMap::new();
+    // (Keyed by the fields themselves, borrowed: a key formatted for each change took a fifth
+    // of a 1 000-host migration, whose few blames summarise thousands of changes each.)
+    type Key<'a> = (&'a Option<String>, &'a str, &'a Option<String>, &'a [String], &'a str, Option<u16>, Option<u16>);
+    fn key_at<'a>(c: &'a Change, url: &'a str) -> Key<'a> {
+        (&c.host, url, &c.method, &c.extra, &c.who, c.before, c.after)
+    }
+    let all: HashSet<(Key, &str)> = changes.iter().map(|c| (key_at(c, &c.url), c.client.as_str())).collect();
+    let mut groups: HashMap<Key, usize> = HashMap::new();
+    let mut merged: Vec<(Vec<&str>, &Change)> = Vec::new();
     for c in changes {
-        if !c.url.ends_with('/') && all.contains(&key_at(c, &format!("{}/", c.url))) {
-            continue;
+        if !c.url.ends_with('/') {
+            let slashed = format!("{}/", c.url);
+            if all.contains(&(key_at(c, &slashed), c.client.as_str())) {
+                continue;
+            }
         }
-        let key = format!("{:?}|{}|{:?}|{:?}|{}|{:?}|{:?}", c.host, c.url, c.method, c.extra, c.who, c.before, c.after);
-        let slot = groups.entry(key).or_insert_with(|| (vec![], c));
-        if !slot.0.contains(&c.client) {
-            slot.0.push(c.client.clone());
+        let i = *groups.entry(key_at(c, &c.url)).or_insert_with(|| {
+            merged.push((vec![], c));
+            merged.len() - 1
+        });
+        let clients = &mut merged[i].0;
+        if !clients.contains(&c.client.as_str()) {
+            clients.push(&c.client);
         }
     }
-    let mut out: Vec<String> = groups
-        .into_values()
-        .map(|(clients, c)| Change { client: clients.join(", "), ..c.clone() }.to_string())
-        .collect();
+    let mut out: Vec<String> =
+        merged.into_iter().map(|(clients, c)| Change { client: clients.join(", "), ..c.clone() }.to_string()).collect();
     out.sort();
     out
 }

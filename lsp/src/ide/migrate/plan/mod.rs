@@ -120,6 +120,11 @@ pub(super) struct Setup {
     /// The paths of the URLs `<Location>` sections are asked at (and their ancestors): taken to
     /// be directories too by the walks of [`Ctx::located`] contexts.
     located: BTreeSet<PathBuf>,
+    /// For each server ([`contexts::servers`], in order), the URLs of the directories where a
+    /// wildcard or regex `<Directory>` meets a `<Location>` holding access lines
+    /// ([`contexts::location_pattern_meetings`]): their paths are among `located`, and the
+    /// server's located contexts ask there.
+    meeting_urls: Vec<Vec<String>>,
     /// (alias, directory, where: the top-level index of the virtual host it is added to, or
     /// None for the main server)
     probes: Vec<(String, String, Option<usize>)>,
@@ -203,17 +208,20 @@ impl Setup {
         // there ([`contexts::located_urls`]).
         // So may the directories a wildcard or regex <Directory> reaches beneath one
         // ([`contexts::location_pattern_meetings`]).
-        let meetings: Vec<PathBuf> = contexts::servers(cfg)
-            .iter()
-            .flat_map(|s| contexts::location_pattern_meetings(cfg, s))
-            .map(|(_, _, p)| PathBuf::from(p))
-            .collect();
+        // (Found once per server: the located contexts of each are asked there too, from
+        // `meeting_urls`.)
+        let servers = contexts::servers(cfg);
+        let found: Vec<Vec<(String, String)>> =
+            servers.iter().map(|s| contexts::location_pattern_meetings(cfg, s)).collect();
+        let meeting_paths = found.iter().flatten().map(|(_, p)| PathBuf::from(p));
         let located: BTreeSet<PathBuf> = contexts::location_dirs(cfg)
-            .iter()
-            .chain(&meetings)
-            .flat_map(|d| d.ancestors().map(Path::to_path_buf))
+            .into_iter()
+            .chain(meeting_paths)
+            .flat_map(|d| d.ancestors().map(Path::to_path_buf).collect::<Vec<_>>())
             .filter(|d| !dirs.contains(d))
             .collect();
+        let meeting_urls: Vec<Vec<String>> =
+            found.into_iter().map(|m| m.into_iter().map(|(u, _)| u).collect()).collect();
         // A probe alias for each <Directory> no URL maps to (so that it can be reached), in the
         // server the section belongs to: its virtual host, or for the main server's sections the
         // main server when connections reach it, else the first virtual host they reach.
@@ -226,7 +234,6 @@ impl Setup {
             .filter(|(_, n)| n.is_section() && n.is("VirtualHost"))
             .map(|(i, _)| i)
             .collect();
-        let servers = contexts::servers(cfg);
         let main_home = match servers.iter().any(|s| s.vhost.is_none()) {
             true => None,
             // (The first virtual host a connection reaches.)
@@ -248,7 +255,7 @@ impl Setup {
                 probes.push((format!("{PROBE_PREFIX}{}__", probes.len()), p.to_string(), home));
             }
         }
-        Setup { dirs, located, probes, htaccess, real, names, loops: scan.loops, cut: scan.cut, files }
+        Setup { dirs, located, meeting_urls, probes, htaccess, real, names, loops: scan.loops, cut: scan.cut, files }
     }
 
     /// The real path of an .htaccess file read under the name `p` (symbolic links resolved).
@@ -521,7 +528,7 @@ impl<'c> Analysis<'c> {
                 Some(contexts::HtaccessDir { dir, names, files })
             })
             .collect();
-        let (ctxs, bounded) = contexts::contexts(cfg, &dirs);
+        let (ctxs, bounded) = contexts::contexts(cfg, &dirs, &setup.meeting_urls);
         if std::env::var_os("APACHE_LSP_MIGRATE_TRACE").is_some() {
             eprintln!("migrate: {} request contexts", ctxs.len());
             for c in &ctxs {
