@@ -1118,7 +1118,11 @@ const MAX_FRESH: usize = 4;
 /// (a `<LocationMatch "^/(a|b)">` over /b, /bzq, /a/b, /b/b), where a rewrite to `Require all
 /// granted` of the regex's `Allow from all` under htdocs's `Require ip 127.0.0.1` changes
 /// nothing, and httpd's answer for an existing htdocs/c/bz from 127.0.0.2 turned 403 → 200
-/// (session 24). Per section, the examples and the URLs of their fresh directories.
+/// (session 24). Only for a section none of whose own examples ([`directory_examples`]) stands
+/// alone already (covered by no such Location, and named by no plain `<Directory>`): a
+/// `<DirectoryMatch "/\.(git|svn|hg)">` asked at /.git needs no more, and asking every such
+/// section again beneath every base took room in each server's budget from other sections'
+/// meetings. Per section, the examples and the URLs of their fresh directories.
 fn fresh_examples(directories: &[&Node], m: &Mapping, locations: &[&Node]) -> Vec<(Vec<String>, Vec<String>)> {
     let locations: Vec<&Node> = locations.iter().copied().filter(|l| has_access_lines(l)).collect();
     let roots: Vec<&str> = m.roots().into_iter().map(|r| r.trim_end_matches('/')).collect();
@@ -1129,6 +1133,18 @@ fn fresh_examples(directories: &[&Node], m: &Mapping, locations: &[&Node]) -> Ve
         let covers = |l: &Node, u: &str| location_applies(l, u) || location_applies(l, &format!("{u}/"));
         fs_to_urls(p, m).iter().any(|u| !locations.iter().any(|l| covers(l, u) && !base.iter().any(|b| covers(l, b))))
     };
+    // Directories plain `<Directory>` sections name: a pattern's example there meets their rules.
+    let named: Vec<&str> = directories
+        .iter()
+        .filter_map(|n| match section_pattern(n) {
+            Some(SectionPattern::Plain(p)) => Some(p.trim_end_matches('/')),
+            _ => None,
+        })
+        .collect();
+    // The root `p` lies beneath (the deepest), else `/`.
+    let root_of = |p: &str| -> &str {
+        roots.iter().copied().filter(|r| p.starts_with(&format!("{r}/"))).max_by_key(|r| r.len()).unwrap_or("/")
+    };
     let fresh_dir_urls = |dir: &str| -> Vec<String> {
         fs_to_urls(dir, m).into_iter().map(|u| format!("{}/", u.trim_end_matches('/'))).collect()
     };
@@ -1137,6 +1153,11 @@ fn fresh_examples(directories: &[&Node], m: &Mapping, locations: &[&Node]) -> Ve
         .map(|n| {
             let mut out: Vec<String> = Vec::new();
             let mut dirs: Vec<String> = Vec::new();
+            // Not where one of its own examples already stands alone.
+            let own = directory_examples(n, &roots);
+            if own.iter().any(|p| !named.contains(&p.trim_end_matches('/')) && alone(p, root_of(p))) {
+                return (out, dirs);
+            }
             match section_pattern(n) {
                 Some(SectionPattern::Regex(pat)) => {
                     let witnesses = regex_witnesses(pat);
@@ -1170,7 +1191,6 @@ fn fresh_examples(directories: &[&Node], m: &Mapping, locations: &[&Node]) -> Ve
                     }
                 }
                 Some(SectionPattern::Wildcard(pat)) => {
-                    let root = roots.iter().filter(|r| pat.starts_with(&format!("{r}/"))).max_by_key(|r| r.len());
                     for f in FRESH_NAMES {
                         let filled: Option<Vec<String>> = pat
                             .split('/')
@@ -1182,7 +1202,7 @@ fn fresh_examples(directories: &[&Node], m: &Mapping, locations: &[&Node]) -> Ve
                         let Some(p) = filled.map(|v| v.join("/")).filter(|p| wildcard_match(pat, p, true)) else {
                             continue;
                         };
-                        if alone(&p, root.copied().unwrap_or("/")) {
+                        if alone(&p, root_of(&p)) {
                             // (The fresh directory: the first component the fill made.)
                             let k = pat.split('/').position(crate::ide::access::has_wildcard).unwrap_or(0);
                             dirs.extend(fresh_dir_urls(&p.split('/').take(k + 1).collect::<Vec<_>>().join("/")));
@@ -1922,7 +1942,7 @@ mod tests {
             userdir: vec![],
             user_dirs: vec![],
         };
-        let mut granting = section("LocationMatch", &["^/(ql/)?(a|b)"]);
+        let mut granting = section("LocationMatch", &["^/(ql/)?(a|b|x)"]);
         let mut require = section("Require", &["all", "granted"]);
         require.kind = NodeKind::Directive;
         granting.children.push(require);
@@ -1935,6 +1955,15 @@ mod tests {
         assert_eq!(got[1].0, ["/srv/www/zqf/bzqf"]);
         // Every URL it matches lies under the Location: none.
         assert!(got[2].0.is_empty());
+        // Its own example (/.git) stands alone already: none.
+        let git = section("DirectoryMatch", &["/\\.(git|svn|hg)"]);
+        assert!(fresh_examples(&[&git], &m, &[&granting])[0].0.is_empty());
+        // Unless a plain <Directory> names it.
+        let named = section("Directory", &["/srv/www/b"]);
+        let beside = section("DirectoryMatch", &["/b[^/]*$"]);
+        let root_only = Mapping { docroot: "/srv/www".into(), aliases: vec![], userdir: vec![], user_dirs: vec![] };
+        assert!(fresh_examples(&[&beside], &root_only, &[])[0].0.is_empty());
+        assert_eq!(fresh_examples(&[&beside, &named], &root_only, &[])[0].0, ["/srv/www/zqf/b"]);
         // A Location covering the fresh name too: the next name.
         let mut z = section("Location", &["/zqf"]);
         z.children = granting.children.clone();
