@@ -862,7 +862,72 @@ fn cases() -> Vec<Case> {
     v.extend(trailing_slash_cases());
     v.extend(fallback_subrequest_cases());
     v.extend(alias_order_cases());
+    v.extend(fresh_directory_cases());
     v
+}
+
+/// Session 24's gap (helper F's g1): a regex `<Directory>` reaches directories no section names,
+/// outside every `<Location>`, where its rules meet only the inherited ones. Every name the proof
+/// asked the regex at (its example, a missing name grown from it, beneath other sections'
+/// directories) lay under a `<LocationMatch>` replacing the Require lines, so a rewrite of the
+/// regex's `Allow from all` under an inherited `Require ip 127.0.0.1` to `Require all granted`
+/// was proven, and httpd's answer for an existing file the regex matches elsewhere (GET /c/bz
+/// from 127.0.0.2) turned 403 → 200. The proof now also asks each pattern section in a fresh
+/// directory beneath each base URLs map to (the document root, an alias target, a virtual
+/// host's document root).
+fn fresh_directory_cases() -> Vec<Case> {
+    let shape = |section: &str, end: &str| {
+        format!("<Directory @DOCROOT@>\n  Require ip 127.0.0.1\n</Directory>\n{section}\n  Order allow,deny\n  Allow from all\n{end}\n<LocationMatch \"^/(a|b)\">\n  Require all granted\n</LocationMatch>\n")
+    };
+    let urls = &["/c/bz", "/bz", "/b", "/a/x.txt", "/index.html", "/c/x.txt"];
+    let files = |c: Case| {
+        c.file("htdocs/index.html", "root\n")
+            .file("htdocs/a/x.txt", "x\n")
+            .file("htdocs/c/bz", "x\n")
+            .file("htdocs/c/x.txt", "x\n")
+            .methods(&["GET"])
+    };
+    vec![
+        files(case(
+            "a fresh directory: a DirectoryMatch outside every Location",
+            shape("<DirectoryMatch \"/b[^/]*$\">", "</DirectoryMatch>"),
+            "Allow from",
+            urls,
+        )),
+        files(case(
+            "a fresh directory: a Directory ~ outside every Location",
+            shape("<Directory ~ \"/b[^/]*$\">", "</Directory>"),
+            "Allow from",
+            urls,
+        )),
+        // Only beneath an alias target: the document root grants all, so there the rewrite
+        // changes nothing; /ql/c/bz from 127.0.0.2 is 403 before. (The alias is not /al, which
+        // `^/(a|b)` would cover.)
+        case(
+            "a fresh directory: beneath an alias target",
+            "Alias /ql @ROOT@/out\n<Directory @DOCROOT@>\n  Require all granted\n</Directory>\n<Directory @ROOT@/out>\n  Require ip 127.0.0.1\n</Directory>\n<DirectoryMatch \"/b[^/]*$\">\n  Order allow,deny\n  Allow from all\n</DirectoryMatch>\n<LocationMatch \"^/(ql/)?(a|b)\">\n  Require all granted\n</LocationMatch>\n",
+            "Allow from",
+            &["/ql/c/bz", "/ql/bz", "/ql/b", "/ql/a/x.txt", "/c/bz", "/ql/c/x.txt"],
+        )
+        .file("out/c/bz", "x\n")
+        .file("out/c/x.txt", "x\n")
+        .file("out/a/x.txt", "x\n")
+        .file("htdocs/c/bz", "x\n")
+        .methods(&["GET"]),
+        // In a virtual host with a document root of its own (IPv4 connections reach it), the
+        // regex at the main server's level.
+        case(
+            "a fresh directory: a virtual host's document root",
+            "<Directory @DOCROOT@>\n  Require all granted\n</Directory>\n<DirectoryMatch \"/b[^/]*$\">\n  Order allow,deny\n  Allow from all\n</DirectoryMatch>\n<VirtualHost 127.0.0.1:@PORT@>\n  ServerName a.test\n  DocumentRoot @ROOT@/vh\n  <Directory @ROOT@/vh>\n    Require ip 127.0.0.1\n  </Directory>\n  <LocationMatch \"^/(a|b)\">\n    Require all granted\n  </LocationMatch>\n</VirtualHost>\n",
+            "Allow from",
+            &["/c/bz", "/bz", "/b", "/a/x.txt", "/c/x.txt"],
+        )
+        .file("vh/c/bz", "x\n")
+        .file("vh/c/x.txt", "x\n")
+        .file("vh/a/x.txt", "x\n")
+        .file("htdocs/c/bz", "x\n")
+        .methods(&["GET"]),
+    ]
 }
 
 /// Black-box round 16 (B G1): mod_alias maps a URL through the first entry of its one list, in
@@ -2098,6 +2163,7 @@ fn every_case_is_run_by_one_test() {
         TRAILING_SLASHES,
         FALLBACKS,
         ALIAS_ORDER,
+        FRESH_DIRECTORIES,
     ];
     for c in cases() {
         let n = groups.iter().flat_map(|g| g.iter()).filter(|p| c.name.starts_with(*p)).count();
@@ -2174,12 +2240,20 @@ fn a_missing_name_with_a_trailing_slash() {
 }
 
 const FALLBACKS: &[&str] = &["FallbackResource subrequest"];
+const FRESH_DIRECTORIES: &[&str] = &["a fresh directory"];
 
 /// FallbackResource's subrequest for a missing name, on that name's Directory walk: the proof
 /// asks it before and after each rewrite.
 #[test]
 fn fallback_subrequests_of_missing_names() {
     run(FALLBACKS);
+}
+
+/// Regex `<Directory>` sections where they apply alone, in a directory no section names and no
+/// `<Location>` covers, beneath each base: httpd answers alike after each rewrite.
+#[test]
+fn pattern_directories_in_a_fresh_directory() {
+    run(FRESH_DIRECTORIES);
 }
 
 /// Names a regex `<Directory>` matches where the walk stops at the missing component.

@@ -50,6 +50,10 @@ pub(super) struct Ctx {
     pub located: bool,
     /// The subrequest of mod_dir's that `url` is asked as, on the walk of the request making it.
     pub sub: Option<Subrequest>,
+    /// The URL of the fresh directory `url` lies in, when it was made up for a pattern
+    /// `<Directory>` to apply alone ([`fresh_examples`]): a change there holds in any directory
+    /// no section names.
+    pub fresh: Option<String>,
 }
 
 /// A subrequest mod_dir makes, asked as httpd walks it: its Directory phase is the walk of the
@@ -481,17 +485,13 @@ fn directory_examples_meeting(
 ) -> (Vec<Vec<String>>, Vec<usize>) {
     let mut each: Vec<Vec<String>> = sections.iter().map(|n| directory_examples(n, roots)).collect();
     let own: Vec<usize> = each.iter().map(Vec::len).collect();
-    let mut bases: Vec<String> = roots.iter().map(|r| r.trim_end_matches('/').to_string()).collect();
     let add_base = |bases: &mut Vec<String>, p: &str| {
         let p = p.trim_end_matches('/').to_string();
         if !p.is_empty() && !bases.contains(&p) {
             bases.push(p);
         }
     };
-    for p in each.iter().flatten().chain(meet_at) {
-        add_base(&mut bases, p);
-    }
-    bases.truncate(MAX_MEETINGS);
+    let bases = capped_bases(roots, &each, meet_at, add_base);
     let mut names: Vec<&str> = Vec::new();
     for b in &bases {
         for c in b.split('/').filter(|c| !c.is_empty()) {
@@ -572,6 +572,48 @@ fn directory_examples_meeting(
         }
     }
     (each, own)
+}
+
+/// The bases [`directory_examples_meeting`] grows regexes beneath, at most [`MAX_MEETINGS`]:
+/// `roots`, the sections' own examples `each`, and `meet_at` (the directories of .htaccess files
+/// and `<Location>` paths). When they are more, the three kinds take turns, so that each keeps a
+/// share: taken in that order, the examples of 64 `<Directory>` sections (or 64 document roots)
+/// left no room for the .htaccess and Location directories where a regex meets other rules.
+fn capped_bases(
+    roots: &[&str],
+    each: &[Vec<String>],
+    meet_at: &[String],
+    add_base: impl Fn(&mut Vec<String>, &str),
+) -> Vec<String> {
+    let kinds: [Vec<&str>; 3] = [
+        roots.to_vec(),
+        meet_at.iter().map(String::as_str).collect(),
+        each.iter().flatten().map(String::as_str).collect(),
+    ];
+    let mut bases: Vec<String> = Vec::new();
+    if kinds.iter().map(Vec::len).sum::<usize>() <= MAX_MEETINGS {
+        // (All of them, in the order the regexes' examples have always been grown in.)
+        for p in kinds[0].iter().chain(&kinds[2]).chain(&kinds[1]) {
+            add_base(&mut bases, p);
+        }
+        return bases;
+    }
+    let mut iters: Vec<std::slice::Iter<&str>> = kinds.iter().map(|k| k.iter()).collect();
+    while bases.len() < MAX_MEETINGS {
+        let mut any = false;
+        for it in &mut iters {
+            if let Some(p) = it.next() {
+                any = true;
+                if bases.len() < MAX_MEETINGS {
+                    add_base(&mut bases, p);
+                }
+            }
+        }
+        if !any {
+            break;
+        }
+    }
+    bases
 }
 
 /// The last `k` (at most) suffixes of `w` that begin at a component: `/c`, `/b/c`, … of
@@ -672,6 +714,8 @@ pub(super) struct Urls {
     pub located: BTreeSet<String>,
     /// Some were dropped.
     pub bounded: bool,
+    /// The URLs of the fresh directories pattern sections were asked in ([`fresh_examples`]).
+    pub fresh: BTreeSet<String>,
 }
 
 /// URLs that reach the sections of one server; `pattern_meetings`, the URLs of its directories where a
@@ -713,8 +757,6 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir],
     let scope: Vec<&Node> =
         cfg.nodes.iter().chain(server.vhost.map(|v| v.children.iter()).into_iter().flatten()).collect();
     let mut files: Vec<(&Node, Vec<String>)> = Vec::new();
-    let mut directories: Vec<&Node> = Vec::new();
-    let mut locations: Vec<&Node> = Vec::new();
     // Regex and wildcard `<Location>` patterns with their witnesses, tried again below where
     // the other sections' URLs lead once those are all known.
     let mut location_patterns: Vec<(SectionPattern, Vec<String>)> = Vec::new();
@@ -723,18 +765,7 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir],
     // Every `<Location>`-type section holding access lines with each URL it is asked at (its
     // pattern, None for a plain path, which applies below itself).
     let mut access_locations: Vec<(Option<SectionPattern>, String)> = Vec::new();
-    let mut stack: Vec<&Node> = scope.clone();
-    while let Some(n) = stack.pop() {
-        if n.is_section() && !n.is("VirtualHost") {
-            if n.is("Directory") || n.is("DirectoryMatch") {
-                directories.push(n);
-            }
-            if n.is("Location") || n.is("LocationMatch") {
-                locations.push(n);
-            }
-            stack.extend(n.children.iter());
-        }
-    }
+    let (directories, locations) = scope_sections(&scope);
     // The other contexts a regex `<Directory>` may reach deeper than its own example: the
     // directories holding .htaccess files, those `<Location>` paths map to, and each of their
     // ancestors (`<LocationMatch "^/d1/.*/x">` meets `<Directory ~ "/n$">` at /d1/n/x, n a
@@ -753,7 +784,16 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir],
     }
     let meet_at: Vec<String> =
         htaccess_dirs.iter().map(|h| h.dir.to_string_lossy().into_owned()).chain(location_paths).collect();
-    let (examples, own) = directory_examples_meeting(&directories, &m.roots(), &meet_at);
+    let (mut examples, mut own) = directory_examples_meeting(&directories, &m.roots(), &meet_at);
+    // Each pattern section's examples in a fresh directory, among its own: where it applies
+    // alone ([`fresh_examples`]).
+    let mut fresh: BTreeSet<String> = BTreeSet::new();
+    for (i, (ex, dirs)) in fresh_examples(&directories, &m, &locations).into_iter().enumerate() {
+        fresh.extend(dirs);
+        let ex: Vec<String> = ex.into_iter().filter(|p| !examples[i].contains(p)).collect();
+        own[i] += ex.len();
+        examples[i].splice(own[i] - ex.len()..own[i] - ex.len(), ex);
+    }
     let examples_of = |n: &Node| {
         directories
             .iter()
@@ -1040,7 +1080,177 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir],
         located.insert(plain_file_url(d, &all_files, &locations));
         located.insert(d.clone());
     }
-    Urls { plain, located, bounded: bounded || cut || meetings_cut }
+    Urls { plain, located, bounded: bounded || cut || meetings_cut, fresh }
+}
+
+/// The `<Directory>`-type and `<Location>`-type sections of a server's `scope` (its top-level
+/// nodes and the main server's), at any depth outside other virtual hosts.
+fn scope_sections<'c>(scope: &[&'c Node]) -> (Vec<&'c Node>, Vec<&'c Node>) {
+    let (mut directories, mut locations) = (Vec::new(), Vec::new());
+    let mut stack: Vec<&Node> = scope.to_vec();
+    while let Some(n) = stack.pop() {
+        if n.is_section() && !n.is("VirtualHost") {
+            if n.is("Directory") || n.is("DirectoryMatch") {
+                directories.push(n);
+            }
+            if n.is("Location") || n.is("LocationMatch") {
+                locations.push(n);
+            }
+            stack.extend(n.children.iter());
+        }
+    }
+    (directories, locations)
+}
+
+/// Names given to a fresh directory beneath a base, tried in order ([`fresh_examples`]).
+const FRESH_NAMES: &[&str] = &["zqf", "zq-f", "_zqf", "0zqf"];
+/// Examples [`fresh_examples`] keeps per section and base, at most.
+const MAX_FRESH: usize = 4;
+
+/// Where each regex or wildcard section of `directories` applies alone: in a fresh directory
+/// (one no section names) beneath each base the server maps URLs to (its document root, alias
+/// targets, users' directories), a regex grown there by its witness whole and by the witness's
+/// last components (`<DirectoryMatch "/b[^/]*$">` at `htdocs/zqf/b`), a wildcard with each
+/// wildcard component filled by the fresh name (`<Directory htdocs/*/b>` at `htdocs/zqf/b`);
+/// each kept only where the pattern applies and some URL of it is covered by no `<Location>`-
+/// type section of `locations` holding access lines that does not cover its base's URL too.
+/// A regex reaches directories no section names, and there its rules meet only the inherited
+/// ones: every example the others give may lie under a `<Location>` replacing the Require lines
+/// (a `<LocationMatch "^/(a|b)">` over /b, /bzq, /a/b, /b/b), where a rewrite to `Require all
+/// granted` of the regex's `Allow from all` under htdocs's `Require ip 127.0.0.1` changes
+/// nothing, and httpd's answer for an existing htdocs/c/bz from 127.0.0.2 turned 403 → 200
+/// (session 24). Only for a section none of whose own examples ([`directory_examples`]) stands
+/// alone already (covered by no such Location, and named by no plain `<Directory>`): a
+/// `<DirectoryMatch "/\.(git|svn|hg)">` asked at /.git needs no more, and asking every such
+/// section again beneath every base took room in each server's budget from other sections'
+/// meetings. Per section, the examples and the URLs of their fresh directories.
+fn fresh_examples(directories: &[&Node], m: &Mapping, locations: &[&Node]) -> Vec<(Vec<String>, Vec<String>)> {
+    let locations: Vec<&Node> = locations.iter().copied().filter(|l| has_access_lines(l)).collect();
+    let roots: Vec<&str> = m.roots().into_iter().map(|r| r.trim_end_matches('/')).collect();
+    // Whether `p`, beneath `root`, has a URL no Location covers that does not cover the root's.
+    let alone = |p: &str, root: &str| -> bool {
+        let base: Vec<String> =
+            fs_to_urls(root, m).into_iter().map(|u| format!("{}/", u.trim_end_matches('/'))).collect();
+        let covers = |l: &Node, u: &str| location_applies(l, u) || location_applies(l, &format!("{u}/"));
+        fs_to_urls(p, m).iter().any(|u| !locations.iter().any(|l| covers(l, u) && !base.iter().any(|b| covers(l, b))))
+    };
+    // Directories plain `<Directory>` sections name: a pattern's example there meets their rules.
+    let named: Vec<&str> = directories
+        .iter()
+        .filter_map(|n| match section_pattern(n) {
+            Some(SectionPattern::Plain(p)) => Some(p.trim_end_matches('/')),
+            _ => None,
+        })
+        .collect();
+    // The root `p` lies beneath (the deepest), else `/`.
+    let root_of = |p: &str| -> &str {
+        roots.iter().copied().filter(|r| p.starts_with(&format!("{r}/"))).max_by_key(|r| r.len()).unwrap_or("/")
+    };
+    let fresh_dir_urls = |dir: &str| -> Vec<String> {
+        fs_to_urls(dir, m).into_iter().map(|u| format!("{}/", u.trim_end_matches('/'))).collect()
+    };
+    directories
+        .iter()
+        .map(|n| {
+            let mut out: Vec<String> = Vec::new();
+            let mut dirs: Vec<String> = Vec::new();
+            // Not where one of its own examples already stands alone.
+            let own = directory_examples(n, &roots);
+            if own.iter().any(|p| !named.contains(&p.trim_end_matches('/')) && alone(p, root_of(p))) {
+                return (out, dirs);
+            }
+            match section_pattern(n) {
+                Some(SectionPattern::Regex(pat)) => {
+                    let witnesses = regex_witnesses(pat);
+                    let tails: Vec<String> = witnesses
+                        .iter()
+                        .flat_map(|w| {
+                            let whole = if w.starts_with('/') { w.clone() } else { format!("/{w}") };
+                            std::iter::once(whole).chain(last_components(w, 3).map(str::to_string))
+                        })
+                        .collect();
+                    for root in &roots {
+                        for f in FRESH_NAMES {
+                            let base = format!("{root}/{f}");
+                            let mut here: Vec<String> = Vec::new();
+                            for p in std::iter::once(base.clone()).chain(tails.iter().map(|t| format!("{base}{t}"))) {
+                                if here.len() < MAX_FRESH
+                                    && !here.contains(&p)
+                                    && !p.contains("//")
+                                    && regex_is_match(pat, &p)
+                                    && alone(&p, root)
+                                {
+                                    here.push(p);
+                                }
+                            }
+                            if !here.is_empty() {
+                                dirs.extend(fresh_dir_urls(&base));
+                                out.extend(here);
+                                break;
+                            }
+                        }
+                    }
+                }
+                Some(SectionPattern::Wildcard(pat)) => {
+                    for f in FRESH_NAMES {
+                        let filled: Option<Vec<String>> = pat
+                            .split('/')
+                            .map(|c| match crate::ide::access::has_wildcard(c) {
+                                true => wildcard_witness(&c.replace('*', f), true),
+                                false => Some(c.to_string()),
+                            })
+                            .collect();
+                        let Some(p) = filled.map(|v| v.join("/")).filter(|p| wildcard_match(pat, p, true)) else {
+                            continue;
+                        };
+                        if alone(&p, root_of(&p)) {
+                            // (The fresh directory: the first component the fill made.)
+                            let k = pat.split('/').position(crate::ide::access::has_wildcard).unwrap_or(0);
+                            dirs.extend(fresh_dir_urls(&p.split('/').take(k + 1).collect::<Vec<_>>().join("/")));
+                            out.push(p);
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            (out, dirs)
+        })
+        .collect()
+}
+
+/// The directories [`fresh_examples`] makes up, under every server, with their ancestors: the
+/// proof takes them to be there.
+pub(super) fn fresh_dirs(cfg: &Config) -> BTreeSet<PathBuf> {
+    let mut out = BTreeSet::new();
+    for s in servers(cfg) {
+        let m = mapping(cfg, &s);
+        let scope: Vec<&Node> =
+            cfg.nodes.iter().chain(s.vhost.map(|v| v.children.iter()).into_iter().flatten()).collect();
+        let (directories, locations) = scope_sections(&scope);
+        for (ex, _) in fresh_examples(&directories, &m, &locations) {
+            for p in ex {
+                for a in Path::new(&p).ancestors() {
+                    if !out.insert(a.to_path_buf()) {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether the `<Location>`-type section `l` applies to the URL `u` (a plain path as a prefix,
+/// whether or not the match ends at a slash; `<Location />` taken as applying nowhere: it
+/// applies everywhere alike).
+fn location_applies(l: &Node, u: &str) -> bool {
+    match section_pattern(l) {
+        Some(SectionPattern::Regex(p)) => regex_is_match(p, u),
+        Some(SectionPattern::Wildcard(p)) => wildcard_match(p, u, true),
+        Some(SectionPattern::Plain(p)) => p != "/" && u.starts_with(p),
+        None => false,
+    }
 }
 
 /// Names tried for [`plain_file_url`], in order.
@@ -1056,13 +1266,6 @@ const PLAIN_NAMES: &[&str] = &["x.txt", "plain.txt", "a", "zq9.dat", "_.bin"];
 /// `Require all denied` was rewritten to `Require all granted` (GET /d1/x.txt 403 → 200,
 /// black-box round 14 F9).
 fn plain_file_url(d: &str, files: &[&Node], locations: &[&Node]) -> String {
-    let location_applies = |l: &Node, u: &str| match section_pattern(l) {
-        Some(SectionPattern::Regex(p)) => regex_is_match(p, u),
-        Some(SectionPattern::Wildcard(p)) => wildcard_match(p, u, true),
-        // (A prefix: taken as applying whether or not the match ends at a slash.)
-        Some(SectionPattern::Plain(p)) => p != "/" && u.starts_with(p),
-        None => false,
-    };
     let free = |name: &&str| {
         let u = format!("{d}{name}");
         !files.iter().any(|f| files_applies(f, name)) && !locations.iter().any(|l| location_applies(l, &u))
@@ -1243,7 +1446,8 @@ pub(super) fn contexts(cfg: &Config, htaccess_dirs: &[HtaccessDir], meetings: &[
         bounded |= u.bounded;
         let plain = slash_first(u.plain).into_iter().map(|url| (url, false));
         for (url, located) in plain.chain(u.located.into_iter().map(|url| (url, true))) {
-            out.push(Ctx { server: i, host: s.host.clone(), local: s.local, url, located, sub: None });
+            let fresh = u.fresh.iter().find(|d| url.starts_with(d.as_str())).cloned();
+            out.push(Ctx { server: i, host: s.host.clone(), local: s.local, url, located, sub: None, fresh });
         }
     }
     (out, bounded)
@@ -1702,6 +1906,69 @@ mod tests {
         // Bounded.
         let many: Vec<String> = (0..200).map(|i| format!("/d{i}/")).collect();
         assert_eq!(location_joins(&txt, "/.txt", &many, &[]).len(), MAX_JOINS);
+    }
+
+    fn section(name: &str, args: &[&str]) -> Node {
+        let loc = crate::ide::config::Loc { file: 0, range: Default::default(), focus: Default::default() };
+        Node::new(NodeKind::Section, name, args, &args.join(" "), loc, Vec::new())
+    }
+
+    /// Many `<Directory>` sections leave room for the .htaccess and Location directories a regex
+    /// is grown beneath.
+    #[test]
+    fn every_kind_of_base_keeps_a_share() {
+        let plain: Vec<Node> =
+            (0..2 * MAX_MEETINGS).map(|i| section("Directory", &[&format!("/srv/www/d{i}")])).collect();
+        let re = section("DirectoryMatch", &["/b[^/]*$"]);
+        let sections: Vec<&Node> = plain.iter().chain([&re]).collect();
+        let meet_at = vec!["/srv/www/loc/deep".to_string()];
+        let (each, _) = directory_examples_meeting(&sections, &["/srv/www"], &meet_at);
+        let grown = each.last().expect("the regex's examples");
+        assert!(grown.iter().any(|p| p == "/srv/www/loc/deep/b"), "{grown:?}");
+        // Within the bound, every base is kept.
+        let few: Vec<&Node> = plain.iter().take(3).chain([&re]).collect();
+        let (each, _) = directory_examples_meeting(&few, &["/srv/www"], &meet_at);
+        let grown = each.last().expect("the regex's examples");
+        assert!(["/srv/www/b", "/srv/www/d2/b", "/srv/www/loc/deep/b"].iter().all(|p| grown.iter().any(|g| g == p)));
+    }
+
+    /// A pattern `<Directory>` is asked in a fresh directory beneath each base, where no
+    /// `<Location>` covers it.
+    #[test]
+    fn pattern_directories_are_asked_in_a_fresh_directory() {
+        let m = Mapping {
+            docroot: "/srv/www".into(),
+            aliases: vec![line(AliasKind::Alias, "/ql", "/srv/out")],
+            userdir: vec![],
+            user_dirs: vec![],
+        };
+        let mut granting = section("LocationMatch", &["^/(ql/)?(a|b|x)"]);
+        let mut require = section("Require", &["all", "granted"]);
+        require.kind = NodeKind::Directive;
+        granting.children.push(require);
+        let re = section("DirectoryMatch", &["/b[^/]*$"]);
+        let wild = section("Directory", &["/srv/www/*/b*"]);
+        let anchored = section("DirectoryMatch", &["^/srv/www/b"]);
+        let got = fresh_examples(&[&re, &wild, &anchored], &m, &[&granting]);
+        assert_eq!(got[0].0, ["/srv/www/zqf/b", "/srv/out/zqf/b"]);
+        assert_eq!(got[0].1, ["/zqf/", "/ql/zqf/"]);
+        assert_eq!(got[1].0, ["/srv/www/zqf/bzqf"]);
+        // Every URL it matches lies under the Location: none.
+        assert!(got[2].0.is_empty());
+        // Its own example (/.git) stands alone already: none.
+        let git = section("DirectoryMatch", &["/\\.(git|svn|hg)"]);
+        assert!(fresh_examples(&[&git], &m, &[&granting])[0].0.is_empty());
+        // Unless a plain <Directory> names it.
+        let named = section("Directory", &["/srv/www/b"]);
+        let beside = section("DirectoryMatch", &["/b[^/]*$"]);
+        let root_only = Mapping { docroot: "/srv/www".into(), aliases: vec![], userdir: vec![], user_dirs: vec![] };
+        assert!(fresh_examples(&[&beside], &root_only, &[])[0].0.is_empty());
+        assert_eq!(fresh_examples(&[&beside, &named], &root_only, &[])[0].0, ["/srv/www/zqf/b"]);
+        // A Location covering the fresh name too: the next name.
+        let mut z = section("Location", &["/zqf"]);
+        z.children = granting.children.clone();
+        let got = fresh_examples(&[&re], &m, &[&granting, &z]);
+        assert_eq!(got[0].0, ["/srv/www/zq-f/b", "/srv/out/zqf/b"]);
     }
 
     #[test]

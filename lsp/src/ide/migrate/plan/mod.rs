@@ -171,6 +171,8 @@ impl Setup {
             real.entry(f.clone()).or_insert_with(|| f.clone());
         }
         let mut dirs = contexts::named_dirs(cfg);
+        // The fresh directories pattern sections are asked in, where they apply alone.
+        dirs.extend(contexts::fresh_dirs(cfg));
         for h in &htaccess {
             if let Some(d) = h.parent() {
                 dirs.extend(d.ancestors().map(Path::to_path_buf));
@@ -318,18 +320,21 @@ impl Setup {
         }
     }
 
-    /// For a [`Ctx::located`] context, the directory it takes to be there, as a change
-    /// names it.
+    /// What a change names besides a context's URL: for a [`Ctx::fresh`] one, what its made-up
+    /// directory stands for; for a [`Ctx::located`] one, the directory it takes to be there; the
+    /// subrequest it is asked as.
     pub fn located_note(c: &Ctx) -> Option<String> {
         let dir = &c.url[..c.url.rfind('/').map_or(0, |i| i + 1)];
         // (A fallback's missing name says where it was asked.)
         let fallback = matches!(c.sub, Some(Subrequest::Fallback { .. }));
         let located = (c.located && !fallback).then(|| format!("once {dir} is a directory"));
         let sub = c.sub.as_ref().map(Subrequest::note);
-        match (located, sub) {
-            (Some(a), Some(b)) => Some(format!("{a}, {b}")),
-            (a, b) => a.or(b),
-        }
+        let fresh = c
+            .fresh
+            .as_ref()
+            .map(|d| format!("{d} standing for any directory no section names and no <Location> covers"));
+        let notes: Vec<String> = [fresh, located, sub].into_iter().flatten().collect();
+        (!notes.is_empty()).then(|| notes.join(", "))
     }
 
     /// A URL as people read it: requests through a probe alias name the directory instead.
