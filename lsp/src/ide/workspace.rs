@@ -307,7 +307,7 @@ pub fn looks_like_configuration(path: &Path) -> bool {
 }
 
 /// A main configuration by name, or by content: it sets ServerRoot, or it loads modules and
-/// does not lie where packaged layouts keep included fragments ([`in_included_directory`]).
+/// does not lie where packaged layouts keep included fragments (`conf.d`, `sites-*`, `mods-*`…).
 pub fn is_main_config(path: &Path, fs: &dyn FileSource) -> bool {
     if has_main_name(path) {
         return true;
