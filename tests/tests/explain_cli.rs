@@ -3355,3 +3355,47 @@ fn an_htaccess_line_too_long_for_httpd_is_a_500_to_explain_and_migrate() {
     let (_, diff) = run(&["migrate", conf.to_str().unwrap()]);
     assert!(!diff.contains("d/.htaccess"), "the long Deny line is left as it is:\n{diff}");
 }
+
+/// A `<Limit>`/`<LimitExcept>` confines only the access-control lines it holds to its methods:
+/// httpd applies every other line in it (SetEnvIf, BrowserMatch, DirectoryIndex, Options), in a
+/// section or an .htaccess file, whatever the method. Black-box round 17 C17 F6.
+#[test]
+fn lines_other_than_access_control_inside_limit_apply_to_every_method() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    AllowOverride All\n</Directory>\n\
+<Directory @DOCROOT@/b>\n    <Limit POST>\n        SetEnvIf X-Key \"^k$\" key\n    </Limit>\n    Require env key\n</Directory>\n\
+<Directory @DOCROOT@/a>\n    Order deny,allow\n    Deny from env=bot\n    <Limit GET POST>\n        BrowserMatch \"^bot\" bot\n    </Limit>\n</Directory>\n\
+<Directory @DOCROOT@/c>\n    <Limit GET>\n        DirectoryIndex x.txt\n    </Limit>\n    Order deny,allow\n    Deny from 127.0.0.2\n</Directory>\n\
+<Directory @DOCROOT@/e>\n    <LimitExcept POST>\n        Options Indexes\n    </LimitExcept>\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .with_module("autoindex")
+        .file("htdocs/a/x.txt", "x\n")
+        .file("htdocs/b/x.txt", "x\n")
+        .file("htdocs/c/x.txt", "x\n")
+        .file("htdocs/e/z.txt", "x\n")
+        .file("htdocs/f/x.txt", "x\n")
+        .file(
+            "htdocs/f/.htaccess",
+            "<LimitExcept GET>\n    SetEnvIf X-Key ^k$ fkey\n</LimitExcept>\nRequire env fkey\n",
+        );
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let mut requests = Vec::new();
+    for method in ["GET", "POST"] {
+        for path in ["/a/x.txt", "/b/x.txt", "/f/x.txt"] {
+            requests.push(Request::new(method, path));
+            requests.push(Request::new(method, path).header("User-Agent", "bot/1").header("X-Key", "k"));
+        }
+        for client in ["127.0.0.1", "127.0.0.2"] {
+            requests.push(Request::new(method, "/c/").source(client.parse().unwrap()));
+        }
+        requests.push(Request::new(method, "/e/"));
+    }
+    let seen = explain_states_httpds_status(&httpd, &requests);
+    let get = &seen[..seen.len() / 2];
+    // GET: the BrowserMatch in <Limit GET POST> refuses the bot, the SetEnvIf in <Limit POST>
+    // (<LimitExcept GET>) grants the key, the DirectoryIndex in <Limit GET> serves /c/ and the
+    // Options Indexes in <LimitExcept POST> lists /e/.
+    assert_eq!(get, [200, 403, 403, 200, 403, 200, 200, 403, 200], "{seen:?}");
+}

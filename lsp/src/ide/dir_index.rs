@@ -19,7 +19,7 @@
 
 use crate::ide::access::{normalize_url, Effective, FsView, RequestSpec};
 use crate::ide::alias_redirect::Redirected;
-use crate::ide::config::{Config, Node, NodeKind};
+use crate::ide::config::{level_directives, Config, Node};
 use crate::ide::policy::{self, EnvVar, Item, TraceStep};
 use std::path::{Path, PathBuf};
 
@@ -121,11 +121,7 @@ fn contexts_of<'a>(
     pred: impl Fn(&str) -> bool,
 ) -> Vec<Vec<(&'a str, Vec<String>)>> {
     let top = |nodes: &'a [Node]| -> Vec<(&'a str, Vec<String>)> {
-        nodes
-            .iter()
-            .filter(|n| n.kind == NodeKind::Directive && pred(n.name()))
-            .map(|n| (n.name(), n.arg_strings()))
-            .collect()
+        level_directives(nodes).filter(|n| pred(n.name())).map(|n| (n.name(), n.arg_strings())).collect()
     };
     let mut out = vec![top(&cfg.nodes)];
     if let Some(v) = vhost_node.and_then(|i| cfg.nodes.get(i)) {

@@ -494,7 +494,7 @@ fn run<'r>(rules: impl IntoIterator<Item = &'r Rule>, stage: Stage, ctx: &Ctx, e
 
 /// The `SetEnvIf`-family lines of a body, in order.
 fn rules_of(items: &[Item], record: usize, out: &mut Vec<Rule>) {
-    for it in items {
+    for it in crate::ide::policy::items::level_items(items) {
         if let Item::Directive { name, args, loc, .. } = it {
             if is_setenvif(name) {
                 out.extend(parse_rule(name, args, loc, record));
@@ -504,7 +504,7 @@ fn rules_of(items: &[Item], record: usize, out: &mut Vec<Rule>) {
 }
 
 fn node_rules(cfg: &Config, nodes: &[Node], record: usize, out: &mut Vec<Rule>) {
-    for n in nodes.iter().filter(|n| n.kind == NodeKind::Directive && is_setenvif(n.name())) {
+    for n in crate::ide::config::level_directives(nodes).filter(|n| is_setenvif(n.name())) {
         let loc = Loc {
             file: cfg.file(n.loc.file).path.clone(),
             line: cfg.line(&n.loc),

@@ -33,6 +33,7 @@ pub use url::{listen_word_port, normalize_url, rejected_target, vhost_address, E
 pub use walk::{walk_request, BeforeMerge, Origin, Walked};
 
 use crate::ide::config::{self, Config, FileId, NodeKind, SecId};
+use crate::ide::policy::items::level_items;
 use crate::ide::policy::{self, evaluate, AuthnConfig, AuthzConfig, CompatConfig, Item, Outcome, PolicyCtx};
 use apache_syntax::TextRange;
 use items::{access_lines, directive_item};
@@ -402,14 +403,16 @@ impl Resolved {
             match c {
                 Contribution::Section(id) => {
                     // Only directives are per-directory inputs: no need to build the whole body.
-                    for d in ix.node(cfg, *id).children.iter().filter(|d| d.kind == NodeKind::Directive) {
+                    for d in config::level_directives(&ix.node(cfg, *id).children) {
                         if is_per_dir_input(d.name()) {
                             out.push((i, directive_item(d, ploc(cfg, &d.loc))));
                         }
                     }
                 }
-                Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) | Contribution::HtaccessIf(..) => out
-                    .extend(items.iter().flatten().filter(|it| is_per_dir_input(it.name())).map(|it| (i, it.clone()))),
+                Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) | Contribution::HtaccessIf(..) => {
+                    let body = items.as_deref().unwrap_or_default();
+                    out.extend(level_items(body).filter(|it| is_per_dir_input(it.name())).map(|it| (i, it.clone())))
+                }
             }
         }
         out
@@ -558,7 +561,7 @@ impl Resolved {
                     Contribution::HtaccessFiles(fd, frag, i) => in_htaccess(fd, frag, &frag.nodes[*i]),
                     Contribution::HtaccessIf(fd, frag, id) => in_htaccess(fd, frag, frag.index().node(frag, *id)),
                 };
-                per_dir.extend(body.iter().filter(|it| is_per_dir_input(it.name())).map(|it| (i, it.clone())));
+                per_dir.extend(level_items(&body).filter(|it| is_per_dir_input(it.name())).map(|it| (i, it.clone())));
                 let access_lines = access_lines(&body);
                 AppliedSection {
                     kind,
