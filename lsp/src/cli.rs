@@ -950,6 +950,7 @@ pub fn request_inputs(a: &ExplainArgs) -> Result<ide::setenvif::EnvInputs, Strin
         headers_complete: a.only_headers,
         protocol: "HTTP/1.1".into(),
         overrides: env_overrides(a)?,
+        inherited: vec![],
     })
 }
 

@@ -3399,3 +3399,36 @@ fn lines_other_than_access_control_inside_limit_apply_to_every_method() {
     // Options Indexes in <LimitExcept POST> lists /e/.
     assert_eq!(get, [200, 403, 403, 200, 403, 200, 200, 403, 200], "{seen:?}");
 }
+
+/// The subrequest mod_dir makes for FallbackResource starts with a copy of the request's
+/// environment (SetEnvIf's variables) and runs no SetEnvIf of its own; mod_rewrite's internal
+/// redirect hands the new request the old one's variables renamed `REDIRECT_…`, and the new
+/// request runs the server's and its own sections' SetEnvIf again. Black-box round 17 C17 F15.
+#[test]
+fn subrequests_and_internal_redirects_carry_the_requests_environment_as_httpd_does() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "SetEnvIf User-Agent \"^bot\" bot\n\
+<Directory @DOCROOT@/t>\n    Order allow,deny\n    Allow from all\n    Deny from env=bot\n</Directory>\n\
+<Directory @DOCROOT@/u>\n    Require env REDIRECT_bot\n</Directory>\n\
+<Directory @DOCROOT@/v>\n    SetEnvIf User-Agent \"^bot\" vb\n    Order allow,deny\n    Allow from all\n    Deny from env=vb\n</Directory>\n\
+<Directory @DOCROOT@/c>\n    FallbackResource /t/y.txt\n</Directory>\n\
+<Directory @DOCROOT@/d>\n    FallbackResource /u/y.txt\n</Directory>\n\
+<Directory @DOCROOT@/e>\n    FallbackResource /v/y.txt\n</Directory>\n\
+<Directory @DOCROOT@/a>\n    Options FollowSymLinks\n    RewriteEngine On\n    RewriteRule ^go$ /t/y.txt [L]\n    RewriteRule ^gu$ /u/y.txt [L]\n    RewriteRule ^gv$ /v/y.txt [L]\n</Directory>\n";
+    let mut config = HttpdConfig::new(body).with_module("rewrite").file("htdocs/a/x.txt", "x\n");
+    for d in ["t", "u", "v"] {
+        config = config.file(format!("htdocs/{d}/y.txt"), "y\n");
+    }
+    for d in ["c", "d", "e"] {
+        config = config.file(format!("htdocs/{d}/i.html"), "i\n");
+    }
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let paths = ["/c/nothing", "/d/nothing", "/e/nothing", "/a/go", "/a/gu", "/a/gv"];
+    let mut requests: Vec<Request> = paths.iter().map(|p| Request::get(p).header("User-Agent", "bot/2")).collect();
+    requests.extend(paths.iter().map(|p| Request::get(p).header("User-Agent", "curl/8")));
+    let seen = explain_states_httpds_status(&httpd, &requests);
+    assert_eq!(&seen[..6], [403, 403, 200, 403, 200, 403], "the bot: {seen:?}");
+    assert_eq!(&seen[6..], [200, 403, 200, 200, 403, 200], "no bot: {seen:?}");
+}

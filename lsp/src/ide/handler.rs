@@ -763,6 +763,7 @@ fn fallback_request(m: &FallbackOf) -> Option<(String, RequestSpec, Effective)> 
     }
     let mut request = spec.request.clone();
     request.method = "GET".into();
+    request.env = crate::ide::dir_index::subrequest_env(cfg, spec, e);
     // (`ap_sub_req_lookup_uri` takes a relative URL from the request's directory.)
     let path = if target.starts_with('/') {
         target.clone()

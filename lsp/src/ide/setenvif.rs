@@ -44,11 +44,40 @@ pub struct EnvInputs {
     /// Variables given from outside (`explain --env`): they override what the configuration
     /// does. `None` = absent.
     pub overrides: Vec<(String, Option<String>)>,
+    /// The variables the request starts with before mod_setenvif runs: none for a request read
+    /// from the network; an internal redirect's new request gets the old one's, each renamed
+    /// `REDIRECT_…`, and `REDIRECT_STATUS` ([`EnvInputs::redirected`]).
+    pub inherited: Vec<(String, Val)>,
 }
 
 impl Default for EnvInputs {
     fn default() -> Self {
-        EnvInputs { headers: vec![], headers_complete: false, protocol: "HTTP/1.1".into(), overrides: vec![] }
+        EnvInputs {
+            headers: vec![],
+            headers_complete: false,
+            protocol: "HTTP/1.1".into(),
+            overrides: vec![],
+            inherited: vec![],
+        }
+    }
+}
+
+impl EnvInputs {
+    /// The inputs of the new request an internal redirect (`ap_internal_redirect`) makes of a
+    /// request whose environment at the redirect was `env`: the same headers, and every variable
+    /// of `env` renamed `REDIRECT_NAME` (`rename_original_env`), with `REDIRECT_STATUS` the old
+    /// request's status (200 where it was going to be served). The new request then runs the
+    /// post-read-request hook (server-level SetEnvIf) and, being no subrequest, the header
+    /// parser (per-directory SetEnvIf) of its own.
+    pub fn redirected(&self, env: &EnvReport, status: u16) -> EnvInputs {
+        let mut inherited: Vec<(String, Val)> = env
+            .vars
+            .iter()
+            .filter(|(_, v)| *v != Val::Absent)
+            .map(|(k, v)| (format!("REDIRECT_{k}"), v.clone()))
+            .collect();
+        inherited.push(("REDIRECT_STATUS".into(), Val::Set(status.to_string())));
+        EnvInputs { inherited, ..self.clone() }
     }
 }
 
@@ -567,6 +596,16 @@ pub fn access_env(
     let loaded = |m: &str| cfg.module_loaded(m);
     let main = cfg.index().setenvif_main.get_or_init(|| MainLevel::of(cfg));
     let mut env = Env { vars: BTreeMap::new(), steps: vec![] };
+    for (k, v) in &inputs.inherited {
+        env.vars.insert(k.to_ascii_lowercase(), (k.clone(), v.clone()));
+        env.steps.push(EnvStep {
+            var: k.clone(),
+            value: v.clone(),
+            rule: "copied by the internal redirect".into(),
+            loc: None,
+            unknown_because: (*v == Val::Unknown).then(|| "its value in the request redirected is not known".into()),
+        });
+    }
     let server_lookups = vhost
         .and_then(|v| last_directive(&v.children, "HostnameLookups"))
         .or_else(|| main.lookups_at.map(|i| &cfg.nodes[i]))
