@@ -3432,3 +3432,24 @@ fn subrequests_and_internal_redirects_carry_the_requests_environment_as_httpd_do
     assert_eq!(&seen[..6], [403, 403, 200, 403, 200, 403], "the bot: {seen:?}");
     assert_eq!(&seen[6..], [200, 403, 200, 200, 403, 200], "no bot: {seen:?}");
 }
+
+/// A request target that is a path starting with `//` is the request for the path with one
+/// leading slash from httpd's first hook on (server-level `SetEnvIf Request_URI` sees it so);
+/// an absolute URL's path keeps its slashes. Black-box round 17 C17 F1.
+#[test]
+fn a_leading_run_of_slashes_is_one_slash_to_server_level_setenvif() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "SetEnvIf Request_URI \"^/a/\" ina\nSetEnvIf Request_URI \"^//\" dbl\n\
+<Directory @DOCROOT@/e>\n    Order allow,deny\n    Allow from all\n    Deny from env=ina\n</Directory>\n\
+<Directory @DOCROOT@/a>\n    Order allow,deny\n    Allow from all\n    Deny from env=dbl\n</Directory>\n";
+    let config = HttpdConfig::new(body).file("htdocs/a/x.txt", "x\n").file("htdocs/e/x.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let port = httpd.port();
+    let absolute = format!("http://localhost:{port}//a/x.txt");
+    let paths = ["//a/x.txt", "///a/x.txt", "//a/../e/x.txt", "/a//x.txt", "/a//../e/x.txt", absolute.as_str()];
+    let requests: Vec<Request> = paths.iter().map(|p| Request::get(p)).collect();
+    let seen = explain_states_httpds_status(&httpd, &requests);
+    assert_eq!(&seen[..3], [200, 200, 403], "{seen:?}");
+}
