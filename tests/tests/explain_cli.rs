@@ -3453,3 +3453,29 @@ fn a_leading_run_of_slashes_is_one_slash_to_server_level_setenvif() {
     let seen = explain_states_httpds_status(&httpd, &requests);
     assert_eq!(&seen[..3], [200, 200, 403], "{seen:?}");
 }
+
+/// The named groups of a regex section that matches (`<DirectoryMatch>`, `<LocationMatch>`,
+/// `<FilesMatch>`, `<Files ~>`) set `MATCH_NAME` in the request's environment during the walk,
+/// before the access checks, even where the section holds nothing else. Black-box round 17 C17 F3.
+#[test]
+fn named_groups_of_regex_sections_set_match_variables() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<DirectoryMatch \"^@DOCROOT@/(?<sub>[ab])\">\n    Require env MATCH_SUB\n</DirectoryMatch>\n\
+<LocationMatch \"^/(?<loc>c|d)/\">\n    Order deny,allow\n    Deny from all\n    Allow from env=MATCH_LOC\n</LocationMatch>\n\
+<Directory @DOCROOT@/e>\n    <FilesMatch \"(?<ext>txt)$\">\n        Order deny,allow\n        Deny from all\n        Allow from env=MATCH_EXT\n    </FilesMatch>\n</Directory>\n\
+<Files ~ \"(?<nm>^y)\">\n    Require env MATCH_NM\n</Files>\n\
+<DirectoryMatch \"^@DOCROOT@/(?<sub>g)\">\n</DirectoryMatch>\n\
+<Directory @DOCROOT@/g>\n    Order deny,allow\n    Deny from all\n    Allow from env=MATCH_SUB\n</Directory>\n\
+<Directory @DOCROOT@/f>\n    Order deny,allow\n    Deny from all\n    Allow from env=MATCH_SUB\n</Directory>\n";
+    let mut config = HttpdConfig::new(body);
+    for d in ["a", "c", "e", "f", "g"] {
+        config = config.file(format!("htdocs/{d}/x.txt"), "x\n").file(format!("htdocs/{d}/y.html"), "y\n");
+    }
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let paths = ["/a/x.txt", "/a/nope", "/c/x.txt", "/e/x.txt", "/e/y.html", "/g/x.txt", "/f/x.txt", "/c/y.html"];
+    let requests: Vec<Request> = paths.iter().map(|p| Request::get(p)).collect();
+    let seen = explain_states_httpds_status(&httpd, &requests);
+    assert_eq!(seen, [200, 404, 200, 200, 200, 200, 403, 200], "{seen:?}");
+}

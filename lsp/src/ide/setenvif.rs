@@ -589,6 +589,7 @@ pub fn access_env(
     cfg: &Config,
     vhost: Option<&Node>,
     per_dir: &[(usize, Item)],
+    match_vars: &[(String, String)],
     raw_path: &str,
     req: &Request,
     inputs: &EnvInputs,
@@ -663,6 +664,18 @@ pub fn access_env(
                 env.set(&var, Val::Unknown, &rule, Some("RewriteRule flags are not evaluated".into()));
             }
         }
+    }
+    // The walks (after translate_name, before the header parser) set the named groups of the
+    // regex sections that matched.
+    for (k, v) in match_vars {
+        env.vars.insert(k.to_ascii_lowercase(), (k.clone(), Val::Set(v.clone())));
+        env.steps.push(EnvStep {
+            var: k.clone(),
+            value: Val::Set(v.clone()),
+            rule: "a named group of a regex section matching the request".into(),
+            loc: None,
+            unknown_because: None,
+        });
     }
     if loaded("setenvif_module") {
         let mut rules = Vec::new();
@@ -744,7 +757,7 @@ mod tests {
                 }
             }
         }
-        let r = access_env(&cfg, None, &per_dir, path, &req, inputs);
+        let r = access_env(&cfg, None, &per_dir, &[], path, &req, inputs);
         let mut s = String::new();
         for (k, v) in &r.vars {
             let _ = writeln!(s, "{k}: {v:?}");

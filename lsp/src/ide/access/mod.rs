@@ -163,6 +163,9 @@ pub struct Resolved {
     symlink: Option<SymlinkRefusal>,
     /// [`Resolved::presumes_last_there`].
     presumed_there: bool,
+    /// The variables the regex sections' named groups set on the walk (`MATCH_NAME`), in the
+    /// order httpd sets them.
+    pub(crate) match_vars: Vec<(String, String)>,
 }
 
 /// Walks the sections a request for `path` (on `host`, over a connection to `local`) meets
@@ -450,7 +453,7 @@ impl Resolved {
         }
         let ix = cfg.index();
         let vhost = self.vhost.map(|v| ix.node(cfg, ix.vhosts[v as usize].id));
-        let env = crate::ide::setenvif::access_env(cfg, vhost, per_dir, raw_path, request, inputs);
+        let env = crate::ide::setenvif::access_env(cfg, vhost, per_dir, &self.match_vars, raw_path, request, inputs);
         self.outcome_under(cfg, request, Some(&env), authz)
     }
 
@@ -723,8 +726,9 @@ pub fn walk_and_evaluate(
     let r = walked.clone().merge(cfg);
     let (sections, per_dir) = r.sections_and_per_dir(cfg);
     let vhost = r.vhost.map(|v| ix.node(cfg, ix.vhosts[v as usize].id));
-    let env = env_inputs
-        .map(|inputs| crate::ide::setenvif::access_env(cfg, vhost, &per_dir, &spec.path, &spec.request, inputs));
+    let env = env_inputs.map(|inputs| {
+        crate::ide::setenvif::access_env(cfg, vhost, &per_dir, &r.match_vars, &spec.path, &spec.request, inputs)
+    });
     let mut outcome = r.outcome_in(cfg, &spec.request, env.as_ref());
     // Untold <If> branches holding access rules: the statuses possible are those of every
     // combination of branches httpd may take, given what is known of the request
