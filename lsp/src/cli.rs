@@ -843,7 +843,11 @@ impl RequestTarget {
     fn parse(url: &str) -> Result<RequestTarget, String> {
         let bad = |why: &str| format!("URL {url:?}: {why} (a path such as /server-status, or http://HOST[:PORT]/PATH)");
         if url.starts_with('/') {
-            return Ok(RequestTarget { path: url.to_string(), authority: None, port: None });
+            // A target that is a path loses its leading run of slashes but one before httpd
+            // parses it as a URI (`ap_parse_uri`): `//a/x` is the request for `/a/x` from the
+            // first hook on (server-level SetEnvIf sees that), unlike an absolute URL's path.
+            let path = format!("/{}", url.trim_start_matches('/'));
+            return Ok(RequestTarget { path, authority: None, port: None });
         }
         let Some((scheme, rest)) = url.split_once("://") else {
             return Err(bad("neither a path nor an absolute URL"));
@@ -951,6 +955,7 @@ pub fn request_inputs(a: &ExplainArgs) -> Result<ide::setenvif::EnvInputs, Strin
         headers_complete: a.only_headers,
         protocol: "HTTP/1.1".into(),
         overrides: env_overrides(a)?,
+        inherited: vec![],
     })
 }
 
@@ -1290,6 +1295,8 @@ mod tests {
         let t = |u: &str| RequestTarget::parse(u).map(|t| (t.path, t.authority, t.port));
         let some = |s: &str| Some(s.to_string());
         assert_eq!(t("/a b/?q"), Ok(("/a b/?q".into(), None, None)));
+        assert_eq!(t("///a//b/?q"), Ok(("/a//b/?q".into(), None, None)));
+        assert_eq!(t("http://h.test//a"), Ok(("//a".into(), some("h.test"), None)));
         assert_eq!(t("http://Www.Example.test/x"), Ok(("/x".into(), some("Www.Example.test"), None)));
         assert_eq!(t("HTTPS://h.test:8443"), Ok(("/".into(), some("h.test:8443"), Some(8443))));
         assert_eq!(t("http://h.test:81?x=1"), Ok(("/?x=1".into(), some("h.test:81"), Some(81))));

@@ -3651,3 +3651,127 @@ fn a_host_header_given_with_header_is_read_as_httpd_reads_it() {
         assert_eq!(v["status"], real, "{url} {form:?}: httpd {real}\n{v:#}");
     }
 }
+
+/// A `<Limit>`/`<LimitExcept>` confines only the access-control lines it holds to its methods:
+/// httpd applies every other line in it (SetEnvIf, BrowserMatch, DirectoryIndex, Options), in a
+/// section or an .htaccess file, whatever the method. Black-box round 17 C17 F6.
+#[test]
+fn lines_other_than_access_control_inside_limit_apply_to_every_method() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    AllowOverride All\n</Directory>\n\
+<Directory @DOCROOT@/b>\n    <Limit POST>\n        SetEnvIf X-Key \"^k$\" key\n    </Limit>\n    Require env key\n</Directory>\n\
+<Directory @DOCROOT@/a>\n    Order deny,allow\n    Deny from env=bot\n    <Limit GET POST>\n        BrowserMatch \"^bot\" bot\n    </Limit>\n</Directory>\n\
+<Directory @DOCROOT@/c>\n    <Limit GET>\n        DirectoryIndex x.txt\n    </Limit>\n    Order deny,allow\n    Deny from 127.0.0.2\n</Directory>\n\
+<Directory @DOCROOT@/e>\n    <LimitExcept POST>\n        Options Indexes\n    </LimitExcept>\n</Directory>\n";
+    let config = HttpdConfig::new(body)
+        .with_module("autoindex")
+        .file("htdocs/a/x.txt", "x\n")
+        .file("htdocs/b/x.txt", "x\n")
+        .file("htdocs/c/x.txt", "x\n")
+        .file("htdocs/e/z.txt", "x\n")
+        .file("htdocs/f/x.txt", "x\n")
+        .file(
+            "htdocs/f/.htaccess",
+            "<LimitExcept GET>\n    SetEnvIf X-Key ^k$ fkey\n</LimitExcept>\nRequire env fkey\n",
+        );
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let mut requests = Vec::new();
+    for method in ["GET", "POST"] {
+        for path in ["/a/x.txt", "/b/x.txt", "/f/x.txt"] {
+            requests.push(Request::new(method, path));
+            requests.push(Request::new(method, path).header("User-Agent", "bot/1").header("X-Key", "k"));
+        }
+        for client in ["127.0.0.1", "127.0.0.2"] {
+            requests.push(Request::new(method, "/c/").source(client.parse().unwrap()));
+        }
+        requests.push(Request::new(method, "/e/"));
+    }
+    let seen = explain_states_httpds_status(&httpd, &requests);
+    let get = &seen[..seen.len() / 2];
+    // GET: the BrowserMatch in <Limit GET POST> refuses the bot, the SetEnvIf in <Limit POST>
+    // (<LimitExcept GET>) grants the key, the DirectoryIndex in <Limit GET> serves /c/ and the
+    // Options Indexes in <LimitExcept POST> lists /e/.
+    assert_eq!(get, [200, 403, 403, 200, 403, 200, 200, 403, 200], "{seen:?}");
+}
+
+/// The subrequest mod_dir makes for FallbackResource starts with a copy of the request's
+/// environment (SetEnvIf's variables) and runs no SetEnvIf of its own; mod_rewrite's internal
+/// redirect hands the new request the old one's variables renamed `REDIRECT_…`, and the new
+/// request runs the server's and its own sections' SetEnvIf again. Black-box round 17 C17 F15.
+#[test]
+fn subrequests_and_internal_redirects_carry_the_requests_environment_as_httpd_does() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "SetEnvIf User-Agent \"^bot\" bot\n\
+<Directory @DOCROOT@/t>\n    Order allow,deny\n    Allow from all\n    Deny from env=bot\n</Directory>\n\
+<Directory @DOCROOT@/u>\n    Require env REDIRECT_bot\n</Directory>\n\
+<Directory @DOCROOT@/v>\n    SetEnvIf User-Agent \"^bot\" vb\n    Order allow,deny\n    Allow from all\n    Deny from env=vb\n</Directory>\n\
+<Directory @DOCROOT@/c>\n    FallbackResource /t/y.txt\n</Directory>\n\
+<Directory @DOCROOT@/d>\n    FallbackResource /u/y.txt\n</Directory>\n\
+<Directory @DOCROOT@/e>\n    FallbackResource /v/y.txt\n</Directory>\n\
+<Directory @DOCROOT@/a>\n    Options FollowSymLinks\n    RewriteEngine On\n    RewriteRule ^go$ /t/y.txt [L]\n    RewriteRule ^gu$ /u/y.txt [L]\n    RewriteRule ^gv$ /v/y.txt [L]\n</Directory>\n";
+    let mut config = HttpdConfig::new(body).with_module("rewrite").file("htdocs/a/x.txt", "x\n");
+    for d in ["t", "u", "v"] {
+        config = config.file(format!("htdocs/{d}/y.txt"), "y\n");
+    }
+    for d in ["c", "d", "e"] {
+        config = config.file(format!("htdocs/{d}/i.html"), "i\n");
+    }
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let paths = ["/c/nothing", "/d/nothing", "/e/nothing", "/a/go", "/a/gu", "/a/gv"];
+    let mut requests: Vec<Request> = paths.iter().map(|p| Request::get(p).header("User-Agent", "bot/2")).collect();
+    requests.extend(paths.iter().map(|p| Request::get(p).header("User-Agent", "curl/8")));
+    let seen = explain_states_httpds_status(&httpd, &requests);
+    assert_eq!(&seen[..6], [403, 403, 200, 403, 200, 403], "the bot: {seen:?}");
+    assert_eq!(&seen[6..], [200, 403, 200, 200, 403, 200], "no bot: {seen:?}");
+}
+
+/// A request target that is a path starting with `//` is the request for the path with one
+/// leading slash from httpd's first hook on (server-level `SetEnvIf Request_URI` sees it so);
+/// an absolute URL's path keeps its slashes. Black-box round 17 C17 F1.
+#[test]
+fn a_leading_run_of_slashes_is_one_slash_to_server_level_setenvif() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "SetEnvIf Request_URI \"^/a/\" ina\nSetEnvIf Request_URI \"^//\" dbl\n\
+<Directory @DOCROOT@/e>\n    Order allow,deny\n    Allow from all\n    Deny from env=ina\n</Directory>\n\
+<Directory @DOCROOT@/a>\n    Order allow,deny\n    Allow from all\n    Deny from env=dbl\n</Directory>\n";
+    let config = HttpdConfig::new(body).file("htdocs/a/x.txt", "x\n").file("htdocs/e/x.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let port = httpd.port();
+    let absolute = format!("http://localhost:{port}//a/x.txt");
+    let paths = ["//a/x.txt", "///a/x.txt", "//a/../e/x.txt", "/a//x.txt", "/a//../e/x.txt", absolute.as_str()];
+    let requests: Vec<Request> = paths.iter().map(|p| Request::get(p)).collect();
+    let seen = explain_states_httpds_status(&httpd, &requests);
+    assert_eq!(&seen[..3], [200, 200, 403], "{seen:?}");
+}
+
+/// The named groups of a regex section that matches (`<DirectoryMatch>`, `<LocationMatch>`,
+/// `<FilesMatch>`, `<Files ~>`) set `MATCH_NAME` in the request's environment during the walk,
+/// before the access checks, even where the section holds nothing else. Black-box round 17 C17 F3.
+#[test]
+fn named_groups_of_regex_sections_set_match_variables() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<DirectoryMatch \"^@DOCROOT@/(?<sub>[ab])\">\n    Require env MATCH_SUB\n</DirectoryMatch>\n\
+<LocationMatch \"^/(?<loc>c|d)/\">\n    Order deny,allow\n    Deny from all\n    Allow from env=MATCH_LOC\n</LocationMatch>\n\
+<Directory @DOCROOT@/e>\n    <FilesMatch \"(?<ext>txt)$\">\n        Order deny,allow\n        Deny from all\n        Allow from env=MATCH_EXT\n    </FilesMatch>\n</Directory>\n\
+<Files ~ \"(?<nm>^y)\">\n    Require env MATCH_NM\n</Files>\n\
+<DirectoryMatch \"^@DOCROOT@/(?<sub>g)\">\n</DirectoryMatch>\n\
+<Directory @DOCROOT@/g>\n    Order deny,allow\n    Deny from all\n    Allow from env=MATCH_SUB\n</Directory>\n\
+<Directory @DOCROOT@/f>\n    Order deny,allow\n    Deny from all\n    Allow from env=MATCH_SUB\n</Directory>\n";
+    let mut config = HttpdConfig::new(body);
+    for d in ["a", "c", "e", "f", "g"] {
+        config = config.file(format!("htdocs/{d}/x.txt"), "x\n").file(format!("htdocs/{d}/y.html"), "y\n");
+    }
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let paths = ["/a/x.txt", "/a/nope", "/c/x.txt", "/e/x.txt", "/e/y.html", "/g/x.txt", "/f/x.txt", "/c/y.html"];
+    let requests: Vec<Request> = paths.iter().map(|p| Request::get(p)).collect();
+    let seen = explain_states_httpds_status(&httpd, &requests);
+    assert_eq!(seen, [200, 404, 200, 200, 200, 200, 403, 200], "{seen:?}");
+}

@@ -13,7 +13,7 @@
 
 use crate::ide::access::wildcard_match;
 use crate::ide::config::index::{components, Index, Scope, ServerId};
-use crate::ide::config::{Config, HtaccessOverrides, NodeKind, SecId};
+use crate::ide::config::{Config, HtaccessOverrides, SecId};
 use rustc_hash::FxHashMap as HashMap;
 use std::path::{Path, PathBuf};
 
@@ -60,10 +60,9 @@ impl InForce {
             allow_override_list: self.allow_override_list(ix).map(<[String]>::to_vec),
             set_at: self.allow_override.map(|id| {
                 let n = ix.node(cfg, id);
-                let line = n
-                    .children
-                    .iter()
-                    .rfind(|c| c.kind == NodeKind::Directive && c.is("AllowOverride"))
+                let line = crate::ide::config::level_directives(&n.children)
+                    .filter(|c| c.is("AllowOverride"))
+                    .last()
                     .map_or(&n.loc, |c| &c.loc);
                 (cfg.file(line.file).path.to_path_buf(), cfg.line(line))
             }),

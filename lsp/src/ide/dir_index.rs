@@ -19,7 +19,7 @@
 
 use crate::ide::access::{normalize_url, Effective, FsView, RequestSpec};
 use crate::ide::alias_redirect::Redirected;
-use crate::ide::config::{Config, Node, NodeKind};
+use crate::ide::config::{level_directives, Config, Node};
 use crate::ide::policy::{self, EnvVar, Item, TraceStep};
 use std::path::{Path, PathBuf};
 
@@ -121,11 +121,7 @@ fn contexts_of<'a>(
     pred: impl Fn(&str) -> bool,
 ) -> Vec<Vec<(&'a str, Vec<String>)>> {
     let top = |nodes: &'a [Node]| -> Vec<(&'a str, Vec<String>)> {
-        nodes
-            .iter()
-            .filter(|n| n.kind == NodeKind::Directive && pred(n.name()))
-            .map(|n| (n.name(), n.arg_strings()))
-            .collect()
+        level_directives(nodes).filter(|n| pred(n.name())).map(|n| (n.name(), n.arg_strings())).collect()
     };
     let mut out = vec![top(&cfg.nodes)];
     if let Some(v) = vhost_node.and_then(|i| cfg.nodes.get(i)) {
@@ -172,6 +168,28 @@ pub(crate) fn names_in(cfg: &Config, vhost_node: Option<usize>, per_dir: &[(usiz
         names = Some(list);
     }
     names.unwrap_or_else(|| vec!["index.html".to_string()])
+}
+
+/// The environment a subrequest mod_dir makes at its fixup (a DirectoryIndex name, the
+/// FallbackResource URL) starts with: a copy of the request's (`ap_sub_req_method_uri`), which
+/// mod_setenvif made and mod_env's fixup, run before mod_dir's, completed. The subrequest runs
+/// neither the post-read-request nor the header-parser hooks: no SetEnvIf line runs for it.
+pub(crate) fn subrequest_env(cfg: &Config, spec: &RequestSpec, e: &Effective) -> policy::EnvKnowledge {
+    let mut env = match &e.env {
+        Some(r) => r.knowledge(),
+        None => spec.request.env.clone(),
+    };
+    for (k, v) in mod_env_vars(cfg, e) {
+        let v = match (env.get(&k).clone(), v) {
+            // mod_env overlays: a variable present stays present.
+            (EnvVar::Set(s), _) => EnvVar::Set(s),
+            (_, EnvVar::Set(s)) => EnvVar::Set(s),
+            _ => EnvVar::Unknown,
+        };
+        env.vars.retain(|n, _| !n.eq_ignore_ascii_case(&k));
+        env.vars.insert(k, v);
+    }
+    env
 }
 
 /// mod_env's variables after the fixups (`merge_env_dir_configs`, `fixup_env_module`): a
@@ -374,21 +392,7 @@ pub fn lookup(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
         let lookup = IndexLookup { names, tries: vec![], served: None, refused_by: None, unknown: None, ends: vec![] };
         return Some((lookup, Some(format!("a DirectoryIndex inside {at} applies when its expression holds, and it is not evaluated: which index file is served is not known"))));
     }
-    // The environment copied into the subrequest.
-    let mut env = match &e.env {
-        Some(r) => r.knowledge(),
-        None => spec.request.env.clone(),
-    };
-    for (k, v) in mod_env_vars(cfg, e) {
-        let v = match (env.get(&k).clone(), v) {
-            // mod_env overlays: a variable present stays present.
-            (EnvVar::Set(s), _) => EnvVar::Set(s),
-            (_, EnvVar::Set(s)) => EnvVar::Set(s),
-            _ => EnvVar::Unknown,
-        };
-        env.vars.retain(|n, _| !n.eq_ignore_ascii_case(&k));
-        env.vars.insert(k, v);
-    }
+    let env = subrequest_env(cfg, spec, e);
     let mut lookup = IndexLookup {
         names: names.clone(),
         tries: vec![],

@@ -12,7 +12,7 @@
 //! virtual host's, then those of the sections the request merged, in merge order).
 
 use crate::ide::access::Effective;
-use crate::ide::config::{Config, NodeKind};
+use crate::ide::config::{level_directives, Config};
 use crate::ide::policy::{Item, TraceStep};
 
 /// The directives this feature reads per directory.
@@ -40,7 +40,7 @@ pub fn redirect(cfg: &Config, e: &Effective, status: u16, walk_failed: bool) -> 
         return None;
     }
     let vhost = e.vhost_node.and_then(|i| cfg.nodes.get(i)).map(|v| v.children.as_slice()).unwrap_or_default();
-    let server = cfg.nodes.iter().chain(vhost).filter(|n| n.kind == NodeKind::Directive && reads(n.name())).map(|n| {
+    let server = level_directives(&cfg.nodes).chain(level_directives(vhost)).filter(|n| reads(n.name())).map(|n| {
         let fd = cfg.file(n.loc.file);
         (n.arg_strings(), fd.path.display().to_string(), fd.line_of(n.loc.range.start()))
     });

@@ -13,7 +13,7 @@
 
 use crate::ide::access::symlinks::SymlinkOptions;
 use crate::ide::access::{normalize_url, translated_path, Effective, FsView, RequestSpec};
-use crate::ide::config::{Config, Node, NodeKind};
+use crate::ide::config::{level_directives, Config, Node};
 use crate::ide::policy::{Item, LogEntry, LogLevel};
 use crate::ide::setenvif::Val;
 use std::path::Path;
@@ -571,10 +571,9 @@ struct Directive {
 /// The main server's and the virtual host's own directives this feature reads.
 fn server_directives(cfg: &Config, e: &Effective) -> Vec<Directive> {
     let vhost = e.vhost_node.and_then(|i| cfg.nodes.get(i)).map(|v| v.children.as_slice()).unwrap_or_default();
-    cfg.nodes
-        .iter()
-        .chain(vhost)
-        .filter(|n| n.kind == NodeKind::Directive && reads(n.name()))
+    level_directives(&cfg.nodes)
+        .chain(level_directives(vhost))
+        .filter(|n| reads(n.name()))
         .map(|n: &Node| Directive {
             name: n.name().to_string(),
             args: n.arg_strings(),
@@ -758,6 +757,7 @@ fn fallback_request(m: &FallbackOf) -> Option<(String, RequestSpec, Effective)> 
     }
     let mut request = spec.request.clone();
     request.method = "GET".into();
+    request.env = crate::ide::dir_index::subrequest_env(cfg, spec, e);
     // (`ap_sub_req_lookup_uri` takes a relative URL from the request's directory.)
     let path = if target.starts_with('/') {
         target.clone()

@@ -13,7 +13,7 @@
 //! the diagnostics report).
 
 use crate::ide::access::Effective;
-use crate::ide::config::{Config, Node, NodeKind};
+use crate::ide::config::{level_directives, Config, Node};
 use crate::ide::policy::{Item, LogEntry, LogLevel};
 use std::collections::BTreeMap;
 
@@ -135,7 +135,7 @@ fn where_(cfg: &Config, n: &Node) -> String {
 
 fn context_config(cfg: &Config, nodes: &[Node]) -> LogConfig {
     let mut c = LogConfig::default();
-    for n in nodes.iter().filter(|n| n.kind == NodeKind::Directive && n.is("LogLevel")) {
+    for n in level_directives(nodes).filter(|n| n.is("LogLevel")) {
         c.apply(n.args(), &where_(cfg, n));
     }
     c

@@ -90,6 +90,39 @@ impl Pcre {
         )
     }
 
+    /// The pattern's named groups: (group number, name), in the order of PCRE2's name table
+    /// (sorted by name; a name given twice under `PCRE2_DUPNAMES` comes once per group).
+    pub(crate) fn named_groups(&self) -> Vec<(usize, String)> {
+        let (mut count, mut size): (u32, u32) = (0, 0);
+        let mut table: *const u8 = std::ptr::null();
+        // SAFETY: `code` is a valid compiled pattern; each call writes one value of the type
+        // PCRE2 documents for the item (uint32_t, uint32_t, PCRE2_SPTR) into a local.
+        let ok = unsafe {
+            ffi::pcre2_pattern_info_8(self.code, ffi::PCRE2_INFO_NAMECOUNT, (&mut count as *mut u32).cast()) == 0
+                && ffi::pcre2_pattern_info_8(self.code, ffi::PCRE2_INFO_NAMEENTRYSIZE, (&mut size as *mut u32).cast())
+                    == 0
+                && ffi::pcre2_pattern_info_8(
+                    self.code,
+                    ffi::PCRE2_INFO_NAMETABLE,
+                    (&mut table as *mut *const u8).cast(),
+                ) == 0
+        };
+        if !ok || count == 0 || size < 3 || table.is_null() {
+            return Vec::new();
+        }
+        // SAFETY: the name table has `count` entries of `size` bytes each, owned by `code`.
+        let bytes = unsafe { std::slice::from_raw_parts(table, count as usize * size as usize) };
+        bytes
+            .chunks_exact(size as usize)
+            .map(|e| {
+                let number = (usize::from(e[0]) << 8) | usize::from(e[1]);
+                let name = &e[2..];
+                let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+                (number, String::from_utf8_lossy(&name[..end]).into_owned())
+            })
+            .collect()
+    }
+
     /// The number of pairs set by a match (at least 1), 0 when there is none, None on an error.
     fn search(&self, subject: &[u8]) -> Option<usize> {
         // SAFETY: `code` and `data` are valid and owned by `self`; the subject pointer and length

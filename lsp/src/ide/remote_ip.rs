@@ -10,7 +10,7 @@
 //! told, or a proxy list is out of reach (a file, a host name, the PROXY protocol), the address
 //! is unknown.
 
-use crate::ide::config::{Config, Node, NodeKind};
+use crate::ide::config::{level_directives, Config, Node};
 use crate::ide::setenvif::EnvInputs;
 use std::net::IpAddr;
 
@@ -43,7 +43,7 @@ struct Settings {
 fn level(nodes: &[Node]) -> Result<Settings, String> {
     let mut header = None;
     let mut proxies: Option<Vec<Proxy>> = None;
-    for n in nodes.iter().filter(|n| n.kind == NodeKind::Directive) {
+    for n in level_directives(nodes) {
         let name = n.name().to_ascii_lowercase();
         match name.as_str() {
             "remoteipheader" => header = n.args().next().map(str::to_string),

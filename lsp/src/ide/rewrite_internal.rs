@@ -252,7 +252,7 @@ pub fn answer(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
     }
     DEPTH.with(|d| d.set(d.get() + 1));
     let followed: Vec<(Option<String>, Option<Answer>)> =
-        found.iter().map(|i| (i.url.clone(), i.url.as_ref().map(|u| follow(cfg, fs, spec, u)))).collect();
+        found.iter().map(|i| (i.url.clone(), i.url.as_ref().map(|u| follow(cfg, fs, spec, e, u)))).collect();
     DEPTH.with(|d| d.set(d.get() - 1));
     if let ([(Some(url), Some(a))], true) = (&followed[..], first.certain) {
         let says = format!("mod_rewrite redirects internally to {url} ({})", first.rule);
@@ -278,9 +278,15 @@ pub fn answer(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective) -> O
 }
 
 /// What the new request for `url` made by an internal redirect of `spec` answers.
-fn follow(cfg: &Config, fs: &FsView, spec: &RequestSpec, url: &str) -> Answer {
+fn follow(cfg: &Config, fs: &FsView, spec: &RequestSpec, e: &Effective, url: &str) -> Answer {
     let new = RequestSpec { path: url.to_string(), host: spec.host.clone(), request: spec.request.clone() };
-    let x = crate::ide::access::effective_in(cfg, fs, &new, None);
+    // The new request starts with the old one's variables renamed REDIRECT_… (mod_rewrite's
+    // fixup runs before mod_env's: SetEnv has not added its own yet) and runs SetEnvIf again.
+    let inputs = match (&e.inputs, &e.env) {
+        (Some(i), Some(env)) => Some(i.redirected(env, 200)),
+        _ => None,
+    };
+    let x = crate::ide::access::effective_in(cfg, fs, &new, inputs.as_ref());
     match x.outcome.status {
         Some(200) => crate::ide::handler::answer(cfg, fs, &new, &x)
             .unwrap_or_else(|| Answer::Handler { why: format!("{url} is granted"), may: vec![] }),

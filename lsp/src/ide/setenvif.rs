@@ -44,11 +44,40 @@ pub struct EnvInputs {
     /// Variables given from outside (`explain --env`): they override what the configuration
     /// does. `None` = absent.
     pub overrides: Vec<(String, Option<String>)>,
+    /// The variables the request starts with before mod_setenvif runs: none for a request read
+    /// from the network; an internal redirect's new request gets the old one's, each renamed
+    /// `REDIRECT_…`, and `REDIRECT_STATUS` ([`EnvInputs::redirected`]).
+    pub inherited: Vec<(String, Val)>,
 }
 
 impl Default for EnvInputs {
     fn default() -> Self {
-        EnvInputs { headers: vec![], headers_complete: false, protocol: "HTTP/1.1".into(), overrides: vec![] }
+        EnvInputs {
+            headers: vec![],
+            headers_complete: false,
+            protocol: "HTTP/1.1".into(),
+            overrides: vec![],
+            inherited: vec![],
+        }
+    }
+}
+
+impl EnvInputs {
+    /// The inputs of the new request an internal redirect (`ap_internal_redirect`) makes of a
+    /// request whose environment at the redirect was `env`: the same headers, and every variable
+    /// of `env` renamed `REDIRECT_NAME` (`rename_original_env`), with `REDIRECT_STATUS` the old
+    /// request's status (200 where it was going to be served). The new request then runs the
+    /// post-read-request hook (server-level SetEnvIf) and, being no subrequest, the header
+    /// parser (per-directory SetEnvIf) of its own.
+    pub fn redirected(&self, env: &EnvReport, status: u16) -> EnvInputs {
+        let mut inherited: Vec<(String, Val)> = env
+            .vars
+            .iter()
+            .filter(|(_, v)| *v != Val::Absent)
+            .map(|(k, v)| (format!("REDIRECT_{k}"), v.clone()))
+            .collect();
+        inherited.push(("REDIRECT_STATUS".into(), Val::Set(status.to_string())));
+        EnvInputs { inherited, ..self.clone() }
     }
 }
 
@@ -494,7 +523,7 @@ fn run<'r>(rules: impl IntoIterator<Item = &'r Rule>, stage: Stage, ctx: &Ctx, e
 
 /// The `SetEnvIf`-family lines of a body, in order.
 fn rules_of(items: &[Item], record: usize, out: &mut Vec<Rule>) {
-    for it in items {
+    for it in crate::ide::policy::items::level_items(items) {
         if let Item::Directive { name, args, loc, .. } = it {
             if is_setenvif(name) {
                 out.extend(parse_rule(name, args, loc, record));
@@ -504,7 +533,7 @@ fn rules_of(items: &[Item], record: usize, out: &mut Vec<Rule>) {
 }
 
 fn node_rules(cfg: &Config, nodes: &[Node], record: usize, out: &mut Vec<Rule>) {
-    for n in nodes.iter().filter(|n| n.kind == NodeKind::Directive && is_setenvif(n.name())) {
+    for n in crate::ide::config::level_directives(nodes).filter(|n| is_setenvif(n.name())) {
         let loc = Loc {
             file: cfg.file(n.loc.file).path.clone(),
             line: cfg.line(&n.loc),
@@ -560,6 +589,7 @@ pub fn access_env(
     cfg: &Config,
     vhost: Option<&Node>,
     per_dir: &[(usize, Item)],
+    match_vars: &[(String, String)],
     raw_path: &str,
     req: &Request,
     inputs: &EnvInputs,
@@ -567,6 +597,16 @@ pub fn access_env(
     let loaded = |m: &str| cfg.module_loaded(m);
     let main = cfg.index().setenvif_main.get_or_init(|| MainLevel::of(cfg));
     let mut env = Env { vars: BTreeMap::new(), steps: vec![] };
+    for (k, v) in &inputs.inherited {
+        env.vars.insert(k.to_ascii_lowercase(), (k.clone(), v.clone()));
+        env.steps.push(EnvStep {
+            var: k.clone(),
+            value: v.clone(),
+            rule: "copied by the internal redirect".into(),
+            loc: None,
+            unknown_because: (*v == Val::Unknown).then(|| "its value in the request redirected is not known".into()),
+        });
+    }
     let server_lookups = vhost
         .and_then(|v| last_directive(&v.children, "HostnameLookups"))
         .or_else(|| main.lookups_at.map(|i| &cfg.nodes[i]))
@@ -624,6 +664,18 @@ pub fn access_env(
                 env.set(&var, Val::Unknown, &rule, Some("RewriteRule flags are not evaluated".into()));
             }
         }
+    }
+    // The walks (after translate_name, before the header parser) set the named groups of the
+    // regex sections that matched.
+    for (k, v) in match_vars {
+        env.vars.insert(k.to_ascii_lowercase(), (k.clone(), Val::Set(v.clone())));
+        env.steps.push(EnvStep {
+            var: k.clone(),
+            value: Val::Set(v.clone()),
+            rule: "a named group of a regex section matching the request".into(),
+            loc: None,
+            unknown_because: None,
+        });
     }
     if loaded("setenvif_module") {
         let mut rules = Vec::new();
@@ -701,7 +753,7 @@ mod tests {
                 }
             }
         }
-        let r = access_env(&cfg, None, &per_dir, path, &req, inputs);
+        let r = access_env(&cfg, None, &per_dir, &[], path, &req, inputs);
         let mut s = String::new();
         for (k, v) in &r.vars {
             let _ = writeln!(s, "{k}: {v:?}");

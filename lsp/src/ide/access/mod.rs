@@ -33,6 +33,7 @@ pub use url::{listen_word_port, normalize_url, rejected_target, vhost_address, E
 pub use walk::{walk_request, BeforeMerge, Origin, Walked};
 
 use crate::ide::config::{self, Config, FileId, NodeKind, SecId};
+use crate::ide::policy::items::level_items;
 use crate::ide::policy::{self, evaluate, AuthnConfig, AuthzConfig, CompatConfig, Item, Outcome, PolicyCtx};
 use apache_syntax::TextRange;
 use items::{access_lines, directive_item};
@@ -162,6 +163,9 @@ pub struct Resolved {
     symlink: Option<SymlinkRefusal>,
     /// [`Resolved::presumes_last_there`].
     presumed_there: bool,
+    /// The variables the regex sections' named groups set on the walk (`MATCH_NAME`), in the
+    /// order httpd sets them.
+    pub(crate) match_vars: Vec<(String, String)>,
 }
 
 /// Walks the sections a request for `path` (on `host`, over a connection to `local`) meets
@@ -402,14 +406,16 @@ impl Resolved {
             match c {
                 Contribution::Section(id) => {
                     // Only directives are per-directory inputs: no need to build the whole body.
-                    for d in ix.node(cfg, *id).children.iter().filter(|d| d.kind == NodeKind::Directive) {
+                    for d in config::level_directives(&ix.node(cfg, *id).children) {
                         if is_per_dir_input(d.name()) {
                             out.push((i, directive_item(d, ploc(cfg, &d.loc))));
                         }
                     }
                 }
-                Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) | Contribution::HtaccessIf(..) => out
-                    .extend(items.iter().flatten().filter(|it| is_per_dir_input(it.name())).map(|it| (i, it.clone()))),
+                Contribution::Htaccess(..) | Contribution::HtaccessFiles(..) | Contribution::HtaccessIf(..) => {
+                    let body = items.as_deref().unwrap_or_default();
+                    out.extend(level_items(body).filter(|it| is_per_dir_input(it.name())).map(|it| (i, it.clone())))
+                }
             }
         }
         out
@@ -447,7 +453,7 @@ impl Resolved {
         }
         let ix = cfg.index();
         let vhost = self.vhost.map(|v| ix.node(cfg, ix.vhosts[v as usize].id));
-        let env = crate::ide::setenvif::access_env(cfg, vhost, per_dir, raw_path, request, inputs);
+        let env = crate::ide::setenvif::access_env(cfg, vhost, per_dir, &self.match_vars, raw_path, request, inputs);
         self.outcome_under(cfg, request, Some(&env), authz)
     }
 
@@ -558,7 +564,7 @@ impl Resolved {
                     Contribution::HtaccessFiles(fd, frag, i) => in_htaccess(fd, frag, &frag.nodes[*i]),
                     Contribution::HtaccessIf(fd, frag, id) => in_htaccess(fd, frag, frag.index().node(frag, *id)),
                 };
-                per_dir.extend(body.iter().filter(|it| is_per_dir_input(it.name())).map(|it| (i, it.clone())));
+                per_dir.extend(level_items(&body).filter(|it| is_per_dir_input(it.name())).map(|it| (i, it.clone())));
                 let access_lines = access_lines(&body);
                 AppliedSection {
                     kind,
@@ -720,8 +726,9 @@ pub fn walk_and_evaluate(
     let r = walked.clone().merge(cfg);
     let (sections, per_dir) = r.sections_and_per_dir(cfg);
     let vhost = r.vhost.map(|v| ix.node(cfg, ix.vhosts[v as usize].id));
-    let env = env_inputs
-        .map(|inputs| crate::ide::setenvif::access_env(cfg, vhost, &per_dir, &spec.path, &spec.request, inputs));
+    let env = env_inputs.map(|inputs| {
+        crate::ide::setenvif::access_env(cfg, vhost, &per_dir, &r.match_vars, &spec.path, &spec.request, inputs)
+    });
     let mut outcome = r.outcome_in(cfg, &spec.request, env.as_ref());
     // Untold <If> branches holding access rules: the statuses possible are those of every
     // combination of branches httpd may take, given what is known of the request

@@ -63,6 +63,36 @@ pub(super) fn section_applies(n: &Node, text: &str, plain: impl Fn(&str, &str) -
     }
 }
 
+/// The variables a regex section that matched `text` sets in the request's environment
+/// (`server/request.c`, the walks): `MATCH_` and the upper-cased name of each named group that
+/// took part in the match, with the text it matched; none for a section without a regex.
+pub(crate) fn section_match_vars(n: &Node, text: &str) -> Vec<(String, String)> {
+    let Some(SectionPattern::Regex(re)) = section_pattern(n) else {
+        return Vec::new();
+    };
+    if !re.contains("(?") {
+        return Vec::new();
+    }
+    with_regex(re, false, |r| {
+        let names = r.named_groups();
+        if names.is_empty() {
+            return Vec::new();
+        }
+        let caps = r.captures(text.as_bytes()).unwrap_or_default();
+        let mut by_number: Vec<(usize, String)> = names;
+        by_number.sort_by_key(|(i, _)| *i);
+        by_number
+            .into_iter()
+            .filter_map(|(i, name)| {
+                let (s, e) = caps.get(i).copied().flatten()?;
+                let value = String::from_utf8_lossy(&text.as_bytes()[s..e]).into_owned();
+                Some((format!("MATCH_{}", name.to_ascii_uppercase()), value))
+            })
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
 /// Compiled section patterns kept per thread. A big tree has a pattern per virtual host
 /// (`<DirectoryMatch>` of its own root), and walks of one virtual host's sections come
 /// together: keep few.

@@ -9,7 +9,7 @@
 
 use super::fs::{ask_disk, FsView, Link};
 use crate::ide::config::index::ServerId;
-use crate::ide::config::{Config, Node};
+use crate::ide::config::{level_directives, Config, Node};
 use std::path::Path;
 
 use crate::ide::catalogue::options::{option_bits, OPT_INDEXES, OPT_MULTI, OPT_SYM_LINKS, OPT_SYM_OWNER, OPT_UNSET};
@@ -32,7 +32,7 @@ impl SymlinkOptions {
     /// `base` with the `Options` lines among `nodes` (a level's own lines, in order).
     pub(crate) fn with_lines(base: SymlinkOptions, nodes: &[Node]) -> SymlinkOptions {
         let mut o = base;
-        for n in nodes.iter().filter(|n| !n.is_section() && n.is("Options")) {
+        for n in level_directives(nodes).filter(|n| n.is("Options")) {
             o.set(n.args());
         }
         o
@@ -41,7 +41,7 @@ impl SymlinkOptions {
     /// The `Options` lines among a section's (or an .htaccess file's) own `nodes`; None when
     /// it has none (merging it would change nothing).
     pub(crate) fn of_section(nodes: &[Node]) -> Option<SymlinkOptions> {
-        let set = nodes.iter().any(|n| !n.is_section() && n.is("Options"));
+        let set = level_directives(nodes).any(|n| n.is("Options"));
         set.then(|| Self::with_lines(SymlinkOptions::unset(), nodes))
     }
 

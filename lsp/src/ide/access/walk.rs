@@ -5,7 +5,7 @@
 use super::branches::{self, Branch, Chain, Decided};
 use super::fs::{path_text, request_filename_in, FsView};
 use super::items::body_items;
-use super::patterns::{location_prefix, regex_matches, section_applies, wildcard_match};
+use super::patterns::{location_prefix, regex_matches, section_applies, section_match_vars, wildcard_match};
 use super::symlinks::{self, SymlinkOptions};
 use super::url::{normalize_url, pick_vhost, translate, unmerged_url, Connection, Server};
 use super::Resolved;
@@ -107,7 +107,16 @@ fn walk(
     decided: Option<&Decided>,
     found: &mut Found,
 ) -> (Vec<Vec<Contribution>>, Option<SymlinkRefusal>) {
-    let Found { unknown, conditional, startup, index_conditions, chains, other_chains: others, presumed_there } = found;
+    let Found {
+        unknown,
+        conditional,
+        startup,
+        index_conditions,
+        chains,
+        other_chains: others,
+        presumed_there,
+        match_vars,
+    } = found;
     let ix = cfg.index();
     let file_text = path_text(fs_path);
     // The directory phase is walked on the reused directory's name when there is one: its
@@ -229,6 +238,7 @@ fn walk(
         for (id, re, n) in &scope.dir_regex {
             match re.as_deref().map(|r| regex_matches(r, &path, false)) {
                 Some(Some(true)) => {
+                    match_vars.extend(section_match_vars(ix.node(cfg, *id), &path));
                     dir_phase.push(Contribution::Section(*id));
                     slashes.push(*n);
                 }
@@ -289,7 +299,10 @@ fn walk(
             Contribution::Htaccess(..) | Contribution::HtaccessIf(..) => continue,
         };
         match section_applies(f, base, |name, base| name == base) {
-            Some(true) => files_phase.push(c),
+            Some(true) => {
+                match_vars.extend(section_match_vars(f, base));
+                files_phase.push(c)
+            }
             Some(false) => {}
             None => unknown.push(regex_not_evaluated(in_cfg, f)),
         }
@@ -298,6 +311,9 @@ fn walk(
     // wildcard with its slashes merged, a regex as the request's path stands (`ap_location_walk`;
     // under `MergeSlashes Off` runs of `/` stay in it).
     let mut loc_phase = Vec::new();
+    // (The Location walk runs first, before the Directory walk: the names its regexes set come
+    // first, and a later walk's value of a name replaces theirs.)
+    let mut loc_vars = Vec::new();
     for id in server.scopes().flat_map(|s| s.locations.iter().copied()) {
         let n = ix.node(cfg, id);
         let text = match section_pattern(n) {
@@ -305,11 +321,16 @@ fn walk(
             _ => url,
         };
         match section_applies(n, text, location_prefix) {
-            Some(true) => loc_phase.push(Contribution::Section(id)),
+            Some(true) => {
+                loc_vars.extend(section_match_vars(n, text));
+                loc_phase.push(Contribution::Section(id))
+            }
             Some(false) => {}
             None => unknown.push(regex_not_evaluated(cfg, n)),
         }
     }
+    let later = std::mem::replace(match_vars, loc_vars);
+    match_vars.extend(later);
     // <If> sections anywhere on the way: the walk does not evaluate ap_expr (its caller does,
     // [`branches::condition`], and tells it the branches through [`Decided`]). (The index gathers them
     // for each section: the walk only looks them up; an expression is parsed only when there is
@@ -657,6 +678,9 @@ struct Found {
     chains: Vec<Chain>,
     other_chains: Vec<Chain>,
     presumed_there: bool,
+    /// The variables the regex sections' named groups set ([`section_match_vars`]), in the
+    /// order httpd sets them.
+    match_vars: Vec<(String, String)>,
 }
 
 /// One request's walk: the sections it meets, in merge order, before their policies are
@@ -686,6 +710,8 @@ pub struct Walked {
     startup: Vec<policy::ConfigError>,
     /// [`Resolved::presumes_last_there`].
     presumed_there: bool,
+    /// [`Found::match_vars`].
+    match_vars: Vec<(String, String)>,
 }
 
 /// What a walk tells of mod_access_compat's layer without merging the sections' policies.
@@ -757,7 +783,8 @@ pub(super) fn walk_request_as(
         decided,
         &mut found,
     );
-    let Found { unknown, conditional, startup, index_conditions, chains, other_chains, presumed_there } = found;
+    let Found { unknown, conditional, startup, index_conditions, chains, other_chains, presumed_there, match_vars } =
+        found;
     Walked {
         vhost,
         url,
@@ -771,6 +798,7 @@ pub(super) fn walk_request_as(
         startup,
         index_conditions,
         presumed_there,
+        match_vars,
     }
 }
 
@@ -839,6 +867,7 @@ impl Walked {
             startup,
             index_conditions: _,
             presumed_there,
+            match_vars,
         } = self;
         let mut applied = Vec::new();
         let mut errors = startup;
@@ -908,6 +937,7 @@ impl Walked {
             forbidden_override,
             symlink,
             presumed_there,
+            match_vars,
         }
     }
 }

@@ -406,14 +406,13 @@ fn section_facts(order: &[&Node], id_of: &IdOf) -> (Vec<SectionFacts>, Vec<Box<[
             };
             let files = nested_where(&|c| matches!(c.known(), "Files" | "FilesMatch"));
             let ifs = nested_where(&is_if);
-            let mut last_args =
-                |name: &str| match n.children.iter().rfind(|c| c.kind == NodeKind::Directive && c.is(name)) {
-                    Some(c) => {
-                        overrides.push(c.arg_strings().into_boxed_slice());
-                        overrides.len() as u32 - 1
-                    }
-                    None => NONE,
-                };
+            let mut last_args = |name: &str| match super::level_directives(&n.children).filter(|c| c.is(name)).last() {
+                Some(c) => {
+                    overrides.push(c.arg_strings().into_boxed_slice());
+                    overrides.len() as u32 - 1
+                }
+                None => NONE,
+            };
             let allow_override = last_args("AllowOverride");
             let allow_override_list = last_args("AllowOverrideList");
             let holds_access = is_if(n) && n.walk().any(|d| crate::ide::access::is_access_directive(d.name()));

@@ -220,6 +220,24 @@ impl Node {
     }
 }
 
+/// The directives of one configuration level (a section's body, a server's top level) as httpd
+/// applies them: `nodes`' own lines and those their `<Limit>`/`<LimitExcept>` blocks hold, in
+/// order. Such a block confines only the access-control lines in it (Order, Allow, Deny,
+/// Satisfy, Require: they record its methods, `core.c: ap_limit_section`) to those methods;
+/// every other line in it (SetEnvIf, Options, DirectoryIndex…) is the level's own, whatever
+/// the method.
+pub fn level_directives(nodes: &[Node]) -> impl Iterator<Item = &Node> {
+    let mut stack: Vec<&Node> = nodes.iter().rev().collect();
+    std::iter::from_fn(move || loop {
+        let n = stack.pop()?;
+        match n.kind {
+            NodeKind::Directive => return Some(n),
+            NodeKind::Section if matches!(n.known(), "Limit" | "LimitExcept") => stack.extend(n.children.iter().rev()),
+            NodeKind::Section => {}
+        }
+    })
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Severity {
     Error,

@@ -50,6 +50,21 @@ pub enum Item {
     },
 }
 
+/// The directives of a body as httpd applies them whatever the method: its own and those of its
+/// `<Limit>`/`<LimitExcept>` blocks, in order ([`crate::ide::config::level_directives`] for
+/// items).
+pub fn level_items(items: &[Item]) -> impl Iterator<Item = &Item> {
+    let mut stack: Vec<&Item> = items.iter().rev().collect();
+    std::iter::from_fn(move || loop {
+        let it = stack.pop()?;
+        match it {
+            Item::Directive { .. } => return Some(it),
+            Item::Block { name, items, .. } if super::method::is_limit(name) => stack.extend(items.iter().rev()),
+            Item::Block { .. } => {}
+        }
+    })
+}
+
 impl Item {
     /// The directive or block name as written.
     pub fn name(&self) -> &str {
