@@ -248,7 +248,7 @@ mod tests {
         expect_test::expect![[r#"
             Rewrite as Require: <Directory /nonexistent> (proven for today's .htaccess files; one written later in /nonexistent or below is merged otherwise)"#]]
         .assert_eq(&title);
-        assert!(detail.contains("Note: <Directory /nonexistent> (/srv/httpd.conf:6): proven for the .htaccess files on disk today, not for one written later in /nonexistent (and below)"), "{detail}");
+        assert!(detail.contains("Note: <Directory /nonexistent> (/srv/httpd.conf:5): proven for the .htaccess files on disk today, not for one written later in /nonexistent (and below)"), "{detail}");
         let (preferred, title, _, detail) = run("None");
         assert!(preferred);
         assert_eq!(title, "Rewrite as Require: <Directory /nonexistent>");
