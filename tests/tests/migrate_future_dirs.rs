@@ -120,3 +120,144 @@ fn blocks_a_directory_made_later_would_meet_a_location_in_are_left() {
         assert_eq!(later, (403, 200), "{}: once made: original, rewrite", c.name);
     }
 }
+
+/// An .htaccess file written after the rewrite, where the AllowOverride in force lets it hold
+/// access lines (black-box round 17, B F1 and C F5): mod_access_compat has no merger, so before
+/// the rewrite a file's Order/Allow/Deny replaced the section's, and afterwards they apply beside
+/// its Require lines; and the file's Require lines replace the section's under `AuthMerging Off`,
+/// where before the section's Order/Allow/Deny still applied beside them. No rewrite keeps both:
+/// migrate keeps the rewrite (proven for the files on disk) and says so in a note naming the
+/// section and the directory. httpd is asked for the file's answers before and after.
+struct Later {
+    name: &'static str,
+    /// The lines after `<Directory @DOCROOT@>`: AllowOverride, AllowOverrideList.
+    overrides: &'static str,
+    /// The section's old-style lines.
+    rules: &'static str,
+    /// The .htaccess file written in htdocs/q after migrating.
+    htaccess: &'static str,
+    client: &'static str,
+    /// GET /q/x.txt: (original tree, migrated tree), both with the file written.
+    expected: (u16, u16),
+    /// migrate notes the gap.
+    noted: bool,
+}
+
+const DENY_BUT_2: &str = "  Order deny,allow\n  Deny from all\n  Allow from 127.0.0.2\n";
+const OPEN: &str = "  Order allow,deny\n  Allow from all\n";
+
+fn later_cases() -> Vec<Later> {
+    let case = |name, overrides, rules, htaccess, expected: (u16, u16), noted| Later {
+        name,
+        overrides,
+        rules,
+        htaccess,
+        client: "127.0.0.1",
+        expected,
+        noted,
+    };
+    vec![
+        // The two directions both testers found.
+        case(
+            "AuthConfig Limit, a 2.4 file",
+            "  AllowOverride AuthConfig Limit\n",
+            DENY_BUT_2,
+            "Require all granted\n",
+            (403, 200),
+            true,
+        ),
+        case(
+            "AuthConfig Limit, a 2.2 file",
+            "  AllowOverride AuthConfig Limit\n",
+            DENY_BUT_2,
+            "Order allow,deny\nAllow from all\n",
+            (200, 403),
+            true,
+        ),
+        case(
+            "Limit, a 2.2 file",
+            "  AllowOverride Limit\n",
+            DENY_BUT_2,
+            "Order allow,deny\nAllow from all\n",
+            (200, 403),
+            true,
+        ),
+        case("All, a 2.4 file", "  AllowOverride All\n", DENY_BUT_2, "Require all granted\n", (403, 200), true),
+        case(
+            "AllowOverrideList Require, a 2.4 file",
+            "  AllowOverride None\n  AllowOverrideList Require\n",
+            DENY_BUT_2,
+            "Require all granted\n",
+            (403, 200),
+            true,
+        ),
+        // Under AuthConfig the file's writer could open the directory before the rewrite too.
+        case(
+            "AuthConfig, Satisfy Any",
+            "  AllowOverride AuthConfig\n",
+            DENY_BUT_2,
+            "Satisfy Any\nRequire all granted\n",
+            (200, 200),
+            true,
+        ),
+        // The common WordPress shape: an open section; the files applications write to close a
+        // directory answer alike (still noted: AuthMerging Or would not).
+        case(
+            "All, open, a 2.2 file closing",
+            "  AllowOverride All\n",
+            OPEN,
+            "Order deny,allow\nDeny from all\n",
+            (403, 403),
+            true,
+        ),
+        case("All, open, a 2.4 file closing", "  AllowOverride All\n", OPEN, "Require all denied\n", (403, 403), true),
+        // httpd never reads the file: nothing to note.
+        case("None", "  AllowOverride None\n", DENY_BUT_2, "Require all granted\n", (403, 403), false),
+    ]
+}
+
+fn later_status(body: &str, htaccess: &str, client: &str, name: &str) -> u16 {
+    let cfg = HttpdConfig::new(body).file("htdocs/q/x.txt", "x\n").file("htdocs/q/.htaccess", htaccess);
+    let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("{name}: httpd did not start:\n{e}"));
+    httpd.send(&Request::get("/q/x.txt").source(client.parse::<IpAddr>().unwrap())).unwrap()
+}
+
+#[test]
+fn an_htaccess_file_written_later_is_merged_otherwise_and_migrate_says_so() {
+    if !require_apache2() {
+        return;
+    }
+    for c in later_cases() {
+        let body = format!("<Directory @DOCROOT@>\n{}{}</Directory>\n", c.overrides, c.rules);
+        // The tree as migrate sees it: htdocs/q there, no .htaccess file yet.
+        let cfg = HttpdConfig::new(body.as_str()).file("htdocs/q/x.txt", "x\n");
+        let main = cfg.write().unwrap();
+        let before = std::fs::read_to_string(&main).unwrap();
+        let out = migrate_write(&main);
+        let said = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(0), "{}: {said}", c.name);
+        let after = std::fs::read_to_string(&main).unwrap();
+        assert_ne!(after, before, "{}: not rewritten: {said}", c.name);
+        let docroot = cfg.docroot().display().to_string();
+        let note = format!("note: <Directory {docroot}> ({}:", main.display());
+        let noted = said.lines().find(|l| l.starts_with(&note));
+        assert_eq!(noted.is_some(), c.noted, "{}: {said}", c.name);
+        if let Some(n) = noted {
+            assert!(n.contains(&format!("not for one written later in {docroot} (and below)")), "{}: {n}", c.name);
+        }
+        // The migrated body, its paths made the harness's again.
+        let root = cfg.root().display().to_string();
+        let migrated = after.split("# END OF PREAMBLE\n").nth(1).unwrap().replace(&root, "@ROOT@");
+        assert!(!migrated.contains("Order"), "{}: {migrated}", c.name);
+        let got =
+            (later_status(&body, c.htaccess, c.client, c.name), later_status(&migrated, c.htaccess, c.client, c.name));
+        assert_eq!(got, c.expected, "{}: GET /q/x.txt from {} (original, migrated)\n{migrated}", c.name, c.client);
+        // Without the file, the rewrite answers alike (what the proof covers).
+        let today = |b: &str| {
+            let cfg = HttpdConfig::new(b).file("htdocs/q/x.txt", "x\n");
+            let httpd = Httpd::start(cfg).unwrap();
+            httpd.send(&Request::get("/q/x.txt").source(c.client.parse::<IpAddr>().unwrap())).unwrap()
+        };
+        assert_eq!(today(&body), today(&migrated), "{}", c.name);
+    }
+}

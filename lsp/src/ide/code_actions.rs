@@ -160,11 +160,12 @@ pub fn fix_all_in(lc: &LoadContext, path: &Path) -> Option<Action> {
     let m = migrate::migrate(&ws, Scope::File(path), false);
     (!m.edits.is_empty()).then(|| Action {
         title: "Rewrite every old-style access block as Require (the behaviour-preserving ones)".into(),
+        // (With migrate's notes: what the proof does not cover, as .htaccess files written later.)
         detail: if m.left.is_empty() {
-            "Every old-style block of the file is rewritten.".into()
+            "Every old-style block of the file is rewritten.".to_string()
         } else {
             format!("Left as they are:\n{}", m.left.join("\n"))
-        },
+        } + &m.notes.iter().map(|n| format!("\nNote: {n}")).collect::<String>(),
         kind: ActionKind::FixAll,
         preferred: false,
         edits: m.edits,
@@ -221,6 +222,37 @@ mod tests {
             "Order deny,allow\r\nDeny from 127.0.0.2\r\n""#]].assert_eq(&format!("{}\n{:?}", a.title, apply(&cfg.file(0).text, &edits)));
         let plain = load(std::path::Path::new("/srv/site.conf"), &fx);
         assert!(bom_fix(&plain, 0).is_none());
+    }
+
+    /// Where the AllowOverride lets an .htaccess file hold access lines, the proven rewrite stays
+    /// preferred and its title says what the proof covers (one written later is merged
+    /// otherwise: black-box round 17 B F1); fix-all keeps it, with migrate's note in its detail.
+    /// Under `AllowOverride None` nothing is said.
+    #[test]
+    fn the_preferred_fix_says_an_htaccess_file_written_later_is_merged_otherwise() {
+        let conf = |ao: &str| {
+            format!("//- /srv/httpd.conf\nLoadModule authz_core_module m\nLoadModule authz_host_module m\nLoadModule access_compat_module m\nDocumentRoot /nonexistent\n<Directory /nonexistent>\n    AllowOverride {ao}\n    Order deny,allow\n    Deny from all\n    Allow from 127.0.0.2\n</Directory>\n")
+        };
+        let run = |ao: &str| {
+            let fx = Fixture::parse(&conf(ao));
+            let main = std::path::PathBuf::from(&fx.0[0].0);
+            let cfg = load(&main, &fx);
+            let lc = LoadContext { main: &main, is_main: true, fs: &fx };
+            let all = TextRange::new(0.into(), (cfg.file(0).text.len() as u32).into());
+            let a = code_actions(&cfg, &lc, 0, all).into_iter().next().expect("an action");
+            let fix_all = fix_all(&cfg, &lc, 0).expect("fix-all");
+            (a.preferred, a.title, fix_all.edits.len(), fix_all.detail)
+        };
+        let (preferred, title, edits, detail) = run("AuthConfig Limit");
+        assert!(preferred && edits > 0);
+        expect_test::expect![[r#"
+            Rewrite as Require: <Directory /nonexistent> (proven for today's .htaccess files; one written later in /nonexistent or below is merged otherwise)"#]]
+        .assert_eq(&title);
+        assert!(detail.contains("Note: <Directory /nonexistent> (/srv/httpd.conf:5): proven for the .htaccess files on disk today, not for one written later in /nonexistent (and below)"), "{detail}");
+        let (preferred, title, _, detail) = run("None");
+        assert!(preferred);
+        assert_eq!(title, "Rewrite as Require: <Directory /nonexistent>");
+        assert!(!detail.contains("written later"), "{detail}");
     }
 
     #[test]

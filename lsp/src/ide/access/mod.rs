@@ -188,6 +188,12 @@ pub fn resolve_subrequest(
 }
 
 impl Resolved {
+    /// The server that answers the request: the virtual host its walk took, else the main one.
+    pub fn server_id(&self) -> crate::ide::config::index::ServerId {
+        use crate::ide::config::index::ServerId;
+        self.vhost.map_or(ServerId::Main, ServerId::Vhost)
+    }
+
     /// The DirectoryIndex names in effect on this walk (the default `index.html` without any).
     pub fn index_names(&self, cfg: &Config) -> Vec<String> {
         let ix = cfg.index();

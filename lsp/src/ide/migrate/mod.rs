@@ -352,9 +352,22 @@ fn fixes_for(ws: &Workspace, a: &Analysis, s: usize) -> Vec<Rewrite> {
             plan_edits = edits.clone();
             let what = describe_cluster(a, s, &cluster, &edits);
             if changes.is_empty() && htaccess_note.is_none() && !edits.is_empty() {
+                // (Kept as preferred, as migrate keeps it: the title says what the proof covers.)
+                let touched: BTreeSet<usize> = cluster.rewrite.iter().chain(cluster.carry.keys()).copied().collect();
+                let later = a.later_htaccess(&touched);
+                let later_title = later.get(&s).or_else(|| later.values().next()).map(|l| {
+                    let dirs: Vec<String> = l.dirs.iter().take(2).map(|d| d.display().to_string()).collect();
+                    format!(
+                        " (proven for today's .htaccess files; one written later in {}{} or below is merged otherwise)",
+                        dirs.join(", "),
+                        if l.dirs.len() > 2 { " …" } else { "" }
+                    )
+                });
+                let later_detail: String =
+                    later.iter().map(|(b, l)| format!("\n{}: {}.", a.label(*b), l.sentence())).collect();
                 out.push(Rewrite {
-                    title: format!("Rewrite as Require{}: {label}", what.0),
-                    detail: format!("{}\nProven by the engine: every request class reaching the edited sections gets the same status before and after.", what.1),
+                    title: format!("Rewrite as Require{}: {label}{}", what.0, later_title.unwrap_or_default()),
+                    detail: format!("{}\nProven by the engine: every request class reaching the edited sections gets the same status before and after.{later_detail}", what.1),
                     edits,
                     preferred: true,
                     changes,
@@ -675,6 +688,13 @@ fn migrate_in(
                 }
             }
         }
+    }
+    // What the proof does not cover: .htaccess files written later where the AllowOverride lets
+    // them hold access lines (the rewrite is kept: such a file's writer governs that directory's
+    // access before and after; only which of its lines do so changes).
+    let touched: BTreeSet<usize> = cluster.rewrite.iter().chain(cluster.carry.keys()).chain(&guided).copied().collect();
+    for (s, later) in a.later_htaccess(&touched) {
+        out.notes.push(format!("{}: {}", a.label(s), later.sentence()));
     }
     // Dead 2.2 branches go (proven on their own: no request class changes).
     // (Not in a file httpd refuses as a whole: nothing in it is rewritten.)

@@ -386,7 +386,7 @@ fn htaccess_under_a_wildcard_directory_that_allows_authconfig() {
             conf("<Directory $ROOT/htdocs>\n    AllowOverride Limit\n</Directory>\n<Directory $ROOT/htdocs/s*/>\n    AllowOverride AuthConfig Limit\n</Directory>\n<Directory ~ \"/htdocs/x\">\n    Require all granted\n</Directory>\n")
         ),
         expect![[r#"
-            ## [preferred] Rewrite as Require: $ROOT/htdocs/sub/.htaccess
+            ## [preferred] Rewrite as Require: $ROOT/htdocs/sub/.htaccess (proven for today's .htaccess files; one written later in $ROOT/htdocs or below is merged otherwise)
             //- $ROOT/htdocs/sub/.htaccess
             Require ip 127.0.0.1
         "#]],
@@ -401,7 +401,7 @@ fn htaccess_under_a_root_that_allows_authconfig() {
             conf("<Directory $ROOT/htdocs>\n    AllowOverride AuthConfig Limit\n    Require all granted\n</Directory>\n")
         ),
         expect![[r#"
-            ## [preferred] Rewrite as Require: $ROOT/htdocs/sub/.htaccess
+            ## [preferred] Rewrite as Require: $ROOT/htdocs/sub/.htaccess (proven for today's .htaccess files; one written later in $ROOT/htdocs or below is merged otherwise)
             //- $ROOT/htdocs/sub/.htaccess
             # keep␍
             Require ip 127.0.0.1␍
@@ -555,7 +555,7 @@ fn quick_fix_inside_an_htaccess_files_section() {
             conf("<Directory $ROOT/htdocs>\n    AllowOverride All\n    Require all granted\n</Directory>\n")
         ),
         expect![[r###"
-            ## [preferred] Rewrite as Require: <Files ".ht*">
+            ## [preferred] Rewrite as Require: <Files ".ht*"> (proven for today's .htaccess files; one written later in $ROOT/htdocs or below is merged otherwise)
             //- $ROOT/htdocs/.htaccess
             <Files ".ht*">
                 Require all denied
@@ -576,7 +576,7 @@ fn an_htaccess_files_section_keeps_the_require_of_directories_below() {
             conf("<Directory $ROOT/htdocs>\n    AllowOverride All\n    Require all granted\n</Directory>\n")
         ),
         expect![[r#"
-            ## [preferred] Rewrite as Require: <Files a.txt>
+            ## [preferred] Rewrite as Require: <Files a.txt> (proven for today's .htaccess files; one written later in $ROOT/htdocs or below is merged otherwise)
             //- $ROOT/htdocs/.htaccess
             <Files a.txt>
                 AuthMerging And

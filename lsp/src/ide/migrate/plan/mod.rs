@@ -31,6 +31,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 mod edits;
+mod later;
 mod rewrites;
 mod unsampled;
 mod verify;
