@@ -804,6 +804,8 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir],
     // The directories sections name themselves (not where a pattern was tried beneath another
     // section's): a server-level <Files> section is asked in each of these first.
     let mut named_dir_urls: BTreeSet<String> = dir_urls.clone();
+    // Among them, those of sections holding old-style lines (what a rewrite changes), asked first.
+    let mut old_dir_urls: BTreeSet<String> = BTreeSet::new();
     let mut stack: Vec<(&Node, Option<Vec<String>>)> = scope.iter().map(|n| (*n, None)).collect();
     while let Some((n, dir_scope)) = stack.pop() {
         if !n.is_section() || n.is("VirtualHost") {
@@ -869,6 +871,9 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir],
                         let d = format!("{}/", u.trim_end_matches('/'));
                         here.push(d.clone());
                         if k < own {
+                            if holds_old_style(n) {
+                                old_dir_urls.insert(d.clone());
+                            }
                             named_dir_urls.insert(d.clone());
                             own_urls.insert(d.clone());
                             own_urls.insert(format!("{d}index.html"));
@@ -1019,14 +1024,17 @@ pub(super) fn urls(cfg: &Config, server: &Server, htaccess_dirs: &[HtaccessDir],
         // A <Files> section inside a <Directory> applies below it too, where other sections
         // (a deeper Directory, a DirectoryMatch, an .htaccess, a Location) may set other rules:
         // the file is asked for in each directory named under the scope as well.
-        // (At the top level: the directories sections name, then a few of those where patterns
-        // meet, in name order. Taking only the first few of all of them in name order missed
+        // (At the top level: the directories sections name, those of sections holding old-style
+        // lines first (in name order, 63 directories before `htdocs/z` left z's block rewritten
+        // beside a `<Files x.txt>` never asked there: round 17 C17 F11), then a few of those where
+        // patterns meet, in name order. Taking only the first few of all of them in name order missed
         // /sub/ for a <Files "a.txt"> where a <Directory "htdocs/*/deeper"> had been tried
         // below every path component (/849/deeper/, /a/deeper/, …): a rewrite dropping the
         // Files section's Satisfy All changed /sub/a.txt 403 → 401/200, round 10 bug 2.)
         let dirs: BTreeSet<&String> = if scope.is_empty() {
-            named_dir_urls
+            old_dir_urls
                 .iter()
+                .chain(named_dir_urls.iter().filter(|d| !old_dir_urls.contains(*d)))
                 .take(MAX_MEETINGS)
                 .chain(dir_urls.iter().take(8))
                 .chain(location_dirs.iter().take(8))
@@ -1380,6 +1388,11 @@ fn located_urls(
 
 /// Whether a section holds access lines: old-style ones, Require lines (or their sections),
 /// or authentication directives, at any depth.
+/// Whether section `n` holds mod_access_compat lines (Order, Allow, Deny, Satisfy) at any depth.
+fn holds_old_style(n: &Node) -> bool {
+    n.walk().any(|c| crate::ide::policy::is_compat_directive(&c.name().to_ascii_lowercase()))
+}
+
 fn has_access_lines(n: &Node) -> bool {
     n.walk().any(|c| {
         let name = c.name().to_ascii_lowercase();
