@@ -266,8 +266,10 @@ pub fn explained_config(given: &Path) -> Result<PathBuf, String> {
 /// `conf/httpd.conf`) that includes it, where one does.
 fn including_main_above(given: &Path) -> Option<PathBuf> {
     let absolute = absolute_path(given).ok()?;
+    // (Not the file itself under another name: a link to the main configuration is that one.)
+    let real = std::fs::canonicalize(&absolute).ok();
     let above = absolute.ancestors().skip(1).flat_map(|dir| MAIN_NAMES.iter().map(move |n| dir.join(n)));
-    let mut mains = above.filter(|m| m.is_file() && *m != absolute);
+    let mut mains = above.filter(|m| m.is_file() && *m != absolute && std::fs::canonicalize(m).ok() != real);
     mains.find(|main| ide::workspace::find_file(&config::load(main, &config::RealFs), &absolute).is_some())
 }
 
