@@ -174,6 +174,9 @@ struct Loader<'a> {
     module_lines: std::collections::HashSet<String>,
     /// The node texts made so far, each once: equal lines share one ([`Node::of_line_in`]).
     texts: PooledTexts,
+    /// Whether a ServerRoot line was read (a fragment checked alone otherwise has its folder
+    /// for ServerRoot, a guess).
+    server_root_said: bool,
 }
 
 /// A loader's [`SharedStrings`], taken from its load's pool and given back when the loader
@@ -284,9 +287,9 @@ pub fn load_fragment(path: &Path, fs: &dyn FileSource) -> Config {
 }
 
 fn load_fragment_with(path: &Path, fs: &dyn FileSource, keep_trees: bool) -> Config {
-    let mut cfg = load_with(path, fs, ModuleSet::debian_default(), false, keep_trees);
-    cfg.top = if super::is_htaccess(path) { TopLevel::Htaccess } else { TopLevel::Fragment };
-    cfg
+    let top = if super::is_htaccess(path) { TopLevel::Htaccess } else { TopLevel::Fragment };
+    let seed = Config { modules: ModuleSet::debian_default(), modules_known: false, top, ..Config::default() };
+    load_seeded_at(path, fs, seed, keep_trees)
 }
 
 /// Loads an .htaccess file (or another per-directory fragment) as httpd reads it
@@ -304,10 +307,6 @@ pub fn load_in_context(path: &Path, fs: &dyn FileSource, enclosing: Arc<Config>)
         ..Config::default()
     };
     load_seeded(path, fs, seed, true)
-}
-
-fn load_with(path: &Path, fs: &dyn FileSource, modules: ModuleSet, modules_known: bool, keep_trees: bool) -> Config {
-    load_seeded_at(path, fs, Config { modules, modules_known, ..Config::default() }, keep_trees)
 }
 
 /// [`load_seeded`], ServerRoot taken as the file's directory until a ServerRoot line says.
@@ -333,6 +332,7 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool)
         identity: HashMap::new(),
         module_lines: Default::default(),
         texts: PooledTexts::from(Arc::default()),
+        server_root_said: false,
     };
     l.cfg.disk_paths = fs.disk_paths();
     match l.read_file(&path) {
@@ -700,6 +700,7 @@ impl Loader<'_> {
             }
             Some("serverroot") => {
                 if let Some(r) = args.first() {
+                    self.server_root_said = true;
                     self.cfg.server_root = PathBuf::from(&**r);
                 }
             }
@@ -941,11 +942,28 @@ impl Loader<'_> {
         module.split_whitespace().any(|m| self.cfg.modules.contains(m) || m == "core")
     }
 
+    /// A relative Include of a fragment checked alone that is not under the fragment's folder:
+    /// httpd looks under a ServerRoot not known here, so it is no error (said as information).
+    fn root_unknown(&mut self, file: FileId, range: TextRange, guess: &Path) {
+        let msg = format!(
+            "not read: a relative path is under the ServerRoot of the main configuration including this file, unknown for a file checked alone (not at {})",
+            guess.display()
+        );
+        self.problem(file, range, Severity::Information, "include-missing", msg);
+    }
+
     fn include(&mut self, file: FileId, range: TextRange, pattern: &str, optional: bool, out: &mut ThinVec<Node>) {
         let p = Path::new(pattern);
         let full = if p.is_absolute() { p.to_path_buf() } else { self.cfg.server_root.join(p) };
+        // A fragment checked alone: httpd reads a relative path under the ServerRoot of the
+        // main configuration including it, unknown here (its folder is only a guess).
+        let guessed = !p.is_absolute() && self.cfg.top == TopLevel::Fragment && !self.server_root_said;
         let paths = match self.fs.resolve_include(&full, optional) {
             Ok(paths) => paths,
+            Err(_) if guessed => {
+                self.root_unknown(file, range, &full);
+                return;
+            }
             Err(IncludeError::NoMatch(msg)) => {
                 if !optional {
                     self.problem(file, range, Severity::Error, "include-missing", msg);
@@ -1034,6 +1052,10 @@ impl Loader<'_> {
                                 map.insert(id, flat);
                             }
                             id
+                        }
+                        Some(Err(e)) if guessed && e.kind() == std::io::ErrorKind::NotFound => {
+                            self.root_unknown(file, range, path);
+                            continue;
                         }
                         Some(Err(e)) => {
                             // IncludeOptional is silent only about files that are not there.
@@ -1184,6 +1206,7 @@ impl Loader<'_> {
             identity: HashMap::new(),
             module_lines: Default::default(),
             texts: PooledTexts::from(self.texts.pool.clone()),
+            server_root_said: self.server_root_said,
         }
     }
 
