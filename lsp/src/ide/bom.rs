@@ -68,12 +68,15 @@ pub fn removal_title(htaccess: bool) -> &'static str {
 }
 
 /// Whether an editor's text of a file is the file's bytes `disk` decoded by the byte-order mark
-/// they begin with (EF BB BF: UTF-8; FF FE: UTF-16LE; FE FF: UTF-16BE), the mark dropped (or
-/// kept, as U+FEFF). Editors open such a file without the mark in the text they send, so the
-/// text shows a working file where httpd, reading the bytes, refuses the first line (UTF-16
-/// files also hold a NUL after every ASCII byte). False for bytes without a mark.
+/// they begin with (EF BB BF: UTF-8; FF FE: UTF-16LE; FE FF: UTF-16BE), the mark dropped.
+/// Editors open such a file without the mark in the text they send, so the text shows a working
+/// file where httpd, reading the bytes, refuses the first line (UTF-16 files also hold a NUL
+/// after every ASCII byte). False for bytes without a mark, and for a text keeping the mark
+/// (U+FEFF): that text says the refusal itself, at the editor's offsets.
 pub fn editor_shows_marked(disk: &[u8], editor: &str) -> bool {
-    let editor = editor.strip_prefix(BOM).unwrap_or(editor);
+    if starts_with_bom(editor) {
+        return false;
+    }
     let utf16 = |rest: &[u8], unit: fn([u8; 2]) -> u16| -> bool {
         if !rest.len().is_multiple_of(2) {
             return false;
@@ -165,7 +168,7 @@ mod tests {
         let be: Vec<u8> = [0xfe, 0xff].into_iter().chain(text.encode_utf16().flat_map(u16::to_be_bytes)).collect();
         for disk in [&u8, &le, &be] {
             assert!(editor_shows_marked(disk, text));
-            assert!(editor_shows_marked(disk, &format!("{BOM}{text}")));
+            assert!(!editor_shows_marked(disk, &format!("{BOM}{text}")));
             assert!(!editor_shows_marked(disk, "Order deny,allow\r\n"));
             assert!(!editor_shows_marked(disk, &format!("{text}x")));
         }
