@@ -129,6 +129,9 @@ const CASES: &[(&str, &str, &str, &str)] = &[
         "AddOutputFilterByType FOO text/html\nExtFilterDefine foo mode=output cmd=/bin/cat\n",
         "argument-value",
     ),
+    // Black-box round 17 C17 F2: mod_auth_basic knows Off and MD5 only.
+    ("digest_algorithm_sha", "", "<Directory /tmp>\nAuthBasicUseDigestAlgorithm SHA\n</Directory>\n", "argument-value"),
+    ("digest_algorithm_md5", "", "<Location /x>\nAuthBasicUseDigestAlgorithm md5\n</Location>\n", "argument-value"),
     ("output_filter_of_the_core", "", "AddOutputFilterByType CONTENT_LENGTH;byterange text/html\n", "argument-value"),
     // Argument values (finding 8): CustomLog conditions, Listen's port, expiry codes.
     ("custom_log_bad_condition", "", "CustomLog /tmp/a.log combined nolog\n", "argument-value"),

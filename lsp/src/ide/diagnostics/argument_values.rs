@@ -2128,16 +2128,17 @@ mod tests {
     #[test]
     fn keywords_of_module_directives() {
         expect![[r#"
-            /etc/httpd.conf:6: Error[argument-value]: httpd 2.4 will not start: RewriteOptions: unknown option 'off'
-            /etc/httpd.conf:8: Error[argument-value]: httpd 2.4 will not start: Argument must be On or Off
-            /etc/httpd.conf:10: Error[argument-value]: httpd 2.4 will not start: SSLVerifyClient: Invalid argument '99'
-            /etc/httpd.conf:12: Error[argument-value]: httpd 2.4 will not start: XBitHack must be set to Off, On, or Full
-            /etc/httpd.conf:14: Error[argument-value]: httpd 2.4 will not start: Invalid CookieStyle keyword: '0'
-            /etc/httpd.conf:16: Error[argument-value]: httpd 2.4 will not start: Invalid ForceLanguagePriority option 1.2.3
-            /etc/httpd.conf:19: Error[argument-value]: httpd 2.4 will not start: SSLOptions: Illegal option 'Full'
+            /etc/httpd.conf:7: Error[argument-value]: httpd 2.4 will not start: RewriteOptions: unknown option 'off'
+            /etc/httpd.conf:9: Error[argument-value]: httpd 2.4 will not start: Argument must be On or Off
+            /etc/httpd.conf:11: Error[argument-value]: httpd 2.4 will not start: SSLVerifyClient: Invalid argument '99'
+            /etc/httpd.conf:13: Error[argument-value]: httpd 2.4 will not start: XBitHack must be set to Off, On, or Full
+            /etc/httpd.conf:15: Error[argument-value]: httpd 2.4 will not start: Invalid CookieStyle keyword: '0'
+            /etc/httpd.conf:18: Error[argument-value]: httpd 2.4 will not start: Invalid algorithm in AuthBasicUseDigestAlgorithm: SHA
+            /etc/httpd.conf:21: Error[argument-value]: httpd 2.4 will not start: Invalid ForceLanguagePriority option 1.2.3
+            /etc/httpd.conf:24: Error[argument-value]: httpd 2.4 will not start: SSLOptions: Illegal option 'Full'
         "#]].assert_eq(&render(concat!(
             "//- /etc/httpd.conf\n",
-            "LoadModule rewrite_module m\nLoadModule ssl_module m\nLoadModule include_module m\nLoadModule usertrack_module m\nLoadModule negotiation_module m\n",
+            "LoadModule rewrite_module m\nLoadModule ssl_module m\nLoadModule include_module m\nLoadModule usertrack_module m\nLoadModule negotiation_module m\nLoadModule auth_basic_module m\n",
             "RewriteOptions off\n",
             "RewriteOptions Inherit MaxRedirects=5 AllowNoSlash\n",
             "SSLEngine foo\n",
@@ -2148,6 +2149,7 @@ mod tests {
             "XBitHack FULL\n",
             "CookieStyle 0\n",
             "CookieStyle rfc2965\n",
+            "<Directory /x>\nAuthBasicUseDigestAlgorithm SHA\nAuthBasicUseDigestAlgorithm MD5\n</Directory>\n",
             "ForceLanguagePriority 1.2.3\n",
             "ForceLanguagePriority Prefer Fallback\n",
             "<Directory /srv>\nSSLOptions StdEnvVars Full\n",
