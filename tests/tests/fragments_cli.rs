@@ -162,3 +162,23 @@ fn a_relative_include_of_a_fragment_checked_alone_is_no_error() {
     assert_eq!(code, Some(1), "{out}{err}");
     assert!(out.contains("error[include-missing]"), "{out}");
 }
+
+/// Black-box round 17 T17 F7: an .htaccess file checked alone whose `AuthUserFile` is relative:
+/// httpd reads it under the ServerRoot (here the harness's root, holding the file), unknown for
+/// the file alone; check said it was missing under the .htaccess file's folder (a 500).
+#[test]
+fn a_relative_auth_user_file_of_an_htaccess_checked_alone_is_not_missing() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    AllowOverride All\n    Require all granted\n</Directory>\n";
+    let ht = "AuthUserFile htpasswd\nAuthType Basic\nAuthName x\nRequire valid-user\n";
+    let config = HttpdConfig::new(body).file("htdocs/d/.htaccess", ht).file("htdocs/d/x.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let (user, pw) = apache_lsp_e2e::httpd::USERS[0];
+    assert_eq!(httpd.send(&Request::get("/d/x.txt").user(user, pw)).unwrap(), 200);
+    let path = httpd.config().root().join("htdocs/d/.htaccess");
+    let (code, out, err) = apache_lsp(&["check", path.to_str().unwrap()]);
+    assert!(!out.contains("missing-auth-file"), "{out}{err}");
+    assert_eq!(code, Some(0), "{out}{err}");
+}
