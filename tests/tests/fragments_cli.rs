@@ -131,3 +131,54 @@ Require valid-user\n</Directory>\nInclude httpd.conf\n",
     assert!(out.contains("Status:"), "{out}");
     assert!(err.contains("does not look like a main configuration"), "{err}");
 }
+
+/// Black-box round 17 T17 F15: a relative `Include` in a sites-available fragment checked alone
+/// is read by httpd under the ServerRoot of the configuration including it (unknown for the
+/// fragment alone), not under the fragment's folder: check said `include-missing` (an error,
+/// exit 1) where httpd, given the tree's ServerRoot, starts.
+#[test]
+fn a_relative_include_of_a_fragment_checked_alone_is_no_error() {
+    if !require_apache2() {
+        return;
+    }
+    let fragment = "Include conf-available/params.conf\nIncludeOptional conf.d/*.conf\n\
+<Directory @DOCROOT@>\n    Include snippets/common.conf\n</Directory>\n";
+    let config = HttpdConfig::new("Include sites-available/a.conf\n")
+        .file("sites-available/a.conf", fragment)
+        .file("conf-available/params.conf", "ServerSignature Off\n")
+        .file("snippets/common.conf", "Options -Indexes\n");
+    let (ok, log) = apache_lsp_e2e::httpd::config_test(&config);
+    assert!(ok, "apache2 -t refuses the tree: {log}");
+    let path = config.root().join("sites-available/a.conf");
+    let (code, out, err) = apache_lsp(&["check", path.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(!out.contains("error[include-missing]"), "{out}");
+    // Alone, what is not read is said, as information.
+    assert!(out.contains("info[include-missing]") || out.contains("information[include-missing]"), "{out}");
+    // A ServerRoot line in the file itself makes its relative paths known again.
+    let rooted = format!("ServerRoot {}\n{fragment}", config.root().join("sites-available").display());
+    std::fs::write(&path, rooted).unwrap();
+    let (code, out, err) = apache_lsp(&["check", path.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(out.contains("error[include-missing]"), "{out}");
+}
+
+/// Black-box round 17 T17 F7: an .htaccess file checked alone whose `AuthUserFile` is relative:
+/// httpd reads it under the ServerRoot (here the harness's root, holding the file), unknown for
+/// the file alone; check said it was missing under the .htaccess file's folder (a 500).
+#[test]
+fn a_relative_auth_user_file_of_an_htaccess_checked_alone_is_not_missing() {
+    if !require_apache2() {
+        return;
+    }
+    let body = "<Directory @DOCROOT@>\n    AllowOverride All\n    Require all granted\n</Directory>\n";
+    let ht = "AuthUserFile htpasswd\nAuthType Basic\nAuthName x\nRequire valid-user\n";
+    let config = HttpdConfig::new(body).file("htdocs/d/.htaccess", ht).file("htdocs/d/x.txt", "x\n");
+    let httpd = Httpd::start(config).unwrap_or_else(|e| panic!("{e}"));
+    let (user, pw) = apache_lsp_e2e::httpd::USERS[0];
+    assert_eq!(httpd.send(&Request::get("/d/x.txt").user(user, pw)).unwrap(), 200);
+    let path = httpd.config().root().join("htdocs/d/.htaccess");
+    let (code, out, err) = apache_lsp(&["check", path.to_str().unwrap()]);
+    assert!(!out.contains("missing-auth-file"), "{out}{err}");
+    assert_eq!(code, Some(0), "{out}{err}");
+}

@@ -1202,7 +1202,13 @@ fn a_directory_missing_from_the_disk_is_said_to_apply_to_nothing() {
     assert!(files.starts_with("⚠ **Not on this disk**"), "{files}");
     let present = hover_via_api(&cfg, "<Directory @DOCROOT@/priv>");
     assert!(!present.contains("Not on this disk"), "{present}");
+    // Black-box round 17 T17 F5: the note and the table agree (the note said the table was a
+    // tree's where the directory exists, above this machine's table): it is httpd's answer here.
+    assert!(md.contains("The table below is httpd's answer on this machine"), "{md}");
+    assert!(!md.contains("for a tree where the directory exists"), "{md}");
     let httpd = Httpd::start(cfg).unwrap_or_else(|e| panic!("{e}"));
+    let mut outcome = parse_hover(&md);
+    assert!(compare_table("missing directory", &httpd, &mut outcome, &md) >= 2, "{md}");
     let conf = httpd.config().main_config_path();
     for url in ["/priv/nosub/", "/priv/nosub/x.txt"] {
         let real = httpd.send(&Request::get(url)).unwrap();

@@ -379,3 +379,57 @@ fn a_quick_fix_keeps_mixed_line_endings_and_a_missing_final_newline() {
     std::fs::write(&ht, &fixed).unwrap();
     assert_eq!(ask(&httpd), before);
 }
+
+/// Black-box round 17 T17 F3: an .htaccess saved "with BOM" (UTF-8) or as UTF-16 is sent by
+/// editors decoded, without the mark, so its text looks like a working file while httpd reads
+/// the bytes and refuses the first line (500 for every request). An open document equal to the
+/// disk's bytes decoded is analysed as those bytes, as `check` reads them: the 500 is said, no
+/// rewrite is offered, and no fix edits its text (offsets in the bytes are not the editor's).
+#[test]
+fn an_htaccess_saved_with_a_byte_order_mark_the_editor_hides_is_a_500() {
+    if !require_apache2() {
+        return;
+    }
+    let text = "Order deny,allow\r\nDeny from all\r\nAllow from 127.0.0.2\r\n";
+    let utf8: Vec<u8> = b"\xef\xbb\xbf".iter().copied().chain(text.bytes()).collect();
+    let utf16: Vec<u8> = [0xff, 0xfe].into_iter().chain(text.encode_utf16().flat_map(u16::to_le_bytes)).collect();
+    let cfg = HttpdConfig::new(root_body("All").replace("Require valid-user", "Require all granted"))
+        .file("htdocs/u8/index.html", "u8\n")
+        .file("htdocs/u16/index.html", "u16\n");
+    cfg.write().unwrap();
+    let (ht8, ht16) = (cfg.docroot().join("u8/.htaccess"), cfg.docroot().join("u16/.htaccess"));
+    std::fs::write(&ht8, &utf8).unwrap();
+    std::fs::write(&ht16, &utf16).unwrap();
+    let mut c = workspace_client(cfg.root());
+    assert!(indexed(&mut c).starts_with("1 main configuration(s)"));
+    for ht in [&ht8, &ht16] {
+        let (uri, diags) = open_and_wait(&mut c, ht, text);
+        let unknown = diags.iter().find(|d| d["code"] == "unknown-directive").unwrap_or_else(|| panic!("{diags:?}"));
+        assert_eq!(unknown["severity"], 1, "{unknown}");
+        assert!(unknown["message"].as_str().unwrap().starts_with("Invalid command '\\x"), "{unknown}");
+        assert!(
+            !diags.iter().any(|d| d["message"].as_str().unwrap().contains("allows only 127.0.0.2")),
+            "the rules are described as working: {diags:?}"
+        );
+        assert!(actions(&mut c, &uri, text, "source.fixAll").is_empty());
+        let quick = actions(&mut c, &uri, text, "quickfix");
+        assert!(quick.is_empty(), "a fix edits the editor's text at offsets of the disk's bytes: {quick:?}");
+    }
+    // The UTF-8 one: the hover on the Deny line says the 500.
+    let hover = c.request_within(
+        WAIT,
+        "textDocument/hover",
+        json!({"textDocument": {"uri": file_uri(&ht8)}, "position": {"line": 1, "character": 2}}),
+    );
+    let md = hover["result"]["contents"]["value"].as_str().unwrap_or_else(|| panic!("{hover}"));
+    assert!(md.contains("500"), "{md}");
+    assert!(!md.contains("| 200"), "{md}");
+
+    let httpd = Httpd::start(cfg).expect("httpd starts");
+    for dir in ["u8", "u16"] {
+        for ip in sources() {
+            let s = httpd.send(&Request::get(&format!("/{dir}/index.html")).source(ip)).unwrap();
+            assert_eq!(s, 500, "{dir} {ip}");
+        }
+    }
+}

@@ -112,6 +112,27 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("output_filter_empty_word", "", "AddOutputFilterByType DEFLATE \"\" text/html\n", "argument-value"),
     ("output_filter_last_word_empty", "", "AddOutputFilterByType DEFLATE \"\"\n", "argument-value"),
     ("output_filter_loaded", "include", "AddOutputFilterByType INCLUDES;DEFLATE text/html\n", "argument-value"),
+    // A name no module registers (black-box round 17 C17 F7): a FilterDeclare registers no
+    // provider, an ExtFilterDefine registers one for the lines after it only.
+    ("output_filter_typo", "", "AddOutputFilterByType DEFLAT text/html\n", "argument-value"),
+    ("output_filter_declared", "", "FilterDeclare FOO\nAddOutputFilterByType FOO text/html\n", "argument-value"),
+    ("output_filter_in_directory", "", "<Directory /tmp>\nAddOutputFilterByType DEFLATE;FOO text/html\n</Directory>\n", "argument-value"),
+    (
+        "output_filter_ext_defined_before",
+        "ext_filter",
+        "ExtFilterDefine foo mode=output cmd=/bin/cat\nAddOutputFilterByType FOO text/html\n",
+        "argument-value",
+    ),
+    (
+        "output_filter_ext_defined_after",
+        "ext_filter",
+        "AddOutputFilterByType FOO text/html\nExtFilterDefine foo mode=output cmd=/bin/cat\n",
+        "argument-value",
+    ),
+    // Black-box round 17 C17 F2: mod_auth_basic knows Off and MD5 only.
+    ("digest_algorithm_sha", "", "<Directory /tmp>\nAuthBasicUseDigestAlgorithm SHA\n</Directory>\n", "argument-value"),
+    ("digest_algorithm_md5", "", "<Location /x>\nAuthBasicUseDigestAlgorithm md5\n</Location>\n", "argument-value"),
+    ("output_filter_of_the_core", "", "AddOutputFilterByType CONTENT_LENGTH;byterange text/html\n", "argument-value"),
     // Argument values (finding 8): CustomLog conditions, Listen's port, expiry codes.
     ("custom_log_bad_condition", "", "CustomLog /tmp/a.log combined nolog\n", "argument-value"),
     ("custom_log_empty_env", "", "CustomLog /tmp/a.log combined env=!\n", "argument-value"),

@@ -67,6 +67,40 @@ pub fn removal_title(htaccess: bool) -> &'static str {
     }
 }
 
+/// Whether an editor's text of a file is the file's bytes `disk` decoded by the byte-order mark
+/// they begin with (EF BB BF: UTF-8; FF FE: UTF-16LE; FE FF: UTF-16BE), the mark dropped.
+/// Editors open such a file without the mark in the text they send, so the text shows a working
+/// file where httpd, reading the bytes, refuses the first line (UTF-16 files also hold a NUL
+/// after every ASCII byte). False for bytes without a mark, and for a text keeping the mark
+/// (U+FEFF): that text says the refusal itself, at the editor's offsets.
+pub fn editor_shows_marked(disk: &[u8], editor: &str) -> bool {
+    if starts_with_bom(editor) {
+        return false;
+    }
+    let utf16 = |rest: &[u8], unit: fn([u8; 2]) -> u16| -> bool {
+        if !rest.len().is_multiple_of(2) {
+            return false;
+        }
+        let units = rest.chunks_exact(2).map(|c| unit([c[0], c[1]]));
+        let mut want = editor.chars();
+        for c in char::decode_utf16(units) {
+            if want.next() != Some(c.unwrap_or(char::REPLACEMENT_CHARACTER)) {
+                return false;
+            }
+        }
+        want.next().is_none()
+    };
+    if let Some(rest) = disk.strip_prefix(b"\xef\xbb\xbf") {
+        String::from_utf8_lossy(rest) == editor
+    } else if let Some(rest) = disk.strip_prefix(b"\xff\xfe") {
+        utf16(rest, u16::from_le_bytes)
+    } else if let Some(rest) = disk.strip_prefix(b"\xfe\xff") {
+        utf16(rest, u16::from_be_bytes)
+    } else {
+        false
+    }
+}
+
 /// A file source that reads every file `strip` accepts without its mark, remembering which had
 /// one, with its text as it was (`migrate --remove-bom` plans and proves its rewrites on the
 /// files as they will be).
@@ -123,6 +157,24 @@ mod tests {
         assert_eq!(refusal("\u{feff}\n", "x", false).as_deref().map(|w| w.contains("'\\xef\\xbb\\xbf'")), Some(true));
         assert_eq!(refusal("\u{feff}Order deny,allow\n", "x", true), None);
         assert_eq!(refusal("Order deny,allow\n\u{feff}", "x", false), None);
+    }
+
+    #[test]
+    fn an_editor_text_is_recognised_as_the_marked_bytes_decoded() {
+        let text = "Order deny,allow\r\nDeny from all\r\n";
+        let mut u8 = b"\xef\xbb\xbf".to_vec();
+        u8.extend_from_slice(text.as_bytes());
+        let le: Vec<u8> = [0xff, 0xfe].into_iter().chain(text.encode_utf16().flat_map(u16::to_le_bytes)).collect();
+        let be: Vec<u8> = [0xfe, 0xff].into_iter().chain(text.encode_utf16().flat_map(u16::to_be_bytes)).collect();
+        for disk in [&u8, &le, &be] {
+            assert!(editor_shows_marked(disk, text));
+            assert!(!editor_shows_marked(disk, &format!("{BOM}{text}")));
+            assert!(!editor_shows_marked(disk, "Order deny,allow\r\n"));
+            assert!(!editor_shows_marked(disk, &format!("{text}x")));
+        }
+        assert!(!editor_shows_marked(text.as_bytes(), text));
+        assert!(!editor_shows_marked(&le[..le.len() - 1], text));
+        assert!(!editor_shows_marked(b"", ""));
     }
 
     #[test]

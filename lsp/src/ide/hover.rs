@@ -275,8 +275,8 @@ fn one_family(v: &Node) -> Option<bool> {
 
 /// Said first in a hover on a `<Directory>` naming a directory missing from this machine while
 /// its parent is here (the tree seems deployed): httpd's walk stops at the first missing
-/// component, so here the section applies to no request. The table stays the one for a tree
-/// where the directory exists (a configuration is often edited away from its server).
+/// component, so here the section applies to no request, and the table (walked on this disk)
+/// leaves it out: the note says so, and that where the directory exists the section applies.
 fn missing_directory_note(section: &Node) -> Option<String> {
     if !section.is("Directory") {
         return None;
@@ -289,8 +289,9 @@ fn missing_directory_note(section: &Node) -> Option<String> {
     Some(format!(
         "⚠ **Not on this disk**: `{}` does not exist here while `{}` does. httpd's directory walk stops at the first \
          missing component, so on this machine this section applies to no request: requests beneath it are answered \
-         by the sections above it (a 404 where they grant; `apache-lsp explain` gives this machine's answer). The \
-         table below is for a tree where the directory exists.\n\n",
+         by the sections above it (a 404 where they grant). The table below is httpd's answer on this machine, \
+         without this section; on a server where the directory exists, the section applies and the answer may \
+         differ.\n\n",
         dir.display(),
         parent.display()
     ))

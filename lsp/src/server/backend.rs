@@ -450,7 +450,8 @@ impl LanguageServer for Backend {
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let since = std::time::Instant::now();
         let Ok(path) = self.path(&params.text_document.uri) else { return };
-        let doc = Document::new(&path, params.text_document.text, params.text_document.version);
+        let mut doc = Document::new(&path, params.text_document.text, params.text_document.version);
+        doc.read_as_disk_when_marked();
         self.state.docs.lock().unwrap().insert(path.clone(), doc);
         self.refresh_since(params.text_document.uri, "didOpen", since).await;
         self.refresh_readers_of(&path).await;
@@ -467,6 +468,8 @@ impl LanguageServer for Backend {
                 tracing::warn!("change to a document that is not open: {}", path.display());
                 return;
             };
+            // The editor's positions are in its text.
+            doc.back_to_editor_text();
             for change in params.content_changes {
                 match change.range {
                     None => doc.replace_all(change.text),
@@ -488,6 +491,12 @@ impl LanguageServer for Backend {
     }
 
     async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        // Saved with a byte-order mark the editor does not show, it is the disk's bytes again.
+        if let Ok(path) = self.path(&params.text_document.uri) {
+            if let Some(doc) = self.state.docs.lock().unwrap().get_mut(&path) {
+                doc.read_as_disk_when_marked();
+            }
+        }
         self.refresh(params.text_document.uri).await;
     }
 
@@ -596,11 +605,20 @@ impl LanguageServer for Backend {
                     None => actions.extend(ide::code_actions::fix_all(&l.cfg, &lc, l.file)),
                 }
             }
+            // A document analysed as the disk's bytes (a byte-order mark the editor does not
+            // show) has offsets the editor's text does not: no edit of it can be placed there.
+            let doc = self.path(&uri).ok();
+            let as_disk = doc
+                .as_ref()
+                .is_some_and(|p| self.state.docs.lock().unwrap().get(p).is_some_and(|d| d.editor.is_some()));
             actions
                 .into_iter()
-                .map(|a| {
+                .filter_map(|a| {
                     let changes = workspace_changes(&l.cfg, fs, enc, &a.edits);
-                    CodeActionOrCommand::CodeAction(CodeAction {
+                    if as_disk && changes.keys().any(|k| convert::url_to_path(k) == doc) {
+                        return None;
+                    }
+                    Some(CodeActionOrCommand::CodeAction(CodeAction {
                         title: a.title,
                         kind: Some(match a.kind {
                             ide::code_actions::ActionKind::QuickFix => CodeActionKind::QUICKFIX,
@@ -610,7 +628,7 @@ impl LanguageServer for Backend {
                         edit: Some(WorkspaceEdit { changes: Some(changes), ..Default::default() }),
                         data: (!a.detail.is_empty()).then(|| serde_json::json!({ "detail": a.detail })),
                         ..Default::default()
-                    })
+                    }))
                 })
                 .collect::<Vec<_>>()
         })?;

@@ -27,6 +27,10 @@ pub struct Document {
     /// Whether it is analysed as a main configuration; None until asked, and again
     /// after an edit that may change the answer.
     pub is_main: Option<bool>,
+    /// The editor's text, while the document is analysed as the disk's bytes instead: the file
+    /// begins with a byte-order mark the editor decoded and dropped, so httpd reads other
+    /// bytes than the editor shows ([`Document::read_as_disk_when_marked`]). None otherwise.
+    pub editor: Option<Arc<str>>,
 }
 
 /// One edit of a document: the document after it, and what its reparse re-read.
@@ -46,7 +50,32 @@ impl Document {
         let text: Arc<str> = Arc::from(text);
         let file = Arc::new(FileData::new(Arc::from(path), text.clone(), None));
         let generation = GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Document { text, version, file, generation, seq: 0, edits: VecDeque::new(), is_main: None }
+        Document { text, version, file, generation, seq: 0, edits: VecDeque::new(), is_main: None, editor: None }
+    }
+
+    /// When the file on disk begins with a byte-order mark and the editor's text is its bytes
+    /// decoded ([`crate::ide::bom::editor_shows_marked`]), analyses the bytes as httpd and
+    /// `check` read them (the first line refused: 500 for an .htaccess file, no start for a
+    /// server configuration file) rather than the editor's text. The first edit gives the
+    /// document its editor's text back.
+    pub fn read_as_disk_when_marked(&mut self) {
+        let editor = self.editor.clone().unwrap_or_else(|| self.text.clone());
+        let Ok(bytes) = crate::ide::config::read_regular(&self.file.path) else { return };
+        if !crate::ide::bom::editor_shows_marked(&bytes, &editor) {
+            return;
+        }
+        let (text, not_utf8) = crate::ide::config::decode(bytes);
+        let fd = FileData::new(self.file.path.clone(), text, not_utf8);
+        self.is_main = None;
+        self.record(Arc::new(fd), None);
+        self.editor = Some(editor);
+    }
+
+    /// The editor's text back, when the document was analysed as the disk's bytes.
+    pub fn back_to_editor_text(&mut self) {
+        if let Some(editor) = self.editor.take() {
+            self.replace_all(editor.to_string());
+        }
     }
 
     /// Replaces `delete` (offsets of the current text) by `insert`; the range is
@@ -87,6 +116,7 @@ impl Document {
     }
 
     fn record(&mut self, file: Arc<FileData>, change: Option<LocalChange>) {
+        self.editor = None;
         self.seq += 1;
         self.text = file.text.clone();
         self.file = file.clone();
@@ -194,7 +224,10 @@ impl Overlay {
 impl FileSource for Overlay {
     fn read(&self, path: &Path) -> std::io::Result<(Arc<str>, Option<usize>)> {
         match self.own_text(path) {
-            Some(t) => Ok((t, None)),
+            Some(t) => {
+                let not_utf8 = self.parsed(path, &t).and_then(|fd| fd.not_utf8);
+                Ok((t, not_utf8))
+            }
             None => RealFs.read(path),
         }
     }

@@ -363,6 +363,8 @@ const RULES: &[(&str, Accepts)] = &[
     ("SSLEngine", Accepts::Word { words: &["on", "off", "optional"], refused: "Argument must be On or Off" }),
     // modules/metadata/mod_usertrack.c
     ("CookieStyle", Accepts::Word { words: &["netscape", "cookie", "rfc2109", "cookie2", "rfc2965"], refused: "Invalid CookieStyle keyword: '{arg}'" }),
+    // modules/aaa/mod_auth_basic.c
+    ("AuthBasicUseDigestAlgorithm", Accepts::Word { words: &["off", "md5"], refused: "Invalid algorithm in AuthBasicUseDigestAlgorithm: {arg}" }),
     // modules/mappers/mod_negotiation.c (ITERATE; combinations with None are not judged)
     ("ForceLanguagePriority", Accepts::Word { words: &["none", "prefer", "fallback"], refused: "Invalid ForceLanguagePriority option {arg}" }),
 ];

@@ -176,6 +176,9 @@ struct Loader<'a> {
     macro_bodies: usize,
     /// The node texts made so far, each once: equal lines share one ([`Node::of_line_in`]).
     texts: PooledTexts,
+    /// Whether a ServerRoot line was read (a fragment checked alone otherwise has its folder
+    /// for ServerRoot, a guess).
+    server_root_said: bool,
 }
 
 /// A loader's [`SharedStrings`], taken from its load's pool and given back when the loader
@@ -333,6 +336,7 @@ fn load_seeded(path: &Path, fs: &dyn FileSource, seed: Config, keep_trees: bool)
         module_lines: Default::default(),
         macro_bodies: 0,
         texts: PooledTexts::from(Arc::default()),
+        server_root_said: false,
     };
     l.cfg.disk_paths = fs.disk_paths();
     match l.read_file(&path) {
@@ -692,6 +696,7 @@ impl Loader<'_> {
                 // A line of other than one word is refused ("ServerRoot takes one argument",
                 // reported with the other argument counts): httpd keeps the server root it had.
                 if let [r] = &args[..] {
+                    self.server_root_said = true;
                     self.cfg.server_root = PathBuf::from(&**r);
                 }
             }
@@ -942,11 +947,28 @@ impl Loader<'_> {
         module.split_whitespace().any(|m| self.cfg.modules.contains(m) || m == "core")
     }
 
+    /// A relative Include of a fragment checked alone that is not under the fragment's folder:
+    /// httpd looks under a ServerRoot not known here, so it is no error (said as information).
+    fn root_unknown(&mut self, file: FileId, range: TextRange, guess: &Path) {
+        let msg = format!(
+            "not read: a relative path is under the ServerRoot of the main configuration including this file, unknown for a file checked alone (not at {})",
+            guess.display()
+        );
+        self.problem(file, range, Severity::Information, "include-missing", msg);
+    }
+
     fn include(&mut self, file: FileId, range: TextRange, pattern: &str, optional: bool, out: &mut ThinVec<Node>) {
         let p = Path::new(pattern);
         let full = if p.is_absolute() { p.to_path_buf() } else { self.cfg.server_root.join(p) };
+        // A fragment checked alone: httpd reads a relative path under the ServerRoot of the
+        // main configuration including it, unknown here (its folder is only a guess).
+        let guessed = !p.is_absolute() && self.cfg.top == TopLevel::Fragment && !self.server_root_said;
         let paths = match self.fs.resolve_include(&full, optional) {
             Ok(paths) => paths,
+            Err(_) if guessed => {
+                self.root_unknown(file, range, &full);
+                return;
+            }
             Err(IncludeError::NoMatch(msg)) => {
                 if !optional {
                     self.problem(file, range, Severity::Error, "include-missing", msg);
@@ -1035,6 +1057,10 @@ impl Loader<'_> {
                                 map.insert(id, flat);
                             }
                             id
+                        }
+                        Some(Err(e)) if guessed && e.kind() == std::io::ErrorKind::NotFound => {
+                            self.root_unknown(file, range, path);
+                            continue;
                         }
                         Some(Err(e)) => {
                             // IncludeOptional is silent only about files that are not there.
@@ -1186,6 +1212,7 @@ impl Loader<'_> {
             module_lines: Default::default(),
             macro_bodies: self.macro_bodies,
             texts: PooledTexts::from(self.texts.pool.clone()),
+            server_root_said: self.server_root_said,
         }
     }
 

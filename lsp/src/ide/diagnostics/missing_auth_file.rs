@@ -3,7 +3,7 @@
 //! to every request whose credentials are checked against it.
 
 use super::Diagnostic;
-use crate::ide::config::{Config, Node, Severity};
+use crate::ide::config::{Config, Node, Severity, TopLevel};
 use rustc_hash::FxHashMap;
 
 /// What the walk has found of each file named so far (a big tree names the same few again and
@@ -16,6 +16,16 @@ pub(super) fn node(cfg: &Config, node: &Node, seen: &mut Seen, out: &mut Vec<Dia
         return;
     }
     let Some(written) = node.arg(0) else { return };
+    // A relative path is under the ServerRoot, unknown for a fragment or an .htaccess file
+    // checked alone (its folder is only a guess there), unless the file says it.
+    let guessed_root = match cfg.top {
+        TopLevel::Main => false,
+        TopLevel::Fragment => true,
+        TopLevel::Htaccess => cfg.enclosing.is_none(),
+    };
+    if guessed_root && !std::path::Path::new(written).is_absolute() && !cfg.walk().any(|n| n.is("ServerRoot")) {
+        return;
+    }
     let exists = match seen.0.get(written) {
         Some(&e) => e,
         None => {
