@@ -169,13 +169,13 @@ impl Backend {
 
 impl Backend {
     /// After the editor's text of a file changed (opened, edited, closed): re-analyses the other
-    /// open documents of the roots that read it, an access file they serve or a file of their
-    /// tree (an AllowOverride or LoadModule edited in apache2.conf changes what an open
-    /// .htaccess or included file is told; [`super::cache`] gives their analyses the editor's
-    /// text).
-    async fn refresh_readers_of(&self, path: &Path) {
+    /// open documents of the roots that read it, an access file they serve or, with `tree_too`
+    /// (its text is not the disk's, or was not), a file of their tree (an AllowOverride or
+    /// LoadModule edited in apache2.conf changes what an open .htaccess or included file is
+    /// told; [`super::cache`] gives their analyses the editor's text).
+    async fn refresh_readers_of(&self, path: &Path, tree_too: bool) {
         let ws = self.state.workspace.lock().unwrap().clone();
-        let reads = |r: &&ide::workspace::Root| r.has_access_file(path) || r.reaches(path);
+        let reads = |r: &&ide::workspace::Root| r.has_access_file(path) || (tree_too && r.reaches(path));
         let roots: Vec<&PathBuf> = ws.roots.iter().filter(reads).map(|r| &r.main).collect();
         if roots.is_empty() {
             return;
@@ -452,9 +452,11 @@ impl LanguageServer for Backend {
         let Ok(path) = self.path(&params.text_document.uri) else { return };
         let mut doc = Document::new(&path, params.text_document.text, params.text_document.version);
         doc.read_as_disk_when_marked();
+        // (A file of a tree opened as it is on disk changes nothing the others were told.)
+        let tree_too = differs_from_disk(&path, &doc.text);
         self.state.docs.lock().unwrap().insert(path.clone(), doc);
         self.refresh_since(params.text_document.uri, "didOpen", since).await;
-        self.refresh_readers_of(&path).await;
+        self.refresh_readers_of(&path, tree_too).await;
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
@@ -486,7 +488,7 @@ impl LanguageServer for Backend {
         self.refresh_since(params.text_document.uri, "didChange", since).await;
         // (A later edit refreshes them in its turn.)
         if self.state.version(&path) == Some(version) {
-            self.refresh_readers_of(&path).await;
+            self.refresh_readers_of(&path, true).await;
         }
     }
 
@@ -501,8 +503,10 @@ impl LanguageServer for Backend {
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let mut tree_too = false;
         if let Ok(path) = self.path(&params.text_document.uri) {
-            self.state.docs.lock().unwrap().remove(&path);
+            let closed = self.state.docs.lock().unwrap().remove(&path);
+            tree_too = closed.is_some_and(|d| differs_from_disk(&path, &d.text));
             self.state.analyses.forget_unused(&self.state);
             self.state.published.lock().unwrap().remove(&path);
         }
@@ -511,9 +515,9 @@ impl LanguageServer for Backend {
             let _guard = self.publish.lock().await;
             self.publish(Ok(DiagnosticsJson::default().frame(&params.text_document.uri, None))).await;
         }
-        // Closed, an .htaccess file is the disk's again.
+        // Closed, a file is the disk's again.
         if let Ok(path) = self.path(&params.text_document.uri) {
-            self.refresh_readers_of(&path).await;
+            self.refresh_readers_of(&path, tree_too).await;
         }
     }
 
@@ -1009,4 +1013,10 @@ fn workspace_changes(
             .push(TextEdit { range: convert::range(index, enc, e.range), new_text: e.new_text.clone() });
     }
     changes
+}
+
+/// Whether the editor's `text` of `path` is not the file's bytes on disk (or the file cannot be
+/// read).
+fn differs_from_disk(path: &Path, text: &str) -> bool {
+    std::fs::read(path).map_or(true, |bytes| bytes != text.as_bytes())
 }
